@@ -1,0 +1,33 @@
+"""Plain records every input format produces; the library turns them into rows."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(slots=True)
+class PaperRecord:
+    """One paper as read from a file, before deduplication."""
+
+    abstract: str
+    position: int  # 1-based index of the paper within its file
+    line: int  # 1-based line where the paper starts in its file
+    venue: str | None = None
+    year: int | None = None
+    title: str | None = None
+    authors: str | None = None
+    doi: str | None = None
+    arxiv_id: str | None = None
+    url: str | None = None
+    extra: dict[str, str] = field(default_factory=dict)
+
+
+class IngestError(Exception):
+    """A file cannot be imported; the message says where and what was expected."""
+
+    def __init__(self, path: str, message: str, line: int | None = None):
+        self.path = path
+        self.line = line
+        self.message = message
+        where = f"{path}:{line}" if line else path
+        super().__init__(f"{where}: {message}")
