@@ -1,0 +1,3 @@
+from catalog.cli import main
+
+main()

@@ -1,0 +1,320 @@
+"""The `catalog` command: parse arguments, call the library, print. Nothing else lives here."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+EPILOG = "Query language: words, \"phrases\", OR, -word, prefix*, venue:ICML year:2024..2026 tag:x status:read rating:>=4 has:notes"
+
+
+class CatalogGroup(click.Group):
+    """Turns the errors users can cause into one line on stderr and a non-zero exit."""
+
+    def invoke(self, ctx: click.Context):
+        from catalog.db import CatalogError
+        from catalog.query import QueryError
+
+        try:
+            return super().invoke(ctx)
+        except (CatalogError, QueryError) as exc:
+            _fail(str(exc))
+        except KeyboardInterrupt:
+            _fail("interrupted", code=130)
+        except Exception as exc:  # the database itself failing: still one line, never a traceback
+            from sqlalchemy.exc import DBAPIError
+
+            if isinstance(exc, DBAPIError):
+                _fail(f"database error: {exc.orig}")
+            raise
+
+
+def _fail(message: str, code: int = 1):
+    from catalog.text import strip_control
+
+    click.echo(f"catalog: {strip_control(message)}", err=True)
+    sys.exit(code)
+
+
+def _open(ctx: click.Context):
+    """The catalog named by --db / $CATALOG_DB / the default (seeded on first use)."""
+    from catalog.library import Catalog
+    from catalog.paths import resolve_db_path
+
+    if "catalog" not in ctx.meta:
+        path, is_default = resolve_db_path(ctx.find_root().params.get("db"))
+        ctx.meta["catalog"] = Catalog.open(
+            path, seed=is_default, notify=lambda m: click.echo(m, err=True)
+        )
+        ctx.call_on_close(ctx.meta["catalog"].close)
+    return ctx.meta["catalog"]
+
+
+json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
+
+
+@click.group(cls=CatalogGroup, epilog=EPILOG,
+             context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("--db", type=click.Path(dir_okay=False), envvar=None,
+              help="Catalog database file (default: $CATALOG_DB, else your data directory).")
+@click.version_option(package_name="catalog")
+def main(db):
+    """A personal research-paper catalog: import paper lists, search, tag, rate, annotate."""
+
+
+@main.command("import")
+@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option("--venue", help="Venue for files without a header line (overrides the header).")
+@click.option("--year", type=click.IntRange(1900, 2100), help="Year for files without a header line.")
+@click.pass_context
+def import_cmd(ctx, paths, venue, year):
+    """Import paper lists (files or folders). Duplicates merge; re-importing changes nothing."""
+    from catalog.progress import import_progress
+
+    catalog = _open(ctx)
+    with import_progress(paths) as advance:
+        report = catalog.import_paths(paths, venue=venue, year=year, progress=advance)
+    for f in report.errors:
+        click.echo(f"catalog: {f.error}", err=True)
+    click.echo(report.summary(), err=True)
+    if report.errors:
+        sys.exit(1)
+
+
+@main.command(epilog=EPILOG)
+@click.argument("query", nargs=-1, required=True)
+@click.option("--limit", "-n", default=20, show_default=True, type=click.IntRange(1, 100_000))
+@json_option
+@click.pass_context
+def search(ctx, query, limit, as_json):
+    """Ranked full-text search with highlighted snippets."""
+    from catalog import output
+    from catalog.query import parse
+
+    text = " ".join(query)
+    if parse(text).is_empty:
+        _fail(f"nothing to search for in {text!r}: type words, \"a phrase\" or a filter like venue:ICML")
+    papers = _open(ctx).search(text, limit=limit)
+    if as_json:
+        output.print_json(output.summaries_json(papers))
+    elif not papers:
+        click.echo("No papers match; try fewer words, OR, or prefix*.", err=True)
+    else:
+        output.print_summaries(papers, with_snippets=True)
+
+
+@main.command("list", epilog=EPILOG)
+@click.argument("query", nargs=-1)
+@click.option("--limit", "-n", default=1000, show_default=True, type=click.IntRange(1, 10_000_000))
+@json_option
+@click.pass_context
+def list_cmd(ctx, query, limit, as_json):
+    """List papers, newest first, optionally filtered (same language as search)."""
+    from catalog import output
+
+    papers = _open(ctx).search(" ".join(query), limit=limit, snippets=False)
+    if as_json:
+        output.print_json([p.as_json() for p in papers])
+    else:
+        output.print_summaries(papers)
+
+
+@main.command()
+@click.argument("key")
+@json_option
+@click.pass_context
+def show(ctx, key, as_json):
+    """Show one paper: abstract, tags, status, rating, notes and where it came from."""
+    from catalog import output
+
+    detail = _open(ctx).get(key)
+    if as_json:
+        output.print_json(detail.as_json())
+    else:
+        output.print_detail(detail)
+
+
+@main.command(context_settings={"ignore_unknown_options": True})
+@click.argument("args", nargs=-1, required=True)
+@click.pass_context
+def tag(ctx, args):
+    """Add (+name) and remove (-name) tags: catalog tag KEY [KEY...] +toread -later.
+
+    Tags may be hierarchical (project/thesis); filtering by tag:project includes children.
+    """
+    from catalog import output
+
+    keys = [a for a in args if a[0] not in "+-"]
+    add = [a[1:] for a in args if a.startswith("+")]
+    remove = [a[1:] for a in args if a.startswith("-")]
+    if not keys:
+        raise click.UsageError("name a paper key first: catalog tag KEY +tag -tag")
+    if not add and not remove:
+        raise click.UsageError("say what to change: +tag to add, -tag to remove")
+    output.print_summaries(_open(ctx).tag(keys, add, remove))
+
+
+@main.command()
+@click.argument("key")
+@click.argument("text", nargs=-1)
+@click.option("--edit", "edit_number", type=int, default=None, metavar="N",
+              help="Edit note N (1 = oldest; 0 = newest) in $EDITOR, or replace it with TEXT.")
+@click.option("--delete", "delete_number", type=int, default=None, metavar="N", help="Delete note N.")
+@click.pass_context
+def note(ctx, key, text, edit_number, delete_number):
+    """Add a note to a paper (opens $EDITOR when TEXT is omitted), or edit/delete one."""
+    catalog = _open(ctx)
+    if delete_number is not None:
+        removed = catalog.delete_note(key, delete_number)
+        click.echo(f"Deleted note {removed.number}.", err=True)
+        return
+    body = " ".join(text)
+    if edit_number is not None:
+        notes = catalog.get(key).notes
+        number = edit_number or len(notes)
+        current = notes[number - 1].body if 1 <= number <= len(notes) else ""
+        body = body or _edit(current)
+        if body.strip() == current.strip():
+            click.echo("Note unchanged.", err=True)
+            return
+        saved = catalog.edit_note(key, number, body)
+    else:
+        body = body or _edit("")
+        saved = catalog.add_note(key, body)
+    click.echo(f"Saved note {saved.number}.", err=True)
+
+
+def _edit(initial: str) -> str:
+    from catalog.db import CatalogError
+
+    edited = click.edit(initial + "\n", extension=".md")
+    if edited is None or not edited.strip():
+        raise CatalogError("note not saved: the editor closed without text")
+    return edited
+
+
+@main.command()
+@click.argument("args", nargs=-1, required=True, metavar="KEY... STATUS")
+@click.pass_context
+def status(ctx, args):
+    """Set reading status: unread, queued, reading, read or skipped."""
+    from catalog import output
+
+    if len(args) < 2:
+        raise click.UsageError("usage: catalog status KEY [KEY...] STATUS")
+    output.print_summaries(_open(ctx).set_status(list(args[:-1]), args[-1]))
+
+
+@main.command()
+@click.argument("args", nargs=-1, required=True, metavar="KEY... RATING")
+@click.pass_context
+def rate(ctx, args):
+    """Rate papers 1-5 (0 clears the rating)."""
+    from catalog import output
+
+    if len(args) < 2 or not args[-1].isdigit():
+        raise click.UsageError("usage: catalog rate KEY [KEY...] RATING (1-5, 0 to clear)")
+    rating = int(args[-1])
+    output.print_summaries(_open(ctx).set_rating(list(args[:-1]), rating or None))
+
+
+@main.command()
+@click.argument("key")
+@click.argument("text", nargs=-1)
+@click.option("--clear", is_flag=True, help="Remove your title; the derived headline shows again.")
+@click.pass_context
+def title(ctx, key, text, clear):
+    """Give a paper your own title (shown everywhere instead of the headline)."""
+    from catalog import output
+
+    if not text and not clear:
+        raise click.UsageError("give the title text, or --clear")
+    output.print_summaries([_open(ctx).set_title(key, None if clear else " ".join(text))])
+
+
+@main.command()
+@json_option
+@click.pass_context
+def tags(ctx, as_json):
+    """All tags with the number of papers carrying each."""
+    from catalog import output
+
+    found = _open(ctx).tags()
+    if as_json:
+        output.print_json([{"tag": t.name, "papers": t.count} for t in found])
+    elif not found:
+        click.echo("No tags yet: catalog tag KEY +name", err=True)
+    else:
+        output.print_tags(found)
+
+
+@main.command()
+@json_option
+@click.pass_context
+def stats(ctx, as_json):
+    """Counts per venue and year, status and rating."""
+    from catalog import output
+
+    s = _open(ctx).stats()
+    if as_json:
+        output.print_json(output.stats_json(s))
+    else:
+        output.print_stats(s)
+
+
+@main.command()
+@click.argument("statement")
+@json_option
+@click.pass_context
+def sql(ctx, statement, as_json):
+    """Run a read-only SQL query against the catalog (writes are refused)."""
+    from catalog import output
+
+    columns, rows = _open(ctx).run_sql(statement)
+    if as_json:
+        output.print_json([dict(zip(columns, r)) for r in rows])
+    else:
+        output.print_table(columns, rows)
+
+
+@main.group()
+def db():
+    """The database file: where it is and its schema version."""
+
+
+@db.command("path")
+def db_path():
+    """Print the path of the catalog database."""
+    from catalog.paths import resolve_db_path
+
+    click.echo(resolve_db_path(click.get_current_context().find_root().params.get("db"))[0])
+
+
+@db.command("upgrade")
+@click.pass_context
+def db_upgrade(ctx):
+    """Migrate the database to this version's schema (done automatically on open)."""
+    from catalog import migrate
+
+    catalog = _open(ctx)
+    click.echo(f"{catalog.path} is at schema {migrate.current(catalog.engine)} (head)")
+
+
+@db.command("current")
+@click.pass_context
+def db_current(ctx):
+    """Print the database's schema revision."""
+    from catalog import migrate
+
+    click.echo(migrate.current(_open(ctx).engine))
+
+
+@db.command("history")
+def db_history():
+    """List the schema migrations, oldest first."""
+    from catalog import migrate
+
+    for revision, parent, message in migrate.history():
+        click.echo(f"{parent or '<base>'} -> {revision}  {message.strip()}")

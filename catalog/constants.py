@@ -1,0 +1,3 @@
+"""Small shared vocabulary, importable without the ORM (keeps `catalog search` quick to start)."""
+
+STATUSES = ("unread", "queued", "reading", "read", "skipped")

@@ -1,0 +1,276 @@
+"""Operations on a catalog. The CLI and the TUI both call these and get dataclasses back."""
+
+from __future__ import annotations
+
+import difflib
+import sqlite3
+from collections.abc import Callable, Iterable, Sequence
+from datetime import datetime, timezone
+from pathlib import Path
+
+from sqlalchemy.engine import Connection, Engine
+
+from catalog import db, importer, search, sqlite
+from catalog.db import CatalogError
+from catalog.constants import STATUSES
+from catalog.query import QueryError, parse
+from catalog.resources import seeds_dir
+from catalog.results import (
+    ImportReport, NoteView, PaperDetail, PaperSummary, SourceRef, Stats, TagCount,
+)
+
+Notify = Callable[[str], None]
+
+
+def _now() -> datetime:
+    return datetime.now(timezone.utc).replace(tzinfo=None)
+
+
+def _summary(row: search.Row) -> PaperSummary:
+    return PaperSummary(
+        key=row.key, title=row.title, venue=row.venue, year=row.year, status=row.status,
+        rating=row.rating, tags=tuple(row.tags_text.split()), snippet=row.snippet,
+    )
+
+
+def validate_tag(name: str) -> str:
+    tag = name.strip().strip("/")
+    if not tag or any(ch.isspace() for ch in tag) or "//" in tag or tag[0] in "+-":
+        raise CatalogError(
+            f"invalid tag {name!r}: tags are single words without spaces, like toread or project/thesis"
+        )
+    return tag
+
+
+class Catalog:
+    """One catalog database. Holds an engine, never a session; every method is one unit of work."""
+
+    def __init__(self, engine: Engine, path: Path):
+        self.engine = engine
+        self.path = path
+
+    @classmethod
+    def open(cls, path: Path, *, seed: bool = False, notify: Notify = lambda m: None) -> "Catalog":
+        """Open (creating and migrating as needed). `seed`: load the bundled lists into a new file."""
+        is_new = not path.exists() or path.stat().st_size == 0
+        catalog = cls(db.open_engine(path, notify=notify), path)
+        if seed and is_new:
+            report = catalog.import_paths([seeds_dir()])
+            notify(f"New catalog at {path}: imported {report.new} papers from the bundled seeds "
+                   f"(catalog import PATH adds your own)")
+        return catalog
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+    # --- import -------------------------------------------------------------------------
+
+    def import_paths(self, paths: Iterable[Path], *, venue: str | None = None,
+                     year: int | None = None,
+                     progress: Callable[[int], None] | None = None) -> ImportReport:
+        return importer.import_paths(self.engine, paths, venue=venue, year=year, progress=progress)
+
+    # --- finding papers -----------------------------------------------------------------
+
+    def search(self, query: str, *, limit: int = 50, offset: int = 0,
+               snippets: bool = True) -> list[PaperSummary]:
+        parsed = parse(query)
+        with db.read(self.engine) as conn:
+            rows = search.run(conn, parsed, limit=limit, offset=offset, snippets=snippets)
+        return [_summary(r) for r in rows]
+
+    def count(self, query: str) -> int:
+        with db.read(self.engine) as conn:
+            return search.count(conn, parse(query))
+
+    def resolve(self, conn: Connection, key: str) -> int:
+        """A paper id from a key or an unambiguous key prefix; else an error with suggestions."""
+        typed = key.strip().lower()
+        row = conn.exec_driver_sql("SELECT id FROM paper WHERE key = ?", (typed,)).first()
+        if row:
+            return row[0]
+        if typed:
+            matches = conn.exec_driver_sql(
+                "SELECT id, key FROM paper WHERE key >= ? AND key < ? LIMIT 6", (typed, typed + "\uffff")
+            ).all()
+            if len(matches) == 1:
+                return matches[0][0]
+            if matches:
+                keys = ", ".join(k for _, k in matches[:5])
+                raise CatalogError(f"key {key!r} is ambiguous: {keys}")
+        all_keys = conn.exec_driver_sql("SELECT key FROM paper").scalars().all()
+        close = difflib.get_close_matches(typed, all_keys, n=3, cutoff=0.5)
+        hint = f"; did you mean {', '.join(close)}?" if close else "; `catalog search` finds keys"
+        raise CatalogError(f"no paper with key {key!r}{hint}")
+
+    def get(self, key: str) -> PaperDetail:
+        with db.read(self.engine) as conn:
+            return self._detail(conn, self.resolve(conn, key))
+
+    def _detail(self, conn: Connection, paper_id: int) -> PaperDetail:
+        p = conn.exec_driver_sql(
+            f"SELECT {search.SUMMARY_COLUMNS}, NULL, NULL, p.abstract, p.abstract_text, p.headline,"
+            " p.title, p.user_title, p.authors, p.doi, p.arxiv_id, p.url FROM paper p WHERE p.id = ?",
+            (paper_id,),
+        ).one()
+        summary = _summary(search.Row(*p[:10]))
+        notes = conn.exec_driver_sql(
+            "SELECT id, body, created_at, updated_at FROM note WHERE paper_id = ? ORDER BY created_at, id",
+            (paper_id,),
+        ).all()
+        sources = conn.exec_driver_sql(
+            "SELECT s.path, s.venue, s.year, pr.position FROM provenance pr"
+            " JOIN source s ON s.id = pr.source_id WHERE pr.paper_id = ? ORDER BY s.id, pr.position",
+            (paper_id,),
+        ).all()
+        return PaperDetail(
+            summary, *p[10:],
+            notes=tuple(NoteView(n[0], i, n[1], _dt(n[2]), _dt(n[3])) for i, n in enumerate(notes, 1)),
+            sources=tuple(SourceRef(*s) for s in sources),
+        )
+
+    # --- user data ----------------------------------------------------------------------
+
+    def _touch(self, conn: Connection, paper_id: int) -> None:
+        conn.exec_driver_sql("UPDATE paper SET updated_at = ? WHERE id = ?", (_now(), paper_id))
+
+    def tag(self, keys: Sequence[str], add: Iterable[str] = (), remove: Iterable[str] = ()) -> list[PaperSummary]:
+        add = [validate_tag(t) for t in add]
+        remove = [validate_tag(t) for t in remove]
+        with db.write(self.engine) as conn:
+            ids = [self.resolve(conn, k) for k in keys]
+            for name in add:
+                conn.exec_driver_sql("INSERT OR IGNORE INTO tag(name) VALUES (?)", (name,))
+            for pid in ids:
+                for name in add:
+                    conn.exec_driver_sql(
+                        "INSERT OR IGNORE INTO paper_tag(paper_id, tag_id) SELECT ?, id FROM tag WHERE name = ?",
+                        (pid, name),
+                    )
+                for name in remove:
+                    conn.exec_driver_sql(
+                        "DELETE FROM paper_tag WHERE paper_id = ? AND tag_id = (SELECT id FROM tag WHERE name = ?)",
+                        (pid, name),
+                    )
+                self._touch(conn, pid)
+            # A tag nobody uses any more disappears from `catalog tags` and the sidebar.
+            conn.exec_driver_sql("DELETE FROM tag WHERE id NOT IN (SELECT tag_id FROM paper_tag)")
+            return [self._detail(conn, pid).summary for pid in ids]
+
+    def set_status(self, keys: Sequence[str], status: str) -> list[PaperSummary]:
+        status = status.strip().lower()
+        if status not in STATUSES:
+            raise CatalogError(f"unknown status {status!r}: use one of {', '.join(STATUSES)}")
+        return self._set_column(keys, "status", status)
+
+    def set_rating(self, keys: Sequence[str], rating: int | None) -> list[PaperSummary]:
+        if rating is not None and not 1 <= rating <= 5:
+            raise CatalogError(f"rating must be 1 to 5 (or 0 to clear), not {rating}")
+        return self._set_column(keys, "rating", rating)
+
+    def set_title(self, key: str, title: str | None) -> PaperSummary:
+        title = " ".join(title.split()) if title else None
+        return self._set_column([key], "user_title", title or None)[0]
+
+    def _set_column(self, keys: Sequence[str], column: str, value) -> list[PaperSummary]:
+        with db.write(self.engine) as conn:
+            ids = [self.resolve(conn, k) for k in keys]
+            for pid in ids:
+                conn.exec_driver_sql(
+                    f"UPDATE paper SET {column} = ?, updated_at = ? WHERE id = ?", (value, _now(), pid)
+                )
+            return [self._detail(conn, pid).summary for pid in ids]
+
+    def add_note(self, key: str, body: str) -> NoteView:
+        body = _note_body(body)
+        with db.write(self.engine) as conn:
+            pid = self.resolve(conn, key)
+            now = _now()
+            conn.exec_driver_sql(
+                "INSERT INTO note(paper_id, body, created_at, updated_at) VALUES (?, ?, ?, ?)",
+                (pid, body, now, now),
+            )
+            self._touch(conn, pid)
+            return self._detail(conn, pid).notes[-1]
+
+    def edit_note(self, key: str, number: int, body: str) -> NoteView:
+        body = _note_body(body)
+        with db.write(self.engine) as conn:
+            pid = self.resolve(conn, key)
+            note = self._note(conn, pid, key, number)
+            conn.exec_driver_sql(
+                "UPDATE note SET body = ?, updated_at = ? WHERE id = ?", (body, _now(), note.id)
+            )
+            self._touch(conn, pid)
+            return self._detail(conn, pid).notes[number - 1]
+
+    def delete_note(self, key: str, number: int) -> NoteView:
+        with db.write(self.engine) as conn:
+            pid = self.resolve(conn, key)
+            note = self._note(conn, pid, key, number)
+            conn.exec_driver_sql("DELETE FROM note WHERE id = ?", (note.id,))
+            self._touch(conn, pid)
+            return note
+
+    def _note(self, conn: Connection, pid: int, key: str, number: int) -> NoteView:
+        notes = self._detail(conn, pid).notes
+        if not 1 <= number <= len(notes):
+            have = f"it has {len(notes)}" if notes else "it has none"
+            raise CatalogError(f"paper {key} has no note {number} ({have})")
+        return notes[number - 1]
+
+    # --- overviews ----------------------------------------------------------------------
+
+    def tags(self) -> list[TagCount]:
+        with db.read(self.engine) as conn:
+            rows = conn.exec_driver_sql(
+                "SELECT t.name, count(pt.paper_id) FROM tag t LEFT JOIN paper_tag pt ON pt.tag_id = t.id"
+                " GROUP BY t.id ORDER BY t.name"
+            ).all()
+        return [TagCount(name, n) for name, n in rows]
+
+    def stats(self) -> Stats:
+        with db.read(self.engine) as conn:
+            one = lambda sql: conn.exec_driver_sql(sql).scalar()  # noqa: E731
+            return Stats(
+                papers=one("SELECT count(*) FROM paper"),
+                sources=one("SELECT count(*) FROM source"),
+                notes=one("SELECT count(*) FROM note"),
+                tags=one("SELECT count(*) FROM tag"),
+                by_venue=tuple(map(tuple, conn.exec_driver_sql(
+                    "SELECT coalesce(venue, '?'), year, count(*) FROM paper GROUP BY venue, year"
+                    " ORDER BY year DESC, venue").all())),
+                by_status=tuple(map(tuple, conn.exec_driver_sql(
+                    "SELECT status, count(*) FROM paper GROUP BY status ORDER BY count(*) DESC").all())),
+                by_rating=tuple(map(tuple, conn.exec_driver_sql(
+                    "SELECT rating, count(*) FROM paper GROUP BY rating ORDER BY rating DESC").all())),
+            )
+
+
+    # --- SQL ----------------------------------------------------------------------------
+
+    def run_sql(self, statement: str) -> tuple[list[str], list[tuple]]:
+        """Run one read-only statement; writes, ATTACH and extensions are refused."""
+        conn = sqlite.read_only_connection(self.path)
+        try:
+            cursor = conn.execute(statement)
+            columns = [d[0] for d in cursor.description or ()]
+            return columns, cursor.fetchall()
+        except (sqlite3.Error, sqlite3.Warning) as exc:
+            raise CatalogError(sqlite.explain_sql_error(statement, exc)) from None
+        finally:
+            conn.close()
+
+
+def _note_body(body: str) -> str:
+    body = body.strip()
+    if not body:
+        raise CatalogError("a note needs some text")
+    return body
+
+
+def _dt(value) -> datetime:
+    return value if isinstance(value, datetime) else datetime.fromisoformat(str(value))
+
+
+__all__ = ["Catalog", "CatalogError", "QueryError", "validate_tag"]

@@ -1,0 +1,61 @@
+"""Alembic, driven from code: upgrade, current, history. Imported only when needed."""
+
+from __future__ import annotations
+
+from alembic import command
+from alembic.config import Config
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
+from sqlalchemy.engine import Engine
+
+from catalog.resources import migrations_dir
+
+
+def alembic_config() -> Config:
+    config = Config()
+    config.set_main_option("script_location", str(migrations_dir()))
+    return config
+
+
+def head_revision() -> str:
+    return ScriptDirectory.from_config(alembic_config()).get_current_head()
+
+
+def known_revisions() -> set[str]:
+    script = ScriptDirectory.from_config(alembic_config())
+    return {rev.revision for rev in script.walk_revisions()}
+
+
+def _run_in_one_transaction(engine: Engine, action) -> None:
+    # SQLite DDL is transactional: the whole upgrade commits at once or not at all, so a
+    # process killed mid-migration leaves the database at its old revision.
+    config = alembic_config()
+    with engine.connect() as conn:
+        conn.exec_driver_sql("BEGIN IMMEDIATE")
+        try:
+            config.attributes["connection"] = conn
+            action(config)
+        except BaseException:
+            conn.rollback()
+            raise
+        conn.commit()
+
+
+def upgrade(engine: Engine, revision: str = "head") -> None:
+    _run_in_one_transaction(engine, lambda config: command.upgrade(config, revision))
+
+
+def downgrade(engine: Engine, revision: str) -> None:
+    _run_in_one_transaction(engine, lambda config: command.downgrade(config, revision))
+
+
+def current(engine: Engine) -> str | None:
+    with engine.connect() as conn:
+        return MigrationContext.configure(conn).get_current_revision()
+
+
+def history() -> list[tuple[str, str | None, str]]:
+    """(revision, down_revision, message), oldest first."""
+    script = ScriptDirectory.from_config(alembic_config())
+    revs = [(r.revision, r.down_revision, r.doc or "") for r in script.walk_revisions()]
+    return list(reversed(revs))

@@ -1,0 +1,130 @@
+"""SQLModel tables: the single source of the catalog's schema.
+
+Full-text search (an FTS5 table, its triggers) and the SQL views are not visible to
+SQLModel; they are created by hand in the migrations (see catalog/sqlite.py for the SQL).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+from sqlalchemy import CheckConstraint, Column, ForeignKey, Index, Integer, String, UniqueConstraint
+from sqlmodel import Field, SQLModel
+
+from catalog.constants import STATUSES  # noqa: F401  (re-exported for callers)
+
+
+
+def utcnow() -> datetime:
+    return datetime.now(timezone.utc).replace(tzinfo=None)
+
+
+class Paper(SQLModel, table=True):
+    __tablename__ = "paper"
+    __table_args__ = (
+        CheckConstraint(
+            "status IN ('unread', 'queued', 'reading', 'read', 'skipped')", name="ck_paper_status"
+        ),
+        CheckConstraint("rating IS NULL OR rating BETWEEN 1 AND 5", name="ck_paper_rating"),
+        Index("ix_paper_venue_year", "venue", "year"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    # Short key users type (`catalog show k3x9q2m`): derived from the content, so the same on
+    # every machine; lengthened only when two papers would collide.
+    key: str = Field(sa_column=Column(String, nullable=False, unique=True))
+    # Hash of the normalised abstract (or title when there is no abstract): the dedupe key.
+    fingerprint: str = Field(sa_column=Column(String, nullable=False, unique=True))
+    abstract: str = ""  # as imported, Markdown and TeX included
+    abstract_text: str = ""  # abstract rendered for display and search (math as Unicode)
+    search_extra: str = ""  # ASCII spellings of math (MCR2, MCR 2) so users can type them
+    headline: str = ""  # derived short title for papers that have none
+    title: str | None = None  # the paper's real title, when a source knows it
+    user_title: str | None = None  # the user's own title; wins over the others
+    authors: str | None = None
+    venue: str | None = None
+    year: int | None = Field(default=None, index=True)
+    doi: str | None = Field(default=None, index=True)
+    arxiv_id: str | None = Field(default=None, index=True)
+    url: str | None = None
+    status: str = Field(default="unread", sa_column_kwargs={"server_default": "unread"}, index=True)
+    rating: int | None = None
+    # Kept up to date by triggers on paper_tag and note, so FTS5 can index them with the paper.
+    tags_text: str = Field(default="", sa_column_kwargs={"server_default": ""})
+    notes_text: str = Field(default="", sa_column_kwargs={"server_default": ""})
+    added_at: datetime = Field(default_factory=utcnow)
+    updated_at: datetime = Field(default_factory=utcnow)
+
+
+class Source(SQLModel, table=True):
+    """One imported file."""
+
+    __tablename__ = "source"
+    __table_args__ = (UniqueConstraint("sha256", name="uq_source_sha256"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    path: str
+    sha256: str
+    venue: str | None = None
+    year: int | None = None
+    format: str = "paperlist"
+    imported_at: datetime = Field(default_factory=utcnow)
+
+
+class Provenance(SQLModel, table=True):
+    """Where a paper was seen: which file, which position in it."""
+
+    __tablename__ = "provenance"
+
+    paper_id: int = Field(
+        sa_column=Column(Integer, ForeignKey("paper.id", ondelete="CASCADE"), primary_key=True)
+    )
+    source_id: int = Field(
+        sa_column=Column(Integer, ForeignKey("source.id", ondelete="CASCADE"), primary_key=True)
+    )
+    position: int = Field(primary_key=True)
+
+
+class Tag(SQLModel, table=True):
+    """A tag; `project/thesis` is a child of `project`."""
+
+    __tablename__ = "tag"
+
+    id: int | None = Field(default=None, primary_key=True)
+    name: str = Field(sa_column=Column(String(collation="NOCASE"), nullable=False, unique=True))
+
+
+class PaperTag(SQLModel, table=True):
+    __tablename__ = "paper_tag"
+
+    paper_id: int = Field(
+        sa_column=Column(Integer, ForeignKey("paper.id", ondelete="CASCADE"), primary_key=True)
+    )
+    tag_id: int = Field(
+        sa_column=Column(
+            Integer, ForeignKey("tag.id", ondelete="CASCADE"), primary_key=True, index=True
+        )
+    )
+
+
+class Note(SQLModel, table=True):
+    __tablename__ = "note"
+
+    id: int | None = Field(default=None, primary_key=True)
+    paper_id: int = Field(
+        sa_column=Column(Integer, ForeignKey("paper.id", ondelete="CASCADE"), nullable=False, index=True)
+    )
+    body: str
+    created_at: datetime = Field(default_factory=utcnow)
+    updated_at: datetime = Field(default_factory=utcnow)
+
+
+class SavedSearch(SQLModel, table=True):
+    """A named query (a smart list in the TUI)."""
+
+    __tablename__ = "saved_search"
+
+    id: int | None = Field(default=None, primary_key=True)
+    name: str = Field(sa_column=Column(String, nullable=False, unique=True))
+    query: str
+    created_at: datetime = Field(default_factory=utcnow)

@@ -1,0 +1,141 @@
+"""How the CLI prints: Rich Text built piece by piece, so imported text is never parsed as markup
+and never carries escape sequences to the terminal."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from catalog.results import PaperDetail, PaperSummary, Stats, TagCount
+from catalog.search import HIGHLIGHT_END, HIGHLIGHT_START
+from catalog.text import strip_control
+
+stdout = Console(highlight=False, soft_wrap=False)
+stderr = Console(stderr=True, highlight=False)
+
+
+def safe(value: object) -> str:
+    return strip_control(str(value)) if value is not None else ""
+
+
+def stars(rating: int | None) -> str:
+    return "★" * rating + "☆" * (5 - rating) if rating else ""
+
+
+def highlighted(snippet: str) -> Text:
+    """A snippet with its \\x02...\\x03 marks shown as bold."""
+    out = Text()
+    bold = False
+    for i, part in enumerate(snippet.replace(HIGHLIGHT_END, HIGHLIGHT_START).split(HIGHLIGHT_START)):
+        if i:
+            bold = not bold
+        out.append(safe(part), style="bold yellow" if bold else None)
+    return out
+
+
+def plain_snippet(snippet: str | None) -> str | None:
+    if snippet is None:
+        return None
+    return safe(snippet.replace(HIGHLIGHT_START, "").replace(HIGHLIGHT_END, ""))
+
+
+def summary_line(p: PaperSummary) -> Text:
+    line = Text()
+    line.append(p.key, style="cyan")
+    line.append("  ")
+    line.append(safe(p.title), style="bold")
+    meta = " ".join(x for x in (safe(p.venue), safe(p.year or "")) if x)
+    if meta:
+        line.append(f"  {meta}", style="dim")
+    if p.status != "unread":
+        line.append(f"  [{p.status}]", style="green")
+    if p.rating:
+        line.append(f"  {stars(p.rating)}", style="yellow")
+    if p.tags:
+        line.append("  " + " ".join("#" + safe(t) for t in p.tags), style="magenta")
+    return line
+
+
+def print_summaries(papers: list[PaperSummary], *, with_snippets: bool = False) -> None:
+    for p in papers:
+        stdout.print(summary_line(p))
+        if with_snippets and p.snippet:
+            snippet = highlighted(p.snippet)
+            snippet.pad_left(4)
+            stdout.print(snippet)
+
+
+def print_json(data) -> None:
+    sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2, default=str) + "\n")
+
+
+def summaries_json(papers: list[PaperSummary]) -> list[dict]:
+    return [{**p.as_json(), "snippet": plain_snippet(p.snippet)} for p in papers]
+
+
+def print_detail(d: PaperDetail) -> None:
+    stdout.print(summary_line(d.summary))
+    if d.authors:
+        stdout.print(Text(safe(d.authors), style="italic"))
+    if d.user_title:
+        stdout.print(Text(f"(your title; derived headline: {safe(d.headline)})", style="dim"))
+    for label, value in (("DOI", d.doi), ("arXiv", d.arxiv_id), ("URL", d.url)):
+        if value:
+            stdout.print(Text(f"{label}: {safe(value)}", style="dim"))
+    stdout.print()
+    stdout.print(Text(safe(d.abstract_text)))
+    if d.notes:
+        stdout.print()
+        for note in d.notes:
+            stdout.print(Text(f"Note {note.number} ({note.updated_at:%Y-%m-%d %H:%M})", style="bold"))
+            stdout.print(Text(safe(note.body)))
+    if d.sources:
+        stdout.print()
+        for s in d.sources:
+            where = " ".join(x for x in (safe(s.venue), safe(s.year or "")) if x)
+            stdout.print(Text(f"from {safe(s.path)} #{s.position} {where}", style="dim"))
+
+
+def print_tags(tags: list[TagCount]) -> None:
+    table = Table(box=None, show_header=False, pad_edge=False)
+    table.add_column("tag", style="magenta")
+    table.add_column("papers", justify="right")
+    for t in tags:
+        table.add_row(Text(safe(t.name)), str(t.count))
+    stdout.print(table)
+
+
+def print_stats(s: Stats) -> None:
+    stdout.print(Text(f"{s.papers} papers from {s.sources} files, {s.notes} notes, {s.tags} tags"))
+    for title, rows in (("venue", [(f"{safe(v)} {y or ''}".strip(), n) for v, y, n in s.by_venue]),
+                        ("status", s.by_status),
+                        ("rating", [(stars(r) or "unrated", n) for r, n in s.by_rating])):
+        table = Table(title=None, box=None, pad_edge=False)
+        table.add_column(title)
+        table.add_column("papers", justify="right")
+        for label, n in rows:
+            table.add_row(Text(str(label)), str(n))
+        stdout.print()
+        stdout.print(table)
+
+
+def stats_json(s: Stats) -> dict:
+    return {
+        "papers": s.papers, "sources": s.sources, "notes": s.notes, "tags": s.tags,
+        "by_venue": [{"venue": v, "year": y, "papers": n} for v, y, n in s.by_venue],
+        "by_status": [{"status": st, "papers": n} for st, n in s.by_status],
+        "by_rating": [{"rating": r, "papers": n} for r, n in s.by_rating],
+    }
+
+
+def print_table(columns: list[str], rows: list[tuple]) -> None:
+    table = Table(pad_edge=False)
+    for c in columns:
+        table.add_column(Text(safe(c)))
+    for row in rows:
+        table.add_row(*(Text(safe(v) if v is not None else "NULL") for v in row))
+    stdout.print(table)

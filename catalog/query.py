@@ -1,0 +1,172 @@
+"""The search language, parsed into a small tree that knows nothing about SQL.
+
+    words            all must match          "a phrase"    exact phrase
+    a OR b           either                  -word, NOT w  must not match
+    prefix*          word beginning          venue:ICML  year:2026  year:2024..2026
+    tag:toread       (and its children)      status:unread  rating:>=4  has:notes
+
+Every string parses: stray quotes, operators and punctuation are read as plain text, and a
+filter with a bad value raises QueryError with a one-line explanation.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from catalog.constants import STATUSES
+
+FILTERS = ("venue", "year", "tag", "status", "rating", "has", "key")
+HAS_VALUES = ("notes", "tags", "rating", "title", "abstract", "authors")
+
+
+class QueryError(ValueError):
+    """A query that cannot mean anything; the message is shown to the user as is."""
+
+
+@dataclass(frozen=True)
+class Text:
+    """A word or phrase to find; `prefix` for `word*`."""
+
+    text: str
+    phrase: bool = False
+    prefix: bool = False
+
+
+@dataclass(frozen=True)
+class Filter:
+    field: str
+    op: str  # "=", ">=", "<=", ">", "<", "range"
+    value: str | int | tuple[int, int]
+
+
+@dataclass(frozen=True)
+class Clause:
+    """Alternatives joined by OR; the whole clause may be negated."""
+
+    options: tuple[Text | Filter, ...]
+    negated: bool = False
+
+
+@dataclass
+class Query:
+    clauses: list[Clause] = field(default_factory=list)
+    source: str = ""
+
+    @property
+    def has_text(self) -> bool:
+        return any(isinstance(o, Text) for c in self.clauses for o in c.options)
+
+    @property
+    def is_empty(self) -> bool:
+        return not self.clauses
+
+
+_TOKEN = re.compile(r'(-?)(?:(\w+):)?"([^"]*)("?)|(\S+)')
+
+
+def _tokens(source: str) -> list[tuple[str, bool]]:
+    """Split into (token, quoted) pairs; a leading '-' on a quoted token stays outside."""
+    out: list[tuple[str, bool]] = []
+    for m in _TOKEN.finditer(source):
+        neg, fieldname, quoted, _closing, bare = m.groups()
+        if bare is not None:
+            out.append((bare, False))
+        else:
+            prefix = f"{neg}{fieldname + ':' if fieldname else ''}"
+            out.append((prefix + "\0" + quoted, True))
+    return out
+
+
+def parse(source: str) -> Query:
+    query = Query(source=source)
+    pending_or = False
+    negate_next = False
+    for raw, quoted in _tokens(source):
+        if not quoted and raw == "OR":
+            pending_or = bool(query.clauses)  # a dangling OR is ignored
+            continue
+        if not quoted and raw in ("NOT", "AND"):
+            negate_next = raw == "NOT"
+            continue
+        item, negated = _item(raw, quoted)
+        if item is None:
+            continue
+        negated = negated or negate_next
+        negate_next = False
+        last = query.clauses[-1] if query.clauses else None
+        if pending_or and last is not None and not negated and not last.negated:
+            query.clauses[-1] = Clause(last.options + (item,))
+        else:
+            query.clauses.append(Clause((item,), negated))
+        pending_or = False
+    return query
+
+
+def _item(raw: str, quoted: bool) -> tuple[Text | Filter | None, bool]:
+    negated = False
+    if quoted:
+        head, _, text = raw.partition("\0")
+        if head.startswith("-"):
+            negated, head = True, head[1:]
+        if head:
+            name = head[:-1].lower()
+            if name in FILTERS:
+                return _filter(name, text), negated
+            text = f"{head}{text}"
+        return (Text(text, phrase=True) if _has_word(text) else None), negated
+    if raw.startswith("-") and len(raw) > 1:
+        negated, raw = True, raw[1:]
+    name, colon, value = raw.partition(":")
+    if colon and name.lower() in FILTERS and value:
+        return _filter(name.lower(), value), negated
+    prefix = raw.endswith("*")
+    text = raw.rstrip("*")
+    if not _has_word(text):
+        return None, negated
+    return Text(text, prefix=prefix), negated
+
+
+def _has_word(text: str) -> bool:
+    return any(ch.isalnum() for ch in text)
+
+
+_COMPARISON = re.compile(r"^(>=|<=|>|<|=)?(.+)$")
+
+
+def _filter(name: str, value: str) -> Filter:
+    value = value.strip()
+    if name in ("venue", "tag", "key"):
+        if not value:
+            raise QueryError(f"{name}: needs a value, e.g. {name}:{_EXAMPLE[name]}")
+        return Filter(name, "=", value)
+    if name == "status":
+        if value.lower() not in STATUSES:
+            raise QueryError(f"status:{value}: status is one of {', '.join(STATUSES)}")
+        return Filter(name, "=", value.lower())
+    if name == "has":
+        if value.lower() not in HAS_VALUES:
+            raise QueryError(f"has:{value}: expected one of {', '.join(HAS_VALUES)}")
+        return Filter(name, "=", value.lower())
+    if name == "year":
+        low, dots, high = value.partition("..")
+        if dots:
+            return Filter(name, "range", (_year(low or "1900", value), _year(high or "2100", value)))
+        op, number = _COMPARISON.match(value).groups()
+        return Filter(name, op or "=", _year(number, value))
+    # rating
+    op, number = _COMPARISON.match(value).groups()
+    if not number.isdigit() or not 1 <= int(number) <= 5:
+        raise QueryError(f"rating:{value}: expected a rating 1-5, e.g. rating:4 or rating:>=4")
+    return Filter(name, op or "=", int(number))
+
+
+def _year(text: str, whole: str) -> int:
+    if not (text.isdigit() and len(text) == 4):
+        raise QueryError(
+            f"year:{whole}: expected a year like 2026, a range 2024..2026 or >=2025"
+        )
+    return int(text)
+
+
+_EXAMPLE = {"venue": "ICML", "tag": "toread", "key": "k3x9q2m"}

@@ -1,0 +1,465 @@
+"""Display text: headlines, TeX/Markdown to Unicode, search tokens, normalisation.
+
+Abstracts arrive with Markdown emphasis and TeX math. The terminal shows them
+rendered, search sees extra ASCII spellings of the math, and deduplication
+compares a normalised form. Everything here is pure and deterministic.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import unicodedata
+from functools import lru_cache
+
+from pylatexenc import latexwalker
+from pylatexenc.latex2text import LatexNodes2Text
+
+__all__ = ["headline", "render", "search_extra", "normalize", "has_cjk", "strip_control"]
+
+HEADLINE_MAX = 90
+
+# Malformed TeX in imported abstracts is expected; pylatexenc would log a
+# warning per bad span, and an unconfigured app prints those to stderr.
+logging.getLogger("pylatexenc").setLevel(logging.ERROR)
+
+# --- control characters ---------------------------------------------------
+
+_ANSI = re.compile(
+    r"\x1b\[[0-?]*[ -/]*[@-~]"  # CSI: colours, cursor moves
+    r"|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?"  # OSC: titles, hyperlinks
+    r"|\x1b[PX^_][^\x1b]*(?:\x1b\\)?"  # DCS, SOS, PM, APC strings
+    r"|\x1b[\x20-\x7e]?"  # two-byte escapes, or a lone ESC
+)
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def strip_control(text: str) -> str:
+    """Remove ANSI escape sequences and C0/C1 controls, keeping newline and tab."""
+    # isprintable() is a fast C loop; most imported text needs no regex at all.
+    if text.isprintable() or not _CONTROL.search(text):
+        return text
+    return _CONTROL.sub("", _ANSI.sub("", text))
+
+
+# --- TeX math spans ---------------------------------------------------------
+
+# Pandoc's rule: `$` opens before a non-space and closes after one, not before
+# a digit, so "costs $5 and $10" stays text. `$$...$$` is display math.
+# Patterns here start with their literal (lookbehinds come after it) so the
+# regex engine can skip ahead to candidates: 5-10x faster on long abstracts.
+_MATH = re.compile(r"\$(?:\$(?P<d>[^$]+?)\$\$|(?<!\\\$)(?=\S)(?P<i>[^$]*?[^\s\\])\$(?!\d))")
+
+_LATEX = LatexNodes2Text(math_mode="text")
+_DB = latexwalker.get_default_latex_context_db()
+
+_SUP = dict(zip(
+    "0123456789+-−=()'∗abcdefghijklmnoprstuvwxyzABDEGHIJKLMNOPRTUVWαβγδθφχ",
+    "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁻⁼⁽⁾′∗ᵃᵇᶜᵈᵉᶠᵍʰⁱʲᵏˡᵐⁿᵒᵖʳˢᵗᵘᵛʷˣʸᶻᴬᴮᴰᴱᴳᴴᴵᴶᴷᴸᴹᴺᴼᴾᴿᵀᵁⱽᵂᵅᵝᵞᵟᶿᵠᵡ",
+))
+_SUB = dict(zip(
+    "0123456789+-−=()aehijklmnoprstuvxβγρφχ",
+    "₀₁₂₃₄₅₆₇₈₉₊₋₋₌₍₎ₐₑₕᵢⱼₖₗₘₙₒₚᵣₛₜᵤᵥₓᵦᵧᵨᵩᵪ",
+))
+
+# Script fallbacks like `_{>0}` travel through pylatexenc as private-use
+# characters, so it neither treats them as TeX nor drops the braces.
+_PUA = {"^": "\ue000", "_": "\ue001", "{": "\ue002", "}": "\ue003"}
+_FROM_PUA = str.maketrans({v: k for k, v in _PUA.items()})
+_TEX_ESCAPE = str.maketrans({"%": r"\%", "&": r"\&", "#": r"\#", **_PUA})
+
+# Size and style switches eat no argument but must not gain a space either.
+_DECLARATIONS = frozenset(
+    "tiny scriptsize footnotesize small normalsize large Large LARGE huge Huge "
+    "displaystyle textstyle scriptstyle scriptscriptstyle bf it rm sf tt cal "
+    "left right big Big bigg Bigg bigl bigr Bigl Bigr middle limits nolimits".split()
+)
+_SPACED_MACRO = re.compile(r"\\([A-Za-z]+)(?=\s)")
+_MACRO = re.compile(r"\\(?:[A-Za-z]+|.?)", re.S)
+_BINOM = re.compile(r"\\binom\s*(\{[^{}]*\}|[^\s{}\\])\s*(\{[^{}]*\}|[^\s{}\\])")
+
+
+def _keep_space(m: re.Match[str]) -> str:
+    # TeX swallows the space after `\to`; `\to{}` keeps the author's spacing
+    # ("a → b", not "a →b"). Only for macros that take no argument.
+    name = m.group(1)
+    if name in _DECLARATIONS or _DB.get_macro_spec(name) is not None:
+        return m.group(0)
+    return m.group(0) + "{}"
+
+
+def _prepare(tex: str) -> str:
+    """Fix the TeX quirks seen in abstracts before pylatexenc reads the span."""
+    tex = re.sub("[\ue000-\ue003]", "", tex)
+    tex = tex.replace("\\\\%", "\\%")  # `96\\%`: Markdown-escaped backslash
+    tex = re.sub(r"(?<!\\)%", r"\\%", tex)  # a bare % would start a comment
+    tex = tex.replace("\\*", "*").replace("\\|", "‖")
+    tex = tex.replace("\\widetilde", "\\tilde").replace("\\widehat", "\\hat")
+    tex = _BINOM.sub(r"(\1 choose \2)", tex)
+    return _SPACED_MACRO.sub(_keep_space, tex)
+
+
+def _balanced(tex: str) -> bool:
+    depth = 0
+    for ch in re.sub(r"\\.", "", tex):
+        depth += (ch == "{") - (ch == "}")
+        if depth < 0:
+            return False
+    return depth == 0
+
+
+def _group_end(tex: str, start: int) -> int:
+    """Index just past the `}` matching the `{` at start (or len(tex))."""
+    depth, i = 0, start
+    while i < len(tex):
+        ch = tex[i]
+        if ch == "\\":
+            i += 2
+            continue
+        depth += (ch == "{") - (ch == "}")
+        i += 1
+        if depth == 0:
+            return i
+    return len(tex)
+
+
+def _script(tex: str, table: dict[str, str], mark: str) -> str:
+    """One `^`/`_` argument as Unicode super/subscript, else `^x` or `^{xy}`."""
+    text = "".join(_math(tex).split())
+    if all(ch in table for ch in text):
+        return "".join(table[ch] for ch in text)
+    if len(text) == 1:
+        return (_PUA[mark] + text).translate(_TEX_ESCAPE)
+    return (mark + "{" + text + "}").translate(_TEX_ESCAPE)
+
+
+def _scripts(tex: str) -> str:
+    """Replace every `^`/`_` (at any depth) by its rendered script."""
+    out, i, n = [], 0, len(tex)
+    while i < n:
+        ch = tex[i]
+        if ch == "\\":  # keep `\_`, `\^`, `\{` and macro names intact
+            m = _MACRO.match(tex, i)
+            out.append(m.group(0))
+            i = m.end()
+            continue
+        if ch not in "^_":
+            out.append(ch)
+            i += 1
+            continue
+        j = i + 1
+        while j < n and tex[j] == " ":
+            j += 1
+        if j >= n:
+            break
+        if tex[j] == "{":
+            end = _group_end(tex, j)
+            arg = tex[j + 1 : end - 1] if tex[end - 1 : end] == "}" else tex[j + 1 : end]
+        elif tex[j] == "\\":
+            end = _MACRO.match(tex, j).end()
+            arg = tex[j:end]
+        else:
+            end, arg = j + 1, tex[j]
+        if out and re.search(r"\\[A-Za-z]+$", out[-1]):
+            out.append("{}")  # or `\sum` + `ᵢ` would read as one macro name
+        out.append(_script(arg, _SUP if ch == "^" else _SUB, ch))
+        i = end
+    return "".join(out)
+
+
+def _crude(tex: str) -> str:
+    """Last resort for spans pylatexenc cannot read: drop commands and braces."""
+    return re.sub(r"\\[A-Za-z]+|[{}\\]", "", tex)
+
+
+@lru_cache(maxsize=8192)
+def _math(tex: str) -> str:
+    """Readable Unicode for one math span (without its `$`). Cached: spans repeat."""
+    tex = _prepare(tex)
+    if not _balanced(tex):
+        out = _crude(tex)
+    else:
+        try:
+            out = _LATEX.latex_to_text(_scripts(tex))
+        except Exception:  # pylatexenc is tolerant, but imported text is arbitrary
+            out = _crude(tex)
+        if "%s" in out and "%s" not in tex:  # a macro missing its arguments
+            out = _crude(tex)
+    out = out.translate(_FROM_PUA).replace("*", "∗").replace("'", "′")
+    return " ".join(unicodedata.normalize("NFC", out).split())
+
+
+# --- Markdown and text-mode TeX -------------------------------------------------
+
+_TEXT_MACRO = re.compile(
+    r"\\(?:emph|textbf|textit|texttt|textsc|textrm|textsf|textup|textnormal|"
+    r"underline|mbox|url)\s*\{([^{}]*)\}"
+)
+_FOOTNOTE = re.compile(r"\\footnote\s*\{([^{}]*)\}")
+_TEX_ESCAPES = re.compile(r"\\\\?([%&#$_*{}])")
+# `**` may sit inside a word (`**R**easoning`); single `*` and `_` need word
+# boundaries so `2*3*4` and snake_case survive. `.` stops at newlines.
+_BOLD = re.compile(r"\*\*(?<!\\\*\*)(?!\s)(.+?)(?<![\s\\])\*\*")
+_ITALIC = re.compile(r"\*(?<![\\\w*]\*)(?![\s*])(.+?)(?<![\s\\*])\*(?![\w*])")
+_UNDERSCORE = re.compile(r"_(?<![\\\w]_)(_?)(?![\s_])(.+?)(?<![\s\\_])_\1(?!\w)")
+
+
+def _text_markup(s: str) -> str:
+    if "\\" in s:
+        s = _FOOTNOTE.sub(r" (\1)", s).replace("  (", " (")
+        while True:  # innermost first: \underline{\textbf{C}}
+            s, count = _TEXT_MACRO.subn(r"\1", s)
+            if not count:
+                break
+    if "*" in s:
+        s = _ITALIC.sub(r"\1", _BOLD.sub(r"\1", s))
+    if "_" in s:
+        s = _UNDERSCORE.sub(r"\2", s)
+    if "\\" in s:
+        s = _TEX_ESCAPES.sub(r"\1", s)
+    if "---" in s:
+        s = s.replace("---", "—")
+    if "``" in s:
+        s = s.replace("``", '"').replace("''", '"')
+    return s
+
+
+def render(text: str) -> str:
+    """Display text: math spans to Unicode, emphasis to plain text, no controls."""
+    text = strip_control(text)
+    if not any(c in text for c in ("$", "*", "_", "\\", "---", "``")):
+        return text  # the common case: plain prose
+    spans: list[str] = []
+    if "$" in text:
+        # Math becomes \x00 placeholders (controls are already gone) so that
+        # emphasis around or between spans still pairs up.
+        def hold(m: re.Match[str]) -> str:
+            spans.append(_math(m.group("d") or m.group("i")))
+            return "\x00"
+
+        text = _MATH.sub(hold, text)
+    text = _text_markup(text)
+    if spans:
+        parts = text.split("\x00")
+        text = "".join(p + s for p, s in zip(parts, spans)) + parts[-1]
+    return text
+
+
+# --- search tokens ----------------------------------------------------------------
+
+
+def _ascii_words(rendered: str) -> list[str]:
+    # NFKD turns ℤ, 𝒪, ², ₁ into Z, O, 2, 1; Greek letters become names.
+    out = []
+    for ch in unicodedata.normalize("NFKD", rendered):
+        if unicodedata.combining(ch):
+            continue
+        if "\u0370" <= ch <= "\u03ff":
+            name = unicodedata.name(ch, "")
+            if "LETTER" in name:
+                ch = " " + name.rsplit(" ", 1)[-1].lower() + " "
+        out.append(ch)
+    return re.findall(r"[A-Za-z0-9]+", "".join(out))
+
+
+@lru_cache(maxsize=8192)
+def _span_tokens(tex: str) -> tuple[str, ...]:
+    tokens = []
+    for word in _ascii_words(_math(tex)):
+        tokens.append(word)  # MCR2
+        parts = re.findall(r"[A-Za-z]+|[0-9]+", word)
+        if len(parts) > 1:
+            tokens.extend(parts)  # MCR 2
+    return tuple(tokens)
+
+
+def search_extra(text: str) -> str:
+    """ASCII spellings of the math in text (`MCR2 MCR 2`, `epsilon`), for FTS."""
+    if "$" not in text:
+        return ""
+    seen: dict[str, None] = {}
+    for m in _MATH.finditer(strip_control(text)):
+        seen.update(dict.fromkeys(_span_tokens(m.group("d") or m.group("i"))))
+    return " ".join(seen)
+
+
+# --- comparison and scripts --------------------------------------------------------
+
+
+def normalize(text: str) -> str:
+    """Key for deduplication: NFKC, casefolded, whitespace collapsed."""
+    # Casefolding can produce text that is no longer NFKC, hence the second pass.
+    folded = unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", text).casefold())
+    return " ".join(folded.split())
+
+
+_CJK = re.compile(
+    "[\u1100-\u11ff\u2e80-\u2fdf\u3005-\u3007\u3040-\u30ff\u3130-\u318f\u31f0-\u31ff"
+    "\u3400-\u4dbf\u4e00-\u9fff\ua960-\ua97f\uac00-\ud7ff\uf900-\ufaff\uff66-\uff9f"
+    "\U00020000-\U000323af]"
+)
+
+
+def has_cjk(text: str) -> bool:
+    """Whether text contains CJK ideographs, kana or hangul."""
+    return _CJK.search(text) is not None
+
+
+# --- headline ----------------------------------------------------------------------
+
+# "we further propose", "this paper introduces", "we for the first time present"
+_INTRO = re.compile(
+    r"\b(?:we|paper|work|study|article)\b(?:\s+[\w-]+){0,4}?\s+"
+    r"(?:propose|introduce|present|develop|design)(?:s|d|ed)?\s+(?P<obj>.+)",
+    re.I,
+)
+_NAMING = re.compile(
+    r"\b(?:which\s+we\s+(?:call|term|name|dub)|we\s+(?:call|term|dub)|"
+    r"named|called|dubbed|termed|namely,?)\s+(?P<rest>.+)"
+)
+_SELF = re.compile(r"\b(?:we|our|this (?:paper|work))\b", re.I)
+_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z\"“(\[])")
+_ABBREV = re.compile(r"\b(?:e\.g|i\.e|etc|vs|al|cf|Fig|Eq|approx|resp)\.$")
+_ARTICLE = re.compile(r"^(?:the|a|an)\s+", re.I)
+_STOP_END = re.compile(
+    r"(?:[\s,;:—–-]+|\s+(?:the|a|an|of|to|for|and|or|in|on|with|by|via|that|which|as|from))+$",
+    re.I,
+)
+# Where a description can end and still read whole: before a relative clause
+# or a participle ("a framework that ...", "a mechanism inspired by ..."), but
+# never between a participle and its preposition ("inspired | by").
+_CLAUSE_CUT = re.compile(
+    r"(?<!ed)\s(?=(?:that|which|whose|where|while|by|via|using|through|with|based|"
+    r"grounded|inspired|designed|tailored|guided|driven|trained|built)\s)"
+)
+_DESC_END = re.compile(r"[;:(]|\s—|,\s(?=(?:which|that|where|whose|while|and|but|as|with|i\.e\.)\s)")
+
+_LONG_ACR = re.compile(r"^(?:(?:the|a|an)\s+)?(?P<long>[^,;:()]{2,80}?)\s*\((?P<acr>[^()\s,;]{1,20})\)")
+_ACR_LONG = re.compile(r"^(?:the\s+)?(?P<acr>[^()\s,;:]{1,20})\s*[:(]\s*(?P<long>[^():]{3,100})\)")
+_DASHED = re.compile(r"^(?P<desc>(?:a|an|the)\s[^—]{3,60}?)\s*—\s*(?P<name>[^—,]{2,40}?)\s*—")
+_APPOSITIVE = re.compile(
+    r"^(?:the\s+)?(?P<name>[^,;:()]{2,60}?),\s+(?P<app>(?:a|an|the|one|two|three)\s[^;]*)"
+)
+_WHICH = re.compile(r"^(?:the\s+)?(?P<name>[^,;:()]{2,50}?),?\s+(?P<rest>which\s.*)")
+_BARE = re.compile(r"^(?:the\s+)?(?P<name>[^,;:().]{2,50}?)\s*(?:[,;:.(]|\s(?:for|to|that|which)\s|$)")
+
+
+def _is_acronym(token: str) -> bool:
+    upper = sum(c.isupper() for c in token)
+    return upper >= 2 or (upper == 1 and any(c.isdigit() for c in token))
+
+
+def _distinctive(name: str) -> bool:
+    """A coined name: some word has an inner capital (PLASH, HiPPO, RMSNorm)."""
+    return any(any(c.isupper() for c in w[1:]) for w in re.split(r"[\s-]+", name))
+
+
+def _cap(s: str) -> str:
+    if "a" <= s[:1] <= "z" and not s[1:2].isupper():  # not α -> Α, not mRNA
+        return s[0].upper() + s[1:]
+    return s
+
+
+def _words(s: str) -> int:
+    return len(s.split())
+
+
+def _shorten(s: str, limit: int = HEADLINE_MAX) -> str:
+    """Cut at a word boundary, drop dangling words like 'of', mark with …."""
+    s = " ".join(s.split()).rstrip(" .")
+    if len(s) <= limit:
+        return s
+    cut = s[: limit - 1]
+    if " " in cut:
+        cut = cut.rsplit(" ", 1)[0]
+    return _STOP_END.sub("", cut) + "…"
+
+
+def _titled(name: str, desc: str) -> str:
+    """`name: desc`, cutting desc at a clause boundary rather than mid-phrase."""
+    name = _cap(name.strip())
+    desc = _DESC_END.split(desc, maxsplit=1)[0].strip().rstrip(".")
+    if not desc:
+        return name
+    full = f"{name}: {desc}"
+    if len(full) <= HEADLINE_MAX:
+        return full
+    # A clause cut that keeps most of the room beats a mid-phrase "…".
+    cuts = [m.start() for m in _CLAUSE_CUT.finditer(full) if 45 <= m.start() <= HEADLINE_MAX]
+    return full[: cuts[-1]] if cuts else full
+
+
+def _from_object(obj: str) -> str | None:
+    """Headline from what follows 'we propose': the coined name if there is one."""
+    if m := _LONG_ACR.match(obj):
+        if _is_acronym(m["acr"]) and _words(m["long"]) <= 8:
+            return f"{m['acr']}: {_cap(m['long'].strip())}"
+    if m := _ACR_LONG.match(obj):
+        if _is_acronym(m["acr"]) and _words(m["long"]) >= 2:
+            return f"{m['acr']}: {_cap(m['long'].strip())}"
+    if m := _DASHED.match(obj):
+        return _titled(m["name"], m["desc"])
+    if (m := _APPOSITIVE.match(obj)) and not _ARTICLE.match(m["name"]):
+        if _words(m["name"]) <= 6:
+            return _titled(m["name"], m["app"])
+    if (m := _WHICH.match(obj)) and not _ARTICLE.match(m["name"]):
+        if _words(m["name"]) <= 5 and any(c.isupper() for c in m["name"]):
+            return _titled(m["name"] + ", " + m["rest"], "")
+    if (m := _BARE.match(obj)) and _words(m["name"]) <= 5 and _distinctive(m["name"]):
+        return _cap(m["name"])
+    return None
+
+
+def _from_naming(sentence: str) -> str | None:
+    """'a framework, named FOO, that ...' or 'which we call foo'."""
+    m = _NAMING.search(sentence)
+    if not m or not _SELF.search(sentence):
+        return None
+    rest = m["rest"]
+    if (n := _LONG_ACR.match(rest)) and _is_acronym(n["acr"]) and _words(n["long"]) <= 8:
+        return f"{n['acr']}: {_cap(n['long'].strip())}"
+    if (n := _ACR_LONG.match(rest)) and _is_acronym(n["acr"]) and _words(n["long"]) >= 2:
+        return f"{n['acr']}: {_cap(n['long'].strip())}"
+    name = re.split(r"[,;.()]|\s(?:which|that|to|for|and|with|as|in|is|was)\s", rest, maxsplit=1)[0]
+    if not name.strip() or _words(name) > 6:
+        return None
+    before = re.sub(r"[\s,(]*(?:which\s+we|we)?[\s,(]*$", "", sentence[: m.start()])
+    # The description is the object of "we identify ..." or else the last
+    # noun phrase ("a framework, named X").
+    if obj := re.search(r"\b(?:we|paper|work)\s+(?:(?:further|then|also|first)\s+)?\w+\s+(.*)$", before, re.I):
+        desc = obj[1]
+    else:
+        articles = list(re.finditer(r"\b(?:a|an|the)\s", before))
+        desc = before[articles[-1].start() :] if articles else ""
+    return _titled(name, desc if 0 < _words(desc) <= 10 else "")
+
+
+def _sentences(text: str) -> list[str]:
+    out: list[str] = []
+    for piece in _SENTENCE.split(text):
+        if out and _ABBREV.search(out[-1]):
+            out[-1] += " " + piece
+        else:
+            out.append(piece)
+    return out
+
+
+def headline(abstract: str) -> str:
+    """A short display title for a paper that has none (empty for empty text).
+
+    Leads with the method's name when the abstract coins one ("We introduce
+    PLASH, an attention block ..." -> "PLASH: an attention block ..."),
+    otherwise it is the first sentence, shortened.
+    """
+    text = " ".join(render(abstract).split())
+    # Rendering keeps a lone `$` or `*`; a headline should show neither.
+    text = " ".join(re.sub(r"\\[A-Za-z]+|[$*\\]", "", text).split())
+    sentences = _sentences(text)
+    for sentence in sentences:
+        found = None
+        if m := _INTRO.search(sentence):
+            found = _from_object(m["obj"])
+        found = found or _from_naming(sentence)
+        if found:
+            return _shorten(found)
+    return _shorten(sentences[0]) if sentences else ""

@@ -1,0 +1,48 @@
+"""Alembic environment: run by `catalog db upgrade` (and on first use) or by `alembic` by hand."""
+
+from __future__ import annotations
+
+import os
+
+from alembic import context
+from sqlalchemy import create_engine
+from sqlmodel import SQLModel
+
+import catalog.models  # noqa: F401  (registers the tables on SQLModel.metadata)
+from catalog import sqlite
+
+config = context.config
+target_metadata = SQLModel.metadata
+
+
+def include_name(name, type_, parent_names):
+    # FTS5 tables, their shadow tables and the views are created by hand; autogenerate
+    # cannot see them and would otherwise propose dropping them.
+    if type_ == "table":
+        return not sqlite.is_hand_made_table(name)
+    return True
+
+
+def _run(connection) -> None:
+    context.configure(
+        connection=connection,
+        target_metadata=target_metadata,
+        include_name=include_name,
+        render_as_batch=True,  # SQLite alters tables by copying them
+        compare_type=True,
+    )
+    with context.begin_transaction():
+        context.run_migrations()
+
+
+connection = config.attributes.get("connection")
+if connection is not None:
+    _run(connection)
+else:
+    url = context.get_x_argument(as_dictionary=True).get("db") or os.environ.get("CATALOG_DB")
+    if not url:
+        raise SystemExit("Set CATALOG_DB or pass -x db=PATH to say which catalog to migrate.")
+    engine = create_engine(url if "://" in url else f"sqlite:///{url}")
+    sqlite.install_pragmas(engine)
+    with engine.connect() as conn:
+        _run(conn)

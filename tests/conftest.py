@@ -1,0 +1,58 @@
+"""Fixtures: a catalog in tmp_path, seeded from the bundled paper lists."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from catalog.library import Catalog
+
+SEEDS = Path(__file__).resolve().parent.parent / "seeds"
+
+
+@pytest.fixture
+def db_path(tmp_path: Path) -> Path:
+    return tmp_path / "catalog.db"
+
+
+@pytest.fixture
+def empty_catalog(db_path: Path):
+    catalog = Catalog.open(db_path)
+    yield catalog
+    catalog.close()
+
+
+@pytest.fixture
+def seeded(db_path: Path):
+    catalog = Catalog.open(db_path)
+    report = catalog.import_paths([SEEDS])
+    assert not report.errors, report.errors
+    yield catalog
+    catalog.close()
+
+
+@pytest.fixture
+def seeds_copy(tmp_path: Path) -> Path:
+    target = tmp_path / "seeds"
+    shutil.copytree(SEEDS, target)
+    return target
+
+
+@pytest.fixture
+def run_cli(db_path: Path):
+    """Run `catalog --db <tmp db> ARGS...` in-process; returns the click Result."""
+    from catalog.cli import main
+
+    def run(*args: str, input: str | None = None):
+        return CliRunner().invoke(main, ["--db", str(db_path), *args], input=input)
+
+    return run
+
+
+def key_of(catalog: Catalog, query: str) -> str:
+    hits = catalog.search(query, limit=1)
+    assert hits, f"nothing found for {query!r}"
+    return hits[0].key

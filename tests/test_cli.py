@@ -1,0 +1,154 @@
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import click
+
+from catalog.cli import main
+from tests.conftest import SEEDS
+
+
+def test_every_command_has_help_text():
+    def walk(command: click.Command, path: str):
+        assert command.help or command.short_help, f"{path} has no help"
+        if isinstance(command, click.Group):
+            for name, sub in command.commands.items():
+                walk(sub, f"{path} {name}")
+
+    walk(main, "catalog")
+
+
+def test_import_search_show_end_to_end(run_cli):
+    result = run_cli("import", str(SEEDS))
+    assert result.exit_code == 0
+    assert "90 new, 1 already known, 0 errors" in result.stderr
+    result = run_cli("search", "--json", "influence", "functions")
+    hits = json.loads(result.stdout)
+    assert {"key", "title", "venue", "year", "status", "rating", "tags", "snippet"} <= set(hits[0])
+    key = hits[0]["key"]
+    assert run_cli("tag", key, "+toread", "+project/thesis").exit_code == 0
+    assert run_cli("tag", key, "-toread").exit_code == 0
+    assert run_cli("status", key, "reading").exit_code == 0
+    assert run_cli("rate", key, "4").exit_code == 0
+    assert run_cli("note", key, "a", "first", "note").exit_code == 0
+    assert run_cli("title", key, "Bayesian", "influence").exit_code == 0
+    shown = json.loads(run_cli("show", key, "--json").stdout)
+    assert shown["tags"] == ["project/thesis"]
+    assert (shown["status"], shown["rating"], shown["title"]) == ("reading", 4, "Bayesian influence")
+    assert shown["notes"][0]["body"] == "a first note"
+    listed = json.loads(run_cli("list", "tag:project", "--json").stdout)
+    assert [p["key"] for p in listed] == [key]
+    tags = json.loads(run_cli("tags", "--json").stdout)
+    assert tags == [{"tag": "project/thesis", "papers": 1}]
+    stats = json.loads(run_cli("stats", "--json").stdout)
+    assert stats["papers"] == 90
+    assert run_cli("rate", key, "0").exit_code == 0
+    assert json.loads(run_cli("show", key, "--json").stdout)["rating"] is None
+
+
+def test_note_edit_and_delete(run_cli, monkeypatch):
+    run_cli("import", str(SEEDS))
+    key = json.loads(run_cli("list", "--json", "-n", "1").stdout)[0]["key"]
+    monkeypatch.setattr(click, "edit", lambda text, **kw: "written in the editor\n")
+    assert run_cli("note", key).exit_code == 0
+    monkeypatch.setattr(click, "edit", lambda text, **kw: text.replace("written", "rewritten"))
+    assert run_cli("note", key, "--edit", "1").exit_code == 0
+    assert json.loads(run_cli("show", key, "--json").stdout)["notes"][0]["body"] == "rewritten in the editor"
+    monkeypatch.setattr(click, "edit", lambda text, **kw: None)  # editor closed without saving
+    result = run_cli("note", key)
+    assert result.exit_code == 1 and "not saved" in result.stderr
+    assert run_cli("note", key, "--delete", "1").exit_code == 0
+    assert json.loads(run_cli("show", key, "--json").stdout)["notes"] == []
+
+
+def test_errors_are_one_line(run_cli, tmp_path):
+    run_cli("import", str(SEEDS))
+    key = json.loads(run_cli("list", "--json", "-n", "1").stdout)[0]["key"]
+    typo = key[:3] + ("x" if key[3] != "x" else "y") + key[4:]
+    cases = [
+        (("show", typo), "did you mean " + key),
+        (("status", key, "done"), "unknown status"),
+        (("rate", key, "9"), "rating must be 1 to 5"),
+        (("search", "year:abc"), "expected a year"),
+        (("tag", key, "+has space"), "invalid tag"),
+        (("sql", "DELETE FROM paper"), "read-only"),
+        (("sql", "ATTACH DATABASE 'x.db' AS x"), "ATTACH is not allowed"),
+        (("sql", "SELECT load_extension('x')"), "load_extension is not allowed"),
+        (("sql", "SELEC 1"), "SQL error"),
+    ]
+    for args, message in cases:
+        result = run_cli(*args)
+        assert result.exit_code != 0, args
+        assert message in result.stderr, (args, result.stderr)
+        assert result.stderr.count("\n") == 1, result.stderr
+        assert "Traceback" not in result.output
+
+
+def test_import_failure_sets_exit_code(run_cli, tmp_path):
+    bad = tmp_path / "bad.bin"
+    bad.write_bytes(b"\0\1\2binary")
+    result = run_cli("import", str(bad), str(SEEDS))
+    assert result.exit_code == 1
+    assert "binary" in result.stderr and "90 new" in result.stderr
+
+
+def test_sql_reads(run_cli):
+    run_cli("import", str(SEEDS))
+    rows = json.loads(run_cli("sql", "--json", "SELECT venue, count(*) AS n FROM papers GROUP BY venue ORDER BY venue").stdout)
+    assert rows == [{"venue": "ICLR", "n": 38}, {"venue": "ICML", "n": 52}]
+
+
+def test_a_lone_quote_gets_an_explanation(run_cli):
+    run_cli("import", str(SEEDS))
+    result = run_cli("search", '"')
+    assert result.exit_code == 1 and "nothing to search for" in result.stderr
+
+
+def test_markup_and_escapes_in_imported_text_print_literally(run_cli, tmp_path):
+    f = tmp_path / "evil.txt"
+    f.write_text("EVIL 2026 Papers\n\nWe study [bold red]markup[/] and \x1b[31mred\x1b[0m text [link=http://x]here[/link].\n")
+    run_cli("import", str(f))
+    result = run_cli("search", "markup")
+    assert "[bold red]markup[/]" in result.stdout
+    assert "\x1b" not in result.stdout
+
+
+def run_process(args, env_db):
+    env = {**os.environ, "CATALOG_DB": str(env_db)}
+    return subprocess.run([sys.executable, "-m", "catalog", *args], capture_output=True, text=True, env=env)
+
+
+def test_search_does_not_import_textual_or_alembic(tmp_path):
+    db = tmp_path / "c.db"
+    assert run_process(["import", str(SEEDS)], db).returncode == 0
+    code = ("import sys, runpy; sys.argv = ['catalog', 'search', 'attention'];\n"
+            "try:\n    runpy.run_module('catalog', run_name='__main__')\n"
+            "except SystemExit: pass\n"
+            "heavy = sorted(m for m in sys.modules if m.split('.')[0] in ('textual', 'alembic', 'sqlmodel', 'pydantic'))\n"
+            "print('HEAVY', heavy)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         env={**os.environ, "CATALOG_DB": str(db)})
+    assert "HEAVY []" in out.stdout, out.stdout + out.stderr
+
+
+def test_first_use_of_the_default_database_imports_the_seeds(tmp_path):
+    env = {k: v for k, v in os.environ.items() if k != "CATALOG_DB"}
+    env["XDG_DATA_HOME"] = str(tmp_path / "data")
+    env["HOME"] = str(tmp_path)
+    out = subprocess.run([sys.executable, "-m", "catalog", "stats", "--json"], capture_output=True,
+                         text=True, env=env)
+    assert json.loads(out.stdout)["papers"] == 90
+    assert "imported 90 papers" in out.stderr
+    path = subprocess.run([sys.executable, "-m", "catalog", "db", "path"], capture_output=True,
+                          text=True, env=env).stdout.strip()
+    assert path.startswith(str(tmp_path / "data"))
+    again = subprocess.run([sys.executable, "-m", "catalog", "stats"], capture_output=True, text=True, env=env)
+    assert "imported" not in again.stderr
+
+
+def test_named_database_starts_empty(tmp_path):
+    out = run_process(["stats", "--json"], tmp_path / "fresh.db")
+    assert json.loads(out.stdout)["papers"] == 0

@@ -1,0 +1,68 @@
+"""Migrations: a stairway up and down from empty, no drift between models and migrations."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import pytest
+from alembic import command
+from alembic.script import ScriptDirectory
+
+from catalog import db, migrate
+from catalog.library import Catalog
+from tests.conftest import SEEDS
+
+
+def revisions() -> list[str]:
+    return [rev for rev, _, _ in migrate.history()]
+
+
+def test_program_knows_the_newest_migration():
+    assert db.SCHEMA_REVISION == migrate.head_revision()
+
+
+def test_stairway_upgrade_downgrade_upgrade(tmp_path):
+    engine = db.make_engine(tmp_path / "stairs.db")
+    previous = "base"
+    for revision in revisions():
+        migrate.upgrade(engine, revision)
+        migrate.downgrade(engine, previous)
+        migrate.upgrade(engine, revision)
+        assert migrate.current(engine) == revision
+        previous = revision
+    migrate.downgrade(engine, "base")
+    with sqlite3.connect(tmp_path / "stairs.db") as conn:
+        left = conn.execute("SELECT name FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' AND name != 'alembic_version'").fetchall()
+    assert left == []
+
+
+def test_models_and_migrations_agree(tmp_path):
+    engine = db.make_engine(tmp_path / "check.db")
+    migrate.upgrade(engine)
+    config = migrate.alembic_config()
+    with engine.connect() as conn:
+        config.attributes["connection"] = conn
+        command.check(config)  # raises when autogenerate would change anything
+
+
+def test_a_database_from_a_newer_catalog_is_refused(tmp_path):
+    path = tmp_path / "future.db"
+    Catalog.open(path).close()
+    with sqlite3.connect(path) as conn:
+        conn.execute("UPDATE alembic_version SET version_num = 'ffff_from_the_future'")
+    with pytest.raises(db.CatalogError, match="newer version of catalog"):
+        Catalog.open(path)
+
+
+def test_not_a_database_is_refused(tmp_path):
+    path = tmp_path / "notes.txt"
+    path.write_text("hello")
+    with pytest.raises(db.CatalogError, match="not a catalog database"):
+        Catalog.open(path)
+    assert path.read_text() == "hello"
+
+
+def test_wheel_layout_finds_migrations():
+    assert (migrate.alembic_config().get_main_option("script_location"))
+    assert ScriptDirectory.from_config(migrate.alembic_config()).get_current_head()
+    assert SEEDS.is_dir()

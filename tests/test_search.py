@@ -1,0 +1,113 @@
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from catalog.query import QueryError, parse
+from tests.conftest import key_of
+
+HOSTILE = ['multi-agent', 'c++', "don't", '20.04', '"', 'OR', '*', 'a:b', 'NOT', '-', '""',
+           '(', ')', 'AND OR NOT', 'foo OR', '"unclosed phrase', 'year:', 'tag:', '^', "'",
+           'NEAR(a b)', 'a NEAR b', '{x}', 'col:val', 'x*y', '***', '-*', '\\', '%', '_']
+
+
+@pytest.mark.parametrize("query", HOSTILE)
+def test_hostile_queries_give_results_or_an_explanation(seeded, query):
+    try:
+        seeded.search(query)
+    except QueryError as exc:
+        assert "\n" not in str(exc) and str(exc)
+
+
+def test_words_phrases_or_not_prefix(seeded):
+    both = {p.key for p in seeded.search("attention weights", limit=100)}
+    phrase = {p.key for p in seeded.search('"attention weights"', limit=100)}
+    assert phrase and phrase <= both
+    either = {p.key for p in seeded.search("hessian OR sparse", limit=100)}
+    assert either >= {p.key for p in seeded.search("hessian", limit=100)}
+    assert either >= {p.key for p in seeded.search("sparse", limit=100)}
+    without = {p.key for p in seeded.search("attention -weights", limit=100)}
+    assert without and not without & phrase
+    assert {p.key for p in seeded.search("attention NOT weights", limit=100)} == without
+    assert seeded.search("interpretab*")
+    assert not seeded.search("interpretab")
+
+
+def test_ranked_with_snippets(seeded):
+    hits = seeded.search("influence functions")
+    assert "\x02" in hits[0].snippet
+    assert "influence" in hits[0].title.lower() or "BIF" in hits[0].title
+
+
+def test_math_is_findable_as_typed(seeded):
+    target = key_of(seeded, "MCR2")
+    for typed in ("MCR^2", "MCR", "MCR²"):
+        assert target in {p.key for p in seeded.search(typed)}, typed
+
+
+def test_filters(seeded):
+    assert {p.venue for p in seeded.search("venue:ICLR", limit=100)} == {"ICLR"}
+    assert len(seeded.search("venue:iclr", limit=100)) == 38
+    assert len(seeded.search("year:2026", limit=100)) == 90
+    assert len(seeded.search("year:2024..2025", limit=100)) == 0
+    assert len(seeded.search("year:2024..2026 venue:ICML", limit=100)) == 52
+    key = key_of(seeded, "MCR2")
+    seeded.set_rating([key], 5)
+    seeded.set_status([key], "read")
+    seeded.add_note(key, "good")
+    assert [p.key for p in seeded.search("rating:>=4")] == [key]
+    assert [p.key for p in seeded.search("status:read")] == [key]
+    assert [p.key for p in seeded.search("has:notes")] == [key]
+    assert len(seeded.search("-status:read", limit=100)) == 89
+
+
+def test_tag_filter_includes_children(seeded):
+    a, b = (p.key for p in seeded.search("venue:ICLR", limit=2))
+    seeded.tag([a], ["project/thesis"])
+    seeded.tag([b], ["project"])
+    assert {p.key for p in seeded.search("tag:project")} == {a, b}
+    assert {p.key for p in seeded.search("tag:project/thesis")} == {a}
+    assert {p.key for p in seeded.search("tag:proj")} == set()
+
+
+def test_tags_and_notes_are_searchable_including_chinese(seeded):
+    key = key_of(seeded, "MCR2")
+    seeded.tag([key], ["读书会"])
+    seeded.add_note(key, "这篇论文的证明很漂亮, rate reduction")
+    for query in ("读书会", "读书", "证明", "论文", "tag:读书会", "漂亮 MCR"):
+        assert [p.key for p in seeded.search(query)] == [key], query
+    assert seeded.search("rate reduction")[0].key == key
+
+
+def test_bad_filter_values_explain_themselves(seeded):
+    for query, words in (("year:abc", "year"), ("rating:9", "1-5"), ("status:done", "unread"),
+                         ("has:pdf", "notes")):
+        with pytest.raises(QueryError, match=words):
+            seeded.search(query)
+
+
+def test_empty_query_lists_everything(seeded):
+    assert len(seeded.search("", limit=1000)) == 90
+    assert seeded.count("") == 90
+    assert seeded.count("venue:ICML") == 52
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=40))
+def test_random_strings_never_raise_anything_but_query_errors(seeded, query):
+    try:
+        parse(query)
+        seeded.search(query, limit=5)
+    except QueryError as exc:
+        assert str(exc) and "\n" not in str(exc)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.sampled_from(HOSTILE + ["venue:ICML", "year:2026", "tag:x", "-", "OR", "NOT",
+                                           "model", "lang*", '"a b"', "中文"]), max_size=6))
+def test_random_mixtures_of_operators_never_raise(seeded, words):
+    try:
+        seeded.search(" ".join(words), limit=5)
+    except QueryError as exc:
+        assert str(exc)
