@@ -6,6 +6,7 @@ per-row trigger stands aside), which is several times faster than an ORM object 
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import os
 from collections.abc import Callable, Iterable, Iterator
@@ -23,7 +24,8 @@ from catalog.results import FileReport, ImportReport
 PAPER_LIST_SUFFIXES = {".txt", ".text", ".md", ""}
 BATCH = 2000
 KEY_LENGTH = 7
-_KEY_ALPHABET = "0123456789abcdefghjkmnpqrstvwxyz"  # Crockford base32: no i, l, o, u
+# Crockford's base32 alphabet in lower case: no i, l, o or u to misread or mistype.
+_TO_KEY_ALPHABET = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567", "0123456789abcdefghjkmnpqrstvwxyz")
 
 Progress = Callable[[int], None]
 
@@ -52,12 +54,7 @@ def fingerprint(record: PaperRecord) -> str:
 
 def key_candidates(fp: str) -> Iterator[str]:
     """Short keys from the fingerprint, longer ones after a collision."""
-    number = int(fp, 16)
-    digits = []
-    while number:
-        number, r = divmod(number, 32)
-        digits.append(_KEY_ALPHABET[r])
-    encoded = "".join(digits)
+    encoded = base64.b32encode(bytes.fromhex(fp)).decode().rstrip("=").translate(_TO_KEY_ALPHABET)
     for length in range(KEY_LENGTH, len(encoded) + 1):
         yield encoded[:length]
 
@@ -144,6 +141,7 @@ def _store_batch(conn, batch: list[PaperRecord], source_id: int, now: datetime,
     new = [fp for fp in by_fp if fp not in ids]
     if new:
         keys = _assign_keys(conn, new)
+        last_id = conn.exec_driver_sql("SELECT coalesce(max(id), 0) FROM paper").scalar()
         conn.exec_driver_sql(
             "INSERT INTO paper(key, fingerprint, abstract, abstract_text, search_extra, headline,"
             " title, authors, venue, year, doi, arxiv_id, url, status, tags_text, notes_text,"
@@ -151,7 +149,8 @@ def _store_batch(conn, batch: list[PaperRecord], source_id: int, now: datetime,
             " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'unread', '', '', ?, ?)",
             [_paper_row(keys[fp], fp, by_fp[fp], now) for fp in new],
         )
-        ids.update(_ids_for(conn, new))
+        # We hold the write lock and rowids are max+1, so the new ids follow in order.
+        ids.update(zip(new, range(last_id + 1, last_id + 1 + len(new))))
     report.new += len(new)
     report.known += len(by_fp) - len(new)
     conn.exec_driver_sql(

@@ -16,7 +16,8 @@ from catalog.constants import STATUSES
 from catalog.query import QueryError, parse
 from catalog.resources import seeds_dir
 from catalog.results import (
-    ImportReport, NoteView, PaperDetail, PaperSummary, SourceRef, Stats, TagCount,
+    Facets, ImportReport, NoteView, PaperDetail, PaperState, PaperSummary, SavedQuery, SourceRef,
+    Stats, TagCount,
 )
 
 Notify = Callable[[str], None]
@@ -246,6 +247,99 @@ class Catalog:
                     "SELECT rating, count(*) FROM paper GROUP BY rating ORDER BY rating DESC").all())),
             )
 
+
+    def facets(self) -> Facets:
+        with db.read(self.engine) as conn:
+            rows = lambda sql: tuple(map(tuple, conn.exec_driver_sql(sql).all()))  # noqa: E731
+            return Facets(
+                venues=rows("SELECT coalesce(venue, '?'), year, count(*) FROM paper"
+                            " GROUP BY venue, year ORDER BY year DESC, venue"),
+                tags=tuple(TagCount(n, c) for n, c in conn.exec_driver_sql(
+                    "SELECT t.name, count(*) FROM tag t JOIN paper_tag pt ON pt.tag_id = t.id"
+                    " GROUP BY t.id ORDER BY t.name").all()),
+                statuses=rows("SELECT status, count(*) FROM paper GROUP BY status"),
+                ratings=rows("SELECT rating, count(*) FROM paper WHERE rating IS NOT NULL"
+                             " GROUP BY rating ORDER BY rating DESC"),
+                saved=self._saved(conn),
+                total=conn.exec_driver_sql("SELECT count(*) FROM paper").scalar(),
+            )
+
+    # --- saved searches -----------------------------------------------------------------
+
+    def save_search(self, name: str, query: str) -> SavedQuery:
+        name = " ".join(name.split())
+        if not name:
+            raise CatalogError("a saved search needs a name")
+        parse(query)  # refuse a query that would only ever give an error
+        with db.write(self.engine) as conn:
+            conn.exec_driver_sql(
+                "INSERT INTO saved_search(name, query, created_at) VALUES (?, ?, ?)"
+                " ON CONFLICT(name) DO UPDATE SET query = excluded.query", (name, query, _now()))
+        return SavedQuery(name, query)
+
+    def delete_saved_search(self, name: str) -> None:
+        with db.write(self.engine) as conn:
+            if not conn.exec_driver_sql("DELETE FROM saved_search WHERE name = ?", (name,)).rowcount:
+                raise CatalogError(f"no saved search named {name!r}")
+
+    def saved_searches(self) -> tuple[SavedQuery, ...]:
+        with db.read(self.engine) as conn:
+            return self._saved(conn)
+
+    @staticmethod
+    def _saved(conn: Connection) -> tuple[SavedQuery, ...]:
+        return tuple(SavedQuery(n, q) for n, q in conn.exec_driver_sql(
+            "SELECT name, query FROM saved_search ORDER BY name").all())
+
+    # --- undo ---------------------------------------------------------------------------
+
+    def snapshot(self, keys: Sequence[str]) -> list[PaperState]:
+        """The user-changeable state of these papers, for `restore` to put back."""
+        with db.read(self.engine) as conn:
+            states = []
+            for key in keys:
+                pid = self.resolve(conn, key)
+                d = self._detail(conn, pid)
+                states.append(PaperState(
+                    d.summary.key, d.summary.tags, d.summary.status, d.summary.rating,
+                    d.user_title, tuple((n.id, n.body) for n in d.notes)))
+            return states
+
+    def restore(self, states: Sequence[PaperState]) -> list[PaperSummary]:
+        with db.write(self.engine) as conn:
+            out = []
+            for state in states:
+                pid = self.resolve(conn, state.key)
+                conn.exec_driver_sql(
+                    "UPDATE paper SET status = ?, rating = ?, user_title = ?, updated_at = ? WHERE id = ?",
+                    (state.status, state.rating, state.user_title, _now(), pid))
+                conn.exec_driver_sql("DELETE FROM paper_tag WHERE paper_id = ?", (pid,))
+                for name in state.tags:
+                    conn.exec_driver_sql("INSERT OR IGNORE INTO tag(name) VALUES (?)", (name,))
+                    conn.exec_driver_sql(
+                        "INSERT INTO paper_tag(paper_id, tag_id) SELECT ?, id FROM tag WHERE name = ?",
+                        (pid, name))
+                self._restore_notes(conn, pid, state.notes)
+                out.append(self._detail(conn, pid).summary)
+            conn.exec_driver_sql("DELETE FROM tag WHERE id NOT IN (SELECT tag_id FROM paper_tag)")
+            return out
+
+    @staticmethod
+    def _restore_notes(conn: Connection, pid: int, notes: tuple[tuple[int, str], ...]) -> None:
+        keep = {note_id for note_id, _ in notes}
+        for (note_id,) in conn.exec_driver_sql("SELECT id FROM note WHERE paper_id = ?", (pid,)).all():
+            if note_id not in keep:
+                conn.exec_driver_sql("DELETE FROM note WHERE id = ?", (note_id,))
+        for note_id, body in notes:
+            updated = conn.exec_driver_sql(
+                "UPDATE note SET body = ?, updated_at = ? WHERE id = ? AND body != ?",
+                (body, _now(), note_id, body)).rowcount
+            exists = conn.exec_driver_sql("SELECT 1 FROM note WHERE id = ?", (note_id,)).first()
+            if not updated and not exists:
+                now = _now()
+                conn.exec_driver_sql(
+                    "INSERT INTO note(id, paper_id, body, created_at, updated_at) VALUES (?, ?, ?, ?, ?)",
+                    (note_id, pid, body, now, now))
 
     # --- SQL ----------------------------------------------------------------------------
 

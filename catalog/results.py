@@ -125,3 +125,33 @@ class Stats:
     by_venue: tuple[tuple[str, int | None, int], ...]  # venue, year, papers
     by_status: tuple[tuple[str, int], ...]
     by_rating: tuple[tuple[int | None, int], ...]
+
+
+@dataclass(frozen=True)
+class Facets:
+    """Counts for the TUI sidebar, over the whole catalog."""
+
+    venues: tuple[tuple[str, int | None, int], ...]  # venue, year, papers
+    tags: tuple[TagCount, ...]
+    statuses: tuple[tuple[str, int], ...]
+    ratings: tuple[tuple[int, int], ...]
+    saved: tuple["SavedQuery", ...]
+    total: int
+
+
+@dataclass(frozen=True)
+class SavedQuery:
+    name: str
+    query: str
+
+
+@dataclass(frozen=True)
+class PaperState:
+    """Everything a user can change on a paper: what undo puts back."""
+
+    key: str
+    tags: tuple[str, ...]
+    status: str
+    rating: int | None
+    user_title: str | None
+    notes: tuple[tuple[int, str], ...]  # (note id, body)

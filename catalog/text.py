@@ -44,22 +44,27 @@ def strip_control(text: str) -> str:
 
 # --- TeX math spans ---------------------------------------------------------
 
-# Pandoc's rule: `$` opens before a non-space and closes after one, not before
-# a digit, so "costs $5 and $10" stays text. `$$...$$` is display math.
+# Pandoc's rule: `$` opens before a non-space and closes after one, so "costs
+# $5 and $10" stays text. (Pandoc also refuses a closing `$` before a digit;
+# abstracts write `$\sim$100`, so that part is left out.) `$$..$$` is display.
 # Patterns here start with their literal (lookbehinds come after it) so the
 # regex engine can skip ahead to candidates: 5-10x faster on long abstracts.
-_MATH = re.compile(r"\$(?:\$(?P<d>[^$]+?)\$\$|(?<!\\\$)(?=\S)(?P<i>[^$]*?[^\s\\])\$(?!\d))")
+_MATH = re.compile(r"\$(?:\$(?P<d>[^$]+?)\$\$|(?<!\\\$)(?=\S)(?P<i>[^$]*?[^\s\\])\$)")
 
 _LATEX = LatexNodes2Text(math_mode="text")
 _DB = latexwalker.get_default_latex_context_db()
 
+# Characters with a Unicode super/subscript form; a script renders that way
+# only when every character has one (no q subscript, no C superscript).
 _SUP = dict(zip(
-    "0123456789+-−=()'∗abcdefghijklmnoprstuvwxyzABDEGHIJKLMNOPRTUVWαβγδθφχ",
-    "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁻⁼⁽⁾′∗ᵃᵇᶜᵈᵉᶠᵍʰⁱʲᵏˡᵐⁿᵒᵖʳˢᵗᵘᵛʷˣʸᶻᴬᴮᴰᴱᴳᴴᴵᴶᴷᴸᴹᴺᴼᴾᴿᵀᵁⱽᵂᵅᵝᵞᵟᶿᵠᵡ",
+    "0123456789+-−=()′∗" "abcdefghijklmnoprstuvwxyz" "ABDEGHIJKLMNOPRTUVW" "αβγδθφχ",
+    "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁻⁼⁽⁾′∗" "ᵃᵇᶜᵈᵉᶠᵍʰⁱʲᵏˡᵐⁿᵒᵖʳˢᵗᵘᵛʷˣʸᶻ" "ᴬᴮᴰᴱᴳᴴᴵᴶᴷᴸᴹᴺᴼᴾᴿᵀᵁⱽᵂ" "ᵅᵝᵞᵟᶿᵠᵡ",
+    strict=True,
 ))
 _SUB = dict(zip(
-    "0123456789+-−=()aehijklmnoprstuvxβγρφχ",
-    "₀₁₂₃₄₅₆₇₈₉₊₋₋₌₍₎ₐₑₕᵢⱼₖₗₘₙₒₚᵣₛₜᵤᵥₓᵦᵧᵨᵩᵪ",
+    "0123456789+-−=()" "aehijklmnoprstuvx" "βγρφχ",
+    "₀₁₂₃₄₅₆₇₈₉₊₋₋₌₍₎" "ₐₑₕᵢⱼₖₗₘₙₒₚᵣₛₜᵤᵥₓ" "ᵦᵧᵨᵩᵪ",
+    strict=True,
 ))
 
 # Script fallbacks like `_{>0}` travel through pylatexenc as private-use
@@ -196,12 +201,14 @@ _TEXT_MACRO = re.compile(
     r"underline|mbox|url)\s*\{([^{}]*)\}"
 )
 _FOOTNOTE = re.compile(r"\\footnote\s*\{([^{}]*)\}")
+_LINK = re.compile(r"\[([^\[\]\n]{1,300})\]\((\S{1,500}?)\)")
 _TEX_ESCAPES = re.compile(r"\\\\?([%&#$_*{}])")
 # `**` may sit inside a word (`**R**easoning`); single `*` and `_` need word
-# boundaries so `2*3*4` and snake_case survive. `.` stops at newlines.
-_BOLD = re.compile(r"\*\*(?<!\\\*\*)(?!\s)(.+?)(?<![\s\\])\*\*")
-_ITALIC = re.compile(r"\*(?<![\\\w*]\*)(?![\s*])(.+?)(?<![\s\\*])\*(?![\w*])")
-_UNDERSCORE = re.compile(r"_(?<![\\\w]_)(_?)(?![\s_])(.+?)(?<![\s\\_])_\1(?!\w)")
+# boundaries so `2*3*4` and snake_case survive. `.` stops at newlines, and the
+# length bound keeps a line full of stray stars linear rather than quadratic.
+_BOLD = re.compile(r"\*\*(?<!\\\*\*)(?!\s)(.{1,300}?)(?<![\s\\])\*\*")
+_ITALIC = re.compile(r"\*(?<![\\\w*]\*)(?![\s*])(.{1,300}?)(?<![\s\\*])\*(?![\w*])")
+_UNDERSCORE = re.compile(r"_(?<![\\\w]_)(_?)(?![\s_])(.{1,300}?)(?<![\s\\_])_\1(?!\w)")
 
 
 def _text_markup(s: str) -> str:
@@ -211,6 +218,8 @@ def _text_markup(s: str) -> str:
             s, count = _TEXT_MACRO.subn(r"\1", s)
             if not count:
                 break
+    if "](" in s:  # Markdown link: the text, and the address if it differs
+        s = _LINK.sub(lambda m: m[1] if m[1] == m[2] else f"{m[1]} ({m[2]})", s)
     if "*" in s:
         s = _ITALIC.sub(r"\1", _BOLD.sub(r"\1", s))
     if "_" in s:
@@ -227,7 +236,10 @@ def _text_markup(s: str) -> str:
 def render(text: str) -> str:
     """Display text: math spans to Unicode, emphasis to plain text, no controls."""
     text = strip_control(text)
-    if not any(c in text for c in ("$", "*", "_", "\\", "---", "``")):
+    if not (
+        "$" in text or "*" in text or "_" in text or "\\" in text or "---" in text
+        or "``" in text or "](" in text
+    ):
         return text  # the common case: plain prose
     spans: list[str] = []
     if "$" in text:
@@ -317,13 +329,14 @@ _NAMING = re.compile(
     r"\b(?:which\s+we\s+(?:call|term|name|dub)|we\s+(?:call|term|dub)|"
     r"named|called|dubbed|termed|namely,?)\s+(?P<rest>.+)"
 )
+_NAME_END = re.compile(r"[,;.()]|\s(?:which|that|to|for|and|with|as|in|is|was)\s")
+_OBJECT = re.compile(r"\b(?:we|paper|work)\s+(?:(?:further|then|also|first)\s+)?\w+\s+(.*)$", re.I)
 _SELF = re.compile(r"\b(?:we|our|this (?:paper|work))\b", re.I)
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z\"“(\[])")
 _ABBREV = re.compile(r"\b(?:e\.g|i\.e|etc|vs|al|cf|Fig|Eq|approx|resp)\.$")
 _ARTICLE = re.compile(r"^(?:the|a|an)\s+", re.I)
-_STOP_END = re.compile(
-    r"(?:[\s,;:—–-]+|\s+(?:the|a|an|of|to|for|and|or|in|on|with|by|via|that|which|as|from))+$",
-    re.I,
+_DANGLING = frozenset(
+    "the a an of to for and or in on at with by via that which whose as from into its their".split()
 )
 # Where a description can end and still read whole: before a relative clause
 # or a participle ("a framework that ...", "a mechanism inspired by ..."), but
@@ -332,16 +345,32 @@ _CLAUSE_CUT = re.compile(
     r"(?<!ed)\s(?=(?:that|which|whose|where|while|by|via|using|through|with|based|"
     r"grounded|inspired|designed|tailored|guided|driven|trained|built)\s)"
 )
-_DESC_END = re.compile(r"[;:(]|\s—|,\s(?=(?:which|that|where|whose|while|and|but|as|with|i\.e\.)\s)")
+# A description ends at a colon, bracket or dash, or at a comma that opens a
+# new clause; a comma between adjectives ("grounded, unified framework") stays.
+_DESC_END = re.compile(
+    r"[;:(]|\s—|,\s(?=(?:which|that|where|whose|while|and|but|as|with|i\.e\.)\s)"
+)
 
-_LONG_ACR = re.compile(r"^(?:(?:the|a|an)\s+)?(?P<long>[^,;:()]{2,80}?)\s*\((?P<acr>[^()\s,;]{1,20})\)")
-_ACR_LONG = re.compile(r"^(?:the\s+)?(?P<acr>[^()\s,;:]{1,20})\s*[:(]\s*(?P<long>[^():]{3,100})\)")
-_DASHED = re.compile(r"^(?P<desc>(?:a|an|the)\s[^—]{3,60}?)\s*—\s*(?P<name>[^—,]{2,40}?)\s*—")
+# The shapes a coined name takes right after "we propose":
+# "the local Bayesian influence function (BIF)", "GUDA (Group Unlearning-...)",
+# "a novel SAE architecture—Temporal SAE—", "PLASH, an attention block",
+# "the Reasoning Score, which ...", "Continuized-HiPPO Operator."
+_LONG_ACR = re.compile(
+    r"^(?:(?:the|a|an)\s+)?(?P<long>[^,;:()]{2,80}?)\s*\((?P<acr>[^()\s,;]{1,20})\)"
+)
+_ACR_LONG = re.compile(
+    r"^(?:the\s+)?(?P<acr>[^()\s,;:]{1,20})\s*[:(]\s*(?P<long>[^():]{3,100})\)"
+)
+_DASHED = re.compile(
+    r"^(?P<desc>(?:a|an|the)\s[^—]{3,60}?)\s*—\s*(?P<name>[^—,]{2,40}?)\s*—"
+)
 _APPOSITIVE = re.compile(
     r"^(?:the\s+)?(?P<name>[^,;:()]{2,60}?),\s+(?P<app>(?:a|an|the|one|two|three)\s[^;]*)"
 )
 _WHICH = re.compile(r"^(?:the\s+)?(?P<name>[^,;:()]{2,50}?),?\s+(?P<rest>which\s.*)")
-_BARE = re.compile(r"^(?:the\s+)?(?P<name>[^,;:().]{2,50}?)\s*(?:[,;:.(]|\s(?:for|to|that|which)\s|$)")
+_BARE = re.compile(
+    r"^(?:the\s+)?(?P<name>[^,;:().]{2,50}?)\s*(?:[,;:.(]|\s(?:for|to|that|which)\s|$)"
+)
 
 
 def _is_acronym(token: str) -> bool:
@@ -372,21 +401,33 @@ def _shorten(s: str, limit: int = HEADLINE_MAX) -> str:
     cut = s[: limit - 1]
     if " " in cut:
         cut = cut.rsplit(" ", 1)[0]
-    return _STOP_END.sub("", cut) + "…"
+    return _trim_end(cut) + "…"
+
+
+def _trim_end(s: str) -> str:
+    """Drop trailing punctuation and words that cannot end a phrase ('of the')."""
+    while True:
+        s = s.rstrip(" ,;:—–-")
+        head, _, last = s.rpartition(" ")
+        if not head or last.lower() not in _DANGLING:
+            return s
+        s = head
+
+
+def _fit(s: str) -> str:
+    """Too long? End at a clause boundary if that keeps most of the room:
+    it reads better than a mid-phrase "…" (which _shorten adds otherwise)."""
+    if len(s) <= HEADLINE_MAX:
+        return s
+    cuts = [m.start() for m in _CLAUSE_CUT.finditer(s) if 45 <= m.start() <= HEADLINE_MAX]
+    return s[: cuts[-1]] if cuts else s
 
 
 def _titled(name: str, desc: str) -> str:
-    """`name: desc`, cutting desc at a clause boundary rather than mid-phrase."""
+    """`Name: description`, the description ending where its phrase does."""
     name = _cap(name.strip())
     desc = _DESC_END.split(desc, maxsplit=1)[0].strip().rstrip(".")
-    if not desc:
-        return name
-    full = f"{name}: {desc}"
-    if len(full) <= HEADLINE_MAX:
-        return full
-    # A clause cut that keeps most of the room beats a mid-phrase "…".
-    cuts = [m.start() for m in _CLAUSE_CUT.finditer(full) if 45 <= m.start() <= HEADLINE_MAX]
-    return full[: cuts[-1]] if cuts else full
+    return _fit(f"{name}: {desc}") if desc else name
 
 
 def _from_object(obj: str) -> str | None:
@@ -404,7 +445,7 @@ def _from_object(obj: str) -> str | None:
             return _titled(m["name"], m["app"])
     if (m := _WHICH.match(obj)) and not _ARTICLE.match(m["name"]):
         if _words(m["name"]) <= 5 and any(c.isupper() for c in m["name"]):
-            return _titled(m["name"] + ", " + m["rest"], "")
+            return _fit(f"{_cap(m['name'])}, {m['rest']}")
     if (m := _BARE.match(obj)) and _words(m["name"]) <= 5 and _distinctive(m["name"]):
         return _cap(m["name"])
     return None
@@ -420,13 +461,13 @@ def _from_naming(sentence: str) -> str | None:
         return f"{n['acr']}: {_cap(n['long'].strip())}"
     if (n := _ACR_LONG.match(rest)) and _is_acronym(n["acr"]) and _words(n["long"]) >= 2:
         return f"{n['acr']}: {_cap(n['long'].strip())}"
-    name = re.split(r"[,;.()]|\s(?:which|that|to|for|and|with|as|in|is|was)\s", rest, maxsplit=1)[0]
+    name = _NAME_END.split(rest, maxsplit=1)[0]
     if not name.strip() or _words(name) > 6:
         return None
     before = re.sub(r"[\s,(]*(?:which\s+we|we)?[\s,(]*$", "", sentence[: m.start()])
     # The description is the object of "we identify ..." or else the last
     # noun phrase ("a framework, named X").
-    if obj := re.search(r"\b(?:we|paper|work)\s+(?:(?:further|then|also|first)\s+)?\w+\s+(.*)$", before, re.I):
+    if obj := _OBJECT.search(before):
         desc = obj[1]
     else:
         articles = list(re.finditer(r"\b(?:a|an|the)\s", before))

@@ -1,0 +1,1 @@
+"""Benchmarks: `python -m benchmarks --help`. Results go to docs/benchmarks.md."""

@@ -1,0 +1,73 @@
+"""A deterministic corpus of seed-like abstracts, as paper-list files and as JSONL.
+
+Sentences come from the bundled seeds, recombined and varied with invented method names,
+numbers and domain words, so vocabulary and length look like real abstracts (with the
+seeds' Markdown and TeX) while every abstract is distinct.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+from pathlib import Path
+
+SEEDS = Path(__file__).resolve().parent.parent / "seeds"
+VENUES = ["ICML", "ICLR", "NeurIPS", "ACL", "CVPR", "AAAI", "COLT", "UAI", "AISTATS", "KDD"]
+YEARS = list(range(2016, 2027))
+DOMAIN = ("graph", "protein", "robotic", "speech", "tabular", "medical", "climate", "code",
+          "video", "molecular", "financial", "legal", "multilingual", "satellite", "causal")
+SYLLABLES = ("ra", "zo", "ki", "mu", "te", "vex", "lo", "qua", "din", "sor", "pha", "neu", "tri")
+
+
+def _sentences() -> list[str]:
+    pool = []
+    for path in sorted(SEEDS.glob("*.txt")):
+        paragraphs = path.read_text(encoding="utf-8").split("\n\n")[1:]
+        for paragraph in paragraphs:
+            pool.extend(s for s in re.split(r"(?<=[.!?])\s+", paragraph.strip()) if len(s) > 20)
+    return pool
+
+
+def _name(rng: random.Random) -> str:
+    return "".join(rng.choice(SYLLABLES) for _ in range(rng.randint(2, 3))).upper()
+
+
+def abstracts(n: int, seed: int = 7):
+    """Yields (venue, year, abstract) n times, the same every run."""
+    rng = random.Random(seed)
+    pool = _sentences()
+    for i in range(n):
+        name = _name(rng)
+        opening = (f"We introduce {name}, a {rng.choice(DOMAIN)} method for "
+                   f"{rng.choice(DOMAIN)} data that scales to {rng.randint(2, 999)}k examples.")
+        body = rng.sample(pool, rng.randint(4, 7))
+        tail = f"On {rng.choice(DOMAIN)} benchmarks {name} improves accuracy by {rng.randint(1, 40)}.{rng.randint(0, 9)}% (run {i})."
+        yield rng.choice(VENUES), rng.choice(YEARS), " ".join([opening, *body, tail])
+
+
+def write_paper_lists(n: int, folder: Path, per_file: int = 25_000) -> list[Path]:
+    """Paper-list text files of at most `per_file` abstracts each (one venue and year per file)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    files: list[Path] = []
+    handle = None
+    for i, (venue, year, abstract) in enumerate(abstracts(n)):
+        if i % per_file == 0:
+            if handle:
+                handle.close()
+            file_venue, file_year = VENUES[len(files) % len(VENUES)], YEARS[len(files) % len(YEARS)]
+            files.append(folder / f"{len(files):04d}_{file_venue}_{file_year}.txt")
+            handle = files[-1].open("w", encoding="utf-8")
+            handle.write(f"{file_venue} {file_year} Papers\n\n")
+        handle.write(abstract + "\n\n")
+    if handle:
+        handle.close()
+    return files
+
+
+def write_jsonl(n: int, path: Path) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w", encoding="utf-8") as f:
+        for venue, year, abstract in abstracts(n):
+            f.write(json.dumps({"venue": venue, "year": year, "abstract": abstract}) + "\n")
+    return path

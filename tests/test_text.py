@@ -1,0 +1,243 @@
+"""Display text: what a reader sees and what search and deduplication compare."""
+
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from catalog.text import has_cjk, headline, normalize, render, search_extra, strip_control
+
+SEEDS = Path(__file__).resolve().parents[1] / "seeds"
+
+
+def seed_abstracts() -> list[str]:
+    """Every abstract in the bundled seeds: a header line, then one per paragraph."""
+    out = []
+    for path in sorted(SEEDS.glob("*.txt")):
+        paragraphs = path.read_text(encoding="utf-8").split("\n\n")[1:]
+        out += [p.strip() for p in paragraphs if p.strip()]
+    return out
+
+
+# --- render: math --------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("source", "shown"),
+    [
+        (r"$\text{MCR}^2$", "MCR²"),
+        (r"$\mathcal{O}$", "𝒪"),
+        (r"$\mathbb{Z}$", "ℤ"),
+        (r"$96\\%$", "96%"),
+        (r"$\widetilde{O}({1}/{\varepsilon^7})$", "Õ(1/ε⁷)"),
+        (r"$\varepsilon$", "ε"),
+        (r"$x^2$", "x²"),
+        (r"$W_1$", "W₁"),
+        (r"$I^{-1}$", "I⁻¹"),
+        (r"$a \to b$", "a → b"),
+        (r"$2\times$", "2×"),
+        (r"$G=(V,E^+ \cup E^-)$", "G=(V,E⁺ ∪ E⁻)"),
+        (r"$M\in\mathbb{Z}_{>0}$", "M∈ℤ_{>0}"),
+        (r"$\textbf{FAME}$", "FAME"),
+        (r"$VERI{\large X}+$", "VERIX+"),
+        (r"$\sum_{i=1}^I$", "∑ᵢ₌₁ᴵ"),
+    ],
+)
+def test_render_math_span(source, shown):
+    assert render(source) == shown
+
+
+def test_render_math_inside_prose():
+    text = r"inspired by the geometric insight of $\text{MCR}^2$, whose updates"
+    assert render(text) == "inspired by the geometric insight of MCR², whose updates"
+
+
+def test_script_without_unicode_form_stays_readable():
+    # q has no Unicode subscript; the text must still say x-sub-q.
+    assert render(r"$x_{\mathrm{q}}$") == "x_q"
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["costs $5 today", "between $5 and $10", "a lone $ sign", "ends with $", r"escaped \$x$"],
+)
+def test_unpaired_dollar_is_kept(text):
+    assert "$" in render(text)
+
+
+# --- render: emphasis and text-mode TeX ---------------------------------------------
+
+
+def test_render_nested_markdown_emphasis():
+    text = "we introduce ***Feature Activation Coverage* (FAC)** which measures"
+    assert render(text) == "we introduce Feature Activation Coverage (FAC) which measures"
+
+
+@pytest.mark.parametrize(
+    ("source", "shown"),
+    [
+        ("a *word* here", "a word here"),
+        ("a **bold** here", "a bold here"),
+        ("**R**easoning **H**allucination", "Reasoning Hallucination"),
+        ("**(*i*)** sparse *bimodal* atoms", "(i) sparse bimodal atoms"),
+        ("an _underscored_ word", "an underscored word"),
+        (r"we introduce \emph{Contribution Weights}, a", "we introduce Contribution Weights, a"),
+        (r"\textbf{SAFER} (\underline{S}ubspace-\underline{A}ware)", "SAFER (Subspace-Aware)"),
+        (r"\textit{Patronus}", "Patronus"),
+        (r"with 0.42\% sparsity", "with 0.42% sparsity"),
+        ("architecture---Temporal SAE---with", "architecture—Temporal SAE—with"),
+    ],
+)
+def test_render_emphasis_to_plain_text(source, shown):
+    assert render(source) == shown
+
+
+@pytest.mark.parametrize("text", ["2 * 3 * 4", "snake_case_name", "a * b", "file_name_here.py"])
+def test_render_leaves_non_emphasis_alone(text):
+    assert render(text) == text
+
+
+def test_render_seed_abstracts_have_no_markup_left():
+    for abstract in seed_abstracts():
+        shown = render(abstract)
+        assert "**" not in shown
+        assert "\\emph" not in shown and "\\textbf" not in shown and "\\text{" not in shown
+        assert "$" not in shown
+
+
+def test_render_strips_terminal_escapes():
+    assert render("bad \x1b[31mred\x1b[0m text\x07") == "bad red text"
+
+
+# --- headline ----------------------------------------------------------------------
+
+
+def test_headline_leads_with_introduced_name():
+    abstract = (
+        "Attention is costly. We introduce PLASH, an attention block whose cost grows "
+        "linearly in the number of keys. Experiments show gains."
+    )
+    assert headline(abstract).startswith("PLASH")
+
+
+def test_headline_uses_acronym_in_parentheses():
+    abstract = (
+        "Classical influence functions face challenges. We propose the local Bayesian "
+        "influence function (BIF), an extension of classical influence functions."
+    )
+    assert headline(abstract).startswith(("BIF", "Local Bayesian influence function (BIF)"))
+
+
+@pytest.mark.parametrize(
+    ("abstract", "start"),
+    [
+        ("We propose a framework, named FAC Synthesis, that uses features.", "FAC Synthesis"),
+        ("We study credit. We consider an approach which we call retrofitting.", "Retrofitting"),
+        ("We propose $\\textbf{FAME}$ (Formal Abstract Minimal Explanations), a class.", "FAME"),
+    ],
+)
+def test_headline_naming_patterns(abstract, start):
+    assert headline(abstract).startswith(start)
+
+
+def test_headline_falls_back_to_first_sentence():
+    abstract = "Large models are hard to audit. We study why. It is hard."
+    assert headline(abstract) == "Large models are hard to audit"
+
+
+def test_headline_is_short_and_cut_on_a_word():
+    abstract = "word " * 100
+    shown = headline(abstract)
+    assert len(shown) <= 90
+    assert shown.endswith("word…")
+
+
+def test_headline_of_empty_text_is_empty():
+    assert headline("") == ""
+    assert headline("   \n ") == ""
+
+
+def test_headline_renders_markup_on_every_seed():
+    for abstract in seed_abstracts():
+        shown = headline(abstract)
+        assert 10 <= len(shown) <= 90, shown
+        assert "$" not in shown and "*" not in shown and "\\" not in shown, shown
+
+
+def test_headline_is_deterministic():
+    abstracts = seed_abstracts()
+    assert [headline(a) for a in abstracts] == [headline(a) for a in abstracts]
+
+
+# --- search_extra ------------------------------------------------------------------
+
+
+def test_search_extra_spells_math_in_ascii():
+    tokens = search_extra(r"the insight of $\text{MCR}^2$ helps").split()
+    assert {"MCR2", "MCR", "2"} <= set(tokens)
+
+
+def test_search_extra_names_greek_letters():
+    tokens = search_extra(r"length-$\tau$ with $\varepsilon$ error").split()
+    assert {"tau", "epsilon"} <= set(tokens)
+
+
+def test_search_extra_subscripts():
+    assert {"W1", "W", "1"} <= set(search_extra("the $W_1$ distance").split())
+
+
+def test_search_extra_empty_without_math():
+    assert search_extra("plain words only") == ""
+    assert search_extra("costs $5 today") == ""
+
+
+# --- normalize, has_cjk, strip_control ----------------------------------------------
+
+
+def test_normalize_nfkc_case_and_whitespace():
+    assert normalize("  Ｆｕｌｌｗｉｄｔｈ\u00a0 TEXT\n\tHere ") == "fullwidth text here"
+    assert normalize("ﬁne Straße") == normalize("FINE STRASSE")
+    assert normalize("MCR²") == "mcr2"
+
+
+def test_has_cjk():
+    assert has_cjk("ICML 2026 论文列表")
+    assert has_cjk("カタカナ") and has_cjk("ひらがな") and has_cjk("한국어")
+    assert not has_cjk("Plain English, naïve café, ε and ∑")
+
+
+@pytest.mark.parametrize(
+    ("raw", "clean"),
+    [
+        ("\x1b[1;31mred\x1b[0m", "red"),
+        ("title\x1b]0;pwned\x07 done", "title done"),
+        ("a\x00b\x08c\x7fd\x9be", "abcde"),
+        ("keep\nlines\tand tabs", "keep\nlines\tand tabs"),
+        ("carriage\rreturn", "carriagereturn"),
+        ("lone \x1b escape", "lone escape"),
+        ("plain ✓ text", "plain ✓ text"),
+    ],
+)
+def test_strip_control(raw, clean):
+    assert strip_control(raw) == clean
+
+
+# --- never raise -------------------------------------------------------------------
+
+# Fragments that exercise the TeX and Markdown paths more often than random text.
+tex_soup = st.lists(
+    st.sampled_from(list("$*_\\{}^ ~%&#`-ab1 \n\t\x1b[") + ["\\text", "\\frac", "\\emph{", "---"]),
+    max_size=60,
+).map("".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(st.text(max_size=200), tex_soup))
+def test_never_raises_on_arbitrary_text(text):
+    shown = render(text)
+    assert isinstance(search_extra(text), str)
+    title = headline(text)
+    assert len(title) <= 90
+    assert "$" not in title and "*" not in title
+    assert strip_control(shown) == shown
