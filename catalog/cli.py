@@ -279,6 +279,15 @@ def sql(ctx, statement, as_json):
         output.print_table(columns, rows)
 
 
+@main.command()
+@click.pass_context
+def tui(ctx):
+    """Browse, search, tag, rate and annotate in the terminal UI."""
+    from catalog.tui.app import CatalogApp
+
+    CatalogApp(_open(ctx)).run()
+
+
 @main.group()
 def db():
     """The database file: where it is and its schema version."""
