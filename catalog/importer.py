@@ -17,6 +17,7 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.exc import DBAPIError
 
 from catalog import db, sqlite, text
+from catalog.cjk import cjk_search_text
 from catalog.ingest.paperlist import read_paper_list
 from catalog.ingest.records import IngestError, PaperRecord
 from catalog.results import FileReport, ImportReport
@@ -92,8 +93,7 @@ def _import_file(engine: Engine, path: Path, report: FileReport, *, venue, year,
     if not path.is_file():
         raise IngestError(str(path), "not a regular file")
     sha = file_sha256(path)
-    paper_list = read_paper_list(path, venue=venue, year=year)
-    with db.write(engine) as conn:
+    with read_paper_list(path, venue=venue, year=year) as paper_list, db.write(engine) as conn:
         known_source = conn.exec_driver_sql(
             "SELECT id FROM source WHERE sha256 = ?", (sha,)
         ).scalar()
@@ -160,9 +160,12 @@ def _store_batch(conn, batch: list[PaperRecord], source_id: int, now: datetime,
 
 
 def _paper_row(key: str, fp: str, r: PaperRecord, now: datetime) -> tuple:
+    rendered = text.render(r.abstract)
+    headline = text.headline(r.abstract) if r.abstract else (r.title or "")
+    extra = " ".join(filter(None, (
+        text.search_extra(r.abstract), cjk_search_text(r.title, headline, rendered, r.authors))))
     return (
-        key, fp, r.abstract, text.render(r.abstract), text.search_extra(r.abstract),
-        text.headline(r.abstract) if r.abstract else (r.title or ""), r.title, r.authors,
+        key, fp, r.abstract, rendered, extra, headline, r.title, r.authors,
         r.venue, r.year, r.doi, r.arxiv_id, r.url, now, now,
     )
 

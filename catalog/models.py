@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 
-from sqlalchemy import CheckConstraint, Column, ForeignKey, Index, Integer, String, UniqueConstraint
+from sqlalchemy import (
+    CheckConstraint, Column, ForeignKey, Index, Integer, String, UniqueConstraint, text,
+)
 from sqlmodel import Field, SQLModel
 
 from catalog.constants import STATUSES  # noqa: F401  (re-exported for callers)
@@ -26,7 +28,16 @@ class Paper(SQLModel, table=True):
             "status IN ('unread', 'queued', 'reading', 'read', 'skipped')", name="ck_paper_status"
         ),
         CheckConstraint("rating IS NULL OR rating BETWEEN 1 AND 5", name="ck_paper_rating"),
+        # Listings run newest year first; with rowid as the implicit last column these
+        # indexes hand rows over already in that order, so LIMIT stops early.
         Index("ix_paper_venue_year", "venue", "year"),
+        Index("ix_paper_status_year", "status", "year"),
+        Index("ix_paper_year", "year"),
+        Index("ix_paper_rating", "rating"),
+        # Partial: most papers have none of these, and only the present ones are looked up.
+        Index("ix_paper_doi", "doi", sqlite_where=text("doi IS NOT NULL")),
+        Index("ix_paper_arxiv_id", "arxiv_id", sqlite_where=text("arxiv_id IS NOT NULL")),
+        Index("ix_paper_user_title", "user_title", sqlite_where=text("user_title IS NOT NULL")),
     )
 
     id: int | None = Field(default=None, primary_key=True)
@@ -42,12 +53,12 @@ class Paper(SQLModel, table=True):
     title: str | None = None  # the paper's real title, when a source knows it
     user_title: str | None = None  # the user's own title; wins over the others
     authors: str | None = None
-    venue: str | None = None
-    year: int | None = Field(default=None, index=True)
-    doi: str | None = Field(default=None, index=True)
-    arxiv_id: str | None = Field(default=None, index=True)
+    venue: str | None = Field(default=None, sa_type=String(collation="NOCASE"))  # venue:icml works
+    year: int | None = None
+    doi: str | None = None
+    arxiv_id: str | None = None
     url: str | None = None
-    status: str = Field(default="unread", sa_column_kwargs={"server_default": "unread"}, index=True)
+    status: str = Field(default="unread", sa_column_kwargs={"server_default": "unread"})
     rating: int | None = None
     # Kept up to date by triggers on paper_tag and note, so FTS5 can index them with the paper.
     tags_text: str = Field(default="", sa_column_kwargs={"server_default": ""})

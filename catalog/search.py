@@ -12,23 +12,22 @@ from sqlalchemy.engine import Connection
 
 from catalog.query import Clause, Filter, Query, QueryError, Text
 from catalog.sqlite import FTS_COLUMNS, FTS_TABLE
+from catalog.cjk import cjk_spaced
 from catalog.text import has_cjk
 
 HIGHLIGHT_START, HIGHLIGHT_END = "\x02", "\x03"  # turned into styles by whoever displays them
 _BM25 = f"bm25({FTS_TABLE}, {', '.join(str(w) for w in FTS_COLUMNS.values())})"
 _ABSTRACT_COLUMN = list(FTS_COLUMNS).index("abstract_text")
 _SNIPPET = f"snippet({FTS_TABLE}, {_ABSTRACT_COLUMN}, char(2), char(3), '…', 24)"
-# Short queries in Chinese or Japanese are matched as substrings: unicode61 keeps a run of
-# ideographs as one token, so a two-character word inside it would never match otherwise.
-_ALL_TEXT = (
-    "(coalesce(p.user_title, '') || ' ' || coalesce(p.title, '') || ' ' || p.headline || ' ' || "
-    "p.abstract_text || ' ' || coalesce(p.authors, '') || ' ' || p.tags_text || ' ' || p.notes_text)"
-)
 SUMMARY_COLUMNS = (
     "p.id, p.key, coalesce(p.user_title, p.title, p.headline) AS title, p.venue, p.year, "
     "p.status, p.rating, p.tags_text"
 )
-DEFAULT_ORDER = "p.year DESC, p.venue, p.id"
+# Newest year first, then most recently added: the year indexes (rowid last) give this order
+# directly, so a filtered listing stops after LIMIT rows instead of sorting the catalog.
+DEFAULT_ORDER = "p.year DESC, p.id DESC"
+_TAGGED = "SELECT pt.paper_id FROM paper_tag pt JOIN tag t ON t.id = pt.tag_id WHERE {}"
+_TAG_OR_CHILD = "t.name = ? OR t.name LIKE ? ESCAPE '\\'"
 
 
 @dataclass
@@ -76,10 +75,25 @@ def _clause_sql(clause: Clause) -> tuple[str, list]:
         elif _is_fts(option):
             sql, p = f"p.id IN (SELECT rowid FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH ?)", [fts_phrase(option)]
         else:
-            sql, p = f"instr({_ALL_TEXT}, ?) > 0", [option.text]
+            sql, p = _cjk_sql(option)
         parts.append(sql)
         params.extend(p)
     return "(" + " OR ".join(parts) + ")", params
+
+
+def _cjk_sql(option: Text) -> tuple[str, list]:
+    """Chinese and Japanese: unicode61 keeps a run of ideographs as one token, so a two-character
+    word inside it would never match. Papers carry their CJK text one character per token in
+    `search_extra` (matched as a phrase); user-written tags, notes and titles are small and
+    matched as substrings."""
+    return (
+        f"(p.id IN (SELECT rowid FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH ?)"
+        " OR p.id IN (SELECT paper_id FROM note WHERE instr(body, ?) > 0)"
+        f" OR p.id IN ({_TAGGED.format('instr(t.name, ?) > 0')})"
+        " OR p.id IN (SELECT id FROM paper WHERE user_title IS NOT NULL AND instr(user_title, ?) > 0))",
+        ["search_extra : " + fts_phrase(Text(cjk_spaced(option.text), prefix=option.prefix))]
+        + [option.text] * 3,
+    )
 
 
 def _like_escape(text: str) -> str:
@@ -88,7 +102,7 @@ def _like_escape(text: str) -> str:
 
 def _filter_sql(f: Filter) -> tuple[str, list]:
     if f.field == "venue":
-        return "p.venue = ? COLLATE NOCASE", [f.value]
+        return "p.venue = ?", [f.value]  # the column is NOCASE
     if f.field == "key":
         return "p.key LIKE ? ESCAPE '\\'", [_like_escape(str(f.value).lower()) + "%"]
     if f.field == "status":
@@ -96,24 +110,26 @@ def _filter_sql(f: Filter) -> tuple[str, list]:
     if f.field == "tag":
         # A tag includes its children: tag:project finds project/thesis too.
         return (
-            "EXISTS (SELECT 1 FROM paper_tag pt JOIN tag t ON t.id = pt.tag_id "
-            "WHERE pt.paper_id = p.id AND (t.name = ? OR t.name LIKE ? ESCAPE '\\'))",
+            f"p.id IN ({_TAGGED.format(_TAG_OR_CHILD)})",
             [f.value, _like_escape(str(f.value)) + "/%"],
         )
     if f.field == "has":
         return {
-            "notes": "p.notes_text != ''",
-            "tags": "p.tags_text != ''",
+            "notes": "p.id IN (SELECT paper_id FROM note)",
+            "tags": "p.id IN (SELECT paper_id FROM paper_tag)",
             "rating": "p.rating IS NOT NULL",
             "title": "coalesce(p.user_title, p.title) IS NOT NULL",
             "abstract": "p.abstract != ''",
             "authors": "coalesce(p.authors, '') != ''",
         }[f.value], []
-    column = {"year": "p.year", "rating": "p.rating"}[f.field]
+    if f.field == "rating":
+        # As a set of ids: rated papers are few, and a plain `rating >= 4` tempts the planner
+        # into walking the whole year index looking for them.
+        return f"p.id IN (SELECT id FROM paper WHERE rating {f.op} ?)", [f.value]
     if f.op == "range":
         low, high = f.value
-        return f"{column} BETWEEN ? AND ?", [low, high]
-    return f"{column} {f.op} ?", [f.value]
+        return "p.year BETWEEN ? AND ?", [low, high]
+    return f"p.year {f.op} ?", [f.value]
 
 
 @dataclass
@@ -134,30 +150,49 @@ def run(conn: Connection, query: Query, *, limit: int = 50, offset: int = 0,
         snippets: bool = True) -> list[Row]:
     """The page of papers matching `query`, best first (or newest first without words)."""
     compiled = compile_query(query)
-    where = " AND ".join(compiled.where) or "1"
     if compiled.match is None:
+        where = " AND ".join(compiled.where) or "1"
         sql = (f"SELECT {SUMMARY_COLUMNS}, NULL, NULL FROM paper p WHERE {where} "
                f"ORDER BY {DEFAULT_ORDER} LIMIT ? OFFSET ?")
-        params = [*compiled.params, limit, offset]
-    else:
-        snippet = _SNIPPET if snippets else "NULL"
-        sql = (f"SELECT {SUMMARY_COLUMNS}, {snippet}, {_BM25} AS score "
-               f"FROM {FTS_TABLE} JOIN paper p ON p.id = {FTS_TABLE}.rowid "
-               f"WHERE {FTS_TABLE} MATCH ? AND {where} ORDER BY score, p.id LIMIT ? OFFSET ?")
-        params = [compiled.match, *compiled.params, limit, offset]
-    rows = _execute(conn, sql, params, query)
+        return [Row(*r) for r in _execute(conn, sql, [*compiled.params, limit, offset], query)]
+    # Rank in the index alone, then read only the page's rows: reading every matching paper
+    # row before sorting costs more than the ranking itself.
+    restrict, params = _restriction(compiled)
+    snippet = _SNIPPET if snippets else "NULL"
+    sql = (
+        f"WITH top AS (SELECT rowid AS id, {_BM25} AS score FROM {FTS_TABLE}"
+        f" WHERE {FTS_TABLE} MATCH ?{restrict} ORDER BY score, rowid LIMIT ? OFFSET ?)"
+        # CROSS JOIN fixes the loop order: the page first, then one index lookup per row.
+        f" SELECT {SUMMARY_COLUMNS}, {snippet}, top.score FROM top"
+        f" CROSS JOIN {FTS_TABLE} CROSS JOIN paper p"
+        f" WHERE {FTS_TABLE}.rowid = top.id AND {FTS_TABLE} MATCH ? AND p.id = top.id"
+        " ORDER BY top.score, top.id"
+    )
+    rows = _execute(conn, sql, [compiled.match, *params, limit, offset, compiled.match], query)
     return [Row(*r) for r in rows]
+
+
+def _restriction(compiled: CompiledQuery) -> tuple[str, list]:
+    """Filters as a set of ids built from indexes, without reading the wide paper rows.
+
+    The unary + keeps SQLite from handing `rowid IN (...)` to FTS5, which would rerun the
+    whole MATCH once per id; as a plain filter it is one lookup per matching row.
+    """
+    if not compiled.where:
+        return "", []
+    where = " AND ".join(compiled.where)
+    return f" AND +rowid IN (SELECT p.id FROM paper p WHERE {where})", list(compiled.params)
 
 
 def count(conn: Connection, query: Query) -> int:
     compiled = compile_query(query)
-    where = " AND ".join(compiled.where) or "1"
     if compiled.match is None:
+        where = " AND ".join(compiled.where) or "1"
         sql, params = f"SELECT count(*) FROM paper p WHERE {where}", compiled.params
     else:
-        sql = (f"SELECT count(*) FROM {FTS_TABLE} JOIN paper p ON p.id = {FTS_TABLE}.rowid "
-               f"WHERE {FTS_TABLE} MATCH ? AND {where}")
-        params = [compiled.match, *compiled.params]
+        restrict, params = _restriction(compiled)
+        sql = f"SELECT count(*) FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH ?{restrict}"
+        params = [compiled.match, *params]
     return _execute(conn, sql, params, query)[0][0]
 
 

@@ -111,3 +111,17 @@ def test_random_mixtures_of_operators_never_raise(seeded, words):
         seeded.search(" ".join(words), limit=5)
     except QueryError as exc:
         assert str(exc)
+
+
+def test_chinese_abstracts_and_titles_match_two_character_words(empty_catalog, tmp_path):
+    f = tmp_path / "zh.txt"
+    f.write_text("CCL 2025 论文列表\n\n本文提出一种新的图神经网络模型评测方法。\n\nAn English abstract about graphs.\n",
+                 encoding="utf-8")
+    empty_catalog.import_paths([f])
+    [zh] = empty_catalog.search("模型")
+    assert zh.venue == "CCL" and [p.key for p in empty_catalog.search("神经网络")] == [zh.key]
+    assert empty_catalog.search("图神经 -模型") == []
+    english = empty_catalog.search("graphs")[0]
+    empty_catalog.set_title(english.key, "我的图论笔记")
+    assert [p.key for p in empty_catalog.search("图论")] == [english.key]
+    assert {p.key for p in empty_catalog.search("图论 OR 模型")} == {english.key, zh.key}

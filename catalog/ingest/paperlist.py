@@ -162,7 +162,8 @@ def _paragraphs(name: str, batches: Iterator[Batch], venue: str | None, year: in
             dropped = _joined_len(parts, dropped, lines[0].length)  # type: ignore[union-attr]
             parts = []
             continue
-        stripped = [line.strip() for line in lines] if clean else [_clean(line) for line in lines]  # type: ignore[union-attr,arg-type]
+        text_lines = cast(list[str], lines)
+        stripped = [line.strip() for line in text_lines] if clean else [_clean(line) for line in text_lines]
         lineno = first
         for nonblank, group in groupby(stripped, bool):
             if nonblank:
@@ -306,17 +307,23 @@ class _LineReader:
             raise IngestError(self.name, f"cannot read file: {_reason(exc)}") from None
 
     def _sniff(self, head: bytes) -> None:
-        """Reject binary files from their first 8 KB."""
+        """Reject binary files from their first 8 KB.
+
+        A stray NUL or two is tolerated (and stripped from the abstract, like any control
+        character); more than one per thousand bytes, a known magic number, or mostly
+        control bytes and invalid UTF-8 is binary.
+        """
         what = ""
         if self.encoding == "utf-8":
             what = next((f"this looks like {label}" for magic, label in _MAGIC if head.startswith(magic)), "")
-            if not what and b"\x00" in head:
-                what = "this looks like UTF-16 without a byte-order mark" if _utf16ish(head) else "it contains NUL bytes"
+            if not what and _many_nuls(head.count(0), len(head)):
+                utf16 = _utf16ish(head)
+                what = "this looks like UTF-16 without a byte-order mark" if utf16 else "it contains NUL bytes"
         if not what and head:
             text = codecs.getincrementaldecoder(self.encoding)(errors="replace").decode(head)
             controls = len(_SNIFF_CONTROL_RE.findall(text))
             invalid = text.count("\ufffd")
-            if "\x00" in text:
+            if _many_nuls(text.count("\x00"), len(text)):
                 what = "it contains NUL characters"
             elif controls > 0.01 * len(text) and controls + invalid > 0.3 * len(text):
                 what = "it is mostly control characters and invalid UTF-8"
@@ -352,7 +359,7 @@ class _LineReader:
                 good = good[1:]
             line = self.lineno + 1 + _breaks(self._pending + good)
             bad = exc.object[exc.start : exc.end]
-            label = "UTF-8" if self.encoding == "utf-8" else self.encoding.upper().removesuffix("-LE").removesuffix("-BE")
+            label = self.encoding.upper().removesuffix("-LE").removesuffix("-BE")  # UTF-8, UTF-16, UTF-32
             what = "byte" if len(bad) == 1 else "bytes"
             raise IngestError(
                 self.name,
@@ -453,6 +460,10 @@ def _clean_utf8(data: bytes) -> bool:
     if len(data.translate(None, _C0_BYTES)) != len(data):
         return False
     return b"\xc2" not in data or not _C1_UTF8_RE.search(data)
+
+
+def _many_nuls(nuls: int, size: int) -> bool:
+    return nuls > max(1, size // 1000)
 
 
 def _utf16ish(head: bytes) -> bool:

@@ -34,7 +34,7 @@ def upgrade() -> None:
     sa.Column('title', sqlmodel.sql.sqltypes.AutoString(), nullable=True),
     sa.Column('user_title', sqlmodel.sql.sqltypes.AutoString(), nullable=True),
     sa.Column('authors', sqlmodel.sql.sqltypes.AutoString(), nullable=True),
-    sa.Column('venue', sqlmodel.sql.sqltypes.AutoString(), nullable=True),
+    sa.Column('venue', sa.String(collation='NOCASE'), nullable=True),
     sa.Column('year', sa.Integer(), nullable=True),
     sa.Column('doi', sqlmodel.sql.sqltypes.AutoString(), nullable=True),
     sa.Column('arxiv_id', sqlmodel.sql.sqltypes.AutoString(), nullable=True),
@@ -51,12 +51,13 @@ def upgrade() -> None:
     sa.UniqueConstraint('fingerprint'),
     sa.UniqueConstraint('key')
     )
-    with op.batch_alter_table('paper', schema=None) as batch_op:
-        batch_op.create_index(batch_op.f('ix_paper_arxiv_id'), ['arxiv_id'], unique=False)
-        batch_op.create_index(batch_op.f('ix_paper_doi'), ['doi'], unique=False)
-        batch_op.create_index(batch_op.f('ix_paper_status'), ['status'], unique=False)
-        batch_op.create_index('ix_paper_venue_year', ['venue', 'year'], unique=False)
-        batch_op.create_index(batch_op.f('ix_paper_year'), ['year'], unique=False)
+    op.create_index('ix_paper_venue_year', 'paper', ['venue', 'year'])
+    op.create_index('ix_paper_status_year', 'paper', ['status', 'year'])
+    op.create_index('ix_paper_year', 'paper', ['year'])
+    op.create_index('ix_paper_rating', 'paper', ['rating'])
+    op.create_index('ix_paper_doi', 'paper', ['doi'], sqlite_where=sa.text('doi IS NOT NULL'))
+    op.create_index('ix_paper_arxiv_id', 'paper', ['arxiv_id'], sqlite_where=sa.text('arxiv_id IS NOT NULL'))
+    op.create_index('ix_paper_user_title', 'paper', ['user_title'], sqlite_where=sa.text('user_title IS NOT NULL'))
 
     op.create_table('saved_search',
     sa.Column('id', sa.Integer(), nullable=False),
@@ -136,13 +137,6 @@ def downgrade() -> None:
     op.drop_table('tag')
     op.drop_table('source')
     op.drop_table('saved_search')
-    with op.batch_alter_table('paper', schema=None) as batch_op:
-        batch_op.drop_index(batch_op.f('ix_paper_year'))
-        batch_op.drop_index('ix_paper_venue_year')
-        batch_op.drop_index(batch_op.f('ix_paper_status'))
-        batch_op.drop_index(batch_op.f('ix_paper_doi'))
-        batch_op.drop_index(batch_op.f('ix_paper_arxiv_id'))
-
     op.drop_table('paper')
     # ### end Alembic commands ###
 

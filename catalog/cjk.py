@@ -1,0 +1,28 @@
+"""Chinese, Japanese and Korean text for full-text search.
+
+unicode61 keeps a run of ideographs as one token, so `论文` would not find `论文列表`. Papers
+carry their CJK text with a space between characters (in `search_extra`), and a CJK query
+becomes a phrase of single characters, which finds two-character words anywhere.
+"""
+
+from __future__ import annotations
+
+from catalog.text import has_cjk
+
+
+def cjk_spaced(text: str) -> str:
+    """'GPT模型评测' -> 'GPT 模 型 评 测' (other text kept as is)."""
+    if not has_cjk(text):
+        return text
+    out: list[str] = []
+    for ch in text:
+        if has_cjk(ch):
+            out.append(f" {ch} ")
+        else:
+            out.append(ch)
+    return " ".join("".join(out).split())
+
+
+def cjk_search_text(*parts: str | None) -> str:
+    """The CJK-bearing parts of a paper's text, spaced for indexing; '' when there are none."""
+    return " ".join(cjk_spaced(p) for p in parts if p and has_cjk(p))

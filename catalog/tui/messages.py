@@ -1,0 +1,94 @@
+"""App-wide messages. Workers post these instead of touching widgets; each result carries the
+query (and search generation) or paper key it answers, so a late, stale answer is dropped."""
+
+from __future__ import annotations
+
+from textual.message import Message
+
+from catalog.results import Facets, PaperDetail, PaperState, PaperSummary
+
+
+class QueryChanged(Message):
+    """The search text settled (after the debounce, or at once for a facet click)."""
+
+    def __init__(self, query: str) -> None:
+        super().__init__()
+        self.query = query
+
+
+class FilterChosen(Message):
+    """A facet or saved search was clicked: `text` is added to the query, or replaces it."""
+
+    def __init__(self, text: str, replace: bool = False) -> None:
+        super().__init__()
+        self.text = text
+        self.replace = replace
+
+
+class SearchResults(Message):
+    """The first page for `query`; `total` is None while the count is still running."""
+
+    def __init__(self, query: str, generation: int, rows: list[PaperSummary],
+                 total: int | None) -> None:
+        super().__init__()
+        self.query = query
+        self.generation = generation
+        self.rows = rows
+        self.total = total
+
+
+class SearchCount(Message):
+    def __init__(self, query: str, generation: int, total: int) -> None:
+        super().__init__()
+        self.query = query
+        self.generation = generation
+        self.total = total
+
+
+class SearchFailed(Message):
+    """The query cannot run (a QueryError, usually while it is still being typed)."""
+
+    def __init__(self, query: str, generation: int, message: str) -> None:
+        super().__init__()
+        self.query = query
+        self.generation = generation
+        self.message = message
+
+
+class DetailLoaded(Message):
+    def __init__(self, key: str, detail: PaperDetail | None, error: str | None = None) -> None:
+        super().__init__()
+        self.key = key
+        self.detail = detail
+        self.error = error
+
+
+class FacetsLoaded(Message):
+    def __init__(self, facets: Facets) -> None:
+        super().__init__()
+        self.facets = facets
+
+
+class PapersChanged(Message):
+    """A write finished. `before` is what undo puts back (None when this was the undo)."""
+
+    def __init__(self, label: str, papers: list[PaperSummary],
+                 before: list[PaperState] | None) -> None:
+        super().__init__()
+        self.label = label
+        self.papers = papers
+        self.before = before
+
+
+class SearchSaved(Message):
+    def __init__(self, name: str) -> None:
+        super().__init__()
+        self.name = name
+
+
+class ActionFailed(Message):
+    """A write or load failed with a message the user can act on."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__()
+        self.message = message

@@ -1,0 +1,293 @@
+"""The paper list: a virtual list over a query's results.
+
+Only the lines on screen are rendered (the Line API); rows come in pages of 200 fetched by
+offset in a thread worker when they scroll into view, and the scrollbar's height is the
+query's count. Nothing here ever holds more than a few pages of a 100k-paper catalog.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+
+from rich.text import Text
+from textual import events, work
+from textual.binding import Binding
+from textual.geometry import Size
+from textual.message import Message
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+from textual.worker import get_current_worker
+
+from catalog.constants import STATUSES
+from catalog.library import Catalog
+from catalog.results import PaperSummary
+from catalog.tui.widgets.rows import Columns, RowStyles, header, row
+
+PAGE = 200
+KEEP_PAGES = 16  # pages held in memory; others are fetched again when scrolled back to
+
+
+class PaperList(ScrollView, can_focus=True):
+    BINDINGS = [
+        Binding("up,k", "move(-1)", "Up", show=False),
+        Binding("down,j", "move(1)", "Down", show=False),
+        Binding("pageup,ctrl+u", "page(-1)", "Page up", show=False),
+        Binding("pagedown,ctrl+d", "page(1)", "Page down", show=False),
+        Binding("home", "jump(0)", "First", show=False),
+        Binding("end,G", "jump(-1)", "Last", show=False),
+        Binding("enter", "open", "Read", tooltip="Move into the detail pane to scroll it",
+                id="open"),
+        Binding("space", "mark", "Mark", tooltip="Mark papers: t, s and r then apply to all "
+                "marked papers", id="mark"),
+        Binding("escape", "unmark_all", "Unmark all", id="unmark"),
+    ]
+    COMPONENT_CLASSES = {
+        "paper-list--header", "paper-list--cursor", "paper-list--marked", "paper-list--mark",
+        "paper-list--meta", "paper-list--rating", "paper-list--tags", "paper-list--message",
+        *(f"paper-list--{s}" for s in STATUSES),
+    }
+
+    class Highlighted(Message):
+        """The cursor is on `paper` (None when the list is empty)."""
+
+        def __init__(self, paper: PaperSummary | None) -> None:
+            super().__init__()
+            self.paper = paper
+
+    class Opened(Message):
+        """Enter or a double click: the user wants to read the paper."""
+
+    class MarksChanged(Message):
+        def __init__(self, count: int) -> None:
+            super().__init__()
+            self.count = count
+
+    class PageLoaded(Message):
+        def __init__(self, query: str, generation: int, page: int, rows: list[PaperSummary]):
+            super().__init__()
+            self.query, self.generation, self.page, self.rows = query, generation, page, rows
+
+    def __init__(self, catalog: Catalog, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.catalog = catalog
+        self.query = ""
+        self.generation = -1
+        self.total = 0
+        self.cursor = 0
+        self.venue_width = 8
+        self.pages: OrderedDict[int, list[PaperSummary]] = OrderedDict()
+        self.wanted: set[int] = set()
+        self.marked: dict[str, PaperSummary] = {}
+        self.message: list[Text] = []
+        self._fetch_scheduled = False
+        self._announce_pending = False
+
+    # --- results in ---------------------------------------------------------------------
+
+    def show_results(self, query: str, generation: int, rows: list[PaperSummary],
+                     total: int | None, message: list[Text], keep: str | None = None) -> None:
+        """A new first page. `keep`: the key to leave the cursor on, if it is still there."""
+        self.query, self.generation = query, generation
+        self.pages = OrderedDict({0: rows})
+        self.wanted.clear()
+        self.message = message
+        self.set_total(total if total is not None else len(rows))
+        keys = [p.key for p in rows]
+        if keep in keys:
+            self.cursor = keys.index(keep)
+        elif keep is None or self.cursor >= self.total:
+            self.cursor = 0
+        if keep is None:
+            self.scroll_to(y=0, animate=False)
+        self._scroll_to_cursor()
+        self.refresh()
+        self._announce()
+
+    def set_total(self, total: int) -> None:
+        self.total = total
+        self.virtual_size = Size(0, total + 1)  # one line for the header
+        self.refresh()
+
+    def replace(self, papers: list[PaperSummary]) -> None:
+        """Show new versions of these papers wherever they are (after an edit)."""
+        fresh = {p.key: p for p in papers}
+        for rows in self.pages.values():
+            for i, p in enumerate(rows):
+                rows[i] = fresh.get(p.key, p)
+        for key in self.marked.keys() & fresh.keys():
+            self.marked[key] = fresh[key]
+        self.refresh()
+
+    @property
+    def current(self) -> PaperSummary | None:
+        return self._row(self.cursor) if self.total else None
+
+    # --- rows and pages -----------------------------------------------------------------
+
+    def _row(self, index: int) -> PaperSummary | None:
+        page, offset = divmod(index, PAGE)
+        rows = self.pages.get(page)
+        if rows is None:
+            self._want(page)
+            return None
+        self.pages.move_to_end(page)
+        return rows[offset] if offset < len(rows) else None
+
+    def _want(self, page: int) -> None:
+        if page in self.wanted:
+            return
+        self.wanted.add(page)
+        if not self._fetch_scheduled:
+            self._fetch_scheduled = True
+            self.call_after_refresh(self._start_fetch)
+
+    def _start_fetch(self) -> None:
+        """Fetch the wanted pages still in view (a fast scroll passes many it never needs)."""
+        self._fetch_scheduled = False
+        top = int(self.scroll_offset.y)
+        first, last = top // PAGE, (top + self.size.height) // PAGE
+        self.wanted = {p for p in self.wanted if first <= p <= last or p == self.cursor // PAGE}
+        if self.wanted:
+            self._fetch(self.catalog, self.query, self.generation, sorted(self.wanted))
+
+    @work(thread=True, exclusive=True, group="pages", exit_on_error=False)
+    def _fetch(self, catalog: Catalog, query: str, generation: int, pages: list[int]) -> None:
+        worker = get_current_worker()
+        for page in pages:
+            if worker.is_cancelled:
+                return
+            try:
+                rows = catalog.search(query, limit=PAGE, offset=page * PAGE, snippets=False)
+            except Exception:  # the same query just ran; show the page as empty, not a crash
+                rows = []
+            self.post_message(self.PageLoaded(query, generation, page, rows))
+
+    def on_paper_list_page_loaded(self, message: PageLoaded) -> None:
+        message.stop()
+        if (message.query, message.generation) != (self.query, self.generation):
+            return
+        self.wanted.discard(message.page)
+        self.pages[message.page] = message.rows
+        while len(self.pages) > KEEP_PAGES:
+            self.pages.popitem(last=False)
+        self.refresh()
+        if self._announce_pending and self.cursor // PAGE == message.page:
+            self._announce()
+
+    # --- drawing ------------------------------------------------------------------------
+
+    def _styles(self) -> RowStyles:
+        style = lambda name: self.get_component_rich_style(f"paper-list--{name}", partial=True)  # noqa: E731
+        return RowStyles(mark=style("mark"), meta=style("meta"), rating=style("rating"),
+                         tags=style("tags"), status={s: style(s) for s in STATUSES})
+
+    def render_line(self, y: int) -> Strip:
+        width = self.scrollable_content_region.width
+        base = self.rich_style
+        cols = Columns.fit(width, self.venue_width)
+        if y == 0:
+            line = header(cols, self.get_component_rich_style("paper-list--header"))
+        elif not self.total:
+            lines = self.message
+            line = lines[y - 2].copy() if 0 <= y - 2 < len(lines) else Text()
+            line.stylize_before(self.get_component_rich_style("paper-list--message"))
+        else:
+            index = int(self.scroll_offset.y) + y - 1
+            if index >= self.total:
+                return Strip.blank(width, base)
+            paper = self._row(index)
+            style = base
+            if index == self.cursor:
+                style = self.get_component_rich_style("paper-list--cursor")
+            elif paper is not None and paper.key in self.marked:
+                style = self.get_component_rich_style("paper-list--marked")
+            if paper is None:
+                line = Text("  …", style=style, end="")
+            else:
+                line = row(paper, cols, self._styles(), style, paper.key in self.marked)
+        segments = list(line.render(self.app.console, end=""))
+        return Strip(segments).crop_extend(0, width, base).simplify()
+
+    # --- moving -------------------------------------------------------------------------
+
+    @property
+    def _rows_on_screen(self) -> int:
+        return max(1, self.scrollable_content_region.height - 1)
+
+    def move_to(self, index: int) -> None:
+        if not self.total:
+            return
+        index = max(0, min(self.total - 1, index))
+        if index != self.cursor:
+            self.cursor = index
+            self._scroll_to_cursor()
+            self.refresh()
+            self._announce()
+
+    def _scroll_to_cursor(self) -> None:
+        top, rows = int(self.scroll_offset.y), self._rows_on_screen
+        if self.cursor < top:
+            self.scroll_to(y=self.cursor, animate=False)
+        elif self.cursor >= top + rows:
+            self.scroll_to(y=self.cursor - rows + 1, animate=False)
+
+    def _announce(self) -> None:
+        paper = self.current
+        self._announce_pending = paper is None and self.total > 0
+        if not self._announce_pending:
+            self.post_message(self.Highlighted(paper))
+
+    def action_move(self, delta: int) -> None:
+        self.move_to(self.cursor + delta)
+
+    def action_page(self, direction: int) -> None:
+        self.move_to(self.cursor + direction * max(1, self._rows_on_screen - 1))
+
+    def action_jump(self, index: int) -> None:
+        self.move_to(index if index >= 0 else self.total - 1)
+
+    def action_open(self) -> None:
+        if self.current is not None:
+            self.post_message(self.Opened())
+
+    def on_click(self, event: events.Click) -> None:
+        offset = event.get_content_offset(self)
+        if offset is None or offset.y == 0:
+            return
+        index = int(self.scroll_offset.y) + offset.y - 1
+        if index < self.total:
+            self.move_to(index)
+            if event.chain > 1:
+                self.action_open()
+
+    # --- marking ------------------------------------------------------------------------
+
+    def action_mark(self) -> None:
+        paper = self.current
+        if paper is None:
+            return
+        if self.marked.pop(paper.key, None) is None:
+            self.marked[paper.key] = paper
+        self.post_message(self.MarksChanged(len(self.marked)))
+        self.refresh()
+        self.move_to(self.cursor + 1)
+
+    def action_unmark_all(self) -> None:
+        self.marked.clear()
+        self.post_message(self.MarksChanged(0))
+        self.refresh()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "unmark_all":
+            return bool(self.marked)
+        return True
+
+    def on_resize(self) -> None:
+        self._scroll_to_cursor()
+
+    def on_focus(self) -> None:
+        self.refresh()
+
+    def on_blur(self) -> None:
+        self.refresh()
+

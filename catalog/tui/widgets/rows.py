@@ -1,0 +1,78 @@
+"""One line of the paper list: column widths for the space available, and a row as Rich Text.
+
+Widths are terminal cells (rich's cell_len), so Chinese titles and tags line up."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rich.style import Style
+from rich.text import Text
+
+from catalog.results import PaperSummary
+from catalog.tui.display import one_line, stars
+
+YEAR, STATUS, RATING = 4, 7, 5
+
+
+@dataclass(frozen=True)
+class Columns:
+    title: int
+    venue: int
+    tags: int
+
+    @classmethod
+    def fit(cls, width: int, venue: int = 8) -> "Columns":
+        """Title takes what is left; tags get a column only when there is room for it."""
+        fixed = 2 + (venue + 1) + (YEAR + 1) + (STATUS + 1) + (RATING + 1)
+        rest = max(10, width - fixed)
+        tags = min(32, rest // 3) if rest >= 66 else 0
+        return cls(title=rest - (tags + 1 if tags else 0), venue=venue, tags=tags)
+
+
+def cell(text: str, width: int, style: Style | str = "") -> Text:
+    """`text` in exactly `width` cells: cut with an ellipsis, or padded."""
+    out = Text(text, style=style, no_wrap=True, end="")
+    out.truncate(width, overflow="ellipsis", pad=True)
+    return out
+
+
+@dataclass(frozen=True)
+class RowStyles:
+    """Rich styles resolved from the stylesheet's component classes (so themes apply)."""
+
+    mark: Style
+    meta: Style
+    rating: Style
+    tags: Style
+    status: dict[str, Style]
+
+
+def header(cols: Columns, style: Style) -> Text:
+    line = Text(style=style, no_wrap=True, end="")
+    line.append("  ")
+    for label, width in (("Title", cols.title), ("Venue", cols.venue), ("Year", YEAR),
+                         ("Status", STATUS), ("Rating", RATING)):
+        line.append_text(cell(label, width))
+        line.append(" ")
+    if cols.tags:
+        line.append_text(cell("Tags", cols.tags))
+    return line
+
+
+def row(p: PaperSummary, cols: Columns, styles: RowStyles, base: Style, marked: bool) -> Text:
+    line = Text(style=base, no_wrap=True, end="")
+    line.append("● " if marked else "  ", styles.mark)
+    line.append_text(cell(one_line(p.title), cols.title))
+    line.append(" ")
+    line.append_text(cell(one_line(p.venue), cols.venue, styles.meta))
+    line.append(" ")
+    line.append_text(cell(str(p.year or ""), YEAR, styles.meta))
+    line.append(" ")
+    line.append_text(cell(p.status, STATUS, styles.status.get(p.status, "")))
+    line.append(" ")
+    line.append_text(cell(stars(p.rating), RATING, styles.rating))
+    if cols.tags:
+        line.append(" ")
+        line.append_text(cell(" ".join("#" + one_line(t) for t in p.tags), cols.tags, styles.tags))
+    return line
