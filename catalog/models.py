@@ -31,10 +31,11 @@ class Paper(SQLModel, table=True):
         # Listings run newest year first; with rowid as the implicit last column these
         # indexes hand rows over already in that order, so LIMIT stops early.
         Index("ix_paper_venue_year", "venue", "year"),
-        Index("ix_paper_status_year", "status", "year"),
         Index("ix_paper_year", "year"),
-        Index("ix_paper_rating", "rating"),
-        # Partial: most papers have none of these, and only the present ones are looked up.
+        # Partial: most papers are unread, unrated, without DOI or own title; only the others
+        # are looked up, and a bulk import pays nothing for them.
+        Index("ix_paper_status_year", "status", "year", sqlite_where=text("status != 'unread'")),
+        Index("ix_paper_rating", "rating", sqlite_where=text("rating IS NOT NULL")),
         Index("ix_paper_doi", "doi", sqlite_where=text("doi IS NOT NULL")),
         Index("ix_paper_arxiv_id", "arxiv_id", sqlite_where=text("arxiv_id IS NOT NULL")),
         Index("ix_paper_user_title", "user_title", sqlite_where=text("user_title IS NOT NULL")),

@@ -106,7 +106,9 @@ def _filter_sql(f: Filter) -> tuple[str, list]:
     if f.field == "key":
         return "p.key LIKE ? ESCAPE '\\'", [_like_escape(str(f.value).lower()) + "%"]
     if f.field == "status":
-        return "p.status = ?", [f.value]
+        if f.value == "unread":  # most papers: the complement is small and indexed
+            return "p.id NOT IN (SELECT id FROM paper WHERE status != 'unread')", []
+        return "p.status = ? AND p.status != 'unread'", [f.value]  # lets SQLite use the partial index
     if f.field == "tag":
         # A tag includes its children: tag:project finds project/thesis too.
         return (
@@ -125,7 +127,7 @@ def _filter_sql(f: Filter) -> tuple[str, list]:
     if f.field == "rating":
         # As a set of ids: rated papers are few, and a plain `rating >= 4` tempts the planner
         # into walking the whole year index looking for them.
-        return f"p.id IN (SELECT id FROM paper WHERE rating {f.op} ?)", [f.value]
+        return f"p.id IN (SELECT id FROM paper WHERE rating IS NOT NULL AND rating {f.op} ?)", [f.value]
     if f.op == "range":
         low, high = f.value
         return "p.year BETWEEN ? AND ?", [low, high]
