@@ -161,7 +161,7 @@ def _store_batch(conn, batch: list[PaperRecord], source_id: int, now: datetime,
 
 def _paper_row(key: str, fp: str, r: PaperRecord, now: datetime) -> tuple:
     rendered = text.render(r.abstract)
-    headline = text.headline(r.abstract) if r.abstract else (r.title or "")
+    headline = text.headline(r.abstract, rendered=rendered) if r.abstract else (r.title or "")
     extra = " ".join(filter(None, (
         text.search_extra(r.abstract), cjk_search_text(r.title, headline, rendered, r.authors))))
     return (
@@ -183,15 +183,16 @@ def _ids_for(conn, fingerprints: list[str]) -> dict[str, int]:
 
 def _assign_keys(conn, fingerprints: list[str]) -> dict[str, str]:
     """The shortest free key for each fingerprint; collisions take a longer prefix."""
-    wanted = {fp: next(key_candidates(fp)) for fp in fingerprints}
+    candidates = {fp: key_candidates(fp) for fp in fingerprints}
+    wanted = {fp: next(keys) for fp, keys in candidates.items()}
     taken = _existing_keys(conn, list(wanted.values()))
     keys: dict[str, str] = {}
     for fp in fingerprints:
-        for candidate in key_candidates(fp):
-            if candidate not in taken and (candidate == wanted[fp] or not _existing_keys(conn, [candidate])):
-                keys[fp] = candidate
-                taken.add(candidate)
-                break
+        candidate = wanted[fp]
+        while candidate in taken or (candidate != wanted[fp] and _existing_keys(conn, [candidate])):
+            candidate = next(candidates[fp])
+        keys[fp] = candidate
+        taken.add(candidate)
     return keys
 
 

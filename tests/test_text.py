@@ -170,6 +170,35 @@ def test_headline_is_deterministic():
     assert [headline(a) for a in abstracts] == [headline(a) for a in abstracts]
 
 
+def test_headline_accepts_the_rendered_text():
+    # The importer renders every abstract anyway and passes that along.
+    for abstract in seed_abstracts():
+        assert headline(abstract, rendered=render(abstract)) == headline(abstract)
+
+
+def test_headline_reads_every_sentence_for_a_name():
+    # Sentences are split lazily and most are skipped by cheap checks, but a
+    # name coined late in a long abstract is still found.
+    abstract = "Prior methods are slow and brittle in practice. " * 30
+    abstract += "We introduce PLASH, an attention block. It is fast."
+    assert headline(abstract) == "PLASH: an attention block"
+
+
+@pytest.mark.parametrize(
+    ("abstract", "shown"),
+    [
+        ("Prior work (e.g. Smith et al. Jones) is slow. We study why.",
+         "Prior work (e.g. Smith et al. Jones) is slow"),
+        ("Is attention costly? We study why! It is hard.", "Is attention costly?"),
+        ("Is it costly! It is. We propose FOO-Net, a model.", "FOO-Net: a model"),
+        ("Attention is costly.\nWe\tintroduce PLASH,\n an\tattention\n\nblock.",
+         "PLASH: an attention block"),
+    ],
+)
+def test_headline_sentence_boundaries_and_whitespace(abstract, shown):
+    assert headline(abstract) == shown
+
+
 # --- search_extra ------------------------------------------------------------------
 
 
@@ -241,3 +270,9 @@ def test_never_raises_on_arbitrary_text(text):
     assert len(title) <= 90
     assert "$" not in title and "*" not in title
     assert strip_control(shown) == shown
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(st.text(max_size=300), tex_soup))
+def test_headline_given_rendered_text_is_the_same(text):
+    assert headline(text, rendered=render(text)) == headline(text)
