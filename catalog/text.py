@@ -312,7 +312,10 @@ def search_extra(text: str) -> str:
 
 def normalize(text: str) -> str:
     """Key for deduplication: NFKC, casefolded, whitespace collapsed."""
-    # Casefolding can produce text that is no longer NFKC, hence the second pass.
+    # Casefolding can produce text that is no longer NFKC, hence the second pass. ASCII is
+    # already NFKC and casefolds to ASCII, so it skips both (most abstracts).
+    if text.isascii():
+        return " ".join(text.lower().split())
     folded = unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", text).casefold())
     return " ".join(folded.split())
 
