@@ -1,4 +1,8 @@
-"""Run the benchmarks: python -m benchmarks [--size N] [--repeats R] [--write docs/benchmarks.md]"""
+"""Run the benchmarks on a generated corpus and print (or append) a Markdown report.
+
+    python -m benchmarks --size 10000                 # a quick run (CI runs a smaller one)
+    python -m benchmarks --size 100000 --write docs/benchmarks.md
+"""
 
 from __future__ import annotations
 
@@ -9,7 +13,7 @@ import shutil
 import sqlite3
 from pathlib import Path
 
-from benchmarks import corpus, importing, searching
+from benchmarks import corpus, importing, processes, searching
 from benchmarks.measure import ms, percentiles
 
 HERE = Path(__file__).resolve().parent
@@ -28,46 +32,65 @@ def machine() -> str:
             f"SQLite {sqlite3.sqlite_version}, {platform.system()} {platform.release()}")
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--size", type=int, default=10_000, help="papers in the corpus")
-    parser.add_argument("--repeats", type=int, default=3, help="import runs per side")
-    parser.add_argument("--search-repeats", type=int, default=30)
-    parser.add_argument("--work", type=Path, default=HERE / "work")
-    parser.add_argument("--write", type=Path, help="append the results as Markdown to this file")
-    args = parser.parse_args()
+def ratio_table(title: str, times: dict[str, list[float]], unit=lambda s: f"{s:.2f} s") -> list[str]:
+    baseline = percentiles(next(iter(times.values())))[0]
+    lines = [f"### {title}", "", "| | median | p95 | ratio to first row |", "| --- | --- | --- | --- |"]
+    for name, samples in times.items():
+        median, p95 = percentiles(samples)
+        lines.append(f"| {name} | {unit(median)} | {unit(p95)} | {median / baseline:.2f}x |")
+    return lines + [""]
 
-    work = args.work / str(args.size)
+
+def run(size: int, repeats: int, search_repeats: int, work_root: Path, tui: bool) -> str:
+    work = work_root / str(size)
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir(parents=True)
-    files = corpus.write_paper_lists(args.size, work / "lists")
-    size_mb = sum(f.stat().st_size for f in files) / 1e6
+    files = corpus.write_paper_lists(size, work / "lists", per_file=max(1000, size // 20))
+    jsonl = corpus.write_jsonl(size, work / "papers.jsonl")
+    megabytes = sum(f.stat().st_size for f in files) / 1e6
 
-    lines = [f"## {args.size:,} papers ({size_mb:.0f} MB of paper lists)", "", f"Machine: {machine()}", ""]
-    imports = importing.compare(files, work, args.repeats)
-    raw_median = percentiles(imports["raw sqlite3"])[0]
-    lines += ["### Import (median of %d, alternating)" % args.repeats, "",
-              "| tool | median | ratio to raw |", "| --- | --- | --- |"]
-    for name, samples in imports.items():
-        median = percentiles(samples)[0]
-        lines.append(f"| {name} | {median:.2f} s | {median / raw_median:.2f}x |")
+    lines = [f"## {size:,} papers ({megabytes:.0f} MB of paper lists)", "", f"Machine: {machine()}", ""]
+    imports = importing.compare(files, jsonl, work, repeats)
+    lines += ratio_table(f"Import (whole run, {repeats} alternating runs each)", imports)
+    catalog_db, raw_db, utils_db = (work / f"import-{n}-0.db" for n in (2, 0, 1))
+    sizes = {name: db.stat().st_size / 1e6 for name, db in
+             (("catalog", catalog_db), ("raw sqlite3", raw_db), ("sqlite-utils", utils_db))}
+    lines += ["Database size: " + ", ".join(f"{n} {mb:.0f} MB" for n, mb in sizes.items()), ""]
 
-    catalog_db = work / "import-catalog-0.db"
-    lines += ["", f"Database size: {catalog_db.stat().st_size / 1e6:.0f} MB "
-              f"(raw: {(work / 'import-raw-sqlite3-0.db').stat().st_size / 1e6:.0f} MB)", "",
-              f"### Search in-process, first 50 ranked results with snippets ({args.search_repeats} runs each)", "",
-              "| query | hits shown | catalog p50 | catalog p95 | raw p50 | raw p95 | p50 ratio |",
+    searching.tag_some(catalog_db, max(10, size // 100))
+    lines += [f"### Search in-process: first 50 ranked results with snippets ({search_repeats} runs each)", "",
+              "| query | shown | catalog p50 | catalog p95 | raw FTS5 p50 | raw FTS5 p95 | p50 ratio |",
               "| --- | --- | --- | --- | --- | --- | --- |"]
-    for r in searching.compare(catalog_db, args.search_repeats):
+    for r in searching.compare(catalog_db, search_repeats):
         c50, c95 = percentiles(r["catalog"])
         r50, r95 = percentiles(r["raw"])
         lines.append(f"| {r['label']} `{r['query']}` | {r['hits']} | {ms(c50)} | {ms(c95)} | "
-                     f"{ms(r50)} | {ms(r95)} | {c50 / r50:.2f}x |")
-    text = "\n".join(lines) + "\n"
-    print(text)
+                     f"{ms(r50)} | {ms(r95)} | {c50 / max(r50, 1e-6):.2f}x |")
+    lines.append("")
+    lines += ratio_table("Search as a whole process (`-n 20`, three queries)",
+                         processes.compare(catalog_db, utils_db, max(3, search_repeats // 5)),
+                         unit=ms)
+    if tui:
+        from benchmarks import tui as tui_bench
+
+        lines += tui_bench.report(catalog_db)
+    return "\n".join(lines) + "\n"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--size", type=int, default=10_000, help="papers in the corpus")
+    parser.add_argument("--repeats", type=int, default=3, help="import runs per side")
+    parser.add_argument("--search-repeats", type=int, default=30)
+    parser.add_argument("--work", type=Path, default=HERE / "work", help="scratch folder")
+    parser.add_argument("--no-tui", action="store_true", help="skip the TUI measurements")
+    parser.add_argument("--write", type=Path, help="append the report to this Markdown file")
+    args = parser.parse_args()
+    report = run(args.size, args.repeats, args.search_repeats, args.work, tui=not args.no_tui)
+    print(report)
     if args.write:
         with args.write.open("a", encoding="utf-8") as f:
-            f.write("\n" + text)
+            f.write("\n" + report)
 
 
 if __name__ == "__main__":

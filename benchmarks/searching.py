@@ -15,9 +15,11 @@ MIX = [
     ("phrase", '"language models"', '"language models"', "1"),
     ("prefix", "interpret*", '"interpret"*', "1"),
     ("two words", "sparse attention", '("sparse") AND ("attention")', "1"),
-    ("filter only", "venue:ICLR year:2024", None, "p.venue = 'ICLR' AND p.year = 2024"),
-    ("query + filters", "attention venue:ICML year:2020..2024",
-     '("attention")', "p.venue = 'ICML' AND p.year BETWEEN 2020 AND 2024"),
+    ("filter only", "venue:ICLR", None, "p.venue = 'ICLR'"),
+    ("tag filter", "tag:toread", None,
+     "p.id IN (SELECT pt.paper_id FROM paper_tag pt JOIN tag t ON t.id = pt.tag_id WHERE t.name = 'toread')"),
+    ("query + filters", "attention venue:ICML year:2016..2020",
+     '("attention")', "p.venue = 'ICML' AND p.year BETWEEN 2016 AND 2020"),
 ]
 WEIGHTS = ", ".join(str(w) for w in FTS_COLUMNS.values())
 
@@ -32,6 +34,16 @@ def raw_query(conn: sqlite3.Connection, match: str | None, where: str, limit: in
         f" snippet(paper_fts, 3, char(2), char(3), '…', 24), bm25(paper_fts, {WEIGHTS}) AS score"
         f" FROM paper_fts JOIN paper p ON p.id = paper_fts.rowid"
         f" WHERE paper_fts MATCH ? AND {where} ORDER BY score LIMIT {limit}", (match,)).fetchall()
+
+
+def tag_some(db: Path, how_many: int) -> None:
+    """Give the catalog some user data for the tag filter to find."""
+    from catalog.library import Catalog
+
+    catalog = Catalog.open(db)
+    keys = [p.key for p in catalog.search("attention", limit=how_many, snippets=False)]
+    catalog.tag(keys, ["toread"])
+    catalog.close()
 
 
 def compare(db: Path, repeats: int) -> list[dict]:

@@ -23,6 +23,10 @@ class CatalogGroup(click.Group):
             _fail(str(exc))
         except KeyboardInterrupt:
             _fail("interrupted", code=130)
+        except UnicodeEncodeError as exc:
+            # Arguments that are not valid UTF-8 reach Python as lone surrogates.
+            bad = exc.object[max(0, exc.start - 20):exc.end + 20]
+            _fail(f"text is not valid UTF-8 (check the terminal's encoding): {bad!r}")
         except Exception as exc:  # the database itself failing: still one line, never a traceback
             from sqlalchemy.exc import DBAPIError
 
@@ -42,11 +46,12 @@ def _open(ctx: click.Context):
     """The catalog named by --db / $CATALOG_DB / the default (seeded on first use)."""
     from catalog.library import Catalog
     from catalog.paths import resolve_db_path
+    from catalog.text import strip_control
 
     if "catalog" not in ctx.meta:
         path, is_default = resolve_db_path(ctx.find_root().params.get("db"))
         ctx.meta["catalog"] = Catalog.open(
-            path, seed=is_default, notify=lambda m: click.echo(m, err=True)
+            path, seed=is_default, notify=lambda m: click.echo(strip_control(m), err=True)
         )
         ctx.call_on_close(ctx.meta["catalog"].close)
     return ctx.meta["catalog"]
@@ -68,16 +73,27 @@ def main(db):
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option("--venue", help="Venue for files without a header line (overrides the header).")
 @click.option("--year", type=click.IntRange(1900, 2100), help="Year for files without a header line.")
+@click.option("--map", "mapping", multiple=True, metavar="FIELD=COLUMN",
+              help="JSON/CSV: read FIELD (title, abstract, authors, year, venue, doi, url, arxiv_id) "
+                   "from COLUMN. Repeatable.")
 @click.pass_context
-def import_cmd(ctx, paths, venue, year):
-    """Import paper lists (files or folders). Duplicates merge; re-importing changes nothing."""
+def import_cmd(ctx, paths, venue, year, mapping):
+    """Import paper lists, BibTeX (.bib), JSON/JSONL and CSV files, or folders of them.
+
+    Papers already in the catalog (same DOI, arXiv id, abstract or title) are not added
+    again: their empty fields are filled in, and your tags, notes and ratings stay.
+    Re-importing a file changes nothing. Bad entries are reported and skipped.
+    """
     from catalog.progress import import_progress
+    from catalog.text import strip_control
 
     catalog = _open(ctx)
     with import_progress(paths) as advance:
-        report = catalog.import_paths(paths, venue=venue, year=year, progress=advance)
+        report = catalog.import_paths(paths, venue=venue, year=year, progress=advance, mapping=mapping)
+    for warning in report.warnings:
+        click.echo(f"catalog: skipped {strip_control(str(warning))}", err=True)
     for f in report.errors:
-        click.echo(f"catalog: {f.error}", err=True)
+        click.echo(f"catalog: {strip_control(f.error)}", err=True)
     click.echo(report.summary(), err=True)
     if report.errors:
         sys.exit(1)
@@ -286,6 +302,97 @@ def tui(ctx):
     from catalog.tui.app import CatalogApp
 
     CatalogApp(_open(ctx)).run()
+
+
+@main.command()
+@click.option("--fix", is_flag=True, help="Repair what is wrong (a copy of the file is kept first).")
+@click.pass_context
+def doctor(ctx, fix):
+    """Check the database (integrity, search index, rows pointing nowhere); --fix repairs.
+
+    Exits non-zero while something is wrong.
+    """
+    from catalog import doctor as checkup
+    from catalog import output
+
+    catalog = _open(ctx)
+    report = checkup.run(catalog.engine, catalog.path, fix=fix)
+    output.print_doctor(report)
+    if not report.healthy:
+        sys.exit(1)
+
+
+EXPORT_FORMATS = ("bibtex", "csljson", "ris", "markdown", "csv", "jsonl")
+
+
+@main.command("export", epilog=EPILOG)
+@click.argument("query", nargs=-1)
+@click.option("--format", "-f", "fmt", type=click.Choice(EXPORT_FORMATS),
+              help="Output format (default: from the -o file's suffix: .bib .json .ris .md .csv .jsonl).")
+@click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path),
+              help="Write to this file (replaced atomically) instead of standard output.")
+@click.pass_context
+def export_cmd(ctx, query, fmt, output):
+    """Export papers (all, or those QUERY selects) as BibTeX, CSL-JSON, RIS, Markdown, CSV or JSONL.
+
+    catalog export tag:toread --format markdown -o reading.md
+    """
+    from catalog.export import format_for
+
+    if fmt is None:
+        fmt = format_for(output) if output else None
+        if fmt is None:
+            raise click.UsageError(f"say which format: --format {'|'.join(EXPORT_FORMATS)}")
+    report = _open(ctx).export(" ".join(query), fmt, output)
+    if output:
+        click.echo(f"Exported {report.papers} {'paper' if report.papers == 1 else 'papers'} "
+                   f"to {output} ({fmt})", err=True)
+
+
+@main.group()
+def annotations():
+    """Your tags, notes, status, ratings, titles and saved searches, as a file to move or share."""
+
+
+@annotations.command("export")
+@click.argument("file", type=click.Path(dir_okay=False, allow_dash=True, path_type=Path))
+@click.pass_context
+def annotations_export(ctx, file):
+    """Write your annotations to FILE (JSON; - for standard output)."""
+    catalog = _open(ctx)
+    if str(file) == "-":
+        count = catalog.export_annotations(None)
+    else:
+        count = catalog.export_annotations(file)
+    click.echo(f"Exported annotations of {count} {'paper' if count == 1 else 'papers'}"
+               + (f" to {file}" if str(file) != "-" else ""), err=True)
+
+
+@annotations.command("import")
+@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--theirs", is_flag=True,
+              help="Where both sides set a different status, rating or title, take the file's.")
+@click.pass_context
+def annotations_import(ctx, file, theirs):
+    """Merge annotations from FILE: tags and notes are added (never twice), conflicts reported."""
+    from catalog.text import strip_control
+
+    report = _open(ctx).import_annotations(file, theirs=theirs)
+    for conflict in report.conflicts:
+        click.echo(f"catalog: conflict: {strip_control(conflict)}", err=True)
+    for missing in report.not_found:
+        click.echo(f"catalog: not in this catalog: {strip_control(missing)}", err=True)
+    click.echo(report.summary(), err=True)
+
+
+@main.command()
+@click.argument("path", type=click.Path(path_type=Path))
+@click.option("--force", is_flag=True, help="Replace PATH if it exists.")
+@click.pass_context
+def backup(ctx, path, force):
+    """Copy the catalog to PATH consistently (SQLite's backup API), even while the TUI is open."""
+    target = _open(ctx).backup(path, force=force)
+    click.echo(f"Backed up to {target}", err=True)
 
 
 @main.group()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -16,6 +17,9 @@ from catalog import sqlite
 # The newest migration this program knows; a test checks it against migrations/versions.
 # Kept here so opening an up-to-date catalog never imports Alembic.
 SCHEMA_REVISION = "0001"
+# PRAGMA user_version of the default catalog once the bundled seeds are fully imported. Seeding
+# imports several files; a process killed half-way leaves this unset and the next run finishes.
+SEEDED = 1
 
 
 class CatalogError(Exception):
@@ -70,15 +74,62 @@ def _holds_papers(engine: Engine) -> bool:
         return bool(has_table and conn.exec_driver_sql("SELECT 1 FROM paper LIMIT 1").first())
 
 
-def backup_before_migration(path: Path, revision: str) -> Path:
+def backup_copy(path: Path, label: str) -> Path:
+    """A consistent copy next to the file, `NAME.LABEL-STAMP.bak`; never overwrites one.
+
+    Written under a `.partial` name and renamed when complete, so a `.bak` is always whole.
+    """
     stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
-    target = path.with_name(f"{path.name}.before-{revision}-{stamp}.bak")
-    src = sqlite3.connect(path)
+    target = path.with_name(f"{path.name}.{label}-{stamp}.bak")
+    n = 1
+    while target.exists():
+        n += 1
+        target = path.with_name(f"{path.name}.{label}-{stamp}-{n}.bak")
+    partial = target.with_name(target.name + ".partial")
+    src = sqlite3.connect(path, timeout=sqlite.BUSY_TIMEOUT_MS / 1000)
     try:
-        copy_connection(src, target)
+        copy_connection(src, partial)
     finally:
         src.close()
+    os.replace(partial, target)
     return target
+
+
+def backup_before_migration(path: Path, revision: str) -> Path:
+    return backup_copy(path, f"before-{revision}")
+
+
+def _refuse_newer(path: Path, revision: str | None) -> None:
+    if revision is None or revision == SCHEMA_REVISION:
+        return
+    from catalog import migrate
+
+    if revision not in migrate.known_revisions():
+        raise CatalogError(
+            f"{path} was written by a newer version of catalog (schema {revision}); "
+            "upgrade catalog to open it"
+        )
+
+
+def _peek_revision(path: Path) -> str | None:
+    """The stored revision, read without changing the file: no pragmas, only SELECTs.
+
+    (Not `mode=ro`: a read-only connection cannot remove the -wal and -shm files it opens.)
+    """
+    if not path.exists() or path.stat().st_size == 0:
+        return None
+    try:
+        conn = sqlite3.connect(path, timeout=sqlite.BUSY_TIMEOUT_MS / 1000)
+        try:
+            if not conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table'"
+                                " AND name = 'alembic_version'").fetchone():
+                return None
+            row = conn.execute("SELECT version_num FROM alembic_version").fetchone()
+            return row[0] if row else None
+        finally:
+            conn.close()
+    except sqlite3.Error:
+        return None  # opening it normally gives the real error
 
 
 def ensure_schema(engine: Engine, path: Path, *, notify=lambda message: None) -> None:
@@ -86,13 +137,9 @@ def ensure_schema(engine: Engine, path: Path, *, notify=lambda message: None) ->
     revision = stored_revision(engine)
     if revision == SCHEMA_REVISION:
         return
+    _refuse_newer(path, revision)
     from catalog import migrate
 
-    if revision is not None and revision not in migrate.known_revisions():
-        raise CatalogError(
-            f"{path} was written by a newer version of catalog (schema {revision}); "
-            "upgrade catalog to open it"
-        )
     if revision is not None and _holds_papers(engine):
         backup = backup_before_migration(path, revision)
         notify(f"Upgrading {path} (backup kept at {backup})")
@@ -107,9 +154,21 @@ def open_engine(path: Path, *, notify=lambda message: None) -> Engine:
     except OSError as exc:
         raise CatalogError(f"cannot create {path.parent}: {exc.strerror}") from None
     _check_is_sqlite(path)
+    # A file from a newer catalog is refused before anything (even a pragma) touches it.
+    _refuse_newer(path, _peek_revision(path))
     engine = make_engine(path)
     ensure_schema(engine, path, notify=notify)
     return engine
+
+
+def is_seeded(engine: Engine) -> bool:
+    with engine.connect() as conn:
+        return conn.exec_driver_sql("PRAGMA user_version").scalar() == SEEDED
+
+
+def mark_seeded(engine: Engine) -> None:
+    with write(engine) as conn:
+        conn.exec_driver_sql(f"PRAGMA user_version = {SEEDED}")
 
 
 def _check_is_sqlite(path: Path) -> None:

@@ -1,12 +1,14 @@
 """Import files into the catalog: each file in one write transaction, papers deduplicated.
 
-Rows go in with executemany and the FTS index is filled with one statement per file (the
-per-row trigger stands aside), which is several times faster than an ORM object per row.
+Paper lists, BibTeX, JSON/JSONL and CSV files are told apart by suffix. Rows go in with
+executemany and the FTS index is filled with one statement per batch (the per-row trigger
+stands aside), which is several times faster than an ORM object per row. Records that are
+papers already in the catalog fill their empty fields (catalog/dedupe.py) with UPDATEs,
+which the FTS update trigger reindexes.
 """
 
 from __future__ import annotations
 
-import base64
 import hashlib
 import os
 from collections.abc import Callable, Iterable, Iterator
@@ -16,23 +18,31 @@ from pathlib import Path
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import DBAPIError
 
-from catalog import db, sqlite, text
+from catalog import db, dedupe, sqlite, text
 from catalog.cjk import cjk_search_text
-from catalog.ingest.paperlist import read_paper_list
-from catalog.ingest.records import IngestError, PaperRecord
+from catalog.dedupe import fingerprint  # noqa: F401  (its old home; callers may import it here)
+from catalog.ingest.fields import title_key
+from catalog.ingest.mapping import FieldMap
+from catalog.ingest.paperlist import PaperList, read_paper_list
+from catalog.ingest.records import IngestError, PaperRecord, RecordFile
 from catalog.results import FileReport, ImportReport
 
 PAPER_LIST_SUFFIXES = {".txt", ".text", ".md", ""}
+BIBTEX_SUFFIXES = {".bib", ".bibtex"}
+JSON_SUFFIXES = {".json"}
+JSONL_SUFFIXES = {".jsonl", ".ndjson"}
+CSV_SUFFIXES = {".csv", ".tsv"}
+SUFFIXES = PAPER_LIST_SUFFIXES | BIBTEX_SUFFIXES | JSON_SUFFIXES | JSONL_SUFFIXES | CSV_SUFFIXES
 BATCH = 2000
 KEY_LENGTH = 7
 # Crockford's base32 alphabet in lower case: no i, l, o or u to misread or mistype.
-_TO_KEY_ALPHABET = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567", "0123456789abcdefghjkmnpqrstvwxyz")
+_KEY_ALPHABET = "0123456789abcdefghjkmnpqrstvwxyz"
 
 Progress = Callable[[int], None]
 
 
 def expand(paths: Iterable[Path]) -> Iterator[Path]:
-    """Files named directly, and paper lists found in folders (hidden entries skipped).
+    """Files named directly, and importable files found in folders (hidden entries skipped).
 
     os.walk does not follow symlinked folders, so a symlink loop cannot trap it.
     """
@@ -42,20 +52,16 @@ def expand(paths: Iterable[Path]) -> Iterator[Path]:
                 dirs[:] = sorted(d for d in dirs if not d.startswith("."))
                 for name in sorted(files):
                     candidate = Path(root) / name
-                    if not name.startswith(".") and candidate.suffix.lower() in PAPER_LIST_SUFFIXES:
+                    if not name.startswith(".") and candidate.suffix.lower() in SUFFIXES:
                         yield candidate
         else:
             yield path
 
 
-def fingerprint(record: PaperRecord) -> str:
-    basis = record.abstract or record.title or ""
-    return hashlib.sha256(text.normalize(basis).encode()).hexdigest()[:32]
-
-
 def key_candidates(fp: str) -> Iterator[str]:
     """Short keys from the fingerprint, longer ones after a collision."""
-    encoded = base64.b32encode(bytes.fromhex(fp)).decode().rstrip("=").translate(_TO_KEY_ALPHABET)
+    number = int(fp, 16)  # 128 bits: 25 base32 digits
+    encoded = "".join(_KEY_ALPHABET[(number >> shift) & 31] for shift in range(123, -1, -5))
     for length in range(KEY_LENGTH, len(encoded) + 1):
         yield encoded[:length]
 
@@ -68,32 +74,58 @@ def file_sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
+def open_records(path: Path, *, venue: str | None = None, year: int | None = None,
+                 field_map: FieldMap | None = None) -> PaperList | RecordFile:
+    """The reader for the file's suffix; paper lists stream, the other formats are read whole."""
+    suffix = path.suffix.lower()
+    if suffix in BIBTEX_SUFFIXES:
+        from catalog.ingest.bibtex import read_bibtex
+
+        return read_bibtex(path, venue=venue, year=year)
+    if suffix in JSON_SUFFIXES | JSONL_SUFFIXES:
+        from catalog.ingest.jsonfile import read_json, read_jsonl
+
+        reader = read_json if suffix in JSON_SUFFIXES else read_jsonl
+        return reader(path, field_map=field_map, venue=venue, year=year)
+    if suffix in CSV_SUFFIXES:
+        from catalog.ingest.csvfile import read_csv
+
+        return read_csv(path, field_map=field_map, venue=venue, year=year)
+    return read_paper_list(path, venue=venue, year=year)
+
+
 def import_paths(engine: Engine, paths: Iterable[Path], *, venue: str | None = None,
-                 year: int | None = None, progress: Progress | None = None) -> ImportReport:
+                 year: int | None = None, progress: Progress | None = None,
+                 field_map: FieldMap | None = None) -> ImportReport:
     report = ImportReport()
     for path in expand(paths):
         file_report = FileReport(str(path))
         report.files.append(file_report)
         try:
-            _import_file(engine, path, file_report, venue=venue, year=year, progress=progress)
+            _import_file(engine, path, file_report, venue=venue, year=year, progress=progress,
+                         field_map=field_map)
         except IngestError as exc:
-            file_report.error, file_report.new, file_report.known = str(exc), 0, 0
+            file_report.error, file_report.new, file_report.known, file_report.merged = str(exc), 0, 0, 0
         except OSError as exc:
             file_report.error = f"{path}: {exc.strerror or exc}"
-            file_report.new = file_report.known = 0
+            file_report.new = file_report.known = file_report.merged = 0
         except DBAPIError as exc:
             file_report.error = f"{path}: database error: {exc.orig}"
-            file_report.new = file_report.known = 0
+            file_report.new = file_report.known = file_report.merged = 0
     return report
 
 
-def _import_file(engine: Engine, path: Path, report: FileReport, *, venue, year, progress) -> None:
+def _import_file(engine: Engine, path: Path, report: FileReport, *, venue, year, progress,
+                 field_map) -> None:
     if not path.exists():
         raise IngestError(str(path), "no such file or folder")
     if not path.is_file():
         raise IngestError(str(path), "not a regular file")
     sha = file_sha256(path)
-    with read_paper_list(path, venue=venue, year=year) as paper_list, db.write(engine) as conn:
+    with open_records(path, venue=venue, year=year, field_map=field_map) as found, db.write(engine) as conn:
+        fmt = found.format if isinstance(found, RecordFile) else "paperlist"
+        if isinstance(found, RecordFile):
+            report.warnings.extend(found.warnings)
         known_source = conn.exec_driver_sql(
             "SELECT id FROM source WHERE sha256 = ?", (sha,)
         ).scalar()
@@ -102,66 +134,95 @@ def _import_file(engine: Engine, path: Path, report: FileReport, *, venue, year,
             report.known = conn.exec_driver_sql(
                 "SELECT count(DISTINCT paper_id) FROM provenance WHERE source_id = ?", (known_source,)
             ).scalar()
+            report.warnings.clear()
             return
         now = datetime.now(timezone.utc).replace(tzinfo=None)
         source_id = conn.exec_driver_sql(
             "INSERT INTO source(path, sha256, venue, year, format, imported_at) "
-            "VALUES (?, ?, ?, ?, 'paperlist', ?) RETURNING id",
-            (str(path.resolve()), sha, paper_list.venue, paper_list.year, now),
+            "VALUES (?, ?, ?, ?, ?, ?) RETURNING id",
+            # A file name that is not UTF-8 is kept readable (U+FFFD) rather than failing.
+            (os.fsencode(path.resolve()).decode("utf-8", "replace"), sha, found.venue, found.year, fmt, now),
         ).scalar()
-        first_new_id = (conn.exec_driver_sql("SELECT max(id) FROM paper").scalar() or 0) + 1
         sqlite.set_bulk_loading(conn, True)
+        unindexed = _Unindexed()
         batch: list[PaperRecord] = []
-        for record in paper_list.records:
+        for record in found.records:
             batch.append(record)
             if len(batch) >= BATCH:
-                _store_batch(conn, batch, source_id, now, report)
+                _store_batch(conn, batch, source_id, now, report, unindexed)
                 if progress:
                     progress(len(batch))
                 batch = []
         if batch:
-            _store_batch(conn, batch, source_id, now, report)
+            _store_batch(conn, batch, source_id, now, report, unindexed)
             if progress:
                 progress(len(batch))
         if report.new == 0 and report.known == 0:
             raise IngestError(str(path), "no abstracts found")
-        sqlite.index_papers_from(conn, first_new_id)
+        unindexed.flush(conn)
         sqlite.set_bulk_loading(conn, False)
 
 
+class _Unindexed:
+    """Papers this file added that the FTS index does not hold yet (the insert trigger stands
+    aside during imports). They are indexed in one statement at the end of the file, or
+    earlier when a lookup by title needs the index or an UPDATE would touch one of them
+    (the update trigger deletes a row's old tokens, which must be in the index)."""
+
+    def __init__(self) -> None:
+        self.first: int | None = None
+
+    def added(self, first_id: int) -> None:
+        if self.first is None:
+            self.first = first_id
+
+    def flush(self, conn) -> None:
+        if self.first is not None:
+            sqlite.index_papers_from(conn, self.first)
+            self.first = None
+
+
 def _store_batch(conn, batch: list[PaperRecord], source_id: int, now: datetime,
-                 report: FileReport) -> None:
-    by_fp: dict[str, PaperRecord] = {}
-    provenance: list[tuple[str, int]] = []
-    for record in batch:
-        fp = fingerprint(record)
-        by_fp.setdefault(fp, record)
-        provenance.append((fp, record.position))
-    ids = _ids_for(conn, list(by_fp))
-    new = [fp for fp in by_fp if fp not in ids]
+                 report: FileReport, unindexed: _Unindexed) -> None:
+    """Store one batch: new papers inserted, known ones filled in, provenance kept."""
+    papers = dedupe.group(batch)
+    if any(p.record.title for p in papers):
+        unindexed.flush(conn)  # titles are looked up through the index
+    found = dedupe.match(conn, papers)
+    new = [i for i in range(len(papers)) if i not in found]
     if new:
-        keys = _assign_keys(conn, new)
+        keys = _assign_keys(conn, [papers[i].fp for i in new],
+                            preferred=[papers[i].record.extra.get("key") for i in new])
         last_id = conn.exec_driver_sql("SELECT coalesce(max(id), 0) FROM paper").scalar()
         conn.exec_driver_sql(
             "INSERT INTO paper(key, fingerprint, abstract, abstract_text, search_extra, headline,"
             " title, authors, venue, year, doi, arxiv_id, url, status, tags_text, notes_text,"
             " added_at, updated_at)"
             " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'unread', '', '', ?, ?)",
-            [_paper_row(keys[fp], fp, by_fp[fp], now) for fp in new],
+            [_paper_row(keys[papers[i].fp], papers[i].fp, papers[i].record, now) for i in new],
         )
         # We hold the write lock and rowids are max+1, so the new ids follow in order.
-        ids.update(zip(new, range(last_id + 1, last_id + 1 + len(new))))
+        found.update(zip(new, range(last_id + 1, last_id + 1 + len(new))))
+        unindexed.added(last_id + 1)
+    fresh = set(new)
+    matched = [(found[i], papers[i].record) for i in range(len(papers)) if i not in fresh]
+    if matched:
+        if unindexed.first is not None and any(pid >= unindexed.first for pid, _ in matched):
+            unindexed.flush(conn)
+        report.merged += dedupe.merge(conn, matched, now)
     report.new += len(new)
-    report.known += len(by_fp) - len(new)
+    report.known += len({pid for pid, _ in matched})
     conn.exec_driver_sql(
         "INSERT OR IGNORE INTO provenance(paper_id, source_id, position) VALUES (?, ?, ?)",
-        [(ids[fp], source_id, position) for fp, position in provenance],
+        [(found[i], source_id, position) for i, p in enumerate(papers) for position in p.positions],
     )
 
 
 def _paper_row(key: str, fp: str, r: PaperRecord, now: datetime) -> tuple:
     rendered = text.render(r.abstract)
     headline = text.headline(r.abstract, rendered=rendered) if r.abstract else (r.title or "")
+    if r.title and r.abstract and title_key(r.title) == title_key(headline):
+        r.title = None  # a derived headline (an export wrote it as the title) is not a real title
     extra = " ".join(filter(None, (
         text.search_extra(r.abstract), cjk_search_text(r.title, headline, rendered, r.authors))))
     return (
@@ -170,29 +231,27 @@ def _paper_row(key: str, fp: str, r: PaperRecord, now: datetime) -> tuple:
     )
 
 
-def _ids_for(conn, fingerprints: list[str]) -> dict[str, int]:
-    found: dict[str, int] = {}
-    for start in range(0, len(fingerprints), 500):
-        chunk = fingerprints[start:start + 500]
-        marks = ",".join("?" * len(chunk))
-        found.update(conn.exec_driver_sql(
-            f"SELECT fingerprint, id FROM paper WHERE fingerprint IN ({marks})", tuple(chunk)
-        ).all())
-    return found
+def _assign_keys(conn, fingerprints: list[str], preferred: list[str | None] | None = None) -> dict[str, str]:
+    """The shortest free key for each fingerprint; collisions take a longer prefix.
 
-
-def _assign_keys(conn, fingerprints: list[str]) -> dict[str, str]:
-    """The shortest free key for each fingerprint; collisions take a longer prefix."""
-    candidates = {fp: key_candidates(fp) for fp in fingerprints}
-    wanted = {fp: next(keys) for fp, keys in candidates.items()}
-    taken = _existing_keys(conn, list(wanted.values()))
+    A `preferred` key (one a catalog export carried) is kept when it is free, so a catalog
+    rebuilt from its own export has the same keys."""
+    wanted = {fp: next(key_candidates(fp)) for fp in fingerprints}
+    asked = {fp: key for fp, key in zip(fingerprints, preferred or []) if key}
+    taken = _existing_keys(conn, list(wanted.values()) + list(asked.values()))
     keys: dict[str, str] = {}
+    for fp, key in asked.items():
+        if key not in taken:
+            keys[fp] = key
+            taken.add(key)
     for fp in fingerprints:
-        candidate = wanted[fp]
-        while candidate in taken or (candidate != wanted[fp] and _existing_keys(conn, [candidate])):
-            candidate = next(candidates[fp])
-        keys[fp] = candidate
-        taken.add(candidate)
+        if fp in keys:
+            continue
+        for candidate in key_candidates(fp):
+            if candidate not in taken and (candidate == wanted[fp] or not _existing_keys(conn, [candidate])):
+                keys[fp] = candidate
+                taken.add(candidate)
+                break
     return keys
 
 

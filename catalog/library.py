@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import difflib
 import sqlite3
+import sys
 from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import TextIO
 
 from sqlalchemy.engine import Connection, Engine
 
@@ -16,8 +18,8 @@ from catalog.constants import STATUSES
 from catalog.query import QueryError, parse
 from catalog.resources import seeds_dir
 from catalog.results import (
-    Facets, ImportReport, NoteView, PaperDetail, PaperState, PaperSummary, SavedQuery, SourceRef,
-    Stats, TagCount,
+    AnnotationsReport, ExportPaper, ExportReport, Facets, ImportReport, NoteView, PaperDetail,
+    PaperState, PaperSummary, SavedQuery, SourceRef, Stats, TagCount,
 )
 
 Notify = Callable[[str], None]
@@ -53,12 +55,16 @@ class Catalog:
     @classmethod
     def open(cls, path: Path, *, seed: bool = False, notify: Notify = lambda m: None) -> "Catalog":
         """Open (creating and migrating as needed). `seed`: load the bundled lists into a new file."""
-        is_new = not path.exists() or path.stat().st_size == 0
         catalog = cls(db.open_engine(path, notify=notify), path)
-        if seed and is_new:
+        # Not "is the file new": a run killed while seeding leaves a file that still needs them.
+        # Importing the seeds again is harmless: files already imported are skipped.
+        if seed and not db.is_seeded(catalog.engine):
             report = catalog.import_paths([seeds_dir()])
-            notify(f"New catalog at {path}: imported {report.new} papers from the bundled seeds "
-                   f"(catalog import PATH adds your own)")
+            if not report.errors:
+                db.mark_seeded(catalog.engine)
+            if report.new:
+                notify(f"New catalog at {path}: imported {report.new} papers from the bundled "
+                       f"seeds (catalog import PATH adds your own)")
         return catalog
 
     def close(self) -> None:
@@ -68,8 +74,18 @@ class Catalog:
 
     def import_paths(self, paths: Iterable[Path], *, venue: str | None = None,
                      year: int | None = None,
-                     progress: Callable[[int], None] | None = None) -> ImportReport:
-        return importer.import_paths(self.engine, paths, venue=venue, year=year, progress=progress)
+                     progress: Callable[[int], None] | None = None,
+                     mapping: Sequence[str] = ()) -> ImportReport:
+        """Import paper lists, BibTeX, JSON/JSONL and CSV files (folders: all of them inside).
+        `mapping`: "field=column" for JSON and CSV files whose names the defaults miss."""
+        from catalog.ingest.mapping import FieldMap, MappingError
+
+        try:
+            field_map = FieldMap.parse(mapping)
+        except MappingError as exc:
+            raise CatalogError(str(exc)) from None
+        return importer.import_paths(self.engine, paths, venue=venue, year=year, progress=progress,
+                                     field_map=field_map)
 
     # --- finding papers -----------------------------------------------------------------
 
@@ -341,6 +357,102 @@ class Catalog:
                     "INSERT INTO note(id, paper_id, body, created_at, updated_at) VALUES (?, ?, ?, ?, ?)",
                     (note_id, pid, body, now, now))
 
+    # --- exchange: exports, annotations, backups ------------------------------------------
+
+    def export_papers(self, query: str = "") -> list[ExportPaper]:
+        """The papers `query` selects (all for ""), in search order, with everything exports write."""
+        parsed = parse(query)
+        with db.read(self.engine) as conn:
+            ids = [r.id for r in search.run(conn, parsed, limit=-1, snippets=False)]
+            return _export_rows(conn, ids)
+
+    def export(self, query: str, fmt: str, path: Path | None = None, *,
+               stream: TextIO | None = None) -> ExportReport:
+        """Write the selected papers as `fmt` to `path` (replaced atomically) or to `stream`."""
+        from catalog import export
+
+        try:
+            write = export.writer(fmt)
+        except export.ExportError as exc:
+            raise CatalogError(str(exc)) from None
+        papers = self.export_papers(query)
+        if path is None:
+            write(papers, stream if stream is not None else sys.stdout)
+        else:
+            _writable(path)
+            try:
+                export.write_file(path, lambda out: write(papers, out))
+            except OSError as exc:
+                raise CatalogError(f"cannot write {path}: {exc.strerror or exc}") from None
+        return ExportReport(len(papers), fmt, str(path) if path else None)
+
+    def export_annotations(self, path: Path | None = None, *, stream: TextIO | None = None) -> int:
+        """Write your annotations (docs/formats.md) to `path` atomically, or to `stream`;
+        returns how many papers they cover."""
+        import json
+
+        from catalog import annotations, export
+
+        with db.read(self.engine) as conn:
+            document = annotations.collect(conn)
+        dump = lambda out: out.write(json.dumps(document, ensure_ascii=False, indent=2) + "\n")  # noqa: E731
+        if path is None:
+            dump(stream if stream is not None else sys.stdout)
+        else:
+            _writable(path)
+            try:
+                export.write_file(path, dump)
+            except OSError as exc:
+                raise CatalogError(f"cannot write {path}: {exc.strerror or exc}") from None
+        return len(document["papers"])
+
+    def import_annotations(self, path: Path, *, theirs: bool = False) -> AnnotationsReport:
+        """Merge an annotations file in one write transaction (all of it, or nothing)."""
+        import json
+
+        from catalog import annotations
+
+        try:
+            document = json.loads(Path(path).read_text(encoding="utf-8-sig"))
+        except OSError as exc:
+            raise CatalogError(f"cannot read {path}: {exc.strerror or exc}") from None
+        except UnicodeDecodeError:
+            raise CatalogError(f"{path} is not UTF-8 text (expected an annotations JSON file)") from None
+        except json.JSONDecodeError as exc:
+            raise CatalogError(f"{path}:{exc.lineno}: not valid JSON ({exc.msg})") from None
+        document = annotations.check(document, str(path))
+        with db.write(self.engine) as conn:
+            return annotations.merge(conn, document, theirs=theirs, validate_tag=validate_tag)
+
+    def backup(self, target: Path, *, force: bool = False) -> Path:
+        """A consistent copy through SQLite's backup API, safe while the TUI has the file open.
+        Written beside the target and renamed into place; an existing file only with `force`."""
+        import os
+        import tempfile
+
+        target = Path(target)
+        if target.is_dir():
+            target = target / self.path.name
+        if target.exists():
+            if target.resolve() == self.path.resolve():
+                raise CatalogError(f"{target} is this catalog; back it up to another file")
+            if not force:
+                raise CatalogError(f"{target} exists; choose another name or pass --force to replace it")
+        _writable(target)
+        fd, partial = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".partial", dir=target.parent)
+        os.close(fd)
+        try:
+            source = sqlite3.connect(self.path, timeout=sqlite.BUSY_TIMEOUT_MS / 1000)
+            try:
+                db.copy_connection(source, Path(partial))
+            finally:
+                source.close()
+            os.replace(partial, target)
+        except (OSError, sqlite3.Error) as exc:
+            Path(partial).unlink(missing_ok=True)
+            raise CatalogError(f"cannot back up to {target}: {getattr(exc, 'strerror', None) or exc}") from None
+        return target
+
     # --- SQL ----------------------------------------------------------------------------
 
     def run_sql(self, statement: str) -> tuple[list[str], list[tuple]]:
@@ -354,6 +466,45 @@ class Catalog:
             raise CatalogError(sqlite.explain_sql_error(statement, exc)) from None
         finally:
             conn.close()
+
+
+def _writable(path: Path) -> None:
+    if not path.parent.exists() and str(path.parent):
+        raise CatalogError(f"cannot write {path}: folder {path.parent} does not exist")
+    if path.is_dir():
+        raise CatalogError(f"cannot write {path}: it is a folder")
+
+
+_EXPORT_COLUMNS = ("id, key, fingerprint, title, headline, user_title, authors, venue, year, status,"
+                   " rating, doi, arxiv_id, url, abstract, added_at")
+
+
+def _export_rows(conn: Connection, ids: list[int]) -> list[ExportPaper]:
+    by_id: dict[int, tuple] = {}
+    tags: dict[int, list[str]] = {}
+    notes: dict[int, list[str]] = {}
+    for start in range(0, len(ids), 500):
+        chunk = tuple(ids[start:start + 500])
+        marks = ",".join("?" * len(chunk))
+        for row in conn.exec_driver_sql(f"SELECT {_EXPORT_COLUMNS} FROM paper WHERE id IN ({marks})", chunk):
+            by_id[row[0]] = tuple(row)
+        for pid, name in conn.exec_driver_sql(
+                f"SELECT pt.paper_id, t.name FROM paper_tag pt JOIN tag t ON t.id = pt.tag_id"
+                f" WHERE pt.paper_id IN ({marks}) ORDER BY t.name", chunk):
+            tags.setdefault(pid, []).append(name)
+        for pid, body in conn.exec_driver_sql(
+                f"SELECT paper_id, body FROM note WHERE paper_id IN ({marks}) ORDER BY created_at, id", chunk):
+            notes.setdefault(pid, []).append(body)
+    out = []
+    for pid in ids:
+        (_, key, fp, title, headline, user_title, authors, venue, year, status, rating, doi, arxiv,
+         url, abstract, added_at) = by_id[pid]
+        out.append(ExportPaper(
+            key=key, fingerprint=fp, title=title, headline=headline, user_title=user_title,
+            authors=authors, venue=venue, year=year, status=status, rating=rating,
+            tags=tuple(tags.get(pid, ())), notes=tuple(notes.get(pid, ())), doi=doi, arxiv_id=arxiv,
+            url=url, abstract=abstract, added_at=_dt(added_at)))
+    return out
 
 
 def _note_body(body: str) -> str:

@@ -29,16 +29,28 @@ def known_revisions() -> set[str]:
 def _run_in_one_transaction(engine: Engine, action) -> None:
     # SQLite DDL is transactional: the whole upgrade commits at once or not at all, so a
     # process killed mid-migration leaves the database at its old revision.
+    #
+    # Foreign keys are off while migrating (SQLite's documented recipe for altering tables):
+    # batch mode rebuilds a table by dropping it, and dropping `paper` with foreign keys on
+    # cascades to every tag, note and provenance row. The pragma is a no-op inside a
+    # transaction, so it is set before BEGIN, and the keys are checked before COMMIT instead.
     config = alembic_config()
     with engine.connect() as conn:
-        conn.exec_driver_sql("BEGIN IMMEDIATE")
+        conn.exec_driver_sql("PRAGMA foreign_keys = OFF")
         try:
-            config.attributes["connection"] = conn
-            action(config)
-        except BaseException:
-            conn.rollback()
-            raise
-        conn.commit()
+            conn.exec_driver_sql("BEGIN IMMEDIATE")
+            try:
+                config.attributes["connection"] = conn
+                action(config)
+                broken = conn.exec_driver_sql("PRAGMA foreign_key_check").all()
+                if broken:
+                    raise RuntimeError(f"migration left rows pointing nowhere: {broken[:5]}")
+            except BaseException:
+                conn.rollback()
+                raise
+            conn.commit()
+        finally:
+            conn.exec_driver_sql("PRAGMA foreign_keys = ON")
 
 
 def upgrade(engine: Engine, revision: str = "head") -> None:

@@ -139,3 +139,33 @@ def print_table(columns: list[str], rows: list[tuple]) -> None:
     for row in rows:
         table.add_row(*(Text(safe(v) if v is not None else "NULL") for v in row))
     stdout.print(table)
+
+
+def _line(text: str | Text) -> None:
+    """One line, never wrapped, never read as markup."""
+    stdout.print(text if isinstance(text, Text) else Text(text), soft_wrap=True)
+
+
+def print_doctor(report) -> None:
+    """`catalog doctor`: each check and its problems, then what --fix did and what is left."""
+    from catalog.doctor import UNFIXABLE_HINT
+
+    for name in report.checked:
+        problems = [f.problem for f in report.found if f.check == name]
+        mark = Text("problem", style="bold red") if problems else Text("ok", style="green")
+        _line(Text.assemble(mark, " " * (9 - len(mark)), name))
+        for problem in problems:
+            _line(f"         - {safe(problem)}")
+    if report.backup:
+        _line(Text(f"Kept a copy at {safe(report.backup)}", style="dim"))
+    for done in report.repaired:
+        _line(Text(f"Fixed: {safe(done)}", style="green"))
+    if not report.remaining:
+        _line("Repaired; the catalog is healthy now." if report.repaired else "The catalog is healthy.")
+    elif not report.backup:
+        _line("Run `catalog doctor --fix` to repair (a copy of the file is kept first).")
+    else:
+        _line(Text("Still wrong:", style="bold red"))
+        for f in report.remaining:
+            _line(f"  {f.check}: {safe(f.problem)}")
+        _line(f"Cannot repair this here: {UNFIXABLE_HINT}.")

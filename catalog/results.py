@@ -86,6 +86,9 @@ class FileReport:
     new: int = 0
     known: int = 0
     error: str | None = None
+    merged: int = 0  # known papers that gained fields (a title, authors, a DOI) from this file
+    # Entries skipped, each with file and line: "refs.bib:42: entry 'foo2020' has no title or abstract"
+    warnings: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -101,13 +104,24 @@ class ImportReport:
         return sum(f.known for f in self.files)
 
     @property
+    def merged(self) -> int:
+        return sum(f.merged for f in self.files)
+
+    @property
     def errors(self) -> list[FileReport]:
         return [f for f in self.files if f.error]
 
+    @property
+    def warnings(self) -> list[str]:
+        return [w for f in self.files for w in f.warnings]
+
     def summary(self) -> str:
-        return (f"{self.new} new, {self.known} already known, {len(self.errors)} "
+        known = f"{self.known} already known" + (f" ({self.merged} updated)" if self.merged else "")
+        skipped = len(self.warnings)
+        return (f"{self.new} new, {known}, {len(self.errors)} "
                 f"{'error' if len(self.errors) == 1 else 'errors'}"
-                f" ({len(self.files)} {'file' if len(self.files) == 1 else 'files'})")
+                + (f", {skipped} {'warning' if skipped == 1 else 'warnings'}" if skipped else "")
+                + f" ({len(self.files)} {'file' if len(self.files) == 1 else 'files'})")
 
 
 @dataclass(frozen=True)
@@ -155,3 +169,73 @@ class PaperState:
     rating: int | None
     user_title: str | None
     notes: tuple[tuple[int, str], ...]  # (note id, body)
+
+
+@dataclass(frozen=True)
+class ExportPaper:
+    """Everything an export writes about one paper."""
+
+    key: str
+    fingerprint: str
+    title: str | None  # the paper's real title, when a source knew it
+    headline: str  # derived from the abstract
+    user_title: str | None
+    authors: str | None  # "First Last, First Last"
+    venue: str | None
+    year: int | None
+    status: str
+    rating: int | None
+    tags: tuple[str, ...]
+    notes: tuple[str, ...]
+    doi: str | None
+    arxiv_id: str | None
+    url: str | None
+    abstract: str
+    added_at: datetime
+
+    @property
+    def display_title(self) -> str:
+        """What the catalog shows: your title, else the real one, else the headline."""
+        return self.user_title or self.title or self.headline
+
+    @property
+    def citation_title(self) -> str:
+        """What a citation shows: the real title, else yours, else the headline."""
+        return self.title or self.user_title or self.headline
+
+    @property
+    def link(self) -> str | None:
+        if self.url:
+            return self.url
+        if self.doi:
+            return f"https://doi.org/{self.doi}"
+        if self.arxiv_id:
+            return f"https://arxiv.org/abs/{self.arxiv_id}"
+        return None
+
+
+@dataclass(frozen=True)
+class ExportReport:
+    papers: int
+    format: str
+    path: str | None  # None: written to the stream given
+
+
+@dataclass
+class AnnotationsReport:
+    """What `catalog annotations import` did."""
+
+    papers: int = 0  # papers in the file
+    matched: int = 0
+    tags_added: int = 0
+    notes_added: int = 0
+    fields_set: int = 0  # status, rating or title taken from the file
+    searches_added: int = 0
+    conflicts: list[str] = field(default_factory=list)
+    not_found: list[str] = field(default_factory=list)
+
+    def summary(self) -> str:
+        return (f"{self.matched} of {self.papers} papers matched: {self.tags_added} tags, "
+                f"{self.notes_added} notes, {self.fields_set} statuses/ratings/titles and "
+                f"{self.searches_added} saved searches added; {len(self.conflicts)} conflicts, "
+                f"{len(self.not_found)} not found")

@@ -26,6 +26,13 @@ FTS_COLUMNS = {
 VIEWS = ("papers", "paper_tags", "paper_notes")
 BULK_FLAG_TABLE = "fts_bulk_load"
 BUSY_TIMEOUT_MS = 30_000
+# What triggers copy onto paper.tags_text / paper.notes_text (the migrations hold their own
+# frozen copy of these); `catalog doctor` recomputes them with these. {pid}: the paper id.
+TAGS_TEXT_OF = """(SELECT coalesce(group_concat(name, ' '), '') FROM (
+    SELECT t.name FROM paper_tag pt JOIN tag t ON t.id = pt.tag_id
+    WHERE pt.paper_id = {pid} ORDER BY t.name))"""
+NOTES_TEXT_OF = """(SELECT coalesce(group_concat(body, char(10)), '') FROM (
+    SELECT body FROM note WHERE paper_id = {pid} ORDER BY created_at, id))"""
 
 
 def is_hand_made_table(name: str) -> bool:

@@ -31,3 +31,24 @@ class IngestError(Exception):
         self.message = message
         where = f"{path}:{line}" if line else path
         super().__init__(f"{where}: {message}")
+
+
+@dataclass
+class RecordFile:
+    """A structured file (BibTeX, JSON, CSV) read whole: its good entries, and a warning for
+    each bad one (`refs.bib:42: entry 'foo2020' has no title or abstract`)."""
+
+    format: str
+    records: list[PaperRecord]
+    warnings: list[str] = field(default_factory=list)
+    venue: str | None = None
+    year: int | None = None
+
+    def close(self) -> None:
+        pass
+
+    def __enter__(self) -> "RecordFile":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        pass

@@ -1,0 +1,60 @@
+"""Exports: one small module per format, each `write(papers, out)` to a text stream.
+
+`write_file` replaces its target atomically (a temporary file beside it, then a rename), so
+an interrupted export never leaves half a file where a whole one was.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import tempfile
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TextIO
+
+from catalog.results import ExportPaper
+
+# name -> (module, file suffix)
+FORMATS: dict[str, tuple[str, str]] = {
+    "bibtex": ("bibtex", ".bib"),
+    "csljson": ("csljson", ".json"),
+    "ris": ("ris", ".ris"),
+    "markdown": ("markdown", ".md"),
+    "csv": ("csvfile", ".csv"),
+    "jsonl": ("jsonl", ".jsonl"),
+}
+
+
+class ExportError(ValueError):
+    pass
+
+
+def format_for(path: Path) -> str | None:
+    """The format a file name asks for (`reading.md` -> markdown), if its suffix says."""
+    suffix = path.suffix.lower()
+    return next((name for name, (_, s) in FORMATS.items() if s == suffix), None)
+
+
+def writer(fmt: str) -> Callable[[Sequence[ExportPaper], TextIO], None]:
+    if fmt not in FORMATS:
+        raise ExportError(f"unknown export format {fmt!r}: use one of {', '.join(FORMATS)}")
+    return importlib.import_module(f"catalog.export.{FORMATS[fmt][0]}").write
+
+
+def write_file(path: Path, write: Callable[[TextIO], None]) -> None:
+    """Write through `write` to a temporary file beside `path`, then rename it over `path`."""
+    directory = path.parent if str(path.parent) else Path(".")
+    fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as out:
+            write(out)
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(temp, path)
+    except BaseException:
+        try:
+            os.unlink(temp)
+        except OSError:
+            pass
+        raise

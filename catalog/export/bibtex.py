@@ -1,0 +1,123 @@
+"""BibTeX, written with bibtexparser: @inproceedings (booktitle "VENUE YEAR") or, for arXiv
+preprints and papers without a venue, @misc with eprint fields.
+
+Titles, names and venues are escaped for TeX (& % $ # _ { } ~ ^ \\), capitals protected with
+braces ({BERT}); abstracts keep their own `$...$` math and TeX commands, with the special
+characters outside them escaped. Every value keeps its braces balanced, which both BibTeX
+and pybtex require.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import TextIO
+
+from catalog.export.citekeys import citation_keys
+from catalog.ingest.fields import split_people
+from catalog.results import ExportPaper
+
+_ESCAPES = {
+    "\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
+    "~": r"\textasciitilde{}", "^": r"\textasciicircum{}", "{": r"\{", "}": r"\}",
+}
+_TABLE = str.maketrans(_ESCAPES)
+_SAFE_BRACES = str.maketrans({**_ESCAPES, "{": r"\textbraceleft{}", "}": r"\textbraceright{}"})
+# Math spans, kept as written; `\$` is an escaped dollar, not a delimiter.
+_MATH = re.compile(r"(?<!\\)\$\$.+?(?<!\\)\$\$|(?<!\\)\$(?=\S)[^$]*?(?<![\s\\])\$", re.S)
+# Outside math: a special character not already escaped.
+_UNESCAPED = re.compile(r"(?<!\\)([&%#_])")
+_BRACE = re.compile(r"\\?[{}]")
+_BRACE_WORDS = {"{": r"\textbraceleft{}", "}": r"\textbraceright{}"}
+
+
+def balanced(value: str) -> bool:
+    depth = 0
+    for ch in value:
+        depth += (ch == "{") - (ch == "}")
+        if depth < 0:
+            return False
+    return depth == 0
+
+
+def escape(value: str) -> str:
+    """Plain text as TeX: every special character escaped."""
+    return value.translate(_TABLE if balanced(value) else _SAFE_BRACES)
+
+
+def title(value: str) -> str:
+    """Escaped, with words that hold capitals after their first letter kept from lowercasing."""
+    words = []
+    for word in value.split(" "):
+        words.append("{" + escape(word) + "}" if any(c.isupper() for c in word[1:]) else escape(word))
+    out = " ".join(words)
+    return out if balanced(out) else escape(value)
+
+
+def abstract(value: str) -> str:
+    """TeX and Markdown as written, with the specials outside math and commands escaped.
+
+    Braces stay when they balance; otherwise those outside math become \\textbraceleft{} and
+    \\textbraceright{}, and if the math itself does not balance everything is escaped."""
+    for braces in (False, True):
+        parts = []
+        last = 0
+        for m in _MATH.finditer(value):
+            parts.append(_text_part(value[last:m.start()], braces))
+            parts.append(m.group(0))
+            last = m.end()
+        parts.append(_text_part(value[last:], braces))
+        out = "".join(parts)
+        if balanced(out):
+            return out
+    return escape(value)
+
+
+def _text_part(text: str, braces: bool) -> str:
+    text = _UNESCAPED.sub(r"\\\1", text)
+    text = re.sub(r"(?<!\\)\$", r"\\$", text)  # a lone dollar is not math
+    if braces:
+        text = _BRACE.sub(lambda m: _BRACE_WORDS[m[0][-1]], text)
+    return text
+
+
+def url(value: str) -> str:
+    return value.replace("\\", "%5C").replace("{", "%7B").replace("}", "%7D").replace(" ", "%20")
+
+
+def fields(p: ExportPaper) -> tuple[str, list[tuple[str, str]]]:
+    """The entry type and its fields for one paper."""
+    out: list[tuple[str, str]] = [("title", title(p.citation_title))]
+    people = split_people(p.authors)
+    if people:
+        out.append(("author", " and ".join("others" if n == "et al." else escape(n) for n in people)))
+    conference = p.venue and p.venue.lower() != "arxiv"
+    if conference:
+        out.append(("booktitle", escape(f"{p.venue} {p.year}" if p.year else str(p.venue))))
+    if p.year:
+        out.append(("year", str(p.year)))
+    if p.doi:
+        out.append(("doi", url(p.doi)))
+    if p.arxiv_id:
+        out.extend([("eprint", p.arxiv_id), ("archiveprefix", "arXiv")])
+    if p.url:
+        out.append(("url", url(p.url)))
+    if p.tags:
+        out.append(("keywords", escape(", ".join(p.tags))))
+    if p.abstract:
+        out.append(("abstract", abstract(p.abstract)))
+    return ("inproceedings" if conference else "misc"), out
+
+
+def write(papers: Sequence[ExportPaper], out: TextIO) -> None:
+    import bibtexparser
+    from bibtexparser.middlewares import AddEnclosingMiddleware
+    from bibtexparser.model import Entry, Field
+
+    unparse = [AddEnclosingMiddleware(reuse_previous_enclosing=False, enclose_integers=False,
+                                      default_enclosing="{")]
+    for i, (p, key) in enumerate(zip(papers, citation_keys(papers))):
+        entry_type, values = fields(p)
+        entry = Entry(entry_type, key, [Field(k, v) for k, v in values])
+        out.write(("\n" if i else "") + bibtexparser.write_string(bibtexparser.Library([entry]),
+                                                                   unparse_stack=unparse))

@@ -1,0 +1,49 @@
+"""CSL-JSON (what Zotero, Pandoc and citeproc read): an array of items, valid against the CSL
+1.0.2 input schema. Conference papers are `paper-conference` with the venue as
+container-title; arXiv preprints are `article` with the arXiv id as `number`."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import TextIO
+
+from catalog.export.citekeys import citation_keys
+from catalog.ingest.fields import name_parts, split_people
+from catalog.results import ExportPaper
+
+
+def person(name: str) -> dict[str, str]:
+    given, family = name_parts(name)
+    return {"family": family, "given": given} if given else {"literal": name}
+
+
+def item(p: ExportPaper, key: str) -> dict[str, object]:
+    preprint = not p.venue or p.venue.lower() == "arxiv"
+    out: dict[str, object] = {"id": key, "type": "article" if preprint else "paper-conference",
+                              "title": p.citation_title}
+    people = [n for n in split_people(p.authors) if n != "et al."]
+    if people:
+        out["author"] = [person(n) for n in people]
+    if p.venue:
+        out["container-title"] = p.venue
+    if p.year:
+        out["issued"] = {"date-parts": [[p.year]]}
+    if p.abstract:
+        out["abstract"] = p.abstract
+    if p.doi:
+        out["DOI"] = p.doi
+    if p.arxiv_id:
+        out["number"] = f"arXiv:{p.arxiv_id}"
+    if p.link:
+        out["URL"] = p.link
+    if p.tags:
+        out["keyword"] = ", ".join(p.tags)
+    return out
+
+
+def write(papers: Sequence[ExportPaper], out: TextIO) -> None:
+    out.write("[")
+    for i, (p, key) in enumerate(zip(papers, citation_keys(papers))):
+        out.write(("," if i else "") + "\n  " + json.dumps(item(p, key), ensure_ascii=False))
+    out.write("\n]\n")

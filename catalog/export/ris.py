@@ -1,0 +1,52 @@
+"""RIS (EndNote, Zotero, Mendeley), written with rispy: CPAPER for conference papers, UNPB for
+preprints; your tags as keywords and your notes as N1 notes."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TextIO
+
+from catalog.export.citekeys import citation_keys
+from catalog.ingest.fields import name_parts, split_people
+from catalog.results import ExportPaper
+
+
+def _line(value: str) -> str:
+    """RIS is one value per line."""
+    return " ".join(value.split())
+
+
+def entry(p: ExportPaper, key: str) -> dict[str, object]:
+    preprint = not p.venue or p.venue.lower() == "arxiv"
+    out: dict[str, object] = {"type_of_reference": "UNPB" if preprint else "CPAPER", "id": key,
+                              "title": _line(p.citation_title)}
+    people = [n for n in split_people(p.authors) if n != "et al."]
+    if people:
+        out["authors"] = [", ".join(filter(None, reversed(name_parts(n)))) for n in people]
+    if p.venue:
+        out["secondary_title"] = _line(f"{p.venue} {p.year}" if p.year and not preprint else p.venue)
+    if p.year:
+        out["year"] = str(p.year)
+    if p.abstract:
+        out["abstract"] = _line(p.abstract)
+    if p.doi:
+        out["doi"] = p.doi
+    if p.link:
+        out["urls"] = [p.link]
+    if p.tags:
+        out["keywords"] = list(p.tags)
+    if p.notes:
+        out["notes"] = [_line(n) for n in p.notes]
+    return out
+
+
+def write(papers: Sequence[ExportPaper], out: TextIO) -> None:
+    import rispy
+
+    class Writer(rispy.RisWriter):
+        def set_header(self, count: int) -> str:
+            return ""  # rispy numbers records ("1."), which RIS itself does not have
+
+    entries = [entry(p, key) for p, key in zip(papers, citation_keys(papers))]
+    if entries:
+        rispy.dump(entries, out, implementation=Writer)

@@ -1,0 +1,385 @@
+"""Field values as other tools write them, made into what a PaperRecord holds.
+
+Shared by the BibTeX, JSON and CSV readers: names to "First Last, First Last", years from
+dates, DOIs and arXiv ids from the many places exports put them, TeX in titles to Unicode.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import unicodedata
+from functools import lru_cache
+
+from catalog import text
+from catalog.ingest.paperlist import MAX_ABSTRACT_CHARS, YEAR_RANGE
+from catalog.ingest.records import PaperRecord
+
+MAX_TITLE_CHARS = 2_000
+MAX_FIELD_CHARS = 20_000
+
+logging.getLogger("pylatexenc").setLevel(logging.ERROR)
+
+
+class EntryError(Exception):
+    """One entry cannot be used; the reader reports it with file and line and goes on."""
+
+
+# --- text -------------------------------------------------------------------------------
+
+_SPACES = re.compile(r"\s+")
+_UNESCAPED_PERCENT = re.compile(r"(?<!\\)%")
+_MATH_SPAN = re.compile(r"\$[^$]*\$")
+
+
+def squash(value: str) -> str:
+    """Controls removed, whitespace collapsed (non-breaking spaces included)."""
+    return _SPACES.sub(" ", text.strip_control(value).replace("\xa0", " ")).strip()
+
+
+_CONVERTER = None
+
+
+@lru_cache(maxsize=4096)
+def _latex_to_text(value: str) -> str:
+    global _CONVERTER
+    if _CONVERTER is None:
+        from pylatexenc.latex2text import LatexNodes2Text
+
+        _CONVERTER = LatexNodes2Text(math_mode="verbatim", strict_latex_spaces=True)
+    try:
+        return _CONVERTER.latex_to_text(_UNESCAPED_PERCENT.sub(r"\\%", value))
+    except Exception:  # pylatexenc is tolerant, but imported text is arbitrary
+        return re.sub(r"\\[A-Za-z]+|[{}\\]", "", value)
+
+
+# What BibTeX writers (this catalog's export included) escape, undone without pylatexenc,
+# which costs about a millisecond a title. "\x01"/"\x02" hold escaped braces meanwhile.
+_SIMPLE_ESCAPES = {
+    r"\&": "&", r"\%": "%", r"\_": "_", r"\#": "#", r"\$": "$", r"\{": "\x01", r"\}": "\x02",
+    r"\textbackslash{}": "\\", r"\textasciitilde{}": "~", r"\textasciicircum{}": "^",
+    r"\textbraceleft{}": "\x01", r"\textbraceright{}": "\x02",
+}
+_SIMPLE_RE = re.compile("|".join(re.escape(k) for k in sorted(_SIMPLE_ESCAPES, key=len, reverse=True)))
+
+
+def _simple_tex(value: str) -> str | None:
+    """The text of a value holding only escapes and braces; None when it needs pylatexenc."""
+    rest = _SIMPLE_RE.sub("", value)
+    if "\\" in rest or "~" in rest or "--" in rest or "`" in rest or "''" in rest:
+        return None
+    out = _SIMPLE_RE.sub(lambda m: _SIMPLE_ESCAPES[m[0]], value)
+    return out.replace("{", "").replace("}", "").replace("\x01", "{").replace("\x02", "}")
+
+
+def tex_to_text(value: str) -> str:
+    """A short BibTeX value (title, name, venue) as display text: `{\\"u}` -> ü, `{BERT}` -> BERT,
+    `\\&` -> &, math spans rendered (`$\\ell_1$` -> ℓ₁)."""
+    value = squash(value)
+    if "\\" in value or "{" in value or "~" in value or "--" in value:
+        simple = _simple_tex(value)
+        value = squash(simple if simple is not None else _latex_to_text(value))
+    return squash(text.render(value)) if "$" in value else value
+
+
+# Accents and special letters written as TeX (`{\"u}`, `\'e`, `{\ss}`), and braces that only
+# protect capitals (`{BERT}`): what BibTeX exports put in abstracts beyond ordinary TeX.
+_ACCENT = re.compile(
+    r"\{\\(?:[`'^\"~=.]|[uvHcdbkr](?![A-Za-z]))\s*(?:\{\w\}|\w)\}"
+    r"|\\(?:[`'^\"~=.]|[uvHcdbkr](?![A-Za-z]))\s*(?:\{\w\}|\w)"
+    r"|\{\\(?:ss|o|O|aa|AA|ae|AE|oe|OE|l|L|i|j)\}"
+)
+_PROTECTING_BRACES = re.compile(r"(?<![\\\w}\]^_])\{([^{}\\$]*)\}")
+
+
+def tidy_abstract(value: str) -> str:
+    """A BibTeX abstract keeps its TeX and Markdown (they are rendered for display, as for paper
+    lists), but loses what only BibTeX needs: accent macros and braces protecting capitals."""
+    value = value.strip()
+    if "\\" not in value and "{" not in value:
+        return value
+    parts = re.split(r"(\$[^$]*\$)", value)  # math spans stay exactly as written
+    for i in range(0, len(parts), 2):
+        part = _ACCENT.sub(lambda m: _latex_to_text(m[0]), parts[i])
+        while True:
+            part, n = _PROTECTING_BRACES.subn(r"\1", part)
+            if not n:
+                break
+        parts[i] = part
+    return "".join(parts)
+
+
+# --- people -----------------------------------------------------------------------------
+
+_PARTICLES = {"van", "von", "der", "den", "de", "del", "della", "di", "da", "du", "la", "le", "dos", "das", "ter", "ten", "al", "el", "bin", "ibn"}
+
+
+def _split_bibtex_names(value: str) -> list[str]:
+    """Split on ` and ` outside braces (BibTeX's rule)."""
+    names, depth, start, i = [], 0, 0, 0
+    while i < len(value):
+        ch = value[i]
+        if ch == "{":
+            depth += 1
+        elif ch == "}":
+            depth -= 1
+        elif depth == 0 and value[i:i + 5].lower() == " and ":
+            names.append(value[start:i])
+            i += 5
+            start = i
+            continue
+        i += 1
+    names.append(value[start:])
+    return [n.strip() for n in names if n.strip()]
+
+
+def _flip(name: str) -> str:
+    """'Last, First' or 'Last, Jr., First' -> 'First Last Jr.'; other forms kept."""
+    parts = [p.strip() for p in name.split(",")]
+    if len(parts) == 2 and parts[0] and parts[1]:
+        return f"{parts[1]} {parts[0]}"
+    if len(parts) == 3 and parts[0] and parts[2]:
+        return f"{parts[2]} {parts[0]} {parts[1]}".strip()
+    return " ".join(p for p in parts if p)
+
+
+def _person(name: str) -> str:
+    name = squash(name)
+    if name.lower() in {"others", "et al.", "et al"}:
+        return "et al."
+    return _flip(name)
+
+
+def bibtex_authors(value: str) -> str | None:
+    """'Vaswani, Ashish and Shazeer, Noam and others' -> 'Ashish Vaswani, Noam Shazeer, et al.'"""
+    names = [_person(tex_to_text(n) if ("\\" in n or "{" in n) else n)
+             for n in _split_bibtex_names(squash(value))]
+    return join_people(names)
+
+
+def join_people(names: list[str]) -> str | None:
+    names = [n for n in (squash(n).replace(",", "") if n != "et al." else n for n in names) if n]
+    return ", ".join(names) or None
+
+
+def any_authors(value: object) -> str | None:
+    """Authors as JSON and CSV files hold them: a list of names or of CSL name objects, or one
+    string ("A and B", "Last, First; Last, First" or already "First Last, First Last")."""
+    if value is None:
+        return None
+    if isinstance(value, list):
+        names = []
+        for item in value:
+            if isinstance(item, dict):
+                literal = item.get("literal") or item.get("name")
+                given = " ".join(str(item.get(k) or "") for k in ("given", "dropping-particle")).strip()
+                family = " ".join(str(item.get(k) or "") for k in ("non-dropping-particle", "family")).strip()
+                names.append(str(literal) if literal else f"{given} {family}".strip())
+            elif item is not None:
+                names.append(_person(str(item)))
+        return join_people(names)
+    value = squash(str(value))
+    if not value:
+        return None
+    if re.search(r"\sand\s", value, re.IGNORECASE):
+        return bibtex_authors(value)
+    if ";" in value:
+        return join_people([_person(n) for n in value.split(";")])
+    return join_people(value.split(","))
+
+
+def split_people(authors: str | None) -> list[str]:
+    """The catalog's "First Last, First Last" string as a list of names."""
+    return [n.strip() for n in (authors or "").split(",") if n.strip()]
+
+
+def name_parts(name: str) -> tuple[str, str]:
+    """(given, family) for a "First von Last" name; ('', name) when there is one word."""
+    words = name.split()
+    if len(words) < 2:
+        return "", name
+    family_start = len(words) - 1
+    while family_start > 1 and words[family_start - 1].lower() in _PARTICLES:
+        family_start -= 1
+    if words[-1].rstrip(".").lower() in {"jr", "sr", "ii", "iii", "iv"} and len(words) > 2:
+        family_start = min(family_start, len(words) - 2)
+    return " ".join(words[:family_start]), " ".join(words[family_start:])
+
+
+# --- identifiers and numbers ---------------------------------------------------------------
+
+_DOI = re.compile(r"\b(10\.\d{4,9}/\S+)", re.IGNORECASE)
+_ARXIV_NEW = r"\d{4}\.\d{4,5}"
+_ARXIV_OLD = r"[a-z][a-z.-]+/\d{7}"
+_ARXIV_ID = re.compile(rf"(?:arxiv[:./\s]*)?(?:abs/|pdf/)?({_ARXIV_NEW}|{_ARXIV_OLD})(?:v\d+)?", re.IGNORECASE)
+_ARXIV_IN = re.compile(rf"arxiv(?:\.org/(?:abs|pdf)/|[:\s]\s*|\.)\s*({_ARXIV_NEW}|{_ARXIV_OLD})(?:v\d+)?", re.IGNORECASE)
+_YEAR = re.compile(r"(?<!\d)(1[89]\d\d|20\d\d)(?!\d)")
+
+
+def doi(value: object) -> str | None:
+    """A DOI in lower case (they are case-insensitive), from a bare DOI, doi: or a doi.org link."""
+    if not value:
+        return None
+    m = _DOI.search(str(value))
+    return m[1].rstrip(".,;)").lower() if m else None
+
+
+def arxiv_id(value: object, *, bare: bool = False) -> str | None:
+    """An arXiv id without version from 'arXiv:1706.03762v5', an arxiv.org link, 'arXiv preprint
+    arXiv:1706.03762' or an arXiv DOI; `bare` also accepts a plain '1706.03762' (eprint fields)."""
+    if not value:
+        return None
+    value = str(value)
+    m = _ARXIV_IN.search(value)
+    if m is None and bare:
+        m = _ARXIV_ID.fullmatch(value.strip())
+    return m[1].lower() if m else None
+
+
+def year(value: object) -> int | None:
+    """A year from 2017, "2017", "2017-12-04", "Dec 2017" or CSL {"date-parts": [[2017, 12]]}."""
+    if isinstance(value, dict):
+        parts = value.get("date-parts")
+        if parts and isinstance(parts, list) and parts[0]:
+            value = parts[0][0]
+        else:
+            value = value.get("raw") or value.get("literal")
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, (int, float)):
+        found = int(value)
+    else:
+        m = _YEAR.search(str(value))
+        if m is None:
+            return None
+        found = int(m[1])
+    return found if found in YEAR_RANGE else None
+
+
+def url(value: object) -> str | None:
+    if not value:
+        return None
+    value = squash(str(value)).split()[0] if squash(str(value)) else ""
+    return value if re.match(r"https?://\S+$", value, re.IGNORECASE) else None
+
+
+# Long proceedings names exports carry, and the short names the catalog's venue: filter uses.
+_VENUES = (
+    (r"\bfindings of the association for computational linguistics\b", "Findings of ACL"),
+    (r"\bneural information processing systems\b|\bneurips\b|\bnips\b", "NeurIPS"),
+    (r"\binternational conference on machine learning\b|\bicml\b", "ICML"),
+    (r"\binternational conference on learning representations\b|\biclr\b", "ICLR"),
+    (r"\bcomputer vision and pattern recognition\b|\bcvpr\b", "CVPR"),
+    (r"\binternational conference on computer vision\b|\biccv\b", "ICCV"),
+    (r"\beuropean conference on computer vision\b|\beccv\b", "ECCV"),
+    (r"\bempirical methods in natural language processing\b|\bemnlp\b", "EMNLP"),
+    (r"\bnorth american chapter of the association for computational linguistics\b|\bnaacl\b", "NAACL"),
+    (r"\bannual meeting of the association for computational linguistics\b", "ACL"),
+    (r"\baaai conference on artificial intelligence\b", "AAAI"),
+    (r"\binternational joint conference on artificial intelligence\b|\bijcai\b", "IJCAI"),
+    (r"\bconference on learning theory\b|\bcolt\b", "COLT"),
+    (r"\bartificial intelligence and statistics\b|\baistats\b", "AISTATS"),
+    (r"\buncertainty in artificial intelligence\b", "UAI"),
+    (r"\bknowledge discovery and data mining\b", "KDD"),
+    (r"\btransactions on machine learning research\b", "TMLR"),
+    (r"\bjournal of machine learning research\b", "JMLR"),
+    (r"^arxiv\b|\barxiv preprint\b|^corr\b", "arXiv"),
+)
+_VENUE_RES = tuple((re.compile(p, re.IGNORECASE), short) for p, short in _VENUES)
+
+
+def venue(value: object) -> str | None:
+    """'Advances in Neural Information Processing Systems' -> 'NeurIPS'; other names kept."""
+    if not value:
+        return None
+    name = tex_to_text(str(value))
+    for pattern, short in _VENUE_RES:
+        if pattern.search(name):
+            return short
+    return name[:200] or None
+
+
+# --- one record ---------------------------------------------------------------------------
+
+CATALOG_KEY = re.compile(r"[0-9a-hjkmnp-tv-z]{7,52}")
+
+
+def plain_title(value: str) -> str:
+    """A title from JSON or CSV: plain text, but `$...$` math rendered like abstracts."""
+    value = squash(value)
+    return squash(text.render(value)) if "$" in value else value
+
+
+def record(values: dict[str, object], *, label: str, position: int, line: int,
+           venue_default: str | None = None, year_default: int | None = None,
+           tex: bool = False) -> PaperRecord:
+    """A PaperRecord from normalised field values; EntryError if the entry cannot be a paper.
+    `tex`: the title is BibTeX (accents as macros, braces protecting capitals)."""
+    title = (tex_to_text if tex else plain_title)(str(values["title"])) if values.get("title") else None
+    abstract = str(values.get("abstract") or "").strip()
+    abstract = text.strip_control(abstract).replace("\r\n", "\n").strip() if abstract else ""
+    if not title and not abstract:
+        raise EntryError(f"{label} has no title or abstract")
+    if len(abstract) > MAX_ABSTRACT_CHARS:
+        raise EntryError(f"{label}: abstract is {len(abstract):,} characters; "
+                         f"an abstract should be under {MAX_ABSTRACT_CHARS:,}")
+    if title and len(title) > MAX_TITLE_CHARS:
+        raise EntryError(f"{label}: title is {len(title):,} characters; a title should be under "
+                         f"{MAX_TITLE_CHARS:,}")
+    authors = values.get("authors")
+    found = PaperRecord(
+        abstract=abstract, position=position, line=line,
+        title=title or None,
+        authors=squash(str(authors))[:MAX_FIELD_CHARS] if authors else None,
+        venue=values.get("venue") or venue_default,  # type: ignore[arg-type]
+        year=values.get("year") or year_default,  # type: ignore[arg-type]
+        doi=values.get("doi"),  # type: ignore[arg-type]
+        arxiv_id=values.get("arxiv_id"),  # type: ignore[arg-type]
+        url=values.get("url"),  # type: ignore[arg-type]
+    )
+    if found.arxiv_id is None and found.doi and found.doi.startswith("10.48550/arxiv."):
+        found.arxiv_id = found.doi.removeprefix("10.48550/arxiv.")
+    key = values.get("key")
+    if isinstance(key, str) and CATALOG_KEY.fullmatch(key):
+        found.extra["key"] = key
+    raw = values.get("raw_abstract")
+    if isinstance(raw, str) and raw.strip() and raw.strip() != abstract:
+        found.extra["raw_abstract"] = raw.strip()
+    return found
+
+
+def title_key(title: str | None) -> str:
+    """What two titles share when they name the same paper: words only, case and accents folded."""
+    if not title:
+        return ""
+    folded = unicodedata.normalize("NFKD", text.normalize(title))
+    folded = "".join(ch for ch in folded if not unicodedata.combining(ch))
+    return " ".join(re.findall(r"\w+", folded))
+
+
+def unescape_text(value: str) -> str:
+    """Undo BibTeX escapes (`\\%`, `\\&`, `\\_`, `\\textbraceleft{}`...) outside `$...$` math,
+    keeping TeX commands and braces: what an exported abstract was before it was escaped."""
+    if "\\" not in value:
+        return value
+    parts = re.split(r"((?<!\\)\$[^$]*(?<!\\)\$)", value)
+    for i in range(0, len(parts), 2):
+        parts[i] = _SIMPLE_RE.sub(lambda m: _SIMPLE_ESCAPES[m[0]], parts[i]).replace("\x01", "{").replace("\x02", "}")
+    return "".join(parts)
+
+
+def escape_variants(value: str, limit: int = 16) -> list[str]:
+    """The abstract with each kind of escape (`\\%`, `\\&`, `\\#`, `\\_`) undone or kept, in every
+    combination: an exported abstract escapes all of them, the original may have had some. Used
+    only to find the paper it came from (its fingerprint)."""
+    kinds = [c for c in "%&#_" if "\\" + c in value]
+    out = []
+    for mask in range(1 << len(kinds)):
+        text = value
+        for i, c in enumerate(kinds):
+            if mask >> i & 1:
+                text = text.replace("\\" + c, c)
+        out.append(text)
+        if len(out) >= limit:
+            break
+    return out

@@ -1,0 +1,118 @@
+"""Which column (CSV) or key (JSON) holds which paper field.
+
+Defaults cover the names Zotero, CSL-JSON, spreadsheets and this catalog's own exports use;
+`catalog import --map field=column` names another (documented in docs/formats.md). Column
+names are compared without case, spaces, `_` or `-` ("Publication Year" = publication_year).
+The first default column with a value wins, row by row.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+from catalog.ingest import fields
+
+DEFAULT_COLUMNS: dict[str, tuple[str, ...]] = {
+    "title": ("title", "paper title"),
+    "abstract": ("abstract", "summary", "abstract note"),
+    "authors": ("authors", "author", "creators"),
+    "year": ("year", "publication year", "issued", "date", "published"),
+    "venue": ("venue", "booktitle", "journal", "conference", "container title", "publication title",
+              "proceedings title", "conference name", "journaltitle"),
+    "doi": ("doi",),
+    "url": ("url", "link"),
+    "arxiv_id": ("arxiv id", "arxiv", "arxivid", "eprint"),
+    "key": ("key",),
+}
+FIELDS = tuple(DEFAULT_COLUMNS)
+_ALIASES = {"author": "authors", "arxiv": "arxiv_id", "arxivid": "arxiv_id", "summary": "abstract",
+            "booktitle": "venue", "journal": "venue", "date": "year"}
+
+
+class MappingError(ValueError):
+    """A --map option that names no known field."""
+
+
+def _norm(name: str) -> str:
+    return re.sub(r"[\s_-]+", " ", name.strip().lower())
+
+
+@dataclass(frozen=True)
+class FieldMap:
+    """Field -> the column it is read from, for fields the user named with --map."""
+
+    overrides: Mapping[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def parse(cls, specs: Iterable[str]) -> "FieldMap":
+        overrides: dict[str, str] = {}
+        for spec in specs:
+            name, sep, column = spec.partition("=")
+            key = _ALIASES.get(_norm(name).replace(" ", "_"), _norm(name).replace(" ", "_"))
+            if not sep or not column.strip():
+                raise MappingError(f"--map {spec!r}: write it as field=column, like title=Name")
+            if key not in DEFAULT_COLUMNS:
+                raise MappingError(f"--map {spec!r}: unknown field {name!r}; fields are {', '.join(FIELDS)}")
+            overrides[key] = column.strip()
+        return cls(overrides)
+
+    def columns(self, available: Iterable[str]) -> dict[str, list[str]]:
+        """For each field, the columns present in `available` to read it from, best first."""
+        by_norm: dict[str, str] = {}
+        for name in available:
+            by_norm.setdefault(_norm(name), name)
+        out: dict[str, list[str]] = {}
+        for name, defaults in DEFAULT_COLUMNS.items():
+            if name in self.overrides:
+                wanted = [self.overrides[name]]
+                out[name] = [by_norm[_norm(w)] for w in wanted if _norm(w) in by_norm]
+            else:
+                taken = {_norm(c) for c in self.overrides.values()}
+                out[name] = [by_norm[d] for d in defaults if d in by_norm and d not in taken]
+        return out
+
+    def missing(self, available: Iterable[str]) -> list[str]:
+        """--map columns that are not in the file."""
+        names = {_norm(n) for n in available}
+        return [c for c in self.overrides.values() if _norm(c) not in names]
+
+
+def _first(row: Mapping[str, object], columns: list[str]) -> object:
+    for column in columns:
+        value = row.get(column)
+        if value not in (None, "", [], {}):
+            return value
+    return None
+
+
+def values(row: Mapping[str, object], columns: dict[str, list[str]]) -> dict[str, object]:
+    """A row's field values, normalised as fields.record expects them."""
+    get = lambda name: _first(row, columns[name])  # noqa: E731
+    title, abstract = get("title"), get("abstract")
+    found_url = fields.url(get("url"))
+    found_doi = fields.doi(get("doi"))
+    arxiv = fields.arxiv_id(get("arxiv_id"), bare=True) or fields.arxiv_id(found_url)
+    venue_value = get("venue")
+    if arxiv is None and isinstance(venue_value, str):
+        arxiv = fields.arxiv_id(venue_value)
+    venue = fields.venue(_text(venue_value)) if venue_value else ("arXiv" if arxiv else None)
+    key = get("key")
+    return {
+        "title": _text(title) if title is not None else None,
+        "abstract": _text(abstract) if abstract is not None else "",
+        "authors": fields.any_authors(get("authors")),
+        "year": fields.year(get("year")),
+        "venue": venue,
+        "doi": found_doi,
+        "arxiv_id": arxiv,
+        "url": found_url,
+        "key": key if isinstance(key, str) else None,
+    }
+
+
+def _text(value: object) -> str:
+    if isinstance(value, list):  # CSL-JSON's container-title is sometimes a list
+        return " ".join(str(v) for v in value if v is not None)
+    return str(value)
