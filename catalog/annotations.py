@@ -13,7 +13,7 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from typing import Any
 
-from sqlalchemy.engine import Connection
+from catalog.sqlite import Connection
 
 from catalog.constants import STATUSES
 from catalog.db import CatalogError
@@ -31,15 +31,15 @@ def _now() -> datetime:
 def collect(conn: Connection) -> dict[str, Any]:
     """Every paper you annotated, and your saved searches, as the file's JSON object."""
     tags: dict[int, list[str]] = {}
-    for pid, name in conn.exec_driver_sql(
+    for pid, name in conn.execute(
             "SELECT pt.paper_id, t.name FROM paper_tag pt JOIN tag t ON t.id = pt.tag_id ORDER BY t.name"):
         tags.setdefault(pid, []).append(name)
     notes: dict[int, list[dict[str, str]]] = {}
-    for pid, body, created, updated in conn.exec_driver_sql(
+    for pid, body, created, updated in conn.execute(
             "SELECT paper_id, body, created_at, updated_at FROM note ORDER BY created_at, id"):
         notes.setdefault(pid, []).append({"body": body, "created_at": str(created), "updated_at": str(updated)})
     papers = []
-    rows = conn.exec_driver_sql(
+    rows = conn.execute(
         "SELECT id, key, fingerprint, doi, arxiv_id, title, headline, user_title, status, rating FROM paper"
         " WHERE status != 'unread' OR rating IS NOT NULL OR user_title IS NOT NULL"
         " OR id IN (SELECT paper_id FROM paper_tag) OR id IN (SELECT paper_id FROM note) ORDER BY id")
@@ -49,7 +49,7 @@ def collect(conn: Connection) -> dict[str, Any]:
             "headline": headline, "user_title": user_title, "status": status, "rating": rating,
             "tags": tags.get(pid, []), "notes": notes.get(pid, []),
         })
-    searches = [{"name": n, "query": q} for n, q in conn.exec_driver_sql(
+    searches = [{"name": n, "query": q} for n, q in conn.execute(
         "SELECT name, query FROM saved_search ORDER BY name")]
     return {"format": FORMAT, "version": VERSION, "exported_at": _now().isoformat(timespec="seconds") + "Z",
             "papers": papers, "saved_searches": searches}
@@ -85,20 +85,20 @@ def merge(conn: Connection, document: dict[str, Any], *, theirs: bool = False,
         report.matched += 1
         touched = _merge_paper(conn, pid, entry, label, report, theirs, validate_tag)
         if touched:
-            conn.exec_driver_sql("UPDATE paper SET updated_at = ? WHERE id = ?", (now, pid))
-    conn.exec_driver_sql("DELETE FROM tag WHERE id NOT IN (SELECT tag_id FROM paper_tag)")
+            conn.execute("UPDATE paper SET updated_at = ? WHERE id = ?", (now, pid))
+    conn.execute("DELETE FROM tag WHERE id NOT IN (SELECT tag_id FROM paper_tag)")
     for entry in document.get("saved_searches", []):
         if not isinstance(entry, dict) or not entry.get("name") or not isinstance(entry.get("query"), str):
             continue
         name, query = " ".join(str(entry["name"]).split()), entry["query"]
-        have = conn.exec_driver_sql("SELECT query FROM saved_search WHERE name = ?", (name,)).scalar()
+        have = conn.execute("SELECT query FROM saved_search WHERE name = ?", (name,)).scalar()
         if have is None:
-            conn.exec_driver_sql("INSERT INTO saved_search(name, query, created_at) VALUES (?, ?, ?)",
+            conn.execute("INSERT INTO saved_search(name, query, created_at) VALUES (?, ?, ?)",
                                  (name, query, now))
             report.searches_added += 1
         elif have != query:
             if theirs:
-                conn.exec_driver_sql("UPDATE saved_search SET query = ? WHERE name = ?", (query, name))
+                conn.execute("UPDATE saved_search SET query = ? WHERE name = ?", (query, name))
                 report.searches_added += 1
             report.conflicts.append(f"saved search {name!r}: yours {have!r}, theirs {query!r}"
                                     + (" (took theirs)" if theirs else " (kept yours)"))
@@ -115,12 +115,12 @@ def find(conn: Connection, entry: dict[str, Any]) -> int | None:
     """The catalog paper an entry is about: same key and content, else the same fingerprint,
     DOI, arXiv id or title, else (last) the same key."""
     key, fp = entry.get("key"), entry.get("fingerprint")
-    by_key = conn.exec_driver_sql("SELECT id, fingerprint FROM paper WHERE key = ?", (key,)).first() if key else None
+    by_key = conn.execute("SELECT id, fingerprint FROM paper WHERE key = ?", (key,)).first() if key else None
     if by_key and (not fp or by_key[1] == fp):
         return by_key[0]
     for column, value in (("fingerprint", fp), ("doi", entry.get("doi")), ("arxiv_id", entry.get("arxiv_id"))):
         if value:
-            row = conn.exec_driver_sql(f"SELECT id FROM paper WHERE {column} = ?", (value,)).first()
+            row = conn.execute(f"SELECT id FROM paper WHERE {column} = ?", (value,)).first()
             if row:
                 return row[0]
     if entry.get("title"):
@@ -136,7 +136,7 @@ def find(conn: Connection, entry: dict[str, Any]) -> int | None:
 def _merge_paper(conn: Connection, pid: int, entry: dict[str, Any], label: str,
                  report: AnnotationsReport, theirs: bool, validate_tag) -> bool:
     touched = False
-    status, rating, user_title = conn.exec_driver_sql(
+    status, rating, user_title = conn.execute(
         "SELECT status, rating, user_title FROM paper WHERE id = ?", (pid,)).one()
     for column, mine, value, unset in (("status", status, entry.get("status"), "unread"),
                                        ("rating", rating, entry.get("rating"), None),
@@ -144,7 +144,7 @@ def _merge_paper(conn: Connection, pid: int, entry: dict[str, Any], label: str,
         if not _valid(column, value) or value == unset or value == mine:
             continue
         if mine == unset or theirs:
-            conn.exec_driver_sql(f"UPDATE paper SET {column} = ? WHERE id = ?", (value, pid))
+            conn.execute(f"UPDATE paper SET {column} = ? WHERE id = ?", (value, pid))
             report.fields_set += 1
             touched = True
         if mine != unset:
@@ -157,13 +157,13 @@ def _merge_paper(conn: Connection, pid: int, entry: dict[str, Any], label: str,
         except CatalogError:
             report.conflicts.append(f"{label}: tag {tag!r} is not a valid tag (skipped)")
             continue
-        conn.exec_driver_sql("INSERT OR IGNORE INTO tag(name) VALUES (?)", (name,))
-        added = conn.exec_driver_sql(
+        conn.execute("INSERT OR IGNORE INTO tag(name) VALUES (?)", (name,))
+        added = conn.execute(
             "INSERT OR IGNORE INTO paper_tag(paper_id, tag_id) SELECT ?, id FROM tag WHERE name = ?",
             (pid, name)).rowcount
         report.tags_added += added
         touched = touched or bool(added)
-    have = {" ".join(b.split()) for b in conn.exec_driver_sql(
+    have = {" ".join(b.split()) for b in conn.execute(
         "SELECT body FROM note WHERE paper_id = ?", (pid,)).scalars()}
     for note in entry.get("notes") or []:
         body = note.get("body") if isinstance(note, dict) else note
@@ -172,7 +172,7 @@ def _merge_paper(conn: Connection, pid: int, entry: dict[str, Any], label: str,
         created = _when(note.get("created_at")) if isinstance(note, dict) else None
         updated = _when(note.get("updated_at")) if isinstance(note, dict) else None
         now = _now()
-        conn.exec_driver_sql("INSERT INTO note(paper_id, body, created_at, updated_at) VALUES (?, ?, ?, ?)",
+        conn.execute("INSERT INTO note(paper_id, body, created_at, updated_at) VALUES (?, ?, ?, ?)",
                              (pid, body.strip(), created or now, updated or created or now))
         have.add(" ".join(body.split()))
         report.notes_added += 1

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 import sys
 from pathlib import Path
 
@@ -27,12 +28,8 @@ class CatalogGroup(click.Group):
             # Arguments that are not valid UTF-8 reach Python as lone surrogates.
             bad = exc.object[max(0, exc.start - 20):exc.end + 20]
             _fail(f"text is not valid UTF-8 (check the terminal's encoding): {bad!r}")
-        except Exception as exc:  # the database itself failing: still one line, never a traceback
-            from sqlalchemy.exc import DBAPIError
-
-            if isinstance(exc, DBAPIError):
-                _fail(f"database error: {exc.orig}")
-            raise
+        except sqlite3.Error as exc:  # the database itself failing: still one line, no traceback
+            _fail(f"database error: {exc}")
 
 
 def _fail(message: str, code: int = 1):
@@ -316,7 +313,7 @@ def doctor(ctx, fix):
     from catalog import output
 
     catalog = _open(ctx)
-    report = checkup.run(catalog.engine, catalog.path, fix=fix)
+    report = checkup.run(catalog.database, catalog.path, fix=fix)
     output.print_doctor(report)
     if not report.healthy:
         sys.exit(1)
@@ -415,7 +412,7 @@ def db_upgrade(ctx):
     from catalog import migrate
 
     catalog = _open(ctx)
-    click.echo(f"{catalog.path} is at schema {migrate.current(catalog.engine)} (head)")
+    click.echo(f"{catalog.path} is at schema {migrate.current(catalog.path)} (head)")
 
 
 @db.command("current")
@@ -424,7 +421,7 @@ def db_current(ctx):
     """Print the database's schema revision."""
     from catalog import migrate
 
-    click.echo(migrate.current(_open(ctx).engine))
+    click.echo(migrate.current(_open(ctx).path))
 
 
 @db.command("history")

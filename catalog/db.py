@@ -1,4 +1,4 @@
-"""The engine, transactions, and migrate-on-open. Alembic is imported only to migrate."""
+"""The database file, transactions, and migrate-on-open. Alembic is imported only to migrate."""
 
 from __future__ import annotations
 
@@ -9,10 +9,8 @@ from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
 
-from sqlalchemy import create_engine
-from sqlalchemy.engine import Connection, Engine
-
 from catalog import sqlite
+from catalog.sqlite import Connection
 
 # The newest migration this program knows; a test checks it against migrations/versions.
 # Kept here so opening an up-to-date catalog never imports Alembic.
@@ -26,16 +24,26 @@ class CatalogError(Exception):
     """An error the user can act on; the CLI prints it as one line."""
 
 
-def make_engine(path: Path) -> Engine:
-    engine = create_engine(f"sqlite:///{path}", connect_args={"timeout": 30, "check_same_thread": False})
-    sqlite.install_pragmas(engine)
-    return engine
+class Database:
+    """One catalog file. Each unit of work opens its own connection (cheap with SQLite), so
+    threads such as the TUI's workers never share one."""
+
+    def __init__(self, path: Path):
+        self.path = path
+
+    @contextmanager
+    def connect(self) -> Iterator[Connection]:
+        conn = sqlite.connect(self.path)
+        try:
+            yield conn
+        finally:
+            conn.close()
 
 
 @contextmanager
-def write(engine: Engine) -> Iterator[Connection]:
+def write(database: Database) -> Iterator[Connection]:
     """One write transaction that holds the write lock from its first statement."""
-    with engine.connect() as conn:
+    with database.connect() as conn:
         sqlite.begin_write(conn)
         try:
             yield conn
@@ -46,9 +54,9 @@ def write(engine: Engine) -> Iterator[Connection]:
 
 
 @contextmanager
-def read(engine: Engine) -> Iterator[Connection]:
+def read(database: Database) -> Iterator[Connection]:
     """A read transaction: one consistent snapshot for several queries."""
-    with engine.connect() as conn:
+    with database.connect() as conn:
         sqlite.begin_read(conn)
         try:
             yield conn
@@ -56,22 +64,22 @@ def read(engine: Engine) -> Iterator[Connection]:
             conn.rollback()
 
 
-def stored_revision(engine: Engine) -> str | None:
-    with engine.connect() as conn:
-        has_table = conn.exec_driver_sql(
+def stored_revision(database: Database) -> str | None:
+    with database.connect() as conn:
+        has_table = conn.execute(
             "SELECT 1 FROM sqlite_master WHERE type='table' AND name='alembic_version'"
         ).first()
         if not has_table:
             return None
-        return conn.exec_driver_sql("SELECT version_num FROM alembic_version").scalar()
+        return conn.execute("SELECT version_num FROM alembic_version").scalar()
 
 
-def _holds_papers(engine: Engine) -> bool:
-    with engine.connect() as conn:
-        has_table = conn.exec_driver_sql(
+def _holds_papers(database: Database) -> bool:
+    with database.connect() as conn:
+        has_table = conn.execute(
             "SELECT 1 FROM sqlite_master WHERE type='table' AND name='paper'"
         ).first()
-        return bool(has_table and conn.exec_driver_sql("SELECT 1 FROM paper LIMIT 1").first())
+        return bool(has_table and conn.execute("SELECT 1 FROM paper LIMIT 1").first())
 
 
 def backup_copy(path: Path, label: str) -> Path:
@@ -132,21 +140,22 @@ def _peek_revision(path: Path) -> str | None:
         return None  # opening it normally gives the real error
 
 
-def ensure_schema(engine: Engine, path: Path, *, notify=lambda message: None) -> None:
+def ensure_schema(database: Database, *, notify=lambda message: None) -> None:
     """Create or migrate the database to this program's schema."""
-    revision = stored_revision(engine)
+    path = database.path
+    revision = stored_revision(database)
     if revision == SCHEMA_REVISION:
         return
     _refuse_newer(path, revision)
     from catalog import migrate
 
-    if revision is not None and _holds_papers(engine):
+    if revision is not None and _holds_papers(database):
         backup = backup_before_migration(path, revision)
         notify(f"Upgrading {path} (backup kept at {backup})")
-    migrate.upgrade(engine)
+    migrate.upgrade(path)
 
 
-def open_engine(path: Path, *, notify=lambda message: None) -> Engine:
+def open_database(path: Path, *, notify=lambda message: None) -> Database:
     if path.exists() and path.is_dir():
         raise CatalogError(f"{path} is a directory, not a catalog database")
     try:
@@ -156,19 +165,19 @@ def open_engine(path: Path, *, notify=lambda message: None) -> Engine:
     _check_is_sqlite(path)
     # A file from a newer catalog is refused before anything (even a pragma) touches it.
     _refuse_newer(path, _peek_revision(path))
-    engine = make_engine(path)
-    ensure_schema(engine, path, notify=notify)
-    return engine
+    database = Database(path)
+    ensure_schema(database, notify=notify)
+    return database
 
 
-def is_seeded(engine: Engine) -> bool:
-    with engine.connect() as conn:
-        return conn.exec_driver_sql("PRAGMA user_version").scalar() == SEEDED
+def is_seeded(database: Database) -> bool:
+    with database.connect() as conn:
+        return conn.execute("PRAGMA user_version").scalar() == SEEDED
 
 
-def mark_seeded(engine: Engine) -> None:
-    with write(engine) as conn:
-        conn.exec_driver_sql(f"PRAGMA user_version = {SEEDED}")
+def mark_seeded(database: Database) -> None:
+    with write(database) as conn:
+        conn.execute(f"PRAGMA user_version = {SEEDED}")
 
 
 def _check_is_sqlite(path: Path) -> None:

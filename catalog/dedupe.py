@@ -13,7 +13,7 @@ import hashlib
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from sqlalchemy.engine import Connection
+from catalog.sqlite import Connection
 
 from catalog import search, text
 from catalog.cjk import cjk_search_text
@@ -164,7 +164,7 @@ def _lookup(conn: Connection, column: str, values: list[str]) -> list[tuple[str,
     for start in range(0, len(values), _CHUNK):
         chunk = values[start:start + _CHUNK]
         marks = ",".join("?" * len(chunk))
-        out.extend(conn.exec_driver_sql(
+        out.extend(conn.execute(
             f"SELECT {column}, id FROM paper WHERE {column} IN ({marks})", tuple(chunk)).all())
     return out
 
@@ -200,7 +200,7 @@ def merge(conn: Connection, matched: list[tuple[int, PaperRecord]], now: datetim
         chunk = ids[start:start + _CHUNK]
         marks = ",".join("?" * len(chunk))
         # A cheap first look: which papers lack something these records have.
-        rows = conn.exec_driver_sql(
+        rows = conn.execute(
             f"SELECT id, title, authors, venue, year, doi, arxiv_id, url, abstract = '' FROM paper"
             f" WHERE id IN ({marks})", tuple(chunk)).all()
         for row in rows:
@@ -212,7 +212,7 @@ def merge(conn: Connection, matched: list[tuple[int, PaperRecord]], now: datetim
 
 
 def _update(conn: Connection, pid: int, record: PaperRecord, now: datetime) -> bool:
-    current = dict(zip(_ROW, conn.exec_driver_sql(
+    current = dict(zip(_ROW, conn.execute(
         f"SELECT {', '.join(_ROW)} FROM paper WHERE id = ?", (pid,)).one()))
     changes: dict[str, object] = {}
     if record.title and title_key(record.title) in {title_key(current["headline"]), title_key(current["user_title"])}:
@@ -228,7 +228,7 @@ def _update(conn: Connection, pid: int, record: PaperRecord, now: datetime) -> b
         # The fingerprint follows the abstract now known (unless another paper has it), so a
         # paper list holding this abstract later finds this paper. The key stays.
         fp = fingerprint_of(record.abstract)
-        if not conn.exec_driver_sql("SELECT 1 FROM paper WHERE fingerprint = ?", (fp,)).first():
+        if not conn.execute("SELECT 1 FROM paper WHERE fingerprint = ?", (fp,)).first():
             changes["fingerprint"] = fp
     if {"title", "authors", "abstract"} & changes.keys():
         changes["search_extra"] = " ".join(filter(None, (
@@ -238,5 +238,5 @@ def _update(conn: Connection, pid: int, record: PaperRecord, now: datetime) -> b
         return False
     changes["updated_at"] = now
     sets = ", ".join(f"{name} = ?" for name in changes)
-    conn.exec_driver_sql(f"UPDATE paper SET {sets} WHERE id = ?", (*changes.values(), pid))
+    conn.execute(f"UPDATE paper SET {sets} WHERE id = ?", (*changes.values(), pid))
     return True

@@ -19,16 +19,16 @@ checks run again, so the report says what was done and what is still wrong.
 
 from __future__ import annotations
 
+import sqlite3
 import tempfile
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from sqlalchemy.engine import Connection, Engine
-from sqlalchemy.exc import DBAPIError
 
 from catalog import db, sqlite
+from catalog.sqlite import Connection
 
 
 @dataclass(frozen=True)
@@ -69,7 +69,7 @@ def _integrity(conn: Connection) -> list[str]:
 
 
 def _reindex(conn: Connection) -> str:
-    conn.exec_driver_sql("REINDEX")
+    conn.execute("REINDEX")
     return "rebuilt every index (REINDEX)"
 
 
@@ -80,15 +80,12 @@ def _reference_schema() -> dict[str, tuple[str, str]]:
     from catalog import migrate
 
     with tempfile.TemporaryDirectory() as tmp:
-        engine = db.make_engine(Path(tmp) / "reference.db")
-        try:
-            migrate.upgrade(engine)
-            with engine.connect() as conn:
-                rows = conn.exec_driver_sql(
-                    "SELECT type, name, sql FROM sqlite_master WHERE sql IS NOT NULL"
-                ).all()
-        finally:
-            engine.dispose()
+        reference = db.Database(Path(tmp) / "reference.db")
+        migrate.upgrade(reference.path)
+        with reference.connect() as conn:
+            rows = conn.execute(
+                "SELECT type, name, sql FROM sqlite_master WHERE sql IS NOT NULL"
+            ).all()
     # Shadow tables of the FTS index come with the index; the FTS check covers them.
     return {name: (kind, sql) for kind, name, sql in rows
             if not (kind == "table" and name.startswith(sqlite.FTS_TABLE + "_"))}
@@ -98,7 +95,7 @@ _ORDER = {"table": 0, "index": 1, "view": 2, "trigger": 3}
 
 
 def _missing_objects(conn: Connection) -> list[tuple[str, str, str]]:
-    present = set(conn.exec_driver_sql("SELECT name FROM sqlite_master").scalars())
+    present = set(conn.execute("SELECT name FROM sqlite_master").scalars())
     missing = [(kind, name, sql) for name, (kind, sql) in _reference_schema().items()
                if name not in present]
     return sorted(missing, key=lambda m: (_ORDER.get(m[0], 9), m[1]))
@@ -111,7 +108,7 @@ def _schema(conn: Connection) -> list[str]:
 def _create_missing(conn: Connection) -> str:
     missing = _missing_objects(conn)
     for _, _, sql in missing:
-        conn.exec_driver_sql(sql)
+        conn.execute(sql)
     return "created " + ", ".join(f"{kind} {name}" for kind, name, _ in missing)
 
 
@@ -120,7 +117,7 @@ def _create_missing(conn: Connection) -> str:
 def _bulk_flag(conn: Connection) -> list[str]:
     if not _has_table(conn, sqlite.BULK_FLAG_TABLE):
         return []  # the schema check reports it
-    n = conn.exec_driver_sql(f"SELECT count(*) FROM {sqlite.BULK_FLAG_TABLE}").scalar()
+    n = conn.execute(f"SELECT count(*) FROM {sqlite.BULK_FLAG_TABLE}").scalar()
     if n:
         return [f"{sqlite.BULK_FLAG_TABLE} holds {n} row(s), so new papers are not indexed "
                 "for search (an import left it behind)"]
@@ -148,7 +145,7 @@ def _orphans(conn: Connection) -> list[str]:
 def _delete_orphans(conn: Connection) -> str:
     rows = {(table, rowid) for table, rowid, _ in _dangling(conn) if rowid is not None}
     for table, rowid in sorted(rows):
-        conn.exec_driver_sql(f'DELETE FROM "{table}" WHERE rowid = ?', (rowid,))
+        conn.execute(f'DELETE FROM "{table}" WHERE rowid = ?', (rowid,))
     counts = Counter(table for table, _ in rows)
     return "deleted rows that pointed nowhere: " + ", ".join(
         f"{n} from {table}" for table, n in sorted(counts.items()))
@@ -160,14 +157,14 @@ _EMPTY_SOURCES = "FROM source WHERE id NOT IN (SELECT source_id FROM provenance)
 
 
 def _empty_sources(conn: Connection) -> list[str]:
-    n = conn.exec_driver_sql(f"SELECT count(*) {_EMPTY_SOURCES}").scalar()
+    n = conn.execute(f"SELECT count(*) {_EMPTY_SOURCES}").scalar()
     if n:
         return [f"{n} imported file(s) hold no papers; importing them again would be skipped"]
     return []
 
 
 def _delete_empty_sources(conn: Connection) -> str:
-    n = conn.exec_driver_sql(f"DELETE {_EMPTY_SOURCES}").rowcount
+    n = conn.execute(f"DELETE {_EMPTY_SOURCES}").rowcount
     return f"forgot {n} imported file(s) without papers (import them again to get their papers)"
 
 
@@ -179,7 +176,7 @@ _COPIES = {"tags_text": sqlite.TAGS_TEXT_OF, "notes_text": sqlite.NOTES_TEXT_OF}
 def _stale_copies(conn: Connection) -> list[str]:
     out = []
     for column, expected in _COPIES.items():
-        n = conn.exec_driver_sql(
+        n = conn.execute(
             f"SELECT count(*) FROM paper WHERE {column} IS NOT {expected.format(pid='paper.id')}"
         ).scalar()
         if n:
@@ -192,7 +189,7 @@ def _recompute_copies(conn: Connection) -> str:
     done = []
     for column, expected in _COPIES.items():
         value = expected.format(pid="paper.id")
-        n = conn.exec_driver_sql(
+        n = conn.execute(
             f"UPDATE paper SET {column} = {value} WHERE {column} IS NOT {value}"
         ).rowcount
         if n:
@@ -231,15 +228,15 @@ UNFIXABLE_HINT = ("restore a copy (the .bak files next to the database) or salva
 
 
 def _has_table(conn: Connection, name: str) -> bool:
-    return bool(conn.exec_driver_sql(
+    return bool(conn.execute(
         "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (name,)).first())
 
 
 def _run_check(conn: Connection, check: _Check) -> list[Finding]:
     try:
         problems = check.find(conn)
-    except DBAPIError as exc:  # a damaged file can fail the check itself
-        problems = [f"the check failed: {str(exc.orig).splitlines()[0]}"]
+    except sqlite3.DatabaseError as exc:  # a damaged file can fail the check itself
+        problems = [f"the check failed: {str(exc).splitlines()[0]}"]
     return [Finding(check.name, p, check.fix is not None) for p in problems]
 
 
@@ -247,21 +244,21 @@ def examine(conn: Connection) -> list[Finding]:
     return [f for check in CHECKS for f in _run_check(conn, check)]
 
 
-def run(engine: Engine, path: Path, *, fix: bool = False) -> DoctorReport:
+def run(database: db.Database, path: Path, *, fix: bool = False) -> DoctorReport:
     report = DoctorReport(path, checked=[c.name for c in CHECKS])
-    with db.write(engine) as conn:
+    with db.write(database) as conn:
         report.found = examine(conn)
     report.remaining = list(report.found)
     if not fix or not report.found:
         return report
     report.backup = db.backup_copy(path, "before-doctor")
-    with db.write(engine) as conn:
+    with db.write(database) as conn:
         for check in CHECKS:
             if check.fix is not None and _run_check(conn, check):
                 try:
                     report.repaired.append(check.fix(conn))
-                except DBAPIError as exc:
+                except sqlite3.DatabaseError as exc:
                     report.repaired.append(
-                        f"could not repair {check.name}: {str(exc.orig).splitlines()[0]}")
+                        f"could not repair {check.name}: {str(exc).splitlines()[0]}")
         report.remaining = examine(conn)
     return report

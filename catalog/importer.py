@@ -11,14 +11,14 @@ from __future__ import annotations
 
 import hashlib
 import os
+import sqlite3
 from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime, timezone
 from pathlib import Path
 
-from sqlalchemy.engine import Engine
-from sqlalchemy.exc import DBAPIError
 
 from catalog import db, dedupe, sqlite, text
+from catalog.db import Database
 from catalog.cjk import cjk_search_text
 from catalog.dedupe import fingerprint  # noqa: F401  (its old home; callers may import it here)
 from catalog.ingest.fields import title_key
@@ -94,7 +94,7 @@ def open_records(path: Path, *, venue: str | None = None, year: int | None = Non
     return read_paper_list(path, venue=venue, year=year)
 
 
-def import_paths(engine: Engine, paths: Iterable[Path], *, venue: str | None = None,
+def import_paths(database: Database, paths: Iterable[Path], *, venue: str | None = None,
                  year: int | None = None, progress: Progress | None = None,
                  field_map: FieldMap | None = None) -> ImportReport:
     report = ImportReport()
@@ -102,42 +102,42 @@ def import_paths(engine: Engine, paths: Iterable[Path], *, venue: str | None = N
         file_report = FileReport(str(path))
         report.files.append(file_report)
         try:
-            _import_file(engine, path, file_report, venue=venue, year=year, progress=progress,
+            _import_file(database, path, file_report, venue=venue, year=year, progress=progress,
                          field_map=field_map)
         except IngestError as exc:
             file_report.error, file_report.new, file_report.known, file_report.merged = str(exc), 0, 0, 0
         except OSError as exc:
             file_report.error = f"{path}: {exc.strerror or exc}"
             file_report.new = file_report.known = file_report.merged = 0
-        except DBAPIError as exc:
-            file_report.error = f"{path}: database error: {exc.orig}"
+        except sqlite3.Error as exc:
+            file_report.error = f"{path}: database error: {exc}"
             file_report.new = file_report.known = file_report.merged = 0
     return report
 
 
-def _import_file(engine: Engine, path: Path, report: FileReport, *, venue, year, progress,
+def _import_file(database: Database, path: Path, report: FileReport, *, venue, year, progress,
                  field_map) -> None:
     if not path.exists():
         raise IngestError(str(path), "no such file or folder")
     if not path.is_file():
         raise IngestError(str(path), "not a regular file")
     sha = file_sha256(path)
-    with open_records(path, venue=venue, year=year, field_map=field_map) as found, db.write(engine) as conn:
+    with open_records(path, venue=venue, year=year, field_map=field_map) as found, db.write(database) as conn:
         fmt = found.format if isinstance(found, RecordFile) else "paperlist"
         if isinstance(found, RecordFile):
             report.warnings.extend(found.warnings)
-        known_source = conn.exec_driver_sql(
+        known_source = conn.execute(
             "SELECT id FROM source WHERE sha256 = ?", (sha,)
         ).scalar()
         if known_source is not None:
             # The same bytes were imported before (maybe under another name): nothing to do.
-            report.known = conn.exec_driver_sql(
+            report.known = conn.execute(
                 "SELECT count(DISTINCT paper_id) FROM provenance WHERE source_id = ?", (known_source,)
             ).scalar()
             report.warnings.clear()
             return
         now = datetime.now(timezone.utc).replace(tzinfo=None)
-        source_id = conn.exec_driver_sql(
+        source_id = conn.execute(
             "INSERT INTO source(path, sha256, venue, year, format, imported_at) "
             "VALUES (?, ?, ?, ?, ?, ?) RETURNING id",
             # A file name that is not UTF-8 is kept readable (U+FFFD) rather than failing.
@@ -193,8 +193,8 @@ def _store_batch(conn, batch: list[PaperRecord], source_id: int, now: datetime,
     if new:
         keys = _assign_keys(conn, [papers[i].fp for i in new],
                             preferred=[papers[i].record.extra.get("key") for i in new])
-        last_id = conn.exec_driver_sql("SELECT coalesce(max(id), 0) FROM paper").scalar()
-        conn.exec_driver_sql(
+        last_id = conn.execute("SELECT coalesce(max(id), 0) FROM paper").scalar()
+        conn.execute(
             "INSERT INTO paper(key, fingerprint, abstract, abstract_text, search_extra, headline,"
             " title, authors, venue, year, doi, arxiv_id, url, status, tags_text, notes_text,"
             " added_at, updated_at)"
@@ -212,7 +212,7 @@ def _store_batch(conn, batch: list[PaperRecord], source_id: int, now: datetime,
         report.merged += dedupe.merge(conn, matched, now)
     report.new += len(new)
     report.known += len({pid for pid, _ in matched})
-    conn.exec_driver_sql(
+    conn.execute(
         "INSERT OR IGNORE INTO provenance(paper_id, source_id, position) VALUES (?, ?, ?)",
         [(found[i], source_id, position) for i, p in enumerate(papers) for position in p.positions],
     )
@@ -260,7 +260,7 @@ def _existing_keys(conn, keys: list[str]) -> set[str]:
     for start in range(0, len(keys), 500):
         chunk = keys[start:start + 500]
         marks = ",".join("?" * len(chunk))
-        found.update(conn.exec_driver_sql(
+        found.update(conn.execute(
             f"SELECT key FROM paper WHERE key IN ({marks})", tuple(chunk)
         ).scalars())
     return found

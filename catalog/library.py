@@ -10,9 +10,10 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TextIO
 
-from sqlalchemy.engine import Connection, Engine
 
-from catalog import db, importer, search, sqlite
+from catalog import db, search, sqlite
+from catalog.db import Database
+from catalog.sqlite import Connection
 from catalog.db import CatalogError
 from catalog.constants import STATUSES
 from catalog.query import QueryError, parse
@@ -46,29 +47,31 @@ def validate_tag(name: str) -> str:
 
 
 class Catalog:
-    """One catalog database. Holds an engine, never a session; every method is one unit of work."""
+    """One catalog database. Holds no connection or session; every method is one unit of work
+    with its own transaction."""
 
-    def __init__(self, engine: Engine, path: Path):
-        self.engine = engine
+    def __init__(self, database: Database, path: Path):
+        self.database = database
         self.path = path
 
     @classmethod
     def open(cls, path: Path, *, seed: bool = False, notify: Notify = lambda m: None) -> "Catalog":
         """Open (creating and migrating as needed). `seed`: load the bundled lists into a new file."""
-        catalog = cls(db.open_engine(path, notify=notify), path)
+        catalog = cls(db.open_database(path, notify=notify), path)
         # Not "is the file new": a run killed while seeding leaves a file that still needs them.
         # Importing the seeds again is harmless: files already imported are skipped.
-        if seed and not db.is_seeded(catalog.engine):
+        if seed and not db.is_seeded(catalog.database):
             report = catalog.import_paths([seeds_dir()])
             if not report.errors:
-                db.mark_seeded(catalog.engine)
+                db.mark_seeded(catalog.database)
             if report.new:
                 notify(f"New catalog at {path}: imported {report.new} papers from the bundled "
                        f"seeds (catalog import PATH adds your own)")
         return catalog
 
     def close(self) -> None:
-        self.engine.dispose()
+        """Nothing to release (each operation closes its own connection); kept so callers can
+        treat a catalog like any other resource they open and close."""
 
     # --- import -------------------------------------------------------------------------
 
@@ -84,7 +87,9 @@ class Catalog:
             field_map = FieldMap.parse(mapping)
         except MappingError as exc:
             raise CatalogError(str(exc)) from None
-        return importer.import_paths(self.engine, paths, venue=venue, year=year, progress=progress,
+        from catalog import importer
+
+        return importer.import_paths(self.database, paths, venue=venue, year=year, progress=progress,
                                      field_map=field_map)
 
     # --- finding papers -----------------------------------------------------------------
@@ -92,22 +97,22 @@ class Catalog:
     def search(self, query: str, *, limit: int = 50, offset: int = 0,
                snippets: bool = True) -> list[PaperSummary]:
         parsed = parse(query)
-        with db.read(self.engine) as conn:
+        with db.read(self.database) as conn:
             rows = search.run(conn, parsed, limit=limit, offset=offset, snippets=snippets)
         return [_summary(r) for r in rows]
 
     def count(self, query: str) -> int:
-        with db.read(self.engine) as conn:
+        with db.read(self.database) as conn:
             return search.count(conn, parse(query))
 
     def resolve(self, conn: Connection, key: str) -> int:
         """A paper id from a key or an unambiguous key prefix; else an error with suggestions."""
         typed = key.strip().lower()
-        row = conn.exec_driver_sql("SELECT id FROM paper WHERE key = ?", (typed,)).first()
+        row = conn.execute("SELECT id FROM paper WHERE key = ?", (typed,)).first()
         if row:
             return row[0]
         if typed:
-            matches = conn.exec_driver_sql(
+            matches = conn.execute(
                 "SELECT id, key FROM paper WHERE key >= ? AND key < ? LIMIT 6", (typed, typed + "\uffff")
             ).all()
             if len(matches) == 1:
@@ -115,27 +120,27 @@ class Catalog:
             if matches:
                 keys = ", ".join(k for _, k in matches[:5])
                 raise CatalogError(f"key {key!r} is ambiguous: {keys}")
-        all_keys = conn.exec_driver_sql("SELECT key FROM paper").scalars().all()
+        all_keys = conn.execute("SELECT key FROM paper").scalars().all()
         close = difflib.get_close_matches(typed, all_keys, n=3, cutoff=0.5)
         hint = f"; did you mean {', '.join(close)}?" if close else "; `catalog search` finds keys"
         raise CatalogError(f"no paper with key {key!r}{hint}")
 
     def get(self, key: str) -> PaperDetail:
-        with db.read(self.engine) as conn:
+        with db.read(self.database) as conn:
             return self._detail(conn, self.resolve(conn, key))
 
     def _detail(self, conn: Connection, paper_id: int) -> PaperDetail:
-        p = conn.exec_driver_sql(
+        p = conn.execute(
             f"SELECT {search.SUMMARY_COLUMNS}, NULL, NULL, p.abstract, p.abstract_text, p.headline,"
             " p.title, p.user_title, p.authors, p.doi, p.arxiv_id, p.url FROM paper p WHERE p.id = ?",
             (paper_id,),
         ).one()
         summary = _summary(search.Row(*p[:10]))
-        notes = conn.exec_driver_sql(
+        notes = conn.execute(
             "SELECT id, body, created_at, updated_at FROM note WHERE paper_id = ? ORDER BY created_at, id",
             (paper_id,),
         ).all()
-        sources = conn.exec_driver_sql(
+        sources = conn.execute(
             "SELECT s.path, s.venue, s.year, pr.position FROM provenance pr"
             " JOIN source s ON s.id = pr.source_id WHERE pr.paper_id = ? ORDER BY s.id, pr.position",
             (paper_id,),
@@ -149,29 +154,29 @@ class Catalog:
     # --- user data ----------------------------------------------------------------------
 
     def _touch(self, conn: Connection, paper_id: int) -> None:
-        conn.exec_driver_sql("UPDATE paper SET updated_at = ? WHERE id = ?", (_now(), paper_id))
+        conn.execute("UPDATE paper SET updated_at = ? WHERE id = ?", (_now(), paper_id))
 
     def tag(self, keys: Sequence[str], add: Iterable[str] = (), remove: Iterable[str] = ()) -> list[PaperSummary]:
         add = [validate_tag(t) for t in add]
         remove = [validate_tag(t) for t in remove]
-        with db.write(self.engine) as conn:
+        with db.write(self.database) as conn:
             ids = [self.resolve(conn, k) for k in keys]
             for name in add:
-                conn.exec_driver_sql("INSERT OR IGNORE INTO tag(name) VALUES (?)", (name,))
+                conn.execute("INSERT OR IGNORE INTO tag(name) VALUES (?)", (name,))
             for pid in ids:
                 for name in add:
-                    conn.exec_driver_sql(
+                    conn.execute(
                         "INSERT OR IGNORE INTO paper_tag(paper_id, tag_id) SELECT ?, id FROM tag WHERE name = ?",
                         (pid, name),
                     )
                 for name in remove:
-                    conn.exec_driver_sql(
+                    conn.execute(
                         "DELETE FROM paper_tag WHERE paper_id = ? AND tag_id = (SELECT id FROM tag WHERE name = ?)",
                         (pid, name),
                     )
                 self._touch(conn, pid)
             # A tag nobody uses any more disappears from `catalog tags` and the sidebar.
-            conn.exec_driver_sql("DELETE FROM tag WHERE id NOT IN (SELECT tag_id FROM paper_tag)")
+            conn.execute("DELETE FROM tag WHERE id NOT IN (SELECT tag_id FROM paper_tag)")
             return [self._detail(conn, pid).summary for pid in ids]
 
     def set_status(self, keys: Sequence[str], status: str) -> list[PaperSummary]:
@@ -190,20 +195,20 @@ class Catalog:
         return self._set_column([key], "user_title", title or None)[0]
 
     def _set_column(self, keys: Sequence[str], column: str, value) -> list[PaperSummary]:
-        with db.write(self.engine) as conn:
+        with db.write(self.database) as conn:
             ids = [self.resolve(conn, k) for k in keys]
             for pid in ids:
-                conn.exec_driver_sql(
+                conn.execute(
                     f"UPDATE paper SET {column} = ?, updated_at = ? WHERE id = ?", (value, _now(), pid)
                 )
             return [self._detail(conn, pid).summary for pid in ids]
 
     def add_note(self, key: str, body: str) -> NoteView:
         body = _note_body(body)
-        with db.write(self.engine) as conn:
+        with db.write(self.database) as conn:
             pid = self.resolve(conn, key)
             now = _now()
-            conn.exec_driver_sql(
+            conn.execute(
                 "INSERT INTO note(paper_id, body, created_at, updated_at) VALUES (?, ?, ?, ?)",
                 (pid, body, now, now),
             )
@@ -212,20 +217,20 @@ class Catalog:
 
     def edit_note(self, key: str, number: int, body: str) -> NoteView:
         body = _note_body(body)
-        with db.write(self.engine) as conn:
+        with db.write(self.database) as conn:
             pid = self.resolve(conn, key)
             note = self._note(conn, pid, key, number)
-            conn.exec_driver_sql(
+            conn.execute(
                 "UPDATE note SET body = ?, updated_at = ? WHERE id = ?", (body, _now(), note.id)
             )
             self._touch(conn, pid)
             return self._detail(conn, pid).notes[number - 1]
 
     def delete_note(self, key: str, number: int) -> NoteView:
-        with db.write(self.engine) as conn:
+        with db.write(self.database) as conn:
             pid = self.resolve(conn, key)
             note = self._note(conn, pid, key, number)
-            conn.exec_driver_sql("DELETE FROM note WHERE id = ?", (note.id,))
+            conn.execute("DELETE FROM note WHERE id = ?", (note.id,))
             self._touch(conn, pid)
             return note
 
@@ -239,45 +244,45 @@ class Catalog:
     # --- overviews ----------------------------------------------------------------------
 
     def tags(self) -> list[TagCount]:
-        with db.read(self.engine) as conn:
-            rows = conn.exec_driver_sql(
+        with db.read(self.database) as conn:
+            rows = conn.execute(
                 "SELECT t.name, count(pt.paper_id) FROM tag t LEFT JOIN paper_tag pt ON pt.tag_id = t.id"
                 " GROUP BY t.id ORDER BY t.name"
             ).all()
         return [TagCount(name, n) for name, n in rows]
 
     def stats(self) -> Stats:
-        with db.read(self.engine) as conn:
-            one = lambda sql: conn.exec_driver_sql(sql).scalar()  # noqa: E731
+        with db.read(self.database) as conn:
+            one = lambda sql: conn.execute(sql).scalar()  # noqa: E731
             return Stats(
                 papers=one("SELECT count(*) FROM paper"),
                 sources=one("SELECT count(*) FROM source"),
                 notes=one("SELECT count(*) FROM note"),
                 tags=one("SELECT count(*) FROM tag"),
-                by_venue=tuple(map(tuple, conn.exec_driver_sql(
+                by_venue=tuple(map(tuple, conn.execute(
                     "SELECT coalesce(venue, '?'), year, count(*) FROM paper GROUP BY venue, year"
                     " ORDER BY year DESC, venue").all())),
-                by_status=tuple(map(tuple, conn.exec_driver_sql(
+                by_status=tuple(map(tuple, conn.execute(
                     "SELECT status, count(*) FROM paper GROUP BY status ORDER BY count(*) DESC").all())),
-                by_rating=tuple(map(tuple, conn.exec_driver_sql(
+                by_rating=tuple(map(tuple, conn.execute(
                     "SELECT rating, count(*) FROM paper GROUP BY rating ORDER BY rating DESC").all())),
             )
 
 
     def facets(self) -> Facets:
-        with db.read(self.engine) as conn:
-            rows = lambda sql: tuple(map(tuple, conn.exec_driver_sql(sql).all()))  # noqa: E731
+        with db.read(self.database) as conn:
+            rows = lambda sql: tuple(map(tuple, conn.execute(sql).all()))  # noqa: E731
             return Facets(
                 venues=rows("SELECT coalesce(venue, '?'), year, count(*) FROM paper"
                             " GROUP BY venue, year ORDER BY year DESC, venue"),
-                tags=tuple(TagCount(n, c) for n, c in conn.exec_driver_sql(
+                tags=tuple(TagCount(n, c) for n, c in conn.execute(
                     "SELECT t.name, count(*) FROM tag t JOIN paper_tag pt ON pt.tag_id = t.id"
                     " GROUP BY t.id ORDER BY t.name").all()),
                 statuses=rows("SELECT status, count(*) FROM paper GROUP BY status"),
                 ratings=rows("SELECT rating, count(*) FROM paper WHERE rating IS NOT NULL"
                              " GROUP BY rating ORDER BY rating DESC"),
                 saved=self._saved(conn),
-                total=conn.exec_driver_sql("SELECT count(*) FROM paper").scalar(),
+                total=conn.execute("SELECT count(*) FROM paper").scalar(),
             )
 
     # --- saved searches -----------------------------------------------------------------
@@ -287,31 +292,31 @@ class Catalog:
         if not name:
             raise CatalogError("a saved search needs a name")
         parse(query)  # refuse a query that would only ever give an error
-        with db.write(self.engine) as conn:
-            conn.exec_driver_sql(
+        with db.write(self.database) as conn:
+            conn.execute(
                 "INSERT INTO saved_search(name, query, created_at) VALUES (?, ?, ?)"
                 " ON CONFLICT(name) DO UPDATE SET query = excluded.query", (name, query, _now()))
         return SavedQuery(name, query)
 
     def delete_saved_search(self, name: str) -> None:
-        with db.write(self.engine) as conn:
-            if not conn.exec_driver_sql("DELETE FROM saved_search WHERE name = ?", (name,)).rowcount:
+        with db.write(self.database) as conn:
+            if not conn.execute("DELETE FROM saved_search WHERE name = ?", (name,)).rowcount:
                 raise CatalogError(f"no saved search named {name!r}")
 
     def saved_searches(self) -> tuple[SavedQuery, ...]:
-        with db.read(self.engine) as conn:
+        with db.read(self.database) as conn:
             return self._saved(conn)
 
     @staticmethod
     def _saved(conn: Connection) -> tuple[SavedQuery, ...]:
-        return tuple(SavedQuery(n, q) for n, q in conn.exec_driver_sql(
+        return tuple(SavedQuery(n, q) for n, q in conn.execute(
             "SELECT name, query FROM saved_search ORDER BY name").all())
 
     # --- undo ---------------------------------------------------------------------------
 
     def snapshot(self, keys: Sequence[str]) -> list[PaperState]:
         """The user-changeable state of these papers, for `restore` to put back."""
-        with db.read(self.engine) as conn:
+        with db.read(self.database) as conn:
             states = []
             for key in keys:
                 pid = self.resolve(conn, key)
@@ -322,38 +327,38 @@ class Catalog:
             return states
 
     def restore(self, states: Sequence[PaperState]) -> list[PaperSummary]:
-        with db.write(self.engine) as conn:
+        with db.write(self.database) as conn:
             out = []
             for state in states:
                 pid = self.resolve(conn, state.key)
-                conn.exec_driver_sql(
+                conn.execute(
                     "UPDATE paper SET status = ?, rating = ?, user_title = ?, updated_at = ? WHERE id = ?",
                     (state.status, state.rating, state.user_title, _now(), pid))
-                conn.exec_driver_sql("DELETE FROM paper_tag WHERE paper_id = ?", (pid,))
+                conn.execute("DELETE FROM paper_tag WHERE paper_id = ?", (pid,))
                 for name in state.tags:
-                    conn.exec_driver_sql("INSERT OR IGNORE INTO tag(name) VALUES (?)", (name,))
-                    conn.exec_driver_sql(
+                    conn.execute("INSERT OR IGNORE INTO tag(name) VALUES (?)", (name,))
+                    conn.execute(
                         "INSERT INTO paper_tag(paper_id, tag_id) SELECT ?, id FROM tag WHERE name = ?",
                         (pid, name))
                 self._restore_notes(conn, pid, state.notes)
                 out.append(self._detail(conn, pid).summary)
-            conn.exec_driver_sql("DELETE FROM tag WHERE id NOT IN (SELECT tag_id FROM paper_tag)")
+            conn.execute("DELETE FROM tag WHERE id NOT IN (SELECT tag_id FROM paper_tag)")
             return out
 
     @staticmethod
     def _restore_notes(conn: Connection, pid: int, notes: tuple[tuple[int, str], ...]) -> None:
         keep = {note_id for note_id, _ in notes}
-        for (note_id,) in conn.exec_driver_sql("SELECT id FROM note WHERE paper_id = ?", (pid,)).all():
+        for (note_id,) in conn.execute("SELECT id FROM note WHERE paper_id = ?", (pid,)).all():
             if note_id not in keep:
-                conn.exec_driver_sql("DELETE FROM note WHERE id = ?", (note_id,))
+                conn.execute("DELETE FROM note WHERE id = ?", (note_id,))
         for note_id, body in notes:
-            updated = conn.exec_driver_sql(
+            updated = conn.execute(
                 "UPDATE note SET body = ?, updated_at = ? WHERE id = ? AND body != ?",
                 (body, _now(), note_id, body)).rowcount
-            exists = conn.exec_driver_sql("SELECT 1 FROM note WHERE id = ?", (note_id,)).first()
+            exists = conn.execute("SELECT 1 FROM note WHERE id = ?", (note_id,)).first()
             if not updated and not exists:
                 now = _now()
-                conn.exec_driver_sql(
+                conn.execute(
                     "INSERT INTO note(id, paper_id, body, created_at, updated_at) VALUES (?, ?, ?, ?, ?)",
                     (note_id, pid, body, now, now))
 
@@ -362,7 +367,7 @@ class Catalog:
     def export_papers(self, query: str = "") -> list[ExportPaper]:
         """The papers `query` selects (all for ""), in search order, with everything exports write."""
         parsed = parse(query)
-        with db.read(self.engine) as conn:
+        with db.read(self.database) as conn:
             ids = [r.id for r in search.run(conn, parsed, limit=-1, snippets=False)]
             return _export_rows(conn, ids)
 
@@ -393,7 +398,7 @@ class Catalog:
 
         from catalog import annotations, export
 
-        with db.read(self.engine) as conn:
+        with db.read(self.database) as conn:
             document = annotations.collect(conn)
         dump = lambda out: out.write(json.dumps(document, ensure_ascii=False, indent=2) + "\n")  # noqa: E731
         if path is None:
@@ -421,7 +426,7 @@ class Catalog:
         except json.JSONDecodeError as exc:
             raise CatalogError(f"{path}:{exc.lineno}: not valid JSON ({exc.msg})") from None
         document = annotations.check(document, str(path))
-        with db.write(self.engine) as conn:
+        with db.write(self.database) as conn:
             return annotations.merge(conn, document, theirs=theirs, validate_tag=validate_tag)
 
     def backup(self, target: Path, *, force: bool = False) -> Path:
@@ -486,13 +491,13 @@ def _export_rows(conn: Connection, ids: list[int]) -> list[ExportPaper]:
     for start in range(0, len(ids), 500):
         chunk = tuple(ids[start:start + 500])
         marks = ",".join("?" * len(chunk))
-        for row in conn.exec_driver_sql(f"SELECT {_EXPORT_COLUMNS} FROM paper WHERE id IN ({marks})", chunk):
+        for row in conn.execute(f"SELECT {_EXPORT_COLUMNS} FROM paper WHERE id IN ({marks})", chunk):
             by_id[row[0]] = tuple(row)
-        for pid, name in conn.exec_driver_sql(
+        for pid, name in conn.execute(
                 f"SELECT pt.paper_id, t.name FROM paper_tag pt JOIN tag t ON t.id = pt.tag_id"
                 f" WHERE pt.paper_id IN ({marks}) ORDER BY t.name", chunk):
             tags.setdefault(pid, []).append(name)
-        for pid, body in conn.exec_driver_sql(
+        for pid, body in conn.execute(
                 f"SELECT paper_id, body FROM note WHERE paper_id IN ({marks}) ORDER BY created_at, id", chunk):
             notes.setdefault(pid, []).append(body)
     out = []

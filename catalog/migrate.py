@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from alembic import command
 from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
+from sqlalchemy import create_engine, event
 from sqlalchemy.engine import Engine
 
+from catalog import sqlite
 from catalog.resources import migrations_dir
 
 
@@ -26,7 +30,15 @@ def known_revisions() -> set[str]:
     return {rev.revision for rev in script.walk_revisions()}
 
 
-def _run_in_one_transaction(engine: Engine, action) -> None:
+def sqlalchemy_engine(path: Path | str) -> Engine:
+    """An SQLAlchemy engine on the file, with the catalog's pragmas (Alembic needs one)."""
+    url = str(path) if "://" in str(path) else f"sqlite:///{path}"
+    engine = create_engine(url, connect_args={"timeout": sqlite.BUSY_TIMEOUT_MS / 1000})
+    event.listen(engine, "connect", lambda dbapi_conn, _record: sqlite.configure_connection(dbapi_conn))
+    return engine
+
+
+def _run_in_one_transaction(path: Path, action) -> None:
     # SQLite DDL is transactional: the whole upgrade commits at once or not at all, so a
     # process killed mid-migration leaves the database at its old revision.
     #
@@ -35,6 +47,7 @@ def _run_in_one_transaction(engine: Engine, action) -> None:
     # cascades to every tag, note and provenance row. The pragma is a no-op inside a
     # transaction, so it is set before BEGIN, and the keys are checked before COMMIT instead.
     config = alembic_config()
+    engine = sqlalchemy_engine(path)
     with engine.connect() as conn:
         conn.exec_driver_sql("PRAGMA foreign_keys = OFF")
         try:
@@ -51,19 +64,24 @@ def _run_in_one_transaction(engine: Engine, action) -> None:
             conn.commit()
         finally:
             conn.exec_driver_sql("PRAGMA foreign_keys = ON")
+    engine.dispose()
 
 
-def upgrade(engine: Engine, revision: str = "head") -> None:
-    _run_in_one_transaction(engine, lambda config: command.upgrade(config, revision))
+def upgrade(path: Path, revision: str = "head") -> None:
+    _run_in_one_transaction(path, lambda config: command.upgrade(config, revision))
 
 
-def downgrade(engine: Engine, revision: str) -> None:
-    _run_in_one_transaction(engine, lambda config: command.downgrade(config, revision))
+def downgrade(path: Path, revision: str) -> None:
+    _run_in_one_transaction(path, lambda config: command.downgrade(config, revision))
 
 
-def current(engine: Engine) -> str | None:
-    with engine.connect() as conn:
-        return MigrationContext.configure(conn).get_current_revision()
+def current(path: Path) -> str | None:
+    engine = sqlalchemy_engine(path)
+    try:
+        with engine.connect() as conn:
+            return MigrationContext.configure(conn).get_current_revision()
+    finally:
+        engine.dispose()
 
 
 def history() -> list[tuple[str, str | None, str]]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from sqlalchemy.engine import Connection
+from catalog.sqlite import Connection
 
 from catalog.query import Clause, Filter, Query, QueryError, Text
 from catalog.sqlite import FTS_COLUMNS, FTS_TABLE
@@ -200,7 +200,7 @@ def count(conn: Connection, query: Query) -> int:
 
 def _execute(conn: Connection, sql: str, params: list, query: Query) -> list[tuple]:
     try:
-        return conn.exec_driver_sql(sql, tuple(params)).all()
+        return conn.execute(sql, tuple(params)).all()
     except Exception as exc:  # quoting makes this unreachable; keep the promise anyway
         message = str(getattr(exc, "orig", exc)).splitlines()[0]
         raise QueryError(f"cannot search for {query.source!r}: {message}") from None

@@ -1,14 +1,16 @@
-"""Everything SQLite-specific outside the search compiler: pragmas, FTS5 upkeep, safe read-only
-connections. A PostgreSQL backend would replace this module (and search.py's FTS5 compiler).
+"""Everything SQLite-specific outside the search compiler: connections and pragmas, FTS5
+upkeep, safe read-only connections. A PostgreSQL backend would replace this module (and
+search.py's FTS5 compiler).
+
+The catalog's own work runs on plain sqlite3 connections: SQLAlchemy costs ~150 ms to import,
+more than a whole `catalog search`. SQLModel and Alembic own the schema and migrations.
 """
 
 from __future__ import annotations
 
 import sqlite3
+from datetime import datetime
 from pathlib import Path
-
-from sqlalchemy import event
-from sqlalchemy.engine import Connection, Engine
 
 FTS_TABLE = "paper_fts"
 # Indexed columns of `paper`, in FTS5 column order, with their bm25 weights: a hit in a title
@@ -60,31 +62,104 @@ def configure_connection(dbapi_connection: sqlite3.Connection) -> None:
     cursor.close()
 
 
-def install_pragmas(engine: Engine) -> None:
-    event.listen(engine, "connect", lambda dbapi_conn, _record: configure_connection(dbapi_conn))
+# Timestamps as SQLAlchemy writes them ("2026-11-30 12:00:00.000000"), without relying on
+# sqlite3's default adapter (deprecated since Python 3.12).
+sqlite3.register_adapter(datetime, lambda value: value.isoformat(" "))
+
+
+class Values(list):
+    """First-column values; `.all()` reads like the rest of the Result API."""
+
+    def all(self) -> list:
+        return list(self)
+
+
+class Result:
+    """A statement's rows, read the few ways the catalog needs."""
+
+    __slots__ = ("_cursor",)
+
+    def __init__(self, cursor: sqlite3.Cursor):
+        self._cursor = cursor
+
+    def all(self) -> list[tuple]:
+        return self._cursor.fetchall()
+
+    def first(self) -> tuple | None:
+        return self._cursor.fetchone()
+
+    def one(self) -> tuple:
+        row = self._cursor.fetchone()
+        if row is None:
+            raise LookupError("the query returned no row")
+        return row
+
+    def scalar(self):
+        row = self._cursor.fetchone()
+        return None if row is None else row[0]
+
+    def scalars(self) -> "Values":
+        return Values(row[0] for row in self._cursor.fetchall())
+
+    @property
+    def rowcount(self) -> int:
+        return self._cursor.rowcount
+
+    def __iter__(self):
+        return iter(self._cursor)
+
+
+class Connection:
+    """A sqlite3 connection with the catalog's pragmas. Transactions are explicit (db.py)."""
+
+    def __init__(self, raw: sqlite3.Connection):
+        self.raw = raw
+
+    def execute(self, sql: str, params: tuple | list = ()) -> Result:
+        """A list of parameter tuples runs the statement once per tuple (executemany)."""
+        if isinstance(params, list):
+            return Result(self.raw.executemany(sql, params))
+        return Result(self.raw.execute(sql, params))
+
+    @property
+    def in_transaction(self) -> bool:
+        return self.raw.in_transaction
+
+    def commit(self) -> None:
+        if self.raw.in_transaction:
+            self.raw.execute("COMMIT")
+
+    def rollback(self) -> None:
+        if self.raw.in_transaction:
+            self.raw.execute("ROLLBACK")
+
+    def close(self) -> None:
+        self.raw.close()
+
+
+def connect(path: Path) -> Connection:
+    raw = sqlite3.connect(path, timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False,
+                          isolation_level=None)
+    try:
+        configure_connection(raw)
+    except sqlite3.Error:
+        raw.close()
+        raise
+    return Connection(raw)
 
 
 def begin_write(conn: Connection) -> None:
-    conn.exec_driver_sql("BEGIN IMMEDIATE")
+    conn.execute("BEGIN IMMEDIATE")
 
 
 def begin_read(conn: Connection) -> None:
-    conn.exec_driver_sql("BEGIN")
-
-
-def commit(conn: Connection) -> None:
-    conn.exec_driver_sql("COMMIT")
-
-
-def rollback(conn: Connection) -> None:
-    if conn.connection.dbapi_connection.in_transaction:
-        conn.exec_driver_sql("ROLLBACK")
+    conn.execute("BEGIN")
 
 
 def index_papers_from(conn: Connection, first_id: int) -> None:
     """Index papers with id >= first_id in one statement (the bulk-import path)."""
     cols = ", ".join(FTS_COLUMNS)
-    conn.exec_driver_sql(
+    conn.execute(
         f"INSERT INTO {FTS_TABLE}(rowid, {cols}) SELECT id, {cols} FROM paper WHERE id >= ?",
         (first_id,),
     )
@@ -97,33 +172,33 @@ def set_bulk_loading(conn: Connection, on: bool) -> None:
     one write transaction, and a crash rolls it back with everything else.
     """
     if on:
-        conn.exec_driver_sql("INSERT INTO fts_bulk_load(active) VALUES (1)")
+        conn.execute("INSERT INTO fts_bulk_load(active) VALUES (1)")
     else:
-        conn.exec_driver_sql("DELETE FROM fts_bulk_load")
+        conn.execute("DELETE FROM fts_bulk_load")
 
 
 def rebuild_fts(conn: Connection) -> None:
-    conn.exec_driver_sql(f"INSERT INTO {FTS_TABLE}({FTS_TABLE}) VALUES ('rebuild')")
+    conn.execute(f"INSERT INTO {FTS_TABLE}({FTS_TABLE}) VALUES ('rebuild')")
 
 
 def fts_problem(conn: Connection) -> str | None:
     """None when the FTS index matches the paper table, else SQLite's complaint."""
     try:
-        conn.exec_driver_sql(
+        conn.execute(
             f"INSERT INTO {FTS_TABLE}({FTS_TABLE}, rank) VALUES ('integrity-check', 1)"
         )
-    except Exception as exc:  # SQLite reports corruption as an error
-        return str(getattr(exc, "orig", exc))
+    except sqlite3.DatabaseError as exc:  # SQLite reports corruption as an error
+        return str(exc)
     return None
 
 
 def integrity_problems(conn: Connection) -> list[str]:
-    rows = conn.exec_driver_sql("PRAGMA integrity_check").scalars().all()
+    rows = conn.execute("PRAGMA integrity_check").scalars().all()
     return [r for r in rows if r != "ok"]
 
 
 def foreign_key_problems(conn: Connection) -> list[tuple]:
-    return [tuple(r) for r in conn.exec_driver_sql("PRAGMA foreign_key_check").all()]
+    return [tuple(r) for r in conn.execute("PRAGMA foreign_key_check").all()]
 
 
 # --- read-only access for `catalog sql` ------------------------------------------------

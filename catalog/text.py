@@ -14,9 +14,6 @@ import unicodedata
 from collections.abc import Iterator
 from functools import lru_cache
 
-from pylatexenc import latexwalker
-from pylatexenc.latex2text import LatexNodes2Text
-
 __all__ = ["headline", "render", "search_extra", "normalize", "has_cjk", "strip_control"]
 
 HEADLINE_MAX = 90
@@ -59,8 +56,16 @@ def strip_control(text: str) -> str:
 # regex engine can skip ahead to candidates: 5-10x faster on long abstracts.
 _MATH = re.compile(r"\$(?:\$(?P<d>[^$]+?)\$\$|(?<!\\\$)(?=\S)(?P<i>[^$]*?[^\s\\])\$)")
 
-_LATEX = LatexNodes2Text(math_mode="text")
-_DB = latexwalker.get_default_latex_context_db()
+
+
+@lru_cache(maxsize=None)
+def _pylatexenc():
+    """(converter, macro database), loaded on first use: commands that only search or list
+    never convert TeX, and the import costs 20 ms."""
+    from pylatexenc import latexwalker
+    from pylatexenc.latex2text import LatexNodes2Text
+
+    return LatexNodes2Text(math_mode="text"), latexwalker.get_default_latex_context_db()
 
 # Characters with a Unicode super/subscript form; a script renders that way
 # only when every character has one (no q subscript, no C superscript).
@@ -96,7 +101,7 @@ def _keep_space(m: re.Match[str]) -> str:
     # TeX swallows the space after `\to`; `\to{}` keeps the author's spacing
     # ("a → b", not "a →b"). Only for macros that take no argument.
     name = m.group(1)
-    if name in _DECLARATIONS or _DB.get_macro_spec(name) is not None:
+    if name in _DECLARATIONS or _pylatexenc()[1].get_macro_spec(name) is not None:
         return m.group(0)
     return m.group(0) + "{}"
 
@@ -193,7 +198,7 @@ def _math(tex: str) -> str:
         out = _crude(tex)
     else:
         try:
-            out = _LATEX.latex_to_text(_scripts(tex))
+            out = _pylatexenc()[0].latex_to_text(_scripts(tex))
         except Exception:  # pylatexenc is tolerant, but imported text is arbitrary
             out = _crude(tex)
         if "%s" in out and "%s" not in tex:  # a macro missing its arguments

@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 
 from alembic import context
-from sqlalchemy import create_engine
 from sqlmodel import SQLModel
 
 import catalog.models  # noqa: F401  (registers the tables on SQLModel.metadata)
@@ -42,7 +41,7 @@ else:
     url = context.get_x_argument(as_dictionary=True).get("db") or os.environ.get("CATALOG_DB")
     if not url:
         raise SystemExit("Set CATALOG_DB or pass -x db=PATH to say which catalog to migrate.")
-    engine = create_engine(url if "://" in url else f"sqlite:///{url}")
-    sqlite.install_pragmas(engine)
-    with engine.connect() as conn:
+    from catalog.migrate import sqlalchemy_engine
+
+    with sqlalchemy_engine(url).connect() as conn:
         _run(conn)

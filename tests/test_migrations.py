@@ -22,25 +22,25 @@ def test_program_knows_the_newest_migration():
 
 
 def test_stairway_upgrade_downgrade_upgrade(tmp_path):
-    engine = db.make_engine(tmp_path / "stairs.db")
+    path = tmp_path / "stairs.db"
     previous = "base"
     for revision in revisions():
-        migrate.upgrade(engine, revision)
-        migrate.downgrade(engine, previous)
-        migrate.upgrade(engine, revision)
-        assert migrate.current(engine) == revision
+        migrate.upgrade(path, revision)
+        migrate.downgrade(path, previous)
+        migrate.upgrade(path, revision)
+        assert migrate.current(path) == revision
         previous = revision
-    migrate.downgrade(engine, "base")
+    migrate.downgrade(path, "base")
     with sqlite3.connect(tmp_path / "stairs.db") as conn:
         left = conn.execute("SELECT name FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' AND name != 'alembic_version'").fetchall()
     assert left == []
 
 
 def test_models_and_migrations_agree(tmp_path):
-    engine = db.make_engine(tmp_path / "check.db")
-    migrate.upgrade(engine)
+    path = tmp_path / "check.db"
+    migrate.upgrade(path)
     config = migrate.alembic_config()
-    with engine.connect() as conn:
+    with migrate.sqlalchemy_engine(path).connect() as conn:
         config.attributes["connection"] = conn
         command.check(config)  # raises when autogenerate would change anything
 

@@ -1,5 +1,5 @@
-"""Editing query text the way the TUI does: facet filters toggled in, the word being typed
-searched as a prefix, and the words to highlight. Pure functions; no Textual, no database."""
+"""Editing query text the way the TUI does: facet filters toggled in, the word still being
+typed, and the words to highlight. Pure functions; no Textual, no database."""
 
 from __future__ import annotations
 
@@ -12,9 +12,8 @@ from catalog.query import QueryError, Text, parse
 _RAW_TOKEN = re.compile(r'-?(?:\w+:)?"[^"]*"?|\S+')
 # Fields that take one value: a new value replaces the old one instead of adding to it.
 _SINGLE_VALUED = ("status", "rating", "venue", "year")
-# The word at the end of the query while it is being typed; shorter words would expand to
-# most of the index and make the first keystrokes the slowest ones.
-_TYPING = re.compile(r"(?:^|\s)(\w{3,})$")
+# A plain word at the very end of the query: perhaps not finished yet.
+_TYPING = re.compile(r"(?:^|\s)(\w+)$")
 
 
 def tokens(query: str) -> list[str]:
@@ -48,15 +47,16 @@ def toggle_filter(query: str, filters: str) -> str:
     return " ".join(kept + [t for t in wanted if t not in kept])
 
 
-def as_typed(query: str) -> str:
-    """What to search while the user is typing: the last word, if unfinished, as a prefix.
+def unfinished_word(query: str) -> str | None:
+    """The plain word at the end of `query` (no space after it yet), if there is one.
 
-    `transf` finds `transformer` before the word is complete; a trailing space (or any
-    operator) makes the query exactly what `catalog search` would run."""
+    The TUI searches exactly what is typed, like `catalog search`: searching the last word as
+    a prefix while typing was tried, and ranking a short prefix such as `tra*` takes seconds
+    on 100k papers. When nothing matches, this word is what the hint suggests finishing."""
     m = _TYPING.search(query)
     if not m or query.count('"') % 2 or m.group(1) in ("OR", "AND", "NOT"):
-        return query
-    return query + "*"
+        return None
+    return m.group(1)
 
 
 def highlight_terms(query: str) -> list[Text]:

@@ -35,8 +35,8 @@ class PaperList(ScrollView, can_focus=True):
         Binding("pagedown,ctrl+d", "page(1)", "Page down", show=False),
         Binding("home", "jump(0)", "First", show=False),
         Binding("end,G", "jump(-1)", "Last", show=False),
-        Binding("enter", "open", "Read", tooltip="Move into the detail pane to scroll it",
-                id="open"),
+        Binding("enter", "open", "Read", show=False,
+                tooltip="Move into the detail pane to scroll it", id="open"),
         Binding("space", "mark", "Mark", tooltip="Mark papers: t, s and r then apply to all "
                 "marked papers", id="mark"),
         Binding("escape", "unmark_all", "Unmark all", id="unmark"),
@@ -70,7 +70,7 @@ class PaperList(ScrollView, can_focus=True):
     def __init__(self, catalog: Catalog, **kwargs) -> None:
         super().__init__(**kwargs)
         self.catalog = catalog
-        self.query = ""
+        self.query_text = ""
         self.generation = -1
         self.total = 0
         self.cursor = 0
@@ -87,7 +87,7 @@ class PaperList(ScrollView, can_focus=True):
     def show_results(self, query: str, generation: int, rows: list[PaperSummary],
                      total: int | None, message: list[Text], keep: str | None = None) -> None:
         """A new first page. `keep`: the key to leave the cursor on, if it is still there."""
-        self.query, self.generation = query, generation
+        self.query_text, self.generation = query, generation
         self.pages = OrderedDict({0: rows})
         self.wanted.clear()
         self.message = message
@@ -148,7 +148,7 @@ class PaperList(ScrollView, can_focus=True):
         first, last = top // PAGE, (top + self.size.height) // PAGE
         self.wanted = {p for p in self.wanted if first <= p <= last or p == self.cursor // PAGE}
         if self.wanted:
-            self._fetch(self.catalog, self.query, self.generation, sorted(self.wanted))
+            self._fetch(self.catalog, self.query_text, self.generation, sorted(self.wanted))
 
     @work(thread=True, exclusive=True, group="pages", exit_on_error=False)
     def _fetch(self, catalog: Catalog, query: str, generation: int, pages: list[int]) -> None:
@@ -164,7 +164,7 @@ class PaperList(ScrollView, can_focus=True):
 
     def on_paper_list_page_loaded(self, message: PageLoaded) -> None:
         message.stop()
-        if (message.query, message.generation) != (self.query, self.generation):
+        if (message.query, message.generation) != (self.query_text, self.generation):
             return
         self.wanted.discard(message.page)
         self.pages[message.page] = message.rows

@@ -12,7 +12,7 @@ from rich.text import Text
 from catalog.results import PaperSummary
 from catalog.tui.display import one_line, stars
 
-YEAR, STATUS, RATING = 4, 7, 5
+YEAR, STATUS, RATING = 4, 7, 6
 
 
 @dataclass(frozen=True)
@@ -23,10 +23,10 @@ class Columns:
 
     @classmethod
     def fit(cls, width: int, venue: int = 8) -> "Columns":
-        """Title takes what is left; tags get a column only when there is room for it."""
+        """Title takes what is left; tags get a column when there is room, else lead the title."""
         fixed = 2 + (venue + 1) + (YEAR + 1) + (STATUS + 1) + (RATING + 1)
         rest = max(10, width - fixed)
-        tags = min(32, rest // 3) if rest >= 66 else 0
+        tags = min(30, rest // 4) if rest >= 60 else 0
         return cls(title=rest - (tags + 1 if tags else 0), venue=venue, tags=tags)
 
 
@@ -50,20 +50,26 @@ class RowStyles:
 
 def header(cols: Columns, style: Style) -> Text:
     line = Text(style=style, no_wrap=True, end="")
-    line.append("  ")
-    for label, width in (("Title", cols.title), ("Venue", cols.venue), ("Year", YEAR),
-                         ("Status", STATUS), ("Rating", RATING)):
-        line.append_text(cell(label, width))
-        line.append(" ")
-    if cols.tags:
-        line.append_text(cell("Tags", cols.tags))
+    line.append(" ")
+    columns = [("Title", cols.title), ("Venue", cols.venue), ("Year", YEAR), ("Status", STATUS),
+               ("Rating", RATING), ("Tags", cols.tags)]
+    for label, width in columns:
+        if width:
+            line.append(" ")
+            line.append_text(cell(label, width))
     return line
 
 
 def row(p: PaperSummary, cols: Columns, styles: RowStyles, base: Style, marked: bool) -> Text:
     line = Text(style=base, no_wrap=True, end="")
     line.append("● " if marked else "  ", styles.mark)
-    line.append_text(cell(one_line(p.title), cols.title))
+    tags = " ".join("#" + one_line(t) for t in p.tags)
+    if cols.tags or not tags:
+        line.append_text(cell(one_line(p.title), cols.title))
+    else:  # no room for a tags column: tags lead the title
+        title = Text.assemble((tags, styles.tags), " ", one_line(p.title), no_wrap=True, end="")
+        title.truncate(cols.title, overflow="ellipsis", pad=True)
+        line.append_text(title)
     line.append(" ")
     line.append_text(cell(one_line(p.venue), cols.venue, styles.meta))
     line.append(" ")
@@ -74,5 +80,5 @@ def row(p: PaperSummary, cols: Columns, styles: RowStyles, base: Style, marked: 
     line.append_text(cell(stars(p.rating), RATING, styles.rating))
     if cols.tags:
         line.append(" ")
-        line.append_text(cell(" ".join("#" + one_line(t) for t in p.tags), cols.tags, styles.tags))
+        line.append_text(cell(tags, cols.tags, styles.tags))
     return line

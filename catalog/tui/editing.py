@@ -1,0 +1,199 @@
+"""Changing papers from the app: tags, status, rating, title, notes, saved searches, undo.
+
+Each change opens a small screen; what it returns is written by a thread worker, which first
+takes a snapshot of the papers so `u` can put them back. Writes run one at a time, in order."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+
+from textual import work
+
+from catalog.db import CatalogError
+from catalog.library import Catalog
+from catalog.query import QueryError
+from catalog.results import NoteView, PaperState, PaperSummary
+from catalog.tui.display import one_line, stars
+from catalog.tui.messages import ActionFailed, PapersChanged, SearchSaved
+from catalog.tui.screens.note_editor import NoteEditor
+from catalog.tui.screens.pickers import (
+    Choice, ChoiceScreen, note_choices, rating_choices, saved_choices, status_choices,
+)
+from catalog.tui.screens.prompt import PromptScreen
+from catalog.tui.screens.tag_editor import TagEditor
+
+Change = Callable[[Catalog], object]
+UNDO_DEPTH = 100
+
+
+def _count(papers: list) -> str:
+    return f"{len(papers)} papers" if len(papers) != 1 else one_line(papers[0].title)[:40]
+
+
+class Editing:
+    catalog: Catalog
+    undo_stack: list[tuple[str, list[PaperState]]]
+    _write_lock = threading.Lock()
+
+    def targets(self) -> list[PaperSummary]:
+        """The marked papers, or else the one under the cursor."""
+        papers = self.papers
+        if papers.marked:
+            return list(papers.marked.values())
+        return [papers.current] if papers.current is not None else []
+
+    # --- actions ------------------------------------------------------------------------
+
+    def action_tag(self) -> None:
+        papers = self.targets()
+        if not papers:
+            return
+        known = [t.name for t in self.facets.tags] if self.facets else []
+
+        def done(change: tuple[list[str], list[str]] | None) -> None:
+            if change:
+                add, remove = change
+                what = " ".join([*("+" + t for t in add), *("-" + t for t in remove)])
+                self.write(f"Tagged {_count(papers)}: {what}", papers,
+                           lambda c: c.tag([p.key for p in papers], add, remove))
+
+        self.push_screen(TagEditor(papers, known), done)
+
+    def action_status(self) -> None:
+        papers = self.targets()
+        if not papers:
+            return
+
+        def done(choice: Choice | None) -> None:
+            if choice is not None:
+                self.write(f"{_count(papers)}: {choice.value}", papers,
+                           lambda c: c.set_status([p.key for p in papers], choice.value))
+
+        now = papers[0].status if len(papers) == 1 else None
+        self.push_screen(ChoiceScreen(f"Status of {_count(papers)}", status_choices(now)), done)
+
+    def action_rate(self) -> None:
+        papers = self.targets()
+        if not papers:
+            return
+
+        def done(choice: Choice | None) -> None:
+            if choice is not None:
+                rating = choice.value or None
+                self.write(f"{_count(papers)}: {stars(rating) or 'no rating'}", papers,
+                           lambda c: c.set_rating([p.key for p in papers], rating))
+
+        now = papers[0].rating if len(papers) == 1 else None
+        self.push_screen(ChoiceScreen(f"Rate {_count(papers)}", rating_choices(now)), done)
+
+    def action_title(self) -> None:
+        paper, detail = self.papers.current, self.detail
+        if paper is None:
+            return
+        value = (detail.user_title or "") if detail and detail.summary.key == paper.key else paper.title
+
+        def done(title: str | None) -> None:
+            if title is not None:
+                label = f"Title: {one_line(title)[:40]}" if title.strip() else "Own title removed"
+                self.write(label, [paper], lambda c: c.set_title(paper.key, title or None))
+
+        self.push_screen(PromptScreen(
+            "Your title for this paper", one_line(value),
+            hint="enter saves · empty goes back to the derived headline · escape cancels"), done)
+
+    def action_note(self) -> None:
+        paper, detail = self.papers.current, self.detail
+        if paper is None or detail is None or detail.summary.key != paper.key:
+            return
+        if not detail.notes:
+            self._edit_note(paper, None)
+            return
+        self.push_screen(ChoiceScreen("Notes", note_choices(detail.notes)),
+                         lambda choice: choice and self._edit_note(paper, choice.value))
+
+    def _edit_note(self, paper: PaperSummary, note: NoteView | None) -> None:
+        def done(text: str | None) -> None:
+            if text is None:
+                return
+            if note is None and text.strip():
+                self.write("Note added", [paper], lambda c: c.add_note(paper.key, text))
+            elif note is not None and text.strip():
+                self.write(f"Note {note.number} saved", [paper],
+                           lambda c: c.edit_note(paper.key, note.number, text))
+            elif note is not None:
+                self.write(f"Note {note.number} deleted", [paper],
+                           lambda c: c.delete_note(paper.key, note.number))
+
+        heading = f"{'Note ' + str(note.number) if note else 'New note'} on {one_line(paper.title)}"
+        self.push_screen(NoteEditor(heading, note.body if note else ""), done)
+
+    def action_undo(self) -> None:
+        if not self.undo_stack:
+            self.say("Nothing to undo")
+            return
+        label, states = self.undo_stack.pop()
+        self.write(f"Undone: {label}", [], lambda c: c.restore(states), record=False,
+                   keys=[s.key for s in states])
+
+    def action_save_search(self) -> None:
+        query = self.search_bar.value.strip()
+        if not query:
+            self.say("Type a search first; then S saves it as a smart list")
+            return
+
+        def done(name: str | None) -> None:
+            if name and name.strip():
+                self._save_search(name, query)
+
+        self.push_screen(PromptScreen("Save this search as", "", hint=f"query: {query}",
+                                      placeholder="a name, like 'to read this week'"), done)
+
+    # --- writing ------------------------------------------------------------------------
+
+    def write(self, label: str, papers: list[PaperSummary], change: Change, *,
+              record: bool = True, keys: list[str] | None = None) -> None:
+        self._write(label, keys or [p.key for p in papers], change, record)
+
+    @work(thread=True, group="write", exit_on_error=False)
+    def _write(self, label: str, keys: list[str], change: Change, record: bool) -> None:
+        with self._write_lock:
+            try:
+                before = self.catalog.snapshot(keys) if record else None
+                result = change(self.catalog)
+                papers = result if isinstance(result, list) else [self.catalog.get(k).summary for k in keys]
+            except (CatalogError, QueryError) as exc:
+                self.post_message(ActionFailed(str(exc)))
+                return
+            except Exception as exc:  # locked for longer than the busy timeout, say
+                self.post_message(ActionFailed(f"not saved: {exc}"))
+                return
+        self.post_message(PapersChanged(label, papers, before))
+
+    @work(thread=True, group="write", exit_on_error=False)
+    def _save_search(self, name: str, query: str) -> None:
+        try:
+            saved = self.catalog.save_search(name, query)
+        except (CatalogError, QueryError) as exc:
+            self.post_message(ActionFailed(str(exc)))
+            return
+        self.post_message(SearchSaved(saved.name))
+
+    def on_papers_changed(self, message: PapersChanged) -> None:
+        if message.before is not None:
+            self.undo_stack.append((message.label, message.before))
+            del self.undo_stack[:-UNDO_DEPTH]
+        self.papers.replace(message.papers)
+        current = self.papers.current
+        if current is not None:
+            self.load_detail(current.key)
+        self.load_facets()
+        self.refresh_bindings()
+        self.say(message.label + ("" if message.before is None else "  (u undoes)"), timeout=3)
+
+    def on_search_saved(self, message: SearchSaved) -> None:
+        self.load_facets()
+        self.say(f"Saved search '{message.name}': in the sidebar, and under g")
+
+    def on_action_failed(self, message: ActionFailed) -> None:
+        self.say(message.message, severity="error", timeout=6)

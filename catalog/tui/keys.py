@@ -1,0 +1,42 @@
+"""The app's keys in one list: the footer, the help screen and the command palette read it."""
+
+from __future__ import annotations
+
+from textual.binding import Binding
+
+# Actions on the paper under the cursor (or on every marked paper).
+PAPER_ACTIONS = frozenset({"tag", "status", "rate", "note", "title"})
+# Actions whose keys are typed text while the search bar has focus.
+NOT_WHILE_TYPING = PAPER_ACTIONS | {
+    "undo", "saved_searches", "saved", "toggle_sidebar", "refresh", "help", "quit", "focus_search",
+}
+
+BINDINGS = [
+    Binding("slash", "focus_search", "Search", key_display="/",
+            tooltip="Jump to the search bar (escape comes back)", id="search"),
+    Binding("escape", "back", "List", show=False,
+            tooltip="From the search bar or the detail pane back to the list", id="back"),
+    Binding("t", "tag", "Tag", tooltip="Add or remove tags, on every marked paper if any",
+            id="tag"),
+    Binding("s", "status", "Status", tooltip="unread, queued, reading, read or skipped",
+            id="status"),
+    Binding("r", "rate", "Rate", tooltip="1 to 5 stars; 0 clears", id="rate"),
+    Binding("n", "note", "Note", tooltip="Write a note, or edit one", id="note"),
+    Binding("e", "title", "Title", show=False, tooltip="Give the paper your own title", id="title"),
+    Binding("u", "undo", "Undo",
+            tooltip="Take back the last change to tags, status, rating, notes or a title", id="undo"),
+    Binding("S,ctrl+s", "save_search", "Save search", key_display="S", show=False,
+            tooltip="Keep the query as a named smart list in the sidebar", id="save-search"),
+    Binding("g", "saved_searches", "Saved searches", show=False,
+            tooltip="Pick a saved search to run", id="saved-searches"),
+    *(Binding(str(i), f"saved({i})", f"Saved search {i}", show=False,
+              tooltip="Run the saved search with this number", id=f"saved-{i}")
+      for i in range(1, 10)),
+    Binding("b", "toggle_sidebar", "Sidebar", show=False, tooltip="Show or hide the facets",
+            id="sidebar"),
+    Binding("R,f5", "refresh", "Refresh", show=False,
+            tooltip="Search again: papers imported or changed elsewhere appear", id="refresh"),
+    Binding("question_mark", "help", "Help", key_display="?", tooltip="This list of keys",
+            id="help"),
+    Binding("q", "quit", "Quit", show=False, tooltip="Leave catalog", id="quit"),
+]

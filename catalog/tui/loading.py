@@ -1,0 +1,153 @@
+"""Reading the catalog for the app: search, facets, one paper. Each read runs in a thread
+worker that posts a message; the handlers, on the UI thread, decide whether the answer is
+still wanted and put it on screen."""
+
+from __future__ import annotations
+
+from rich.cells import cell_len
+from rich.text import Text
+from textual import work
+from textual.content import Content
+from textual.worker import get_current_worker
+
+from catalog.library import Catalog
+from catalog.query import QueryError
+from catalog.results import Facets, PaperDetail
+from catalog.tui.messages import (
+    DetailLoaded, FacetsLoaded, QueryChanged, SearchCount, SearchFailed, SearchResults,
+)
+from catalog.tui.querytext import highlight_terms, tokens, unfinished_word
+from catalog.tui.widgets.detail import DetailPane
+from catalog.tui.widgets.paper_list import PAGE, PaperList
+from catalog.tui.widgets.search_bar import SearchBar
+
+
+class Loading:
+    """Mixed into the app. (Handlers here use on_* names: @on only works on Textual classes.)"""
+
+    catalog: Catalog
+    generation = 0
+    query_text = ""  # what the last search ran
+    facets: Facets | None = None
+    detail: PaperDetail | None = None
+    _keep: str | None = None
+
+    @property
+    def papers(self) -> PaperList:
+        return self.query_one("#papers", PaperList)
+
+    @property
+    def search_bar(self) -> SearchBar:
+        return self.query_one(SearchBar)
+
+    # --- search -------------------------------------------------------------------------
+
+    def search(self, query: str, keep: str | None = None) -> None:
+        """Run `query`; `keep` leaves the cursor on that paper if it is still found."""
+        self.generation += 1
+        self.query_text, self._keep = query, keep
+        self._search(self.catalog, query, self.generation)
+
+    def on_query_changed(self, message: QueryChanged) -> None:
+        self.search(message.query)
+
+    @work(thread=True, exclusive=True, group="search", exit_on_error=False)
+    def _search(self, catalog: Catalog, query: str, generation: int) -> None:
+        worker = get_current_worker()
+        try:
+            rows = catalog.search(query, limit=PAGE, snippets=False)
+            if worker.is_cancelled:
+                return
+            total = len(rows) if len(rows) < PAGE else None
+            self.post_message(SearchResults(query, generation, rows, total))
+            if total is None:
+                total = catalog.count(query)
+                if not worker.is_cancelled:
+                    self.post_message(SearchCount(query, generation, total))
+        except QueryError as exc:
+            self.post_message(SearchFailed(query, generation, str(exc)))
+        except Exception as exc:  # a locked or busy database: say so, keep the old results
+            self.post_message(SearchFailed(query, generation, f"search failed: {exc}"))
+
+    def on_search_results(self, message: SearchResults) -> None:
+        if message.generation != self.generation:
+            return
+        self.papers.show_results(message.query, message.generation, message.rows,
+                                 message.total, self._empty_message(message.query), self._keep)
+        self._show_count(message.total)
+
+    def on_search_count(self, message: SearchCount) -> None:
+        if message.generation == self.generation:
+            self.papers.set_total(message.total)
+            self._show_count(message.total)
+
+    def on_search_failed(self, message: SearchFailed) -> None:
+        if message.generation == self.generation:
+            self.search_bar.hint(f"⚠ {message.message}", error=True)
+
+    def _show_count(self, total: int | None) -> None:
+        papers = self.papers
+        shown = f"{PAGE}+" if total is None else f"{total:,}"
+        parts: list = [f"{shown} {'paper' if total == 1 else 'papers'}"]
+        if papers.marked:
+            parts.append((f"  ·  {len(papers.marked)} marked (escape unmarks)", "$text-accent"))
+        self.search_bar.hint(Content.assemble(*parts))
+
+    def _empty_message(self, query: str) -> list[Text]:
+        if not query.strip() or (self.facets is not None and not self.facets.total):
+            return [Text("Your catalog is empty.", style="bold"), Text(""),
+                    Text("Import paper lists (text files, one abstract per paragraph) in a terminal:"),
+                    Text("    catalog import PATH", style="bold"),
+                    Text("then press R here to see them.")]
+        filters = [t for t in tokens(query) if ":" in t]
+        out = [Text.assemble("No papers match ", (query, "bold"), "."), Text("")]
+        word = unfinished_word(query)
+        if word:
+            out.append(Text.assemble("Still typing? Finish the word, or search ", (f"{word}*", "bold"),
+                                     f" for words starting with {word}."))
+        out.append(Text("Loosen the search: drop a word, put OR between words, or end one with *."))
+        if filters:
+            out.append(Text("Or remove a filter: " + "  ".join(filters)))
+        return out
+
+    # --- facets and the paper under the cursor -----------------------------------------
+
+    @work(thread=True, exclusive=True, group="facets", exit_on_error=False)
+    def load_facets(self) -> None:
+        try:
+            self.post_message(FacetsLoaded(self.catalog.facets()))
+        except Exception:  # counts are a convenience; the next refresh tries again
+            pass
+
+    def on_facets_loaded(self, message: FacetsLoaded) -> None:
+        self.facets = message.facets
+        self.query_one("#sidebar").show_facets(message.facets)
+        widest = max((cell_len(v) for v, _, _ in message.facets.venues), default=5)
+        self.papers.venue_width = max(5, min(12, widest))
+        self.papers.refresh()
+
+    def on_paper_list_highlighted(self, message: PaperList.Highlighted) -> None:
+        self.refresh_bindings()
+        if message.paper is None:
+            self.detail = None
+            self.query_one(DetailPane).show_message("")
+        else:
+            self.load_detail(message.paper.key)
+
+    @work(thread=True, exclusive=True, group="detail", exit_on_error=False)
+    def load_detail(self, key: str) -> None:
+        try:
+            self.post_message(DetailLoaded(key, self.catalog.get(key)))
+        except Exception as exc:  # deleted meanwhile by another process, say
+            self.post_message(DetailLoaded(key, None, str(exc)))
+
+    def on_detail_loaded(self, message: DetailLoaded) -> None:
+        current = self.papers.current
+        if current is None or current.key != message.key:
+            return
+        pane = self.query_one(DetailPane)
+        self.detail = message.detail
+        if message.detail is None:
+            pane.show_message(f"Cannot show {message.key}: {message.error}")
+        else:
+            pane.show(message.detail, highlight_terms(self.query_text))

@@ -1,0 +1,88 @@
+"""The detail pane: one paper, read top to bottom. Built as Content from plain strings and
+styles, so markup or escape sequences in an abstract or note are shown as the text they are."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.containers import VerticalScroll
+from textual.content import Content
+from textual.widgets import Static
+
+from catalog.query import Text as Term
+from catalog.results import PaperDetail
+from catalog.tui.display import highlight_spans, one_line, safe, stars
+
+HIT = "bold underline $text-accent"
+MUTED = "$text-muted"
+
+
+def short_path(path: str) -> str:
+    """A source file relative to the working directory or home when it is under one."""
+    p = Path(path)
+    for base, prefix in ((Path.cwd, ""), (Path.home, "~/")):
+        try:
+            return prefix + str(p.relative_to(base()))
+        except (ValueError, OSError, RuntimeError):
+            continue
+    return path
+
+
+def abstract(text: str, terms: list[Term]) -> Content:
+    text = safe(text)
+    content = Content(text)
+    for start, end in highlight_spans(text, terms):
+        content = content.stylize(HIT, start, end)
+    return content
+
+
+def paper_content(d: PaperDetail, terms: list[Term]) -> Content:
+    s = d.summary
+    parts: list[Content | str | tuple[str, str]] = [(one_line(s.title), "bold $text-primary"), "\n"]
+    if d.user_title:
+        parts += [(f"your title; derived: {one_line(d.headline)}", f"italic {MUTED}"), "\n"]
+    meta = " · ".join(x for x in (s.key, one_line(s.venue), str(s.year or "")) if x)
+    parts += [(meta, MUTED), "  ", (s.status, "$text-secondary")]
+    if s.rating:
+        parts += ["  ", (stars(s.rating), "$text-warning")]
+    parts.append("\n")
+    if s.tags:
+        parts += [(" ".join("#" + one_line(t) for t in s.tags), "$text-accent"), "\n"]
+    if d.authors:
+        parts += [(one_line(d.authors), "italic"), "\n"]
+    for name, value in (("DOI", d.doi), ("arXiv", d.arxiv_id), ("URL", d.url)):
+        if value:
+            parts += [(f"{name} {one_line(value)}", MUTED), "\n"]
+    parts += ["\n", abstract(d.abstract_text, terms), "\n"]
+    if d.notes:
+        parts += ["\n", (f"Notes ({len(d.notes)})", "bold"), "\n"]
+        for note in d.notes:
+            stamp = f"{note.number} · {note.updated_at:%Y-%m-%d %H:%M}"
+            parts += [(stamp, MUTED), "\n", abstract(note.body, terms), "\n"]
+    if d.sources:
+        parts += ["\n", ("Sources", "bold"), "\n"]
+        for src in d.sources:
+            where = " ".join(x for x in (one_line(src.venue), str(src.year or "")) if x)
+            parts += [(f"{safe(short_path(src.path))} #{src.position}", MUTED), (f"  {where}" if where else ""), "\n"]
+    return Content.assemble(*parts)
+
+
+class DetailPane(VerticalScroll, can_focus=True):
+    """Scrolls with the keyboard once focused (enter in the list); escape goes back."""
+
+    def compose(self):
+        yield Static(id="detail-body")
+
+    def show(self, detail: PaperDetail, terms: list[Term]) -> None:
+        self.query_one("#detail-body", Static).update(paper_content(detail, terms))
+        self.scroll_home(animate=False)
+
+    def show_message(self, message: Content | str) -> None:
+        self.query_one("#detail-body", Static).update(Content(message) if isinstance(message, str) else message)
+        self.scroll_home(animate=False)
+
+    @property
+    def text(self) -> str:
+        """What the pane shows, as plain text (for tests and for copying)."""
+        body = self.query_one("#detail-body", Static).content
+        return body.plain if isinstance(body, Content) else str(body)

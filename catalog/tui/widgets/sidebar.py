@@ -1,0 +1,144 @@
+"""The sidebar: facets with counts as one tree. Choosing a leaf posts FilterChosen with the
+filter text to add to the query (or, for a saved search, the query to replace it with)."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from rich.text import Text
+from textual.widgets import Tree
+from textual.widgets.tree import TreeNode
+
+from catalog.constants import STATUSES
+from catalog.results import Facets
+from catalog.tui.display import one_line, stars
+from catalog.tui.messages import FilterChosen
+from catalog.tui.querytext import filter_token
+
+Data = tuple[str, bool] | None  # (query text, replaces the query?)
+
+
+def label(name: str, count: int | None = None, style: str = "") -> Text:
+    out = Text(name, style=style, no_wrap=True, end="")
+    if count is not None:
+        out.append(f" {count:,}", style="dim")
+    return out
+
+
+class Sidebar(Tree[Data]):
+    def __init__(self, **kwargs) -> None:
+        super().__init__(Text("Facets"), **kwargs)
+        self.show_root = False
+        self.auto_expand = False
+        self.guide_depth = 2
+        self._open: dict[str, bool] = {}  # folds the user changed, by path
+
+    def show_facets(self, facets: Facets) -> None:
+        """Rebuild from fresh counts, keeping which sections the user folded."""
+        self._remember_folds(self.root)
+        line = self.cursor_line
+        self.clear()
+        self._saved(facets)
+        self._section("Status", [(label(s, n, "dim" if not n else ""), (f"status:{s}", False))
+                                 for s, n in self._statuses(facets)])
+        self._ratings(facets)
+        self._tags(facets)
+        self._venues(facets)
+        self.cursor_line = line
+
+    def _remember_folds(self, node: TreeNode[Data]) -> None:
+        for child in node.children:
+            path = self._path(child)
+            if child.allow_expand:
+                self._open[path] = child.is_expanded
+            self._remember_folds(child)
+
+    @staticmethod
+    def _path(node: TreeNode[Data]) -> str:
+        parts = []
+        while node.parent is not None:
+            parts.append(node.label.plain.rsplit(" ", 1)[0])
+            node = node.parent
+        return "/".join(reversed(parts))
+
+    def _add(self, parent: TreeNode[Data], text: Text, data: Data, leaf: bool,
+             open: bool = False) -> TreeNode[Data]:
+        node = parent.add_leaf(text, data) if leaf else parent.add(text, data)
+        # Sections and tag trees start open, a venue's years folded, unless the user chose.
+        if not leaf and self._open.get(self._path(node), open or parent is self.root):
+            node.expand()
+        return node
+
+    def _section(self, name: str, items: list[tuple[Text, Data]]) -> None:
+        section = self._add(self.root, Text(name, style="bold"), None, leaf=False)
+        for text, data in items:
+            self._add(section, text, data, leaf=True)
+
+    @staticmethod
+    def _statuses(facets: Facets) -> list[tuple[str, int]]:
+        counts = dict(facets.statuses)
+        return [(s, counts.get(s, 0)) for s in STATUSES]
+
+    def _saved(self, facets: Facets) -> None:
+        if facets.saved:
+            self._section("Saved searches", [
+                (label(f"{i} " if i <= 9 else "  ") + label(one_line(s.name)), (s.query, True))
+                for i, s in enumerate(facets.saved, 1)])
+
+    def _ratings(self, facets: Facets) -> None:
+        counts = dict(facets.ratings)
+        items, running = [], 0
+        for r in range(5, 0, -1):
+            running += counts.get(r, 0)
+            name = stars(r) + (" & up" if r < 5 else "")
+            items.append((label(name, running, "" if running else "dim"), (f"rating:>={r}", False)))
+        unrated = facets.total - sum(counts.values())
+        items.append((label("unrated", unrated, "dim"), ("-has:rating", False)))
+        self._section("Rating", items)
+
+    def _tags(self, facets: Facets) -> None:
+        if not facets.tags:
+            return
+        section = self._add(self.root, Text("Tags", style="bold"), None, leaf=False)
+        counts = {t.name: t.count for t in facets.tags}
+        children: dict[str, list[str]] = defaultdict(list)
+        for name in sorted({p for t in counts for p in _parents(t)} | counts.keys()):
+            children[name.rpartition("/")[0]].append(name)
+
+        def grow(parent: TreeNode[Data], prefix: str) -> None:
+            for name in children.get(prefix, ()):
+                text = label(one_line(name.rpartition("/")[2]), counts.get(name))
+                data = (filter_token("tag", name), False)
+                node = self._add(parent, text, data, leaf=name not in children, open=True)
+                grow(node, name)
+
+        grow(section, "")
+
+    def _venues(self, facets: Facets) -> None:
+        if not facets.venues:
+            return
+        by_venue: dict[str, list[tuple[int | None, int]]] = defaultdict(list)
+        for venue, year, n in facets.venues:
+            by_venue[venue].append((year, n))
+        section = self._add(self.root, Text("Venues", style="bold"), None, leaf=False)
+        for venue in sorted(by_venue, key=str.casefold):
+            years = by_venue[venue]
+            token = filter_token("venue", venue)
+            name = one_line(venue) if len(years) > 1 else f"{one_line(venue)} {years[0][0] or ''}"
+            node = self._add(section, label(name.strip(), sum(n for _, n in years)),
+                             (token, False) if venue != "?" else None, leaf=len(years) < 2)
+            for year, n in years if len(years) > 1 else ():
+                if year is not None:
+                    self._add(node, label(str(year), n), (f"{token} year:{year}", False), leaf=True)
+
+    def on_tree_node_selected(self, event: Tree.NodeSelected[Data]) -> None:
+        event.stop()
+        if event.node.data is None:
+            event.node.toggle()
+        else:
+            self.post_message(FilterChosen(*event.node.data))
+
+
+def _parents(tag: str) -> list[str]:
+    parts = tag.split("/")
+    return ["/".join(parts[:i]) for i in range(1, len(parts))]
