@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import datetime
@@ -25,18 +26,41 @@ class CatalogError(Exception):
 
 
 class Database:
-    """One catalog file. Each unit of work opens its own connection (cheap with SQLite), so
-    threads such as the TUI's workers never share one."""
+    """One catalog file. Each unit of work borrows a connection of its own, so threads such as
+    the TUI's workers never use one at the same time; idle ones are kept, because opening a
+    connection (pragmas, schema) costs more than a typical query."""
+
+    KEEP_IDLE = 4
 
     def __init__(self, path: Path):
         self.path = path
+        self._idle: list[Connection] = []
+        self._lock = threading.Lock()
 
     @contextmanager
     def connect(self) -> Iterator[Connection]:
-        conn = sqlite.connect(self.path)
+        with self._lock:
+            conn = self._idle.pop() if self._idle else None
+        if conn is None:
+            conn = sqlite.connect(self.path)
         try:
             yield conn
-        finally:
+        except BaseException:
+            conn.close()  # its state is unknown; don't lend it out again
+            raise
+        if conn.in_transaction:
+            conn.close()
+            return
+        with self._lock:
+            if len(self._idle) < self.KEEP_IDLE:
+                self._idle.append(conn)
+                return
+        conn.close()
+
+    def close(self) -> None:
+        with self._lock:
+            idle, self._idle = self._idle, []
+        for conn in idle:
             conn.close()
 
 

@@ -70,8 +70,7 @@ class Catalog:
         return catalog
 
     def close(self) -> None:
-        """Nothing to release (each operation closes its own connection); kept so callers can
-        treat a catalog like any other resource they open and close."""
+        self.database.close()
 
     # --- import -------------------------------------------------------------------------
 
