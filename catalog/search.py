@@ -12,13 +12,12 @@ from catalog.sqlite import Connection
 
 from catalog.query import Clause, Filter, Query, QueryError, Text
 from catalog.sqlite import FTS_COLUMNS, FTS_TABLE
+from catalog import highlight
 from catalog.cjk import cjk_spaced
 from catalog.text import has_cjk
 
-HIGHLIGHT_START, HIGHLIGHT_END = "\x02", "\x03"  # turned into styles by whoever displays them
+HIGHLIGHT_START, HIGHLIGHT_END = highlight.START, highlight.END
 _BM25 = f"bm25({FTS_TABLE}, {', '.join(str(w) for w in FTS_COLUMNS.values())})"
-_ABSTRACT_COLUMN = list(FTS_COLUMNS).index("abstract_text")
-_SNIPPET = f"snippet({FTS_TABLE}, {_ABSTRACT_COLUMN}, char(2), char(3), '…', 24)"
 SUMMARY_COLUMNS = (
     "p.id, p.key, coalesce(p.user_title, p.title, p.headline) AS title, p.venue, p.year, "
     "p.status, p.rating, p.tags_text"
@@ -154,24 +153,30 @@ def run(conn: Connection, query: Query, *, limit: int = 50, offset: int = 0,
     compiled = compile_query(query)
     if compiled.match is None:
         where = " AND ".join(compiled.where) or "1"
-        sql = (f"SELECT {SUMMARY_COLUMNS}, NULL, NULL FROM paper p WHERE {where} "
+        text = "p.abstract_text" if snippets and query.has_text else "NULL"  # CJK words
+        sql = (f"SELECT {SUMMARY_COLUMNS}, {text}, NULL FROM paper p WHERE {where} "
                f"ORDER BY {DEFAULT_ORDER} LIMIT ? OFFSET ?")
-        return [Row(*r) for r in _execute(conn, sql, [*compiled.params, limit, offset], query)]
+        rows = [Row(*r) for r in _execute(conn, sql, [*compiled.params, limit, offset], query)]
+        return _with_snippets(rows, query, snippets)
     # Rank in the index alone, then read only the page's rows: reading every matching paper
-    # row before sorting costs more than the ranking itself.
+    # row before sorting costs more than the ranking itself. CROSS JOIN keeps that order.
     restrict, params = _restriction(compiled)
-    snippet = _SNIPPET if snippets else "NULL"
     sql = (
         f"WITH top AS (SELECT rowid AS id, {_BM25} AS score FROM {FTS_TABLE}"
         f" WHERE {FTS_TABLE} MATCH ?{restrict} ORDER BY score, rowid LIMIT ? OFFSET ?)"
-        # CROSS JOIN fixes the loop order: the page first, then one index lookup per row.
-        f" SELECT {SUMMARY_COLUMNS}, {snippet}, top.score FROM top"
-        f" CROSS JOIN {FTS_TABLE} CROSS JOIN paper p"
-        f" WHERE {FTS_TABLE}.rowid = top.id AND {FTS_TABLE} MATCH ? AND p.id = top.id"
-        " ORDER BY top.score, top.id"
+        f" SELECT {SUMMARY_COLUMNS}, p.abstract_text, top.score FROM top CROSS JOIN paper p"
+        " WHERE p.id = top.id ORDER BY top.score, top.id"
     )
-    rows = _execute(conn, sql, [compiled.match, *params, limit, offset, compiled.match], query)
-    return [Row(*r) for r in rows]
+    rows = [Row(*r) for r in _execute(conn, sql, [compiled.match, *params, limit, offset], query)]
+    return _with_snippets(rows, query, snippets)
+
+
+def _with_snippets(rows: list[Row], query: Query, snippets: bool) -> list[Row]:
+    """Turn the abstract each row carries in its snippet field into the snippet."""
+    terms = highlight.terms_of(query) if snippets else None
+    for row in rows:
+        row.snippet = highlight.snippet(row.snippet, terms) if terms and row.snippet else None
+    return rows
 
 
 def _restriction(compiled: CompiledQuery) -> tuple[str, list]:

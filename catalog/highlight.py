@@ -1,0 +1,121 @@
+"""Which words of a text a query matched: highlighting and snippets, computed in Python.
+
+FTS5's snippet() reruns the MATCH for every row it is asked about, which costs more than the
+ranking itself on a page of results; the page's abstracts are at hand, so the words are found
+here instead, folded the way the unicode61 tokenizer folds them (case, diacritics).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from bisect import bisect_left
+from dataclasses import dataclass
+from functools import lru_cache
+
+from catalog.query import Query, Text
+from catalog.text import has_cjk
+
+START, END = "\x02", "\x03"  # around matched words; displays turn them into a style
+_WORD = re.compile(r"\w+")
+
+
+@dataclass(frozen=True)
+class Terms:
+    words: frozenset[str]  # folded words that match whole
+    prefixes: tuple[str, ...]  # folded beginnings (`interpret*`)
+    substrings: tuple[str, ...]  # CJK text, matched anywhere
+
+    def __bool__(self) -> bool:
+        return bool(self.words or self.prefixes or self.substrings)
+
+
+@lru_cache(maxsize=65536)
+def fold(word: str) -> str:
+    if word.isascii():
+        return word.lower()
+    decomposed = unicodedata.normalize("NFKD", word.casefold())
+    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+
+
+def terms_of(query: Query) -> Terms:
+    """The words a query looks for (negated ones are not highlighted)."""
+    words: set[str] = set()
+    prefixes: list[str] = []
+    substrings: list[str] = []
+    for clause in query.clauses:
+        if clause.negated:
+            continue
+        for option in clause.options:
+            if not isinstance(option, Text):
+                continue
+            if has_cjk(option.text):
+                substrings.append(option.text)
+                continue
+            tokens = [fold(t) for t in _WORD.findall(option.text)]
+            if option.prefix and tokens:
+                prefixes.append(tokens.pop())
+            words.update(tokens)
+    return Terms(frozenset(words), tuple(prefixes), tuple(substrings))
+
+
+# Latin letters with diacritics, by the plain letter they fold to: `e` also matches é, è, ê...
+_VARIANTS: dict[str, str] = {}
+for _code in range(0xC0, 0x250):
+    _base = fold(chr(_code))
+    if len(_base) == 1 and _base.isascii():
+        _VARIANTS[_base] = _VARIANTS.get(_base, "") + chr(_code)
+
+
+def _letters(word: str) -> str:
+    return "".join(f"[{re.escape(c)}{_VARIANTS[c]}]" if c in _VARIANTS else re.escape(c) for c in word)
+
+
+@lru_cache(maxsize=256)
+def _pattern(terms: Terms) -> re.Pattern[str] | None:
+    """One regex for all the terms: the scan runs in C instead of a Python loop per word."""
+    options = [rf"\b{_letters(w)}\b" for w in sorted(terms.words)]
+    options += [rf"\b{_letters(p)}\w*" for p in terms.prefixes]
+    options += [re.escape(s) for s in terms.substrings]
+    return re.compile("|".join(options), re.IGNORECASE) if options else None
+
+
+def spans(text: str, terms: Terms) -> list[tuple[int, int]]:
+    """(start, end) of every matched word or substring, in order, not overlapping."""
+    pattern = _pattern(terms)
+    return [m.span() for m in pattern.finditer(text)] if pattern else []
+
+
+def marked(text: str, found: list[tuple[int, int]]) -> str:
+    out, last = [], 0
+    for start, end in found:
+        out += [text[last:start], START, text[start:end], END]
+        last = end
+    out.append(text[last:])
+    return "".join(out)
+
+
+def snippet(text: str, terms: Terms, width: int = 160) -> str:
+    """About `width` characters around the densest run of matches, cut between words, marked,
+    with … where cut."""
+    if START in text or END in text:  # rendered text never has them; stay unambiguous anyway
+        text = text.replace(START, "").replace(END, "")
+    found = spans(text, terms)
+    if len(text) <= width * 5 // 4:
+        return marked(text, found)
+    begin = 0
+    if found:
+        starts = [start for start, _ in found]
+        counts = [bisect_left(starts, s + width) - i for i, s in enumerate(starts)]
+        best = starts[counts.index(max(counts))]
+        begin = max(0, min(best - width // 6, len(text) - width))
+        begin = text.rfind(" ", 0, begin) + 1 if begin else 0  # back to a word's start
+    end = begin + width
+    if end >= len(text):
+        end = len(text)
+    else:
+        cut = text.rfind(" ", begin, end)
+        end = cut if cut > begin else end
+    inside = [(s - begin, e - begin) for s, e in found if s >= begin and e <= end]
+    body = marked(text[begin:end], inside)
+    return ("…" if begin else "") + body + ("…" if end < len(text) else "")
