@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import lru_cache
 
 from catalog.sqlite import Connection
 
@@ -34,6 +35,7 @@ def fingerprint(record: PaperRecord) -> str:
     return fingerprint_of(f"{record.title or ''} {ident}".strip())
 
 
+@lru_cache(maxsize=8192)  # the import pipeline computes it ahead, in its reader thread
 def fingerprint_of(basis: str) -> str:
     return hashlib.sha256(text.normalize(basis).encode()).hexdigest()[:32]
 

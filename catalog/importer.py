@@ -11,9 +11,12 @@ from __future__ import annotations
 
 import hashlib
 import os
+import queue
 import sqlite3
+import threading
 from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime, timezone
+from functools import lru_cache
 from pathlib import Path
 
 
@@ -145,15 +148,7 @@ def _import_file(database: Database, path: Path, report: FileReport, *, venue, y
         ).scalar()
         sqlite.set_bulk_loading(conn, True)
         unindexed = _Unindexed()
-        batch: list[PaperRecord] = []
-        for record in found.records:
-            batch.append(record)
-            if len(batch) >= BATCH:
-                _store_batch(conn, batch, source_id, now, report, unindexed)
-                if progress:
-                    progress(len(batch))
-                batch = []
-        if batch:
+        for batch in _read_ahead(found.records):
             _store_batch(conn, batch, source_id, now, report, unindexed)
             if progress:
                 progress(len(batch))
@@ -161,6 +156,52 @@ def _import_file(database: Database, path: Path, report: FileReport, *, venue, y
             raise IngestError(str(path), "no abstracts found")
         unindexed.flush(conn)
         sqlite.set_bulk_loading(conn, False)
+
+
+def _read_ahead(records: Iterator[PaperRecord]) -> Iterator[list[PaperRecord]]:
+    """Batches of records, read and prepared (fingerprint, rendering, headline) in a thread
+    while the caller stores the previous batch: SQLite releases the GIL while it writes, so
+    the two overlap. Errors from reading are raised here, in the caller's thread."""
+    batches: queue.Queue = queue.Queue(maxsize=1)
+    stop = threading.Event()
+
+    def offer(item) -> bool:
+        while not stop.is_set():
+            try:
+                batches.put(item, timeout=0.1)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    def read() -> None:
+        try:
+            batch: list[PaperRecord] = []
+            for record in records:
+                dedupe.fingerprint(record)  # both warm their caches for the storing thread
+                if record.abstract:
+                    _derived(record.abstract)
+                batch.append(record)
+                if len(batch) >= BATCH:
+                    if not offer(batch):
+                        return
+                    batch = []
+            if batch and not offer(batch):
+                return
+            offer(None)
+        except BaseException as exc:  # handed over, raised in the storing thread
+            offer(exc)
+
+    reader = threading.Thread(target=read, name="catalog-import-reader", daemon=True)
+    reader.start()
+    try:
+        while (item := batches.get()) is not None:
+            if isinstance(item, BaseException):
+                raise item
+            yield item
+    finally:
+        stop.set()
+        reader.join()
 
 
 class _Unindexed:
@@ -218,13 +259,18 @@ def _store_batch(conn, batch: list[PaperRecord], source_id: int, now: datetime,
     )
 
 
+@lru_cache(maxsize=3 * BATCH)  # computed ahead in the reader thread (see _read_ahead)
+def _derived(abstract: str) -> tuple[str, str, str]:
+    """(rendered, headline, math spellings) of an abstract: the Python-heavy part of a row."""
+    rendered = text.render(abstract)
+    return rendered, text.headline(abstract, rendered=rendered), text.search_extra(abstract)
+
+
 def _paper_row(key: str, fp: str, r: PaperRecord, now: datetime) -> tuple:
-    rendered = text.render(r.abstract)
-    headline = text.headline(r.abstract, rendered=rendered) if r.abstract else (r.title or "")
+    rendered, headline, math = _derived(r.abstract) if r.abstract else ("", r.title or "", "")
     if r.title and r.abstract and title_key(r.title) == title_key(headline):
         r.title = None  # a derived headline (an export wrote it as the title) is not a real title
-    extra = " ".join(filter(None, (
-        text.search_extra(r.abstract), cjk_search_text(r.title, headline, rendered, r.authors))))
+    extra = " ".join(filter(None, (math, cjk_search_text(r.title, headline, rendered, r.authors))))
     return (
         key, fp, r.abstract, rendered, extra, headline, r.title, r.authors,
         r.venue, r.year, r.doi, r.arxiv_id, r.url, now, now,
@@ -236,7 +282,8 @@ def _assign_keys(conn, fingerprints: list[str], preferred: list[str | None] | No
 
     A `preferred` key (one a catalog export carried) is kept when it is free, so a catalog
     rebuilt from its own export has the same keys."""
-    wanted = {fp: next(key_candidates(fp)) for fp in fingerprints}
+    candidates = {fp: key_candidates(fp) for fp in fingerprints}
+    wanted = {fp: next(keys) for fp, keys in candidates.items()}
     asked = {fp: key for fp, key in zip(fingerprints, preferred or []) if key}
     taken = _existing_keys(conn, list(wanted.values()) + list(asked.values()))
     keys: dict[str, str] = {}
@@ -247,11 +294,11 @@ def _assign_keys(conn, fingerprints: list[str], preferred: list[str | None] | No
     for fp in fingerprints:
         if fp in keys:
             continue
-        for candidate in key_candidates(fp):
-            if candidate not in taken and (candidate == wanted[fp] or not _existing_keys(conn, [candidate])):
-                keys[fp] = candidate
-                taken.add(candidate)
-                break
+        candidate = wanted[fp]
+        while candidate in taken or (candidate != wanted[fp] and _existing_keys(conn, [candidate])):
+            candidate = next(candidates[fp])
+        keys[fp] = candidate
+        taken.add(candidate)
     return keys
 
 

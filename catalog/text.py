@@ -334,7 +334,7 @@ _CJK = re.compile(
 
 def has_cjk(text: str) -> bool:
     """Whether text contains CJK ideographs, kana or hangul."""
-    return _CJK.search(text) is not None
+    return not text.isascii() and _CJK.search(text) is not None
 
 
 # --- headline ----------------------------------------------------------------------
