@@ -285,6 +285,8 @@ def sql(ctx, statement, as_json):
     """Run a read-only SQL query against the catalog (writes are refused)."""
     from catalog import output
 
+    if not statement.strip().strip(";").strip():
+        _fail('nothing to run: give one SQL statement, like "SELECT count(*) FROM papers"')
     columns, rows = _open(ctx).run_sql(statement)
     if as_json:
         output.print_json([dict(zip(columns, r)) for r in rows])

@@ -211,36 +211,55 @@ _DENIED = {
     sqlite3.SQLITE_ATTACH: "ATTACH is not allowed: `catalog sql` reads only this catalog",
     sqlite3.SQLITE_DETACH: "DETACH is not allowed in `catalog sql`",
 }
+# Functions that reach outside the database: load_extension runs native code; fts3_tokenizer
+# hands out (and, given a second argument, installs) raw C pointers.
+_DENIED_FUNCTIONS = {"load_extension", "fts3_tokenizer"}
+# Pragmas that take an argument and only read (`PRAGMA table_info(paper)`). Any other pragma
+# with an argument or `= value` sets something, and is refused.
+_READING_PRAGMAS_WITH_ARGUMENT = {
+    "table_info", "table_xinfo", "table_list", "index_list", "index_info", "index_xinfo",
+    "foreign_key_list", "foreign_key_check", "integrity_check", "quick_check",
+}
 
 
 def _authorizer(action, arg1, arg2, dbname, source):
     if action in _DENIED:
         return sqlite3.SQLITE_DENY
-    if action == sqlite3.SQLITE_FUNCTION and arg2 and arg2.lower() == "load_extension":
+    if action == sqlite3.SQLITE_FUNCTION and arg2 and arg2.lower() in _DENIED_FUNCTIONS:
         return sqlite3.SQLITE_DENY
     if action == sqlite3.SQLITE_PRAGMA and arg2 is not None:
-        return sqlite3.SQLITE_DENY  # `PRAGMA x = y` changes things
+        if (arg1 or "").lower() not in _READING_PRAGMAS_WITH_ARGUMENT:
+            return sqlite3.SQLITE_DENY  # `PRAGMA x = y` and `PRAGMA x(y)` change things
     return sqlite3.SQLITE_OK
 
 
 def read_only_connection(path: Path) -> sqlite3.Connection:
+    """Read-only three times over: the file is opened read-only, query_only is on, and the
+    authorizer refuses ATTACH (VACUUM INTO attaches too), setting pragmas and the functions above."""
     conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=30)
     conn.execute("PRAGMA query_only = ON")
     conn.set_authorizer(_authorizer)
     return conn
 
 
-def explain_sql_error(sql: str, exc: sqlite3.Error) -> str:
+def explain_sql_error(sql: str, exc: sqlite3.Error | sqlite3.Warning) -> str:
     text = str(exc)
-    head = sql.lstrip().split(None, 1)[0].upper() if sql.strip() else ""
-    if "attempt to write a readonly database" in text or "readonly" in text:
+    words = sql.split()
+    head = words[0].upper().rstrip(";") if words else ""
+    if "one statement at a time" in text:
+        return "`catalog sql` runs one statement at a time; leave out the `;` and what follows"
+    if "readonly" in text:
         return "`catalog sql` is read-only; change papers with the catalog commands instead"
-    if "not authorized" in text:
+    if "not authorized" in text or "authorization denied" in text:
+        lowered = sql.lower()
+        for name in sorted(_DENIED_FUNCTIONS):
+            if name in lowered:
+                return f"{name} is not allowed in `catalog sql`"
         if head == "ATTACH":
             return _DENIED[sqlite3.SQLITE_ATTACH]
-        if "load_extension" in sql.lower():
-            return "load_extension is not allowed in `catalog sql`"
+        if head == "VACUUM":
+            return "VACUUM is not allowed in `catalog sql` (it writes a database file); use `catalog backup`"
         if head == "PRAGMA":
             return "only reading PRAGMAs (without `=`) are allowed in `catalog sql`"
-        return f"not allowed in `catalog sql`: {text}"
+        return f"{head or 'this statement'} is not allowed in `catalog sql`"
     return f"SQL error: {text}"

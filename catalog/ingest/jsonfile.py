@@ -33,16 +33,19 @@ def read_jsonl(path: Path, *, field_map: mapping.FieldMap | None = None, venue: 
     source = read_text(path, "a JSON Lines file")
     items: list[tuple[int, object]] = []
     bad: list[str] = []
+    first_bad: tuple[int, str] | None = None  # line and reason of the first line that is not JSON
     for number, line in enumerate(source.splitlines(), 1):
         if not line.strip():
             continue
         try:
             items.append((number, json.loads(line)))
         except json.JSONDecodeError as exc:
-            bad.append(f"{name}:{number}: not valid JSON ({exc.msg}, column {exc.colno}); skipped")
+            reason = f"not valid JSON ({exc.msg}, column {exc.colno})"
+            first_bad = first_bad or (number, reason)
+            bad.append(f"{name}:{number}: {reason}; skipped")
     if not items:
-        raise IngestError(name, f"not JSON Lines: {bad[0].split(': ', 1)[1].removesuffix('; skipped')}",
-                          line=int(bad[0].split(":")[-3]) if bad else None)
+        raise IngestError(name, f"not JSON Lines: {first_bad[1] if first_bad else 'no lines'}",
+                          line=first_bad[0] if first_bad else None)
     found = _records(name, "jsonl", items, field_map or mapping.FieldMap(), venue, year)
     found.warnings[:0] = bad
     found.warnings.sort(key=lambda w: int(re.search(r":(\d+): ", w)[1]))  # type: ignore[index]

@@ -1,0 +1,165 @@
+"""Writers and readers in separate processes on one catalog, for a bounded time.
+
+Writers: `catalog import` of several files and `catalog tag` in a loop (CLI processes), and
+two long-running processes tagging the same papers with different tags. Readers: `catalog
+search` in a loop, a long-running process searching through the library, and a TUI session
+(headless Textual, driven by Pilot) searching and moving the cursor.
+
+What must hold: every process exits 0, no stderr mentions a locked database or a traceback,
+no worker saw an exception, and every tag that was reported applied is there at the end.
+CATALOG_CONCURRENCY_SECONDS changes how long it runs (default 12).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from benchmarks.corpus import write_paper_lists
+from catalog import doctor
+from catalog.library import Catalog
+from tests.conftest import SEEDS
+
+SECONDS = float(os.environ.get("CATALOG_CONCURRENCY_SECONDS", "12"))
+ROOT = Path(__file__).resolve().parent.parent
+BAD = ("locked", "busy", "Traceback", "database error")
+
+
+def _has_tui() -> bool:
+    try:
+        import catalog.tui.app  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+class CliLoop(threading.Thread):
+    """Runs one `catalog` command after another until the deadline; keeps every result."""
+
+    def __init__(self, db: Path, deadline: float, make_args):
+        super().__init__(daemon=True)
+        self.db, self.deadline, self.make_args = db, deadline, make_args
+        self.results: list[tuple[list[str], int, str]] = []
+
+    def run(self) -> None:
+        i = 0
+        while time.monotonic() < self.deadline:
+            args = self.make_args(i)
+            if args is None:
+                break
+            out = subprocess.run([sys.executable, "-m", "catalog", "--db", str(self.db), *args],
+                                 capture_output=True, text=True, cwd=ROOT)
+            self.results.append((args, out.returncode, out.stderr))
+            i += 1
+
+
+def _worker(*args: str) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "tests.concurrency_worker", *args],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+
+
+def test_writers_and_readers_at_once(tmp_path):
+    db = tmp_path / "shared.db"
+    catalog = Catalog.open(db)
+    catalog.import_paths([SEEDS])
+    keys = [p.key for p in catalog.search("", limit=30, snippets=False)]
+    catalog.close()
+    files = write_paper_lists(2400, tmp_path / "lists", per_file=600)
+
+    start = time.monotonic()
+    deadline = start + SECONDS
+    workers = [
+        _worker("tagger", str(db), str(SECONDS), "a", *keys[:20]),
+        _worker("tagger", str(db), str(SECONDS), "b", *keys[:20]),
+        _worker("reader", str(db), str(SECONDS)),
+    ]
+    if _has_tui():
+        workers.append(_worker("tui", str(db), str(SECONDS)))
+    cli_keys = keys[20:30]
+    loops = [
+        CliLoop(db, deadline, lambda i: ["import", str(files[i])] if i < len(files) else None),
+        CliLoop(db, deadline, lambda i: ["tag", cli_keys[i % len(cli_keys)], f"+cli{i}"]),
+        CliLoop(db, deadline, lambda i: ["search", ("attention", "graph", "tag:cli1 OR tag:a1")[i % 3]]),
+    ]
+    for loop in loops:
+        loop.start()
+    summaries = []
+    for w in workers:
+        stdout, stderr = w.communicate(timeout=SECONDS + 120)
+        assert w.returncode == 0 and not any(b in stderr for b in BAD), stdout + stderr
+        summaries.append(json.loads(stdout))
+    for loop in loops:
+        loop.join(timeout=SECONDS + 120)
+    elapsed = time.monotonic() - start
+    # An import that did not get to start before the deadline is done now, sequentially.
+    imports = loops[0].results
+    for path in files[len(imports):]:
+        out = subprocess.run([sys.executable, "-m", "catalog", "--db", str(db), "import", str(path)],
+                             capture_output=True, text=True, cwd=ROOT)
+        assert out.returncode == 0, out.stderr
+
+    # No process saw an error; no "database is locked" reached anyone.
+    for loop in loops:
+        for args, code, stderr in loop.results:
+            assert code == 0 and not any(b in stderr for b in BAD), (args, stderr)
+    for s in summaries:
+        assert s["errors"] == [], s
+        assert s.get("warnings", []) == [], s
+
+    # No write lost.
+    catalog = Catalog.open(db)
+    try:
+        tags_of = {st.key: set(st.tags) for st in catalog.snapshot(keys)}
+        for s in summaries:
+            for key, tags in s.get("expected", {}).items():
+                prefix = tags[0][0] if tags else None
+                if prefix:
+                    assert {t for t in tags_of[key] if t[0] == prefix and t[1:].isdigit()} == set(tags)
+        for args, _, _ in loops[1].results:
+            key, tag = args[1], args[2][1:]
+            assert tag in tags_of[key], (key, tag)
+        stats = catalog.stats()
+        assert stats.sources == 5 + len(files)
+        assert stats.papers == 90 + 2400
+        assert doctor.run(catalog.database, db).healthy
+    finally:
+        catalog.close()
+
+    taggers = [s for s in summaries if s["role"] == "tagger"]
+    print(f"\nconcurrency: {elapsed:.1f} s, {len(workers) + sum(len(lp.results) for lp in loops)} processes;"
+          f" tagger ops {[t['ops'] for t in taggers]},"
+          f" reader ops {[s['ops'] for s in summaries if s['role'] == 'reader']},"
+          f" TUI {[(s['searches'], s['ops']) for s in summaries if s['role'] == 'tui'] or 'skipped'},"
+          f" CLI imports {len(imports)}, CLI tags {len(loops[1].results)},"
+          f" CLI searches {len(loops[2].results)}; all writes present")
+    assert sum(t["ops"] for t in taggers) > 20
+
+
+@pytest.mark.skipif(not _has_tui(), reason="catalog.tui.app.CatalogApp does not exist yet, so "
+                    "test_writers_and_readers_at_once runs without a TUI session")
+def test_the_tui_session_takes_part():
+    assert _has_tui()
+
+
+def test_first_use_by_several_processes_at_once(tmp_path):
+    """Four commands start together on a new default catalog: one creates, migrates and
+    seeds it; the others wait; all succeed and the seeds are in once."""
+    env = {k: v for k, v in os.environ.items() if k != "CATALOG_DB"}
+    env.update(HOME=str(tmp_path), XDG_DATA_HOME=str(tmp_path / "data"))
+    procs = [subprocess.Popen([sys.executable, "-m", "catalog", *args], env=env, cwd=ROOT,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+             for args in (["stats", "--json"], ["search", "attention"], ["tags"], ["list", "-n", "3"])]
+    for p in procs:
+        stdout, stderr = p.communicate(timeout=120)
+        assert p.returncode == 0 and not any(b in stderr for b in BAD), stderr
+    out = subprocess.run([sys.executable, "-m", "catalog", "stats", "--json"], env=env,
+                         capture_output=True, text=True, cwd=ROOT)
+    stats = json.loads(out.stdout)
+    assert (stats["papers"], stats["sources"]) == (90, 5)

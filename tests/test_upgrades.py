@@ -1,0 +1,219 @@
+"""Upgrades keep every tag, note, status and rating; a copy is kept first; newer files are refused.
+
+The real history has one revision, so every test also runs against a pretend next revision
+(tests/future_schema.py) that rebuilds the `paper` table the way Alembic's batch mode does:
+the migration most likely to lose user data. The tests are written over
+`migrate.history()`, so real revisions are covered as they are added.
+
+User data is written with plain SQL valid at the older revision: columns are read from
+`PRAGMA table_info`, and only the tables and columns that hold user data today are filled
+(paper.status/rating/user_title, tag, paper_tag, note, saved_search). A future revision
+that renames one of those must extend `fill` and `user_data` below.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from catalog import db, doctor, migrate
+from catalog.library import Catalog
+from tests import future_schema
+
+N_PAPERS = 120
+
+
+def _columns(conn: sqlite3.Connection, table: str) -> dict[str, tuple[str, bool, object]]:
+    return {name: (kind, bool(notnull), default)
+            for _, name, kind, notnull, default, _ in conn.execute(f"PRAGMA table_info({table})")}
+
+
+def _tables(conn: sqlite3.Connection) -> set[str]:
+    return {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+
+
+def _value(kind: str, name: str, i: int):
+    kind = kind.upper()
+    if "INT" in kind:
+        return i
+    if "DATE" in kind or "TIME" in kind:
+        return f"2024-01-{1 + i % 28:02d} 10:00:{i % 60:02d}.000000"
+    return f"{name} {i}"
+
+
+def _insert(conn: sqlite3.Connection, table: str, given: dict) -> int:
+    """A row with `given`, plus a made-up value for every other required column."""
+    row = dict(given)
+    for name, (kind, notnull, default) in _columns(conn, table).items():
+        if name not in row and notnull and default is None and name != "id":
+            row[name] = _value(kind, name, len(row) + conn.total_changes)
+    marks = ", ".join("?" * len(row))
+    cursor = conn.execute(f"INSERT INTO {table}({', '.join(row)}) VALUES ({marks})", list(row.values()))
+    return cursor.lastrowid
+
+
+def fill(conn: sqlite3.Connection) -> None:
+    """Papers with tags, notes, statuses, ratings and own titles, in SQL valid at any revision."""
+    conn.execute("PRAGMA foreign_keys = ON")
+    tables = _tables(conn)
+    paper_columns = _columns(conn, "paper")
+    source = _insert(conn, "source", {"path": "/lists/icml.txt", "sha256": "f" * 64})
+    statuses = ("unread", "queued", "reading", "read", "skipped")
+    for i in range(N_PAPERS):
+        text = f"Paper {i} studies topic{i % 7} with method{i % 11} and ünïcödé {i}."
+        given = {"key": f"k{i:06d}", "fingerprint": f"fp{i:06d}", "abstract": text,
+                 "abstract_text": text, "headline": f"Paper {i}", "venue": "ICML", "year": 2020 + i % 5,
+                 "status": statuses[i % 5], "rating": (i % 6) or None,
+                 "user_title": f"My title {i}" if i % 4 == 0 else None}
+        paper = _insert(conn, "paper", {k: v for k, v in given.items() if k in paper_columns})
+        _insert(conn, "provenance", {"paper_id": paper, "source_id": source, "position": i + 1})
+        for t in range(i % 4):
+            conn.execute("INSERT OR IGNORE INTO tag(name) VALUES (?)", (f"tag{t}/sub{i % 3}",))
+            conn.execute("INSERT INTO paper_tag(paper_id, tag_id) SELECT ?, id FROM tag WHERE name = ?",
+                         (paper, f"tag{t}/sub{i % 3}"))
+        for n in range(i % 3):
+            _insert(conn, "note", {"paper_id": paper, "body": f"note {n} on {i}:\n[b]keep[/b] {'x' * n}",
+                                   "created_at": f"2024-02-01 00:00:0{n}", "updated_at": "2024-02-02"})
+    if "saved_search" in tables:
+        _insert(conn, "saved_search", {"name": "good ones", "query": "rating:>=4"})
+    conn.commit()
+
+
+def user_data(conn: sqlite3.Connection) -> dict:
+    papers = conn.execute("SELECT id, key, status, rating, user_title FROM paper").fetchall()
+    out = {}
+    for pid, key, status, rating, user_title in papers:
+        tags = sorted(r[0] for r in conn.execute(
+            "SELECT t.name FROM paper_tag pt JOIN tag t ON t.id = pt.tag_id WHERE pt.paper_id = ?", (pid,)))
+        notes = [r[0] for r in conn.execute(
+            "SELECT body FROM note WHERE paper_id = ? ORDER BY created_at, id", (pid,))]
+        out[key] = (status, rating, user_title, tags, notes)
+    out["provenance"] = conn.execute("SELECT count(*) FROM provenance").fetchone()[0]
+    if "saved_search" in _tables(conn):
+        out["saved"] = conn.execute("SELECT name, query FROM saved_search").fetchall()
+    return out
+
+
+def _revisions() -> list[str]:
+    return [rev for rev, _, _ in migrate.history()]
+
+
+def _at(path: Path, revision: str) -> Path:
+    migrate.upgrade(path, revision)
+    return path
+
+
+@pytest.fixture(params=["real history", "with a pretend next revision"])
+def history(request, tmp_path, monkeypatch) -> list[str]:
+    if request.param != "real history":
+        future_schema.patch(monkeypatch, future_schema.install(tmp_path))
+    return _revisions()
+
+
+def test_upgrade_from_each_earlier_revision_keeps_user_data(history, tmp_path):
+    earlier = history[:-1]
+    if not earlier:
+        pytest.skip("one revision so far: there is no earlier schema that could hold user data")
+    for start in earlier:
+        path = _at(tmp_path / f"at-{start}.db", start)
+        with sqlite3.connect(path) as conn:
+            fill(conn)
+            before = user_data(conn)
+        assert sum(len(v[3]) for k, v in before.items() if k.startswith("k")) > 100
+
+        messages: list[str] = []
+        catalog = Catalog.open(path, notify=messages.append)
+        try:
+            assert migrate.current(catalog.path) == history[-1]
+            with sqlite3.connect(path) as conn:
+                assert user_data(conn) == before
+            # The program sees them, triggers work again, the search index is whole.
+            state = catalog.snapshot(["k000005"])[0]
+            assert (state.status, state.rating, list(state.tags)) == (*before["k000005"][:2], before["k000005"][3])
+            catalog.tag(["k000005"], add=["after/upgrade"])
+            assert [p.key for p in catalog.search("tag:after")] == ["k000005"]
+            assert [p.key for p in catalog.search("method3 topic6 ünïcödé")] == ["k000069"]
+            assert catalog.search("keep", limit=500)
+            report = doctor.run(catalog.database, path)
+            assert report.healthy, report.remaining
+        finally:
+            catalog.close()
+
+        backups = list(tmp_path.glob(f"at-{start}.db.before-{start}-*.bak"))
+        assert len(backups) == 1, list(tmp_path.iterdir())
+        assert any("backup kept at" in m for m in messages), messages
+        with sqlite3.connect(backups[0]) as conn:
+            assert conn.execute("SELECT version_num FROM alembic_version").fetchone() == (start,)
+            assert user_data(conn) == before
+
+
+def test_stairway_with_user_data(history, tmp_path):
+    """Up, down, up over every revision, with a catalog full of user data all the way."""
+    path = _at(tmp_path / "stairs.db", history[0])
+    with sqlite3.connect(path) as conn:
+        fill(conn)
+        before = user_data(conn)
+    for previous, revision in zip(history, history[1:]):
+        migrate.upgrade(path, revision)
+        migrate.downgrade(path, previous)
+        migrate.upgrade(path, revision)
+        assert migrate.current(path) == revision
+        with sqlite3.connect(path) as conn:
+            assert user_data(conn) == before, f"lost data migrating {previous} -> {revision}"
+            conn.execute("INSERT INTO paper_fts(paper_fts, rank) VALUES ('integrity-check', 1)")
+            assert conn.execute("PRAGMA foreign_key_check").fetchall() == []
+    migrate.downgrade(path, history[0])
+    with sqlite3.connect(path) as conn:
+        assert user_data(conn) == before
+
+
+def test_an_empty_catalog_is_upgraded_without_a_copy(history, tmp_path):
+    path = _at(tmp_path / "empty.db", history[0])
+    Catalog.open(path).close()
+    assert not list(tmp_path.glob("*.bak"))
+
+
+def test_no_partial_backup_is_left_and_none_is_overwritten(tmp_path):
+    path = tmp_path / "c.db"
+    Catalog.open(path).close()
+    first, second = db.backup_copy(path, "x"), db.backup_copy(path, "x")
+    assert first != second and first.exists() and second.exists()
+    assert not list(tmp_path.glob("*.partial"))
+
+
+# --- a file from a newer catalog ------------------------------------------------------------
+
+def _future_file(tmp_path: Path, journal_mode: str) -> Path:
+    path = tmp_path / f"future-{journal_mode}.db"
+    catalog = Catalog.open(path)
+    catalog.import_paths([Path(__file__).resolve().parent.parent / "seeds"])
+    catalog.close()
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.execute("UPDATE alembic_version SET version_num = 'ffff_from_the_future'")
+    conn.execute(f"PRAGMA journal_mode = {journal_mode}")
+    conn.close()
+    return path
+
+
+def _digest(folder: Path) -> dict[str, str]:
+    return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(folder.iterdir())}
+
+
+@pytest.mark.parametrize("journal_mode", ["wal", "delete"])
+@pytest.mark.parametrize("command", [["stats"], ["db", "upgrade"], ["doctor", "--fix"],
+                                     ["tag", "k", "+x"], ["sql", "SELECT 1"]])
+def test_a_newer_file_gets_one_line_and_is_left_alone(tmp_path, journal_mode, command):
+    path = _future_file(tmp_path, journal_mode)
+    before = _digest(tmp_path)
+    out = subprocess.run([sys.executable, "-m", "catalog", "--db", str(path), *command],
+                         capture_output=True, text=True, env={**os.environ, "CATALOG_DB": ""})
+    assert out.returncode != 0
+    assert out.stderr.count("\n") == 1 and "newer version of catalog" in out.stderr, out.stderr
+    assert "Traceback" not in out.stderr
+    assert _digest(tmp_path) == before  # not migrated, not converted to WAL, no -wal/-shm left
