@@ -23,6 +23,12 @@ def one_line(value: object) -> str:
     return " ".join(safe(value).split())
 
 
+def first_line(exc: BaseException) -> str:
+    """An exception as one line for a notification (database errors run to several)."""
+    text = str(getattr(exc, "orig", None) or exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
 def stars(rating: int | None) -> str:
     return "★" * rating + "☆" * (5 - rating) if rating else ""
 

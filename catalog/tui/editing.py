@@ -14,11 +14,11 @@ from catalog.db import CatalogError
 from catalog.library import Catalog
 from catalog.query import QueryError
 from catalog.results import NoteView, PaperState, PaperSummary
-from catalog.tui.display import one_line, stars
+from catalog.tui.display import first_line, one_line, stars
 from catalog.tui.messages import ActionFailed, PapersChanged, SearchSaved
 from catalog.tui.screens.note_editor import NoteEditor
 from catalog.tui.screens.pickers import (
-    Choice, ChoiceScreen, note_choices, rating_choices, saved_choices, status_choices,
+    Choice, ChoiceScreen, note_choices, rating_choices, status_choices,
 )
 from catalog.tui.screens.prompt import PromptScreen
 from catalog.tui.screens.tag_editor import TagEditor
@@ -91,15 +91,15 @@ class Editing:
         paper, detail = self.papers.current, self.detail
         if paper is None:
             return
-        value = (detail.user_title or "") if detail and detail.summary.key == paper.key else paper.title
+        value = one_line(detail.user_title if detail and detail.user_title else paper.title)
 
         def done(title: str | None) -> None:
-            if title is not None:
+            if title is not None and title.strip() != value:
                 label = f"Title: {one_line(title)[:40]}" if title.strip() else "Own title removed"
                 self.write(label, [paper], lambda c: c.set_title(paper.key, title or None))
 
         self.push_screen(PromptScreen(
-            "Your title for this paper", one_line(value),
+            "Your title for this paper", value,
             hint="enter saves · empty goes back to the derived headline · escape cancels"), done)
 
     def action_note(self) -> None:
@@ -166,7 +166,7 @@ class Editing:
                 self.post_message(ActionFailed(str(exc)))
                 return
             except Exception as exc:  # locked for longer than the busy timeout, say
-                self.post_message(ActionFailed(f"not saved: {exc}"))
+                self.post_message(ActionFailed(f"not saved: {first_line(exc)}"))
                 return
         self.post_message(PapersChanged(label, papers, before))
 

@@ -13,6 +13,7 @@ from textual.worker import get_current_worker
 from catalog.library import Catalog
 from catalog.query import QueryError
 from catalog.results import Facets, PaperDetail
+from catalog.tui.display import first_line
 from catalog.tui.messages import (
     DetailLoaded, FacetsLoaded, QueryChanged, SearchCount, SearchFailed, SearchResults,
 )
@@ -46,19 +47,20 @@ class Loading:
         """Run `query`; `keep` leaves the cursor on that paper if it is still found."""
         self.generation += 1
         self.query_text, self._keep = query, keep
-        self._search(self.catalog, query, self.generation)
+        # Keeping the cursor deep in the list needs the full count with the first page.
+        self._search(self.catalog, query, self.generation, keep is not None)
 
     def on_query_changed(self, message: QueryChanged) -> None:
         self.search(message.query)
 
     @work(thread=True, exclusive=True, group="search", exit_on_error=False)
-    def _search(self, catalog: Catalog, query: str, generation: int) -> None:
+    def _search(self, catalog: Catalog, query: str, generation: int, counted: bool) -> None:
         worker = get_current_worker()
         try:
             rows = catalog.search(query, limit=PAGE, snippets=False)
             if worker.is_cancelled:
                 return
-            total = len(rows) if len(rows) < PAGE else None
+            total = len(rows) if len(rows) < PAGE else catalog.count(query) if counted else None
             self.post_message(SearchResults(query, generation, rows, total))
             if total is None:
                 total = catalog.count(query)
@@ -67,7 +69,7 @@ class Loading:
         except QueryError as exc:
             self.post_message(SearchFailed(query, generation, str(exc)))
         except Exception as exc:  # a locked or busy database: say so, keep the old results
-            self.post_message(SearchFailed(query, generation, f"search failed: {exc}"))
+            self.post_message(SearchFailed(query, generation, f"search failed: {first_line(exc)}"))
 
     def on_search_results(self, message: SearchResults) -> None:
         if message.generation != self.generation:
@@ -139,7 +141,7 @@ class Loading:
         try:
             self.post_message(DetailLoaded(key, self.catalog.get(key)))
         except Exception as exc:  # deleted meanwhile by another process, say
-            self.post_message(DetailLoaded(key, None, str(exc)))
+            self.post_message(DetailLoaded(key, None, first_line(exc)))
 
     def on_detail_loaded(self, message: DetailLoaded) -> None:
         current = self.papers.current

@@ -123,13 +123,14 @@ class Sidebar(Tree[Data]):
         section = self._add(self.root, Text("Venues", style="bold"), None, leaf=False)
         for venue in sorted(by_venue, key=str.casefold):
             years = by_venue[venue]
-            token = filter_token("venue", venue)
+            known = venue != "?"  # the facet's name for papers without a venue
+            token = filter_token("venue", venue) if known else ""
             name = one_line(venue) if len(years) > 1 else f"{one_line(venue)} {years[0][0] or ''}"
             node = self._add(section, label(name.strip(), sum(n for _, n in years)),
-                             (token, False) if venue != "?" else None, leaf=len(years) < 2)
+                             (token, False) if known else None, leaf=len(years) < 2)
             for year, n in years if len(years) > 1 else ():
                 if year is not None:
-                    self._add(node, label(str(year), n), (f"{token} year:{year}", False), leaf=True)
+                    self._add(node, label(str(year), n), (f"{token} year:{year}".strip(), False), leaf=True)
 
     def on_tree_node_selected(self, event: Tree.NodeSelected[Data]) -> None:
         event.stop()

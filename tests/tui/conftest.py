@@ -1,0 +1,58 @@
+"""TUI fixtures: the app on a seeded temp catalog, and a way to wait until it is idle."""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+from pathlib import Path
+
+import pytest
+
+from catalog.tui.app import CatalogApp
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_pyfunc_call(pyfuncitem):
+    """Run `async def` tests with asyncio.run (no pytest-asyncio needed for Pilot)."""
+    if inspect.iscoroutinefunction(pyfuncitem.obj):
+        names = pyfuncitem._fixtureinfo.argnames
+        asyncio.run(pyfuncitem.obj(**{n: pyfuncitem.funcargs[n] for n in names}))
+        return True
+    return None
+
+
+@pytest.fixture
+def app(seeded, monkeypatch):
+    # Source paths are shown relative to the working directory: the same on every checkout.
+    monkeypatch.chdir(REPO)
+    return CatalogApp(seeded, cursor_blink=False)
+
+
+@pytest.fixture
+def settle():
+    """Wait until workers are done and their messages handled (and the debounce has fired)."""
+
+    async def wait(pilot, typing: bool = False) -> None:
+        if typing:
+            await pilot.pause(0.15)
+        for _ in range(3):
+            await pilot.app.workers.wait_for_complete()
+            await pilot.pause()
+
+    return wait
+
+
+@pytest.fixture
+def type_search(settle):
+    """Focus the search bar, replace its text, and wait for the results."""
+
+    async def run(pilot, text: str) -> None:
+        await pilot.press("slash")
+        pilot.app.search_bar.input.value = ""
+        for ch in text:
+            await pilot.press(ch if ch != " " else "space")
+        await settle(pilot, typing=True)
+
+    return run

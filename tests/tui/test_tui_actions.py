@@ -1,0 +1,282 @@
+"""One Pilot test per action, asserting on the database afterwards (via the Catalog API)."""
+
+from __future__ import annotations
+
+from catalog.tui.widgets.sidebar import Sidebar
+
+SIZE = (120, 36)
+
+
+def first_key(app) -> str:
+    return app.papers.current.key
+
+
+async def test_typing_narrows_the_list(app, seeded, settle, type_search):
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert app.papers.total == 90
+        await type_search(pilot, "diffusion")
+        assert app.papers.total == seeded.count("diffusion") < 90
+        assert app.query_text == "diffusion"
+        await type_search(pilot, "diffusion mod")  # an unfinished word: say so
+        assert app.papers.total == 0
+        assert "mod*" in " ".join(t.plain for t in app.papers.message)
+        await type_search(pilot, "diffusion models")
+        assert 0 < app.papers.total == seeded.count("diffusion models") <= seeded.count("diffusion")
+
+
+async def _click_facet(pilot, label_start: str) -> None:
+    sidebar = pilot.app.query_one(Sidebar)
+    found = []
+
+    def walk(node):
+        for child in node.children:
+            if child.label.plain.startswith(label_start):
+                found.append(child)
+            walk(child)
+
+    walk(sidebar.root)
+    assert found, f"no facet {label_start!r}"
+    await pilot.click(Sidebar, offset=(6, found[0].line - int(sidebar.scroll_offset.y)))
+
+
+async def test_facet_click_adds_its_filter(app, seeded, settle):
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await _click_facet(pilot, "ICML")
+        await settle(pilot)
+        assert app.search_bar.value == "venue:ICML"
+        assert app.papers.total == seeded.count("venue:ICML") == 52
+        await _click_facet(pilot, "unread")
+        await settle(pilot)
+        assert app.search_bar.value == "venue:ICML status:unread"
+        await _click_facet(pilot, "ICML")  # clicking a facet again takes it away
+        await settle(pilot)
+        assert app.search_bar.value == "status:unread"
+
+
+async def test_tag_add_and_remove(app, seeded, settle):
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        key = first_key(app)
+        await pilot.press("t")
+        for ch in "project/thesis toread":
+            await pilot.press(ch if ch != " " else "space")
+        await pilot.press("enter")
+        await settle(pilot)
+        assert seeded.get(key).summary.tags == ("project/thesis", "toread")
+        await pilot.press("t", "minus", "t", "o", "tab", "enter")  # tab completes -toread
+        await settle(pilot)
+        assert seeded.get(key).summary.tags == ("project/thesis",)
+
+
+async def test_status(app, seeded, settle):
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        key = first_key(app)
+        await pilot.press("s", "4")
+        await settle(pilot)
+        assert seeded.get(key).summary.status == "read"
+
+
+async def test_rating_and_clearing_it(app, seeded, settle):
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        key = first_key(app)
+        await pilot.press("r", "4")
+        await settle(pilot)
+        assert seeded.get(key).summary.rating == 4
+        await pilot.press("r", "0")
+        await settle(pilot)
+        assert seeded.get(key).summary.rating is None
+
+
+async def test_note_save(app, seeded, settle):
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        key = first_key(app)
+        await pilot.press("n")
+        await pilot.press(*"read [b]this[/b]".replace(" ", "_"))
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert [n.body for n in seeded.get(key).notes] == ["read_[b]this[/b]"]
+        # n again offers the existing note; 1 edits it, emptying it deletes it
+        await pilot.press("n", "1", "end", *"!", "ctrl+s")
+        await settle(pilot)
+        assert [n.body for n in seeded.get(key).notes] == ["read_[b]this[/b]!"]
+        await pilot.press("n", "1", "end", "ctrl+u", "ctrl+s")
+        await settle(pilot)
+        assert seeded.get(key).notes == ()
+
+
+async def test_note_cancel_saves_nothing(app, seeded, settle):
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        key = first_key(app)
+        await pilot.press("n", "h", "i", "escape")
+        await pilot.pause()
+        assert type(app.screen).__name__ == "ConfirmScreen"  # unsaved text: asks first
+        await pilot.press("n")  # keep editing
+        assert type(app.screen).__name__ == "NoteEditor"
+        await pilot.press("escape", "y")
+        await settle(pilot)
+        assert type(app.screen).__name__ == "Screen"
+        assert seeded.get(key).notes == ()
+
+
+async def test_title(app, seeded, settle):
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        key = first_key(app)
+        await pilot.press("e", "ctrl+u", *"Mine", "enter")
+        await settle(pilot)
+        assert seeded.get(key).user_title == "Mine"
+        assert app.papers.current.title == "Mine"
+
+
+async def test_bulk_tag_and_status_on_marked_papers(app, seeded, settle):
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("space", "space", "down", "space")  # marks rows 1, 2 and 4
+        keys = list(app.papers.marked)
+        assert len(keys) == 3
+        await pilot.press("t", *"bulk", "enter")
+        await settle(pilot)
+        await pilot.press("s", "2")
+        await settle(pilot)
+        for key in keys:
+            assert seeded.get(key).summary.tags == ("bulk",)
+            assert seeded.get(key).summary.status == "queued"
+        assert seeded.count("tag:bulk") == 3
+        await pilot.press("escape")  # unmarks
+        assert not app.papers.marked
+
+
+async def test_saved_search_stored_and_applied(app, seeded, settle, type_search):
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await type_search(pilot, "diffusion venue:ICLR")
+        await pilot.press("enter", "S", *"diff", "enter")
+        await settle(pilot)
+        assert [(s.name, s.query) for s in seeded.saved_searches()] == [("diff", "diffusion venue:ICLR")]
+        await type_search(pilot, "")
+        await pilot.press("escape", "1")
+        await settle(pilot)
+        assert app.search_bar.value == "diffusion venue:ICLR"
+        assert app.papers.total == seeded.count("diffusion venue:ICLR")
+
+
+async def test_undo_restores(app, seeded, settle):
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        key = first_key(app)
+        await pilot.press("s", "3")
+        await settle(pilot)
+        await pilot.press("t", *"x", "enter")
+        await settle(pilot)
+        assert seeded.get(key).summary.status == "reading"
+        await pilot.press("u")
+        await settle(pilot)
+        assert seeded.get(key).summary.tags == ()
+        await pilot.press("u")
+        await settle(pilot)
+        assert seeded.get(key).summary.status == "unread"
+
+
+async def test_invalid_query_shows_a_hint_and_keeps_results(app, settle, type_search):
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await type_search(pilot, "status:nope")
+        hint = app.query_one("#search-hint")
+        assert hint.has_class("-error")
+        app.search_bar.input.value = ""
+        await settle(pilot, typing=True)
+        app.search_bar.input.value = "status:nope"  # pasted: no partial queries before it
+        await settle(pilot, typing=True)
+        assert hint.has_class("-error")
+        assert "nope" in str(hint.content)
+        assert app.papers.total == 90  # the last good results stay
+        await type_search(pilot, "status:unread")
+        assert not hint.has_class("-error")
+
+
+async def test_no_results_suggests_loosening(app, settle, type_search):
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await type_search(pilot, "zzqqxx venue:ICML ")
+        assert app.papers.total == 0
+        message = " ".join(t.plain for t in app.papers.message)
+        assert "No papers match" in message and "venue:ICML" in message
+
+
+async def test_empty_catalog_shows_how_to_import(empty_catalog, settle):
+    from catalog.tui.app import CatalogApp
+
+    app = CatalogApp(empty_catalog, cursor_blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert app.papers.total == 0
+        message = " ".join(t.plain for t in app.papers.message)
+        assert "catalog import PATH" in message
+        await pilot.press("t", "s", "r", "n", "e", "u")  # nothing to act on: no error
+        await settle(pilot)
+
+
+async def test_refresh_shows_papers_imported_elsewhere(app, seeded, settle, tmp_path):
+    from catalog.library import Catalog
+
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        other = Catalog.open(seeded.path)  # another process, as far as the app can tell
+        lists = tmp_path / "more"
+        lists.mkdir()
+        (lists / "w.txt").write_text("Workshop 2027 Papers\n\nWe study refreshing a terminal "
+                                     "catalog while another process imports papers into it.\n")
+        other.import_paths([lists])
+        other.close()
+        assert app.papers.total == 90
+        await pilot.press("R")
+        await settle(pilot)
+        assert app.papers.total == 91
+
+
+async def test_mouse_click_on_a_row_reads_it(app, settle):
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        third = app.papers._row(2)
+        await pilot.click("#papers", offset=(10, 3))  # line 0 is the column header
+        await settle(pilot)
+        assert app.papers.cursor == 2
+        assert app.detail.summary.key == third.key
+        assert third.key in app.query_one("#detail").text
+
+
+async def test_command_palette_runs_actions(app, seeded, settle):
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        key = first_key(app)
+        await pilot.press("ctrl+p", *"Rate")
+        await pilot.pause(0.5)  # the palette searches its providers in the background
+        await pilot.press("enter")
+        await settle(pilot)
+        assert type(app.screen).__name__ == "ChoiceScreen"
+        await pilot.press("3")
+        await settle(pilot)
+        assert seeded.get(key).summary.rating == 3
+
+
+async def test_help_lists_every_key(app, settle):
+    from catalog.tui.keys import BINDINGS
+    from catalog.tui.widgets.paper_list import PaperList
+
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("question_mark")
+        await pilot.pause()
+        shown = "\n".join(str(w.content) for w in app.screen.query("Static"))
+        for binding in [*BINDINGS, *PaperList.BINDINGS]:
+            if not binding.action.startswith("saved("):
+                assert binding.description in shown, binding
+        assert "1 … 9" in shown
+        await pilot.press("escape")
+        assert type(app.screen).__name__ == "Screen"

@@ -1,0 +1,72 @@
+"""The TUI's pure helpers: query editing, highlighting, rows that line up in any script."""
+
+from __future__ import annotations
+
+from rich.cells import cell_len
+from rich.style import Style
+
+from catalog.query import Text as Term
+from catalog.results import PaperSummary
+from catalog.tui.display import highlight_spans
+from catalog.tui.querytext import filter_token, highlight_terms, toggle_filter, unfinished_word
+from catalog.tui.widgets.rows import Columns, RowStyles, header, row
+
+
+def test_toggle_filter_adds_replaces_and_removes():
+    assert toggle_filter("", "venue:ICML") == "venue:ICML"
+    assert toggle_filter("graph", "tag:a") == "graph tag:a"
+    assert toggle_filter("graph tag:a", "tag:b") == "graph tag:a tag:b"
+    assert toggle_filter("status:read graph", "status:unread") == "graph status:unread"
+    assert toggle_filter("graph tag:a", "tag:a") == "graph"
+    assert toggle_filter('"a phrase" -status:read', "status:unread") == '"a phrase" -status:read status:unread'
+    assert toggle_filter("venue:ICML year:2025", "venue:ICLR year:2026") == "venue:ICLR year:2026"
+    assert filter_token("venue", "Some Workshop") == 'venue:"Some Workshop"'
+
+
+def test_the_word_still_being_typed():
+    assert unfinished_word("graph transf") == "transf"
+    assert unfinished_word("transformer ") is None
+    assert unfinished_word("venue:ICM") is None
+    assert unfinished_word('"open phrase') is None
+    assert unfinished_word("a OR") is None
+    assert unfinished_word("pre*") is None
+
+
+def test_highlight_terms_skip_negated_words_and_filters():
+    terms = highlight_terms('graph -tree "neural net" venue:ICML pre*')
+    assert [(t.text, t.phrase, t.prefix) for t in terms] == [
+        ("graph", False, False), ("neural net", True, False), ("pre", False, True)]
+    assert highlight_terms("year:abc") == []
+
+
+def test_highlight_spans_match_the_way_the_index_does():
+    text = "The MCR² objective; Café-style naïve GRAPHS, graph neural networks."
+    spans = lambda *terms: [text[a:b] for a, b in highlight_spans(text, list(terms))]  # noqa: E731
+    assert spans(Term("MCR2")) == ["MCR²"]
+    assert spans(Term("cafe")) == ["Café"]
+    assert spans(Term("graph")) == ["graph"]
+    assert spans(Term("graph", prefix=True)) == ["GRAPHS", "graph"]
+    assert spans(Term("graph neural", phrase=True)) == ["graph neural"]
+    assert spans(Term("神经")) == []
+    assert highlight_spans("基于神经网络", [Term("神经")]) == [(2, 4)]
+
+
+def _styles() -> RowStyles:
+    plain = Style()
+    return RowStyles(plain, plain, plain, plain, {})
+
+
+def test_rows_line_up_with_chinese_titles_and_tags():
+    papers = [
+        PaperSummary("k1", "大型语言模型的推理能力研究与分析方法综述以及更多内容", "ICML", 2026, "reading", 4, ("项目/论文", "toread")),
+        PaperSummary("k2", "A plain English title that is long enough to be cut", "NeurIPS", 2025, "unread", None, ()),
+        PaperSummary("k3", "混合 mixed 标题 [bold]x[/] \x1b[31mred", None, None, "read", 5, ("a",)),
+    ]
+    for width in (60, 80, 120, 200):
+        cols = Columns.fit(width, venue=7)
+        lines = [header(cols, Style())] + [row(p, cols, _styles(), Style(), False) for p in papers]
+        assert {cell_len(line.plain) for line in lines} == {cell_len(lines[0].plain)}
+        venue_at = [cell_len(line.plain[:line.plain.find(v)]) for line, v in
+                    zip(lines, ("Venue", "ICML", "NeurIPS"))]
+        assert len(set(venue_at)) == 1, (width, venue_at)
+    assert "[bold]x[/]" in lines[3].plain and "\x1b" not in lines[3].plain
