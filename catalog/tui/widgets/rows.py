@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from rich.cells import cell_len
 from rich.style import Style
 from rich.text import Text
 
@@ -66,9 +67,10 @@ def row(p: PaperSummary, cols: Columns, styles: RowStyles, base: Style, marked: 
     tags = " ".join("#" + one_line(t) for t in p.tags)
     if cols.tags or not tags:
         line.append_text(cell(one_line(p.title), cols.title))
-    else:  # no room for a tags column: tags lead the title
-        title = Text.assemble((tags, styles.tags), " ", one_line(p.title), no_wrap=True, end="")
-        title.truncate(cols.title, overflow="ellipsis", pad=True)
+    else:  # no room for a tags column: tags follow the title, which keeps at least half
+        tag_room = min(cell_len(tags) + 1, cols.title // 2)
+        title = cell(one_line(p.title), cols.title - tag_room)
+        title.append_text(cell(" " + tags, tag_room, styles.tags))
         line.append_text(title)
     line.append(" ")
     line.append_text(cell(one_line(p.venue), cols.venue, styles.meta))
