@@ -41,7 +41,8 @@ def ratio_table(title: str, times: dict[str, list[float]], unit=lambda s: f"{s:.
     return lines + [""]
 
 
-def run(size: int, repeats: int, search_repeats: int, work_root: Path, tui: bool) -> str:
+def run(size: int, repeats: int, search_repeats: int, work_root: Path, tui: bool,
+        quick: bool = False) -> str:
     work = work_root / str(size)
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir(parents=True)
@@ -73,7 +74,7 @@ def run(size: int, repeats: int, search_repeats: int, work_root: Path, tui: bool
     if tui:
         from benchmarks import tui as tui_bench
 
-        lines += tui_bench.report(catalog_db)
+        lines += tui_bench.report(catalog_db, quick=quick)
     return "\n".join(lines) + "\n"
 
 
@@ -84,9 +85,12 @@ def main() -> None:
     parser.add_argument("--search-repeats", type=int, default=30)
     parser.add_argument("--work", type=Path, default=HERE / "work", help="scratch folder")
     parser.add_argument("--no-tui", action="store_true", help="skip the TUI measurements")
+    parser.add_argument("--quick", action="store_true",
+                        help="one TUI start and one typed phrase (the CI smoke run)")
     parser.add_argument("--write", type=Path, help="append the report to this Markdown file")
     args = parser.parse_args()
-    report = run(args.size, args.repeats, args.search_repeats, args.work, tui=not args.no_tui)
+    report = run(args.size, args.repeats, args.search_repeats, args.work, tui=not args.no_tui,
+                 quick=args.quick)
     print(report)
     if args.write:
         with args.write.open("a", encoding="utf-8") as f:

@@ -9,6 +9,7 @@ from textual import on
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Container, Horizontal
+from textual.message import Message
 from textual.widgets import Footer, Input
 
 from catalog.library import Catalog
@@ -17,7 +18,7 @@ from catalog.tui import keys
 from catalog.tui.commands import CatalogCommands
 from catalog.tui.editing import Editing
 from catalog.tui.loading import Loading
-from catalog.tui.messages import FilterChosen
+from catalog.tui.messages import FilterChosen, WorkerResult
 from catalog.tui.querytext import toggle_filter
 from catalog.tui.screens.help import HelpScreen
 from catalog.tui.screens.pickers import ChoiceScreen, saved_choices
@@ -53,6 +54,12 @@ class CatalogApp(Loading, Editing, App[None]):
         self.load_facets()
         self.search("")
         self.papers.focus()
+
+    async def _on_message(self, message: Message) -> None:
+        # A worker's answer can arrive while the app closes, after its widgets are gone.
+        if isinstance(message, WorkerResult) and not self.query("#papers"):
+            return
+        await super()._on_message(message)
 
     def say(self, message: str, **kwargs) -> None:
         """A notification whose text is never read as markup (it may hold titles and tags)."""

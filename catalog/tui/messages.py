@@ -8,6 +8,10 @@ from textual.message import Message
 from catalog.results import Facets, PaperDetail, PaperState, PaperSummary
 
 
+class WorkerResult(Message):
+    """A message a worker posts with what it found or did."""
+
+
 class QueryChanged(Message):
     """The search text settled (after the debounce, or at once for a facet click)."""
 
@@ -25,7 +29,7 @@ class FilterChosen(Message):
         self.replace = replace
 
 
-class SearchResults(Message):
+class SearchResults(WorkerResult):
     """The first page for `query`; `total` is None while the count is still running."""
 
     def __init__(self, query: str, generation: int, rows: list[PaperSummary],
@@ -37,7 +41,7 @@ class SearchResults(Message):
         self.total = total
 
 
-class SearchCount(Message):
+class SearchCount(WorkerResult):
     def __init__(self, query: str, generation: int, total: int) -> None:
         super().__init__()
         self.query = query
@@ -45,7 +49,7 @@ class SearchCount(Message):
         self.total = total
 
 
-class SearchFailed(Message):
+class SearchFailed(WorkerResult):
     """The query cannot run (a QueryError, usually while it is still being typed)."""
 
     def __init__(self, query: str, generation: int, message: str) -> None:
@@ -55,7 +59,7 @@ class SearchFailed(Message):
         self.message = message
 
 
-class DetailLoaded(Message):
+class DetailLoaded(WorkerResult):
     def __init__(self, key: str, detail: PaperDetail | None, error: str | None = None) -> None:
         super().__init__()
         self.key = key
@@ -63,13 +67,13 @@ class DetailLoaded(Message):
         self.error = error
 
 
-class FacetsLoaded(Message):
+class FacetsLoaded(WorkerResult):
     def __init__(self, facets: Facets) -> None:
         super().__init__()
         self.facets = facets
 
 
-class PapersChanged(Message):
+class PapersChanged(WorkerResult):
     """A write finished. `before` is what undo puts back (None when this was the undo)."""
 
     def __init__(self, label: str, papers: list[PaperSummary],
@@ -80,13 +84,13 @@ class PapersChanged(Message):
         self.before = before
 
 
-class SearchSaved(Message):
+class SearchSaved(WorkerResult):
     def __init__(self, name: str) -> None:
         super().__init__()
         self.name = name
 
 
-class ActionFailed(Message):
+class ActionFailed(WorkerResult):
     """A write or load failed with a message the user can act on."""
 
     def __init__(self, message: str) -> None:

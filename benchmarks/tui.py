@@ -1,0 +1,104 @@
+"""The TUI headless (Textual's run_test): time to the first screen of results as a whole
+process, keystroke-to-results latency, peak memory.
+
+    python -m benchmarks.tui CATALOG.db
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import resource
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+PHRASES = ["sparse attention", "language models", "venue:ICML graph", "diffusion"]
+
+
+def _watch_results() -> dict[str, float]:
+    """When each query's first page reached the list (patched in, for measuring only)."""
+    from catalog.tui.widgets.paper_list import PaperList
+
+    applied: dict[str, float] = {}
+    show = PaperList.show_results
+
+    def timed_show(self, query, *args, **kwargs):
+        applied.setdefault(query, time.perf_counter())
+        return show(self, query, *args, **kwargs)
+
+    PaperList.show_results = timed_show
+    return applied
+
+
+async def _session(db: Path, phrases: list[str]) -> dict:
+    from catalog.library import Catalog
+    from catalog.tui.app import CatalogApp
+
+    applied = _watch_results()
+    app = CatalogApp(Catalog.open(db), cursor_blink=False)
+    latencies = []
+    async with app.run_test(size=(120, 36)) as pilot:
+        while "" not in applied:  # the first screen: the whole catalog, newest first
+            await asyncio.sleep(0.001)
+        ready = time.time()
+        if phrases:
+            await pilot.press("slash")
+            for phrase in phrases:
+                app.search_bar.input.value = ""
+                await pilot.pause(0.3)
+                for ch in phrase:
+                    await asyncio.sleep(0.15)  # a steady typist: each key is searched
+                    want = app.search_bar.value + ch
+                    applied.pop(want, None)
+                    start = time.perf_counter()
+                    await pilot.press(ch if ch != " " else "space")
+                    deadline = start + 10
+                    while want not in applied and time.perf_counter() < deadline:
+                        await asyncio.sleep(0.0005)
+                    latencies.append(applied.get(want, deadline) - start)
+    return {"ready": ready, "latencies": latencies,
+            "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
+
+
+def measure(db: Path, runs: int = 5, phrases: list[str] = PHRASES) -> dict:
+    """Startup from process launch to first results (median of `runs`), then one typing session."""
+    startups = []
+    for _ in range(runs):
+        launched = time.time()
+        out = subprocess.run([sys.executable, "-m", "benchmarks.tui", "--probe", str(db)],
+                             capture_output=True, text=True)
+        if out.returncode:
+            raise RuntimeError(f"the TUI probe failed: {out.stderr[-2000:]}")
+        startups.append(json.loads(out.stdout)["ready"] - launched)
+    typing = asyncio.run(_session(db, phrases))
+    return {"startup": startups, "latencies": typing["latencies"], "peak_mb": typing["peak_mb"]}
+
+
+def report(db: Path, quick: bool = False) -> list[str]:
+    result = measure(db, runs=1, phrases=PHRASES[:1]) if quick else measure(db)
+    latencies = sorted(result["latencies"])
+    p95 = latencies[round(0.95 * (len(latencies) - 1))]
+    return [
+        "### TUI, headless (Textual run_test, 120x36)", "",
+        "| | result |", "| --- | --- |",
+        f"| launch to first results, whole process (median of {len(result['startup'])}) | "
+        f"{statistics.median(result['startup']):.2f} s |",
+        f"| keystroke to results ({len(latencies)} keys, steady typing) | median "
+        f"{statistics.median(latencies) * 1000:.1f} ms, p95 {p95 * 1000:.1f} ms |",
+        f"| peak memory of the session | {result['peak_mb']:.0f} MB |", "",
+    ]
+
+
+def main() -> None:
+    if sys.argv[1] == "--probe":  # the child process: run until the first screen, report
+        print(json.dumps({k: v for k, v in asyncio.run(_session(Path(sys.argv[2]), [])).items()
+                          if k != "latencies"}))
+        return
+    print("\n".join(report(Path(sys.argv[1]))))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,25 @@
+"""The benchmarks must not rot: CI runs a small version of the whole runner (no timing asserts)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def test_benchmark_runner_smoke(tmp_path):
+    size = os.environ.get("CATALOG_BENCH_SMOKE_SIZE", "10000")
+    out = subprocess.run(
+        [sys.executable, "-m", "benchmarks", "--size", size, "--repeats", "1",
+         "--search-repeats", "3", "--quick", "--work", str(tmp_path)],
+        cwd=REPO, capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr[-3000:]
+    report = out.stdout
+    for heading in ("### Import", "### Search in-process", "### Search as a whole process", "### TUI"):
+        assert heading in report
+    for row in ("| catalog import |", "| sqlite-utils insert + enable-fts |", "| catalog search |",
+                "| common term `model` | 50 |", "launch to first results"):
+        assert row in report, row
