@@ -56,7 +56,8 @@ def run(size: int, repeats: int, search_repeats: int, work_root: Path, tui: bool
     catalog_db, raw_db, utils_db = (work / f"import-{n}-0.db" for n in (2, 0, 1))
     sizes = {name: db.stat().st_size / 1e6 for name, db in
              (("catalog", catalog_db), ("raw sqlite3", raw_db), ("sqlite-utils", utils_db))}
-    lines += ["Database size: " + ", ".join(f"{n} {mb:.0f} MB" for n, mb in sizes.items()), ""]
+    lines += ["Database size: " + ", ".join(f"{n} {mb:.0f} MB" for n, mb in sizes.items())
+              + f". Peak memory of `catalog import`: {max(importing.PEAK_MB):.0f} MB.", ""]
 
     searching.tag_some(catalog_db, max(10, size // 100))
     lines += [f"### Search in-process: first 50 ranked results with snippets ({search_repeats} runs each)", "",

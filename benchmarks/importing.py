@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import subprocess
 import sys
@@ -36,10 +37,18 @@ def sqlite_utils_import(jsonl: Path, db: Path) -> None:
     subprocess.run([tool, "enable-fts", db, "papers", "abstract"], check=True)
 
 
+PEAK_MB: list[float] = []  # peak memory of each `catalog import` run
+
+
 def catalog_import(files: list[Path], db: Path) -> None:
     """`catalog import` as a user runs it: a whole process, files on the command line."""
-    subprocess.run([sys.executable, "-m", "catalog", "--db", db, "import", *files], check=True,
-                   stderr=subprocess.DEVNULL)
+    child = subprocess.Popen([sys.executable, "-m", "catalog", "--db", db, "import", *files],
+                             stderr=subprocess.DEVNULL)
+    _, status, usage = os.wait4(child.pid, 0)
+    child.returncode = os.waitstatus_to_exitcode(status)
+    if child.returncode:
+        raise RuntimeError(f"catalog import failed with exit code {child.returncode}")
+    PEAK_MB.append(usage.ru_maxrss / 1024)
 
 
 def compare(files: list[Path], jsonl: Path, work: Path, repeats: int) -> dict[str, list[float]]:
