@@ -117,13 +117,7 @@ def backup_copy(path: Path, label: str) -> Path:
     while target.exists():
         n += 1
         target = path.with_name(f"{path.name}.{label}-{stamp}-{n}.bak")
-    partial = target.with_name(target.name + ".partial")
-    src = sqlite3.connect(path, timeout=sqlite.BUSY_TIMEOUT_MS / 1000)
-    try:
-        copy_connection(src, partial)
-    finally:
-        src.close()
-    os.replace(partial, target)
+    copy_database(path, target)
     return target
 
 
@@ -214,6 +208,22 @@ def _check_is_sqlite(path: Path) -> None:
         raise CatalogError(f"cannot read {path}: {exc.strerror}") from None
     if magic != b"SQLite format 3\x00":
         raise CatalogError(f"{path} is not a catalog database (not an SQLite file)")
+
+
+def copy_database(path: Path, target: Path) -> None:
+    """A consistent copy of the catalog at `path`, safe while others use it. Written under a
+    temporary name beside `target` and renamed when complete, so `target` is never half-written."""
+    partial = target.with_name(f".{target.name}.partial")
+    try:
+        source = sqlite3.connect(path, timeout=sqlite.BUSY_TIMEOUT_MS / 1000)
+        try:
+            copy_connection(source, partial)
+        finally:
+            source.close()
+        os.replace(partial, target)
+    except BaseException:
+        partial.unlink(missing_ok=True)
+        raise
 
 
 def copy_connection(source: sqlite3.Connection, target: Path) -> None:

@@ -23,7 +23,6 @@ from pathlib import Path
 from catalog import db, dedupe, sqlite, text
 from catalog.db import Database
 from catalog.cjk import cjk_search_text
-from catalog.dedupe import fingerprint  # noqa: F401  (its old home; callers may import it here)
 from catalog.ingest.fields import title_key
 from catalog.ingest.mapping import FieldMap
 from catalog.ingest.paperlist import PaperList, read_paper_list

@@ -252,36 +252,31 @@ class Catalog:
 
     def stats(self) -> Stats:
         with db.read(self.database) as conn:
+            total, venues, statuses, ratings = _counts(conn)
             one = lambda sql: conn.execute(sql).scalar()  # noqa: E731
+            unrated = total - sum(n for _, n in ratings)
             return Stats(
-                papers=one("SELECT count(*) FROM paper"),
+                papers=total,
                 sources=one("SELECT count(*) FROM source"),
                 notes=one("SELECT count(*) FROM note"),
                 tags=one("SELECT count(*) FROM tag"),
-                by_venue=tuple(map(tuple, conn.execute(
-                    "SELECT coalesce(venue, '?'), year, count(*) FROM paper GROUP BY venue, year"
-                    " ORDER BY year DESC, venue").all())),
-                by_status=tuple(map(tuple, conn.execute(
-                    "SELECT status, count(*) FROM paper GROUP BY status ORDER BY count(*) DESC").all())),
-                by_rating=tuple(map(tuple, conn.execute(
-                    "SELECT rating, count(*) FROM paper GROUP BY rating ORDER BY rating DESC").all())),
+                by_venue=venues,
+                by_status=tuple(sorted(statuses, key=lambda row: -row[1])),
+                by_rating=ratings + (((None, unrated),) if unrated else ()),
             )
-
 
     def facets(self) -> Facets:
         with db.read(self.database) as conn:
-            rows = lambda sql: tuple(map(tuple, conn.execute(sql).all()))  # noqa: E731
+            total, venues, statuses, ratings = _counts(conn)
             return Facets(
-                venues=rows("SELECT coalesce(venue, '?'), year, count(*) FROM paper"
-                            " GROUP BY venue, year ORDER BY year DESC, venue"),
+                venues=venues,
                 tags=tuple(TagCount(n, c) for n, c in conn.execute(
                     "SELECT t.name, count(*) FROM tag t JOIN paper_tag pt ON pt.tag_id = t.id"
                     " GROUP BY t.id ORDER BY t.name").all()),
-                statuses=rows("SELECT status, count(*) FROM paper GROUP BY status"),
-                ratings=rows("SELECT rating, count(*) FROM paper WHERE rating IS NOT NULL"
-                             " GROUP BY rating ORDER BY rating DESC"),
+                statuses=statuses,
+                ratings=ratings,
                 saved=self._saved(conn),
-                total=conn.execute("SELECT count(*) FROM paper").scalar(),
+                total=total,
             )
 
     # --- saved searches -----------------------------------------------------------------
@@ -431,9 +426,6 @@ class Catalog:
     def backup(self, target: Path, *, force: bool = False) -> Path:
         """A consistent copy through SQLite's backup API, safe while the TUI has the file open.
         Written beside the target and renamed into place; an existing file only with `force`."""
-        import os
-        import tempfile
-
         target = Path(target)
         if target.is_dir():
             target = target / self.path.name
@@ -443,17 +435,9 @@ class Catalog:
             if not force:
                 raise CatalogError(f"{target} exists; choose another name or pass --force to replace it")
         _writable(target)
-        fd, partial = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".partial", dir=target.parent)
-        os.close(fd)
         try:
-            source = sqlite3.connect(self.path, timeout=sqlite.BUSY_TIMEOUT_MS / 1000)
-            try:
-                db.copy_connection(source, Path(partial))
-            finally:
-                source.close()
-            os.replace(partial, target)
+            db.copy_database(self.path, target)
         except (OSError, sqlite3.Error) as exc:
-            Path(partial).unlink(missing_ok=True)
             raise CatalogError(f"cannot back up to {target}: {getattr(exc, 'strerror', None) or exc}") from None
         return target
 
@@ -509,6 +493,25 @@ def _export_rows(conn: Connection, ids: list[int]) -> list[ExportPaper]:
             tags=tuple(tags.get(pid, ())), notes=tuple(notes.get(pid, ())), doi=doi, arxiv_id=arxiv,
             url=url, abstract=abstract, added_at=_dt(added_at)))
     return out
+
+
+def _counts(conn: Connection) -> tuple[int, tuple, tuple, tuple]:
+    """Papers in all; per venue and year; per status; per rating (rated papers only).
+
+    Each query reads an index, never the wide paper rows: unread papers are counted as the
+    rest, because only the other statuses are indexed."""
+    total = conn.execute("SELECT count(*) FROM paper").scalar()
+    venues = tuple(map(tuple, conn.execute(
+        "SELECT coalesce(venue, '?'), year, count(*) FROM paper GROUP BY venue, year"
+        " ORDER BY year DESC, venue").all()))
+    others = tuple(map(tuple, conn.execute(
+        "SELECT status, count(*) FROM paper WHERE status != 'unread' GROUP BY status").all()))
+    unread = total - sum(n for _, n in others)
+    statuses = ((("unread", unread),) if unread else ()) + others
+    ratings = tuple(map(tuple, conn.execute(
+        "SELECT rating, count(*) FROM paper WHERE rating IS NOT NULL GROUP BY rating"
+        " ORDER BY rating DESC").all()))
+    return total, venues, statuses, ratings
 
 
 def _note_body(body: str) -> str:

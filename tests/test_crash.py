@@ -25,7 +25,8 @@ import pytest
 
 from benchmarks.corpus import write_paper_lists
 from catalog import migrate
-from catalog.importer import fingerprint, file_sha256
+from catalog.dedupe import fingerprint
+from catalog.importer import file_sha256
 from catalog.ingest.paperlist import read_paper_list
 from catalog.library import Catalog
 from tests import future_schema
