@@ -5,6 +5,9 @@ from __future__ import annotations
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
+from rich.console import Group
+from rich.table import Table
+from rich.text import Text
 from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Static
@@ -25,29 +28,27 @@ EXTRA_KEYS = [
     ("tab / shift+tab", "Move between search, sidebar, list and detail"),
     ("mouse", "Click a row to read it, a facet to filter, a saved search to run it"),
 ]
-KEY_WIDTH, NAME_WIDTH = 12, 16
 
 
-def _line(key: str, text: str, detail: str = "") -> Content:
-    key_cell = Content.styled(key, "bold $text-accent").pad_right(max(1, KEY_WIDTH - len(key)))
-    if not detail:
-        return Content.assemble(key_cell, text)
-    name = Content(text).pad_right(max(1, NAME_WIDTH - len(text)))
-    return Content.assemble(key_cell, name, (detail, "$text-muted"))
+def _section(title: str, rows: list[tuple[str, ...]]) -> list:
+    """A heading, then rows in columns; the last column wraps under itself, not under the key."""
+    grid = Table.grid(padding=(0, 2))
+    grid.add_column(style="bold", no_wrap=True)
+    for _ in rows[0][1:-1]:
+        grid.add_column(no_wrap=True)
+    grid.add_column(ratio=1, style="dim" if len(rows[0]) > 2 else "")
+    for row in rows:
+        grid.add_row(*row)
+    return [Text(""), Text(title, style="bold underline"), grid]
 
 
-def help_content(groups: list[tuple[str, list[tuple[str, Binding]]]]) -> Content:
-    lines: list[Content] = []
+def help_content(groups: list[tuple[str, list[tuple[str, Binding]]]]) -> Group:
+    parts: list = []
     for title, bindings in groups:
-        lines += [Content(""), Content.styled(title, "bold underline")]
-        for key, binding in bindings:
-            lines.append(_line(key, binding.description, binding.tooltip))
-    lines += [Content(""), Content.styled("Anywhere", "bold underline")]
-    lines += [_line(k, t) for k, t in EXTRA_KEYS]
-    lines += [Content(""), Content.styled("Search language", "bold underline")]
-    lines += [Content.assemble(Content.styled(q, "bold").pad_right(max(1, 30 - len(q))), t)
-              for q, t in QUERY_HELP]
-    return Content("\n").join(lines[1:])
+        parts += _section(title, [(key, b.description, b.tooltip or "") for key, b in bindings])
+    parts += _section("Anywhere", EXTRA_KEYS)
+    parts += _section("Search language", QUERY_HELP)
+    return Group(*parts[1:])
 
 
 class HelpScreen(ModalScreen[None]):
