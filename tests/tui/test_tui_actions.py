@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import io
+
+from rich.console import Console
+
 from catalog.tui.widgets.sidebar import Sidebar
 
 SIZE = (120, 36)
@@ -273,7 +277,10 @@ async def test_help_lists_every_key(app, settle):
         await settle(pilot)
         await pilot.press("question_mark")
         await pilot.pause()
-        shown = "\n".join(str(w.content) for w in app.screen.query("Static"))
+        console = Console(width=200, record=True, file=io.StringIO())
+        for widget in app.screen.query("Static"):
+            console.print(widget.content)
+        shown = console.export_text()
         for binding in [*BINDINGS, *PaperList.BINDINGS]:
             if not binding.action.startswith("saved("):
                 assert binding.description in shown, binding
