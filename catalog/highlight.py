@@ -22,12 +22,13 @@ _WORD = re.compile(r"\w+")
 
 @dataclass(frozen=True)
 class Terms:
-    words: frozenset[str]  # folded words that match whole
-    prefixes: tuple[str, ...]  # folded beginnings (`interpret*`)
+    """What to mark: word sequences (one word, or a phrase), the last word perhaps a prefix."""
+
+    phrases: frozenset[tuple[tuple[str, ...], bool]]  # (folded words, last one is a prefix)
     substrings: tuple[str, ...]  # CJK text, matched anywhere
 
     def __bool__(self) -> bool:
-        return bool(self.words or self.prefixes or self.substrings)
+        return bool(self.phrases or self.substrings)
 
 
 @lru_cache(maxsize=65536)
@@ -39,9 +40,9 @@ def fold(word: str) -> str:
 
 
 def terms_of(query: Query) -> Terms:
-    """The words a query looks for (negated ones are not highlighted)."""
-    words: set[str] = set()
-    prefixes: list[str] = []
+    """The words and phrases a query looks for (negated ones are not marked). Like FTS5, a
+    phrase, or a word with punctuation inside (`multi-agent`), matches as a sequence."""
+    phrases: set[tuple[tuple[str, ...], bool]] = set()
     substrings: list[str] = []
     for clause in query.clauses:
         if clause.negated:
@@ -51,19 +52,17 @@ def terms_of(query: Query) -> Terms:
                 continue
             if has_cjk(option.text):
                 substrings.append(option.text)
-                continue
-            tokens = [fold(t) for t in _WORD.findall(option.text)]
-            if option.prefix and tokens:
-                prefixes.append(tokens.pop())
-            words.update(tokens)
-    return Terms(frozenset(words), tuple(prefixes), tuple(substrings))
+            elif words := tuple(fold(t) for t in _WORD.findall(option.text)):
+                phrases.add((words, option.prefix))
+    return Terms(frozenset(phrases), tuple(substrings))
 
 
-# Latin letters with diacritics, by the plain letter they fold to: `e` also matches é, è, ê...
+# Characters that fold to a plain letter or digit: `e` also matches é, è, ê..., `2` matches ²
+# and ₂ (the rendered `MCR²` is found by `MCR2`, as the index finds it).
 _VARIANTS: dict[str, str] = {}
-for _code in range(0xC0, 0x250):
+for _code in [*range(0xC0, 0x250), *range(0x2070, 0x208A), 0xB2, 0xB3, 0xB9]:
     _base = fold(chr(_code))
-    if len(_base) == 1 and _base.isascii():
+    if len(_base) == 1 and _base.isascii() and _base.isalnum():
         _VARIANTS[_base] = _VARIANTS.get(_base, "") + chr(_code)
 
 
@@ -74,8 +73,10 @@ def _letters(word: str) -> str:
 @lru_cache(maxsize=256)
 def _pattern(terms: Terms) -> re.Pattern[str] | None:
     """One regex for all the terms: the scan runs in C instead of a Python loop per word."""
-    options = [rf"\b{_letters(w)}\b" for w in sorted(terms.words)]
-    options += [rf"\b{_letters(p)}\w*" for p in terms.prefixes]
+    options = []
+    for words, prefix in sorted(terms.phrases):
+        body = r"\W+".join(_letters(w) for w in words)
+        options.append(rf"\b{body}" + (r"\w*" if prefix else r"\b"))
     options += [re.escape(s) for s in terms.substrings]
     return re.compile("|".join(options), re.IGNORECASE) if options else None
 

@@ -19,7 +19,7 @@ def test_prefixes_phrases_and_chinese():
     terms = terms_of(parse('interpret* "sparse autoencoders" 模型 -ignored'))
     text = "Interpretability of sparse autoencoders; ignored; 一个模型。"
     assert [text[s:e] for s, e in spans(text, terms)] == [
-        "Interpretability", "sparse", "autoencoders", "模型"]
+        "Interpretability", "sparse autoencoders", "模型"]
 
 
 def test_snippet_centres_on_the_matches_and_marks_cuts():

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import re
 
-from catalog.query import QueryError, Text, parse
+from catalog.highlight import Terms, terms_of
+from catalog.query import QueryError, parse
 
 # One raw token as the user typed it: a (possibly negated, possibly field-prefixed) quoted
 # phrase, or a run of non-space characters.
@@ -59,10 +60,9 @@ def unfinished_word(query: str) -> str | None:
     return m.group(1)
 
 
-def highlight_terms(query: str) -> list[Text]:
+def highlight_terms(query: str) -> Terms:
     """The words and phrases a query looks for (not the ones it excludes)."""
     try:
-        parsed = parse(query)
+        return terms_of(parse(query))
     except QueryError:
-        return []
-    return [o for c in parsed.clauses if not c.negated for o in c.options if isinstance(o, Text)]
+        return terms_of(parse(""))

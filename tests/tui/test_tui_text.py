@@ -5,9 +5,8 @@ from __future__ import annotations
 from rich.cells import cell_len
 from rich.style import Style
 
-from catalog.query import Text as Term
+from catalog.highlight import spans
 from catalog.results import PaperSummary
-from catalog.tui.display import highlight_spans
 from catalog.tui.querytext import filter_token, highlight_terms, toggle_filter, unfinished_word
 from catalog.tui.widgets.rows import Columns, RowStyles, header, row
 
@@ -34,21 +33,20 @@ def test_the_word_still_being_typed():
 
 def test_highlight_terms_skip_negated_words_and_filters():
     terms = highlight_terms('graph -tree "neural net" venue:ICML pre*')
-    assert [(t.text, t.phrase, t.prefix) for t in terms] == [
-        ("graph", False, False), ("neural net", True, False), ("pre", False, True)]
-    assert highlight_terms("year:abc") == []
+    assert terms.phrases == {(("graph",), False), (("neural", "net"), False), (("pre",), True)}
+    assert not highlight_terms("year:abc")
 
 
 def test_highlight_spans_match_the_way_the_index_does():
     text = "The MCR² objective; Café-style naïve GRAPHS, graph neural networks."
-    spans = lambda *terms: [text[a:b] for a, b in highlight_spans(text, list(terms))]  # noqa: E731
-    assert spans(Term("MCR2")) == ["MCR²"]
-    assert spans(Term("cafe")) == ["Café"]
-    assert spans(Term("graph")) == ["graph"]
-    assert spans(Term("graph", prefix=True)) == ["GRAPHS", "graph"]
-    assert spans(Term("graph neural", phrase=True)) == ["graph neural"]
-    assert spans(Term("神经")) == []
-    assert highlight_spans("基于神经网络", [Term("神经")]) == [(2, 4)]
+    found = lambda query: [text[a:b] for a, b in spans(text, highlight_terms(query))]  # noqa: E731
+    assert found("MCR2") == ["MCR²"]
+    assert found("cafe") == ["Café"]
+    assert found("graph") == ["graph"]
+    assert found("graph*") == ["GRAPHS", "graph"]
+    assert found('"graph neural"') == ["graph neural"]
+    assert found("神经") == []
+    assert spans("基于神经网络", highlight_terms("神经")) == [(2, 4)]
 
 
 def _styles() -> RowStyles:

@@ -9,9 +9,9 @@ from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.widgets import Static
 
-from catalog.query import Text as Term
+from catalog.highlight import Terms, spans
 from catalog.results import PaperDetail
-from catalog.tui.display import highlight_spans, one_line, safe, stars
+from catalog.tui.display import one_line, safe, stars
 
 HIT = "bold underline $text-accent"
 MUTED = "$text-muted"
@@ -28,15 +28,15 @@ def short_path(path: str) -> str:
     return path
 
 
-def abstract(text: str, terms: list[Term]) -> Content:
+def abstract(text: str, terms: Terms) -> Content:
     text = safe(text)
     content = Content(text)
-    for start, end in highlight_spans(text, terms):
+    for start, end in spans(text, terms):
         content = content.stylize(HIT, start, end)
     return content
 
 
-def paper_content(d: PaperDetail, terms: list[Term]) -> Content:
+def paper_content(d: PaperDetail, terms: Terms) -> Content:
     s = d.summary
     parts: list[Content | str | tuple[str, str]] = [(one_line(s.title), "bold $text-primary"), "\n"]
     if d.user_title:
@@ -73,7 +73,7 @@ class DetailPane(VerticalScroll, can_focus=True):
     def compose(self):
         yield Static(id="detail-body")
 
-    def show(self, detail: PaperDetail, terms: list[Term]) -> None:
+    def show(self, detail: PaperDetail, terms: Terms) -> None:
         self.query_one("#detail-body", Static).update(paper_content(detail, terms))
         self.scroll_home(animate=False)
 
