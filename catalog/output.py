@@ -12,18 +12,13 @@ from rich.text import Text
 
 from catalog.results import PaperDetail, PaperSummary, Stats, TagCount
 from catalog.search import HIGHLIGHT_END, HIGHLIGHT_START
-from catalog.text import strip_control
+from catalog.text import printable, stars
 
 stdout = Console(highlight=False, soft_wrap=False)
 stderr = Console(stderr=True, highlight=False)
 
 
-def safe(value: object) -> str:
-    return strip_control(str(value)) if value is not None else ""
-
-
-def stars(rating: int | None) -> str:
-    return "★" * rating + "☆" * (5 - rating) if rating else ""
+safe = printable
 
 
 def highlighted(snippet: str) -> Text:

@@ -332,6 +332,15 @@ _CJK = re.compile(
 )
 
 
+def printable(value: object) -> str:
+    """Any value as text for a terminal: control characters and escape sequences removed."""
+    return strip_control(str(value)) if value is not None else ""
+
+
+def stars(rating: int | None) -> str:
+    return "★" * rating + "☆" * (5 - rating) if rating else ""
+
+
 def has_cjk(text: str) -> bool:
     """Whether text contains CJK ideographs, kana or hangul."""
     return not text.isascii() and _CJK.search(text) is not None

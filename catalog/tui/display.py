@@ -5,12 +5,10 @@ markup, so `[bold]` or `[link=...]` in an abstract stays literal."""
 
 from __future__ import annotations
 
-from catalog.text import strip_control
+from catalog.text import printable, stars  # noqa: F401  (stars: re-exported for the widgets)
 
 
-def safe(value: object) -> str:
-    """Text for the screen: control characters and escape sequences removed."""
-    return strip_control(str(value)) if value is not None else ""
+safe = printable  # text for the screen: control characters and escape sequences removed
 
 
 def one_line(value: object) -> str:
@@ -21,7 +19,3 @@ def first_line(exc: BaseException) -> str:
     """An exception as one line for a notification (database errors run to several)."""
     text = str(getattr(exc, "orig", None) or exc).strip()
     return text.splitlines()[0] if text else type(exc).__name__
-
-
-def stars(rating: int | None) -> str:
-    return "★" * rating + "☆" * (5 - rating) if rating else ""
