@@ -87,6 +87,9 @@ def import_cmd(ctx, paths, venue, year, mapping):
     catalog = _open(ctx)
     with import_progress(paths) as advance:
         report = catalog.import_paths(paths, venue=venue, year=year, progress=advance, mapping=mapping)
+    if not report.files:
+        _fail("nothing to import: no paper lists (.txt, .md), .bib, .json, .jsonl or .csv files in "
+              + ", ".join(str(p) for p in paths))
     for warning in report.warnings:
         click.echo(f"catalog: skipped {strip_control(str(warning))}", err=True)
     for f in report.errors:

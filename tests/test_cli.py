@@ -152,3 +152,10 @@ def test_first_use_of_the_default_database_imports_the_seeds(tmp_path):
 def test_named_database_starts_empty(tmp_path):
     out = run_process(["stats", "--json"], tmp_path / "fresh.db")
     assert json.loads(out.stdout)["papers"] == 0
+
+
+def test_a_folder_with_nothing_to_import_says_so(run_cli, tmp_path):
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "empty" / "picture.png").write_bytes(b"\x89PNG")
+    result = run_cli("import", str(tmp_path / "empty"))
+    assert result.exit_code == 1 and "nothing to import" in result.stderr
