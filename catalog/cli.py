@@ -175,8 +175,9 @@ def tag(ctx, args):
 @main.command()
 @click.argument("key")
 @click.argument("text", nargs=-1)
-@click.option("--edit", "edit_number", type=int, default=None, metavar="N",
-              help="Edit note N (1 = oldest; 0 = newest) in $EDITOR, or replace it with TEXT.")
+@click.option("--edit", "edit_number", type=int, default=None, is_flag=False, flag_value=0,
+              metavar="[N]", help="Edit note N (1 = oldest; no N: the newest) in $EDITOR, or "
+                                  "replace it with TEXT; with no notes yet, write the first.")
 @click.option("--delete", "delete_number", type=int, default=None, metavar="N", help="Delete note N.")
 @click.pass_context
 def note(ctx, key, text, edit_number, delete_number):
@@ -187,8 +188,8 @@ def note(ctx, key, text, edit_number, delete_number):
         click.echo(f"Deleted note {removed.number}.", err=True)
         return
     body = " ".join(text)
-    if edit_number is not None:
-        notes = catalog.get(key).notes
+    notes = catalog.get(key).notes if edit_number is not None else ()
+    if notes:
         number = edit_number or len(notes)
         current = notes[number - 1].body if 1 <= number <= len(notes) else ""
         body = body or _edit(current)

@@ -159,3 +159,13 @@ def test_a_folder_with_nothing_to_import_says_so(run_cli, tmp_path):
     (tmp_path / "empty" / "picture.png").write_bytes(b"\x89PNG")
     result = run_cli("import", str(tmp_path / "empty"))
     assert result.exit_code == 1 and "nothing to import" in result.stderr
+
+
+def test_note_edit_without_a_number_edits_the_newest_or_writes_the_first(run_cli, monkeypatch):
+    run_cli("import", str(SEEDS))
+    key = json.loads(run_cli("list", "--json", "-n", "1").stdout)[0]["key"]
+    monkeypatch.setattr(click, "edit", lambda text, **kw: "first thoughts\n")
+    assert run_cli("note", key, "--edit").exit_code == 0
+    monkeypatch.setattr(click, "edit", lambda text, **kw: text.replace("first", "second"))
+    assert run_cli("note", key, "--edit").exit_code == 0
+    assert [n["body"] for n in json.loads(run_cli("show", key, "--json").stdout)["notes"]] == ["second thoughts"]
