@@ -88,16 +88,6 @@ def read(database: Database) -> Iterator[Connection]:
             conn.rollback()
 
 
-def stored_revision(database: Database) -> str | None:
-    with database.connect() as conn:
-        has_table = conn.execute(
-            "SELECT 1 FROM sqlite_master WHERE type='table' AND name='alembic_version'"
-        ).first()
-        if not has_table:
-            return None
-        return conn.execute("SELECT version_num FROM alembic_version").scalar()
-
-
 def _holds_papers(database: Database) -> bool:
     with database.connect() as conn:
         has_table = conn.execute(
@@ -158,19 +148,18 @@ def _peek_revision(path: Path) -> str | None:
         return None  # opening it normally gives the real error
 
 
-def ensure_schema(database: Database, *, notify=lambda message: None) -> None:
-    """Create or migrate the database to this program's schema."""
-    path = database.path
-    revision = stored_revision(database)
+def ensure_schema(database: Database, revision: str | None, *, notify=lambda message: None) -> None:
+    """Bring a database at `revision` (None: new, or unreadable by a peek) to this program's
+    schema. Alembic re-reads the revision inside its own transaction, so a concurrent upgrade
+    by another process is harmless."""
     if revision == SCHEMA_REVISION:
         return
-    _refuse_newer(path, revision)
     from catalog import migrate
 
     if revision is not None and _holds_papers(database):
-        backup = backup_before_migration(path, revision)
-        notify(f"Upgrading {path} (backup kept at {backup})")
-    migrate.upgrade(path)
+        backup = backup_before_migration(database.path, revision)
+        notify(f"Upgrading {database.path} (backup kept at {backup})")
+    migrate.upgrade(database.path)
 
 
 def open_database(path: Path, *, notify=lambda message: None) -> Database:
@@ -181,10 +170,12 @@ def open_database(path: Path, *, notify=lambda message: None) -> Database:
     except OSError as exc:
         raise CatalogError(f"cannot create {path.parent}: {exc.strerror}") from None
     _check_is_sqlite(path)
-    # A file from a newer catalog is refused before anything (even a pragma) touches it.
-    _refuse_newer(path, _peek_revision(path))
+    # Read once, without pragmas: a file from a newer catalog is refused before anything
+    # touches it, and an up-to-date one needs nothing more.
+    revision = _peek_revision(path)
+    _refuse_newer(path, revision)
     database = Database(path)
-    ensure_schema(database, notify=notify)
+    ensure_schema(database, revision, notify=notify)
     return database
 
 
