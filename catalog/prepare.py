@@ -1,0 +1,279 @@
+"""The Python half of an import: read each file and prepare its papers for storing.
+
+Reading, fingerprinting, rendering TeX, finding headlines and folding duplicates cost about
+40 us of pure Python per paper, as much as SQLite takes to store one. For a large import a
+worker process does this half, running ahead through the files while the importer stores
+(a thread would fight the storing thread for the GIL). Small imports read in-process:
+starting a worker costs about 0.1 s.
+
+The worker is `python -m catalog.prepare`, talking pickles over its stdin and stdout: it
+reads the whole list of files first, then writes what it finds, so the two sides can never
+both wait on a full pipe. (Not multiprocessing: its spawn mode re-runs the caller's main
+script, and fork copies a threaded process.) It ignores Ctrl-C, which the importer handles,
+and ends when its output is closed or its input ends, also when the importer is killed.
+"""
+
+from __future__ import annotations
+
+import pickle
+import queue
+import signal
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass
+from itertools import islice
+from pathlib import Path
+from typing import NamedTuple
+
+from catalog import dedupe, text
+from catalog.cjk import cjk_search_text
+from catalog.ingest.fields import title_key
+from catalog.ingest.mapping import FieldMap
+from catalog.ingest.paperlist import PaperList, read_paper_list
+from catalog.ingest.records import PaperRecord, RecordFile
+
+BATCH = 2000
+LOOKAHEAD = 6  # batches read from the worker ahead of the importer
+# Below this many bytes of input a worker costs more than it saves.
+WORKER_MIN_BYTES = 4 << 20
+
+PAPER_LIST_SUFFIXES = {".txt", ".text", ".md", ""}
+BIBTEX_SUFFIXES = {".bib", ".bibtex"}
+JSON_SUFFIXES = {".json"}
+JSONL_SUFFIXES = {".jsonl", ".ndjson"}
+CSV_SUFFIXES = {".csv", ".tsv"}
+SUFFIXES = PAPER_LIST_SUFFIXES | BIBTEX_SUFFIXES | JSON_SUFFIXES | JSONL_SUFFIXES | CSV_SUFFIXES
+
+
+class WorkerError(RuntimeError):
+    pass
+
+
+def open_records(path: Path, *, venue: str | None = None, year: int | None = None,
+                 field_map: FieldMap | None = None) -> PaperList | RecordFile:
+    """The reader for the file's suffix; paper lists stream, the other formats are read whole."""
+    suffix = path.suffix.lower()
+    if suffix in BIBTEX_SUFFIXES:
+        from catalog.ingest.bibtex import read_bibtex
+
+        return read_bibtex(path, venue=venue, year=year)
+    if suffix in JSON_SUFFIXES | JSONL_SUFFIXES:
+        from catalog.ingest.jsonfile import read_json, read_jsonl
+
+        reader = read_json if suffix in JSON_SUFFIXES else read_jsonl
+        return reader(path, field_map=field_map, venue=venue, year=year)
+    if suffix in CSV_SUFFIXES:
+        from catalog.ingest.csvfile import read_csv
+
+        return read_csv(path, field_map=field_map, venue=venue, year=year)
+    return read_paper_list(path, venue=venue, year=year)
+
+
+# --- preparing ------------------------------------------------------------------------
+
+class Derived(NamedTuple):
+    """What an abstract gives its paper row besides itself."""
+
+    rendered: str  # TeX and Markdown as Unicode, for display and search
+    headline: str
+    math: str  # ASCII spellings of the math, for search
+
+
+def derive(abstract: str) -> Derived:
+    rendered = text.render(abstract)
+    return Derived(rendered, text.headline(abstract, rendered=rendered), text.search_extra(abstract))
+
+
+def paper_fields(record: PaperRecord, fp: str) -> tuple:
+    """A new paper's row, but for its key and times: fingerprint, abstract, abstract_text,
+    search_extra, headline, title, authors, venue, year, doi, arxiv_id, url."""
+    if record.abstract:
+        rendered, headline, math = derive(record.abstract)
+    else:
+        rendered, headline, math = "", record.title or "", ""
+    title = record.title
+    if title and record.abstract and title_key(title) == title_key(headline):
+        title = None  # a derived headline (an export wrote it as the title) is not a real title
+    extra = " ".join(filter(None, (math, cjk_search_text(title, headline, rendered, record.authors))))
+    return (fp, record.abstract, rendered, extra, headline, title, record.authors,
+            record.venue, record.year, record.doi, record.arxiv_id, record.url)
+
+
+@dataclass(frozen=True)
+class Opened:
+    """A file whose header (or whole content, for structured formats) has been read."""
+
+    format: str
+    venue: str | None
+    year: int | None
+    warnings: list[str]
+
+
+@dataclass(frozen=True)
+class Batch:
+    """Up to BATCH records, folded into distinct papers, each with its would-be row."""
+
+    papers: list[dedupe.Paper]
+    fields: list[tuple]  # paper_fields() of each paper
+    records: int  # how many records went in, for progress
+
+
+def prepare_batch(records: list[PaperRecord]) -> Batch:
+    papers = dedupe.group(records)
+    return Batch(papers, [paper_fields(p.record, p.fp) for p in papers], len(records))
+
+
+@dataclass(frozen=True)
+class Job:
+    path: Path
+    venue: str | None = None
+    year: int | None = None
+    field_map: FieldMap | None = None
+
+
+def read(job: Job) -> Iterator[Opened | Batch]:
+    """A file's Opened, then its batches; reading errors (IngestError, OSError) are raised."""
+    with open_records(job.path, venue=job.venue, year=job.year, field_map=job.field_map) as found:
+        fmt = found.format if isinstance(found, RecordFile) else "paperlist"
+        warnings = list(found.warnings) if isinstance(found, RecordFile) else []
+        yield Opened(fmt, found.venue, found.year, warnings)
+        records = iter(found.records)
+        while chunk := list(islice(records, BATCH)):
+            yield prepare_batch(chunk)
+
+
+# --- in this process, or in a worker --------------------------------------------------
+
+_END = None  # written after a file's last batch (an error ends it too)
+
+
+class Reader:
+    """Reads the jobs in order, in a worker process when `parallel`.
+
+    `stream(job)` gives the job's Opened, then its Batches, and raises its reading error.
+    Call it for the jobs in the order given; jobs not asked for, and the rest of a stream
+    left early (the importer hit an error), are skipped.
+    """
+
+    def __init__(self, jobs: list[Job], parallel: bool):
+        self._worker: subprocess.Popen | None = None
+        self._queued: list[Job] = []  # sent to the worker, not yet streamed
+        self._streaming = False  # the worker's output is in the middle of a job
+        # Filled by a thread that reads the worker's output as soon as it comes: a pipe holds
+        # 64 KiB, a batch 2 MB, so without it the worker could never get ahead of the
+        # importer (which stops reading while it indexes and commits each file).
+        self._ready: queue.Queue = queue.Queue(maxsize=LOOKAHEAD)
+        if parallel and jobs:
+            self._worker = subprocess.Popen(
+                [sys.executable, "-m", "catalog.prepare"], stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+            self._queued = list(jobs)
+            self._pump = threading.Thread(target=self._read_output, name="catalog-import-reader",
+                                          daemon=True)
+            try:
+                pickle.dump(jobs, self._worker.stdin, protocol=pickle.HIGHEST_PROTOCOL)
+                self._worker.stdin.close()
+            except OSError:
+                self._ready.put(WorkerError("the import worker process stopped unexpectedly"))
+            else:
+                self._pump.start()
+
+    def stream(self, job: Job) -> Iterator[Opened | Batch]:
+        if self._worker is None:
+            yield from read(job)
+            return
+        if self._streaming:
+            self._skip_rest()
+        while self._queued and self._queued[0] != job:
+            self._queued.pop(0)
+            self._skip_rest()
+        if not self._queued:
+            raise WorkerError(f"{job.path} was not given to the import worker")
+        self._queued.pop(0)
+        self._streaming = True
+        while (item := self._receive()) is not _END:
+            if isinstance(item, BaseException):
+                self._streaming = False
+                raise item
+            yield item
+        self._streaming = False
+
+    def _skip_rest(self) -> None:
+        """Read past the current job's items, up to its end or its error."""
+        while (item := self._receive()) is not _END and not isinstance(item, BaseException):
+            pass
+        self._streaming = False
+
+    def _receive(self):
+        item = self._ready.get()
+        if isinstance(item, WorkerError):
+            self._ready.put(item)  # for every later call too
+            raise item
+        return item
+
+    def _read_output(self) -> None:
+        output = self._worker.stdout
+        while True:
+            try:
+                item = pickle.load(output)
+            except Exception:  # EOF, a closed pipe, a torn pickle: the worker is gone
+                self._ready.put(WorkerError("the import worker process stopped unexpectedly"))
+                return
+            self._ready.put(item)
+
+    def close(self) -> None:
+        if self._worker is None:
+            return
+        if self._worker.poll() is None:
+            self._worker.kill()  # still reading files nobody will store
+        self._worker.wait()
+        while self._pump.is_alive():  # let it see EOF even if the queue is full
+            try:
+                self._ready.get(timeout=0.1)
+            except queue.Empty:
+                pass
+        self._worker.stdout.close()
+        self._worker = None
+
+    def __enter__(self) -> "Reader":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _serve() -> None:
+    """The worker: read the job list, then write each job's items and `_END`, or its error."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    source, sink = sys.stdin.buffer, sys.stdout.buffer
+
+    def send(item) -> None:
+        pickle.dump(item, sink, protocol=pickle.HIGHEST_PROTOCOL)
+        sink.flush()  # the importer may be waiting for exactly this item
+
+    try:
+        jobs = pickle.load(source)
+    except EOFError:
+        return
+    try:
+        for job in jobs:
+            try:
+                for item in read(job):
+                    send(item)
+            except (BrokenPipeError, ConnectionError):
+                raise
+            except Exception as exc:  # the file's error, for the importer to report
+                send(exc)
+            else:
+                send(_END)
+    except OSError:
+        return  # the importer went away or stopped reading
+
+
+if __name__ == "__main__":
+    # Through the imported module, so results pickle as catalog.prepare's classes, not __main__'s.
+    from catalog import prepare as this_module
+
+    this_module._serve()
