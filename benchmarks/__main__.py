@@ -51,7 +51,7 @@ def run(size: int, repeats: int, search_repeats: int, work_root: Path, tui: bool
     megabytes = sum(f.stat().st_size for f in files) / 1e6
 
     lines = [f"## {size:,} papers ({megabytes:.0f} MB of paper lists)", "", f"Machine: {machine()}", ""]
-    imports = importing.compare(files, jsonl, work, repeats)
+    imports = importing.compare(files, jsonl, work, repeats, floor=size <= 200_000)
     lines += ratio_table(f"Import (whole run, {repeats} alternating runs each)", imports)
     catalog_db, raw_db, utils_db = (work / f"import-{n}-0.db" for n in (2, 0, 1))
     sizes = {name: db.stat().st_size / 1e6 for name, db in

@@ -10,19 +10,21 @@ with UPDATEs, which the FTS update trigger reindexes.
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import os
 import sqlite3
 from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
-from catalog import db, dedupe, sqlite
+from catalog import db, dedupe, prepare, sqlite
 from catalog.db import Database
 from catalog.ingest.mapping import FieldMap
 from catalog.ingest.records import IngestError
-from catalog.prepare import SUFFIXES, WORKER_MIN_BYTES, Batch, Job, Opened, Reader, WorkerError
+from catalog.prepare import SUFFIXES, Batch, Job, Opened, Reader, WorkerError
 from catalog.results import FileReport, ImportReport
 KEY_LENGTH = 7
 # Crockford's base32 alphabet in lower case: no i, l, o or u to misread or mistype.
@@ -71,8 +73,8 @@ def import_paths(database: Database, paths: Iterable[Path], *, venue: str | None
     files = list(expand(paths))
     plans = [_plan(database, path, venue, year, field_map) for path in files]
     jobs = [plan.job for plan in plans if plan.job]
-    parallel = sum(plan.size for plan in plans if plan.job) >= WORKER_MIN_BYTES
-    with Reader(jobs, parallel) as reader:
+    parallel = sum(plan.size for plan in plans if plan.job) >= prepare.WORKER_MIN_BYTES
+    with _fewer_collections(), Reader(jobs, parallel) as reader:
         for plan in plans:
             file_report = FileReport(str(plan.path))
             report.files.append(file_report)
@@ -91,6 +93,19 @@ def import_paths(database: Database, paths: Iterable[Path], *, venue: str | None
                 file_report.error = f"{plan.path}: {exc}"
             file_report.new = file_report.known = file_report.merged = 0
     return report
+
+
+@contextmanager
+def _fewer_collections() -> Iterator[None]:
+    """An import makes millions of short-lived objects without cycles (reference counting
+    frees them); the cyclic collector, run every 700 allocations, keeps walking the batches
+    waiting in memory: 12% of a 100k-paper import. Run it 70x less often meanwhile."""
+    threshold = gc.get_threshold()
+    gc.set_threshold(max(threshold[0], 50_000), *threshold[1:])
+    try:
+        yield
+    finally:
+        gc.set_threshold(*threshold)
 
 
 @dataclass
@@ -186,6 +201,7 @@ def _store_batch(conn, batch: Batch, source_id: int, now: datetime,
     found = dedupe.match(conn, papers)
     new = [i for i in range(len(papers)) if i not in found]
     if new:
+        stamp = sqlite.timestamp(now)  # once, not twice per row
         keys = _assign_keys(conn, [papers[i].fp for i in new],
                             preferred=[papers[i].record.extra.get("key") for i in new])
         last_id = conn.execute("SELECT coalesce(max(id), 0) FROM paper").scalar()
@@ -194,7 +210,7 @@ def _store_batch(conn, batch: Batch, source_id: int, now: datetime,
             " title, authors, venue, year, doi, arxiv_id, url, status, tags_text, notes_text,"
             " added_at, updated_at)"
             " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'unread', '', '', ?, ?)",
-            [(keys[papers[i].fp], *batch.fields[i], now, now) for i in new],
+            [(keys[papers[i].fp], *batch.fields[i], stamp, stamp) for i in new],
         )
         # We hold the write lock and rowids are max+1, so the new ids follow in order.
         found.update(zip(new, range(last_id + 1, last_id + 1 + len(new))))

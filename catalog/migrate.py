@@ -54,6 +54,7 @@ def _run_in_one_transaction(path: Path, action) -> None:
             conn.exec_driver_sql("BEGIN IMMEDIATE")
             try:
                 config.attributes["connection"] = conn
+                config.attributes["scripts_only"] = True  # no models needed (migrations/env.py)
                 action(config)
                 broken = conn.exec_driver_sql("PRAGMA foreign_key_check").all()
                 if broken:

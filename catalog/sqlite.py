@@ -31,7 +31,7 @@ VIEWS = ("papers", "paper_tags", "paper_notes")
 INSERT_TRIGGER = "paper_fts_insert"
 # Page cache of a bulk import (KiB): the key and fingerprint indexes take random inserts,
 # and the 2 MB default sends their pages to disk and back.
-BULK_CACHE_KIB = 128 * 1024
+BULK_CACHE_KIB = 32768
 BUSY_TIMEOUT_MS = 30_000
 # What triggers copy onto paper.tags_text / paper.notes_text (the migrations hold their own
 # frozen copy of these); `catalog doctor` recomputes them with these. {pid}: the paper id.
@@ -67,9 +67,13 @@ def configure_connection(dbapi_connection: sqlite3.Connection) -> None:
     cursor.close()
 
 
-# Timestamps as SQLAlchemy writes them ("2026-11-30 12:00:00.000000"), without relying on
-# sqlite3's default adapter (deprecated since Python 3.12).
-sqlite3.register_adapter(datetime, lambda value: value.isoformat(" "))
+def timestamp(value: datetime) -> str:
+    """A timestamp as SQLAlchemy writes them: "2026-11-30 12:00:00.000000"."""
+    return value.isoformat(" ")
+
+
+# Without relying on sqlite3's default adapter (deprecated since Python 3.12).
+sqlite3.register_adapter(datetime, timestamp)
 
 
 class Values(list):

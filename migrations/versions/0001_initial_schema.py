@@ -4,14 +4,14 @@ Revision ID: 0001
 Revises: 
 Create Date: 2026-11-30 00:26:16.776537
 
-Tables come from autogenerate; the FTS5 index, the triggers that keep it right (even for
+Tables come from autogenerate (SQLModel's AutoString and UTCDateTime written as the plain
+String and DateTime they emit, so running migrations needs no SQLModel); the FTS5 index, the triggers that keep it right (even for
 edits made in the sqlite3 shell) and the views for SQL users are written by hand below.
 """
 from typing import Sequence, Union
 
 from alembic import op
 import sqlalchemy as sa
-import sqlmodel
 
 
 # revision identifiers, used by Alembic.
@@ -27,24 +27,24 @@ def upgrade() -> None:
     sa.Column('id', sa.Integer(), nullable=False),
     sa.Column('key', sa.String(), nullable=False),
     sa.Column('fingerprint', sa.String(), nullable=False),
-    sa.Column('abstract', sqlmodel.sql.sqltypes.AutoString(), nullable=False),
-    sa.Column('abstract_text', sqlmodel.sql.sqltypes.AutoString(), nullable=False),
-    sa.Column('search_extra', sqlmodel.sql.sqltypes.AutoString(), nullable=False),
-    sa.Column('headline', sqlmodel.sql.sqltypes.AutoString(), nullable=False),
-    sa.Column('title', sqlmodel.sql.sqltypes.AutoString(), nullable=True),
-    sa.Column('user_title', sqlmodel.sql.sqltypes.AutoString(), nullable=True),
-    sa.Column('authors', sqlmodel.sql.sqltypes.AutoString(), nullable=True),
+    sa.Column('abstract', sa.String(), nullable=False),
+    sa.Column('abstract_text', sa.String(), nullable=False),
+    sa.Column('search_extra', sa.String(), nullable=False),
+    sa.Column('headline', sa.String(), nullable=False),
+    sa.Column('title', sa.String(), nullable=True),
+    sa.Column('user_title', sa.String(), nullable=True),
+    sa.Column('authors', sa.String(), nullable=True),
     sa.Column('venue', sa.String(collation='NOCASE'), nullable=True),
     sa.Column('year', sa.Integer(), nullable=True),
-    sa.Column('doi', sqlmodel.sql.sqltypes.AutoString(), nullable=True),
-    sa.Column('arxiv_id', sqlmodel.sql.sqltypes.AutoString(), nullable=True),
-    sa.Column('url', sqlmodel.sql.sqltypes.AutoString(), nullable=True),
-    sa.Column('status', sqlmodel.sql.sqltypes.AutoString(), server_default='unread', nullable=False),
+    sa.Column('doi', sa.String(), nullable=True),
+    sa.Column('arxiv_id', sa.String(), nullable=True),
+    sa.Column('url', sa.String(), nullable=True),
+    sa.Column('status', sa.String(), server_default='unread', nullable=False),
     sa.Column('rating', sa.Integer(), nullable=True),
-    sa.Column('tags_text', sqlmodel.sql.sqltypes.AutoString(), server_default='', nullable=False),
-    sa.Column('notes_text', sqlmodel.sql.sqltypes.AutoString(), server_default='', nullable=False),
-    sa.Column('added_at', sqlmodel.sql.sqltypes.UTCDateTime(), nullable=False),
-    sa.Column('updated_at', sqlmodel.sql.sqltypes.UTCDateTime(), nullable=False),
+    sa.Column('tags_text', sa.String(), server_default='', nullable=False),
+    sa.Column('notes_text', sa.String(), server_default='', nullable=False),
+    sa.Column('added_at', sa.DateTime(), nullable=False),
+    sa.Column('updated_at', sa.DateTime(), nullable=False),
     sa.CheckConstraint("status IN ('unread', 'queued', 'reading', 'read', 'skipped')", name='ck_paper_status'),
     sa.CheckConstraint('rating IS NULL OR rating BETWEEN 1 AND 5', name='ck_paper_rating'),
     sa.PrimaryKeyConstraint('id'),
@@ -62,19 +62,19 @@ def upgrade() -> None:
     op.create_table('saved_search',
     sa.Column('id', sa.Integer(), nullable=False),
     sa.Column('name', sa.String(), nullable=False),
-    sa.Column('query', sqlmodel.sql.sqltypes.AutoString(), nullable=False),
-    sa.Column('created_at', sqlmodel.sql.sqltypes.UTCDateTime(), nullable=False),
+    sa.Column('query', sa.String(), nullable=False),
+    sa.Column('created_at', sa.DateTime(), nullable=False),
     sa.PrimaryKeyConstraint('id'),
     sa.UniqueConstraint('name')
     )
     op.create_table('source',
     sa.Column('id', sa.Integer(), nullable=False),
-    sa.Column('path', sqlmodel.sql.sqltypes.AutoString(), nullable=False),
-    sa.Column('sha256', sqlmodel.sql.sqltypes.AutoString(), nullable=False),
-    sa.Column('venue', sqlmodel.sql.sqltypes.AutoString(), nullable=True),
+    sa.Column('path', sa.String(), nullable=False),
+    sa.Column('sha256', sa.String(), nullable=False),
+    sa.Column('venue', sa.String(), nullable=True),
     sa.Column('year', sa.Integer(), nullable=True),
-    sa.Column('format', sqlmodel.sql.sqltypes.AutoString(), nullable=False),
-    sa.Column('imported_at', sqlmodel.sql.sqltypes.UTCDateTime(), nullable=False),
+    sa.Column('format', sa.String(), nullable=False),
+    sa.Column('imported_at', sa.DateTime(), nullable=False),
     sa.PrimaryKeyConstraint('id'),
     sa.UniqueConstraint('sha256', name='uq_source_sha256')
     )
@@ -87,9 +87,9 @@ def upgrade() -> None:
     op.create_table('note',
     sa.Column('id', sa.Integer(), nullable=False),
     sa.Column('paper_id', sa.Integer(), nullable=False),
-    sa.Column('body', sqlmodel.sql.sqltypes.AutoString(), nullable=False),
-    sa.Column('created_at', sqlmodel.sql.sqltypes.UTCDateTime(), nullable=False),
-    sa.Column('updated_at', sqlmodel.sql.sqltypes.UTCDateTime(), nullable=False),
+    sa.Column('body', sa.String(), nullable=False),
+    sa.Column('created_at', sa.DateTime(), nullable=False),
+    sa.Column('updated_at', sa.DateTime(), nullable=False),
     sa.ForeignKeyConstraint(['paper_id'], ['paper.id'], ondelete='CASCADE'),
     sa.PrimaryKeyConstraint('id')
     )

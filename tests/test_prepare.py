@@ -1,0 +1,97 @@
+"""Large imports read and prepare files in a worker process (catalog/prepare.py): the
+catalog they make is the one an in-process import makes, and a bad file, an already
+imported one or an error half-way through a file is handled the same way."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+
+import pytest
+
+from catalog import prepare
+from catalog.library import Catalog
+from tests.conftest import SEEDS
+
+DATA = SEEDS.parent / "tests" / "data"
+ROW = "SELECT key, fingerprint, abstract, abstract_text, search_extra, headline, title, authors," \
+      " venue, year, doi FROM paper ORDER BY key"
+
+
+@pytest.fixture
+def with_worker(monkeypatch):
+    """Every import in this test uses the worker, however small."""
+    monkeypatch.setattr(prepare, "WORKER_MIN_BYTES", 0)
+    started = []
+    original = prepare.Reader.__init__
+
+    def spy(self, jobs, parallel):
+        original(self, jobs, parallel)
+        started.append(self._worker)
+    monkeypatch.setattr(prepare.Reader, "__init__", spy)
+    return started
+
+
+def rows(path, sql=ROW):
+    conn = sqlite3.connect(path)
+    try:
+        conn.execute("INSERT INTO paper_fts(paper_fts, rank) VALUES ('integrity-check', 1)")
+        return conn.execute(sql).fetchall()
+    finally:
+        conn.close()
+
+
+def mixed_inputs(tmp_path):
+    jsonl = tmp_path / "more.jsonl"
+    jsonl.write_text("".join(json.dumps(r) + "\n" for r in [
+        {"title": "A Paper With A Title", "abstract": "We introduce ZORBLAX, a method.", "doi": "10.1/x"},
+        {"title": "No Abstract Here", "authors": "Ada Lovelace", "year": 2024},
+    ]), encoding="utf-8")
+    return [SEEDS, DATA / "zotero.bib", jsonl]
+
+
+def test_the_worker_makes_the_same_catalog(tmp_path, with_worker):
+    worked = Catalog.open(tmp_path / "worker.db")
+    report = worked.import_paths(mixed_inputs(tmp_path))
+    worked.close()
+    assert with_worker and with_worker[0] is not None  # the worker really ran
+    assert with_worker[0].returncode is not None  # and has exited
+
+    prepare.WORKER_MIN_BYTES = 1 << 40  # monkeypatch restores it after the test
+    alone = Catalog.open(tmp_path / "alone.db")
+    expected = alone.import_paths(mixed_inputs(tmp_path))
+    alone.close()
+    assert with_worker[-1] is None  # in-process this time
+    assert (report.new, report.known, report.merged) == (expected.new, expected.known, expected.merged)
+    assert report.new > 90 and not report.errors
+    assert rows(tmp_path / "worker.db") == rows(tmp_path / "alone.db")
+
+
+def test_the_worker_reports_bad_files_and_goes_on(tmp_path, with_worker):
+    (tmp_path / "lists").mkdir()
+    bad = tmp_path / "lists" / "b_binary.txt"
+    bad.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00")
+    half = tmp_path / "lists" / "c_half.txt"
+    # An error after the first batch: what the worker sent of this file must not land.
+    half.write_bytes(b"ICML 2024 Papers\n\n" + b"".join(
+        f"Abstract number {i} about topic {i * 7}.\n\n".encode() for i in range(prepare.BATCH + 10)
+    ) + b"A broken \xff byte.\n")
+    good = sorted(SEEDS.glob("*.txt"))
+    catalog = Catalog.open(tmp_path / "c.db")
+    report = catalog.import_paths([good[0], bad, half, *good[1:]])
+    catalog.close()
+    errors = {f.path: f.error for f in report.files if f.error}
+    assert set(errors) == {str(bad), str(half)}
+    assert "binary file" in errors[str(bad)]
+    assert "not valid UTF-8" in errors[str(half)] and f":{2 * (prepare.BATCH + 10) + 3}:" in errors[str(half)]
+    assert rows(tmp_path / "c.db", "SELECT count(*) FROM paper") == [(90,)]
+    assert rows(tmp_path / "c.db", "SELECT count(*) FROM paper WHERE abstract LIKE 'Abstract number%'") == [(0,)]
+
+
+def test_files_imported_before_are_not_read_again(tmp_path, with_worker):
+    catalog = Catalog.open(tmp_path / "c.db")
+    catalog.import_paths([SEEDS])
+    again = catalog.import_paths([SEEDS])
+    catalog.close()
+    assert (again.new, again.known) == (0, 91)
+    assert with_worker[-1] is None  # nothing left to read: no worker started
