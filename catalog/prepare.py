@@ -9,12 +9,14 @@ starting a worker costs about 0.1 s.
 The worker is `python -m catalog.prepare`, talking pickles over its stdin and stdout: it
 reads the whole list of files first, then writes what it finds, so the two sides can never
 both wait on a full pipe. (Not multiprocessing: its spawn mode re-runs the caller's main
-script, and fork copies a threaded process.) It ignores Ctrl-C, which the importer handles,
-and ends when its output is closed or its input ends, also when the importer is killed.
+script, and fork copies a threaded process.) It ignores Ctrl-C, which the importer handles;
+it ends when it has read every file, or when the importer stops it or goes away (its next
+write fails).
 """
 
 from __future__ import annotations
 
+import os
 import pickle
 import queue
 import signal
@@ -154,31 +156,41 @@ class Reader:
 
     `stream(job)` gives the job's Opened, then its Batches, and raises its reading error.
     Call it for the jobs in the order given; jobs not asked for, and the rest of a stream
-    left early (the importer hit an error), are skipped.
+    left early (the importer hit an error), are skipped. If the worker cannot start, the
+    jobs are read in this process; if it dies, the file being read fails with a
+    WorkerError and the later ones are read in this process.
     """
 
     def __init__(self, jobs: list[Job], parallel: bool):
         self._worker: subprocess.Popen | None = None
-        self._queued: list[Job] = []  # sent to the worker, not yet streamed
+        self._queued: list[Job] = []  # given to the worker, not yet streamed
         self._streaming = False  # the worker's output is in the middle of a job
         # Filled by a thread that reads the worker's output as soon as it comes: a pipe holds
         # 64 KiB, a batch 2 MB, so without it the worker could never get ahead of the
         # importer (which stops reading while it indexes and commits each file).
         self._ready: queue.Queue = queue.Queue(maxsize=LOOKAHEAD)
+        self._pump = threading.Thread(target=self._read_output, name="catalog-import-reader",
+                                      daemon=True)
         if parallel and jobs:
+            self._start(jobs)
+
+    def _start(self, jobs: list[Job]) -> None:
+        # The worker imports this very copy of catalog, even from a checkout that is not
+        # the installed one.
+        package_root = str(Path(__file__).resolve().parent.parent)
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+            filter(None, [package_root, os.environ.get("PYTHONPATH")])))
+        try:
             self._worker = subprocess.Popen(
                 [sys.executable, "-m", "catalog.prepare"], stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-            self._queued = list(jobs)
-            self._pump = threading.Thread(target=self._read_output, name="catalog-import-reader",
-                                          daemon=True)
-            try:
-                pickle.dump(jobs, self._worker.stdin, protocol=pickle.HIGHEST_PROTOCOL)
-                self._worker.stdin.close()
-            except OSError:
-                self._ready.put(WorkerError("the import worker process stopped unexpectedly"))
-            else:
-                self._pump.start()
+                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
+            pickle.dump(jobs, self._worker.stdin, protocol=pickle.HIGHEST_PROTOCOL)
+            self._worker.stdin.close()
+        except OSError:  # no interpreter to start, or it died at once: read in-process
+            self._stop_worker()
+            return
+        self._queued = list(jobs)
+        self._pump.start()
 
     def stream(self, job: Job) -> Iterator[Opened | Batch]:
         if self._worker is None:
@@ -208,8 +220,8 @@ class Reader:
 
     def _receive(self):
         item = self._ready.get()
-        if isinstance(item, WorkerError):
-            self._ready.put(item)  # for every later call too
+        if isinstance(item, WorkerError):  # put there by the pump: the worker is gone
+            self._stop_worker()
             raise item
         return item
 
@@ -223,19 +235,26 @@ class Reader:
                 return
             self._ready.put(item)
 
-    def close(self) -> None:
-        if self._worker is None:
+    def _stop_worker(self) -> None:
+        """Stop the worker (whatever it is doing) and its pump; later jobs read in-process."""
+        worker, self._worker = self._worker, None
+        self._queued, self._streaming = [], False
+        if worker is None:
             return
-        if self._worker.poll() is None:
-            self._worker.kill()  # still reading files nobody will store
-        self._worker.wait()
-        while self._pump.is_alive():  # let it see EOF even if the queue is full
+        if worker.poll() is None:
+            worker.kill()  # still reading files nobody will store
+        worker.wait()
+        while self._pump.is_alive():  # it ends at EOF, once it can put its last item
             try:
                 self._ready.get(timeout=0.1)
             except queue.Empty:
                 pass
-        self._worker.stdout.close()
-        self._worker = None
+        for pipe in (worker.stdin, worker.stdout):
+            if pipe and not pipe.closed:
+                pipe.close()
+
+    def close(self) -> None:
+        self._stop_worker()
 
     def __enter__(self) -> "Reader":
         return self

@@ -1,6 +1,7 @@
 """Large imports read and prepare files in a worker process (catalog/prepare.py): the
-catalog they make is the one an in-process import makes, and a bad file, an already
-imported one or an error half-way through a file is handled the same way."""
+catalog they make is the one an in-process import makes; a bad file, an already imported
+one or an error half-way through a file is handled the same way; and if the worker dies,
+only the file it was reading fails."""
 
 from __future__ import annotations
 
@@ -95,3 +96,38 @@ def test_files_imported_before_are_not_read_again(tmp_path, with_worker):
     catalog.close()
     assert (again.new, again.known) == (0, 91)
     assert with_worker[-1] is None  # nothing left to read: no worker started
+
+
+def paper_list(path, venue, n):
+    path.write_text(f"{venue} 2024 Papers\n\n" + "".join(
+        f"{venue} abstract {i} studies topic {i * 13 % 997}.\n\n" for i in range(n)), encoding="utf-8")
+    return path
+
+
+def test_if_the_worker_dies_the_file_fails_and_the_rest_import_in_process(tmp_path, with_worker):
+    import os
+    import signal
+
+    first = paper_list(tmp_path / "a.txt", "ICML", 3 * prepare.BATCH)
+    second = paper_list(tmp_path / "b.txt", "ICLR", (prepare.LOOKAHEAD + 4) * prepare.BATCH)
+    killed = []
+
+    def kill_once(_n):
+        if not killed:
+            killed.append(with_worker[0].pid)
+            os.kill(with_worker[0].pid, signal.SIGKILL)
+
+    catalog = Catalog.open(tmp_path / "c.db")
+    report = catalog.import_paths([first, second, SEEDS], progress=kill_once)
+    catalog.close()
+    errors = [f for f in report.files if f.error]
+    assert len(errors) == 1 and "import worker process stopped unexpectedly" in errors[0].error
+    failed = errors[0].path
+    imported = {f.path: f.new for f in report.files if not f.error}
+    assert sum(v for p, v in imported.items() if "/seeds/" in p) == 90
+    expected = {str(first): 3 * prepare.BATCH, str(second): (prepare.LOOKAHEAD + 4) * prepare.BATCH}
+    stored = rows(tmp_path / "c.db", "SELECT venue, count(*) FROM paper WHERE abstract GLOB 'IC?? abstract *'"
+                                     " GROUP BY venue")
+    # The failed file left nothing behind; the others are whole.
+    assert dict(stored) == {("ICML" if p == str(first) else "ICLR"): n
+                            for p, n in expected.items() if p != failed}
