@@ -388,6 +388,76 @@ def annotations_import(ctx, file, theirs):
     click.echo(report.summary(), err=True)
 
 
+@main.group()
+def saved():
+    """Saved searches (the TUI's smart lists): list, add, run and delete them."""
+
+
+@saved.command("list")
+@json_option
+@click.pass_context
+def saved_list(ctx, as_json):
+    """List saved searches by name, with their queries."""
+    from catalog import output
+    from catalog.text import strip_control
+
+    searches = _open(ctx).saved_searches()
+    if as_json:
+        output.print_json([{"name": s.name, "query": s.query} for s in searches])
+    elif not searches:
+        click.echo("No saved searches; add one with `catalog saved add NAME QUERY`.", err=True)
+    else:
+        width = max(len(s.name) for s in searches)
+        for s in searches:
+            click.echo(f"{strip_control(s.name):<{width}}  {strip_control(s.query)}")
+
+
+@saved.command("add")
+@click.argument("name")
+@click.argument("query", nargs=-1, required=True)
+@click.pass_context
+def saved_add(ctx, name, query):
+    """Save QUERY under NAME (replacing a search of that name)."""
+    from catalog.text import strip_control
+
+    search = _open(ctx).save_search(name, " ".join(query))
+    click.echo(f"Saved {strip_control(search.name)!r}: {strip_control(search.query)}", err=True)
+
+
+@saved.command("run", epilog=EPILOG)
+@click.argument("name")
+@click.option("--limit", "-n", default=20, show_default=True, type=click.IntRange(1, 100_000))
+@json_option
+@click.pass_context
+def saved_run(ctx, name, limit, as_json):
+    """Run the saved search NAME, like `catalog search` (or `catalog list` without words)."""
+    from catalog import output
+    from catalog.query import parse
+
+    catalog = _open(ctx)
+    wanted = {s.name: s for s in catalog.saved_searches()}.get(" ".join(name.split()))
+    if wanted is None:
+        _fail(f"no saved search named {name!r} (see `catalog saved list`)")
+    papers = catalog.search(wanted.query, limit=limit)
+    if as_json:
+        output.print_json(output.summaries_json(papers))
+    elif not papers:
+        click.echo(f"No papers match {wanted.query!r}.", err=True)
+    else:
+        output.print_summaries(papers, with_snippets=parse(wanted.query).has_text)
+
+
+@saved.command("delete")
+@click.argument("name")
+@click.pass_context
+def saved_delete(ctx, name):
+    """Delete the saved search NAME."""
+    from catalog.text import strip_control
+
+    _open(ctx).delete_saved_search(" ".join(name.split()))
+    click.echo(f"Deleted saved search {strip_control(name)!r}", err=True)
+
+
 @main.command()
 @click.argument("path", type=click.Path(path_type=Path))
 @click.option("--force", is_flag=True, help="Replace PATH if it exists.")

@@ -31,7 +31,7 @@ VIEWS = ("papers", "paper_tags", "paper_notes")
 INSERT_TRIGGER = "paper_fts_insert"
 # Page cache of a bulk import (KiB): the key and fingerprint indexes take random inserts,
 # and the 2 MB default sends their pages to disk and back.
-BULK_CACHE_KIB = 32768
+BULK_CACHE_KIB = 32 * 1024
 BUSY_TIMEOUT_MS = 30_000
 # What triggers copy onto paper.tags_text / paper.notes_text (the migrations hold their own
 # frozen copy of these); `catalog doctor` recomputes them with these. {pid}: the paper id.

@@ -21,5 +21,6 @@ def test_benchmark_runner_smoke(tmp_path):
     for heading in ("### Import", "### Search in-process", "### Search as a whole process", "### TUI"):
         assert heading in report
     for row in ("| catalog import |", "| sqlite-utils insert + enable-fts |", "| catalog search |",
+                "| catalog's SQL alone (rows prepared beforehand) |",
                 "| common term `model` | 50 |", "launch to first results"):
         assert row in report, row

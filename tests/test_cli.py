@@ -169,3 +169,20 @@ def test_note_edit_without_a_number_edits_the_newest_or_writes_the_first(run_cli
     monkeypatch.setattr(click, "edit", lambda text, **kw: text.replace("first", "second"))
     assert run_cli("note", key, "--edit").exit_code == 0
     assert [n["body"] for n in json.loads(run_cli("show", key, "--json").stdout)["notes"]] == ["second thoughts"]
+
+
+def test_saved_searches_from_the_command_line(run_cli):
+    assert run_cli("import", str(SEEDS)).exit_code == 0
+    assert "No saved searches" in run_cli("saved", "list").stderr
+    assert run_cli("saved", "add", "icml  math", "MCR2", "venue:ICML").exit_code == 0
+    assert run_cli("saved", "add", "reading", "status:reading").exit_code == 0
+    listed = json.loads(run_cli("saved", "list", "--json").stdout)
+    assert listed == [{"name": "icml math", "query": "MCR2 venue:ICML"},
+                      {"name": "reading", "query": "status:reading"}]
+    ran = run_cli("saved", "run", "icml math", "--json")
+    assert ran.exit_code == 0 and {p["venue"] for p in json.loads(ran.stdout)} == {"ICML"}
+    assert run_cli("saved", "delete", "reading").exit_code == 0
+    assert [s["name"] for s in json.loads(run_cli("saved", "list", "--json").stdout)] == ["icml math"]
+    for args in (("run", "reading"), ("delete", "reading"), ("add", "", "x")):
+        failed = run_cli("saved", *args)
+        assert failed.exit_code == 1 and len(failed.stderr.strip().splitlines()) == 1, args

@@ -21,7 +21,7 @@ from catalog.tui.loading import Loading
 from catalog.tui.messages import FilterChosen, WorkerResult
 from catalog.tui.querytext import toggle_filter
 from catalog.tui.screens.help import HelpScreen
-from catalog.tui.screens.pickers import ChoiceScreen, saved_choices
+from catalog.tui.screens.pickers import DeleteSaved, SavedSearchScreen
 from catalog.tui.widgets.detail import DetailPane
 from catalog.tui.widgets.paper_list import PaperList
 from catalog.tui.widgets.search_bar import SearchBar
@@ -126,8 +126,13 @@ class CatalogApp(Loading, Editing, App[None]):
         if not saved:
             self.say("No saved searches yet: S saves the current query")
             return
-        self.push_screen(ChoiceScreen("Saved searches", saved_choices(saved)),
-                         lambda choice: choice and self.run_saved(choice.value))
+        def picked(choice) -> None:
+            if choice and isinstance(choice.value, DeleteSaved):
+                self.delete_saved_search(choice.value.saved)
+            elif choice:
+                self.run_saved(choice.value)
+
+        self.push_screen(SavedSearchScreen(saved), picked)
 
     def action_saved(self, number: int) -> None:
         saved = self.facets.saved if self.facets else ()

@@ -13,9 +13,9 @@ from textual import work
 from catalog.db import CatalogError
 from catalog.library import Catalog
 from catalog.query import QueryError
-from catalog.results import NoteView, PaperState, PaperSummary
+from catalog.results import NoteView, PaperState, PaperSummary, SavedQuery
 from catalog.tui.display import first_line, one_line, stars
-from catalog.tui.messages import ActionFailed, PapersChanged, SearchSaved
+from catalog.tui.messages import ActionFailed, PapersChanged, SearchDeleted, SearchSaved
 from catalog.tui.screens.note_editor import NoteEditor
 from catalog.tui.screens.pickers import (
     Choice, ChoiceScreen, note_choices, rating_choices, status_choices,
@@ -178,6 +178,20 @@ class Editing:
             self.post_message(ActionFailed(str(exc)))
             return
         self.post_message(SearchSaved(saved.name))
+
+    @work(thread=True, group="write", exit_on_error=False)
+    def delete_saved_search(self, saved: SavedQuery) -> None:
+        try:
+            self.catalog.delete_saved_search(saved.name)
+        except CatalogError as exc:
+            self.post_message(ActionFailed(str(exc)))
+            return
+        self.post_message(SearchDeleted(saved))
+
+    def on_search_deleted(self, message: SearchDeleted) -> None:
+        self.load_facets()
+        self.say(f"Deleted saved search '{one_line(message.saved.name)}' "
+                 f"({one_line(message.saved.query)}): S on that query saves it again", timeout=6)
 
     def on_papers_changed(self, message: PapersChanged) -> None:
         if message.before is not None:

@@ -90,6 +90,12 @@ class SearchSaved(WorkerResult):
         self.name = name
 
 
+class SearchDeleted(WorkerResult):
+    def __init__(self, saved) -> None:
+        super().__init__()
+        self.saved = saved  # the SavedQuery, named in the confirmation
+
+
 class ActionFailed(WorkerResult):
     """A write or load failed with a message the user can act on."""
 

@@ -170,6 +170,23 @@ async def test_saved_search_stored_and_applied(app, seeded, settle, type_search)
         assert app.papers.total == seeded.count("diffusion venue:ICLR")
 
 
+async def test_saved_search_deleted_from_the_picker(app, seeded, settle):
+    seeded.save_search("first", "diffusion")
+    seeded.save_search("second", "venue:ICML")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("g")
+        assert type(app.screen).__name__ == "SavedSearchScreen"
+        await pilot.press("down", "d")  # the highlighted one: "second"
+        await settle(pilot)
+        assert [s.name for s in seeded.saved_searches()] == ["first"]
+        assert [s.name for s in app.facets.saved] == ["first"]
+        assert app.search_bar.value == ""  # deleting does not run it
+        await pilot.press("g", "1")
+        await settle(pilot)
+        assert app.search_bar.value == "diffusion"
+
+
 async def test_undo_restores(app, seeded, settle):
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)

@@ -65,6 +65,30 @@ def rating_choices(current: int | None) -> list[Choice]:
     return out + [Choice("0", Text("no rating"), 0)]
 
 
+@dataclass(frozen=True)
+class DeleteSaved:
+    """What the saved-search picker returns when `d` was pressed on a search."""
+
+    saved: SavedQuery
+
+
+class SavedSearchScreen(ChoiceScreen):
+    """The saved-search picker: a search runs when picked, and `d` deletes the highlighted one."""
+
+    BINDINGS = [*ChoiceScreen.BINDINGS,
+                Binding("d,delete", "delete_highlighted", "Delete", id="delete-saved")]
+
+    def __init__(self, saved: tuple[SavedQuery, ...]) -> None:
+        super().__init__("Saved searches", saved_choices(saved),
+                         hint="Press a number, or arrows and enter · d deletes · escape cancels")
+
+    def action_delete_highlighted(self) -> None:
+        index = self.query_one(OptionList).highlighted
+        if index is not None:
+            choice = self.choices[index]
+            self.dismiss(Choice(choice.key, choice.label, DeleteSaved(choice.value)))
+
+
 def saved_choices(saved: tuple[SavedQuery, ...]) -> list[Choice]:
     return [Choice(str(i) if i <= 9 else "", Text.assemble(one_line(s.name), ("  " + one_line(s.query), "dim")), s)
             for i, s in enumerate(saved, 1)]
