@@ -80,7 +80,7 @@ class SavedSearchScreen(ChoiceScreen):
 
     def __init__(self, saved: tuple[SavedQuery, ...]) -> None:
         super().__init__("Saved searches", saved_choices(saved),
-                         hint="Press a number, or arrows and enter · d deletes · escape cancels")
+                         hint="enter runs · d deletes · escape cancels")
 
     def action_delete_highlighted(self) -> None:
         index = self.query_one(OptionList).highlighted
