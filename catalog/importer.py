@@ -72,8 +72,9 @@ def import_paths(database: Database, paths: Iterable[Path], *, venue: str | None
     report = ImportReport()
     files = list(expand(paths))
     plans = [_plan(database, path, venue, year, field_map) for path in files]
-    jobs = [plan.job for plan in plans if plan.job]
-    parallel = sum(plan.size for plan in plans if plan.job) >= prepare.WORKER_MIN_BYTES
+    to_read = [plan for plan in plans if not plan.error and not plan.known]
+    jobs = [plan.job for plan in to_read]
+    parallel = sum(plan.size for plan in to_read) >= prepare.WORKER_MIN_BYTES
     with _fewer_collections(), Reader(jobs, parallel) as reader:
         for plan in plans:
             file_report = FileReport(str(plan.path))
@@ -110,18 +111,20 @@ def _fewer_collections() -> Iterator[None]:
 
 @dataclass
 class _Plan:
-    """One file to import: its checksum, and the job that reads it (None when there is
-    nothing to read: its bytes were imported before, or it cannot be opened)."""
+    """One file to import: its checksum, the job that reads it, and whether its bytes were
+    imported before (then nobody reads it, unless that import is gone by the time it is
+    this file's turn)."""
 
     path: Path
+    job: Job
     sha: str = ""
     size: int = 0
-    job: Job | None = None
+    known: bool = False
     error: Exception | None = None
 
 
 def _plan(database: Database, path: Path, venue, year, field_map) -> _Plan:
-    plan = _Plan(path)
+    plan = _Plan(path, Job(path, venue, year, field_map))
     try:
         if not path.exists():
             raise IngestError(str(path), "no such file or folder")
@@ -132,14 +135,15 @@ def _plan(database: Database, path: Path, venue, year, field_map) -> _Plan:
         plan.error = exc
         return plan
     with db.read(database) as conn:
-        known = conn.execute("SELECT 1 FROM source WHERE sha256 = ?", (plan.sha,)).first()
-    if not known:
-        plan.job = Job(path, venue, year, field_map)
+        plan.known = bool(conn.execute("SELECT 1 FROM source WHERE sha256 = ?", (plan.sha,)).first())
     return plan
 
 
 def _import_file(database: Database, reader: Reader, plan: _Plan, report: FileReport,
                  progress: Progress | None) -> None:
+    # Read before taking the write lock: parsing a large BibTeX or JSON file takes a while.
+    items = None if plan.known else reader.stream(plan.job)
+    opened: Opened | None = None if items is None else next(items)
     with db.write(database) as conn:
         # Asked again under the write lock: another import may have stored these bytes since.
         known_source = conn.execute(
@@ -151,8 +155,9 @@ def _import_file(database: Database, reader: Reader, plan: _Plan, report: FileRe
                 "SELECT count(DISTINCT paper_id) FROM provenance WHERE source_id = ?", (known_source,)
             ).scalar()
             return
-        items = reader.stream(plan.job)
-        opened: Opened = next(items)
+        if items is None:  # known when planned, removed since (by `catalog doctor --fix`, say)
+            items = reader.stream(plan.job)
+            opened = next(items)
         report.warnings.extend(opened.warnings)
         now = datetime.now(timezone.utc).replace(tzinfo=None)
         source_id = conn.execute(

@@ -6,7 +6,7 @@ worker process does this half, running ahead through the files while the importe
 (a thread would fight the storing thread for the GIL). Small imports read in-process:
 starting a worker costs about 0.1 s.
 
-The worker is `python -m catalog.prepare`, talking pickles over its stdin and stdout: it
+The worker is a Python process running `_serve`, talking pickles over its stdin and stdout: it
 reads the whole list of files first, then writes what it finds, so the two sides can never
 both wait on a full pipe. (Not multiprocessing: its spawn mode re-runs the caller's main
 script, and fork copies a threaded process.) It ignores Ctrl-C, which the importer handles;
@@ -22,6 +22,7 @@ import queue
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -156,9 +157,9 @@ class Reader:
 
     `stream(job)` gives the job's Opened, then its Batches, and raises its reading error.
     Call it for the jobs in the order given; jobs not asked for, and the rest of a stream
-    left early (the importer hit an error), are skipped. If the worker cannot start, the
-    jobs are read in this process; if it dies, the file being read fails with a
-    WorkerError and the later ones are read in this process.
+    left early (the importer hit an error), are skipped. A job the worker was not given,
+    or one it did not begin before it stopped (or never started), is read in this process;
+    if the worker dies part-way through a file, that file fails with a WorkerError.
     """
 
     def __init__(self, jobs: list[Job], parallel: bool):
@@ -171,19 +172,19 @@ class Reader:
         self._ready: queue.Queue = queue.Queue(maxsize=LOOKAHEAD)
         self._pump = threading.Thread(target=self._read_output, name="catalog-import-reader",
                                       daemon=True)
+        self._errors = tempfile.TemporaryFile()  # the worker's stderr, for a death's reason
         if parallel and jobs:
             self._start(jobs)
 
     def _start(self, jobs: list[Job]) -> None:
-        # The worker imports this very copy of catalog, even from a checkout that is not
-        # the installed one.
+        # This very copy of catalog, even when the current directory or an installed
+        # package holds another one (`-m` would put the current directory first).
         package_root = str(Path(__file__).resolve().parent.parent)
-        env = dict(os.environ, PYTHONPATH=os.pathsep.join(
-            filter(None, [package_root, os.environ.get("PYTHONPATH")])))
+        serve = f"import sys; sys.path.insert(0, {package_root!r}); import catalog.prepare as p; p._serve()"
         try:
             self._worker = subprocess.Popen(
-                [sys.executable, "-m", "catalog.prepare"], stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
+                [sys.executable, "-c", serve], stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE, stderr=self._errors)
             pickle.dump(jobs, self._worker.stdin, protocol=pickle.HIGHEST_PROTOCOL)
             self._worker.stdin.close()
         except OSError:  # no interpreter to start, or it died at once: read in-process
@@ -193,23 +194,27 @@ class Reader:
         self._pump.start()
 
     def stream(self, job: Job) -> Iterator[Opened | Batch]:
-        if self._worker is None:
+        if self._worker is None or job not in self._queued:
             yield from read(job)
             return
-        if self._streaming:
-            self._skip_rest()
-        while self._queued and self._queued[0] != job:
+        try:
+            if self._streaming:
+                self._skip_rest()
+            while self._queued[0] != job:
+                self._queued.pop(0)
+                self._skip_rest()
             self._queued.pop(0)
-            self._skip_rest()
-        if not self._queued:
-            raise WorkerError(f"{job.path} was not given to the import worker")
-        self._queued.pop(0)
-        self._streaming = True
-        while (item := self._receive()) is not _END:
+            self._streaming = True
+            item = self._receive()
+        except WorkerError:  # it stopped before this file began: nothing of it is lost
+            yield from read(job)
+            return
+        while item is not _END:
             if isinstance(item, BaseException):
                 self._streaming = False
                 raise item
             yield item
+            item = self._receive()
         self._streaming = False
 
     def _skip_rest(self) -> None:
@@ -222,8 +227,17 @@ class Reader:
         item = self._ready.get()
         if isinstance(item, WorkerError):  # put there by the pump: the worker is gone
             self._stop_worker()
-            raise item
+            raise WorkerError(f"{item}{self._last_words()}")
         return item
+
+    def _last_words(self) -> str:
+        """': ' and the last line the worker wrote on stderr, if any."""
+        try:
+            self._errors.seek(0)
+            lines = self._errors.read()[-2000:].decode("utf-8", "replace").strip().splitlines()
+        except (OSError, ValueError):
+            return ""
+        return f": {lines[-1]}" if lines else ""
 
     def _read_output(self) -> None:
         output = self._worker.stdout
@@ -255,6 +269,7 @@ class Reader:
 
     def close(self) -> None:
         self._stop_worker()
+        self._errors.close()
 
     def __enter__(self) -> "Reader":
         return self
@@ -266,7 +281,9 @@ class Reader:
 def _serve() -> None:
     """The worker: read the job list, then write each job's items and `_END`, or its error."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    source, sink = sys.stdin.buffer, sys.stdout.buffer
+    # The pickles get a descriptor of their own; anything printed goes to stderr instead.
+    source, sink = sys.stdin.buffer, os.fdopen(os.dup(sys.stdout.fileno()), "wb")
+    os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
 
     def send(item) -> None:
         pickle.dump(item, sink, protocol=pickle.HIGHEST_PROTOCOL)
@@ -289,10 +306,3 @@ def _serve() -> None:
                 send(_END)
     except OSError:
         return  # the importer went away or stopped reading
-
-
-if __name__ == "__main__":
-    # Through the imported module, so results pickle as catalog.prepare's classes, not __main__'s.
-    from catalog import prepare as this_module
-
-    this_module._serve()

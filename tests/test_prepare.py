@@ -131,3 +131,39 @@ def test_if_the_worker_dies_the_file_fails_and_the_rest_import_in_process(tmp_pa
     # The failed file left nothing behind; the others are whole.
     assert dict(stored) == {("ICML" if p == str(first) else "ICLR"): n
                             for p, n in expected.items() if p != failed}
+
+
+def test_a_worker_that_cannot_start_or_dies_at_once_leaves_the_reading_to_this_process(
+        tmp_path, with_worker, monkeypatch):
+    import sys
+
+    broken = tmp_path / "python"
+    broken.write_text("#!/bin/sh\necho 'worker: something is missing' >&2\nexit 3\n")
+    broken.chmod(0o755)
+    for executable in (str(tmp_path / "no-such-python"), str(broken)):
+        monkeypatch.setattr(sys, "executable", executable)
+        db = tmp_path / f"{len(with_worker)}.db"
+        catalog = Catalog.open(db)
+        report = catalog.import_paths([SEEDS])
+        catalog.close()
+        assert (report.new, report.errors) == (90, []), executable
+        assert rows(db, "SELECT count(*) FROM paper") == [(90,)]
+
+
+def test_a_file_whose_earlier_import_vanished_is_read_after_all(tmp_path, with_worker, monkeypatch):
+    from catalog import importer
+
+    files = sorted(SEEDS.glob("*.txt"))
+    planned = importer._plan
+
+    def thinks_the_first_is_known(database, path, *options):
+        plan = planned(database, path, *options)
+        plan.known = plan.known or path == files[0]  # as if a source row was deleted since
+        return plan
+
+    monkeypatch.setattr(importer, "_plan", thinks_the_first_is_known)
+    catalog = Catalog.open(tmp_path / "c.db")
+    report = catalog.import_paths(files)
+    catalog.close()
+    assert (report.new, report.errors) == (90, [])
+    assert rows(tmp_path / "c.db", "SELECT count(*) FROM source") == [(5,)]

@@ -217,3 +217,32 @@ def test_a_newer_file_gets_one_line_and_is_left_alone(tmp_path, journal_mode, co
     assert out.stderr.count("\n") == 1 and "newer version of catalog" in out.stderr, out.stderr
     assert "Traceback" not in out.stderr
     assert _digest(tmp_path) == before  # not migrated, not converted to WAL, no -wal/-shm left
+
+
+ZEBRA = ("INSERT INTO paper(key, fingerprint, abstract, abstract_text, search_extra, headline, status,"
+         " tags_text, notes_text, added_at, updated_at) VALUES ('k1', 'f1', 'zebra walks', 'zebra walks',"
+         " '', 'zebra', 'unread', '', '', '2026-01-01', '2026-01-01')")
+
+
+@pytest.mark.parametrize("damage, indexed", [
+    (["DROP TRIGGER paper_fts_insert", ZEBRA], False),  # doctor --fix indexes it
+    ([ZEBRA, "DROP TABLE fts_bulk_load"], True),
+    (["INSERT INTO fts_bulk_load(active) VALUES (1)", ZEBRA], True),  # an interrupted import's flag
+])
+def test_revision_0002_upgrades_hand_edited_0001_files(tmp_path, damage, indexed):
+    path = tmp_path / "old.db"
+    migrate.upgrade(path, "0001")
+    conn = sqlite3.connect(path)
+    for statement in damage:
+        conn.execute(statement)
+    conn.commit()
+    conn.close()
+    catalog = Catalog.open(path)  # migrates to head: no error
+    try:
+        assert [p.key for p in catalog.search("zebra")] == (["k1"] if indexed else [])
+        assert doctor.run(catalog.database, path, fix=not indexed).healthy
+        assert [p.key for p in catalog.search("zebra")] == ["k1"]
+        catalog.add_note("k1", "notes are indexed after the upgrade: quagga")
+        assert [p.key for p in catalog.search("quagga")] == ["k1"]
+    finally:
+        catalog.close()

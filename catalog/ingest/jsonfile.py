@@ -27,6 +27,9 @@ def read_json(path: Path, *, field_map: mapping.FieldMap | None = None, venue: s
     return _records(name, "json", items, field_map or mapping.FieldMap(), venue, year)
 
 
+_TOO_DEEP = "JSON nested too deeply to read (a paper is an object of fields)"
+
+
 def read_jsonl(path: Path, *, field_map: mapping.FieldMap | None = None, venue: str | None = None,
                year: int | None = None) -> RecordFile:
     name = str(path)
@@ -39,8 +42,9 @@ def read_jsonl(path: Path, *, field_map: mapping.FieldMap | None = None, venue: 
             continue
         try:
             items.append((number, json.loads(line)))
-        except json.JSONDecodeError as exc:
-            reason = f"not valid JSON ({exc.msg}, column {exc.colno})"
+        except (json.JSONDecodeError, RecursionError) as exc:
+            reason = (f"not valid JSON ({exc.msg}, column {exc.colno})"
+                      if isinstance(exc, json.JSONDecodeError) else _TOO_DEEP)
             first_bad = first_bad or (number, reason)
             bad.append(f"{name}:{number}: {reason}; skipped")
     if not items:
@@ -58,6 +62,8 @@ def _json_items(name: str, source: str, lines: LineIndex) -> list[tuple[int, obj
         document = json.loads(source)
     except json.JSONDecodeError as exc:
         raise IngestError(name, f"not valid JSON ({exc.msg}, column {exc.colno})", line=exc.lineno) from None
+    except RecursionError:
+        raise IngestError(name, _TOO_DEEP) from None
     start = len(source) - len(source.lstrip())
     if isinstance(document, dict):
         key = next((k for k in _LIST_KEYS if isinstance(document.get(k), list)), None)

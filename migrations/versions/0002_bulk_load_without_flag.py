@@ -31,18 +31,26 @@ DEFAULT_HASH_BYTES = 1 << 20
 
 
 def upgrade() -> None:
-    op.execute("DROP TRIGGER paper_fts_insert")
+    bind = op.get_bind()
+    # A flag an interrupted import left behind (0001's `catalog doctor` emptied it): papers
+    # added since were never indexed. Hand-edited files may lack the trigger or the table.
+    flag = bind.exec_driver_sql(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'fts_bulk_load'").first()
+    unindexed = bool(flag) and bind.exec_driver_sql("SELECT 1 FROM fts_bulk_load").first()
+    op.execute("DROP TRIGGER IF EXISTS paper_fts_insert")
     op.execute(f"""CREATE TRIGGER paper_fts_insert AFTER INSERT ON paper BEGIN
         INSERT INTO paper_fts(rowid, {FTS_COLUMNS}) VALUES (new.id, {NEW_VALUES});
     END""")
-    op.execute("DROP TABLE fts_bulk_load")
+    op.execute("DROP TABLE IF EXISTS fts_bulk_load")
     op.execute(f"INSERT INTO paper_fts(paper_fts, rank) VALUES ('hashsize', {HASH_BYTES})")
+    if unindexed:
+        op.execute("INSERT INTO paper_fts(paper_fts) VALUES ('rebuild')")
 
 
 def downgrade() -> None:
     op.execute(f"INSERT INTO paper_fts(paper_fts, rank) VALUES ('hashsize', {DEFAULT_HASH_BYTES})")
-    op.execute("CREATE TABLE fts_bulk_load (active INTEGER NOT NULL)")
-    op.execute("DROP TRIGGER paper_fts_insert")
+    op.execute("CREATE TABLE IF NOT EXISTS fts_bulk_load (active INTEGER NOT NULL)")
+    op.execute("DROP TRIGGER IF EXISTS paper_fts_insert")
     op.execute(f"""CREATE TRIGGER paper_fts_insert AFTER INSERT ON paper
         WHEN NOT EXISTS (SELECT 1 FROM fts_bulk_load) BEGIN
         INSERT INTO paper_fts(rowid, {FTS_COLUMNS}) VALUES (new.id, {NEW_VALUES});
