@@ -298,7 +298,7 @@ def _serve() -> None:
             try:
                 for item in read(job):
                     send(item)
-            except (BrokenPipeError, ConnectionError):
+            except ConnectionError:  # a broken pipe: the importer is gone (below)
                 raise
             except Exception as exc:  # the file's error, for the importer to report
                 send(exc)
