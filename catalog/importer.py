@@ -26,6 +26,7 @@ from catalog.ingest.mapping import FieldMap
 from catalog.ingest.records import IngestError
 from catalog.prepare import SUFFIXES, Batch, Job, Opened, Reader, WorkerError
 from catalog.results import FileReport, ImportReport
+
 KEY_LENGTH = 7
 # Crockford's base32 alphabet in lower case: no i, l, o or u to misread or mistype.
 _KEY_ALPHABET = "0123456789abcdefghjkmnpqrstvwxyz"
