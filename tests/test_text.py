@@ -224,6 +224,12 @@ def test_search_extra_empty_without_math():
 # --- normalize, has_cjk, strip_control ----------------------------------------------
 
 
+@given(st.text(alphabet=st.characters(max_codepoint=127)))
+def test_normalize_fast_path_for_ascii_matches_collapsing_every_whitespace(text):
+    # Dedupe fingerprints hash this: the fast path must give exactly the general answer.
+    assert normalize(text) == " ".join(text.lower().split())
+
+
 def test_normalize_nfkc_case_and_whitespace():
     assert normalize("  Ｆｕｌｌｗｉｄｔｈ\u00a0 TEXT\n\tHere ") == "fullwidth text here"
     assert normalize("ﬁne Straße") == normalize("FINE STRASSE")
