@@ -16,7 +16,7 @@ from functools import lru_cache
 
 from catalog.sqlite import Connection
 
-from catalog import search, text
+from catalog import headlines, search, text
 from catalog.cjk import cjk_search_text
 from catalog.ingest.fields import escape_variants, title_key
 from catalog.ingest.records import PaperRecord
@@ -35,7 +35,7 @@ def fingerprint(record: PaperRecord) -> str:
     return fingerprint_of(f"{record.title or ''} {ident}".strip())
 
 
-@lru_cache(maxsize=8192)  # grouping and matching ask again for the same text
+@lru_cache(maxsize=8192)  # repeated abstracts in a batch, escape variants, merges
 def fingerprint_of(basis: str) -> str:
     return hashlib.sha256(text.normalize(basis).encode()).hexdigest()[:32]
 
@@ -228,7 +228,7 @@ def _update(conn: Connection, pid: int, record: PaperRecord, now: datetime) -> b
     if not current["abstract"] and record.abstract:
         rendered = text.render(record.abstract)
         changes.update(abstract=record.abstract, abstract_text=rendered,
-                       headline=text.headline(record.abstract, rendered=rendered))
+                       headline=headlines.headline(record.abstract, rendered=rendered))
         current.update(abstract=record.abstract, abstract_text=rendered, headline=changes["headline"])
         # The fingerprint follows the abstract now known (unless another paper has it), so a
         # paper list holding this abstract later finds this paper. The key stays.

@@ -30,7 +30,7 @@ from itertools import islice
 from pathlib import Path
 from typing import NamedTuple
 
-from catalog import dedupe, text
+from catalog import dedupe, headlines, text
 from catalog.cjk import cjk_search_text
 from catalog.ingest.fields import title_key
 from catalog.ingest.mapping import FieldMap
@@ -86,7 +86,7 @@ class Derived(NamedTuple):
 
 def derive(abstract: str) -> Derived:
     rendered = text.render(abstract)
-    return Derived(rendered, text.headline(abstract, rendered=rendered), text.search_extra(abstract))
+    return Derived(rendered, headlines.headline(abstract, rendered=rendered), text.search_extra(abstract))
 
 
 def paper_fields(record: PaperRecord, fp: str) -> tuple:

@@ -6,7 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from catalog.text import has_cjk, headline, normalize, render, search_extra, strip_control
+from catalog.headlines import headline
+from catalog.text import has_cjk, normalize, render, search_extra, strip_control
 
 SEEDS = Path(__file__).resolve().parents[1] / "seeds"
 

@@ -1,0 +1,260 @@
+"""Headlines: a short display title for a paper that has none, from its abstract.
+
+Leads with the method's name when the abstract coins one ("We introduce PLASH, an attention
+block ..." -> "PLASH: an attention block ..."), otherwise the first sentence, shortened.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from catalog.text import render
+
+HEADLINE_MAX = 90
+
+# "we further propose", "this paper introduces", "we for the first time present"
+_INTRO = re.compile(
+    r"\b(?:we|paper|work|study|article)\b(?:\s+[\w-]+){0,4}?\s+"
+    r"(?:propose|introduce|present|develop|design)(?:s|d|ed)?\s+(?P<obj>.+)",
+    re.I,
+)
+_NAMING = re.compile(
+    r"\b(?:which\s+we\s+(?:call|term|name|dub)|we\s+(?:call|term|dub)|"
+    r"named|called|dubbed|termed|namely,?)\s+(?P<rest>.+)"
+)
+_NAME_END = re.compile(r"[,;.()]|\s(?:which|that|to|for|and|with|as|in|is|was)\s")
+_OBJECT = re.compile(r"\b(?:we|paper|work)\s+(?:(?:further|then|also|first)\s+)?\w+\s+(.*)$", re.I)
+_SELF = re.compile(r"\b(?:we|our|this (?:paper|work))\b", re.I)
+# A sentence ends at . ! or ? before whitespace and a capital, quote or bracket.
+# Patterns start with what they match (no lookbehind) so the engine can skip
+# ahead; a plain `.` is found 4x faster still, so text without ! or ? uses that.
+_SENTENCE_END = re.compile(r"[.!?]\s+(?=[A-Z\"“(\[])")
+_PERIOD_END = re.compile(r"\.\s+(?=[A-Z\"“(\[])")
+_ABBREV = re.compile(r"\b(?:e\.g|i\.e|etc|vs|al|cf|Fig|Eq|approx|resp)\.$")
+_ABBREV_ENDS = ("e.g.", "i.e.", "etc.", "vs.", "al.", "cf.", "Fig.", "Eq.", "approx.", "resp.")
+_STRAY = re.compile(r"\\[A-Za-z]+|[$*\\]")
+_ARTICLE = re.compile(r"^(?:the|a|an)\s+", re.I)
+_DANGLING = frozenset(
+    "the a an of to for and or in on at with by via that which whose as from into its their".split()
+)
+# Where a description can end and still read whole: before a relative clause
+# or a participle ("a framework that ...", "a mechanism inspired by ..."), but
+# never between a participle and its preposition ("inspired | by").
+_CLAUSE_CUT = re.compile(
+    r"(?<!ed)\s(?=(?:that|which|whose|where|while|by|via|using|through|with|based|"
+    r"grounded|inspired|designed|tailored|guided|driven|trained|built)\s)"
+)
+# A description ends at a colon, bracket or dash, or at a comma that opens a
+# new clause; a comma between adjectives ("grounded, unified framework") stays.
+_DESC_END = re.compile(
+    r"[;:(]|\s—|,\s(?=(?:which|that|where|whose|while|and|but|as|with|i\.e\.)\s)"
+)
+
+# The shapes a coined name takes right after "we propose":
+# "the local Bayesian influence function (BIF)", "GUDA (Group Unlearning-...)",
+# "a novel SAE architecture—Temporal SAE—", "PLASH, an attention block",
+# "the Reasoning Score, which ...", "Continuized-HiPPO Operator."
+_LONG_ACR = re.compile(
+    r"^(?:(?:the|a|an)\s+)?(?P<long>[^,;:()]{2,80}?)\s*\((?P<acr>[^()\s,;]{1,20})\)"
+)
+_ACR_LONG = re.compile(
+    r"^(?:the\s+)?(?P<acr>[^()\s,;:]{1,20})\s*[:(]\s*(?P<long>[^():]{3,100})\)"
+)
+_DASHED = re.compile(
+    r"^(?P<desc>(?:a|an|the)\s[^—]{3,60}?)\s*—\s*(?P<name>[^—,]{2,40}?)\s*—"
+)
+_APPOSITIVE = re.compile(
+    r"^(?:the\s+)?(?P<name>[^,;:()]{2,60}?),\s+(?P<app>(?:a|an|the|one|two|three)\s[^;]*)"
+)
+_WHICH = re.compile(r"^(?:the\s+)?(?P<name>[^,;:()]{2,50}?),?\s+(?P<rest>which\s.*)")
+_BARE = re.compile(
+    r"^(?:the\s+)?(?P<name>[^,;:().]{2,50}?)\s*(?:[,;:.(]|\s(?:for|to|that|which)\s|$)"
+)
+
+
+def _is_acronym(token: str) -> bool:
+    upper = sum(c.isupper() for c in token)
+    return upper >= 2 or (upper == 1 and any(c.isdigit() for c in token))
+
+
+def _distinctive(name: str) -> bool:
+    """A coined name: some word has an inner capital (PLASH, HiPPO, RMSNorm)."""
+    return any(any(c.isupper() for c in w[1:]) for w in re.split(r"[\s-]+", name))
+
+
+def _cap(s: str) -> str:
+    if "a" <= s[:1] <= "z" and not s[1:2].isupper():  # not α -> Α, not mRNA
+        return s[0].upper() + s[1:]
+    return s
+
+
+def _words(s: str) -> int:
+    return len(s.split())
+
+
+def _shorten(s: str, limit: int = HEADLINE_MAX) -> str:
+    """Cut at a word boundary, drop dangling words like 'of', mark with …."""
+    s = " ".join(s.split()).rstrip(" .")
+    if len(s) <= limit:
+        return s
+    cut = s[: limit - 1]
+    if " " in cut:
+        cut = cut.rsplit(" ", 1)[0]
+    return _trim_end(cut) + "…"
+
+
+def _trim_end(s: str) -> str:
+    """Drop trailing punctuation and words that cannot end a phrase ('of the')."""
+    while True:
+        s = s.rstrip(" ,;:—–-")
+        head, _, last = s.rpartition(" ")
+        if not head or last.lower() not in _DANGLING:
+            return s
+        s = head
+
+
+def _fit(s: str) -> str:
+    """Too long? End at a clause boundary if that keeps most of the room:
+    it reads better than a mid-phrase "…" (which _shorten adds otherwise)."""
+    if len(s) <= HEADLINE_MAX:
+        return s
+    cuts = [m.start() for m in _CLAUSE_CUT.finditer(s) if 45 <= m.start() <= HEADLINE_MAX]
+    return s[: cuts[-1]] if cuts else s
+
+
+def _titled(name: str, desc: str) -> str:
+    """`Name: description`, the description ending where its phrase does."""
+    name = _cap(name.strip())
+    if ";" in desc or ":" in desc or "(" in desc or "—" in desc or "," in desc:
+        if end := _DESC_END.search(desc):  # (each of its matches has one of those)
+            desc = desc[: end.start()]
+    desc = desc.strip().rstrip(".")
+    return _fit(f"{name}: {desc}") if desc else name
+
+
+def _from_object(obj: str) -> str | None:
+    """Headline from what follows 'we propose': the coined name if there is one.
+
+    Each pattern is tried only when obj holds a character it needs (long
+    objects make the lazy patterns slow); obj has its whitespace collapsed.
+    """
+    if "(" in obj and (m := _LONG_ACR.match(obj)):
+        if _is_acronym(m["acr"]) and _words(m["long"]) <= 8:
+            return f"{m['acr']}: {_cap(m['long'].strip())}"
+    if ")" in obj and (m := _ACR_LONG.match(obj)):
+        if _is_acronym(m["acr"]) and _words(m["long"]) >= 2:
+            return f"{m['acr']}: {_cap(m['long'].strip())}"
+    if "—" in obj and (m := _DASHED.match(obj)):
+        return _titled(m["name"], m["desc"])
+    if "," in obj and (m := _APPOSITIVE.match(obj)) and not _ARTICLE.match(m["name"]):
+        if _words(m["name"]) <= 6:
+            return _titled(m["name"], m["app"])
+    # _WHICH and _BARE keep only a name with a capital, and a name ends within
+    # 54 characters ("the " and 50); islower() is False if any is uppercase.
+    if obj[:60].islower():
+        return None
+    if "which" in obj and (m := _WHICH.match(obj)) and not _ARTICLE.match(m["name"]):
+        if _words(m["name"]) <= 5 and any(c.isupper() for c in m["name"]):
+            return _fit(f"{_cap(m['name'])}, {m['rest']}")
+    if (m := _BARE.match(obj)) and _words(m["name"]) <= 5 and _distinctive(m["name"]):
+        return _cap(m["name"])
+    return None
+
+
+def _from_naming(sentence: str) -> str | None:
+    """'a framework, named FOO, that ...' or 'which we call foo'."""
+    m = _NAMING.search(sentence)
+    if not m or not _SELF.search(sentence):
+        return None
+    rest = m["rest"]
+    if "(" in rest and (n := _LONG_ACR.match(rest)):
+        if _is_acronym(n["acr"]) and _words(n["long"]) <= 8:
+            return f"{n['acr']}: {_cap(n['long'].strip())}"
+    if ")" in rest and (n := _ACR_LONG.match(rest)):
+        if _is_acronym(n["acr"]) and _words(n["long"]) >= 2:
+            return f"{n['acr']}: {_cap(n['long'].strip())}"
+    name = _NAME_END.split(rest, maxsplit=1)[0]
+    if not name.strip() or _words(name) > 6:
+        return None
+    before = re.sub(r"[\s,(]*(?:which\s+we|we)?[\s,(]*$", "", sentence[: m.start()])
+    # The description is the object of "we identify ..." or else the last
+    # noun phrase ("a framework, named X").
+    if obj := _OBJECT.search(before):
+        desc = obj[1]
+    else:
+        articles = list(re.finditer(r"\b(?:a|an|the)\s", before))
+        desc = before[articles[-1].start() :] if articles else ""
+    return _titled(name, desc if 0 < _words(desc) <= 10 else "")
+
+
+def _sentences(text: str) -> Iterator[str]:
+    """The sentences of text, lazily (a headline is nearly always in the first few).
+
+    A sentence ending in an abbreviation ("e.g.", "et al.") runs on into the
+    next. Whitespace is left as it is: the caller collapses what it examines.
+    """
+    start = pos = 0
+    search = (_SENTENCE_END if "!" in text or "?" in text else _PERIOD_END).search
+    while m := search(text, pos):
+        end = m.start() + 1
+        if text.endswith(_ABBREV_ENDS, pos, end) and _ABBREV.search(text[pos:end]):
+            pos = m.end()  # the next piece belongs to this sentence
+            continue
+        yield text[start:end]
+        start = pos = m.end()
+    yield text[start:]
+
+
+def _has_intro_verb(sentence: str) -> bool:
+    """Whether the sentence holds a verb _INTRO needs, in any case."""
+    low = sentence.lower()
+    if not low.isascii():  # under re.I, ı and İ match i and ſ matches s
+        low = low.replace("ı", "i").replace("i\u0307", "i").replace("ſ", "s")
+    return (
+        "propose" in low or "introduce" in low or "present" in low
+        or "develop" in low or "design" in low
+    )
+
+
+def _may_name(sentence: str) -> bool:
+    """Whether _NAMING can match: every alternative holds one of these once the
+    sentence's whitespace is collapsed ("which we call" holds "we call")."""
+    return (
+        "named" in sentence or "called" in sentence or "dubbed" in sentence
+        or "termed" in sentence or "namely" in sentence or "we call" in sentence
+        or "we term" in sentence or "we name" in sentence or "we dub" in sentence
+    )
+
+
+def headline(abstract: str, *, rendered: str | None = None) -> str:
+    """A short display title for a paper that has none (empty for empty text).
+
+    Leads with the method's name when the abstract coins one ("We introduce
+    PLASH, an attention block ..." -> "PLASH: an attention block ..."),
+    otherwise it is the first sentence, shortened. A caller that already has
+    `render(abstract)` passes it as `rendered` to save rendering twice.
+    """
+    text = render(abstract) if rendered is None else rendered
+    # Rendering keeps a lone `$` or `*`; a headline should show neither.
+    if "$" in text or "*" in text or "\\" in text:
+        text = _STRAY.sub("", text)
+    first = None
+    for raw in _sentences(text):
+        # Cheap tests first, on the raw sentence: the words they look for
+        # hold no whitespace, the only thing that collapsing it changes.
+        intro = _has_intro_verb(raw)
+        naming = "call" in raw or "term" in raw or "name" in raw or "dub" in raw
+        if not (intro or naming or first is None):
+            continue
+        sentence = " ".join(raw.split())
+        if first is None:
+            first = sentence
+        found = None
+        if intro and (m := _INTRO.search(sentence)):
+            found = _from_object(m["obj"])
+        if not found and naming and _may_name(sentence):
+            found = _from_naming(sentence)
+        if found:
+            return _shorten(found)
+    return _shorten(first or "")
