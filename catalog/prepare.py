@@ -172,7 +172,7 @@ class Reader:
         self._ready: queue.Queue = queue.Queue(maxsize=LOOKAHEAD)
         self._pump = threading.Thread(target=self._read_output, name="catalog-import-reader",
                                       daemon=True)
-        self._errors = tempfile.TemporaryFile()  # the worker's stderr, for a death's reason
+        self._errors = None  # the worker's stderr, for the reason it died
         if parallel and jobs:
             self._start(jobs)
 
@@ -181,6 +181,7 @@ class Reader:
         # package holds another one (`-m` would put the current directory first).
         package_root = str(Path(__file__).resolve().parent.parent)
         serve = f"import sys; sys.path.insert(0, {package_root!r}); import catalog.prepare as p; p._serve()"
+        self._errors = tempfile.TemporaryFile()
         try:
             self._worker = subprocess.Popen(
                 [sys.executable, "-c", serve], stdin=subprocess.PIPE,
@@ -232,6 +233,8 @@ class Reader:
 
     def _last_words(self) -> str:
         """': ' and the last line the worker wrote on stderr, if any."""
+        if self._errors is None:
+            return ""
         try:
             self._errors.seek(0)
             lines = self._errors.read()[-2000:].decode("utf-8", "replace").strip().splitlines()
@@ -269,7 +272,8 @@ class Reader:
 
     def close(self) -> None:
         self._stop_worker()
-        self._errors.close()
+        if self._errors is not None:
+            self._errors.close()
 
     def __enter__(self) -> "Reader":
         return self
