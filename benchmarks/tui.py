@@ -47,11 +47,11 @@ async def _session(db: Path, phrases: list[str]) -> dict:
         if phrases:
             await pilot.press("slash")
             for phrase in phrases:
-                app.search_bar.input.value = ""
+                app.main.search_bar.input.value = ""
                 await pilot.pause(0.3)
                 for ch in phrase:
                     await asyncio.sleep(0.15)  # a steady typist: each key is searched
-                    want = app.search_bar.value + ch
+                    want = app.main.search_bar.value + ch
                     applied.pop(want, None)
                     start = time.perf_counter()
                     await pilot.press(ch if ch != " " else "space")

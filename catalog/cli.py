@@ -169,7 +169,7 @@ def tag(ctx, args):
         raise click.UsageError("name a paper key first: catalog tag KEY +tag -tag")
     if not add and not remove:
         raise click.UsageError("say what to change: +tag to add, -tag to remove")
-    output.print_summaries(_open(ctx).tag(keys, add, remove))
+    output.print_summaries(_open(ctx).tag(keys, add, remove).papers)
 
 
 @main.command()
@@ -184,7 +184,7 @@ def note(ctx, key, text, edit_number, delete_number):
     """Add a note to a paper (opens $EDITOR when TEXT is omitted), or edit/delete one."""
     catalog = _open(ctx)
     if delete_number is not None:
-        removed = catalog.delete_note(key, delete_number)
+        removed = catalog.delete_note(key, delete_number).note
         click.echo(f"Deleted note {removed.number}.", err=True)
         return
     body = " ".join(text)
@@ -196,10 +196,10 @@ def note(ctx, key, text, edit_number, delete_number):
         if body.strip() == current.strip():
             click.echo("Note unchanged.", err=True)
             return
-        saved = catalog.edit_note(key, number, body)
+        saved = catalog.edit_note(key, number, body).note
     else:
         body = body or _edit("")
-        saved = catalog.add_note(key, body)
+        saved = catalog.add_note(key, body).note
     click.echo(f"Saved note {saved.number}.", err=True)
 
 
@@ -221,7 +221,7 @@ def status(ctx, args):
 
     if len(args) < 2:
         raise click.UsageError("usage: catalog status KEY [KEY...] STATUS")
-    output.print_summaries(_open(ctx).set_status(list(args[:-1]), args[-1]))
+    output.print_summaries(_open(ctx).set_status(list(args[:-1]), args[-1]).papers)
 
 
 @main.command()
@@ -234,7 +234,7 @@ def rate(ctx, args):
     if len(args) < 2 or not args[-1].isdigit():
         raise click.UsageError("usage: catalog rate KEY [KEY...] RATING (1-5, 0 to clear)")
     rating = int(args[-1])
-    output.print_summaries(_open(ctx).set_rating(list(args[:-1]), rating or None))
+    output.print_summaries(_open(ctx).set_rating(list(args[:-1]), rating or None).papers)
 
 
 @main.command()
@@ -248,7 +248,7 @@ def title(ctx, key, text, clear):
 
     if not text and not clear:
         raise click.UsageError("give the title text, or --clear")
-    output.print_summaries([_open(ctx).set_title(key, None if clear else " ".join(text))])
+    output.print_summaries(_open(ctx).set_title(key, None if clear else " ".join(text)).papers)
 
 
 @main.command()
@@ -420,8 +420,9 @@ def saved_add(ctx, name, query):
     """Save QUERY under NAME (replacing a search of that name)."""
     from catalog.text import strip_control
 
-    search = _open(ctx).save_search(name, " ".join(query))
-    click.echo(f"Saved {strip_control(search.name)!r}: {strip_control(search.query)}", err=True)
+    saved = _open(ctx).save_search(name, " ".join(query)).changes[0]
+    was = f" (was: {strip_control(saved.before)})" if saved.before is not None else ""
+    click.echo(f"Saved {strip_control(saved.name)!r}: {strip_control(saved.after)}{was}", err=True)
 
 
 @saved.command("run", epilog=EPILOG)

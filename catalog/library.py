@@ -19,8 +19,9 @@ from catalog.constants import STATUSES
 from catalog.query import QueryError, parse
 from catalog.resources import seeds_dir
 from catalog.results import (
-    AnnotationsReport, ExportPaper, ExportReport, Facets, ImportReport, NoteView, PaperDetail,
-    PaperState, PaperSummary, SavedQuery, SourceRef, Stats, TagCount,
+    AnnotationsReport, Change, Edit, ExportPaper, ExportReport, Facets, FieldChanged, ImportReport,
+    NoteChanged, NoteView, PaperDetail, PaperState, PaperSummary, SavedQuery, SavedSearchChanged,
+    SourceRef, Stats, TagCount, TagsChanged,
 )
 
 Notify = Callable[[str], None]
@@ -150,71 +151,76 @@ class Catalog:
             sources=tuple(SourceRef(*s) for s in sources),
         )
 
-    # --- user data ----------------------------------------------------------------------
+    # --- user data: each change returns an Edit, which `undo` takes back -----------------
 
     def _touch(self, conn: Connection, paper_id: int) -> None:
         conn.execute("UPDATE paper SET updated_at = ? WHERE id = ?", (_now(), paper_id))
 
-    def tag(self, keys: Sequence[str], add: Iterable[str] = (), remove: Iterable[str] = ()) -> list[PaperSummary]:
+    def tag(self, keys: Sequence[str], add: Iterable[str] = (), remove: Iterable[str] = ()) -> Edit:
         add = [validate_tag(t) for t in add]
         remove = [validate_tag(t) for t in remove]
         with db.write(self.database) as conn:
             ids = [self.resolve(conn, k) for k in keys]
-            for name in add:
-                conn.execute("INSERT OR IGNORE INTO tag(name) VALUES (?)", (name,))
-            for pid in ids:
-                for name in add:
-                    conn.execute(
-                        "INSERT OR IGNORE INTO paper_tag(paper_id, tag_id) SELECT ?, id FROM tag WHERE name = ?",
-                        (pid, name),
-                    )
-                for name in remove:
-                    conn.execute(
-                        "DELETE FROM paper_tag WHERE paper_id = ? AND tag_id = (SELECT id FROM tag WHERE name = ?)",
-                        (pid, name),
-                    )
-                self._touch(conn, pid)
-            # A tag nobody uses any more disappears from `catalog tags` and the sidebar.
-            conn.execute("DELETE FROM tag WHERE id NOT IN (SELECT tag_id FROM paper_tag)")
-            return [self._detail(conn, pid).summary for pid in ids]
+            changes = [self._change_tags(conn, pid, add, remove) for pid in ids]
+            _drop_unused_tags(conn)
+            return self._edit(conn, ids, changes)
 
-    def set_status(self, keys: Sequence[str], status: str) -> list[PaperSummary]:
+    def _change_tags(self, conn: Connection, pid: int, add: Sequence[str],
+                     remove: Sequence[str]) -> TagsChanged:
+        """Add and remove tags on one paper; the change names only what really changed."""
+        have = {name.casefold() for name in _tags_of(conn, pid)}
+        added = tuple(dict.fromkeys(t for t in add if t.casefold() not in have))
+        removed = tuple(dict.fromkeys(t for t in remove if t.casefold() in have
+                                      and t.casefold() not in {a.casefold() for a in added}))
+        for name in added:
+            conn.execute("INSERT OR IGNORE INTO tag(name) VALUES (?)", (name,))
+            conn.execute(
+                "INSERT OR IGNORE INTO paper_tag(paper_id, tag_id) SELECT ?, id FROM tag WHERE name = ?",
+                (pid, name))
+        for name in removed:
+            conn.execute(
+                "DELETE FROM paper_tag WHERE paper_id = ? AND tag_id = (SELECT id FROM tag WHERE name = ?)",
+                (pid, name))
+        if added or removed:
+            self._touch(conn, pid)
+        return TagsChanged(_key_of(conn, pid), added, removed)
+
+    def set_status(self, keys: Sequence[str], status: str) -> Edit:
         status = status.strip().lower()
         if status not in STATUSES:
             raise CatalogError(f"unknown status {status!r}: use one of {', '.join(STATUSES)}")
-        return self._set_column(keys, "status", status)
+        return self._set_field(keys, "status", status)
 
-    def set_rating(self, keys: Sequence[str], rating: int | None) -> list[PaperSummary]:
+    def set_rating(self, keys: Sequence[str], rating: int | None) -> Edit:
         if rating is not None and not 1 <= rating <= 5:
             raise CatalogError(f"rating must be 1 to 5 (or 0 to clear), not {rating}")
-        return self._set_column(keys, "rating", rating)
+        return self._set_field(keys, "rating", rating)
 
-    def set_title(self, key: str, title: str | None) -> PaperSummary:
+    def set_title(self, key: str, title: str | None) -> Edit:
         title = " ".join(title.split()) if title else None
-        return self._set_column([key], "user_title", title or None)[0]
+        return self._set_field([key], "user_title", title or None)
 
-    def _set_column(self, keys: Sequence[str], column: str, value) -> list[PaperSummary]:
+    def _set_field(self, keys: Sequence[str], column: str, value) -> Edit:
         with db.write(self.database) as conn:
             ids = [self.resolve(conn, k) for k in keys]
+            changes = []
             for pid in ids:
-                conn.execute(
-                    f"UPDATE paper SET {column} = ?, updated_at = ? WHERE id = ?", (value, _now(), pid)
-                )
-            return [self._detail(conn, pid).summary for pid in ids]
+                before = _field_of(conn, pid, column)
+                if before != value:
+                    _write_field(conn, pid, column, value)
+                    changes.append(FieldChanged(_key_of(conn, pid), column, before, value))
+            return self._edit(conn, ids, changes)
 
-    def add_note(self, key: str, body: str) -> NoteView:
+    def add_note(self, key: str, body: str) -> Edit:
         body = _note_body(body)
         with db.write(self.database) as conn:
             pid = self.resolve(conn, key)
-            now = _now()
-            conn.execute(
-                "INSERT INTO note(paper_id, body, created_at, updated_at) VALUES (?, ?, ?, ?)",
-                (pid, body, now, now),
-            )
-            self._touch(conn, pid)
-            return self._detail(conn, pid).notes[-1]
+            note_id, created = _insert_note(conn, pid, body)
+            note = self._detail(conn, pid).notes[-1]
+            return self._edit(conn, [pid], [NoteChanged(_key_of(conn, pid), note_id, None, body, created)],
+                              note=note)
 
-    def edit_note(self, key: str, number: int, body: str) -> NoteView:
+    def edit_note(self, key: str, number: int, body: str) -> Edit:
         body = _note_body(body)
         with db.write(self.database) as conn:
             pid = self.resolve(conn, key)
@@ -223,15 +229,17 @@ class Catalog:
                 "UPDATE note SET body = ?, updated_at = ? WHERE id = ?", (body, _now(), note.id)
             )
             self._touch(conn, pid)
-            return self._detail(conn, pid).notes[number - 1]
+            change = NoteChanged(_key_of(conn, pid), note.id, note.body, body, note.created_at)
+            return self._edit(conn, [pid], [change], note=self._detail(conn, pid).notes[number - 1])
 
-    def delete_note(self, key: str, number: int) -> NoteView:
+    def delete_note(self, key: str, number: int) -> Edit:
         with db.write(self.database) as conn:
             pid = self.resolve(conn, key)
             note = self._note(conn, pid, key, number)
             conn.execute("DELETE FROM note WHERE id = ?", (note.id,))
             self._touch(conn, pid)
-            return note
+            change = NoteChanged(_key_of(conn, pid), note.id, note.body, None, note.created_at)
+            return self._edit(conn, [pid], [change], note=note)
 
     def _note(self, conn: Connection, pid: int, key: str, number: int) -> NoteView:
         notes = self._detail(conn, pid).notes
@@ -239,6 +247,11 @@ class Catalog:
             have = f"it has {len(notes)}" if notes else "it has none"
             raise CatalogError(f"paper {key} has no note {number} ({have})")
         return notes[number - 1]
+
+    def _edit(self, conn: Connection, ids: Sequence[int], changes: Sequence[Change], *,
+              note: NoteView | None = None, conflicts: Sequence[str] = ()) -> Edit:
+        papers = tuple(self._detail(conn, pid).summary for pid in dict.fromkeys(ids))
+        return Edit(tuple(changes), papers, note, tuple(conflicts))
 
     # --- overviews ----------------------------------------------------------------------
 
@@ -281,21 +294,28 @@ class Catalog:
 
     # --- saved searches -----------------------------------------------------------------
 
-    def save_search(self, name: str, query: str) -> SavedQuery:
+    def save_search(self, name: str, query: str) -> Edit:
+        """Save `query` under `name`, replacing the query a search of that name had."""
         name = " ".join(name.split())
         if not name:
             raise CatalogError("a saved search needs a name")
         parse(query)  # refuse a query that would only ever give an error
         with db.write(self.database) as conn:
-            conn.execute(
-                "INSERT INTO saved_search(name, query, created_at) VALUES (?, ?, ?)"
-                " ON CONFLICT(name) DO UPDATE SET query = excluded.query", (name, query, _now()))
-        return SavedQuery(name, query)
+            before = _saved_query(conn, name)
+            if before is None:
+                conn.execute("INSERT INTO saved_search(name, query, created_at) VALUES (?, ?, ?)",
+                             (name, query, _now()))
+            else:
+                conn.execute("UPDATE saved_search SET query = ? WHERE name = ?", (query, name))
+            return Edit((SavedSearchChanged(name, before, query),))
 
-    def delete_saved_search(self, name: str) -> None:
+    def delete_saved_search(self, name: str) -> Edit:
         with db.write(self.database) as conn:
-            if not conn.execute("DELETE FROM saved_search WHERE name = ?", (name,)).rowcount:
+            before = _saved_query(conn, name)
+            if before is None:
                 raise CatalogError(f"no saved search named {name!r}")
+            conn.execute("DELETE FROM saved_search WHERE name = ?", (name,))
+            return Edit((SavedSearchChanged(name, before, None),))
 
     def saved_searches(self) -> tuple[SavedQuery, ...]:
         with db.read(self.database) as conn:
@@ -309,7 +329,7 @@ class Catalog:
     # --- undo ---------------------------------------------------------------------------
 
     def snapshot(self, keys: Sequence[str]) -> list[PaperState]:
-        """The user-changeable state of these papers, for `restore` to put back."""
+        """The user-changeable state of these papers."""
         with db.read(self.database) as conn:
             states = []
             for key in keys:
@@ -320,41 +340,82 @@ class Catalog:
                     d.user_title, tuple((n.id, n.body) for n in d.notes)))
             return states
 
-    def restore(self, states: Sequence[PaperState]) -> list[PaperSummary]:
-        with db.write(self.database) as conn:
-            out = []
-            for state in states:
-                pid = self.resolve(conn, state.key)
-                conn.execute(
-                    "UPDATE paper SET status = ?, rating = ?, user_title = ?, updated_at = ? WHERE id = ?",
-                    (state.status, state.rating, state.user_title, _now(), pid))
-                conn.execute("DELETE FROM paper_tag WHERE paper_id = ?", (pid,))
-                for name in state.tags:
-                    conn.execute("INSERT OR IGNORE INTO tag(name) VALUES (?)", (name,))
-                    conn.execute(
-                        "INSERT INTO paper_tag(paper_id, tag_id) SELECT ?, id FROM tag WHERE name = ?",
-                        (pid, name))
-                self._restore_notes(conn, pid, state.notes)
-                out.append(self._detail(conn, pid).summary)
-            conn.execute("DELETE FROM tag WHERE id NOT IN (SELECT tag_id FROM paper_tag)")
-            return out
+    def undo(self, edit: Edit) -> Edit:
+        """Take back `edit`'s own changes and nothing else.
 
-    @staticmethod
-    def _restore_notes(conn: Connection, pid: int, notes: tuple[tuple[int, str], ...]) -> None:
-        keep = {note_id for note_id, _ in notes}
-        for (note_id,) in conn.execute("SELECT id FROM note WHERE paper_id = ?", (pid,)).all():
-            if note_id not in keep:
-                conn.execute("DELETE FROM note WHERE id = ?", (note_id,))
-        for note_id, body in notes:
-            updated = conn.execute(
-                "UPDATE note SET body = ?, updated_at = ? WHERE id = ? AND body != ?",
-                (body, _now(), note_id, body)).rowcount
-            exists = conn.execute("SELECT 1 FROM note WHERE id = ?", (note_id,)).first()
-            if not updated and not exists:
-                now = _now()
-                conn.execute(
-                    "INSERT INTO note(id, paper_id, body, created_at, updated_at) VALUES (?, ?, ?, ?, ?)",
-                    (note_id, pid, body, now, now))
+        A tag it added is removed and one it removed comes back; a status, rating, title, note
+        or saved search goes back only where it still holds what `edit` wrote. Whatever was
+        changed since (by another command, another person) is left alone and named in
+        `conflicts`. The returned Edit holds what this undo did, so undoing it is a redo."""
+        with db.write(self.database) as conn:
+            done, conflicts, ids = [], [], []
+            for change in reversed(edit.changes):
+                try:
+                    pid = None if isinstance(change, SavedSearchChanged) else self.resolve(conn, change.key)
+                except CatalogError:
+                    conflicts.append(f"paper {change.key} is no longer in the catalog")
+                    continue
+                inverse, conflict = self._revert(conn, pid, change)
+                if pid is not None:
+                    ids.append(pid)
+                if inverse is not None:
+                    done.append(inverse)
+                if conflict:
+                    conflicts.append(conflict)
+            _drop_unused_tags(conn)
+            return self._edit(conn, ids, done, conflicts=conflicts)
+
+    def _revert(self, conn: Connection, pid: int | None, change: Change) -> tuple[Change | None, str | None]:
+        """Undo one change where the catalog still shows it: (what was done, or None; why not)."""
+        if isinstance(change, TagsChanged):
+            have = {name.casefold() for name in _tags_of(conn, pid)}
+            inverse = self._change_tags(
+                conn, pid, [t for t in change.removed if t.casefold() not in have],
+                [t for t in change.added if t.casefold() in have])
+            return (inverse if inverse.added or inverse.removed else None), None
+        if isinstance(change, FieldChanged):
+            now = _field_of(conn, pid, change.field)
+            if now == change.before:
+                return None, None
+            if now != change.after:
+                label = _FIELD_LABELS[change.field]
+                return None, f"the {label} of {change.key} was changed since (now {_shown(now)}): left as is"
+            _write_field(conn, pid, change.field, change.before)
+            return FieldChanged(change.key, change.field, change.after, change.before), None
+        if isinstance(change, NoteChanged):
+            return self._revert_note(conn, pid, change)
+        now = _saved_query(conn, change.name)
+        if now == change.before:
+            return None, None
+        if now != change.after:
+            return None, f"saved search {change.name!r} was changed since: left as is"
+        if change.before is None:
+            conn.execute("DELETE FROM saved_search WHERE name = ?", (change.name,))
+        elif now is None:
+            conn.execute("INSERT INTO saved_search(name, query, created_at) VALUES (?, ?, ?)",
+                         (change.name, change.before, _now()))
+        else:
+            conn.execute("UPDATE saved_search SET query = ? WHERE name = ?", (change.before, change.name))
+        return SavedSearchChanged(change.name, change.after, change.before), None
+
+    def _revert_note(self, conn: Connection, pid: int, change: NoteChanged) -> tuple[Change | None, str | None]:
+        if change.after is None:  # deleted: put it back where it was
+            note_id, _ = _insert_note(conn, pid, change.before, change.created_at)
+            return NoteChanged(change.key, note_id, None, change.before, change.created_at), None
+        now = conn.execute("SELECT body FROM note WHERE id = ?", (change.note_id,)).scalar()
+        if now is None:
+            return None, (None if change.before is None
+                          else f"a note on {change.key} was deleted since: not brought back")
+        if now != change.after:
+            return None, f"a note on {change.key} was edited since: left as is"
+        if change.before is None:  # created: delete it
+            conn.execute("DELETE FROM note WHERE id = ?", (change.note_id,))
+        else:
+            conn.execute("UPDATE note SET body = ?, updated_at = ? WHERE id = ?",
+                         (change.before, _now(), change.note_id))
+        self._touch(conn, pid)
+        return NoteChanged(change.key, change.note_id, change.after, change.before, change.created_at), None
+
 
     # --- exchange: exports, annotations, backups ------------------------------------------
 
@@ -512,6 +573,53 @@ def _counts(conn: Connection) -> tuple[int, tuple, tuple, tuple]:
         "SELECT rating, count(*) FROM paper WHERE rating IS NOT NULL GROUP BY rating"
         " ORDER BY rating DESC").all()))
     return total, venues, statuses, ratings
+
+
+# Columns a user sets on a paper (FieldChanged.field), as messages name them.
+_FIELD_LABELS = {"status": "status", "rating": "rating", "user_title": "title"}
+
+
+def _key_of(conn: Connection, pid: int) -> str:
+    return conn.execute("SELECT key FROM paper WHERE id = ?", (pid,)).scalar()
+
+
+def _tags_of(conn: Connection, pid: int) -> list[str]:
+    return conn.execute(
+        "SELECT t.name FROM paper_tag pt JOIN tag t ON t.id = pt.tag_id WHERE pt.paper_id = ?",
+        (pid,)).scalars().all()
+
+
+def _field_of(conn: Connection, pid: int, column: str):
+    assert column in _FIELD_LABELS
+    return conn.execute(f"SELECT {column} FROM paper WHERE id = ?", (pid,)).scalar()
+
+
+def _write_field(conn: Connection, pid: int, column: str, value) -> None:
+    assert column in _FIELD_LABELS
+    conn.execute(f"UPDATE paper SET {column} = ?, updated_at = ? WHERE id = ?", (value, _now(), pid))
+
+
+def _insert_note(conn: Connection, pid: int, body: str,
+                 created: datetime | None = None) -> tuple[int, datetime]:
+    created = created or _now()
+    note_id = conn.execute(
+        "INSERT INTO note(paper_id, body, created_at, updated_at) VALUES (?, ?, ?, ?)",
+        (pid, body, created, _now())).lastrowid
+    conn.execute("UPDATE paper SET updated_at = ? WHERE id = ?", (_now(), pid))
+    return note_id, created
+
+
+def _drop_unused_tags(conn: Connection) -> None:
+    """A tag nobody uses any more disappears from `catalog tags` and the sidebar."""
+    conn.execute("DELETE FROM tag WHERE id NOT IN (SELECT tag_id FROM paper_tag)")
+
+
+def _saved_query(conn: Connection, name: str) -> str | None:
+    return conn.execute("SELECT query FROM saved_search WHERE name = ?", (name,)).scalar()
+
+
+def _shown(value) -> str:
+    return "none" if value is None else repr(value) if isinstance(value, str) else str(value)
 
 
 def _note_body(body: str) -> str:

@@ -161,7 +161,7 @@ class SavedQuery:
 
 @dataclass(frozen=True)
 class PaperState:
-    """Everything a user can change on a paper: what undo puts back."""
+    """Everything a user can change on a paper, read at one moment."""
 
     key: str
     tags: tuple[str, ...]
@@ -169,6 +169,53 @@ class PaperState:
     rating: int | None
     user_title: str | None
     notes: tuple[tuple[int, str], ...]  # (note id, body)
+
+
+# --- edits: what one change did, so that undo can take back exactly that ------------------
+
+@dataclass(frozen=True)
+class TagsChanged:
+    key: str
+    added: tuple[str, ...]  # only tags the paper did not have
+    removed: tuple[str, ...]  # only tags it had
+
+
+@dataclass(frozen=True)
+class FieldChanged:
+    key: str
+    field: str  # "status", "rating" or "user_title"
+    before: str | int | None
+    after: str | int | None
+
+
+@dataclass(frozen=True)
+class NoteChanged:
+    key: str
+    note_id: int
+    before: str | None  # None: the note was created
+    after: str | None  # None: the note was deleted
+    created_at: datetime  # a deleted note comes back in its place
+
+
+@dataclass(frozen=True)
+class SavedSearchChanged:
+    name: str
+    before: str | None  # the query it had; None: it was created
+    after: str | None  # None: it was deleted
+
+
+Change = TagsChanged | FieldChanged | NoteChanged | SavedSearchChanged
+
+
+@dataclass(frozen=True)
+class Edit:
+    """What one command did: its changes (for undo), and the papers as they are now."""
+
+    changes: tuple[Change, ...]
+    papers: tuple[PaperSummary, ...] = ()
+    note: NoteView | None = None  # the note written or deleted, for note commands
+    # An undo leaves alone what someone changed since; each entry says what and why.
+    conflicts: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

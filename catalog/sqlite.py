@@ -114,6 +114,10 @@ class Result:
     def rowcount(self) -> int:
         return self._cursor.rowcount
 
+    @property
+    def lastrowid(self) -> int | None:
+        return self._cursor.lastrowid
+
     def __iter__(self):
         return iter(self._cursor)
 

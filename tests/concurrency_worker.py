@@ -105,15 +105,15 @@ async def _drive_tui(catalog: Watched, deadline: float) -> dict:
     searches = 0
     async with app.run_test(size=(120, 36)) as pilot:
         while time.monotonic() < deadline:
-            app.search(rng.choice(WORDS))
+            app.main.search(rng.choice(WORDS))
             searches += 1
             await pilot.pause(0.05)
             for _ in range(3):
                 await pilot.press("down")
             await pilot.pause(0.05)
             if searches % 10 == 0:
-                app.action_refresh()
-            hint = str(app.query_one("#search-hint").render())
+                app.main.action_refresh()
+            hint = str(app.main.query_one("#search-hint").render())
             if "⚠" in hint:
                 hints.append(hint)
         await pilot.pause(0.3)

@@ -243,7 +243,7 @@ def test_any_tag_name_is_refused_clearly_or_kept(shared, name):
     TRIED["tag names"] += 1
     _, catalog, key = shared
     try:
-        [summary] = catalog.tag([key], add=[name])
+        [summary] = catalog.tag([key], add=[name]).papers
     except CatalogError as exc:
         _one_line_error(str(exc))
         return

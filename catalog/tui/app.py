@@ -1,37 +1,22 @@
 """`catalog tui`: browse, search, read, tag, rate and annotate.
 
-The app holds no database session: it calls Catalog methods in thread workers (loading.py for
-reads, editing.py for writes) and shows the dataclasses they return."""
+The app is small: it opens one CatalogScreen (screens/main.py), which holds the layout and
+its handlers. Nothing here holds a database session: the screen calls Catalog methods in
+thread workers (loading.py for reads, editing.py for writes) and shows the dataclasses they
+return."""
 
 from __future__ import annotations
 
-from textual import on
-from textual.app import App, ComposeResult
-from textual.binding import Binding
-from textual.containers import Container, Horizontal
-from textual.message import Message
-from textual.widgets import Footer, Input
+from textual.app import App
 
 from catalog.library import Catalog
-from catalog.results import SavedQuery
-from catalog.tui import keys
 from catalog.tui.commands import CatalogCommands
-from catalog.tui.editing import Editing
-from catalog.tui.loading import Loading
-from catalog.tui.messages import FilterChosen, WorkerResult
-from catalog.tui.querytext import toggle_filter
-from catalog.tui.screens.help import HelpScreen
-from catalog.tui.screens.pickers import DeleteSaved, SavedSearchScreen
-from catalog.tui.widgets.detail import DetailPane
-from catalog.tui.widgets.paper_list import PaperList
-from catalog.tui.widgets.search_bar import SearchBar
-from catalog.tui.widgets.sidebar import Sidebar
+from catalog.tui.screens.main import CatalogScreen
 
 
-class CatalogApp(Loading, Editing, App[None]):
+class CatalogApp(App[None]):
     CSS_PATH = "app.tcss"
     TITLE = "catalog"
-    BINDINGS = keys.BINDINGS
     COMMANDS = App.COMMANDS | {CatalogCommands}
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-normal"), (170, "-wide")]
 
@@ -39,132 +24,11 @@ class CatalogApp(Loading, Editing, App[None]):
         super().__init__()
         self.catalog = catalog
         self.cursor_blink = cursor_blink
-        self.undo_stack = []
 
-    def compose(self) -> ComposeResult:
-        yield SearchBar()
-        with Horizontal(id="main"):
-            yield Sidebar(id="sidebar")
-            with Container(id="reading"):
-                yield PaperList(self.catalog, id="papers")
-                yield DetailPane(id="detail")
-        yield Footer(compact=True)
-
-    def on_mount(self) -> None:
-        self.load_facets()
-        self.search("")
-        self.papers.focus()
-
-    async def _on_message(self, message: Message) -> None:
-        # A worker's answer can arrive while the app closes, after its widgets are gone.
-        if isinstance(message, WorkerResult) and not self.query("#papers"):
-            return
-        await super()._on_message(message)
-
-    def say(self, message: str, **kwargs) -> None:
-        """A notification whose text is never read as markup (it may hold titles and tags)."""
-        self.notify(message, markup=False, **kwargs)
-
-    # --- which keys apply now -----------------------------------------------------------
+    def get_default_screen(self) -> CatalogScreen:
+        return CatalogScreen(self.catalog, cursor_blink=self.cursor_blink)
 
     @property
-    def typing(self) -> bool:
-        return isinstance(self.focused, Input) and self.focused.id == "search"
-
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if self.typing and action in keys.NOT_WHILE_TYPING:
-            return False
-        if action in keys.PAPER_ACTIONS and not self.targets():
-            return None
-        if action == "undo" and not self.undo_stack:
-            return None
-        return True
-
-    def on_descendant_focus(self, event) -> None:
-        if not self.cursor_blink and hasattr(event.widget, "cursor_blink"):
-            event.widget.cursor_blink = False
-        self.refresh_bindings()
-
-    # --- actions ------------------------------------------------------------------------
-
-    def action_focus_search(self) -> None:
-        self.search_bar.input.focus()
-
-    def action_back(self) -> None:
-        self.papers.focus()
-
-    def action_toggle_sidebar(self) -> None:
-        sidebar = self.query_one(Sidebar)
-        sidebar.display = not sidebar.display
-        if not sidebar.display and self.focused is sidebar:
-            self.papers.focus()
-
-    def action_refresh(self) -> None:
-        current = self.papers.current
-        self.search(self.query_text, keep=current.key if current else None)
-        self.load_facets()
-
-    def action_help(self) -> None:
-        groups = [("Everywhere", self._keys(keys.BINDINGS)), ("Paper list", self._keys(PaperList.BINDINGS)),
-                  ("Note editor", [("ctrl+s", Binding("ctrl+s", "", "Save the note")),
-                                   ("escape", Binding("escape", "", "Cancel (asks if text would be lost)"))])]
-        self.push_screen(HelpScreen(groups))
-
-    def _keys(self, bindings: list[Binding]) -> list[tuple[str, Binding]]:
-        out = []
-        for b in bindings:
-            if b.action.startswith("saved("):
-                if b.action == "saved(1)":
-                    out.append(("1 … 9", Binding("1", "", "Saved search", tooltip=b.tooltip)))
-                continue
-            names = [self.get_key_display(b.with_key(k)) for k in b.key.split(",")]
-            out.append((" ".join(names), b))
-        return out
-
-    def action_saved_searches(self) -> None:
-        saved = self.facets.saved if self.facets else ()
-        if not saved:
-            self.say("No saved searches yet: S saves the current query")
-            return
-        def picked(choice) -> None:
-            if choice and isinstance(choice.value, DeleteSaved):
-                self.delete_saved_search(choice.value.saved)
-            elif choice:
-                self.run_saved(choice.value)
-
-        self.push_screen(SavedSearchScreen(saved), picked)
-
-    def action_saved(self, number: int) -> None:
-        saved = self.facets.saved if self.facets else ()
-        if 1 <= number <= len(saved):
-            self.run_saved(saved[number - 1])
-
-    def run_saved(self, saved: SavedQuery) -> None:
-        self.search_bar.set_query(saved.query)
-        self.papers.focus()
-
-    def palette_action(self, action: str, on_list: bool = False) -> None:
-        """Run an action chosen in the command palette, as if its key had been pressed."""
-        if self.typing and (on_list or action in keys.NOT_WHILE_TYPING):
-            self.papers.focus()
-        self.call_after_refresh(self.run_action, action, self.papers if on_list else self)
-
-    # --- messages from the widgets ------------------------------------------------------
-
-    @on(FilterChosen)
-    def _filter_chosen(self, message: FilterChosen) -> None:
-        bar = self.search_bar
-        bar.set_query(message.text if message.replace else toggle_filter(bar.value, message.text))
-
-    @on(PaperList.Opened)
-    def _opened(self) -> None:
-        self.query_one(DetailPane).focus()
-
-    @on(PaperList.MarksChanged)
-    def _marks_changed(self) -> None:
-        self._show_count(self.papers.total)
-        self.refresh_bindings()
-
-    @on(Input.Submitted, "#search")
-    def _search_submitted(self) -> None:
-        self.papers.focus()
+    def main(self) -> CatalogScreen:
+        """The catalog screen, under any dialog open on top of it."""
+        return self.screen_stack[0]

@@ -16,21 +16,21 @@ LIST_ACTIONS = ("open", "mark", "unmark_all")
 
 class CatalogCommands(Provider):
     def _commands(self) -> list[tuple[str, str, object]]:
-        app = self.app
+        app, main = self.app, self.app.main
         out = []
         for binding in BINDINGS:
             if binding.action.startswith("saved("):
                 continue
             help_text = f"{binding.tooltip}  ({app.get_key_display(binding)})"
-            out.append((binding.description, help_text, partial(app.palette_action, binding.action)))
+            out.append((binding.description, help_text, partial(main.palette_action, binding.action)))
         for binding in PaperList.BINDINGS:
             if binding.action in LIST_ACTIONS:
                 help_text = f"{binding.tooltip}  ({app.get_key_display(binding)})"
                 out.append((binding.description, help_text,
-                            partial(app.palette_action, binding.action, on_list=True)))
-        for saved in app.facets.saved if app.facets else ():
+                            partial(main.palette_action, binding.action, on_list=True)))
+        for saved in main.facets.saved if main.facets else ():
             out.append((f"Saved search: {one_line(saved.name)}", one_line(saved.query),
-                        partial(app.run_saved, saved)))
+                        partial(main.run_saved, saved)))
         return out
 
     async def discover(self) -> Hits:

@@ -1,7 +1,9 @@
 """Changing papers from the app: tags, status, rating, title, notes, saved searches, undo.
 
-Each change opens a small screen; what it returns is written by a thread worker, which first
-takes a snapshot of the papers so `u` can put them back. Writes run one at a time, in order."""
+Each change opens a small screen; what it returns is written by a thread worker. Every write
+returns an Edit saying exactly what it changed; `u` hands the newest one back to
+Catalog.undo, which takes back that change only (never someone else's since), and `U` redoes
+it. Writes run one at a time, in order."""
 
 from __future__ import annotations
 
@@ -13,9 +15,9 @@ from textual import work
 from catalog.db import CatalogError
 from catalog.library import Catalog
 from catalog.query import QueryError
-from catalog.results import NoteView, PaperState, PaperSummary, SavedQuery
+from catalog.results import Edit, NoteView, PaperSummary, SavedQuery
 from catalog.tui.display import first_line, one_line, stars
-from catalog.tui.messages import ActionFailed, PapersChanged, SearchDeleted, SearchSaved
+from catalog.tui.messages import ActionFailed, PapersChanged
 from catalog.tui.screens.note_editor import NoteEditor
 from catalog.tui.screens.pickers import (
     Choice, ChoiceScreen, note_choices, rating_choices, status_choices,
@@ -23,7 +25,7 @@ from catalog.tui.screens.pickers import (
 from catalog.tui.screens.prompt import PromptScreen
 from catalog.tui.screens.tag_editor import TagEditor
 
-Change = Callable[[Catalog], object]
+Change = Callable[[Catalog], Edit]
 UNDO_DEPTH = 100
 
 
@@ -32,8 +34,11 @@ def _count(papers: list) -> str:
 
 
 class Editing:
+    """Mixed into CatalogScreen, which sets the undo and redo stacks in its __init__."""
+
     catalog: Catalog
-    undo_stack: list[tuple[str, list[PaperState]]]
+    undo_stack: list[tuple[str, Edit]]
+    redo_stack: list[tuple[str, Edit]]
     _write_lock = threading.Lock()
 
     def targets(self) -> list[PaperSummary]:
@@ -55,10 +60,10 @@ class Editing:
             if change:
                 add, remove = change
                 what = " ".join([*("+" + t for t in add), *("-" + t for t in remove)])
-                self.write(f"Tagged {_count(papers)}: {what}", papers,
+                self.write(f"Tagged {_count(papers)}: {what}",
                            lambda c: c.tag([p.key for p in papers], add, remove))
 
-        self.push_screen(TagEditor(papers, known), done)
+        self.app.push_screen(TagEditor(papers, known), done)
 
     def action_status(self) -> None:
         papers = self.targets()
@@ -67,11 +72,11 @@ class Editing:
 
         def done(choice: Choice | None) -> None:
             if choice is not None:
-                self.write(f"{_count(papers)}: {choice.value}", papers,
+                self.write(f"{_count(papers)}: {choice.value}",
                            lambda c: c.set_status([p.key for p in papers], choice.value))
 
         now = papers[0].status if len(papers) == 1 else None
-        self.push_screen(ChoiceScreen(f"Status of {_count(papers)}", status_choices(now)), done)
+        self.app.push_screen(ChoiceScreen(f"Status of {_count(papers)}", status_choices(now)), done)
 
     def action_rate(self) -> None:
         papers = self.targets()
@@ -81,11 +86,11 @@ class Editing:
         def done(choice: Choice | None) -> None:
             if choice is not None:
                 rating = choice.value or None
-                self.write(f"{_count(papers)}: {stars(rating) or 'no rating'}", papers,
+                self.write(f"{_count(papers)}: {stars(rating) or 'no rating'}",
                            lambda c: c.set_rating([p.key for p in papers], rating))
 
         now = papers[0].rating if len(papers) == 1 else None
-        self.push_screen(ChoiceScreen(f"Rate {_count(papers)}", rating_choices(now)), done)
+        self.app.push_screen(ChoiceScreen(f"Rate {_count(papers)}", rating_choices(now)), done)
 
     def action_title(self) -> None:
         paper, detail = self.papers.current, self.detail
@@ -96,9 +101,9 @@ class Editing:
         def done(title: str | None) -> None:
             if title is not None and title.strip() != value:
                 label = f"Title: {one_line(title)[:40]}" if title.strip() else "Own title removed"
-                self.write(label, [paper], lambda c: c.set_title(paper.key, title or None))
+                self.write(label, lambda c: c.set_title(paper.key, title or None))
 
-        self.push_screen(PromptScreen(
+        self.app.push_screen(PromptScreen(
             "Your title for this paper", value,
             hint="enter saves · empty goes back to the derived headline · escape cancels"), done)
 
@@ -109,7 +114,7 @@ class Editing:
         if not detail.notes:
             self._edit_note(paper, None)
             return
-        self.push_screen(ChoiceScreen("Notes", note_choices(detail.notes)),
+        self.app.push_screen(ChoiceScreen("Notes", note_choices(detail.notes)),
                          lambda choice: choice and self._edit_note(paper, choice.value))
 
     def _edit_note(self, paper: PaperSummary, note: NoteView | None) -> None:
@@ -117,24 +122,30 @@ class Editing:
             if text is None:
                 return
             if note is None and text.strip():
-                self.write("Note added", [paper], lambda c: c.add_note(paper.key, text))
+                self.write("Note added", lambda c: c.add_note(paper.key, text))
             elif note is not None and text.strip():
-                self.write(f"Note {note.number} saved", [paper],
+                self.write(f"Note {note.number} saved",
                            lambda c: c.edit_note(paper.key, note.number, text))
             elif note is not None:
-                self.write(f"Note {note.number} deleted", [paper],
+                self.write(f"Note {note.number} deleted",
                            lambda c: c.delete_note(paper.key, note.number))
 
         heading = f"{'Note ' + str(note.number) if note else 'New note'} on {one_line(paper.title)}"
-        self.push_screen(NoteEditor(heading, note.body if note else ""), done)
+        self.app.push_screen(NoteEditor(heading, note.body if note else ""), done)
 
     def action_undo(self) -> None:
         if not self.undo_stack:
             self.say("Nothing to undo")
             return
-        label, states = self.undo_stack.pop()
-        self.write(f"Undone: {label}", [], lambda c: c.restore(states), record=False,
-                   keys=[s.key for s in states])
+        label, edit = self.undo_stack.pop()
+        self._write(label, lambda c: c.undo(edit), "undo")
+
+    def action_redo(self) -> None:
+        if not self.redo_stack:
+            self.say("Nothing to redo")
+            return
+        label, edit = self.redo_stack.pop()
+        self._write(label, lambda c: c.undo(edit), "redo")
 
     def action_save_search(self) -> None:
         query = self.search_bar.value.strip()
@@ -146,68 +157,65 @@ class Editing:
             if name and name.strip():
                 self._save_search(name, query)
 
-        self.push_screen(PromptScreen("Save this search as", "", hint=f"query: {query}",
+        self.app.push_screen(PromptScreen("Save this search as", "", hint=f"query: {query}",
                                       placeholder="a name, like 'to read this week'"), done)
 
     # --- writing ------------------------------------------------------------------------
 
-    def write(self, label: str, papers: list[PaperSummary], change: Change, *,
-              record: bool = True, keys: list[str] | None = None) -> None:
-        self._write(label, keys or [p.key for p in papers], change, record)
+    def write(self, label: str, change: Change) -> None:
+        self._write(label, change, "do")
 
     @work(thread=True, group="write", exit_on_error=False)
-    def _write(self, label: str, keys: list[str], change: Change, record: bool) -> None:
+    def _write(self, label: str, change: Change, kind: str) -> None:
+        """Run `change`; `kind` says whether it is a new edit, an undo or a redo."""
         with self._write_lock:
             try:
-                before = self.catalog.snapshot(keys) if record else None
-                result = change(self.catalog)
-                papers = result if isinstance(result, list) else [self.catalog.get(k).summary for k in keys]
+                edit = change(self.catalog)
             except (CatalogError, QueryError) as exc:
                 self.post_message(ActionFailed(str(exc)))
                 return
             except Exception as exc:  # locked for longer than the busy timeout, say
                 self.post_message(ActionFailed(f"not saved: {first_line(exc)}"))
                 return
-        self.post_message(PapersChanged(label, papers, before))
+        self.post_message(PapersChanged(label, edit, kind))
 
-    @work(thread=True, group="write", exit_on_error=False)
     def _save_search(self, name: str, query: str) -> None:
-        try:
-            saved = self.catalog.save_search(name, query)
-        except (CatalogError, QueryError) as exc:
-            self.post_message(ActionFailed(str(exc)))
-            return
-        self.post_message(SearchSaved(saved.name))
+        self._write(f"Saved search '{one_line(name)}'", lambda c: c.save_search(name, query), "do")
 
-    @work(thread=True, group="write", exit_on_error=False)
     def delete_saved_search(self, saved: SavedQuery) -> None:
-        try:
-            self.catalog.delete_saved_search(saved.name)
-        except CatalogError as exc:
-            self.post_message(ActionFailed(str(exc)))
-            return
-        self.post_message(SearchDeleted(saved))
-
-    def on_search_deleted(self, message: SearchDeleted) -> None:
-        self.load_facets()
-        self.say(f"Deleted saved search '{one_line(message.saved.name)}' "
-                 f"({one_line(message.saved.query)}): S on that query saves it again", timeout=6)
+        self._write(f"Deleted saved search '{one_line(saved.name)}' ({one_line(saved.query)})",
+                    lambda c: c.delete_saved_search(saved.name), "do")
 
     def on_papers_changed(self, message: PapersChanged) -> None:
-        if message.before is not None:
-            self.undo_stack.append((message.label, message.before))
-            del self.undo_stack[:-UNDO_DEPTH]
-        self.papers.replace(message.papers)
+        edit, label = message.edit, message.label
+        if message.kind == "do":
+            self.undo_stack.append((label, edit))
+            self.redo_stack.clear()
+        elif message.kind == "undo":
+            self.redo_stack.append((label, edit))
+        else:
+            self.undo_stack.append((label, edit))
+        del self.undo_stack[:-UNDO_DEPTH]
+        self.papers.replace(list(edit.papers))
         current = self.papers.current
         if current is not None:
             self.load_detail(current.key)
         self.load_facets()
         self.refresh_bindings()
-        self.say(message.label + ("" if message.before is None else "  (u undoes)"), timeout=3)
+        self._announce(message.kind, label, edit)
 
-    def on_search_saved(self, message: SearchSaved) -> None:
-        self.load_facets()
-        self.say(f"Saved search '{message.name}': in the sidebar, and under g")
+    def _announce(self, kind: str, label: str, edit: Edit) -> None:
+        if kind == "do":
+            self.say(f"{label}  (u undoes)", timeout=3)
+            return
+        verb = "Undone" if kind == "undo" else "Redone"
+        if not edit.changes and not edit.conflicts:
+            self.say(f"{verb}: {label} (nothing to change: it was already so)", timeout=4)
+        elif edit.conflicts:
+            self.say(f"{verb}: {label}. Left alone, changed since: " + "; ".join(edit.conflicts),
+                     severity="warning", timeout=8)
+        else:
+            self.say(f"{verb}: {label}  ({'U redoes' if kind == 'undo' else 'u undoes'})", timeout=3)
 
     def on_action_failed(self, message: ActionFailed) -> None:
         self.say(message.message, severity="error", timeout=6)

@@ -8,7 +8,7 @@ from textual.binding import Binding
 PAPER_ACTIONS = frozenset({"tag", "status", "rate", "note", "title"})
 # Actions whose keys are typed text while the search bar has focus.
 NOT_WHILE_TYPING = PAPER_ACTIONS | {
-    "undo", "saved_searches", "saved", "toggle_sidebar", "refresh", "help", "quit", "focus_search",
+    "undo", "redo", "saved_searches", "saved", "toggle_sidebar", "refresh", "help", "quit", "focus_search",
 }
 
 BINDINGS = [
@@ -24,7 +24,10 @@ BINDINGS = [
     Binding("n", "note", "Note", tooltip="Write a note, or edit one", id="note"),
     Binding("e", "title", "Title", show=False, tooltip="Give the paper your own title", id="title"),
     Binding("u", "undo", "Undo",
-            tooltip="Take back the last change to tags, status, rating, notes or a title", id="undo"),
+            tooltip="Take back your last change (tags, status, rating, a note, a title, a saved "
+                    "search); changes made since by others stay", id="undo"),
+    Binding("U,ctrl+r", "redo", "Redo", key_display="U", show=False,
+            tooltip="Make the change u took back again", id="redo"),
     Binding("S,ctrl+s", "save_search", "Save search", key_display="S", show=False,
             tooltip="Keep the query as a named smart list in the sidebar", id="save-search"),
     Binding("g", "saved_searches", "Saved searches", show=False,

@@ -24,14 +24,15 @@ from catalog.tui.widgets.search_bar import SearchBar
 
 
 class Loading:
-    """Mixed into the app. (Handlers here use on_* names: @on only works on Textual classes.)"""
+    """Mixed into CatalogScreen, which sets the state below in its __init__. (Handlers here
+    use on_* names: @on only works on Textual classes.)"""
 
     catalog: Catalog
-    generation = 0
-    query_text = ""  # what the last search ran
-    facets: Facets | None = None
-    detail: PaperDetail | None = None
-    _keep: str | None = None
+    generation: int
+    query_text: str
+    keep_key: str | None
+    facets: Facets | None
+    detail: PaperDetail | None
 
     @property
     def papers(self) -> PaperList:
@@ -46,7 +47,7 @@ class Loading:
     def search(self, query: str, keep: str | None = None) -> None:
         """Run `query`; `keep` leaves the cursor on that paper if it is still found."""
         self.generation += 1
-        self.query_text, self._keep = query, keep
+        self.query_text, self.keep_key = query, keep
         # Keeping the cursor deep in the list needs the full count with the first page.
         self._search(self.catalog, query, self.generation, keep is not None)
 
@@ -75,7 +76,7 @@ class Loading:
         if message.generation != self.generation:
             return
         self.papers.show_results(message.query, message.generation, message.rows,
-                                 message.total, self._empty_message(message.query), self._keep)
+                                 message.total, self._empty_message(message.query), self.keep_key)
         self._show_count(message.total)
 
     def on_search_count(self, message: SearchCount) -> None:

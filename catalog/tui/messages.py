@@ -5,11 +5,7 @@ from __future__ import annotations
 
 from textual.message import Message
 
-from catalog.results import Facets, PaperDetail, PaperState, PaperSummary
-
-
-class WorkerResult(Message):
-    """A message a worker posts with what it found or did."""
+from catalog.results import Edit, Facets, PaperDetail, PaperSummary
 
 
 class QueryChanged(Message):
@@ -29,7 +25,7 @@ class FilterChosen(Message):
         self.replace = replace
 
 
-class SearchResults(WorkerResult):
+class SearchResults(Message):
     """The first page for `query`; `total` is None while the count is still running."""
 
     def __init__(self, query: str, generation: int, rows: list[PaperSummary],
@@ -41,7 +37,7 @@ class SearchResults(WorkerResult):
         self.total = total
 
 
-class SearchCount(WorkerResult):
+class SearchCount(Message):
     def __init__(self, query: str, generation: int, total: int) -> None:
         super().__init__()
         self.query = query
@@ -49,7 +45,7 @@ class SearchCount(WorkerResult):
         self.total = total
 
 
-class SearchFailed(WorkerResult):
+class SearchFailed(Message):
     """The query cannot run (a QueryError, usually while it is still being typed)."""
 
     def __init__(self, query: str, generation: int, message: str) -> None:
@@ -59,7 +55,7 @@ class SearchFailed(WorkerResult):
         self.message = message
 
 
-class DetailLoaded(WorkerResult):
+class DetailLoaded(Message):
     def __init__(self, key: str, detail: PaperDetail | None, error: str | None = None) -> None:
         super().__init__()
         self.key = key
@@ -67,36 +63,23 @@ class DetailLoaded(WorkerResult):
         self.error = error
 
 
-class FacetsLoaded(WorkerResult):
+class FacetsLoaded(Message):
     def __init__(self, facets: Facets) -> None:
         super().__init__()
         self.facets = facets
 
 
-class PapersChanged(WorkerResult):
-    """A write finished. `before` is what undo puts back (None when this was the undo)."""
+class PapersChanged(Message):
+    """A write finished: `edit` says what it changed; `kind` is "do", "undo" or "redo"."""
 
-    def __init__(self, label: str, papers: list[PaperSummary],
-                 before: list[PaperState] | None) -> None:
+    def __init__(self, label: str, edit: Edit, kind: str) -> None:
         super().__init__()
         self.label = label
-        self.papers = papers
-        self.before = before
+        self.edit = edit
+        self.kind = kind
 
 
-class SearchSaved(WorkerResult):
-    def __init__(self, name: str) -> None:
-        super().__init__()
-        self.name = name
-
-
-class SearchDeleted(WorkerResult):
-    def __init__(self, saved) -> None:
-        super().__init__()
-        self.saved = saved  # the SavedQuery, named in the confirmation
-
-
-class ActionFailed(WorkerResult):
+class ActionFailed(Message):
     """A write or load failed with a message the user can act on."""
 
     def __init__(self, message: str) -> None:

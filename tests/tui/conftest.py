@@ -50,7 +50,7 @@ def type_search(settle):
 
     async def run(pilot, text: str) -> None:
         await pilot.press("slash")
-        pilot.app.search_bar.input.value = ""
+        pilot.app.main.search_bar.input.value = ""
         for ch in text:
             await pilot.press(ch if ch != " " else "space")
         await settle(pilot, typing=True)

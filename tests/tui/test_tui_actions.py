@@ -12,21 +12,21 @@ SIZE = (120, 36)
 
 
 def first_key(app) -> str:
-    return app.papers.current.key
+    return app.main.papers.current.key
 
 
 async def test_typing_narrows_the_list(app, seeded, settle, type_search):
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        assert app.papers.total == 90
+        assert app.main.papers.total == 90
         await type_search(pilot, "diffusion")
-        assert app.papers.total == seeded.count("diffusion") < 90
-        assert app.query_text == "diffusion"
+        assert app.main.papers.total == seeded.count("diffusion") < 90
+        assert app.main.query_text == "diffusion"
         await type_search(pilot, "diffusion mod")  # an unfinished word: say so
-        assert app.papers.total == 0
-        assert "mod*" in " ".join(t.plain for t in app.papers.message)
+        assert app.main.papers.total == 0
+        assert "mod*" in " ".join(t.plain for t in app.main.papers.message)
         await type_search(pilot, "diffusion models")
-        assert 0 < app.papers.total == seeded.count("diffusion models") <= seeded.count("diffusion")
+        assert 0 < app.main.papers.total == seeded.count("diffusion models") <= seeded.count("diffusion")
 
 
 async def _click_facet(pilot, label_start: str) -> None:
@@ -49,14 +49,14 @@ async def test_facet_click_adds_its_filter(app, seeded, settle):
         await settle(pilot)
         await _click_facet(pilot, "ICML")
         await settle(pilot)
-        assert app.search_bar.value == "venue:ICML"
-        assert app.papers.total == seeded.count("venue:ICML") == 52
+        assert app.main.search_bar.value == "venue:ICML"
+        assert app.main.papers.total == seeded.count("venue:ICML") == 52
         await _click_facet(pilot, "unread")
         await settle(pilot)
-        assert app.search_bar.value == "venue:ICML status:unread"
+        assert app.main.search_bar.value == "venue:ICML status:unread"
         await _click_facet(pilot, "ICML")  # clicking a facet again takes it away
         await settle(pilot)
-        assert app.search_bar.value == "status:unread"
+        assert app.main.search_bar.value == "status:unread"
 
 
 async def test_tag_add_and_remove(app, seeded, settle):
@@ -124,7 +124,7 @@ async def test_note_cancel_saves_nothing(app, seeded, settle):
         assert type(app.screen).__name__ == "NoteEditor"
         await pilot.press("escape", "y")
         await settle(pilot)
-        assert type(app.screen).__name__ == "Screen"
+        assert type(app.screen).__name__ == "CatalogScreen"
         assert seeded.get(key).notes == ()
 
 
@@ -135,14 +135,14 @@ async def test_title(app, seeded, settle):
         await pilot.press("e", "ctrl+u", *"Mine", "enter")
         await settle(pilot)
         assert seeded.get(key).user_title == "Mine"
-        assert app.papers.current.title == "Mine"
+        assert app.main.papers.current.title == "Mine"
 
 
 async def test_bulk_tag_and_status_on_marked_papers(app, seeded, settle):
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await pilot.press("space", "space", "down", "space")  # marks rows 1, 2 and 4
-        keys = list(app.papers.marked)
+        keys = list(app.main.papers.marked)
         assert len(keys) == 3
         await pilot.press("t", *"bulk", "enter")
         await settle(pilot)
@@ -153,7 +153,7 @@ async def test_bulk_tag_and_status_on_marked_papers(app, seeded, settle):
             assert seeded.get(key).summary.status == "queued"
         assert seeded.count("tag:bulk") == 3
         await pilot.press("escape")  # unmarks
-        assert not app.papers.marked
+        assert not app.main.papers.marked
 
 
 async def test_saved_search_stored_and_applied(app, seeded, settle, type_search):
@@ -166,8 +166,8 @@ async def test_saved_search_stored_and_applied(app, seeded, settle, type_search)
         await type_search(pilot, "")
         await pilot.press("escape", "1")
         await settle(pilot)
-        assert app.search_bar.value == "diffusion venue:ICLR"
-        assert app.papers.total == seeded.count("diffusion venue:ICLR")
+        assert app.main.search_bar.value == "diffusion venue:ICLR"
+        assert app.main.papers.total == seeded.count("diffusion venue:ICLR")
 
 
 async def test_saved_search_deleted_from_the_picker(app, seeded, settle):
@@ -180,11 +180,11 @@ async def test_saved_search_deleted_from_the_picker(app, seeded, settle):
         await pilot.press("down", "d")  # the highlighted one: "second"
         await settle(pilot)
         assert [s.name for s in seeded.saved_searches()] == ["first"]
-        assert [s.name for s in app.facets.saved] == ["first"]
-        assert app.search_bar.value == ""  # deleting does not run it
+        assert [s.name for s in app.main.facets.saved] == ["first"]
+        assert app.main.search_bar.value == ""  # deleting does not run it
         await pilot.press("g", "1")
         await settle(pilot)
-        assert app.search_bar.value == "diffusion"
+        assert app.main.search_bar.value == "diffusion"
 
 
 async def test_undo_restores(app, seeded, settle):
@@ -202,6 +202,46 @@ async def test_undo_restores(app, seeded, settle):
         await pilot.press("u")
         await settle(pilot)
         assert seeded.get(key).summary.status == "unread"
+        await pilot.press("U")  # redo the status
+        await settle(pilot)
+        assert seeded.get(key).summary.status == "reading"
+
+
+def _toasts(app) -> str:
+    return " | ".join(str(n.message) for n in app._notifications)
+
+
+async def test_undo_never_takes_back_changes_made_elsewhere(app, seeded, settle):
+    """Tag in the TUI; a shell tags, rates and writes a note; u removes the TUI's tag only."""
+    from catalog.library import Catalog
+
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        key = first_key(app)
+        await pilot.press("t", *"local", "enter")
+        await settle(pilot)
+        shell = Catalog.open(seeded.path)
+        shell.tag([key], ["ext"])
+        shell.set_rating([key], 2)
+        shell.add_note(key, "external")
+        shell.set_status([key], "read")
+        shell.close()
+        await pilot.press("s", "3")  # reading, over the shell's read
+        await settle(pilot)
+        shell = Catalog.open(seeded.path)
+        shell.set_status([key], "skipped")  # and the shell changes it again
+        shell.close()
+        await pilot.press("u")  # the status: changed since, so left alone, and said so
+        await settle(pilot)
+        assert seeded.get(key).summary.status == "skipped"
+        assert "changed since" in _toasts(app)
+        await pilot.press("u")  # the tag
+        await settle(pilot)
+        detail = seeded.get(key)
+        assert detail.summary.tags == ("ext",)
+        assert detail.summary.rating == 2
+        assert [n.body for n in detail.notes] == ["external"]
+        assert "Undone: Tagged" in _toasts(app)
 
 
 async def test_invalid_query_shows_a_hint_and_keeps_results(app, settle, type_search):
@@ -210,13 +250,13 @@ async def test_invalid_query_shows_a_hint_and_keeps_results(app, settle, type_se
         await type_search(pilot, "status:nope")
         hint = app.query_one("#search-hint")
         assert hint.has_class("-error")
-        app.search_bar.input.value = ""
+        app.main.search_bar.input.value = ""
         await settle(pilot, typing=True)
-        app.search_bar.input.value = "status:nope"  # pasted: no partial queries before it
+        app.main.search_bar.input.value = "status:nope"  # pasted: no partial queries before it
         await settle(pilot, typing=True)
         assert hint.has_class("-error")
         assert "nope" in str(hint.content)
-        assert app.papers.total == 90  # the last good results stay
+        assert app.main.papers.total == 90  # the last good results stay
         await type_search(pilot, "status:unread")
         assert not hint.has_class("-error")
 
@@ -225,8 +265,8 @@ async def test_no_results_suggests_loosening(app, settle, type_search):
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await type_search(pilot, "zzqqxx venue:ICML ")
-        assert app.papers.total == 0
-        message = " ".join(t.plain for t in app.papers.message)
+        assert app.main.papers.total == 0
+        message = " ".join(t.plain for t in app.main.papers.message)
         assert "No papers match" in message and "venue:ICML" in message
 
 
@@ -236,8 +276,8 @@ async def test_empty_catalog_shows_how_to_import(empty_catalog, settle):
     app = CatalogApp(empty_catalog, cursor_blink=False)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        assert app.papers.total == 0
-        message = " ".join(t.plain for t in app.papers.message)
+        assert app.main.papers.total == 0
+        message = " ".join(t.plain for t in app.main.papers.message)
         assert "catalog import PATH" in message
         await pilot.press("t", "s", "r", "n", "e", "u")  # nothing to act on: no error
         await settle(pilot)
@@ -255,20 +295,20 @@ async def test_refresh_shows_papers_imported_elsewhere(app, seeded, settle, tmp_
                                      "catalog while another process imports papers into it.\n")
         other.import_paths([lists])
         other.close()
-        assert app.papers.total == 90
+        assert app.main.papers.total == 90
         await pilot.press("R")
         await settle(pilot)
-        assert app.papers.total == 91
+        assert app.main.papers.total == 91
 
 
 async def test_mouse_click_on_a_row_reads_it(app, settle):
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        third = app.papers._row(2)
+        third = app.main.papers._row(2)
         await pilot.click("#papers", offset=(10, 3))  # line 0 is the column header
         await settle(pilot)
-        assert app.papers.cursor == 2
-        assert app.detail.summary.key == third.key
+        assert app.main.papers.cursor == 2
+        assert app.main.detail.summary.key == third.key
         assert third.key in app.query_one("#detail").text
 
 
@@ -303,4 +343,4 @@ async def test_help_lists_every_key(app, settle):
                 assert binding.description in shown, binding
         assert "1 … 9" in shown
         await pilot.press("escape")
-        assert type(app.screen).__name__ == "Screen"
+        assert type(app.screen).__name__ == "CatalogScreen"

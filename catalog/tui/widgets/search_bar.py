@@ -21,7 +21,7 @@ PLACEHOLDER = 'Search: words "a phrase" -not prefix* venue:ICML year:2025 tag:x 
 
 
 class SearchBar(Vertical):
-    BINDINGS = [Binding("down", "app.focus('papers')", "To the list", show=False)]
+    BINDINGS = [Binding("down", "screen.focus_list", "To the list", show=False)]
 
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)

@@ -1,0 +1,174 @@
+"""The catalog screen: the search bar, the facets, the paper list and the paper, and every
+handler that ties them together.
+
+The layout lives on this Screen, not on the App, so that a message arriving while the app
+closes finds its handler's widgets still there or is never handled: a closing screen handles
+what is already queued before its widgets go, then drops anything posted later."""
+
+from __future__ import annotations
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Container, Horizontal
+from textual.screen import Screen
+from textual.widgets import Footer, Input
+
+from catalog.library import Catalog
+from catalog.results import Edit, Facets, PaperDetail, SavedQuery
+from catalog.tui import keys
+from catalog.tui.editing import Editing
+from catalog.tui.loading import Loading
+from catalog.tui.messages import FilterChosen
+from catalog.tui.querytext import toggle_filter
+from catalog.tui.screens.help import HelpScreen
+from catalog.tui.screens.pickers import DeleteSaved, SavedSearchScreen
+from catalog.tui.widgets.detail import DetailPane
+from catalog.tui.widgets.paper_list import PaperList
+from catalog.tui.widgets.sidebar import Sidebar
+from catalog.tui.widgets.search_bar import SearchBar
+
+
+class CatalogScreen(Loading, Editing, Screen):
+    BINDINGS = keys.BINDINGS
+
+    def __init__(self, catalog: Catalog, *, cursor_blink: bool = True) -> None:
+        super().__init__()
+        self.catalog = catalog
+        self.cursor_blink = cursor_blink
+        # What the screen shows and has done; loading.py and editing.py read and set these.
+        self.generation = 0  # of the newest search: older answers are dropped
+        self.query_text = ""  # what the last search ran
+        self.keep_key: str | None = None  # the paper the cursor stays on after a refresh
+        self.facets: Facets | None = None
+        self.detail: PaperDetail | None = None
+        self.undo_stack: list[tuple[str, Edit]] = []
+        self.redo_stack: list[tuple[str, Edit]] = []
+
+    def compose(self) -> ComposeResult:
+        yield SearchBar()
+        with Horizontal(id="main"):
+            yield Sidebar(id="sidebar")
+            with Container(id="reading"):
+                yield PaperList(self.catalog, id="papers")
+                yield DetailPane(id="detail")
+        yield Footer(compact=True)
+
+    def on_mount(self) -> None:
+        self.load_facets()
+        self.search("")
+        self.papers.focus()
+
+    def say(self, message: str, **kwargs) -> None:
+        """A notification whose text is never read as markup (it may hold titles and tags)."""
+        self.notify(message, markup=False, **kwargs)
+
+    # --- which keys apply now -----------------------------------------------------------
+
+    @property
+    def typing(self) -> bool:
+        return isinstance(self.focused, Input) and self.focused.id == "search"
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if self.typing and action in keys.NOT_WHILE_TYPING:
+            return False
+        if action in keys.PAPER_ACTIONS and not self.targets():
+            return None
+        if action == "undo" and not self.undo_stack:
+            return None
+        if action == "redo" and not self.redo_stack:
+            return None
+        return True
+
+    def on_descendant_focus(self, event) -> None:
+        if not self.cursor_blink and hasattr(event.widget, "cursor_blink"):
+            event.widget.cursor_blink = False
+        self.refresh_bindings()
+
+    # --- actions ------------------------------------------------------------------------
+
+    def action_focus_search(self) -> None:
+        self.search_bar.input.focus()
+
+    def action_back(self) -> None:
+        self.papers.focus()
+
+    def action_toggle_sidebar(self) -> None:
+        sidebar = self.query_one(Sidebar)
+        sidebar.display = not sidebar.display
+        if not sidebar.display and self.focused is sidebar:
+            self.papers.focus()
+
+    def action_refresh(self) -> None:
+        current = self.papers.current
+        self.search(self.query_text, keep=current.key if current else None)
+        self.load_facets()
+
+    def action_help(self) -> None:
+        groups = [("Everywhere", self._keys(keys.BINDINGS)), ("Paper list", self._keys(PaperList.BINDINGS)),
+                  ("Note editor", [("ctrl+s", Binding("ctrl+s", "", "Save the note")),
+                                   ("escape", Binding("escape", "", "Cancel (asks if text would be lost)"))])]
+        self.app.push_screen(HelpScreen(groups))
+
+    def _keys(self, bindings: list[Binding]) -> list[tuple[str, Binding]]:
+        out = []
+        for b in bindings:
+            if b.action.startswith("saved("):
+                if b.action == "saved(1)":
+                    out.append(("1 … 9", Binding("1", "", "Saved search", tooltip=b.tooltip)))
+                continue
+            names = [self.app.get_key_display(b.with_key(k)) for k in b.key.split(",")]
+            out.append((" ".join(names), b))
+        return out
+
+    def action_saved_searches(self) -> None:
+        saved = self.facets.saved if self.facets else ()
+        if not saved:
+            self.say("No saved searches yet: S saves the current query")
+            return
+
+        def picked(choice) -> None:
+            if choice and isinstance(choice.value, DeleteSaved):
+                self.delete_saved_search(choice.value.saved)
+            elif choice:
+                self.run_saved(choice.value)
+
+        self.app.push_screen(SavedSearchScreen(saved), picked)
+
+    def action_saved(self, number: int) -> None:
+        saved = self.facets.saved if self.facets else ()
+        if 1 <= number <= len(saved):
+            self.run_saved(saved[number - 1])
+
+    def action_focus_list(self) -> None:
+        self.papers.focus()
+
+    def run_saved(self, saved: SavedQuery) -> None:
+        self.search_bar.set_query(saved.query)
+        self.papers.focus()
+
+    def palette_action(self, action: str, on_list: bool = False) -> None:
+        """Run an action chosen in the command palette, as if its key had been pressed."""
+        if self.typing and (on_list or action in keys.NOT_WHILE_TYPING):
+            self.papers.focus()
+        self.call_after_refresh(self.app.run_action, action, self.papers if on_list else self)
+
+    # --- messages from the widgets ------------------------------------------------------
+
+    @on(FilterChosen)
+    def _filter_chosen(self, message: FilterChosen) -> None:
+        bar = self.search_bar
+        bar.set_query(message.text if message.replace else toggle_filter(bar.value, message.text))
+
+    @on(PaperList.Opened)
+    def _opened(self) -> None:
+        self.query_one(DetailPane).focus()
+
+    @on(PaperList.MarksChanged)
+    def _marks_changed(self) -> None:
+        self._show_count(self.papers.total)
+        self.refresh_bindings()
+
+    @on(Input.Submitted, "#search")
+    def _search_submitted(self) -> None:
+        self.papers.focus()
