@@ -109,11 +109,14 @@ _VAGUE_START = frozenset(
     "solution answer result results problem case same opposite former latter".split()
 )
 # A sentence that adds to the main contribution rather than stating it.
-_SECONDARY = re.compile(
-    r"^(?:however|moreover|furthermore|finally|additionally|in addition|besides|next|then|also|"
-    r"to explain)\b|\bwe\s+(?:also|further|additionally)\b",
-    re.I,
-)
+_SECONDARY_OPENINGS = ("however", "moreover", "furthermore", "finally", "additionally",
+                       "in addition", "besides", "next", "then", "also", "to explain")
+
+
+def _secondary(sentence: str) -> bool:
+    low = sentence[:200].lower()
+    return low.startswith(_SECONDARY_OPENINGS) or (
+        "we also" in low or "we further" in low or "we additionally" in low)
 
 
 def _is_acronym(token: str) -> bool:
@@ -325,7 +328,7 @@ def headline(abstract: str, *, rendered: str | None = None) -> str:
         found = None
         if intro and (m := _INTRO.search(sentence)):
             found = _from_object(m["obj"])
-            rank = 1 if _SECONDARY.search(sentence) else 4
+            rank = 1 if _secondary(sentence) else 4
             if not found and (best is None or best[0] < rank) and (c := _contribution(m["obj"])):
                 best = (rank, c)
         if not found and naming and _may_name(sentence):
@@ -333,7 +336,7 @@ def headline(abstract: str, *, rendered: str | None = None) -> str:
         if found:
             return _shorten(found)
         if contributes and (m := _FINDING.search(sentence)):
-            rank = 0 if _SECONDARY.search(sentence) else 3
+            rank = 0 if _secondary(sentence) else 3
             if (best is None or best[0] < rank) and (c := _contribution(m["obj"])):
                 best = (rank, c)
         elif contributes and (best is None or best[0] < 2) and (m := _STUDY.search(sentence)):
@@ -343,6 +346,12 @@ def headline(abstract: str, *, rendered: str | None = None) -> str:
 
 
 def _may_contribute(sentence: str) -> bool:
-    """Whether _FINDING or _STUDY can match: a verb they need, in any case."""
+    """Whether _FINDING or _STUDY may match: a subject and a verb they need (most sentences
+    of an abstract have no "we", "paper", "work" or "study": those are skipped first)."""
+    if not ("We " in sentence or "we " in sentence or "paper" in sentence or " work" in sentence
+            or "study" in sentence or "WE " in sentence or "Work" in sentence):
+        return False
     low = sentence.lower()
+    if not low.isascii():  # under re.I, ı and İ match i and ſ matches s
+        low = low.replace("ı", "i").replace("i\u0307", "i").replace("ſ", "s")
     return any(word in low for word in _CONTRIBUTION_WORDS)
