@@ -1,7 +1,10 @@
 """Headlines: a short display title for a paper that has none, from its abstract.
 
 Leads with the method's name when the abstract coins one ("We introduce PLASH, an attention
-block ..." -> "PLASH: an attention block ..."), otherwise the first sentence, shortened.
+block ..." -> "PLASH: an attention block ..."). Otherwise it says what the paper contributes:
+what it proposes ("we develop a pruning-based method that ..."), else what it finds ("we show
+that sparse expert activation acts as a noise filter"), else what it studies ("we study
+d-dimensional mean estimation in the shuffle model"); failing all, the first sentence, shortened.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ HEADLINE_MAX = 90
 
 # "we further propose", "this paper introduces", "we for the first time present"
 _INTRO = re.compile(
-    r"\b(?:we|paper|work|study|article)\b(?:\s+[\w-]+){0,4}?\s+"
+    r"\b(?:we|paper|work|study|article)\b(?:\s+[\w-]+){0,6}?\s+"
     r"(?:propose|introduce|present|develop|design)(?:s|d|ed)?\s+(?P<obj>.+)",
     re.I,
 )
@@ -71,6 +74,49 @@ _WHICH = re.compile(r"^(?:the\s+)?(?P<name>[^,;:()]{2,50}?),?\s+(?P<rest>which\s
 _BARE = re.compile(
     r"^(?:the\s+)?(?P<name>[^,;:().]{2,50}?)\s*(?:[,;:.(]|\s(?:for|to|that|which)\s|$)"
 )
+
+
+# What a paper contributes when it coins no name (see _contribution). The subject comes
+# first, as in _INTRO: "we further show that", "this work demonstrates how".
+_FILLER = r"(?:\s+(?:first|further|also|then|here|now|finally|\w+ly|,))*"
+_FINDING = re.compile(
+    r"\b(?:we|paper|work|study)\b" + _FILLER + r"\s+"
+    r"(?:show|find|demonstrate|prove|reveal|observe|discover|establish|argue|confirm)(?:s|ed)?"
+    r"\s+(?:that\s+|(?=how\s))(?P<obj>.+)",
+    re.I,
+)
+_STUDY = re.compile(
+    r"\b(?:we|paper|work|article)\b" + _FILLER + r"\s+"
+    r"(?:stud(?:y|ies)|investigates?|analy[sz]es?|explores?|examines?|characterizes?|"
+    r"revisits?|formalizes?)\s+(?P<obj>.+)",
+    re.I,
+)
+_CONTRIBUTION_WORDS = ("show", "find", "demonstrat", "prove", "reveal", "observe", "discover",
+                       "establish", "argue", "confirm", "stud", "investigat", "analy", "explor",
+                       "examin", "characteriz", "revisit", "formaliz")
+# "the first", "a novel", "a simple yet effective": true of every paper, telling of none.
+_BOILERPLATE = re.compile(
+    r"^(?:(?:the|a|an)\s+)?(?:(?:first|novel|new|simple|yet|effective|general)\s*,?\s+)*", re.I
+)
+# "for a broad class of problems, training on ..." -> "training on ..."; "(design) and prove
+# the correctness of ..." -> "the correctness of ..."
+_LEAD_PHRASE = re.compile(r"^,?\s*(?:(?:for|in|under|on|across|with|at|by)\b[^,]{0,60},|and\s+\w+)\s*", re.I)
+# Where a contribution's phrase ends: an aside, or a second verb ("revisit X and observe that")
+_ASIDE = re.compile(r",?\s+(?:i\.e\.|e\.g\.|such as)(?=[\s,])|\s+and\s+(?:observe|show|find|prove|demonstrate)\b")
+_WEAK_END = frozenset("is are was were be been".split())
+_VAGUE_START = frozenset(
+    "this that these those it they them our its their such there here recently previously "
+    "solution answer result results problem case same opposite former latter".split()
+)
+# A sentence that adds to the main contribution rather than stating it.
+_SECONDARY_OPENINGS = ("however", "moreover", "furthermore", "finally", "additionally",
+                       "in addition", "besides", "next", "then", "also", "to explain")
+
+
+def _secondary(sentence: str) -> bool:
+    low = sentence[:200].lower()
+    return low.startswith(_SECONDARY_OPENINGS) or (
+        "we also" in low or "we further" in low or "we additionally" in low)
 
 
 def _is_acronym(token: str) -> bool:
@@ -188,6 +234,30 @@ def _from_naming(sentence: str) -> str | None:
     return _titled(name, desc if 0 < _words(desc) <= 10 else "")
 
 
+def _contribution(obj: str) -> str | None:
+    """A headline from what a paper proposes, finds or studies (the words after the verb),
+    or None when they say too little ("we show that this holds", "we propose it")."""
+    obj = _LEAD_PHRASE.sub("", obj, count=1)
+    obj = _BOILERPLATE.sub("", obj, count=1)
+    obj = _ASIDE.split(obj, maxsplit=1)[0]
+    if end := _DESC_END.search(obj):
+        obj = obj[: end.start()]
+    if len(obj) > HEADLINE_MAX:  # a whole phrase reads better than a cut one
+        commas = [i for i in range(len(obj[:HEADLINE_MAX])) if obj[i] == "," and _words(obj[:i]) >= 4]
+        obj = obj[: commas[-1]] if commas else obj
+    obj = _trim_end(obj.strip().rstrip("."))
+    words = obj.split()
+    if len(words) < 4 or words[0].lower().strip("\"“") in _VAGUE_START:
+        return None
+    words = _fit(obj).split()
+    while len(words) > 4 and words[-1] in _WEAK_END:  # "... among textual expressions is"
+        words.pop()
+    obj = " ".join(words)
+    if obj[:1] in "\"“":
+        return obj[0] + _cap(obj[1:])
+    return _cap(obj)
+
+
 def _sentences(text: str) -> Iterator[str]:
     """The sentences of text, lazily (a headline is nearly always in the first few).
 
@@ -240,12 +310,17 @@ def headline(abstract: str, *, rendered: str | None = None) -> str:
     if "$" in text or "*" in text or "\\" in text:
         text = _STRAY.sub("", text)
     first = None
+    # When no name is coined: (rank, headline) of the best contribution sentence so far. A
+    # proposal (4) beats a finding (3), which beats what is studied (2); a sentence that only
+    # adds to the contribution ("Furthermore, we ...") ranks below those (1 and 0).
+    best: tuple[int, str] | None = None
     for raw in _sentences(text):
         # Cheap tests first, on the raw sentence: the words they look for
         # hold no whitespace, the only thing that collapsing it changes.
         intro = _has_intro_verb(raw)
         naming = "call" in raw or "term" in raw or "name" in raw or "dub" in raw
-        if not (intro or naming or first is None):
+        contributes = (best is None or best[0] < 3) and _may_contribute(raw)
+        if not (intro or naming or contributes or first is None):
             continue
         sentence = " ".join(raw.split())
         if first is None:
@@ -253,8 +328,30 @@ def headline(abstract: str, *, rendered: str | None = None) -> str:
         found = None
         if intro and (m := _INTRO.search(sentence)):
             found = _from_object(m["obj"])
+            rank = 1 if _secondary(sentence) else 4
+            if not found and (best is None or best[0] < rank) and (c := _contribution(m["obj"])):
+                best = (rank, c)
         if not found and naming and _may_name(sentence):
             found = _from_naming(sentence)
         if found:
             return _shorten(found)
-    return _shorten(first or "")
+        if contributes and (m := _FINDING.search(sentence)):
+            rank = 0 if _secondary(sentence) else 3
+            if (best is None or best[0] < rank) and (c := _contribution(m["obj"])):
+                best = (rank, c)
+        elif contributes and (best is None or best[0] < 2) and (m := _STUDY.search(sentence)):
+            if c := _contribution(m["obj"]):
+                best = (2, c)
+    return _shorten(best[1] if best else first or "")
+
+
+def _may_contribute(sentence: str) -> bool:
+    """Whether _FINDING or _STUDY may match: a subject and a verb they need (most sentences
+    of an abstract have no "we", "paper", "work" or "study": those are skipped first)."""
+    if not ("We " in sentence or "we " in sentence or "paper" in sentence or " work" in sentence
+            or "study" in sentence or "WE " in sentence or "Work" in sentence):
+        return False
+    low = sentence.lower()
+    if not low.isascii():  # under re.I, ı and İ match i and ſ matches s
+        low = low.replace("ı", "i").replace("i\u0307", "i").replace("ſ", "s")
+    return any(word in low for word in _CONTRIBUTION_WORDS)

@@ -66,3 +66,25 @@ if os.environ.get("CI"):
 
     _settings.register_profile("ci", derandomize=True, deadline=None)
     _settings.load_profile("ci")
+
+
+# Sections that tests want shown after the run (the relevance table), whatever the capture mode.
+_SUMMARY = pytest.StashKey[list[str]]()
+
+
+@pytest.fixture
+def summary_section(request):
+    """Call with lines of text to print them at the end of the pytest run."""
+
+    def add(lines: list[str]) -> None:
+        request.config.stash.setdefault(_SUMMARY, []).extend(lines)
+
+    return add
+
+
+def pytest_terminal_summary(terminalreporter, config):
+    lines = config.stash.get(_SUMMARY, [])
+    if lines:
+        terminalreporter.section("ranking quality on the judged queries")
+        for line in lines:
+            terminalreporter.write_line(line)

@@ -18,9 +18,11 @@ def test_benchmark_runner_smoke(tmp_path):
         cwd=REPO, capture_output=True, text=True, timeout=600)
     assert out.returncode == 0, out.stderr[-3000:]
     report = out.stdout
-    for heading in ("### Import", "### Search in-process", "### Search as a whole process", "### TUI"):
+    for heading in ("### Import", "### Search in-process", "### Search as a whole process", "### TUI",
+                    "### Ranking quality"):
         assert heading in report
     for row in ("| catalog import |", "| sqlite-utils insert + enable-fts |", "| catalog search |",
                 "| catalog's SQL alone (rows prepared beforehand) |",
-                "| common term `model` | 50 |", "launch to first results"):
+                "| common term `model` | 50 |", "launch to first results",
+                "| BM25 en_stem, any word |"):
         assert row in report, row

@@ -143,8 +143,54 @@ def test_headline_naming_patterns(abstract, start):
 
 
 def test_headline_falls_back_to_first_sentence():
-    abstract = "Large models are hard to audit. We study why. It is hard."
+    abstract = "Large models are hard to audit. Nobody knows why. It is hard."
     assert headline(abstract) == "Large models are hard to audit"
+
+
+@pytest.mark.parametrize(
+    ("abstract", "shown"),
+    [
+        # A finding: what follows "we show that", as a sentence of its own.
+        ("Mixture of Experts models can outperform dense networks. We study a regime. We show that "
+         "sparse expert activation acts as a noise filter: compared to a dense estimator, it wins.",
+         "Sparse expert activation acts as a noise filter"),
+        # What the paper proposes, without "a novel" and the like.
+        ("Diffusion models memorize. We develop a novel pruning-based method that reduces "
+         "memorization while maintaining quality.",
+         "Pruning-based method that reduces memorization while maintaining quality"),
+        ("Disempowerment matters. We present the first large-scale empirical analysis of "
+         "disempowerment patterns in AI assistant interactions, analyzing 1.5 million consumer Claude.ai "
+         "conversations using a privacy-preserving approach.",
+         "Large-scale empirical analysis of disempowerment patterns in AI assistant interactions"),
+        # What the paper studies, when it proposes and shows nothing.
+        ("We study d-dimensional unbiased mean estimation in the single-message shuffle model, where "
+         "each user sends a message.", "D-dimensional unbiased mean estimation in the single-message shuffle model"),
+        ("Layer norm is everywhere. This paper studies a fundamental yet often overlooked premise in "
+         "evolutionary multi-view classification (EMVC): the impact of label noise.",
+         "Fundamental yet often overlooked premise in evolutionary multi-view classification"),
+        ("In this work, we investigate the impact of FLS on generalization in deep networks. It matters.",
+         "Impact of FLS on generalization in deep networks"),
+    ],
+)
+def test_headline_from_the_contribution_sentence(abstract, shown):
+    assert headline(abstract) == shown
+
+
+def test_headline_prefers_a_finding_to_what_is_studied():
+    abstract = ("We study an iso-parameter regime. We show that sparse activation acts as a filter. "
+                "We introduce nothing else.")
+    assert headline(abstract) == "Sparse activation acts as a filter"
+
+
+def test_headline_keeps_the_method_name_over_a_contribution():
+    abstract = "We show that attention is costly. We introduce PLASH, an attention block."
+    assert headline(abstract) == "PLASH: an attention block"
+
+
+def test_headline_ignores_contribution_sentences_that_say_too_little():
+    # "we show that this holds" names nothing: the first sentence says more.
+    abstract = "Large models are hard to audit in practice. We show that this holds."
+    assert headline(abstract) == "Large models are hard to audit in practice"
 
 
 def test_headline_is_short_and_cut_on_a_word():
