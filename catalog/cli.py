@@ -351,31 +351,44 @@ def doctor(ctx, fix):
         sys.exit(1)
 
 
-EXPORT_FORMATS = ("bibtex", "csljson", "ris", "markdown", "csv", "jsonl")
+EXPORT_FORMATS = ("bibtex", "csljson", "ris", "markdown", "csv", "jsonl", "vault")
 
 
 @main.command("export", epilog=EPILOG)
 @click.argument("query", nargs=-1)
 @click.option("--format", "-f", "fmt", type=click.Choice(EXPORT_FORMATS),
               help="Output format (default: from the -o file's suffix: .bib .json .ris .md .csv .jsonl).")
-@click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path),
-              help="Write to this file (replaced atomically) instead of standard output.")
+@click.option("--output", "-o", type=click.Path(path_type=Path),
+              help="Write to this file (replaced atomically) instead of standard output; "
+                   "for vault, the folder.")
 @click.pass_context
 def export_cmd(ctx, query, fmt, output):
-    """Export papers (all, or those QUERY selects) as BibTeX, CSL-JSON, RIS, Markdown, CSV or JSONL.
+    """Export papers (all, or those QUERY selects) as BibTeX, CSL-JSON, RIS, Markdown, CSV or JSONL,
+    or as a Markdown vault: one file per paper in a folder (Obsidian, Logseq).
 
     catalog export tag:toread --format markdown -o reading.md
+
+    catalog export --format vault ~/notes/papers    (re-export keeps what you wrote below the marker line)
     """
     from catalog.export import format_for
+    from catalog.text import strip_control
 
+    if fmt == "vault" and output is None and query:
+        *query, output = query  # catalog export [QUERY] --format vault DIR
+        output = Path(output)
     if fmt is None:
         fmt = format_for(output) if output else None
         if fmt is None:
             raise click.UsageError(f"say which format: --format {'|'.join(EXPORT_FORMATS)}")
+    if output is not None and fmt != "vault" and output.is_dir():
+        raise click.UsageError(f"{output} is a folder; give a file name (or --format vault)")
     report = _open(ctx).export(" ".join(query), fmt, output)
+    for skipped in report.skipped:
+        click.echo(f"catalog: skipped {strip_control(skipped)}", err=True)
     if output:
         click.echo(f"Exported {report.papers} {'paper' if report.papers == 1 else 'papers'} "
-                   f"to {output} ({fmt})", err=True)
+                   f"to {output} ({fmt})"
+                   + (f"; {report.unchanged} already up to date" if report.unchanged else ""), err=True)
 
 
 @main.group()

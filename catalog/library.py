@@ -448,6 +448,8 @@ class Catalog:
         """Write the selected papers as `fmt` to `path` (replaced atomically) or to `stream`."""
         from catalog import export
 
+        if fmt == "vault":
+            return self._export_vault(query, path)
         try:
             write = export.writer(fmt)
         except export.ExportError as exc:
@@ -462,6 +464,24 @@ class Catalog:
             except OSError as exc:
                 raise CatalogError(f"cannot write {path}: {exc.strerror or exc}") from None
         return ExportReport(len(papers), fmt, str(path) if path else None)
+
+    def _export_vault(self, query: str, folder: Path | None) -> ExportReport:
+        """One Markdown file per paper in `folder` (docs/formats.md, "Markdown vault")."""
+        from catalog.export import vault
+
+        if folder is None:
+            raise CatalogError("say which folder: catalog export --format vault DIR")
+        folder = Path(folder)
+        if folder.exists() and not folder.is_dir():
+            raise CatalogError(f"cannot write a vault to {folder}: it is not a folder")
+        if not folder.parent.is_dir():
+            raise CatalogError(f"cannot write a vault to {folder}: folder {folder.parent} does not exist")
+        papers = self.export_papers(query)
+        try:
+            report = vault.write(papers, folder)
+        except OSError as exc:
+            raise CatalogError(f"cannot write the vault in {folder}: {exc.strerror or exc}") from None
+        return ExportReport(len(papers), "vault", str(folder), report.unchanged, tuple(report.skipped))
 
     def export_annotations(self, path: Path | None = None, *, stream: TextIO | None = None) -> int:
         """Write your annotations (docs/formats.md) to `path` atomically, or to `stream`;

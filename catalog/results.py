@@ -293,6 +293,8 @@ class ExportReport:
     papers: int
     format: str
     path: str | None  # None: written to the stream given
+    unchanged: int = 0  # vault: files already up to date
+    skipped: tuple[str, ...] = ()  # vault: files left alone, with the reason
 
 
 @dataclass
