@@ -551,7 +551,8 @@ def store_merges(conn: Connection, rows: list[tuple[int, int, int, str, tuple[st
             "INSERT INTO paper_merge(paper_id, source_id, position, evidence, filled, record, merged_at)"
             " VALUES (?, ?, ?, ?, ?, ?, ?)",
             [(pid, source, position, evidence, " ".join(filled),
-              record_json(record, same_abstract=evidence == describe(ABSTRACT, record)), now)
+              record_json(record, same_abstract=bool(record.abstract) and evidence == describe(ABSTRACT, record)),
+              now)
              for pid, source, position, evidence, filled, record in rows])
 
 

@@ -54,6 +54,20 @@ def test_verbose_lists_each_merge_with_its_evidence(run_cli, folded_file, tmp_pa
     assert "0 new, 1 already known (1 updated)" in result.stderr
 
 
+def test_merges_prepared_in_the_import_worker_are_kept(empty_catalog, folded_file, db_path, monkeypatch):
+    from catalog import prepare
+
+    monkeypatch.setattr(prepare, "WORKER_MIN_BYTES", 0)  # the worker process prepares the batches
+    report = empty_catalog.import_paths([folded_file])
+    assert (report.new, report.folded) == (3, 2)
+    conn = sqlite3.connect(db_path)
+    try:
+        rows = conn.execute("SELECT position, evidence, filled FROM paper_merge ORDER BY position").fetchall()
+    finally:
+        conn.close()
+    assert rows == [(3, "same DOI 10.1000/sets", "authors"), (5, "same abstract", "venue year")]
+
+
 def test_show_lists_every_source_and_how_it_joined(run_cli, folded_file):
     run_cli("import", str(folded_file))
     key = json.loads(run_cli("search", "--json", "deep", "sets").stdout)[0]["key"]
