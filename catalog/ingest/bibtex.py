@@ -158,9 +158,11 @@ def _recover(raw: str, strings: dict[str, str]) -> _Entry | None:
             broken.append(start[1].lower())
     entry = _reparse(f"@{header[1]}{{{header[2]},\n" + ",\n".join(good) + "\n}\n") if good else None
     values = _raw_values(entry, strings) if entry is not None else {}
-    notes = [f"field '{b}' cannot be read (unbalanced braces or quotes)" for b in broken]
-    if values and broken:
-        notes = [f"{note}; the entry is imported without it" for note in notes]
+    if values.get("title") or values.get("abstract"):
+        # Shown as "skipped refs.bib:7: entry 'x' field 'publisher' (...); the rest ...".
+        notes = [f"field '{b}' (unbalanced braces or quotes); the rest of the entry is imported" for b in broken]
+    else:
+        notes = [f"field '{b}' has unbalanced braces or quotes" for b in broken]
     return _Entry(header[1].lower(), header[2], 0, values, notes)
 
 
