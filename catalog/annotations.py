@@ -127,9 +127,9 @@ def find(conn: Connection, entry: dict[str, Any]) -> int | None:
         from catalog import search
 
         wanted = title_key(entry["title"])
-        for pid, title, _, _ in search.papers_titled(conn, entry["title"]):
-            if title_key(title) == wanted:
-                return pid
+        for row in search.papers_titled(conn, entry["title"]):
+            if title_key(row[2]) == wanted:
+                return row[0]
     return by_key[0] if by_key else None
 
 

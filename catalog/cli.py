@@ -73,13 +73,16 @@ def main(db):
 @click.option("--map", "mapping", multiple=True, metavar="FIELD=COLUMN",
               help="JSON/CSV: read FIELD (title, abstract, authors, year, venue, doi, url, arxiv_id) "
                    "from COLUMN. Repeatable.")
+@click.option("--verbose", "-v", is_flag=True,
+              help="List each merge: which entry went into which paper, on what evidence.")
 @click.pass_context
-def import_cmd(ctx, paths, venue, year, mapping):
-    """Import paper lists, BibTeX (.bib), JSON/JSONL and CSV files, or folders of them.
+def import_cmd(ctx, paths, venue, year, mapping, verbose):
+    """Import paper lists, BibTeX (.bib), RIS (.ris), JSON/JSONL and CSV files, or folders of them.
 
-    Papers already in the catalog (same DOI, arXiv id, abstract or title) are not added
-    again: their empty fields are filled in, and your tags, notes and ratings stay.
-    Re-importing a file changes nothing. Bad entries are reported and skipped.
+    Papers already in the catalog (same DOI, arXiv id, abstract or title, when nothing
+    contradicts it) are not added again: their empty fields are filled in, and your tags,
+    notes and ratings stay. Re-importing a file changes nothing. Bad entries are reported
+    and skipped. `catalog split KEY` undoes a wrong merge.
     """
     from catalog.progress import import_progress
     from catalog.text import strip_control
@@ -94,7 +97,10 @@ def import_cmd(ctx, paths, venue, year, mapping):
         click.echo(f"catalog: skipped {strip_control(str(warning))}", err=True)
     for f in report.errors:
         click.echo(f"catalog: {strip_control(f.error)}", err=True)
-    click.echo(report.summary(), err=True)
+    if verbose:
+        for merge in report.merges:
+            click.echo(strip_control(merge), err=True)
+    click.echo(report.summary(verbose=verbose), err=True)
     if report.errors:
         sys.exit(1)
 
@@ -150,6 +156,26 @@ def show(ctx, key, as_json):
         output.print_json(detail.as_json())
     else:
         output.print_detail(detail)
+
+
+@main.command()
+@click.argument("key")
+@click.argument("numbers", nargs=-1, type=click.IntRange(min=1), metavar="[N]...")
+@click.pass_context
+def split(ctx, key, numbers):
+    """Undo a merge: records that joined paper KEY become papers of their own.
+
+    Without N, every record that joined KEY leaves it; with N, those of the sources numbered N
+    in `catalog show KEY`. KEY keeps its key, tags, notes, status, rating and title, and gives
+    back the fields only the leaving records gave it.
+    """
+    from catalog import output
+
+    result = _open(ctx).split(key, numbers)
+    click.echo(f"Split {result.records} {'record' if result.records == 1 else 'records'} off "
+               f"{result.kept.key} into {len(result.split_off)} new "
+               f"{'paper' if len(result.split_off) == 1 else 'papers'}:", err=True)
+    output.print_summaries([result.kept, *result.split_off])
 
 
 @main.command(context_settings={"ignore_unknown_options": True})
@@ -325,31 +351,44 @@ def doctor(ctx, fix):
         sys.exit(1)
 
 
-EXPORT_FORMATS = ("bibtex", "csljson", "ris", "markdown", "csv", "jsonl")
+EXPORT_FORMATS = ("bibtex", "csljson", "ris", "markdown", "csv", "jsonl", "vault")
 
 
 @main.command("export", epilog=EPILOG)
 @click.argument("query", nargs=-1)
 @click.option("--format", "-f", "fmt", type=click.Choice(EXPORT_FORMATS),
               help="Output format (default: from the -o file's suffix: .bib .json .ris .md .csv .jsonl).")
-@click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path),
-              help="Write to this file (replaced atomically) instead of standard output.")
+@click.option("--output", "-o", type=click.Path(path_type=Path),
+              help="Write to this file (replaced atomically) instead of standard output; "
+                   "for vault, the folder.")
 @click.pass_context
 def export_cmd(ctx, query, fmt, output):
-    """Export papers (all, or those QUERY selects) as BibTeX, CSL-JSON, RIS, Markdown, CSV or JSONL.
+    """Export papers (all, or those QUERY selects) as BibTeX, CSL-JSON, RIS, Markdown, CSV or JSONL,
+    or as a Markdown vault: one file per paper in a folder (Obsidian, Logseq).
 
     catalog export tag:toread --format markdown -o reading.md
+
+    catalog export --format vault ~/notes/papers    (re-export keeps what you wrote below the marker line)
     """
     from catalog.export import format_for
+    from catalog.text import strip_control
 
+    if fmt == "vault" and output is None and query:
+        *query, output = query  # catalog export [QUERY] --format vault DIR
+        output = Path(output)
     if fmt is None:
         fmt = format_for(output) if output else None
         if fmt is None:
             raise click.UsageError(f"say which format: --format {'|'.join(EXPORT_FORMATS)}")
+    if output is not None and fmt != "vault" and output.is_dir():
+        raise click.UsageError(f"{output} is a folder; give a file name (or --format vault)")
     report = _open(ctx).export(" ".join(query), fmt, output)
+    for skipped in report.skipped:
+        click.echo(f"catalog: skipped {strip_control(skipped)}", err=True)
     if output:
         click.echo(f"Exported {report.papers} {'paper' if report.papers == 1 else 'papers'} "
-                   f"to {output} ({fmt})", err=True)
+                   f"to {output} ({fmt})"
+                   + (f"; {report.unchanged} already up to date" if report.unchanged else ""), err=True)
 
 
 @main.group()

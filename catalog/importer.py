@@ -93,7 +93,8 @@ def import_paths(database: Database, paths: Iterable[Path], *, venue: str | None
                 file_report.error = f"{plan.path}: database error: {exc}"
             except WorkerError as exc:
                 file_report.error = f"{plan.path}: {exc}"
-            file_report.new = file_report.known = file_report.merged = 0
+            file_report.new = file_report.known = file_report.merged = file_report.folded = 0
+            file_report.merges.clear()
     return report
 
 
@@ -200,39 +201,95 @@ class _Unindexed:
 
 def _store_batch(conn, batch: Batch, source_id: int, now: datetime,
                  report: FileReport, unindexed: _Unindexed) -> None:
-    """Store one batch: new papers inserted, known ones filled in, provenance kept."""
+    """Store one batch: new papers inserted, known ones filled in, provenance and merges kept."""
     papers = batch.papers
     if any(p.record.title for p in papers):
         unindexed.flush(conn)  # titles are looked up through the index
-    found = dedupe.match(conn, papers)
+    found, taken = dedupe.match(conn, papers)
+    ids = {i: f.paper_id for i, f in found.items()}
     new = [i for i in range(len(papers)) if i not in found]
     if new:
-        stamp = sqlite.timestamp(now)  # once, not twice per row
-        keys = _assign_keys(conn, [papers[i].fp for i in new],
-                            preferred=[papers[i].record.extra.get("key") for i in new])
-        last_id = conn.execute("SELECT coalesce(max(id), 0) FROM paper").scalar()
-        conn.execute(
-            "INSERT INTO paper(key, fingerprint, abstract, abstract_text, search_extra, headline,"
-            " title, authors, venue, year, doi, arxiv_id, url, status, tags_text, notes_text,"
-            " added_at, updated_at)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'unread', '', '', ?, ?)",
-            [(keys[papers[i].fp], *batch.fields[i], stamp, stamp) for i in new],
-        )
-        # We hold the write lock and rowids are max+1, so the new ids follow in order.
-        found.update(zip(new, range(last_id + 1, last_id + 1 + len(new))))
-        unindexed.added(last_id + 1)
-    fresh = set(new)
-    matched = [(found[i], papers[i].record) for i in range(len(papers)) if i not in fresh]
+        inserted = insert_papers(conn, [papers[i] for i in new], [batch.fields[i] for i in new], taken, now)
+        ids.update(zip(new, inserted))
+        unindexed.added(inserted[0])
+    matched = sorted(found)
+    filled: list[tuple[str, ...]] = []
     if matched:
-        if unindexed.first is not None and any(pid >= unindexed.first for pid, _ in matched):
+        if unindexed.first is not None and any(ids[i] >= unindexed.first for i in matched):
             unindexed.flush(conn)
-        report.merged += dedupe.merge(conn, matched, now)
+        changed, filled = dedupe.merge(conn, [(ids[i], papers[i].record) for i in matched], now)
+        report.merged += changed
     report.new += len(new)
-    report.known += len({pid for pid, _ in matched})
+    report.known += len({ids[i] for i in matched})
     conn.execute(
         "INSERT OR IGNORE INTO provenance(paper_id, source_id, position) VALUES (?, ?, ?)",
-        [(found[i], source_id, position) for i, p in enumerate(papers) for position in p.positions],
+        [(ids[i], source_id, position) for i, p in enumerate(papers) for position in p.positions],
     )
+    dedupe.store_merges(conn, _merges(papers, ids, found, dict(zip(matched, filled)), source_id, report), now)
+
+
+def _merges(papers: list[dedupe.Paper], ids: dict[int, int], found: dict[int, dedupe.Found],
+            filled: dict[int, tuple[str, ...]], source_id: int, report: FileReport) -> list[tuple]:
+    """The merge rows of a batch (see dedupe.store_merges), each also told in the report.
+
+    A record folded into an entry above gave the new paper the fields it filled; when that
+    entry is a catalog paper, it gave what the catalog paper took of them."""
+    rows = []
+    for i, paper in enumerate(papers):
+        pid = ids[i]
+        into = found.get(i)
+        for m in paper.merges:
+            gave = m.filled if into is None else tuple(f for f in m.filled if f in filled[i])
+            rows.append((pid, source_id, m.record.position, m.evidence, gave, m.record))
+            report.folded += 1
+            report.merges.append(f"{report.path}:{m.record.line}: merged with the entry at line "
+                                 f"{m.into_line} ({m.evidence})")
+        if into is not None:
+            theirs = {f for m in paper.merges for f in m.filled}
+            gave = tuple(f for f in filled[i] if f not in theirs)
+            rows.append((pid, source_id, paper.record.position, into.evidence, gave, paper.own_record()))
+            report.merges.append(f"{report.path}:{paper.record.line}: already in the catalog as "
+                                 f"{into.key} ({into.evidence})")
+    return rows
+
+
+def insert_papers(conn, papers: list[dedupe.Paper], rows: list[tuple], taken: set[str],
+                  now: datetime) -> list[int]:
+    """Insert new papers (their prepare.paper_fields rows) with free fingerprints and keys;
+    their ids, in order. During an import the FTS insert trigger stands aside (the caller
+    indexes them); otherwise it indexes them."""
+    stamp = sqlite.timestamp(now)  # once, not twice per row
+    fps = unique_fingerprints(conn, [p.fp for p in papers], taken)
+    keys = _assign_keys(conn, fps, preferred=[p.record.extra.get("key") for p in papers])
+    last_id = conn.execute("SELECT coalesce(max(id), 0) FROM paper").scalar()
+    conn.execute(
+        "INSERT INTO paper(key, fingerprint, abstract, abstract_text, search_extra, headline,"
+        " title, authors, venue, year, doi, arxiv_id, url, status, tags_text, notes_text,"
+        " added_at, updated_at)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'unread', '', '', ?, ?)",
+        [(keys[fp], fp, *row[1:], stamp, stamp) for fp, row in zip(fps, rows)],
+    )
+    # We hold the write lock and rowids are max+1, so the new ids follow in order.
+    return list(range(last_id + 1, last_id + 1 + len(papers)))
+
+
+def unique_fingerprints(conn, fps: list[str], taken: set[str], keep: str | None = None) -> list[str]:
+    """The fingerprints, each made distinct where two papers the rules keep apart hash alike
+    (one placeholder abstract, one generic title): the fingerprint is the paper's unique id.
+    `taken`: those catalog papers hold (dedupe.match looked them up); `keep`: the one the paper
+    being changed holds, free for it."""
+    out: list[str] = []
+    seen: set[str] = set()
+    for fp in fps:
+        candidate, n = fp, 1
+        while (candidate in taken or candidate in seen) and candidate != keep:
+            n += 1
+            candidate = hashlib.sha256(f"{fp}/{n}".encode()).hexdigest()[:32]
+            if candidate != keep and conn.execute("SELECT 1 FROM paper WHERE fingerprint = ?", (candidate,)).first():
+                taken.add(candidate)
+        seen.add(candidate)
+        out.append(candidate)
+    return out
 
 
 def _assign_keys(conn, fingerprints: list[str], preferred: list[str | None] | None = None) -> dict[str, str]:

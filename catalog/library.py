@@ -21,7 +21,7 @@ from catalog.resources import seeds_dir
 from catalog.results import (
     AnnotationsReport, Change, Edit, ExportPaper, ExportReport, Facets, FieldChanged, ImportReport,
     NoteChanged, NoteView, PaperDetail, PaperState, PaperSummary, SavedQuery, SavedSearchChanged,
-    SourceRef, Stats, TagCount, TagsChanged,
+    SourceRef, SplitResult, Stats, TagCount, TagsChanged,
 )
 
 Notify = Callable[[str], None]
@@ -141,8 +141,10 @@ class Catalog:
             (paper_id,),
         ).all()
         sources = conn.execute(
-            "SELECT s.path, s.venue, s.year, pr.position FROM provenance pr"
-            " JOIN source s ON s.id = pr.source_id WHERE pr.paper_id = ? ORDER BY s.id, pr.position",
+            "SELECT s.path, s.venue, s.year, pr.position, m.evidence FROM provenance pr"
+            " JOIN source s ON s.id = pr.source_id"
+            " LEFT JOIN paper_merge m ON m.paper_id = pr.paper_id AND m.source_id = pr.source_id"
+            " AND m.position = pr.position WHERE pr.paper_id = ? ORDER BY s.id, pr.position",
             (paper_id,),
         ).all()
         return PaperDetail(
@@ -150,6 +152,21 @@ class Catalog:
             notes=tuple(NoteView(n[0], i, n[1], _dt(n[2]), _dt(n[3])) for i, n in enumerate(notes, 1)),
             sources=tuple(SourceRef(*s) for s in sources),
         )
+
+    def split(self, key: str, numbers: Sequence[int] = ()) -> SplitResult:
+        """Undo merges: the records that joined paper `key` (all, or those of the sources
+        numbered as `get(key).sources` lists them) become papers of their own. The paper keeps
+        its key, tags, notes, status, rating and title."""
+        from catalog import dedupe
+
+        with db.write(self.database) as conn:
+            pid = self.resolve(conn, key)
+            shown = conn.execute("SELECT key FROM paper WHERE id = ?", (pid,)).scalar()
+            before = conn.execute("SELECT count(*) FROM provenance WHERE paper_id = ?", (pid,)).scalar()
+            ids = dedupe.split(conn, pid, shown, list(dict.fromkeys(numbers)), _now())
+            after = conn.execute("SELECT count(*) FROM provenance WHERE paper_id = ?", (pid,)).scalar()
+            return SplitResult(self._detail(conn, pid).summary,
+                               tuple(self._detail(conn, i).summary for i in ids), before - after)
 
     # --- user data: each change returns an Edit, which `undo` takes back -----------------
 
@@ -431,6 +448,8 @@ class Catalog:
         """Write the selected papers as `fmt` to `path` (replaced atomically) or to `stream`."""
         from catalog import export
 
+        if fmt == "vault":
+            return self._export_vault(query, path)
         try:
             write = export.writer(fmt)
         except export.ExportError as exc:
@@ -445,6 +464,24 @@ class Catalog:
             except OSError as exc:
                 raise CatalogError(f"cannot write {path}: {exc.strerror or exc}") from None
         return ExportReport(len(papers), fmt, str(path) if path else None)
+
+    def _export_vault(self, query: str, folder: Path | None) -> ExportReport:
+        """One Markdown file per paper in `folder` (docs/formats.md, "Markdown vault")."""
+        from catalog.export import vault
+
+        if folder is None:
+            raise CatalogError("say which folder: catalog export --format vault DIR")
+        folder = Path(folder)
+        if folder.exists() and not folder.is_dir():
+            raise CatalogError(f"cannot write a vault to {folder}: it is not a folder")
+        if not folder.parent.is_dir():
+            raise CatalogError(f"cannot write a vault to {folder}: folder {folder.parent} does not exist")
+        papers = self.export_papers(query)
+        try:
+            report = vault.write(papers, folder)
+        except OSError as exc:
+            raise CatalogError(f"cannot write the vault in {folder}: {exc.strerror or exc}") from None
+        return ExportReport(len(papers), "vault", str(folder), report.unchanged, tuple(report.skipped))
 
     def export_annotations(self, path: Path | None = None, *, stream: TextIO | None = None) -> int:
         """Write your annotations (docs/formats.md) to `path` atomically, or to `stream`;

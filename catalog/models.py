@@ -140,3 +140,24 @@ class SavedSearch(SQLModel, table=True):
     name: str = Field(sa_column=Column(String, nullable=False, unique=True))
     query: str
     created_at: datetime = Field(default_factory=utcnow)
+
+
+class PaperMerge(SQLModel, table=True):
+    """A record that joined a paper already seen (in its file or in the catalog): which file and
+    position, on what evidence, the fields only it gave, and what it said (JSON), so
+    `catalog split` can make it a paper of its own again. The paper's first record has none."""
+
+    __tablename__ = "paper_merge"
+
+    id: int | None = Field(default=None, primary_key=True)
+    paper_id: int = Field(
+        sa_column=Column(Integer, ForeignKey("paper.id", ondelete="CASCADE"), nullable=False, index=True)
+    )
+    source_id: int = Field(
+        sa_column=Column(Integer, ForeignKey("source.id", ondelete="CASCADE"), nullable=False)
+    )
+    position: int
+    evidence: str  # "same DOI 10.1000/x", "same arXiv id ...", "same abstract", "same title"
+    filled: str = ""  # space-separated names of the fields the paper took from this record
+    record: str  # JSON: the record's title, authors, venue, year, doi, arxiv_id, url, abstract
+    merged_at: datetime = Field(default_factory=utcnow)

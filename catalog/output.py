@@ -90,9 +90,11 @@ def print_detail(d: PaperDetail) -> None:
             stdout.print(Text(safe(note.body)))
     if d.sources:
         stdout.print()
-        for s in d.sources:
+        for number, s in enumerate(d.sources, 1):
             where = " ".join(x for x in (safe(s.venue), safe(s.year or "")) if x)
-            stdout.print(Text(f"from {safe(s.path)} #{s.position} {where}", style="dim"))
+            how = f" (merged: {safe(s.evidence)})" if s.evidence else ""
+            stdout.print(Text(f"{number}. from {safe(s.path)} #{s.position} {where}".rstrip() + how, style="dim"),
+                         soft_wrap=True)
 
 
 def print_tags(tags: list[TagCount]) -> None:

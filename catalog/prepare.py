@@ -47,7 +47,8 @@ BIBTEX_SUFFIXES = {".bib", ".bibtex"}
 JSON_SUFFIXES = {".json"}
 JSONL_SUFFIXES = {".jsonl", ".ndjson"}
 CSV_SUFFIXES = {".csv", ".tsv"}
-SUFFIXES = PAPER_LIST_SUFFIXES | BIBTEX_SUFFIXES | JSON_SUFFIXES | JSONL_SUFFIXES | CSV_SUFFIXES
+RIS_SUFFIXES = {".ris"}
+SUFFIXES = PAPER_LIST_SUFFIXES | BIBTEX_SUFFIXES | JSON_SUFFIXES | JSONL_SUFFIXES | CSV_SUFFIXES | RIS_SUFFIXES
 
 
 class WorkerError(RuntimeError):
@@ -71,6 +72,10 @@ def open_records(path: Path, *, venue: str | None = None, year: int | None = Non
         from catalog.ingest.csvfile import read_csv
 
         return read_csv(path, field_map=field_map, venue=venue, year=year)
+    if suffix in RIS_SUFFIXES:
+        from catalog.ingest.ris import read_ris
+
+        return read_ris(path, venue=venue, year=year)
     return read_paper_list(path, venue=venue, year=year)
 
 

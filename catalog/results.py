@@ -44,6 +44,16 @@ class SourceRef:
     venue: str | None
     year: int | None
     position: int
+    evidence: str | None = None  # how this record joined the paper ("same DOI 10.1/x"); None: its own
+
+
+@dataclass(frozen=True)
+class SplitResult:
+    """What `catalog split` did: the paper that kept its key and annotations, and the new ones."""
+
+    kept: PaperSummary
+    split_off: tuple[PaperSummary, ...]
+    records: int  # how many records left the paper
 
 
 @dataclass(frozen=True)
@@ -87,8 +97,12 @@ class FileReport:
     known: int = 0
     error: str | None = None
     merged: int = 0  # known papers that gained fields (a title, authors, a DOI) from this file
+    folded: int = 0  # entries that were the same paper as an entry above them in the file
     # Entries skipped, each with file and line: "refs.bib:42: entry 'foo2020' has no title or abstract"
     warnings: list[str] = field(default_factory=list)
+    # Each merge, with file, line and evidence: "refs.bib:90: merged with the entry at line 12
+    # (same DOI 10.1000/x)", "refs.bib:7: already in the catalog as k3x9q2m (same abstract)"
+    merges: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -108,6 +122,14 @@ class ImportReport:
         return sum(f.merged for f in self.files)
 
     @property
+    def folded(self) -> int:
+        return sum(f.folded for f in self.files)
+
+    @property
+    def merges(self) -> list[str]:
+        return [m for f in self.files for m in f.merges]
+
+    @property
     def errors(self) -> list[FileReport]:
         return [f for f in self.files if f.error]
 
@@ -115,13 +137,18 @@ class ImportReport:
     def warnings(self) -> list[str]:
         return [w for f in self.files for w in f.warnings]
 
-    def summary(self) -> str:
+    def summary(self, *, verbose: bool = False) -> str:
+        """`12 new, 3 already known (2 updated), 5 merged with an entry above, 0 errors (1 file)`;
+        without `verbose`, a pointer to --verbose when something merged."""
         known = f"{self.known} already known" + (f" ({self.merged} updated)" if self.merged else "")
+        if self.folded:
+            known += f", {self.folded} merged with an entry above"
         skipped = len(self.warnings)
         return (f"{self.new} new, {known}, {len(self.errors)} "
                 f"{'error' if len(self.errors) == 1 else 'errors'}"
                 + (f", {skipped} {'warning' if skipped == 1 else 'warnings'}" if skipped else "")
-                + f" ({len(self.files)} {'file' if len(self.files) == 1 else 'files'})")
+                + f" ({len(self.files)} {'file' if len(self.files) == 1 else 'files'})"
+                + ("; --verbose lists each merge" if self.merges and not verbose else ""))
 
 
 @dataclass(frozen=True)
@@ -266,6 +293,8 @@ class ExportReport:
     papers: int
     format: str
     path: str | None  # None: written to the stream given
+    unchanged: int = 0  # vault: files already up to date
+    skipped: tuple[str, ...] = ()  # vault: files left alone, with the reason
 
 
 @dataclass

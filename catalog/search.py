@@ -211,14 +211,16 @@ def _execute(conn: Connection, sql: str, params: list, query: Query) -> list[tup
         raise QueryError(f"cannot search for {query.source!r}: {message}") from None
 
 
-def papers_titled(conn: Connection, title: str, limit: int = 20) -> list[tuple[int, str | None, str | None, str | None]]:
-    """(id, title, doi, arxiv_id) of papers whose real title holds `title`'s words as a phrase:
-    candidates for deduplication, which compares the titles themselves."""
+def papers_titled(conn: Connection, title: str, limit: int = 20) -> list[tuple]:
+    """(id, key, title, year, authors, url, doi, arxiv_id, abstract) of papers whose real title
+    holds `title`'s words as a phrase and is not much longer: candidates for deduplication,
+    which compares the titles themselves."""
     if not any(ch.isalnum() for ch in title):
         return []
     phrase = "title : " + fts_phrase(Text(title))
-    return [tuple(r) for r in _execute(  # type: ignore[misc]
+    return [tuple(r) for r in _execute(
         conn,
-        f"SELECT p.id, p.title, p.doi, p.arxiv_id FROM {FTS_TABLE} CROSS JOIN paper p"
-        f" WHERE {FTS_TABLE} MATCH ? AND p.id = {FTS_TABLE}.rowid LIMIT ?",
-        [phrase, limit], Query(source=title))]
+        f"SELECT p.id, p.key, p.title, p.year, p.authors, p.url, p.doi, p.arxiv_id, p.abstract"
+        f" FROM {FTS_TABLE} CROSS JOIN paper p"
+        f" WHERE {FTS_TABLE} MATCH ? AND p.id = {FTS_TABLE}.rowid AND length(p.title) <= ? LIMIT ?",
+        [phrase, 2 * len(title) + 20, limit], Query(source=title))]

@@ -138,9 +138,16 @@ def _group_end(tex: str, start: int) -> int:
     return len(tex)
 
 
+# Superscript symbols read without a caret: 25$^\circ$C is 25 °C, L$^\natural$ is L♮, A$^\top$ is Aᵀ.
+_SUP_SYMBOLS = {"∘": "°", "○": "°", "°": "°", "♮": "♮", "♯": "♯", "♭": "♭", "†": "†", "‡": "‡",
+                "⋆": "⋆", "⊤": "ᵀ", "″": "″", "‴": "‴"}
+
+
 def _script(tex: str, table: dict[str, str], mark: str) -> str:
     """One `^`/`_` argument as Unicode super/subscript, else `^x` or `^{xy}`."""
     text = "".join(_math(tex).split())
+    if mark == "^" and text in _SUP_SYMBOLS:
+        return _SUP_SYMBOLS[text]
     if all(ch in table for ch in text):
         return "".join(table[ch] for ch in text)
     if len(text) == 1:
@@ -219,6 +226,9 @@ _TEX_ESCAPES = re.compile(r"\\\\?([%&#$_*{}])")
 _BOLD = re.compile(r"\*\*(?<!\\\*\*)(?!\s)(.{1,300}?)(?<![\s\\])\*\*")
 _ITALIC = re.compile(r"\*(?<![\\\w*]\*)(?![\s*])(.{1,300}?)(?<![\s\\*])\*(?![\w*])")
 _UNDERSCORE = re.compile(r"_(?<![\\\w]_)(_?)(?![\s_])(.{1,300}?)(?<![\s\\_])_\1(?!\w)")
+# TeX's unbreakable space between two words or a word and math (`25~$^\circ$C`, `Fig.~2`);
+# `~100` (about a hundred) stays.
+_TIE = re.compile(r"(?<=[\w.,])~(?=[\w\x00\\])")
 # Replacements by group: a C-level callable is ~2x faster than an r"\1"
 # template, which Python 3.11 expands in Python for every match.
 _GROUP1 = operator.itemgetter(1)
@@ -242,8 +252,10 @@ def _text_markup(s: str) -> str:
         s = _TEX_ESCAPES.sub(_GROUP1, s)
     if "---" in s:
         s = s.replace("---", "—")
-    if "``" in s:
-        s = s.replace("``", '"').replace("''", '"')
+    if "``" in s:  # TeX's quotes, as pylatexenc renders them in titles
+        s = s.replace("``", "“").replace("''", "”")
+    if "~" in s:
+        s = _TIE.sub(" ", s)
     return s
 
 
@@ -252,7 +264,7 @@ def render(text: str) -> str:
     text = strip_control(text)
     if not (
         "$" in text or "*" in text or "_" in text or "\\" in text or "---" in text
-        or "``" in text or "](" in text
+        or "``" in text or "](" in text or "~" in text
     ):
         return text  # the common case: plain prose
     spans: list[str] = []

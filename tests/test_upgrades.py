@@ -82,6 +82,11 @@ def fill(conn: sqlite3.Connection) -> None:
                                    "created_at": f"2024-02-01 00:00:0{n}", "updated_at": "2024-02-02"})
     if "saved_search" in tables:
         _insert(conn, "saved_search", {"name": "good ones", "query": "rating:>=4"})
+    if "paper_merge" in tables:  # what `catalog split` needs to undo a merge
+        for i in range(0, N_PAPERS, 7):
+            _insert(conn, "paper_merge", {"paper_id": i + 1, "source_id": source, "position": 1000 + i,
+                                          "evidence": "same title", "filled": "authors",
+                                          "record": '{"title": "t", "authors": "A B"}'})
     conn.commit()
 
 
@@ -97,6 +102,11 @@ def user_data(conn: sqlite3.Connection) -> dict:
     out["provenance"] = conn.execute("SELECT count(*) FROM provenance").fetchone()[0]
     if "saved_search" in _tables(conn):
         out["saved"] = conn.execute("SELECT name, query FROM saved_search").fetchall()
+    merges = conn.execute(
+        "SELECT p.key, m.position, m.evidence, m.filled, m.record FROM paper_merge m"
+        " JOIN paper p ON p.id = m.paper_id ORDER BY m.id").fetchall() if "paper_merge" in _tables(conn) else []
+    if merges:  # from 0003 on; none before, and none in a file upgraded to it
+        out["merges"] = merges
     return out
 
 
@@ -246,3 +256,36 @@ def test_revision_0002_upgrades_hand_edited_0001_files(tmp_path, damage, indexed
         assert [p.key for p in catalog.search("quagga")] == ["k1"]
     finally:
         catalog.close()
+
+
+def test_revision_0003_keeps_merges_from_then_on(tmp_path):
+    """An 0002 catalog whose seeds merged one shared abstract: after the upgrade that paper
+    says it cannot be split (nothing recorded how it merged), and new merges are recorded."""
+    seeds = Path(__file__).resolve().parent.parent / "seeds"
+    path = tmp_path / "old.db"
+    migrate.upgrade(path, "0002")
+    conn = sqlite3.connect(path)
+    conn.execute("PRAGMA foreign_keys = ON")
+    source = _insert(conn, "source", {"path": "/lists/a.txt", "sha256": "a" * 64})
+    other = _insert(conn, "source", {"path": "/lists/b.txt", "sha256": "b" * 64})
+    paper = _insert(conn, "paper", {"key": "kmerged", "fingerprint": "f" * 32, "abstract": "x", "abstract_text": "x",
+                                    "headline": "x", "status": "reading"})
+    _insert(conn, "provenance", {"paper_id": paper, "source_id": source, "position": 1})
+    _insert(conn, "provenance", {"paper_id": paper, "source_id": other, "position": 4})
+    conn.commit()
+    conn.close()
+    catalog = Catalog.open(path)
+    try:
+        assert migrate.current(path) == "0003"
+        with pytest.raises(db.CatalogError, match="merged before this version"):
+            catalog.split("kmerged")
+        report = catalog.import_paths([seeds])
+        assert report.merges and all("same abstract" in m for m in report.merges)
+        with sqlite3.connect(path) as conn:
+            assert conn.execute("SELECT count(*) FROM paper_merge").fetchone() == (len(report.merges),)
+        assert catalog.get("kmerged").summary.status == "reading"
+    finally:
+        catalog.close()
+    migrate.downgrade(path, "0002")
+    with sqlite3.connect(path) as conn:
+        assert "paper_merge" not in _tables(conn)

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing import TextIO
 
 from catalog.export.citekeys import citation_keys
-from catalog.ingest.fields import split_people
+from catalog.ingest.fields import is_organisation, split_people
 from catalog.results import ExportPaper
 
 _ESCAPES = {
@@ -85,19 +85,33 @@ def url(value: str) -> str:
     return value.replace("\\", "%5C").replace("{", "%7B").replace("}", "%7D").replace(" ", "%20")
 
 
+def doi(value: str) -> str:
+    """A DOI as it is (biblatex reads the field verbatim; a backslash stays a backslash), only
+    braces that would unbalance the field encoded."""
+    return value if balanced(value) else value.replace("{", "%7B").replace("}", "%7D")
+
+
+def person(name: str) -> str:
+    """A name for `author`: an organisation in braces, so it stays one name
+    ({Centers for Disease Control and Prevention}), "others" for et al."""
+    if name == "et al.":
+        return "others"
+    return "{" + escape(name) + "}" if is_organisation(name) else escape(name)
+
+
 def fields(p: ExportPaper) -> tuple[str, list[tuple[str, str]]]:
     """The entry type and its fields for one paper."""
     out: list[tuple[str, str]] = [("title", title(p.citation_title))]
     people = split_people(p.authors)
     if people:
-        out.append(("author", " and ".join("others" if n == "et al." else escape(n) for n in people)))
+        out.append(("author", " and ".join(person(n) for n in people)))
     conference = p.venue and p.venue.lower() != "arxiv"
     if conference:
         out.append(("booktitle", escape(f"{p.venue} {p.year}" if p.year else str(p.venue))))
     if p.year:
         out.append(("year", str(p.year)))
     if p.doi:
-        out.append(("doi", url(p.doi)))
+        out.append(("doi", doi(p.doi)))
     if p.arxiv_id:
         out.extend([("eprint", p.arxiv_id), ("archiveprefix", "arXiv")])
     if p.url:

@@ -9,13 +9,13 @@ from collections.abc import Sequence
 from typing import TextIO
 
 from catalog.export.citekeys import citation_keys
-from catalog.ingest.fields import name_parts, split_people
+from catalog.ingest.fields import is_organisation, name_parts, split_people
 from catalog.results import ExportPaper
 
 
 def person(name: str) -> dict[str, str]:
     given, family = name_parts(name)
-    return {"family": family, "given": given} if given else {"literal": name}
+    return {"family": family, "given": given} if given and not is_organisation(name) else {"literal": name}
 
 
 def item(p: ExportPaper, key: str) -> dict[str, object]:

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from typing import TextIO
 
 from catalog.export.citekeys import citation_keys
-from catalog.ingest.fields import name_parts, split_people
+from catalog.ingest.fields import is_organisation, name_parts, split_people
 from catalog.results import ExportPaper
 
 
@@ -22,7 +22,8 @@ def entry(p: ExportPaper, key: str) -> dict[str, object]:
                               "title": _line(p.citation_title)}
     people = [n for n in split_people(p.authors) if n != "et al."]
     if people:
-        out["authors"] = [", ".join(filter(None, reversed(name_parts(n)))) for n in people]
+        out["authors"] = [n if is_organisation(n) else ", ".join(filter(None, reversed(name_parts(n))))
+                          for n in people]
     if p.venue:
         out["secondary_title"] = _line(f"{p.venue} {p.year}" if p.year and not preprint else p.venue)
     if p.year:
@@ -32,7 +33,9 @@ def entry(p: ExportPaper, key: str) -> dict[str, object]:
     if p.doi:
         out["doi"] = p.doi
     if p.link:
-        out["urls"] = [p.link]
+        # RIS has no arXiv field: its abstract page carries the id (to readers, and back here).
+        arxiv = f"https://arxiv.org/abs/{p.arxiv_id}" if p.arxiv_id else None
+        out["urls"] = [p.link] + ([arxiv] if arxiv and arxiv != p.link else [])
     if p.tags:
         out["keywords"] = list(p.tags)
     if p.notes:

@@ -1,14 +1,22 @@
-"""BibTeX files as Zotero, Google Scholar, arXiv and people write them, read with bibtexparser.
+"""BibTeX files as Zotero, Google Scholar, arXiv, JabRef, Mendeley, DBLP and people write them,
+read with bibtexparser.
 
-A broken entry (unbalanced braces, a missing comma, no title or abstract) is skipped with a
-warning naming its line; the others still import. A file with no usable entry at all fails
-as a whole.
+Every entry is a paper of its own: cite keys need not be unique (Mendeley writes `@article{,`
+for every entry), since the catalog makes its own keys. An entry with one broken field (an
+unbalanced brace in `publisher`, say) is read without that field, with a warning naming it;
+an entry that cannot be read at all is skipped with a warning naming its line, and the others
+still import. A file with no usable entry at all fails as a whole.
+
+`crossref` is resolved as BibTeX does it: a child takes the venue, year and publisher fields
+it lacks from its parent (a @proceedings parent's title is the child's booktitle), and
+@proceedings entries that serve as parents are volumes, not papers.
 """
 
 from __future__ import annotations
 
 import logging
 import re
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from catalog.ingest import fields
@@ -21,6 +29,22 @@ logging.getLogger("bibtexparser").setLevel(logging.CRITICAL)
 _KEY_IN_RAW = re.compile(r"@\s*\w+\s*[{(]\s*([^,\s{}()]+)")
 _VENUE_FIELDS = ("booktitle", "journal", "journaltitle", "eventtitle", "series")
 _ARXIV_FIELDS = ("journal", "note", "url", "doi", "howpublished", "volume", "publisher")
+# What a crossref child takes from its parent: where and when it appeared, never what it is
+# (title, authors, abstract, DOI, URL, pages are the child's own).
+_INHERITED = ("booktitle", "journal", "journaltitle", "eventtitle", "series", "year", "date",
+              "publisher", "organization", "address", "volume", "editor", "month")
+_VOLUME_TYPES = {"proceedings", "mvproceedings"}
+
+
+@dataclass
+class _Entry:
+    """One entry's raw field values (after @string expansion), before they become a record."""
+
+    kind: str
+    key: str
+    line: int
+    values: dict[str, str]
+    notes: list[str] = field(default_factory=list)  # warnings about this entry
 
 
 def read_bibtex(path: Path, *, venue: str | None = None, year: int | None = None) -> RecordFile:
@@ -30,35 +54,50 @@ def read_bibtex(path: Path, *, venue: str | None = None, year: int | None = None
     name = str(path)
     source = read_text(path, "a BibTeX file")
     library = bibtexparser.parse_string(source)
-    strings = {s.key.lower(): _unbrace(str(s.value)) for s in library.strings}
+    # A macro keeps its spaces: pre # "Conference" with pre = "Proceedings of the ".
+    strings = {s.key.lower(): str(s.value) for s in library.strings}
     out = RecordFile(format="bibtex", records=[])
     failures: list[str] = []
-    position = 0
+    entries: list[_Entry] = []
     for block in library.blocks:
         line = (block.start_line or 0) + 1
         if isinstance(block, model.DuplicateFieldKeyBlock) and isinstance(block.ignore_error_block, model.Entry):
             entry = block.ignore_error_block
             out.warnings.append(f"{name}:{line}: entry '{entry.key}' repeats a field; the first value is used")
         elif isinstance(block, model.DuplicateBlockKeyBlock):
-            out.warnings.append(f"{name}:{line}: entry '{block.key}' repeats a key used above (skipped)")
-            continue
+            # Another paper under a key used above: read it on its own.
+            entry = _reparse(block.raw or "")
+            if entry is None:
+                failures.append(f"{name}:{line}: entry '{block.key}' cannot be read; skipped")
+                continue
         elif isinstance(block, model.ParsingFailedBlock):
-            found = _KEY_IN_RAW.match(block.raw or "")
-            what = f"entry '{found[1]}'" if found else "entry"
-            reason = _reason(block.error)
-            failures.append(f"{name}:{line}: {what} cannot be read ({reason}); skipped")
+            found = _recover(block.raw or "", strings)
+            if found is None or not (found.values.get("title") or found.values.get("abstract")):
+                failures.append(_failure(name, line, block, found))
+                continue
+            found.line = line
+            found.notes = [f"{name}:{line}: entry '{found.key}' {note}" for note in found.notes]
+            entries.append(found)
             continue
         elif isinstance(block, model.Entry):
             entry = block
         else:
             continue  # @string, @preamble, @comment and text between entries
+        entries.append(_Entry(entry.entry_type.lower(), entry.key, line, _raw_values(entry, strings)))
+    parents = {e.key.lower(): e for e in entries if e.key}
+    volumes = _resolve_crossrefs(entries, parents)
+    position = 0
+    for entry in entries:
+        if id(entry) in volumes:
+            continue  # a @proceedings volume its papers point to
         position += 1
+        out.warnings.extend(entry.notes)
         try:
             out.records.append(fields.record(
-                _values(entry, strings), label=f"entry '{entry.key}'", position=position, line=line,
-                venue_default=venue, year_default=year, tex=True))
+                _normalised(entry.values), label=f"entry '{entry.key}'", position=position,
+                line=entry.line, venue_default=venue, year_default=year, tex=True))
         except fields.EntryError as exc:
-            out.warnings.append(f"{name}:{line}: {exc}")
+            out.warnings.append(f"{name}:{entry.line}: {exc}")
     out.warnings[:0] = failures
     out.warnings.sort(key=_line_of)
     if not out.records:
@@ -71,6 +110,126 @@ def read_bibtex(path: Path, *, venue: str | None = None, year: int | None = None
         raise IngestError(name, "no BibTeX entries found (expected entries like @article{key, title={...}})")
     return out
 
+
+def _failure(name: str, line: int, block, found: _Entry | None) -> str:
+    m = _KEY_IN_RAW.match(block.raw or "")
+    what = f"entry '{m[1]}'" if m else "entry"
+    reason = "; ".join(found.notes) if found and found.notes else _reason(block.error)
+    return f"{name}:{line}: {what} cannot be read ({reason}); skipped"
+
+
+def _reparse(raw: str):
+    """The one entry in `raw`, read on its own (its key repeats one above)."""
+    import bibtexparser
+    from bibtexparser import model
+
+    blocks = bibtexparser.parse_string(raw).blocks
+    return next((b for b in blocks if isinstance(b, model.Entry)), None)
+
+
+# --- recovering an entry with a broken field ------------------------------------------------------
+
+_HEADER = re.compile(r"\s*@\s*(\w+)\s*[{(]\s*([^,\s{}()]*)\s*,")
+# Exports write one field per line: a field starts where a line starts with `name =`.
+_FIELD_START = re.compile(r"^[ \t]*([A-Za-z][\w:.+-]*)[ \t]*=[ \t]*", re.MULTILINE)
+_BARE = re.compile(r"[^\s,#{}\"()]+")
+
+
+def _recover(raw: str, strings: dict[str, str]) -> _Entry | None:
+    """An entry bibtexparser could not read, read field by field: the fields that are well
+    formed, and a note for each that is not. None when not even the entry's start is readable."""
+    header = _HEADER.match(raw)
+    if header is None:
+        return None
+    body = raw[header.end():]
+    starts = list(_FIELD_START.finditer(body))
+    if not starts:
+        return None
+    good: list[str] = []
+    broken: list[str] = []
+    for i, start in enumerate(starts):
+        chunk = body[start.start():starts[i + 1].start() if i + 1 < len(starts) else len(body)]
+        end = _value_end(chunk, start.end() - start.start())
+        rest = chunk[end:].strip() if end is not None else None
+        last = i + 1 == len(starts)
+        if rest is not None and (rest in ("", ",") or (last and rest.lstrip(",").lstrip()[:1] in ("}", ")"))):
+            good.append(chunk[:end].strip())
+        else:
+            broken.append(start[1].lower())
+    entry = _reparse(f"@{header[1]}{{{header[2]},\n" + ",\n".join(good) + "\n}\n") if good else None
+    values = _raw_values(entry, strings) if entry is not None else {}
+    if values.get("title") or values.get("abstract"):
+        # Shown as "skipped refs.bib:7: entry 'x' field 'publisher' (...); the rest ...".
+        notes = [f"field '{b}' (unbalanced braces or quotes); the rest of the entry is imported" for b in broken]
+    else:
+        notes = [f"field '{b}' has unbalanced braces or quotes" for b in broken]
+    return _Entry(header[1].lower(), header[2], 0, values, notes)
+
+
+def _value_end(text: str, i: int) -> int | None:
+    """Index just past a BibTeX value starting at `i` (`{...}`, `"..."`, a macro or number,
+    joined by `#`); None when it never ends."""
+    n = len(text)
+    while True:
+        while i < n and text[i].isspace():
+            i += 1
+        if i >= n:
+            return None
+        ch = text[i]
+        if ch in "{\"":
+            depth, i = (1, i + 1) if ch == "{" else (0, i + 1)
+            while i < n:
+                c = text[i]
+                if c == "{":
+                    depth += 1
+                elif c == "}":
+                    depth -= 1
+                    if depth < 0:
+                        return None
+                    if depth == 0 and ch == "{":
+                        break
+                elif c == "\"" and ch == "\"" and depth == 0:
+                    break
+                i += 1
+            if i >= n:
+                return None
+            i += 1
+        else:
+            m = _BARE.match(text, i)
+            if m is None:
+                return None
+            i = m.end()
+        j = i
+        while j < n and text[j].isspace():
+            j += 1
+        if j < n and text[j] == "#":
+            i = j + 1
+            continue
+        return i
+
+
+# --- crossref ----------------------------------------------------------------------------------
+
+def _resolve_crossrefs(entries: list[_Entry], parents: dict[str, _Entry]) -> set[int]:
+    """Fill children from their crossref parents; the ids of @proceedings parents (volumes)."""
+    volumes: set[int] = set()
+    for entry in entries:
+        target = entry.values.get("crossref", "").strip().lower()
+        parent = parents.get(target) if target else None
+        if parent is None or parent is entry:
+            continue
+        for name in _INHERITED:
+            if parent.values.get(name) and not entry.values.get(name):
+                entry.values[name] = parent.values[name]
+        if parent.kind in _VOLUME_TYPES | {"book", "mvbook", "collection", "mvcollection"}:
+            if not entry.values.get("booktitle") and parent.values.get("title"):
+                entry.values["booktitle"] = parent.values["title"]
+        if parent.kind in _VOLUME_TYPES:
+            volumes.add(id(parent))
+    return volumes
+
+
+# --- field values --------------------------------------------------------------------------------
 
 def _reason(error: Exception) -> str:
     message = str(getattr(error, "abort_reason", "") or getattr(error, "message", "") or error).strip()
@@ -115,25 +274,48 @@ def _value(field, strings: dict[str, str]) -> str:
     return value
 
 
-def _values(entry, strings: dict[str, str]) -> dict[str, object]:
+def _raw_values(entry, strings: dict[str, str]) -> dict[str, str]:
     raw: dict[str, str] = {}
     for f in entry.fields:
         raw.setdefault(f.key.lower(), _value(f, strings))
-    get = lambda k: raw.get(k, "").strip()  # noqa: E731
-    abstract = get("abstract")
-    arxiv = None
+    return raw
+
+
+_PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n\s*")
+
+
+def unwrap(value: str) -> str:
+    """An abstract as TeX reads it: the file's line wraps and their indentation are spaces,
+    a blank line is a paragraph break."""
+    if "\n" not in value and "  " not in value and "\t" not in value:
+        return value
+    return "\n\n".join(" ".join(p.split()) for p in _PARAGRAPH_BREAK.split(value.strip()))
+
+
+def _arxiv(get) -> str | None:
     prefix = (get("archiveprefix") or get("eprinttype")).lower()
     if get("eprint") and prefix in ("arxiv", ""):
-        arxiv = fields.arxiv_id(get("eprint"), bare=True)
+        if found := fields.arxiv_id(get("eprint"), bare=True):
+            return found
     for key in _ARXIV_FIELDS:
-        if arxiv:
-            break
-        arxiv = fields.arxiv_id(get(key))
+        if found := fields.arxiv_id(get(key)):
+            return found
+    # Semantic Scholar and DBLP: journal = {ArXiv} or {CoRR}, volume = {abs/2005.14165}
+    volume = get("volume").replace("{", "").replace("}", "")
+    if volume.lower().startswith("abs/") and re.search(r"arxiv|corr", get("journal"), re.IGNORECASE):
+        return fields.arxiv_id(volume[4:], bare=True)
+    return None
+
+
+def _normalised(raw: dict[str, str]) -> dict[str, object]:
+    get = lambda k: raw.get(k, "").strip()  # noqa: E731
+    abstract = get("abstract")
+    arxiv = _arxiv(get)
     venue_raw = next((get(k) for k in _VENUE_FIELDS if get(k)), "")
     venue = fields.venue(venue_raw) if venue_raw else ("arXiv" if arxiv else None)
     return {
         "title": get("title") or None,
-        "abstract": fields.tidy_abstract(fields.unescape_text(abstract)) if abstract else "",
+        "abstract": unwrap(fields.tidy_abstract(fields.unescape_text(abstract))) if abstract else "",
         "raw_abstract": abstract,
         "authors": fields.bibtex_authors(get("author")) if get("author") else None,
         "year": fields.year(get("year") or get("date")),

@@ -32,6 +32,7 @@ def read_csv(path: Path, *, field_map: mapping.FieldMap | None = None, venue: st
     out = RecordFile(format="csv", records=[])
     header: list[str] | None = None
     columns: dict[str, list[str]] = {}
+    zotero = False
     line = 1
     position = 0
     try:
@@ -42,6 +43,8 @@ def read_csv(path: Path, *, field_map: mapping.FieldMap | None = None, venue: st
             if header is None:
                 header = [cell.strip() for cell in row]
                 columns = field_map.columns(header)
+                # Zotero's CSV: "Last, First; Last, First", one person per `;`.
+                zotero = {"Item Type", "Author"} <= set(header)
                 if missing := field_map.missing(header):
                     raise IngestError(name, f"no column {missing[0]!r} (--map); columns: {_names(header)}",
                                       line=start)
@@ -57,7 +60,7 @@ def read_csv(path: Path, *, field_map: mapping.FieldMap | None = None, venue: st
             values = dict(zip(header, row))
             try:
                 out.records.append(fields.record(
-                    mapping.values(values, columns), label=f"row {position}", position=position,
+                    mapping.values(values, columns, semicolons=zotero), label=f"row {position}", position=position,
                     line=start, venue_default=venue, year_default=year))
             except fields.EntryError as exc:
                 out.warnings.append(f"{name}:{start}: {exc}")

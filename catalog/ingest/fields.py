@@ -38,17 +38,34 @@ def squash(value: str) -> str:
 
 
 _CONVERTER = None
+# TeX's logos, which pylatexenc's default macros drop ("The {\\TeX}book" would be "The book").
+LOGOS = ("TeX", "LaTeX", "LaTeXe", "BibTeX", "XeTeX", "XeLaTeX", "LuaTeX", "LuaLaTeX", "pdfTeX",
+         "pdfLaTeX", "AmSTeX", "AmSLaTeX", "ConTeXt", "MiKTeX", "METAFONT", "MF", "MP")
+
+
+def _converter():
+    global _CONVERTER
+    if _CONVERTER is None:
+        from pylatexenc.latex2text import LatexNodes2Text, MacroTextSpec, get_default_latex_context_db
+
+        context = get_default_latex_context_db().filter_context()  # a copy to extend
+        shown = {"LaTeXe": "LaTeX2e", "MF": "METAFONT", "MP": "MetaPost"}
+        context.add_context_category("catalog-logos", prepend=True, macros=[
+            MacroTextSpec(name, shown.get(name, name)) for name in LOGOS])
+        _CONVERTER = LatexNodes2Text(latex_context=context, math_mode="verbatim",
+                                     strict_latex_spaces=True)
+    return _CONVERTER
+
+
+_LOGO_THEN_SPACE = re.compile(r"\\(" + "|".join(sorted(LOGOS, key=len, reverse=True)) + r")(?=\s)")
 
 
 @lru_cache(maxsize=4096)
 def _latex_to_text(value: str) -> str:
-    global _CONVERTER
-    if _CONVERTER is None:
-        from pylatexenc.latex2text import LatexNodes2Text
-
-        _CONVERTER = LatexNodes2Text(math_mode="verbatim", strict_latex_spaces=True)
+    # TeX swallows the space after `\BibTeX`; people writing titles mean it ("BibTeX styles").
+    value = _LOGO_THEN_SPACE.sub(r"\\\1{}", value)
     try:
-        return _CONVERTER.latex_to_text(_UNESCAPED_PERCENT.sub(r"\\%", value))
+        return _converter().latex_to_text(_UNESCAPED_PERCENT.sub(r"\\%", value))
     except Exception:  # pylatexenc is tolerant, but imported text is arbitrary
         return re.sub(r"\\[A-Za-z]+|[{}\\]", "", value)
 
@@ -76,7 +93,7 @@ def tex_to_text(value: str) -> str:
     """A short BibTeX value (title, name, venue) as display text: `{\\"u}` -> ü, `{BERT}` -> BERT,
     `\\&` -> &, math spans rendered (`$\\ell_1$` -> ℓ₁)."""
     value = squash(value)
-    if "\\" in value or "{" in value or "~" in value or "--" in value:
+    if "\\" in value or "{" in value or "~" in value or "--" in value or "``" in value:
         simple = _simple_tex(value)
         value = squash(simple if simple is not None else _latex_to_text(value))
     return squash(text.render(value)) if "$" in value else value
@@ -162,9 +179,20 @@ def join_people(names: list[str]) -> str | None:
     return ", ".join(names) or None
 
 
-def any_authors(value: object) -> str | None:
+def _one_last_first(value: str) -> bool:
+    """'Burke, Shane' or 'van der Berg, Jan P.': one person written "Last, First" (a family name
+    of one word, particles aside, and at most three given names), not two people."""
+    last, _, first = value.partition(",")
+    family, given = last.split(), first.split()
+    return (bool(family) and 1 <= len(given) <= 3
+            and all(w.lower() in _PARTICLES for w in family[:-1]))
+
+
+def any_authors(value: object, *, semicolons: bool = False) -> str | None:
     """Authors as JSON and CSV files hold them: a list of names or of CSL name objects, or one
-    string ("A and B", "Last, First; Last, First" or already "First Last, First Last")."""
+    string ("A and B", "Last, First; Last, First" or already "First Last, First Last").
+    `semicolons`: the file separates people with `;` only (Zotero's CSV), so "Centers for
+    Disease Control and Prevention" and "Burke, Shane" are one person each."""
     if value is None:
         return None
     if isinstance(value, list):
@@ -181,16 +209,34 @@ def any_authors(value: object) -> str | None:
     value = squash(str(value))
     if not value:
         return None
+    if semicolons or ";" in value:
+        return join_people([_person(n) for n in value.split(";")])
     if re.search(r"\sand\s", value, re.IGNORECASE):
         return bibtex_authors(value)
-    if ";" in value:
-        return join_people([_person(n) for n in value.split(";")])
+    if value.count(",") == 1 and _one_last_first(value):
+        return join_people([_person(value)])
     return join_people(value.split(","))
 
 
 def split_people(authors: str | None) -> list[str]:
     """The catalog's "First Last, First Last" string as a list of names."""
     return [n.strip() for n in (authors or "").split(",") if n.strip()]
+
+
+_ORGANISATION_WORDS = frozenset(
+    "university universität université universidad institute institut centre center centres centers "
+    "council committee consortium association society organisation organization foundation agency "
+    "department ministry group team project collaboration laboratory laboratories inc ltd llc gmbh "
+    "corporation company office board network alliance initiative programme program commission "
+    "administration service services bureau academy school hospital authority federation union "
+    "bank fund forum panel".split())
+
+
+def is_organisation(name: str) -> bool:
+    """Whether a stored author is an organisation ("Centers for Disease Control and Prevention",
+    "World Health Organization"): exports write these as one name, never as First/Last."""
+    words = re.findall(r"\w+", name.lower())
+    return " and " in f" {name.lower()} " or "&" in name or any(w in _ORGANISATION_WORDS for w in words)
 
 
 def name_parts(name: str) -> tuple[str, str]:
@@ -220,7 +266,12 @@ def doi(value: object) -> str | None:
     """A DOI in lower case (they are case-insensitive), from a bare DOI, doi: or a doi.org link."""
     if not value:
         return None
-    m = _DOI.search(str(value))
+    value = str(value)
+    if "%" in value:  # a doi.org link percent-encodes (10.1000%2Fx); so did old exports (%5C)
+        from urllib.parse import unquote
+
+        value = unquote(value)
+    m = _DOI.search(value)
     return m[1].rstrip(".,;)").lower() if m else None
 
 
@@ -230,6 +281,8 @@ def arxiv_id(value: object, *, bare: bool = False) -> str | None:
     if not value:
         return None
     value = str(value)
+    if "{" in value:  # journal = {Ar{X}iv:1312.4400}
+        value = value.replace("{", "").replace("}", "")
     m = _ARXIV_IN.search(value)
     if m is None and bare:
         m = _ARXIV_ID.fullmatch(value.strip())
@@ -327,18 +380,28 @@ def record(values: dict[str, object], *, label: str, position: int, line: int,
         raise EntryError(f"{label}: title is {len(title):,} characters; a title should be under "
                          f"{MAX_TITLE_CHARS:,}")
     authors = values.get("authors")
+    venue, year = values.get("venue"), values.get("year")
+    if isinstance(venue, str) and (m := _VENUE_YEAR.search(venue)) and m.start() > 0:
+        # "Neuroscience 2006" (and this catalog's own `booktitle = {ICML 2024}`): the venue is
+        # Neuroscience, the year 2006, as a paper list header says it.
+        if int(m[1]) in YEAR_RANGE and (not year or year == int(m[1])):
+            venue, year = venue[:m.start()], year or int(m[1])
     found = PaperRecord(
         abstract=abstract, position=position, line=line,
         title=title or None,
         authors=squash(str(authors))[:MAX_FIELD_CHARS] if authors else None,
-        venue=values.get("venue") or venue_default,  # type: ignore[arg-type]
-        year=values.get("year") or year_default,  # type: ignore[arg-type]
+        venue=venue or venue_default,  # type: ignore[arg-type]
+        year=year or year_default,  # type: ignore[arg-type]
         doi=values.get("doi"),  # type: ignore[arg-type]
         arxiv_id=values.get("arxiv_id"),  # type: ignore[arg-type]
         url=values.get("url"),  # type: ignore[arg-type]
     )
     if found.arxiv_id is None and found.doi and found.doi.startswith("10.48550/arxiv."):
         found.arxiv_id = found.doi.removeprefix("10.48550/arxiv.")
+    if found.venue is None and found.arxiv_id:
+        found.venue = "arXiv"
+    if found.url and implied_link(found.url, found.doi, found.arxiv_id):
+        found.url = None  # the catalog derives this link; exports write it
     key = values.get("key")
     if isinstance(key, str) and CATALOG_KEY.fullmatch(key):
         found.extra["key"] = key
@@ -346,6 +409,24 @@ def record(values: dict[str, object], *, label: str, position: int, line: int,
     if isinstance(raw, str) and raw.strip() and raw.strip() != abstract:
         found.extra["raw_abstract"] = raw.strip()
     return found
+
+
+_VENUE_YEAR = re.compile(r"[\s,]+(\d{4})$")
+
+
+def implied_link(link: str, known_doi: str | None, known_arxiv: str | None) -> bool:
+    """Whether a URL only restates the DOI (https://doi.org/DOI) or the arXiv id
+    (https://arxiv.org/abs/ID): nothing a paper needs to keep, and what exports write as its link."""
+    m = _IMPLIED.match(link)
+    if not m:
+        return False
+    if m["doi"]:
+        return known_doi is not None and doi(m["doi"]) == known_doi
+    return known_arxiv is not None and arxiv_id(link) == known_arxiv
+
+
+_IMPLIED = re.compile(r"https?://(?:(?:dx\.)?doi\.org/(?P<doi>10\.\S+)"
+                      r"|(?:www\.|export\.)?arxiv\.org/abs/(?P<arxiv>\S+?)(?:v\d+)?)/?$", re.IGNORECASE)
 
 
 def title_key(title: str | None) -> str:

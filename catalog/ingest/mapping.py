@@ -27,6 +27,9 @@ DEFAULT_COLUMNS: dict[str, tuple[str, ...]] = {
     "key": ("key",),
 }
 FIELDS = tuple(DEFAULT_COLUMNS)
+# Columns that may name an arXiv id among other things: CSL-JSON's `number` ("arXiv:1706.03762",
+# as this catalog's own export writes it), Zotero's `Extra` ("arXiv:1706.03762 [cs]"), notes.
+ARXIV_HINTS = ("number", "extra", "note")
 _ALIASES = {"author": "authors", "arxiv": "arxiv_id", "arxivid": "arxiv_id", "summary": "abstract",
             "booktitle": "venue", "journal": "venue", "date": "year"}
 
@@ -71,6 +74,7 @@ class FieldMap:
             else:
                 taken = {_norm(c) for c in self.overrides.values()}
                 out[name] = [by_norm[d] for d in defaults if d in by_norm and d not in taken]
+        out["arxiv hints"] = [by_norm[h] for h in ARXIV_HINTS if h in by_norm]
         return out
 
     def missing(self, available: Iterable[str]) -> list[str]:
@@ -87,8 +91,20 @@ def _first(row: Mapping[str, object], columns: list[str]) -> object:
     return None
 
 
-def values(row: Mapping[str, object], columns: dict[str, list[str]]) -> dict[str, object]:
-    """A row's field values, normalised as fields.record expects them."""
+# Columns only this catalog's own CSV and JSONL exports have: their authors are
+# "First Last, First Last" (an organisation's " and " is part of its name).
+OWN_EXPORT = frozenset({"key", "headline", "user_title"})
+
+
+def values(row: Mapping[str, object], columns: dict[str, list[str]], *,
+           semicolons: bool = False) -> dict[str, object]:
+    """A row's field values, normalised as fields.record expects them. `semicolons`: authors
+    are separated by `;` only (Zotero's CSV)."""
+    authors = _first(row, columns["authors"])
+    if isinstance(authors, str) and OWN_EXPORT <= row.keys():
+        authors = fields.join_people(authors.split(","))
+    else:
+        authors = fields.any_authors(authors, semicolons=semicolons)
     get = lambda name: _first(row, columns[name])  # noqa: E731
     title, abstract = get("title"), get("abstract")
     found_url = fields.url(get("url"))
@@ -97,12 +113,15 @@ def values(row: Mapping[str, object], columns: dict[str, list[str]]) -> dict[str
     venue_value = get("venue")
     if arxiv is None and isinstance(venue_value, str):
         arxiv = fields.arxiv_id(venue_value)
+    for column in columns.get("arxiv hints", ()) if arxiv is None else ():
+        if isinstance(row.get(column), str) and (arxiv := fields.arxiv_id(row[column])):
+            break
     venue = fields.venue(_text(venue_value)) if venue_value else ("arXiv" if arxiv else None)
     key = get("key")
     return {
         "title": _text(title) if title is not None else None,
         "abstract": _text(abstract) if abstract is not None else "",
-        "authors": fields.any_authors(get("authors")),
+        "authors": authors,
         "year": fields.year(get("year")),
         "venue": venue,
         "doi": found_doi,

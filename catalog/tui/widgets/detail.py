@@ -63,7 +63,8 @@ def paper_content(d: PaperDetail, terms: Terms) -> Content:
         parts += ["\n", ("Sources", "bold"), "\n"]
         for src in d.sources:
             where = " ".join(x for x in (one_line(src.venue), str(src.year or "")) if x)
-            parts += [(f"{safe(short_path(src.path))} #{src.position}", MUTED), (f"  {where}" if where else ""), "\n"]
+            parts += [(f"{safe(short_path(src.path))} #{src.position}", MUTED), (f"  {where}" if where else ""),
+                      (f"  merged: {one_line(src.evidence)}" if src.evidence else "", MUTED), "\n"]
     return Content.assemble(*parts)
 
 

@@ -1,0 +1,105 @@
+"""RIS files (EndNote, Zotero, Mendeley, publishers' "export citation"), read with rispy.
+
+Each `TY  -` ... `ER  -` record is a paper: title from TI/T1, authors from AU/A1 ("Last,
+First"), year from PY/Y1/DA, venue from T2/JO/JF/BT/T3, abstract from AB/N2, DOI, URLs. A
+record without a title or abstract is skipped with a warning naming its line; a file without
+any record fails as a whole.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from catalog.ingest import fields
+from catalog.ingest.records import IngestError, RecordFile
+from catalog.ingest.textfile import read_text
+
+_TITLE = ("title", "primary_title", "translated_title")
+_AUTHORS = ("authors", "first_authors")
+_YEAR = ("year", "publication_year", "date")
+_VENUE = ("secondary_title", "book_title", "journal_name", "alternate_title3", "alternate_title1",
+          "alternate_title2", "tertiary_title")
+_ABSTRACT = ("abstract", "notes_abstract")
+
+
+def read_ris(path: Path, *, venue: str | None = None, year: int | None = None) -> RecordFile:
+    import rispy
+
+    name = str(path)
+    source = read_text(path, "a RIS file")
+    lines: list[int] = []
+
+    class Parser(rispy.RisParser):
+        """rispy's parser, noting the line where each record starts."""
+
+        def _iter_till_start(self, numbered):
+            record = super()._iter_till_start(numbered)
+            lines.append(numbered.line)
+            return record
+
+    numbered = _Numbered(source.replace("\r\n", "\n").replace("\r", "\n").split("\n"))
+    try:
+        # BT (the book or proceedings title) is in older RIS files; rispy does not map it.
+        mapping = {**rispy.TAG_KEY_MAPPING, "BT": "book_title"}
+        entries = Parser(mapping=mapping, skip_unknown_tags=True, enforce_list_tags=False).parse_lines(numbered)
+    except Exception as exc:  # rispy's own errors on malformed files
+        raise IngestError(name, f"not a readable RIS file ({exc})", line=numbered.line or None) from None
+    if not entries:
+        raise IngestError(name, "no RIS records found (expected lines like 'TY  - JOUR')")
+    out = RecordFile(format="ris", records=[])
+    for position, (entry, line) in enumerate(zip(entries, lines), 1):
+        try:
+            out.records.append(fields.record(_values(entry), label=f"record {position}", position=position,
+                                             line=line, venue_default=venue, year_default=year))
+        except fields.EntryError as exc:
+            out.warnings.append(f"{name}:{line}: {exc}")
+    if not out.records:
+        raise IngestError(name, f"no usable records ({out.warnings[0].removeprefix(name + ':')})")
+    return out
+
+
+class _Numbered:
+    """The file's lines, counting them as rispy reads them."""
+
+    def __init__(self, lines: list[str]):
+        self._lines = iter(lines)
+        self.line = 0
+
+    def __iter__(self):
+        return self
+
+    def __next__(self) -> str:
+        value = next(self._lines)
+        self.line += 1
+        return value
+
+
+def _first(entry: dict, keys: tuple[str, ...]) -> object:
+    for key in keys:
+        value = entry.get(key)
+        if isinstance(value, list):
+            value = next((v for v in value if str(v).strip()), None)
+        if value not in (None, ""):
+            return value
+    return None
+
+
+def _values(entry: dict) -> dict[str, object]:
+    urls = entry.get("urls") or []
+    urls = [urls] if isinstance(urls, str) else urls
+    found_doi = fields.doi(_first(entry, ("doi",)))
+    arxiv = next((a for a in (fields.arxiv_id(u) for u in urls) if a), None)
+    arxiv = arxiv or fields.arxiv_id(_first(entry, ("notes", "note", "accession_number")))
+    venue = _first(entry, _VENUE)
+    authors = next((entry[k] for k in _AUTHORS if entry.get(k)), None)
+    title, abstract = _first(entry, _TITLE), _first(entry, _ABSTRACT)
+    return {
+        "title": str(title) if title else None,
+        "abstract": str(abstract) if abstract else "",
+        "authors": fields.any_authors(authors if isinstance(authors, list) else [authors] if authors else None),
+        "year": fields.year(_first(entry, _YEAR)),
+        "venue": fields.venue(str(venue)) if venue else ("arXiv" if arxiv else None),
+        "doi": found_doi,
+        "arxiv_id": arxiv,
+        "url": next((u for u in (fields.url(u) for u in urls) if u), None),
+    }
