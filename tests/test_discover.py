@@ -337,3 +337,26 @@ def test_cached_similar_imports_neither_sklearn_nor_numpy(seeds_db, tmp_path, sa
                          env={**os.environ, "PYTHONPATH": str(REPO)})
     assert "HEAVY []" in out.stdout, out.stdout + out.stderr
     assert "SimilarPaper(" in out.stdout
+
+
+def test_two_builders_at_once_leave_one_whole_cache(seeds_db, tmp_path, sae):
+    import threading
+
+    cache = tmp_path / "cache"
+    engines = [fresh_engine(seeds_db, cache) for _ in range(2)]
+    results, errors = [], []
+
+    def ask(engine):
+        try:
+            results.append(engine.similar(sae[0], 3))
+        except BaseException as exc:  # noqa: BLE001 - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=ask, args=(e,)) for e in engines]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors and results[0] == results[1]
+    assert sum(e.last_update is not None for e in engines) == 1  # the other found it fresh
+    assert len(list(cache.glob("g-*"))) == 1 and not list(cache.glob(".partial-*"))

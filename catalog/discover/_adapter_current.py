@@ -7,7 +7,6 @@ benchmarks may import it. It is the only place under catalog/discover/ that hold
 
 from __future__ import annotations
 
-import hashlib
 import sqlite3
 from collections.abc import Collection, Iterator, Sequence
 from pathlib import Path
@@ -83,6 +82,8 @@ class CurrentSchemaStore:
     def cache_dir(self) -> Path:
         if self._cache_dir is not None:
             return self._cache_dir
+        import hashlib
+
         from platformdirs import user_cache_path
 
         key = hashlib.sha256(str(self.db_path.resolve()).encode("utf-8")).hexdigest()[:16]

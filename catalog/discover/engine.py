@@ -22,6 +22,7 @@ holds the rule), without a word: models are derived data.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from contextlib import contextmanager
 from dataclasses import asdict
 from pathlib import Path
 
@@ -44,27 +45,27 @@ class Discovery:
         index = Index.open(self.cache_dir)
         if index is not None and index.version == asdict(version):
             return index
-        from catalog.discover import build
-
-        self.last_update = build.update(self.store, self.cache_dir, index, version)
+        self.refresh()
         index = Index.open(self.cache_dir)
         if index is None:
             raise OSError(f"cannot read the discovery cache in {self.cache_dir}")
         return index
 
     def refresh(self, full: bool = False):
-        """Update (or with `full`, rebuild) the cache now: after an import, in a worker."""
+        """Update (or with `full`, rebuild) the cache now, e.g. after an import, in a worker.
+        One process at a time builds; another that wanted to waits, then finds it fresh."""
         from catalog.discover import build
 
-        version = self.store.version()
-        if full:
-            self.last_update = build.rebuild(self.store, self.cache_dir, version)
-        else:
+        with _building(self.cache_dir):
+            version = self.store.version()
+            if full:
+                self.last_update = build.rebuild(self.store, self.cache_dir, version)
+                return self.last_update
             index = Index.open(self.cache_dir)
             if index is not None and index.version == asdict(version):
                 return None
             self.last_update = build.update(self.store, self.cache_dir, index, version)
-        return self.last_update
+            return self.last_update
 
     def status(self) -> CacheStatus:
         """For `catalog doctor`: without building anything."""
@@ -125,6 +126,23 @@ class Discovery:
         rows = np.arange(len(ids)) if paper_ids is None else _rows(ids, paper_ids)
         matrix = index_files.read_matrix(index.folder, index.rows, index.n_terms)[rows]
         return topics(matrix, _Terms(index), ids[rows], n_topics, method)
+
+
+@contextmanager
+def _building(cache_dir: Path):
+    """An exclusive lock on the cache folder (where the platform has flock)."""
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    try:
+        import fcntl
+    except ImportError:  # Windows: builders may race; each still writes a whole generation
+        yield
+        return
+    with open(cache_dir / "lock", "a+b") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
 
 
 def _rows(ids, paper_ids: Iterable[int]):

@@ -18,10 +18,10 @@ A cache is a folder of flat native-endian arrays, one generation at a time:
           x_*.            the whole tf-idf matrix, CSR (x_data.f32, x_indices.i32, x_indptr.i64):
                          what recommend, topics and updates read, with numpy
 
-Writers build a new generation beside the current one and then replace CURRENT, so a reader
-sees either the old cache or the new one, never half of one. Old generations are removed
-after the switch (a reader that still has one open keeps reading it: POSIX keeps an unlinked
-file alive while it is mapped).
+Writers (one at a time: the engine holds a lock) build a new generation beside the current
+one and then replace CURRENT, so a reader sees either the old cache or the new one, never
+half of one. Old generations are removed after the switch (a reader that still has one open
+keeps reading it: POSIX keeps an unlinked file alive while it is mapped).
 """
 
 from __future__ import annotations
@@ -30,15 +30,14 @@ import bisect
 import json
 import mmap
 import os
-import shutil
 import sys
-import tempfile
 from pathlib import Path
 
 FORMAT = 1
 TOP = 32  # terms kept per paper: the query of `similar` (Lucene's MoreLikeThis takes 25)
 POSTINGS = 2000  # papers kept per term, strongest first: bounds the work of one query
 _NO_TERM = 0xFFFFFFFF  # padding in top.bin for papers with fewer than TOP terms
+BLOCK = 2_000_000  # entries sorted at once while writing (~100 MB of temporary arrays)
 
 
 class Index:
@@ -121,35 +120,41 @@ class Index:
 def write(cache_dir: Path, *, ids, hashes, matrix, terms: list[str], idf, version: dict,
           counters: dict) -> Path:
     """Write a new generation and make it current; returns its folder."""
+    import shutil
+    import tempfile
+
     import numpy as np
 
     cache_dir.mkdir(parents=True, exist_ok=True)
-    folder = Path(tempfile.mkdtemp(prefix="g-", dir=cache_dir))
+    partial = Path(tempfile.mkdtemp(prefix=".partial-", dir=cache_dir))
+    folder = cache_dir / ("g" + partial.name.removeprefix(".partial"))
     try:
         matrix = matrix.tocsr()
         matrix.sort_indices()
-        np.asarray(ids, np.int64).tofile(folder / "ids.i64")
-        np.asarray(hashes, np.uint64).tofile(folder / "hashes.u64")
-        _write_top(folder / "top.bin", matrix)
-        _write_postings(folder, matrix)
+        np.asarray(ids, np.int64).tofile(partial / "ids.i64")
+        np.asarray(hashes, np.uint64).tofile(partial / "hashes.u64")
+        _write_top(partial / "top.bin", matrix)
+        _write_postings(partial, matrix)
         encoded = [t.encode("utf-8") for t in terms]
         np.concatenate([[0], np.cumsum([len(e) for e in encoded], dtype=np.uint64)]).astype(
-            np.uint64).tofile(folder / "terms_ptr.u64")
-        (folder / "terms.utf8").write_bytes(b"".join(encoded))
-        np.asarray(idf, np.float32).tofile(folder / "idf.f32")
-        matrix.data.astype(np.float32, copy=False).tofile(folder / "x_data.f32")
-        matrix.indices.astype(np.int32, copy=False).tofile(folder / "x_indices.i32")
-        matrix.indptr.astype(np.int64, copy=False).tofile(folder / "x_indptr.i64")
+            np.uint64).tofile(partial / "terms_ptr.u64")
+        (partial / "terms.utf8").write_bytes(b"".join(encoded))
+        np.asarray(idf, np.float32).tofile(partial / "idf.f32")
+        matrix.data.astype(np.float32, copy=False).tofile(partial / "x_data.f32")
+        matrix.indices.astype(np.int32, copy=False).tofile(partial / "x_indices.i32")
+        matrix.indptr.astype(np.int64, copy=False).tofile(partial / "x_indptr.i64")
         manifest = {
             "format": FORMAT, "byteorder": sys.byteorder, "version": version,
             "rows": int(matrix.shape[0]), "terms": len(terms), "top": TOP, "postings": POSTINGS,
             **counters,
         }
-        (folder / "manifest.json").write_text(json.dumps(manifest, indent=1), encoding="utf-8")
+        (partial / "manifest.json").write_text(json.dumps(manifest, indent=1), encoding="utf-8")
+        os.rename(partial, folder)
         current = cache_dir / f".CURRENT.{os.getpid()}"
         current.write_text(folder.name, encoding="utf-8")
         os.replace(current, cache_dir / "CURRENT")
     except BaseException:
+        shutil.rmtree(partial, ignore_errors=True)
         shutil.rmtree(folder, ignore_errors=True)
         raise
     _remove_old(cache_dir, keep=folder.name)
@@ -157,39 +162,54 @@ def write(cache_dir: Path, *, ids, hashes, matrix, terms: list[str], idf, versio
 
 
 def _remove_old(cache_dir: Path, keep: str) -> None:
-    for old in cache_dir.glob("g-*"):
+    """Earlier generations, and what a writer that was killed left half-written."""
+    import shutil
+
+    for old in [*cache_dir.glob("g-*"), *cache_dir.glob(".partial-*")]:
         if old.name != keep:
             shutil.rmtree(old, ignore_errors=True)
 
 
-def _strongest_first(matrix, n_groups: int):
-    """Positions of the entries of each row of a CSR (or column of a CSC) matrix, strongest
-    first within the row, and each entry's rank in its row. Rows are sorted together by one
-    key: the row in the high 32 bits, the weight's bits inverted in the low ones (positive
-    float32 bit patterns order like the numbers)."""
+def _strongest(indptr, indices, data, per_group: int):
+    """The strongest `per_group` entries of each row of a CSR matrix (or column of a CSC one),
+    strongest first: (group, rank, index, weight) arrays, grouped in order.
+
+    Groups are sorted a block of about BLOCK entries at a time (bounded memory) by one key:
+    the group in the high 32 bits, the weight's bits inverted in the low ones (positive
+    float32 bit patterns order like the numbers). numpy's sort is deterministic: equal
+    weights come out in the same order for the same matrix."""
     import numpy as np
 
-    lengths = np.diff(matrix.indptr)
-    group = np.repeat(np.arange(n_groups, dtype=np.int64), lengths)
-    inverted = np.uint32(0xFFFFFFFF) - matrix.data.astype(np.float32).view(np.uint32)
-    order = np.argsort((group << 32) | inverted.astype(np.int64), kind="stable")
-    rank = np.arange(len(order), dtype=np.int64) - np.repeat(matrix.indptr[:-1], lengths)
-    return order, rank
+    parts = []
+    n_groups = len(indptr) - 1
+    start = 0
+    while start < n_groups:
+        end = int(np.searchsorted(indptr, indptr[start] + BLOCK, side="right")) - 1
+        end = min(max(end, start + 1), n_groups)
+        lo, hi = int(indptr[start]), int(indptr[end])
+        lengths = np.diff(indptr[start:end + 1])
+        group = np.repeat(np.arange(end - start, dtype=np.int64), lengths)
+        weight = np.asarray(data[lo:hi], np.float32)
+        order = np.argsort((group << 32) | (np.uint32(0xFFFFFFFF) - weight.view(np.uint32)).astype(np.int64))
+        rank = np.arange(hi - lo) - np.repeat(indptr[start:end] - lo, lengths)
+        kept = rank < per_group
+        picked = order[kept]
+        parts.append((group[kept] + start, rank[kept], indices[lo:hi][picked], weight[picked]))
+        start = end
+    if not parts:
+        return (np.zeros(0, np.int64),) * 3 + (np.zeros(0, np.float32),)
+    return tuple(np.concatenate(column) for column in zip(*parts))
 
 
 def _write_top(path: Path, matrix) -> None:
     import numpy as np
 
-    n = matrix.shape[0]
-    order, rank = _strongest_first(matrix, n)
-    keep = rank < TOP
-    rows = np.repeat(np.arange(n, dtype=np.int64), np.diff(matrix.indptr))[keep]
-    slots = rank[keep]
-    terms = np.full((n, TOP), _NO_TERM, np.uint32)
-    weights = np.zeros((n, TOP), np.float32)
-    terms[rows, slots] = matrix.indices[order[keep]]
-    weights[rows, slots] = matrix.data[order[keep]]
-    np.concatenate([terms.view(np.uint8), weights.view(np.uint8)], axis=1).tofile(path)
+    rows, slots, term_ids, weights = _strongest(matrix.indptr, matrix.indices, matrix.data, TOP)
+    terms = np.full((matrix.shape[0], TOP), _NO_TERM, np.uint32)
+    strengths = np.zeros((matrix.shape[0], TOP), np.float32)
+    terms[rows, slots] = term_ids
+    strengths[rows, slots] = weights
+    np.concatenate([terms.view(np.uint8), strengths.view(np.uint8)], axis=1).tofile(path)
 
 
 def _write_postings(folder: Path, matrix) -> None:
@@ -197,25 +217,29 @@ def _write_postings(folder: Path, matrix) -> None:
 
     by_term = matrix.tocsc()
     by_term.sort_indices()
-    n_terms = by_term.shape[1]
-    order, rank = _strongest_first(by_term, n_terms)
-    keep = rank < POSTINGS
-    picked = order[keep]
+    _, _, rows, weights = _strongest(by_term.indptr, by_term.indices, by_term.data, POSTINGS)
     lengths = np.minimum(np.diff(by_term.indptr), POSTINGS)
     np.concatenate([[0], np.cumsum(lengths)]).astype(np.uint64).tofile(folder / "post_ptr.u64")
-    by_term.indices[picked].astype(np.uint32).tofile(folder / "post_rows.u32")
-    by_term.data[picked].astype(np.float32).tofile(folder / "post_w.f32")
+    rows.astype(np.uint32).tofile(folder / "post_rows.u32")
+    weights.astype(np.float32).tofile(folder / "post_w.f32")
 
 
 def read_matrix(folder: Path, rows: int, n_terms: int):
-    """The tf-idf matrix of a generation (numpy, scipy), memory-mapped."""
-    import numpy as np
+    """The tf-idf matrix of a generation (numpy, scipy), memory-mapped: read only where used,
+    shared with the page cache rather than copied."""
     import scipy.sparse as sp
 
-    data = np.fromfile(folder / "x_data.f32", np.float32)
-    indices = np.fromfile(folder / "x_indices.i32", np.int32)
-    indptr = np.fromfile(folder / "x_indptr.i64", np.int64)
-    return sp.csr_matrix((data, indices, indptr), shape=(rows, n_terms))
+    arrays = [_mapped(folder / name, dtype) for name, dtype in
+              (("x_data.f32", "float32"), ("x_indices.i32", "int32"), ("x_indptr.i64", "int64"))]
+    return sp.csr_matrix(tuple(arrays), shape=(rows, n_terms), copy=False)
+
+
+def _mapped(path: Path, dtype: str):
+    import numpy as np
+
+    if path.stat().st_size == 0:
+        return np.zeros(0, dtype)
+    return np.memmap(path, dtype=dtype, mode="r")
 
 
 def read_arrays(folder: Path):
