@@ -123,9 +123,11 @@ class Discovery:
 
         index = self.current()
         ids, _, _ = index_files.read_arrays(index.folder)
-        rows = np.arange(len(ids)) if paper_ids is None else _rows(ids, paper_ids)
-        matrix = index_files.read_matrix(index.folder, index.rows, index.n_terms)[rows]
-        return topics(matrix, _Terms(index), ids[rows], n_topics, method)
+        matrix = index_files.read_matrix(index.folder, index.rows, index.n_terms)
+        if paper_ids is not None:
+            rows = _rows(ids, paper_ids)
+            matrix, ids = matrix[rows], ids[rows]
+        return topics(matrix, _Terms(index), ids, n_topics, method)
 
 
 @contextmanager

@@ -92,24 +92,34 @@ def _count(texts: Iterable[str], min_df: int, max_df: float) -> tuple[sp.csr_mat
         return sp.csr_matrix((0, 0), dtype=np.float32), []
 
     tokens = word_to_folded[np.frombuffer(ids, np.int32)]
-    lengths = np.diff(np.frombuffer(ends, np.int64), prepend=0)
-    doc = np.repeat(np.arange(n_docs, dtype=np.int32), lengths)
-    unigram_counts = _counts(doc, tokens, n_docs, n_words)
+    del ids
+    ends = np.frombuffer(ends, np.int64)
+    lengths = np.diff(ends, prepend=0)
     # A bigram is a word and the next one in the same paper, coded as a pair of word ids;
     # the pairs seen become columns (np.unique), and only the bigrams kept become strings.
-    same = np.flatnonzero(doc[:-1] == doc[1:])
-    pairs = tokens[same].astype(np.int64) * n_words + tokens[same + 1]
-    pair_doc = doc[same]
-    del same, tokens, doc, ids
+    follows = np.ones(len(tokens), bool)  # the token has a next one in its paper
+    follows[ends[lengths > 0] - 1] = False
+    follows = follows[:-1]
+    pairs = tokens[:-1][follows].astype(np.int64) * n_words + tokens[1:][follows]
+    del follows
+    # Tokens are already grouped by paper: the counts are built as CSR rows directly (this
+    # sorts `tokens` within each paper, in place: the bigrams are taken before).
+    unigram_counts = _counts(tokens, np.concatenate([[0], ends]), n_words)
+    del tokens
     distinct_pairs, column = np.unique(pairs, return_inverse=True)
     del pairs
-    bigram_counts = _counts(pair_doc, column.astype(np.int32), n_docs, len(distinct_pairs))
-    del column, pair_doc
+    column = column.astype(np.int32)
+    bigram_counts = _counts(column, np.concatenate([[0], np.cumsum(np.maximum(lengths - 1, 0))]),
+                            len(distinct_pairs))
+    del column
 
     limit = max(max_df * n_docs, min_df)
     kept_words = _kept(unigram_counts, min_df, limit)
     kept_pairs = _kept(bigram_counts, min_df, limit)
-    counts = sp.hstack([unigram_counts[:, kept_words], bigram_counts[:, kept_pairs]], format="csr")
+    unigram_counts = unigram_counts[:, kept_words]
+    bigram_counts = bigram_counts[:, kept_pairs]
+    counts = sp.hstack([unigram_counts, bigram_counts], format="csr")
+    del unigram_counts, bigram_counts
     counts.sort_indices()
     terms = [unigrams[i] for i in kept_words]
     firsts, seconds = np.divmod(distinct_pairs[kept_pairs], n_words)
@@ -117,10 +127,10 @@ def _count(texts: Iterable[str], min_df: int, max_df: float) -> tuple[sp.csr_mat
     return counts, terms
 
 
-def _counts(rows: np.ndarray, columns: np.ndarray, n_rows: int, n_columns: int) -> sp.csr_matrix:
-    """Occurrences as a count matrix: a (row, column) seen k times holds k."""
-    counts = sp.coo_matrix((np.ones(len(rows), np.float32), (rows, columns)),
-                           shape=(n_rows, n_columns)).tocsr()
+def _counts(columns: np.ndarray, indptr: np.ndarray, n_columns: int) -> sp.csr_matrix:
+    """Occurrences as a count matrix: a column seen k times in a row holds k."""
+    counts = sp.csr_matrix((np.ones(len(columns), np.float32), columns, indptr),
+                           shape=(len(indptr) - 1, n_columns))
     counts.sum_duplicates()
     return counts
 

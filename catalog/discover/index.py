@@ -172,15 +172,19 @@ def _remove_old(cache_dir: Path, keep: str) -> None:
 
 def _strongest(indptr, indices, data, per_group: int):
     """The strongest `per_group` entries of each row of a CSR matrix (or column of a CSC one),
-    strongest first: (group, rank, index, weight) arrays, grouped in order.
+    strongest first, grouped in order: (kept per group, their indices, their weights).
 
-    Groups are sorted a block of about BLOCK entries at a time (bounded memory) by one key:
-    the group in the high 32 bits, the weight's bits inverted in the low ones (positive
-    float32 bit patterns order like the numbers). numpy's sort is deterministic: equal
-    weights come out in the same order for the same matrix."""
+    Groups are sorted a block of about BLOCK entries at a time by one key: the group in the
+    high 32 bits, the weight's bits inverted in the low ones (positive float32 bit patterns
+    order like the numbers); the results are written into arrays sized beforehand, so the
+    memory needed beyond the matrix stays near the size of what is kept. numpy's sort is
+    deterministic: equal weights come out in the same order for the same matrix."""
     import numpy as np
 
-    parts = []
+    kept = np.minimum(np.diff(indptr), per_group)
+    starts = np.concatenate([[0], np.cumsum(kept)])
+    out_indices = np.empty(int(starts[-1]), np.int32)
+    out_weights = np.empty(int(starts[-1]), np.float32)
     n_groups = len(indptr) - 1
     start = 0
     while start < n_groups:
@@ -192,21 +196,22 @@ def _strongest(indptr, indices, data, per_group: int):
         weight = np.asarray(data[lo:hi], np.float32)
         order = np.argsort((group << 32) | (np.uint32(0xFFFFFFFF) - weight.view(np.uint32)).astype(np.int64))
         rank = np.arange(hi - lo) - np.repeat(indptr[start:end] - lo, lengths)
-        kept = rank < per_group
-        picked = order[kept]
-        parts.append((group[kept] + start, rank[kept], indices[lo:hi][picked], weight[picked]))
+        picked = order[rank < per_group]
+        out_indices[starts[start]:starts[end]] = indices[lo:hi][picked]
+        out_weights[starts[start]:starts[end]] = weight[picked]
         start = end
-    if not parts:
-        return (np.zeros(0, np.int64),) * 3 + (np.zeros(0, np.float32),)
-    return tuple(np.concatenate(column) for column in zip(*parts))
+    return kept, out_indices, out_weights
 
 
 def _write_top(path: Path, matrix) -> None:
     import numpy as np
 
-    rows, slots, term_ids, weights = _strongest(matrix.indptr, matrix.indices, matrix.data, TOP)
-    terms = np.full((matrix.shape[0], TOP), _NO_TERM, np.uint32)
-    strengths = np.zeros((matrix.shape[0], TOP), np.float32)
+    n = matrix.shape[0]
+    kept, term_ids, weights = _strongest(matrix.indptr, matrix.indices, matrix.data, TOP)
+    rows = np.repeat(np.arange(n, dtype=np.int32), kept)
+    slots = np.arange(len(rows)) - np.repeat(np.cumsum(kept) - kept, kept)
+    terms = np.full((n, TOP), _NO_TERM, np.uint32)
+    strengths = np.zeros((n, TOP), np.float32)
     terms[rows, slots] = term_ids
     strengths[rows, slots] = weights
     np.concatenate([terms.view(np.uint8), strengths.view(np.uint8)], axis=1).tofile(path)
@@ -217,11 +222,11 @@ def _write_postings(folder: Path, matrix) -> None:
 
     by_term = matrix.tocsc()
     by_term.sort_indices()
-    _, _, rows, weights = _strongest(by_term.indptr, by_term.indices, by_term.data, POSTINGS)
-    lengths = np.minimum(np.diff(by_term.indptr), POSTINGS)
-    np.concatenate([[0], np.cumsum(lengths)]).astype(np.uint64).tofile(folder / "post_ptr.u64")
+    kept, rows, weights = _strongest(by_term.indptr, by_term.indices, by_term.data, POSTINGS)
+    del by_term
+    np.concatenate([[0], np.cumsum(kept)]).astype(np.uint64).tofile(folder / "post_ptr.u64")
     rows.astype(np.uint32).tofile(folder / "post_rows.u32")
-    weights.astype(np.float32).tofile(folder / "post_w.f32")
+    weights.tofile(folder / "post_w.f32")
 
 
 def read_matrix(folder: Path, rows: int, n_terms: int):
