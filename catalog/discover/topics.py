@@ -19,6 +19,7 @@ import math
 from collections.abc import Sequence
 
 import numpy as np
+import scipy.sparse as sp
 
 from catalog.discover.results import Topic
 from catalog.discover.tokens import distinct_phrases
@@ -28,6 +29,7 @@ LABEL_PHRASES = 3
 TERMS = 8
 MAX_TOPICS = 30
 CLUSTER_TERMS = 3000
+FIT_SAMPLE = 20_000
 NMF_ITERATIONS = 50  # a third of the time of 200 at 5,000 papers; the same topics on the seeds
 BIGRAM_BONUS = 2.0  # a phrase says more than either of its words
 
@@ -77,18 +79,36 @@ def _frequent_terms(matrix):
 
 
 def _nmf(matrix, k: int) -> np.ndarray:
+    """Each paper's topic: the NMF component weighing most in it. Lists over FIT_SAMPLE papers
+    fit on a fixed random sample of that size (NMF's time grows with the papers: ~50 s for
+    100k) and place every paper by its nearest topic centre (one sparse product)."""
     import warnings
 
     from sklearn.decomposition import NMF
     from sklearn.exceptions import ConvergenceWarning
+    from sklearn.preprocessing import normalize
 
+    n = matrix.shape[0]
+    sample = None
+    if n > FIT_SAMPLE:
+        sample = np.sort(np.random.default_rng(SEED).choice(n, FIT_SAMPLE, replace=False))
+    model = NMF(n_components=k, init="nndsvda", random_state=SEED, max_iter=NMF_ITERATIONS,
+                tol=1e-3)
     with warnings.catch_warnings():  # an assignment to topics needs no tight convergence
         warnings.simplefilter("ignore", ConvergenceWarning)
-        weights = NMF(n_components=k, init="nndsvda", random_state=SEED, max_iter=NMF_ITERATIONS,
-                      tol=1e-3).fit_transform(matrix)
+        weights = model.fit_transform(matrix if sample is None else matrix[sample])
     # A paper with none of the terms (an empty row) goes to the largest topic.
-    return np.where(weights.any(axis=1), np.argmax(weights, axis=1),
-                    np.bincount(np.argmax(weights, axis=1)).argmax())
+    best = np.argmax(weights, axis=1)
+    best = np.where(weights.any(axis=1), best, np.bincount(best).argmax())
+    if sample is None:
+        return best
+    # The rest go to the topic whose centre (the mean row of its papers in the sample) is
+    # nearest by cosine: a k-means assignment step (scoring them against the components
+    # instead puts over 40% of the papers in the broadest topic).
+    members = sp.csr_matrix((np.ones(len(best), np.float32), (best, np.arange(len(best)))),
+                            shape=(k, len(best)))
+    centres = normalize(members @ matrix[sample])
+    return np.asarray((matrix @ centres.T).argmax(axis=1)).ravel()
 
 
 def _describe(matrix, terms: Sequence[str], ids: np.ndarray, assignment: np.ndarray) -> list[Topic]:
