@@ -360,3 +360,12 @@ def test_two_builders_at_once_leave_one_whole_cache(seeds_db, tmp_path, sae):
     assert not errors and results[0] == results[1]
     assert sum(e.last_update is not None for e in engines) == 1  # the other found it fresh
     assert len(list(cache.glob("g-*"))) == 1 and not list(cache.glob(".partial-*"))
+
+
+def test_topics_of_a_long_list_fit_on_a_sample(engine, monkeypatch):
+    from catalog.discover import topics as topic_module
+
+    monkeypatch.setattr(topic_module, "FIT_SAMPLE", 40)
+    topics = engine.topics()
+    assert sorted(p for t in topics for p in t.paper_ids) == list(range(1, 91))
+    assert topics == engine.topics() and topics[0].size < 60
