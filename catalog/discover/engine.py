@@ -165,6 +165,3 @@ class _Terms:
 
     def __len__(self) -> int:
         return self._index.n_terms
-
-    def __iter__(self):
-        return (self._index.term(t) for t in range(self._index.n_terms))

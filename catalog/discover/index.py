@@ -4,19 +4,24 @@ library alone, so a `similar` on a fresh cache imports neither numpy nor scikit-
 
 A cache is a folder of flat native-endian arrays, one generation at a time:
 
-    CURRENT            the name of the current generation folder (replaced atomically)
-    g-.../manifest.json  format, what it was built from (CatalogVersion), sizes, counters
-          ids.i64        row -> paper id, ascending (a paper's row is found by bisection)
-          hashes.u64     row -> hash of the paper's text (what an update compares)
-          top.bin        row -> its TOP strongest terms: TOP uint32 term ids, TOP float32 weights
-          post_ptr.u64   term -> where its postings start in post_rows / post_w
-          post_rows.u32  postings: the rows holding a term, strongest first, at most POSTINGS
-          post_w.f32     and the term's weight in each
-          terms_ptr.u64  term -> where its text starts in terms.utf8
-          terms.utf8     the terms, back to back
-          idf.f32        term -> idf (for projecting new papers)
-          x_*.            the whole tf-idf matrix, CSR (x_data.f32, x_indices.i32, x_indptr.i64):
-                         what recommend, topics and updates read, with numpy
+    CURRENT          the name of the current generation folder (replaced atomically)
+    lock             held by the one process building
+    g-*/manifest.json  format, what it was built from (CatalogVersion), sizes, counters
+        ids.i64        row -> paper id, ascending (a paper's row is found by bisection)
+        hashes.u64     row -> length and CRC-32 of the paper's text (what an update compares)
+        top.bin        row -> its TOP strongest terms: TOP uint32 term ids, TOP float32 weights
+        post_ptr.u64   term -> where its postings start in post_rows / post_w
+        post_rows.u32  postings: the rows holding a term, strongest first, at most POSTINGS
+        post_w.f32     and the term's weight in each
+        terms_ptr.u64  term -> where its text starts in terms.utf8
+        terms.utf8     the terms, back to back
+        idf.f32        term -> idf (for projecting new papers)
+        x_data.f32, x_indices.i32, x_indptr.i64
+                       the whole tf-idf matrix (CSR): what recommend, topics and updates
+                       read, memory-mapped, with numpy
+
+At 100k papers of the generated corpus: 273 MB, of which the matrix is 140 MB and the
+postings 100 MB.
 
 Writers (one at a time: the engine holds a lock) build a new generation beside the current
 one and then replace CURRENT, so a reader sees either the old cache or the new one, never
