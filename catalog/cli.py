@@ -59,7 +59,7 @@ json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON i
 
 @click.group(cls=CatalogGroup, epilog=EPILOG,
              context_settings={"help_option_names": ["-h", "--help"]})
-@click.option("--db", type=click.Path(dir_okay=False), envvar=None,
+@click.option("--db", type=click.Path(), envvar=None,
               help="Catalog database file (default: $CATALOG_DB, else your data directory).")
 @click.version_option(package_name="catalog")
 def main(db):
@@ -343,9 +343,12 @@ def doctor(ctx, fix):
     """
     from catalog import doctor as checkup
     from catalog import output
+    from catalog.paths import resolve_db_path
+    from catalog.text import strip_control
 
-    catalog = _open(ctx)
-    report = checkup.run(catalog.database, catalog.path, fix=fix)
+    # Not _open: doctor is what people run on a file the other commands refuse.
+    path, _ = resolve_db_path(ctx.find_root().params.get("db"))
+    report = checkup.check_file(path, fix=fix, notify=lambda m: click.echo(strip_control(m), err=True))
     output.print_doctor(report)
     if not report.healthy:
         sys.exit(1)

@@ -145,7 +145,7 @@ def _line(text: str | Text) -> None:
 
 def print_doctor(report) -> None:
     """`catalog doctor`: each check and its problems, then what --fix did and what is left."""
-    from catalog.doctor import UNFIXABLE_HINT
+    from catalog.doctor import recover_hint
 
     for name in report.checked:
         problems = [f.problem for f in report.found if f.check == name]
@@ -153,16 +153,19 @@ def print_doctor(report) -> None:
         _line(Text.assemble(mark, " " * (9 - len(mark)), name))
         for problem in problems:
             _line(f"         - {safe(problem)}")
+    for note in report.notes:
+        _line(Text(safe(note), style="dim"))
     if report.backup:
         _line(Text(f"Kept a copy at {safe(report.backup)}", style="dim"))
     for done in report.repaired:
         _line(Text(f"Fixed: {safe(done)}", style="green"))
     if not report.remaining:
         _line("Repaired; the catalog is healthy now." if report.repaired else "The catalog is healthy.")
-    elif not report.backup:
+    elif not report.backup and any(f.fixable for f in report.remaining):
         _line("Run `catalog doctor --fix` to repair (a copy of the file is kept first).")
     else:
-        _line(Text("Still wrong:", style="bold red"))
-        for f in report.remaining:
-            _line(f"  {f.check}: {safe(f.problem)}")
-        _line(f"Cannot repair this here: {UNFIXABLE_HINT}.")
+        if report.backup:
+            _line(Text("Still wrong:", style="bold red"))
+            for f in report.remaining:
+                _line(f"  {f.check}: {safe(f.problem)}")
+        _line(f"Cannot repair this here: {safe(recover_hint(report.path))}.")

@@ -62,7 +62,12 @@ def configure_connection(dbapi_connection: sqlite3.Connection) -> None:
     cursor.execute("PRAGMA page_size = 16384")
     cursor.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
     cursor.execute("PRAGMA foreign_keys = ON")
-    cursor.execute("PRAGMA journal_mode = WAL")
+    if cursor.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+        try:
+            cursor.execute("PRAGMA journal_mode = WAL")
+        except sqlite3.OperationalError as exc:
+            if "readonly" not in str(exc):
+                raise  # a read-only catalog is read in the mode it has
     cursor.execute("PRAGMA synchronous = NORMAL")
     cursor.close()
 
