@@ -67,7 +67,8 @@ def main(db):
 
 
 @main.command("import")
-@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
+# readable=False: a file that cannot be read is reported like any failing file, and the rest import.
+@click.argument("paths", nargs=-1, required=True, type=click.Path(readable=False, path_type=Path))
 @click.option("--venue", help="Venue for files without a header line (overrides the header).")
 @click.option("--year", type=click.IntRange(1900, 2100), help="Year for files without a header line.")
 @click.option("--map", "mapping", multiple=True, metavar="FIELD=COLUMN",
@@ -101,7 +102,7 @@ def import_cmd(ctx, paths, venue, year, mapping, verbose):
         for merge in report.merges:
             click.echo(strip_control(merge), err=True)
     click.echo(report.summary(verbose=verbose), err=True)
-    if report.errors:
+    if report.errors or report.warnings:  # something in the files did not go in
         sys.exit(1)
 
 
@@ -414,7 +415,7 @@ def annotations_export(ctx, file):
 
 
 @annotations.command("import")
-@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("file", type=click.Path(dir_okay=False, readable=False, path_type=Path))
 @click.option("--theirs", is_flag=True,
               help="Where both sides set a different status, rating or title, take the file's.")
 @click.pass_context

@@ -1,21 +1,14 @@
 """Damaged, foreign and unreachable database files: every command gives one clear line and a
 non-zero exit, and nothing is written to the file (byte for byte, no -wal/-shm, no backup).
 `catalog doctor` reports what it can and says how to salvage what it cannot repair.
-
-Read-only cases need a process without CAP_DAC_OVERRIDE: as root (this machine, CI
-containers) the subprocess drops it from its bounding set before exec.
+Read-only cases run the CLI as a process that file permissions apply to (tests/privileges.py).
 """
 
 from __future__ import annotations
 
-import ctypes
 import hashlib
-import os
 import shutil
 import sqlite3
-import stat
-import subprocess
-import sys
 from pathlib import Path
 
 import click
@@ -25,8 +18,7 @@ from click.testing import CliRunner
 from catalog.cli import main
 from catalog.library import Catalog
 from tests.conftest import SEEDS
-
-ROOT = Path(__file__).resolve().parent.parent
+from tests.privileges import permissions, unprivileged  # noqa: F401  (a fixture)
 KEY = "abcdefg"
 
 # Every command that opens the catalog, with arguments that would be valid on a good one.
@@ -244,49 +236,13 @@ def test_doctor_refuses_a_foreign_file_and_a_missing_one(tmp_path):
 
 # --- read-only files and folders ----------------------------------------------------------
 
-def _without_override() -> None:
-    """In the child before exec: as root, give up bypassing file permissions."""
-    if os.geteuid() == 0:
-        libc = ctypes.CDLL(None, use_errno=True)
-        for capability in (1, 2, 3):  # CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH, CAP_FOWNER
-            if libc.prctl(24, capability, 0, 0, 0) != 0:  # PR_CAPBSET_DROP
-                raise OSError(ctypes.get_errno(), "prctl(PR_CAPBSET_DROP)")
-
-
-def unprivileged(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "catalog", *args], capture_output=True, text=True,
-                          preexec_fn=_without_override, cwd=ROOT, env={**os.environ, "CATALOG_DB": ""})
-
-
-@pytest.fixture
-def read_only(tmp_path):
-    """Make paths read-only; undone after the test so tmp_path can be removed."""
-    made = []
-
-    def make(path: Path) -> Path:
-        path.chmod(path.stat().st_mode & ~(stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH))
-        made.append(path)
-        return path
-
-    probe = tmp_path / "probe"
-    probe.write_text("x")
-    make(probe)
-    if subprocess.run(["sh", "-c", f"echo y >> {probe}"], preexec_fn=_without_override,
-                      capture_output=True).returncode == 0:
-        pytest.skip("this process cannot make a file read-only for itself")
-    yield make
-    for path in made:
-        path.chmod(path.stat().st_mode | stat.S_IWUSR)
-
-
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="uses prctl to drop root's override")
-def test_read_only_file_in_a_read_only_folder(good_file, tmp_path, read_only):
+def test_read_only_file_in_a_read_only_folder(good_file, tmp_path, permissions):
     folder = tmp_path / "ro"
     folder.mkdir()
     path = folder / "catalog.db"
     shutil.copyfile(good_file, path)
-    read_only(path)
-    read_only(folder)
+    permissions.read_only(path)
+    permissions.read_only(folder)
     before = _folder_digest(folder)
     for args in (("list",), ("search", "attention"), ("tag", KEY, "+x"), ("import", str(SEEDS)), ("stats",)):
         out = unprivileged("--db", str(path), *args)
@@ -300,11 +256,10 @@ def test_read_only_file_in_a_read_only_folder(good_file, tmp_path, read_only):
     assert _folder_digest(folder) == before
 
 
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="uses prctl to drop root's override")
-def test_read_only_catalog_reads_refuses_writes_and_doctor_says_healthy(good_file, tmp_path, read_only):
+def test_read_only_catalog_reads_refuses_writes_and_doctor_says_healthy(good_file, tmp_path, permissions):
     path = tmp_path / "catalog.db"
     shutil.copyfile(good_file, path)
-    read_only(path)
+    permissions.read_only(path)
     before = hashlib.sha256(path.read_bytes()).hexdigest()
     listed = unprivileged("--db", str(path), "list", "--json")
     assert listed.returncode == 0 and listed.stdout.count('"key"') == 90, listed.stderr
@@ -318,11 +273,10 @@ def test_read_only_catalog_reads_refuses_writes_and_doctor_says_healthy(good_fil
     assert hashlib.sha256(path.read_bytes()).hexdigest() == before
 
 
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="uses prctl to drop root's override")
-def test_a_new_catalog_in_a_read_only_folder(tmp_path, read_only):
+def test_a_new_catalog_in_a_read_only_folder(tmp_path, permissions):
     folder = tmp_path / "ro"
     folder.mkdir()
-    read_only(folder)
+    permissions.read_only(folder)
     for args in (("list",), ("import", str(SEEDS)), ("doctor",)):
         out = unprivileged("--db", str(folder / "sub" / "c.db"), *args)
         assert out.returncode == 1 and out.stderr.count("\n") == 1 and "Traceback" not in out.stderr, out.stderr

@@ -276,7 +276,7 @@ def test_revision_0003_keeps_merges_from_then_on(tmp_path):
     conn.close()
     catalog = Catalog.open(path)
     try:
-        assert migrate.current(path) == "0003"
+        assert migrate.current(path) == db.SCHEMA_REVISION
         with pytest.raises(db.CatalogError, match="merged before this version"):
             catalog.split("kmerged")
         report = catalog.import_paths([seeds])
