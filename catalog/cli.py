@@ -310,15 +310,36 @@ def stats(ctx, as_json):
 
 @main.command()
 @click.argument("statement")
+@click.option("--timeout", default=60.0, show_default=True, type=click.FloatRange(min=0), metavar="SECONDS",
+              help="Stop the query after this long (0: no limit). Ctrl-C stops it at any time.")
 @json_option
 @click.pass_context
-def sql(ctx, statement, as_json):
-    """Run a read-only SQL query against the catalog (writes are refused)."""
+def sql(ctx, statement, timeout, as_json):
+    """Run a read-only SQL query against the catalog (writes are refused).
+
+    Into a pipe or a file the rows are tab-separated values with a header line.
+    """
+    import signal
+    import threading
+
     from catalog import output
+    from catalog.library import Interrupted
 
     if not statement.strip().strip(";").strip():
         _fail('nothing to run: give one SQL statement, like "SELECT count(*) FROM papers"')
-    columns, rows = _open(ctx).run_sql(statement)
+    catalog = _open(ctx)
+    # SQLite holds the thread until the statement ends: Ctrl-C sets a flag its progress
+    # handler checks (signal handlers can only be set from the main thread).
+    stop = threading.Event()
+    main_thread = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGINT, lambda *_: stop.set()) if main_thread else None
+    try:
+        columns, rows = catalog.run_sql(statement, timeout=timeout, cancelled=stop.is_set)
+    except Interrupted:
+        raise KeyboardInterrupt from None
+    finally:
+        if main_thread:
+            signal.signal(signal.SIGINT, previous)
     if as_json:
         output.print_json([dict(zip(columns, r)) for r in rows])
     else:

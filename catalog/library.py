@@ -8,12 +8,13 @@ import sys
 from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
+from time import monotonic
 from typing import TextIO
 
 
 from catalog import db, search, sqlite
 from catalog.db import Database
-from catalog.sqlite import Connection
+from catalog.sqlite import Connection, Interrupted
 from catalog.db import CatalogError
 from catalog.constants import STATUSES
 from catalog.query import QueryError, parse
@@ -94,15 +95,17 @@ class Catalog:
 
     # --- finding papers -----------------------------------------------------------------
 
-    def search(self, query: str, *, limit: int = 50, offset: int = 0,
-               snippets: bool = True) -> list[PaperSummary]:
+    def search(self, query: str, *, limit: int = 50, offset: int = 0, snippets: bool = True,
+               cancelled: Callable[[], bool] | None = None) -> list[PaperSummary]:
+        """The page of papers `query` finds. `cancelled`: asked while SQLite works; once it is
+        true the search stops and raises Interrupted (the TUI's answer to a newer search)."""
         parsed = parse(query)
-        with db.read(self.database) as conn:
+        with db.read(self.database) as conn, sqlite.stoppable(conn.raw, cancelled):
             rows = search.run(conn, parsed, limit=limit, offset=offset, snippets=snippets)
         return [_summary(r) for r in rows]
 
-    def count(self, query: str) -> int:
-        with db.read(self.database) as conn:
+    def count(self, query: str, *, cancelled: Callable[[], bool] | None = None) -> int:
+        with db.read(self.database) as conn, sqlite.stoppable(conn.raw, cancelled):
             return search.count(conn, parse(query))
 
     def resolve(self, conn: Connection, key: str) -> int:
@@ -541,14 +544,24 @@ class Catalog:
 
     # --- SQL ----------------------------------------------------------------------------
 
-    def run_sql(self, statement: str) -> tuple[list[str], list[tuple]]:
-        """Run one read-only statement; writes, ATTACH and extensions are refused."""
+    def run_sql(self, statement: str, *, timeout: float | None = None,
+                cancelled: Callable[[], bool] | None = None) -> tuple[list[str], list[tuple]]:
+        """Run one read-only statement; writes, ATTACH and extensions are refused. It stops
+        after `timeout` seconds (CatalogError), or once `cancelled()` is true (Interrupted)."""
+        deadline = None if not timeout else monotonic() + timeout
+        late = lambda: deadline is not None and monotonic() > deadline  # noqa: E731
+        stop = lambda: late() or bool(cancelled and cancelled())  # noqa: E731
         conn = sqlite.read_only_connection(self.path)
         try:
-            cursor = conn.execute(statement)
-            columns = [d[0] for d in cursor.description or ()]
-            return columns, cursor.fetchall()
+            with sqlite.stoppable(conn, stop):
+                cursor = conn.execute(statement)
+                columns = [d[0] for d in cursor.description or ()]
+                return columns, cursor.fetchall()
         except (sqlite3.Error, sqlite3.Warning) as exc:
+            if sqlite.is_interrupted(exc):
+                if cancelled and cancelled():
+                    raise Interrupted(statement) from None
+                raise CatalogError(f"stopped after {timeout:g} s (--timeout SECONDS allows longer)") from None
             raise CatalogError(sqlite.explain_sql_error(statement, exc)) from None
         finally:
             conn.close()
@@ -670,4 +683,4 @@ def _dt(value) -> datetime:
     return value if isinstance(value, datetime) else datetime.fromisoformat(str(value))
 
 
-__all__ = ["Catalog", "CatalogError", "QueryError", "validate_tag"]
+__all__ = ["Catalog", "CatalogError", "Interrupted", "QueryError", "validate_tag"]

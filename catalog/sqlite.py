@@ -232,6 +232,38 @@ def foreign_key_problems(conn: Connection) -> list[tuple]:
     return [tuple(r) for r in conn.execute("PRAGMA foreign_key_check").all()]
 
 
+# --- stopping a statement -----------------------------------------------------------------
+
+class Interrupted(Exception):
+    """A statement stopped before it finished because it was told to (a newer search, Ctrl-C)."""
+
+
+# SQLite calls the progress handler every this many virtual-machine instructions: about a
+# millisecond of work, so a stop request is seen at once and the Python call costs little.
+PROGRESS_STEPS = 10_000
+
+
+@contextmanager
+def stoppable(conn: sqlite3.Connection, stop) -> Iterator[None]:
+    """While inside, each statement on `conn` stops (SQLite's "interrupted" error) as soon as
+    `stop()` is true. A long statement never returns to Python otherwise, so neither Ctrl-C
+    nor a newer search could reach it."""
+    if stop is None:
+        yield
+        return
+    if stop():
+        raise Interrupted("stopped before it started")
+    conn.set_progress_handler(lambda: bool(stop()), PROGRESS_STEPS)
+    try:
+        yield
+    finally:
+        conn.set_progress_handler(None, 0)
+
+
+def is_interrupted(exc: BaseException) -> bool:
+    return isinstance(exc, sqlite3.OperationalError) and str(exc) == "interrupted"
+
+
 # --- read-only access for `catalog sql` ------------------------------------------------
 
 class ReadOnlyViolation(Exception):
