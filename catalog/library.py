@@ -19,6 +19,7 @@ from catalog.db import CatalogError
 from catalog.constants import STATUSES
 from catalog.query import QueryError, parse
 from catalog.resources import seeds_dir
+from catalog.text import strip_control
 from catalog.results import (
     AnnotationsReport, Change, Edit, ExportPaper, ExportReport, Facets, FieldChanged, ImportReport,
     NoteChanged, NoteView, PaperDetail, PaperState, PaperSummary, SavedQuery, SavedSearchChanged,
@@ -40,12 +41,21 @@ def _summary(row: search.Row) -> PaperSummary:
 
 
 def validate_tag(name: str) -> str:
-    tag = name.strip().strip("/")
-    if not tag or any(ch.isspace() for ch in tag) or "//" in tag or tag[0] in "+-":
+    """A tag as stored: control characters stripped; no spaces or commas (`papers.tags` joins
+    tags with commas), no empty parts, no leading + or -."""
+    tag = strip_control(name).strip().strip("/")
+    if not tag or any(ch.isspace() or ch == "," for ch in tag) or "//" in tag or tag[0] in "+-":
         raise CatalogError(
-            f"invalid tag {name!r}: tags are single words without spaces, like toread or project/thesis"
+            f"invalid tag {strip_control(name)!r}: tags are single words without spaces or commas, "
+            "like toread or project/thesis"
         )
     return tag
+
+
+def user_line(text: str) -> str:
+    """One line of user text (a title, a saved search's name or query) as stored: control
+    characters stripped, whitespace collapsed."""
+    return " ".join(strip_control(text).split())
 
 
 class Catalog:
@@ -217,7 +227,7 @@ class Catalog:
         return self._set_field(keys, "rating", rating)
 
     def set_title(self, key: str, title: str | None) -> Edit:
-        title = " ".join(title.split()) if title else None
+        title = user_line(title) if title else None
         return self._set_field([key], "user_title", title or None)
 
     def _set_field(self, keys: Sequence[str], column: str, value) -> Edit:
@@ -316,7 +326,7 @@ class Catalog:
 
     def save_search(self, name: str, query: str) -> Edit:
         """Save `query` under `name`, replacing the query a search of that name had."""
-        name = " ".join(name.split())
+        name, query = user_line(name), user_line(query)
         if not name:
             raise CatalogError("a saved search needs a name")
         parse(query)  # refuse a query that would only ever give an error
@@ -522,7 +532,8 @@ class Catalog:
             raise CatalogError(f"{path}:{exc.lineno}: not valid JSON ({exc.msg})") from None
         document = annotations.check(document, str(path))
         with db.write(self.database) as conn:
-            return annotations.merge(conn, document, theirs=theirs, validate_tag=validate_tag)
+            return annotations.merge(conn, document, theirs=theirs, validate_tag=validate_tag,
+                                     clean_line=user_line, clean_note=strip_control)
 
     def backup(self, target: Path, *, force: bool = False) -> Path:
         """A consistent copy through SQLite's backup API, safe while the TUI has the file open.
@@ -673,7 +684,7 @@ def _shown(value) -> str:
 
 
 def _note_body(body: str) -> str:
-    body = body.strip()
+    body = strip_control(body).strip()  # newlines and tabs stay: a note is Markdown
     if not body:
         raise CatalogError("a note needs some text")
     return body
@@ -683,4 +694,4 @@ def _dt(value) -> datetime:
     return value if isinstance(value, datetime) else datetime.fromisoformat(str(value))
 
 
-__all__ = ["Catalog", "CatalogError", "Interrupted", "QueryError", "validate_tag"]
+__all__ = ["Catalog", "CatalogError", "Interrupted", "QueryError", "user_line", "validate_tag"]

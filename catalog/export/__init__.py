@@ -6,6 +6,7 @@ an interrupted export never leaves half a file where a whole one was.
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import os
 import stat
@@ -15,6 +16,7 @@ from pathlib import Path
 from typing import TextIO
 
 from catalog.results import ExportPaper
+from catalog.text import visible_controls
 
 # name -> (module, file suffix)
 FORMATS: dict[str, tuple[str, str]] = {
@@ -38,9 +40,29 @@ def format_for(path: Path) -> str | None:
 
 
 def writer(fmt: str) -> Callable[[Sequence[ExportPaper], TextIO], None]:
+    """The format's writer; whatever it writes carries no control characters (see visible)."""
     if fmt not in FORMATS:
         raise ExportError(f"unknown export format {fmt!r}: use one of {', '.join(FORMATS)}")
-    return importlib.import_module(f"catalog.export.{FORMATS[fmt][0]}").write
+    write = importlib.import_module(f"catalog.export.{FORMATS[fmt][0]}").write
+    return lambda papers, out: write([visible(p) for p in papers], out)
+
+
+def visible(p: ExportPaper) -> ExportPaper:
+    """The paper with any control character left in its text (stored before the catalog
+    stripped them on the way in, or edited by hand) shown as a visible stand-in: `cat` on an
+    export must not clear the screen or retitle the terminal."""
+    changes = {}
+    for f in dataclasses.fields(p):
+        value = getattr(p, f.name)
+        if isinstance(value, str):
+            shown = visible_controls(value)
+        elif isinstance(value, tuple) and all(isinstance(v, str) for v in value):
+            shown = tuple(map(visible_controls, value))
+        else:
+            continue
+        if shown != value:
+            changes[f.name] = shown
+    return dataclasses.replace(p, **changes) if changes else p
 
 
 def write_file(path: Path, write: Callable[[TextIO], None]) -> None:
