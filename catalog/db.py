@@ -16,7 +16,7 @@ from catalog.sqlite import Connection
 
 # The newest migration this program knows; a test checks it against migrations/versions.
 # Kept here so opening an up-to-date catalog never imports Alembic.
-SCHEMA_REVISION = "0005"
+SCHEMA_REVISION = "0006"
 # PRAGMA user_version of the default catalog once the bundled seeds are fully imported. Seeding
 # imports several files; a process killed half-way leaves this unset and the next run finishes.
 SEEDED = 1
@@ -66,12 +66,17 @@ class Database:
 
 
 @contextmanager
-def write(database: Database) -> Iterator[Connection]:
-    """One write transaction that holds the write lock from its first statement."""
+def write(database: Database, *, rederive: bool = True) -> Iterator[Connection]:
+    """One write transaction that holds the write lock from its first statement. It first
+    derives the text of papers whose abstract was edited by hand since (`rederive`)."""
     try:
         with database.connect() as conn:
             sqlite.begin_write(conn)
             try:
+                if rederive and (edited := sqlite.papers_to_rederive(conn)):
+                    from catalog.doctor import refresh_derived
+
+                    refresh_derived(conn, edited)
                 yield conn
             except BaseException:
                 conn.rollback()
@@ -295,6 +300,19 @@ def _prepare_new(path: Path) -> None:
     folder = path.parent if str(path.parent) else Path(".")
     if not os.access(folder, os.W_OK | os.X_OK):
         raise CatalogError(f"cannot create a catalog at {path}: folder {folder} is read-only")
+
+
+def rederive_hand_edits(database: Database) -> None:
+    """Derive the text of papers whose abstract was edited by hand, if there are any (one
+    small read otherwise). A read-only catalog is left as it is."""
+    with database.connect() as conn:
+        if not sqlite.papers_to_rederive(conn):
+            return
+    try:
+        with write(database):
+            pass  # write() does it
+    except CatalogError:
+        pass
 
 
 def is_seeded(database: Database) -> bool:

@@ -9,6 +9,8 @@ inserts) or when a disk misbehaves:
                    pointing nowhere (foreign_key_check)
     empty files    source rows that hold no papers         repair: delete (re-import works)
     search copies  paper.tags_text / notes_text stale      repair: recompute
+    derived text   abstract_text, headline, search_extra,  repair: derive again (keys kept)
+                   fingerprint not those of the abstract
     search index   FTS5 integrity-check                    repair: 'rebuild'
 
 Checks run inside one write transaction (FTS5's integrity-check is an INSERT). With --fix a
@@ -194,6 +196,82 @@ def _recompute_copies(conn: Connection) -> str:
     return "recomputed " + ", ".join(done)
 
 
+# --- text derived from the abstract ----------------------------------------------------------
+#
+# abstract_text, headline, search_extra and fingerprint come from `abstract` (and, without one,
+# the title) in Python. A hand edit of `abstract` is noted by a trigger (paper_rederive, and the
+# next command derives the text again); other edits show as a fingerprint that is not the
+# abstract's. That witness is cheap, and it is confirmed by deriving the text: a paper may keep
+# an older fingerprint on purpose (another paper had its abstract first).
+
+_DERIVED_FROM = "SELECT id, abstract, title, authors, doi, arxiv_id, fingerprint, abstract_text, headline, search_extra FROM paper"
+
+
+def _fingerprint(abstract: str, title: str | None, doi: str | None, arxiv_id: str | None) -> str:
+    """The fingerprint a paper with these values would get (dedupe.fingerprint)."""
+    from catalog.dedupe import fingerprint
+    from catalog.ingest.records import PaperRecord
+
+    return fingerprint(PaperRecord(abstract, 0, 0, title=title, doi=doi, arxiv_id=arxiv_id))
+
+
+def _stale_derived(conn: Connection) -> list[int]:
+    from catalog.dedupe import fingerprint_of, identifies
+
+    stale = set(sqlite.papers_to_rederive(conn))
+    for pid, abstract, title, authors, doi, arxiv_id, fp, *derived in conn.execute(_DERIVED_FROM).all():
+        if pid in stale or fp == _fingerprint(abstract, title, doi, arxiv_id):
+            continue
+        # An identifying abstract's fingerprint that no other paper has belongs to this one.
+        # (Otherwise the fingerprint may differ on purpose: made unique beside another paper,
+        # or from a title and identifiers that merges completed later.)
+        if identifies(abstract) and not conn.execute(
+                "SELECT 1 FROM paper WHERE fingerprint = ?", (fingerprint_of(abstract),)).first():
+            stale.add(pid)
+            continue
+        from catalog.prepare import derived_text
+
+        if list(derived_text(abstract, title, authors)) != derived:
+            stale.add(pid)
+    return sorted(stale)
+
+
+def _derived(conn: Connection) -> list[str]:
+    n = len(_stale_derived(conn))
+    if n:
+        return [f"{n} paper(s) have an abstract_text, headline, search_extra or fingerprint that "
+                "no longer matches their abstract (edited by hand?)"]
+    return []
+
+
+def refresh_derived(conn: Connection, ids: list[int]) -> int:
+    """Derive the text of these papers again from their abstracts; keys stay (a key is the
+    paper's identity), and so does a fingerprint another paper has. Returns how many changed."""
+    from catalog.prepare import derived_text
+
+    changed = 0
+    for start in range(0, len(ids), 500):
+        chunk = tuple(ids[start:start + 500])
+        marks = ",".join("?" * len(chunk))
+        for pid, abstract, title, authors, doi, arxiv_id, fp, *derived in conn.execute(
+                f"{_DERIVED_FROM} WHERE id IN ({marks})", chunk).all():
+            fresh = list(derived_text(abstract, title, authors))
+            wanted = _fingerprint(abstract, title, doi, arxiv_id)
+            if wanted != fp and conn.execute("SELECT 1 FROM paper WHERE fingerprint = ?", (wanted,)).first():
+                wanted = fp  # the same text as another paper: a duplicate, left to the user
+            if fresh != derived or wanted != fp:
+                conn.execute("UPDATE paper SET abstract_text = ?, headline = ?, search_extra = ?,"
+                             " fingerprint = ? WHERE id = ?", (*fresh, wanted, pid))
+                changed += 1
+    sqlite.rederived(conn, ids)
+    return changed
+
+
+def _rederive(conn: Connection) -> str:
+    n = refresh_derived(conn, _stale_derived(conn))
+    return f"derived abstract_text, headline, search_extra and fingerprint of {n} paper(s) again (keys kept)"
+
+
 # --- the FTS index ----------------------------------------------------------------------
 
 def _search_index(conn: Connection) -> list[str]:
@@ -216,6 +294,7 @@ CHECKS = (
     _Check("orphans", _orphans, _delete_orphans),
     _Check("empty files", _empty_sources, _delete_empty_sources),
     _Check("search copies", _stale_copies, _recompute_copies),
+    _Check("derived text", _derived, _rederive),
     _Check("search index", _search_index, _rebuild),
 )
 
@@ -254,7 +333,7 @@ def run(database: db.Database, path: Path, *, fix: bool = False) -> DoctorReport
         return report
     report.backup = db.backup_copy(path, "before-doctor")
     try:
-        with db.write(database) as conn:
+        with db.write(database, rederive=False) as conn:  # the "derived text" check does it, and says so
             for check in CHECKS:
                 if check.fix is not None and _run_check(conn, check):
                     try:

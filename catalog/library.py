@@ -70,6 +70,7 @@ class Catalog:
     def open(cls, path: Path, *, seed: bool = False, notify: Notify = lambda m: None) -> "Catalog":
         """Open (creating and migrating as needed). `seed`: load the bundled lists into a new file."""
         catalog = cls(db.open_database(path, notify=notify), path)
+        db.rederive_hand_edits(catalog.database)  # `abstract` edited in the sqlite3 shell since
         # Not "is the file new": a run killed while seeding leaves a file that still needs them.
         # Importing the seeds again is harmless: files already imported are skipped.
         if seed and not db.is_seeded(catalog.database):

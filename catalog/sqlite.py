@@ -29,6 +29,8 @@ FTS_COLUMNS = {
 }
 VIEWS = ("papers", "paper_tags", "paper_notes")
 INSERT_TRIGGER = "paper_fts_insert"
+# Papers whose `abstract` was edited by hand, waiting for their derived text (migration 0006).
+REDERIVE_TABLE = "paper_rederive"
 # Page cache of a bulk import (KiB): the key and fingerprint indexes take random inserts,
 # and the 2 MB default sends their pages to disk and back.
 BULK_CACHE_KIB = 32 * 1024
@@ -48,6 +50,7 @@ def is_hand_made_table(name: str) -> bool:
         name == FTS_TABLE
         or name.startswith(FTS_TABLE + "_")
         or name in VIEWS
+        or name == REDERIVE_TABLE
     )
 
 
@@ -206,6 +209,20 @@ def bulk_load(conn: Connection) -> Iterator[None]:
     # Not in `finally`: after an error the caller rolls back, which restores the trigger.
     if trigger_sql:
         conn.execute(trigger_sql)
+
+
+def papers_to_rederive(conn: Connection) -> list[int]:
+    """Ids of papers whose abstract was edited by hand since their text was derived."""
+    try:
+        return conn.execute(f"SELECT paper_id FROM {REDERIVE_TABLE}").scalars().all()
+    except sqlite3.OperationalError as exc:  # a file not migrated yet
+        if "no such table" in str(exc):
+            return []
+        raise
+
+
+def rederived(conn: Connection, ids: list[int]) -> None:
+    conn.execute(f"DELETE FROM {REDERIVE_TABLE} WHERE paper_id = ?", [(pid,) for pid in ids])
 
 
 def rebuild_fts(conn: Connection) -> None:

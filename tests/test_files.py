@@ -15,6 +15,7 @@ import click
 import pytest
 from click.testing import CliRunner
 
+from catalog import db
 from catalog.cli import main
 from catalog.library import Catalog
 from tests.conftest import SEEDS
@@ -214,7 +215,7 @@ def test_doctor_puts_a_lost_schema_version_back(case, good_file, tmp_path):
     make(good_file, path)
     before = path.read_bytes()
     found = _run(str(path), ("doctor",), tmp_path)
-    assert found.exit_code == 1 and "schema version" in found.stdout and "0002" in found.stdout, found.output
+    assert found.exit_code == 1 and "schema version" in found.stdout and db.SCHEMA_REVISION in found.stdout, found.output
     assert path.read_bytes() == before
     fixed = _run(str(path), ("doctor", "--fix"), tmp_path)
     assert fixed.exit_code == 0 and "healthy now" in fixed.stdout, fixed.output
