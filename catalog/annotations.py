@@ -68,8 +68,10 @@ def check(document: object, name: str) -> dict[str, Any]:
 
 
 def merge(conn: Connection, document: dict[str, Any], *, theirs: bool = False,
-          validate_tag=lambda t: t) -> AnnotationsReport:
-    """Merge an annotations document into the catalog (the caller holds a write transaction)."""
+          validate_tag=lambda t: t, clean_line=lambda t: t, clean_note=lambda t: t) -> AnnotationsReport:
+    """Merge an annotations document into the catalog (the caller holds a write transaction).
+    Its text is the file's: `clean_line` and `clean_note` make titles, saved searches and notes
+    what the catalog stores (control characters stripped), as `validate_tag` does for tags."""
     report = AnnotationsReport()
     now = _now()
     for entry in document.get("papers", []):
@@ -83,6 +85,7 @@ def merge(conn: Connection, document: dict[str, Any], *, theirs: bool = False,
             report.not_found.append(label)
             continue
         report.matched += 1
+        entry = _cleaned(entry, clean_line, clean_note)
         touched = _merge_paper(conn, pid, entry, label, report, theirs, validate_tag)
         if touched:
             conn.execute("UPDATE paper SET updated_at = ? WHERE id = ?", (now, pid))
@@ -90,7 +93,9 @@ def merge(conn: Connection, document: dict[str, Any], *, theirs: bool = False,
     for entry in document.get("saved_searches", []):
         if not isinstance(entry, dict) or not entry.get("name") or not isinstance(entry.get("query"), str):
             continue
-        name, query = " ".join(str(entry["name"]).split()), entry["query"]
+        name, query = clean_line(" ".join(str(entry["name"]).split())), clean_line(entry["query"])
+        if not name:
+            continue
         have = conn.execute("SELECT query FROM saved_search WHERE name = ?", (name,)).scalar()
         if have is None:
             conn.execute("INSERT INTO saved_search(name, query, created_at) VALUES (?, ?, ?)",
@@ -103,6 +108,18 @@ def merge(conn: Connection, document: dict[str, Any], *, theirs: bool = False,
             report.conflicts.append(f"saved search {name!r}: yours {have!r}, theirs {query!r}"
                                     + (" (took theirs)" if theirs else " (kept yours)"))
     return report
+
+
+def _cleaned(entry: dict[str, Any], clean_line, clean_note) -> dict[str, Any]:
+    """The entry with its user title and note bodies as the catalog would store them."""
+    out = dict(entry)
+    if isinstance(out.get("user_title"), str):
+        out["user_title"] = clean_line(out["user_title"])
+    notes = out.get("notes")
+    if isinstance(notes, list):
+        out["notes"] = [{**n, "body": clean_note(n["body"])} if isinstance(n, dict) and isinstance(n.get("body"), str)
+                        else clean_note(n) if isinstance(n, str) else n for n in notes]
+    return out
 
 
 def _label(entry: dict[str, Any]) -> str:

@@ -59,7 +59,7 @@ json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON i
 
 @click.group(cls=CatalogGroup, epilog=EPILOG,
              context_settings={"help_option_names": ["-h", "--help"]})
-@click.option("--db", type=click.Path(dir_okay=False), envvar=None,
+@click.option("--db", type=click.Path(), envvar=None,
               help="Catalog database file (default: $CATALOG_DB, else your data directory).")
 @click.version_option(package_name="catalog")
 def main(db):
@@ -67,7 +67,8 @@ def main(db):
 
 
 @main.command("import")
-@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
+# readable=False: a file that cannot be read is reported like any failing file, and the rest import.
+@click.argument("paths", nargs=-1, required=True, type=click.Path(readable=False, path_type=Path))
 @click.option("--venue", help="Venue for files without a header line (overrides the header).")
 @click.option("--year", type=click.IntRange(1900, 2100), help="Year for files without a header line.")
 @click.option("--map", "mapping", multiple=True, metavar="FIELD=COLUMN",
@@ -101,7 +102,7 @@ def import_cmd(ctx, paths, venue, year, mapping, verbose):
         for merge in report.merges:
             click.echo(strip_control(merge), err=True)
     click.echo(report.summary(verbose=verbose), err=True)
-    if report.errors:
+    if report.errors or report.warnings:  # something in the files did not go in
         sys.exit(1)
 
 
@@ -309,15 +310,36 @@ def stats(ctx, as_json):
 
 @main.command()
 @click.argument("statement")
+@click.option("--timeout", default=60.0, show_default=True, type=click.FloatRange(min=0), metavar="SECONDS",
+              help="Stop the query after this long (0: no limit). Ctrl-C stops it at any time.")
 @json_option
 @click.pass_context
-def sql(ctx, statement, as_json):
-    """Run a read-only SQL query against the catalog (writes are refused)."""
+def sql(ctx, statement, timeout, as_json):
+    """Run a read-only SQL query against the catalog (writes are refused).
+
+    Into a pipe or a file the rows are tab-separated values with a header line.
+    """
+    import signal
+    import threading
+
     from catalog import output
+    from catalog.library import Interrupted
 
     if not statement.strip().strip(";").strip():
         _fail('nothing to run: give one SQL statement, like "SELECT count(*) FROM papers"')
-    columns, rows = _open(ctx).run_sql(statement)
+    catalog = _open(ctx)
+    # SQLite holds the thread until the statement ends: Ctrl-C sets a flag its progress
+    # handler checks (signal handlers can only be set from the main thread).
+    stop = threading.Event()
+    main_thread = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGINT, lambda *_: stop.set()) if main_thread else None
+    try:
+        columns, rows = catalog.run_sql(statement, timeout=timeout, cancelled=stop.is_set)
+    except Interrupted:
+        raise KeyboardInterrupt from None
+    finally:
+        if main_thread:
+            signal.signal(signal.SIGINT, previous)
     if as_json:
         output.print_json([dict(zip(columns, r)) for r in rows])
     else:
@@ -343,9 +365,12 @@ def doctor(ctx, fix):
     """
     from catalog import doctor as checkup
     from catalog import output
+    from catalog.paths import resolve_db_path
+    from catalog.text import strip_control
 
-    catalog = _open(ctx)
-    report = checkup.run(catalog.database, catalog.path, fix=fix)
+    # Not _open: doctor is what people run on a file the other commands refuse.
+    path, _ = resolve_db_path(ctx.find_root().params.get("db"))
+    report = checkup.check_file(path, fix=fix, notify=lambda m: click.echo(strip_control(m), err=True))
     output.print_doctor(report)
     if not report.healthy:
         sys.exit(1)
@@ -411,7 +436,7 @@ def annotations_export(ctx, file):
 
 
 @annotations.command("import")
-@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("file", type=click.Path(dir_okay=False, readable=False, path_type=Path))
 @click.option("--theirs", is_flag=True,
               help="Where both sides set a different status, rating or title, take the file's.")
 @click.pass_context

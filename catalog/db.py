@@ -7,6 +7,7 @@ import sqlite3
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
@@ -15,7 +16,7 @@ from catalog.sqlite import Connection
 
 # The newest migration this program knows; a test checks it against migrations/versions.
 # Kept here so opening an up-to-date catalog never imports Alembic.
-SCHEMA_REVISION = "0003"
+SCHEMA_REVISION = "0006"
 # PRAGMA user_version of the default catalog once the bundled seeds are fully imported. Seeding
 # imports several files; a process killed half-way leaves this unset and the next run finishes.
 SEEDED = 1
@@ -65,16 +66,27 @@ class Database:
 
 
 @contextmanager
-def write(database: Database) -> Iterator[Connection]:
-    """One write transaction that holds the write lock from its first statement."""
-    with database.connect() as conn:
-        sqlite.begin_write(conn)
-        try:
-            yield conn
-        except BaseException:
-            conn.rollback()
-            raise
-        conn.commit()
+def write(database: Database, *, rederive: bool = True) -> Iterator[Connection]:
+    """One write transaction that holds the write lock from its first statement. It first
+    derives the text of papers whose abstract was edited by hand since (`rederive`)."""
+    try:
+        with database.connect() as conn:
+            sqlite.begin_write(conn)
+            try:
+                if rederive and (edited := sqlite.papers_to_rederive(conn)):
+                    from catalog.doctor import refresh_derived
+
+                    refresh_derived(conn, edited)
+                yield conn
+            except BaseException:
+                conn.rollback()
+                raise
+            conn.commit()
+    except sqlite3.OperationalError as exc:
+        if "readonly" in str(exc):
+            raise CatalogError(f"{database.path} is read-only: this command changes the catalog "
+                               "(make the file and its folder writable, or work on a copy)") from None
+        raise
 
 
 @contextmanager
@@ -127,31 +139,126 @@ def _refuse_newer(path: Path, revision: str | None) -> None:
         )
 
 
-def _peek_revision(path: Path) -> str | None:
-    """The stored revision, read without changing the file: no pragmas, only SELECTs.
+# --- what a file is, found without changing it ---------------------------------------------
 
-    (Not `mode=ro`: a read-only connection cannot remove the -wal and -shm files it opens.)
+SQLITE_MAGIC = b"SQLite format 3\x00"
+# Columns only a catalog's `paper` table has together: a file whose `paper` table lacks them
+# belongs to another program.
+CATALOG_COLUMNS = {"key", "fingerprint", "abstract", "abstract_text"}
+
+
+@dataclass(frozen=True)
+class FileState:
+    """What is at a catalog path, as far as reading it (never writing) can tell.
+
+    kind: "new"        nothing there, an empty file, or an SQLite file without any table
+          "catalog"    a catalog at `revision` (None when its alembic_version is gone or empty)
+          "foreign"    an SQLite file of another program (`tables` lists its tables)
+          "damaged"    an SQLite file SQLite cannot read (`problem` says why)
+          "unreadable" a file this process cannot open (`problem` says why)
     """
-    if not path.exists() or path.stat().st_size == 0:
-        return None
+
+    kind: str
+    tables: tuple[str, ...] = ()
+    revision: str | None = None
+    problem: str = ""
+
+
+def inspect_file(path: Path) -> FileState:
+    """What `path` holds. Raises CatalogError for what is not a database file at all (a folder,
+    a device, a file of another kind); writes nothing, and runs no pragma that could."""
+    try:
+        if not path.exists():
+            return FileState("new")
+        if path.is_dir():
+            raise CatalogError(f"{path} is a directory, not a catalog database")
+        if not path.is_file():
+            raise CatalogError(f"{path} is not a regular file (a device, pipe or socket); "
+                               "give the path of a catalog database file")
+        size = path.stat().st_size
+        with path.open("rb") as f:
+            header = f.read(100)
+    except OSError as exc:
+        raise CatalogError(f"cannot read {path}: {exc.strerror or exc}") from None
+    if size == 0:
+        return FileState("new")
+    if header[:16] != SQLITE_MAGIC:
+        raise CatalogError(f"{path} is not a catalog database (not an SQLite file)")
+    cut = _cut_short(path, header, size)
+    if cut:
+        return FileState("damaged", problem=cut)
     try:
         conn = sqlite3.connect(path, timeout=sqlite.BUSY_TIMEOUT_MS / 1000)
         try:
-            if not conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table'"
-                                " AND name = 'alembic_version'").fetchone():
-                return None
-            row = conn.execute("SELECT version_num FROM alembic_version").fetchone()
-            return row[0] if row else None
+            return _classify(conn)
         finally:
             conn.close()
-    except sqlite3.Error:
-        return None  # opening it normally gives the real error
+    except sqlite3.DatabaseError as exc:
+        message = str(exc)
+        if isinstance(exc, sqlite3.OperationalError) and ("unable to open" in message or "readonly" in message):
+            return FileState("unreadable", problem=_unreachable_reason(path, message))
+        return FileState("damaged", problem=message)
+
+
+def _classify(conn: sqlite3.Connection) -> FileState:
+    objects = conn.execute("SELECT type, name FROM sqlite_master").fetchall()
+    tables = tuple(sorted(name for kind, name in objects if kind == "table"
+                          and not name.startswith("sqlite_") and not sqlite.is_hand_made_table(name)))
+    if not objects:
+        return FileState("new")
+    columns = {row[1] for row in conn.execute("PRAGMA table_info(paper)")}
+    if not CATALOG_COLUMNS <= columns:
+        others = tables or tuple(sorted(name for _, name in objects))
+        return FileState("foreign", tables=others)
+    revision = None
+    if "alembic_version" in tables:
+        row = conn.execute("SELECT version_num FROM alembic_version").fetchone()
+        revision = row[0] if row else None
+    return FileState("catalog", tables=tables, revision=revision)
+
+
+def _cut_short(path: Path, header: bytes, size: int) -> str:
+    """Why the file is shorter than its own header says, or "". (The header's page count is
+    valid when its change counter matches "version valid for"; a -wal file may hold the rest.)"""
+    if len(header) < 100:
+        return f"the file ends inside its header ({size} bytes)"
+    page_size = int.from_bytes(header[16:18], "big")
+    page_size = 65536 if page_size == 1 else page_size
+    pages = int.from_bytes(header[28:32], "big")
+    valid = header[24:28] == header[92:96]
+    wal = path.with_name(path.name + "-wal")
+    if valid and pages and size < pages * page_size and not (wal.exists() and wal.stat().st_size):
+        return f"the file was cut short: it is {size:,} bytes, its header says {pages * page_size:,}"
+    return ""
+
+
+def _unreachable_reason(path: Path, message: str) -> str:
+    folder = path.parent if str(path.parent) else Path(".")
+    if not os.access(folder, os.W_OK):
+        return (f"its folder {folder} is read-only, and SQLite needs to create {path.name}-shm "
+                "beside it to read a catalog; copy the file to a folder you can write")
+    return message
+
+
+def refusal(path: Path, state: FileState) -> str:
+    """The one line for a file no command may open as a catalog ("" when it may be opened)."""
+    if state.kind == "foreign":
+        listed = ", ".join(state.tables[:8]) + (", ..." if len(state.tables) > 8 else "")
+        return f"{path} is not a catalog database (it has tables {listed}); use a new file"
+    if state.kind == "damaged":
+        return f"{path} is damaged ({state.problem}); `catalog --db {path} doctor` tells more"
+    if state.kind == "unreadable":
+        return f"cannot open {path}: {state.problem}"
+    if state.kind == "catalog" and state.revision is None:
+        return (f"{path} is a catalog without its schema version (the alembic_version table is "
+                f"gone or empty); `catalog --db {path} doctor --fix` puts it back")
+    return ""
 
 
 def ensure_schema(database: Database, revision: str | None, *, notify=lambda message: None) -> None:
-    """Bring a database at `revision` (None: new, or unreadable by a peek) to this program's
-    schema. Alembic re-reads the revision inside its own transaction, so a concurrent upgrade
-    by another process is harmless."""
+    """Bring a database at `revision` (None: new) to this program's schema. Alembic re-reads
+    the revision inside its own transaction, so a concurrent upgrade by another process is
+    harmless."""
     if revision == SCHEMA_REVISION:
         return
     from catalog import migrate
@@ -159,24 +266,53 @@ def ensure_schema(database: Database, revision: str | None, *, notify=lambda mes
     if revision is not None and _holds_papers(database):
         backup = backup_before_migration(database.path, revision)
         notify(f"Upgrading {database.path} (backup kept at {backup})")
-    migrate.upgrade(database.path)
+    try:
+        migrate.upgrade(database.path)
+    except Exception as exc:  # SQLAlchemy wraps SQLite's errors; the user gets one line
+        reason = str(getattr(exc, "orig", None) or exc).splitlines()[0]
+        if "readonly" in reason or "unable to open" in reason:
+            doing = "create a catalog" if revision is None else f"upgrade the catalog (schema {revision})"
+            raise CatalogError(f"cannot {doing} at {database.path}: it is read-only") from None
+        raise CatalogError(f"cannot prepare {database.path}: {reason}") from None
 
 
 def open_database(path: Path, *, notify=lambda message: None) -> Database:
-    if path.exists() and path.is_dir():
-        raise CatalogError(f"{path} is a directory, not a catalog database")
+    """The catalog at `path`, created when nothing is there and migrated when it is older.
+    A file that is not a catalog, is damaged or cannot be opened is refused with one line
+    before anything writes to it (no table, no migration, no journal-mode switch)."""
+    state = inspect_file(path)
+    problem = refusal(path, state)
+    if problem:
+        raise CatalogError(problem)
+    _refuse_newer(path, state.revision)
+    if state.kind == "new":
+        _prepare_new(path)
+    database = Database(path)
+    ensure_schema(database, state.revision, notify=notify)
+    return database
+
+
+def _prepare_new(path: Path) -> None:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise CatalogError(f"cannot create {path.parent}: {exc.strerror}") from None
-    _check_is_sqlite(path)
-    # Read once, without pragmas: a file from a newer catalog is refused before anything
-    # touches it, and an up-to-date one needs nothing more.
-    revision = _peek_revision(path)
-    _refuse_newer(path, revision)
-    database = Database(path)
-    ensure_schema(database, revision, notify=notify)
-    return database
+    folder = path.parent if str(path.parent) else Path(".")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise CatalogError(f"cannot create a catalog at {path}: folder {folder} is read-only")
+
+
+def rederive_hand_edits(database: Database) -> None:
+    """Derive the text of papers whose abstract was edited by hand, if there are any (one
+    small read otherwise). A read-only catalog is left as it is."""
+    with database.connect() as conn:
+        if not sqlite.papers_to_rederive(conn):
+            return
+    try:
+        with write(database):
+            pass  # write() does it
+    except CatalogError:
+        pass
 
 
 def is_seeded(database: Database) -> bool:
@@ -187,18 +323,6 @@ def is_seeded(database: Database) -> bool:
 def mark_seeded(database: Database) -> None:
     with write(database) as conn:
         conn.execute(f"PRAGMA user_version = {SEEDED}")
-
-
-def _check_is_sqlite(path: Path) -> None:
-    if not path.exists() or path.stat().st_size == 0:
-        return
-    try:
-        with path.open("rb") as f:
-            magic = f.read(16)
-    except OSError as exc:
-        raise CatalogError(f"cannot read {path}: {exc.strerror}") from None
-    if magic != b"SQLite format 3\x00":
-        raise CatalogError(f"{path} is not a catalog database (not an SQLite file)")
 
 
 def copy_database(path: Path, target: Path) -> None:

@@ -34,7 +34,7 @@ from catalog.sqlite import Connection
 
 from catalog import headlines, search, text
 from catalog.cjk import cjk_search_text
-from catalog.ingest.fields import escape_variants, name_parts, split_people, title_key
+from catalog.ingest.fields import fold_tex, name_parts, split_people, title_key
 from catalog.ingest.records import PaperRecord
 
 # Fields a record may fill on a paper that has them empty.
@@ -71,9 +71,11 @@ def fingerprint(record: PaperRecord, identifying: bool | None = None) -> str:
     return fingerprint_of(" ".join(filter(None, (record.title, ident, record.abstract))))
 
 
-@lru_cache(maxsize=8192)  # repeated abstracts in a batch, escape variants, merges
+@lru_cache(maxsize=8192)  # repeated abstracts in a batch, merges
 def fingerprint_of(basis: str) -> str:
-    return hashlib.sha256(text.normalize(basis).encode()).hexdigest()[:32]
+    """Escape-insensitive (fields.fold_tex): `12\\%` and `12%` are one paper, and a BibTeX round
+    trip keeps every fingerprint and so every key."""
+    return hashlib.sha256(text.normalize(fold_tex(basis)).encode()).hexdigest()[:32]
 
 
 # --- evidence and contradictions --------------------------------------------------------------
@@ -88,7 +90,7 @@ class Facts:
     year: int | None
     families: frozenset[str]
     url: str
-    abstracts: frozenset[str]  # fingerprints of an identifying abstract, escape variants included
+    abstracts: frozenset[str]  # fingerprints of an identifying abstract
 
 
 def facts(*, doi, arxiv, title, year, authors, url, abstracts) -> Facts:
@@ -175,8 +177,8 @@ class Paper:
 
     @property
     def fingerprints(self) -> list[str]:
-        """The fingerprints of its abstract as stored and as the file wrote it (escapes and
-        all), when the abstract identifies it; else none."""
+        """The fingerprint of its abstract when the abstract identifies it; else none. (Escaped
+        and unescaped spellings of one abstract share it: fingerprint_of.)"""
         return abstract_fingerprints(self.record, self.fp, self.identifying)
 
     def facts(self) -> Facts:
@@ -209,12 +211,7 @@ class Paper:
 
 
 def abstract_fingerprints(record: PaperRecord, fp: str, identifying: bool) -> list[str]:
-    if not identifying:
-        return []
-    raw = record.extra.get("raw_abstract")
-    if not raw:
-        return [fp]
-    return list(dict.fromkeys([fp, *(fingerprint_of(v) for v in escape_variants(raw))]))
+    return [fp] if identifying else []
 
 
 def fill(target: PaperRecord, source: PaperRecord) -> list[str]:
@@ -227,8 +224,6 @@ def fill(target: PaperRecord, source: PaperRecord) -> list[str]:
     if not target.abstract and source.abstract:
         target.abstract = source.abstract
         filled.append("abstract")
-        if "raw_abstract" in source.extra:
-            target.extra["raw_abstract"] = source.extra["raw_abstract"]
     for k, v in source.extra.items():
         target.extra.setdefault(k, v)
     return filled

@@ -149,13 +149,15 @@ def _import_file(database: Database, reader: Reader, plan: _Plan, report: FileRe
     with db.write(database) as conn:
         # Asked again under the write lock: another import may have stored these bytes since.
         known_source = conn.execute(
-            "SELECT id FROM source WHERE sha256 = ?", (plan.sha,)
-        ).scalar()
+            "SELECT id, warnings FROM source WHERE sha256 = ?", (plan.sha,)
+        ).first()
         if known_source is not None:
-            # The same bytes were imported before (maybe under another name): nothing to do.
+            # The same bytes were imported before (maybe under another name): nothing to do
+            # but say again what they lacked.
             report.known = conn.execute(
-                "SELECT count(DISTINCT paper_id) FROM provenance WHERE source_id = ?", (known_source,)
+                "SELECT count(DISTINCT paper_id) FROM provenance WHERE source_id = ?", (known_source[0],)
             ).scalar()
+            report.warnings.extend(_named_warnings(plan.path, known_source[1]))
             return
         if items is None:  # known when planned, removed since (by `catalog doctor --fix`, say)
             items = reader.stream(plan.job)
@@ -163,11 +165,11 @@ def _import_file(database: Database, reader: Reader, plan: _Plan, report: FileRe
         report.warnings.extend(opened.warnings)
         now = datetime.now(timezone.utc).replace(tzinfo=None)
         source_id = conn.execute(
-            "INSERT INTO source(path, sha256, venue, year, format, imported_at) "
-            "VALUES (?, ?, ?, ?, ?, ?) RETURNING id",
+            "INSERT INTO source(path, sha256, venue, year, format, imported_at, warnings) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id",
             # A file name that is not UTF-8 is kept readable (U+FFFD) rather than failing.
             (os.fsencode(plan.path.resolve()).decode("utf-8", "replace"), plan.sha,
-             opened.venue, opened.year, opened.format, now),
+             opened.venue, opened.year, opened.format, now, _unnamed_warnings(plan.path, opened.warnings)),
         ).scalar()
         with sqlite.bulk_load(conn):
             unindexed = _Unindexed()
@@ -178,6 +180,17 @@ def _import_file(database: Database, reader: Reader, plan: _Plan, report: FileRe
             if report.new == 0 and report.known == 0:
                 raise IngestError(str(plan.path), "no abstracts found")
             unindexed.flush(conn)
+
+
+def _unnamed_warnings(path: Path, warnings: list[str]) -> str:
+    """Warnings as stored with their file: "LINE: what", one per line (the same bytes may be
+    imported again under another name)."""
+    prefix = f"{path}:"
+    return "\n".join(" ".join(w.removeprefix(prefix).split()) for w in warnings)
+
+
+def _named_warnings(path: Path, stored: str) -> list[str]:
+    return [f"{path}:{w}" for w in stored.splitlines() if w]
 
 
 class _Unindexed:

@@ -8,16 +8,18 @@ import sys
 from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
+from time import monotonic
 from typing import TextIO
 
 
 from catalog import db, search, sqlite
 from catalog.db import Database
-from catalog.sqlite import Connection
+from catalog.sqlite import Connection, Interrupted
 from catalog.db import CatalogError
 from catalog.constants import STATUSES
 from catalog.query import QueryError, parse
 from catalog.resources import seeds_dir
+from catalog.text import strip_control
 from catalog.results import (
     AnnotationsReport, Change, Edit, ExportPaper, ExportReport, Facets, FieldChanged, ImportReport,
     NoteChanged, NoteView, PaperDetail, PaperState, PaperSummary, SavedQuery, SavedSearchChanged,
@@ -39,12 +41,21 @@ def _summary(row: search.Row) -> PaperSummary:
 
 
 def validate_tag(name: str) -> str:
-    tag = name.strip().strip("/")
-    if not tag or any(ch.isspace() for ch in tag) or "//" in tag or tag[0] in "+-":
+    """A tag as stored: control characters stripped; no spaces or commas (`papers.tags` joins
+    tags with commas), no empty parts, no leading + or -."""
+    tag = strip_control(name).strip().strip("/")
+    if not tag or any(ch.isspace() or ch == "," for ch in tag) or "//" in tag or tag[0] in "+-":
         raise CatalogError(
-            f"invalid tag {name!r}: tags are single words without spaces, like toread or project/thesis"
+            f"invalid tag {strip_control(name)!r}: tags are single words without spaces or commas, "
+            "like toread or project/thesis"
         )
     return tag
+
+
+def user_line(text: str) -> str:
+    """One line of user text (a title, a saved search's name or query) as stored: control
+    characters stripped, whitespace collapsed."""
+    return " ".join(strip_control(text).split())
 
 
 class Catalog:
@@ -59,6 +70,7 @@ class Catalog:
     def open(cls, path: Path, *, seed: bool = False, notify: Notify = lambda m: None) -> "Catalog":
         """Open (creating and migrating as needed). `seed`: load the bundled lists into a new file."""
         catalog = cls(db.open_database(path, notify=notify), path)
+        db.rederive_hand_edits(catalog.database)  # `abstract` edited in the sqlite3 shell since
         # Not "is the file new": a run killed while seeding leaves a file that still needs them.
         # Importing the seeds again is harmless: files already imported are skipped.
         if seed and not db.is_seeded(catalog.database):
@@ -94,15 +106,17 @@ class Catalog:
 
     # --- finding papers -----------------------------------------------------------------
 
-    def search(self, query: str, *, limit: int = 50, offset: int = 0,
-               snippets: bool = True) -> list[PaperSummary]:
+    def search(self, query: str, *, limit: int = 50, offset: int = 0, snippets: bool = True,
+               cancelled: Callable[[], bool] | None = None) -> list[PaperSummary]:
+        """The page of papers `query` finds. `cancelled`: asked while SQLite works; once it is
+        true the search stops and raises Interrupted (the TUI's answer to a newer search)."""
         parsed = parse(query)
-        with db.read(self.database) as conn:
+        with db.read(self.database) as conn, sqlite.stoppable(conn.raw, cancelled):
             rows = search.run(conn, parsed, limit=limit, offset=offset, snippets=snippets)
         return [_summary(r) for r in rows]
 
-    def count(self, query: str) -> int:
-        with db.read(self.database) as conn:
+    def count(self, query: str, *, cancelled: Callable[[], bool] | None = None) -> int:
+        with db.read(self.database) as conn, sqlite.stoppable(conn.raw, cancelled):
             return search.count(conn, parse(query))
 
     def resolve(self, conn: Connection, key: str) -> int:
@@ -214,7 +228,7 @@ class Catalog:
         return self._set_field(keys, "rating", rating)
 
     def set_title(self, key: str, title: str | None) -> Edit:
-        title = " ".join(title.split()) if title else None
+        title = user_line(title) if title else None
         return self._set_field([key], "user_title", title or None)
 
     def _set_field(self, keys: Sequence[str], column: str, value) -> Edit:
@@ -313,7 +327,7 @@ class Catalog:
 
     def save_search(self, name: str, query: str) -> Edit:
         """Save `query` under `name`, replacing the query a search of that name had."""
-        name = " ".join(name.split())
+        name, query = user_line(name), user_line(query)
         if not name:
             raise CatalogError("a saved search needs a name")
         parse(query)  # refuse a query that would only ever give an error
@@ -519,7 +533,8 @@ class Catalog:
             raise CatalogError(f"{path}:{exc.lineno}: not valid JSON ({exc.msg})") from None
         document = annotations.check(document, str(path))
         with db.write(self.database) as conn:
-            return annotations.merge(conn, document, theirs=theirs, validate_tag=validate_tag)
+            return annotations.merge(conn, document, theirs=theirs, validate_tag=validate_tag,
+                                     clean_line=user_line, clean_note=strip_control)
 
     def backup(self, target: Path, *, force: bool = False) -> Path:
         """A consistent copy through SQLite's backup API, safe while the TUI has the file open.
@@ -541,14 +556,24 @@ class Catalog:
 
     # --- SQL ----------------------------------------------------------------------------
 
-    def run_sql(self, statement: str) -> tuple[list[str], list[tuple]]:
-        """Run one read-only statement; writes, ATTACH and extensions are refused."""
+    def run_sql(self, statement: str, *, timeout: float | None = None,
+                cancelled: Callable[[], bool] | None = None) -> tuple[list[str], list[tuple]]:
+        """Run one read-only statement; writes, ATTACH and extensions are refused. It stops
+        after `timeout` seconds (CatalogError), or once `cancelled()` is true (Interrupted)."""
+        deadline = None if not timeout else monotonic() + timeout
+        late = lambda: deadline is not None and monotonic() > deadline  # noqa: E731
+        stop = lambda: late() or bool(cancelled and cancelled())  # noqa: E731
         conn = sqlite.read_only_connection(self.path)
         try:
-            cursor = conn.execute(statement)
-            columns = [d[0] for d in cursor.description or ()]
-            return columns, cursor.fetchall()
+            with sqlite.stoppable(conn, stop):
+                cursor = conn.execute(statement)
+                columns = [d[0] for d in cursor.description or ()]
+                return columns, cursor.fetchall()
         except (sqlite3.Error, sqlite3.Warning) as exc:
+            if sqlite.is_interrupted(exc):
+                if cancelled and cancelled():
+                    raise Interrupted(statement) from None
+                raise CatalogError(f"stopped after {timeout:g} s (--timeout SECONDS allows longer)") from None
             raise CatalogError(sqlite.explain_sql_error(statement, exc)) from None
         finally:
             conn.close()
@@ -660,7 +685,7 @@ def _shown(value) -> str:
 
 
 def _note_body(body: str) -> str:
-    body = body.strip()
+    body = strip_control(body).strip()  # newlines and tabs stay: a note is Markdown
     if not body:
         raise CatalogError("a note needs some text")
     return body
@@ -670,4 +695,4 @@ def _dt(value) -> datetime:
     return value if isinstance(value, datetime) else datetime.fromisoformat(str(value))
 
 
-__all__ = ["Catalog", "CatalogError", "QueryError", "validate_tag"]
+__all__ = ["Catalog", "CatalogError", "Interrupted", "QueryError", "user_line", "validate_tag"]

@@ -81,6 +81,8 @@ class Source(SQLModel, table=True):
     year: int | None = None
     format: str = "paperlist"
     imported_at: datetime = Field(default_factory=utcnow)
+    # Entries the import skipped, one per line as "LINE: what" (reported again on re-import).
+    warnings: str = Field(default="", sa_column_kwargs={"server_default": ""})
 
 
 class Provenance(SQLModel, table=True):

@@ -55,7 +55,16 @@ def summary_line(p: PaperSummary) -> Text:
     return line
 
 
+def piped() -> bool:
+    """Output goes to a pipe or a file: one record per line, never wrapped, no snippets."""
+    return not stdout.is_terminal
+
+
 def print_summaries(papers: list[PaperSummary], *, with_snippets: bool = False) -> None:
+    if piped():
+        for p in papers:
+            stdout.print(summary_line(p), soft_wrap=True)
+        return
     for p in papers:
         stdout.print(summary_line(p))
         if with_snippets and p.snippet:
@@ -98,6 +107,10 @@ def print_detail(d: PaperDetail) -> None:
 
 
 def print_tags(tags: list[TagCount]) -> None:
+    if piped():
+        for t in tags:
+            stdout.print(Text(f"{safe(t.name)}  {t.count}"), soft_wrap=True)
+        return
     table = Table(box=None, show_header=False, pad_edge=False)
     table.add_column("tag", style="magenta")
     table.add_column("papers", justify="right")
@@ -130,12 +143,26 @@ def stats_json(s: Stats) -> dict:
 
 
 def print_table(columns: list[str], rows: list[tuple]) -> None:
+    """A box table on a terminal; tab-separated values with a header line otherwise (NULL is
+    empty; tab, newline, carriage return and backslash inside a value are written \\t \\n \\r \\\\)."""
+    if piped():
+        sys.stdout.write("".join("\t".join(map(_tsv, row)) + "\n" for row in [columns, *rows]))
+        return
     table = Table(pad_edge=False)
     for c in columns:
         table.add_column(Text(safe(c)))
     for row in rows:
         table.add_row(*(Text(safe(v) if v is not None else "NULL") for v in row))
     stdout.print(table)
+
+
+_TSV_ESCAPES = str.maketrans({"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r"})
+
+
+def _tsv(value) -> str:
+    """One TSV cell: the separators escaped first (strip_control keeps tabs and newlines),
+    then control characters dropped."""
+    return "" if value is None else safe(str(value).translate(_TSV_ESCAPES))
 
 
 def _line(text: str | Text) -> None:
@@ -145,7 +172,7 @@ def _line(text: str | Text) -> None:
 
 def print_doctor(report) -> None:
     """`catalog doctor`: each check and its problems, then what --fix did and what is left."""
-    from catalog.doctor import UNFIXABLE_HINT
+    from catalog.doctor import recover_hint
 
     for name in report.checked:
         problems = [f.problem for f in report.found if f.check == name]
@@ -153,16 +180,19 @@ def print_doctor(report) -> None:
         _line(Text.assemble(mark, " " * (9 - len(mark)), name))
         for problem in problems:
             _line(f"         - {safe(problem)}")
+    for note in report.notes:
+        _line(Text(safe(note), style="dim"))
     if report.backup:
         _line(Text(f"Kept a copy at {safe(report.backup)}", style="dim"))
     for done in report.repaired:
         _line(Text(f"Fixed: {safe(done)}", style="green"))
     if not report.remaining:
         _line("Repaired; the catalog is healthy now." if report.repaired else "The catalog is healthy.")
-    elif not report.backup:
+    elif not report.backup and any(f.fixable for f in report.remaining):
         _line("Run `catalog doctor --fix` to repair (a copy of the file is kept first).")
     else:
-        _line(Text("Still wrong:", style="bold red"))
-        for f in report.remaining:
-            _line(f"  {f.check}: {safe(f.problem)}")
-        _line(f"Cannot repair this here: {UNFIXABLE_HINT}.")
+        if report.backup:
+            _line(Text("Still wrong:", style="bold red"))
+            for f in report.remaining:
+                _line(f"  {f.check}: {safe(f.problem)}")
+        _line(f"Cannot repair this here: {safe(recover_hint(report.path))}.")

@@ -97,16 +97,24 @@ def derive(abstract: str) -> Derived:
 def paper_fields(record: PaperRecord, fp: str) -> tuple:
     """A new paper's row, but for its key and times: fingerprint, abstract, abstract_text,
     search_extra, headline, title, authors, venue, year, doi, arxiv_id, url."""
-    if record.abstract:
-        rendered, headline, math = derive(record.abstract)
-    else:
-        rendered, headline, math = "", record.title or "", ""
-    title = record.title
-    if title and record.abstract and title_key(title) == title_key(headline):
+    title, derived = record.title, derive(record.abstract) if record.abstract else None
+    if title and derived and title_key(title) == title_key(derived.headline):
         title = None  # a derived headline (an export wrote it as the title) is not a real title
-    extra = " ".join(filter(None, (math, cjk_search_text(title, headline, rendered, record.authors))))
+    rendered, headline, extra = derived_text(record.abstract, title, record.authors, derived)
     return (fp, record.abstract, rendered, extra, headline, title, record.authors,
             record.venue, record.year, record.doi, record.arxiv_id, record.url)
+
+
+def derived_text(abstract: str, title: str | None, authors: str | None,
+                 derived: Derived | None = None) -> tuple[str, str, str]:
+    """(abstract_text, headline, search_extra) of a paper: what its row derives from the abstract
+    (and, without one, from the title). docs/schema.md lists them; `catalog doctor` checks them.
+    `derived`: derive(abstract), when the caller has it already."""
+    if abstract:
+        rendered, headline, math = derived or derive(abstract)
+    else:
+        rendered, headline, math = "", title or "", ""
+    return rendered, headline, " ".join(filter(None, (math, cjk_search_text(title, headline, rendered, authors))))
 
 
 @dataclass(frozen=True)

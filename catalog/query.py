@@ -113,6 +113,7 @@ def _item(raw: str, quoted: bool) -> tuple[Text | Filter | None, bool]:
             name = head[:-1].lower()
             if name in FILTERS:
                 return _filter(name, text), negated
+            _refuse_unknown_filter(head[:-1], text or '""')
             text = f"{head}{text}"
         return (Text(text, phrase=True) if _has_word(text) else None), negated
     if raw.startswith("-") and len(raw) > 1:
@@ -120,6 +121,8 @@ def _item(raw: str, quoted: bool) -> tuple[Text | Filter | None, bool]:
     name, colon, value = raw.partition(":")
     if colon and name.lower() in FILTERS and value:
         return _filter(name.lower(), value), negated
+    if colon and value:
+        _refuse_unknown_filter(name, value)
     prefix = raw.endswith("*")
     text = raw.rstrip("*")
     if not _has_word(text):
@@ -127,10 +130,20 @@ def _item(raw: str, quoted: bool) -> tuple[Text | Filter | None, bool]:
     return Text(text, prefix=prefix), negated
 
 
+def _refuse_unknown_filter(name: str, value: str) -> None:
+    """`author:kim` looks like a filter and would silently match nothing: say which exist.
+    Not for `3:1`, `http://...`, `中文:x` or a quoted `"author:kim"` (searched as text)."""
+    if name.isascii() and name.isalpha() and not value.startswith("/"):
+        raise QueryError(
+            f"unknown filter {name}:{value}: the filters are {', '.join(f + ':' for f in FILTERS)}"
+            f" (to search for the text, quote it: \"{name}:{value.strip(chr(34))}\")")
+
+
 def _has_word(text: str) -> bool:
     return any(ch.isalnum() for ch in text)
 
 
+EMPTY = '""'  # how an empty filter value is shown
 _COMPARISON = re.compile(r"^(>=|<=|>|<|=)?(.+)$")
 
 
@@ -152,19 +165,26 @@ def _filter(name: str, value: str) -> Filter:
         low, dots, high = value.partition("..")
         if dots:
             return Filter(name, "range", (_year(low or "1900", value), _year(high or "2100", value)))
-        op, number = _COMPARISON.match(value).groups()
+        op, number = _comparison(value)
         return Filter(name, op or "=", _year(number, value))
     # rating
-    op, number = _COMPARISON.match(value).groups()
+    op, number = _comparison(value)
     if not number.isdigit() or not 1 <= int(number) <= 5:
-        raise QueryError(f"rating:{value}: expected a rating 1-5, e.g. rating:4 or rating:>=4")
+        raise QueryError(f"rating:{value or EMPTY}: expected a rating 1-5, e.g. rating:4 or rating:>=4")
     return Filter(name, op or "=", int(number))
+
+
+def _comparison(value: str) -> tuple[str | None, str]:
+    """(`>=`, `2025`) from `>=2025`; an empty value (`year:""`, or `year:"` while typing) gives
+    ("", ""), which the caller explains."""
+    m = _COMPARISON.match(value)
+    return m.groups() if m else (None, "")
 
 
 def _year(text: str, whole: str) -> int:
     if not (text.isdigit() and len(text) == 4):
         raise QueryError(
-            f"year:{whole}: expected a year like 2026, a range 2024..2026 or >=2025"
+            f"year:{whole or EMPTY}: expected a year like 2026, a range 2024..2026 or >=2025"
         )
     return int(text)
 

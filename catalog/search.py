@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from catalog.sqlite import Connection
 
 from catalog.query import Clause, Filter, Query, QueryError, Text
-from catalog.sqlite import FTS_COLUMNS, FTS_TABLE
+from catalog.sqlite import FTS_COLUMNS, FTS_TABLE, Interrupted, is_interrupted
 from catalog import highlight
 from catalog.cjk import cjk_spaced
 from catalog.text import has_cjk
@@ -207,6 +207,8 @@ def _execute(conn: Connection, sql: str, params: list, query: Query) -> list[tup
     try:
         return conn.execute(sql, tuple(params)).all()
     except Exception as exc:  # quoting makes this unreachable; keep the promise anyway
+        if is_interrupted(exc):
+            raise Interrupted(query.source) from None  # told to stop (sqlite.stoppable)
         message = str(getattr(exc, "orig", exc)).splitlines()[0]
         raise QueryError(f"cannot search for {query.source!r}: {message}") from None
 

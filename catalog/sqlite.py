@@ -29,6 +29,8 @@ FTS_COLUMNS = {
 }
 VIEWS = ("papers", "paper_tags", "paper_notes")
 INSERT_TRIGGER = "paper_fts_insert"
+# Papers whose `abstract` was edited by hand, waiting for their derived text (migration 0006).
+REDERIVE_TABLE = "paper_rederive"
 # Page cache of a bulk import (KiB): the key and fingerprint indexes take random inserts,
 # and the 2 MB default sends their pages to disk and back.
 BULK_CACHE_KIB = 32 * 1024
@@ -48,6 +50,7 @@ def is_hand_made_table(name: str) -> bool:
         name == FTS_TABLE
         or name.startswith(FTS_TABLE + "_")
         or name in VIEWS
+        or name == REDERIVE_TABLE
     )
 
 
@@ -62,7 +65,12 @@ def configure_connection(dbapi_connection: sqlite3.Connection) -> None:
     cursor.execute("PRAGMA page_size = 16384")
     cursor.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
     cursor.execute("PRAGMA foreign_keys = ON")
-    cursor.execute("PRAGMA journal_mode = WAL")
+    if cursor.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+        try:
+            cursor.execute("PRAGMA journal_mode = WAL")
+        except sqlite3.OperationalError as exc:
+            if "readonly" not in str(exc):
+                raise  # a read-only catalog is read in the mode it has
     cursor.execute("PRAGMA synchronous = NORMAL")
     cursor.close()
 
@@ -203,6 +211,20 @@ def bulk_load(conn: Connection) -> Iterator[None]:
         conn.execute(trigger_sql)
 
 
+def papers_to_rederive(conn: Connection) -> list[int]:
+    """Ids of papers whose abstract was edited by hand since their text was derived."""
+    try:
+        return conn.execute(f"SELECT paper_id FROM {REDERIVE_TABLE}").scalars().all()
+    except sqlite3.OperationalError as exc:  # a file not migrated yet
+        if "no such table" in str(exc):
+            return []
+        raise
+
+
+def rederived(conn: Connection, ids: list[int]) -> None:
+    conn.execute(f"DELETE FROM {REDERIVE_TABLE} WHERE paper_id = ?", [(pid,) for pid in ids])
+
+
 def rebuild_fts(conn: Connection) -> None:
     conn.execute(f"INSERT INTO {FTS_TABLE}({FTS_TABLE}) VALUES ('rebuild')")
 
@@ -225,6 +247,38 @@ def integrity_problems(conn: Connection) -> list[str]:
 
 def foreign_key_problems(conn: Connection) -> list[tuple]:
     return [tuple(r) for r in conn.execute("PRAGMA foreign_key_check").all()]
+
+
+# --- stopping a statement -----------------------------------------------------------------
+
+class Interrupted(Exception):
+    """A statement stopped before it finished because it was told to (a newer search, Ctrl-C)."""
+
+
+# SQLite calls the progress handler every this many virtual-machine instructions: about a
+# millisecond of work, so a stop request is seen at once and the Python call costs little.
+PROGRESS_STEPS = 10_000
+
+
+@contextmanager
+def stoppable(conn: sqlite3.Connection, stop) -> Iterator[None]:
+    """While inside, each statement on `conn` stops (SQLite's "interrupted" error) as soon as
+    `stop()` is true. A long statement never returns to Python otherwise, so neither Ctrl-C
+    nor a newer search could reach it."""
+    if stop is None:
+        yield
+        return
+    if stop():
+        raise Interrupted("stopped before it started")
+    conn.set_progress_handler(lambda: bool(stop()), PROGRESS_STEPS)
+    try:
+        yield
+    finally:
+        conn.set_progress_handler(None, 0)
+
+
+def is_interrupted(exc: BaseException) -> bool:
+    return isinstance(exc, sqlite3.OperationalError) and str(exc) == "interrupted"
 
 
 # --- read-only access for `catalog sql` ------------------------------------------------

@@ -13,7 +13,7 @@ import re
 import unicodedata
 from functools import lru_cache
 
-__all__ = ["render", "search_extra", "normalize", "has_cjk", "strip_control"]
+__all__ = ["render", "search_extra", "normalize", "has_cjk", "strip_control", "visible_controls"]
 
 # Malformed TeX in imported abstracts is expected; pylatexenc would log a
 # warning per bad span, and an unconfigured app prints those to stderr.
@@ -42,6 +42,20 @@ def strip_control(text: str) -> str:
     elif text.isprintable() or not _CONTROL.search(text):
         return text
     return _CONTROL.sub("", _ANSI.sub("", text))
+
+
+# Control characters left in stored text (written before stripping existed, or by hand) are
+# shown, not obeyed, where text leaves the catalog: C0 as their Unicode pictures (ESC is ␛),
+# DEL as ␡, C1 as U+FFFD.
+_VISIBLE = {**{c: 0x2400 + c for c in range(0x20) if c not in (0x09, 0x0a)}, 0x7f: 0x2421,
+            **{c: 0xFFFD for c in range(0x80, 0xA0)}}
+
+
+def visible_controls(text: str) -> str:
+    """Text with every control character but newline and tab replaced by a visible stand-in."""
+    if text.isascii() and text.isprintable():
+        return text
+    return text.translate(_VISIBLE) if _CONTROL.search(text) else text
 
 
 # --- TeX math spans ---------------------------------------------------------

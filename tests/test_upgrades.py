@@ -23,7 +23,9 @@ from pathlib import Path
 import pytest
 
 from catalog import db, doctor, migrate
+from catalog.dedupe import fingerprint_of
 from catalog.library import Catalog
+from catalog.prepare import derived_text
 from tests import future_schema
 
 N_PAPERS = 120
@@ -67,8 +69,10 @@ def fill(conn: sqlite3.Connection) -> None:
     statuses = ("unread", "queued", "reading", "read", "skipped")
     for i in range(N_PAPERS):
         text = f"Paper {i} studies topic{i % 7} with method{i % 11} and ünïcödé {i}."
-        given = {"key": f"k{i:06d}", "fingerprint": f"fp{i:06d}", "abstract": text,
-                 "abstract_text": text, "headline": f"Paper {i}", "venue": "ICML", "year": 2020 + i % 5,
+        rendered, headline, extra = derived_text(text, None, None)  # as the program writes them
+        given = {"key": f"k{i:06d}", "fingerprint": fingerprint_of(text), "abstract": text,
+                 "abstract_text": rendered, "headline": headline, "search_extra": extra,
+                 "venue": "ICML", "year": 2020 + i % 5,
                  "status": statuses[i % 5], "rating": (i % 6) or None,
                  "user_title": f"My title {i}" if i % 4 == 0 else None}
         paper = _insert(conn, "paper", {k: v for k, v in given.items() if k in paper_columns})
@@ -230,8 +234,9 @@ def test_a_newer_file_gets_one_line_and_is_left_alone(tmp_path, journal_mode, co
 
 
 ZEBRA = ("INSERT INTO paper(key, fingerprint, abstract, abstract_text, search_extra, headline, status,"
-         " tags_text, notes_text, added_at, updated_at) VALUES ('k1', 'f1', 'zebra walks', 'zebra walks',"
-         " '', 'zebra', 'unread', '', '', '2026-01-01', '2026-01-01')")
+         f" tags_text, notes_text, added_at, updated_at) VALUES ('k1', '{fingerprint_of('zebra walks')}',"
+         f" 'zebra walks', 'zebra walks', '', '{derived_text('zebra walks', None, None)[1]}', 'unread', '', '',"
+         " '2026-01-01', '2026-01-01')")
 
 
 @pytest.mark.parametrize("damage, indexed", [
@@ -276,7 +281,7 @@ def test_revision_0003_keeps_merges_from_then_on(tmp_path):
     conn.close()
     catalog = Catalog.open(path)
     try:
-        assert migrate.current(path) == "0003"
+        assert migrate.current(path) == db.SCHEMA_REVISION
         with pytest.raises(db.CatalogError, match="merged before this version"):
             catalog.split("kmerged")
         report = catalog.import_paths([seeds])

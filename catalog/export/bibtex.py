@@ -2,8 +2,8 @@
 preprints and papers without a venue, @misc with eprint fields.
 
 Titles, names and venues are escaped for TeX (& % $ # _ { } ~ ^ \\), capitals protected with
-braces ({BERT}); abstracts keep their own `$...$` math and TeX commands, with the special
-characters outside them escaped. Every value keeps its braces balanced, which both BibTeX
+braces ({BERT}); abstracts keep their own `$...$` math, `\\url{...}` arguments and TeX
+commands, with the special characters outside them escaped. Every value keeps its braces balanced, which both BibTeX
 and pybtex require.
 """
 
@@ -23,8 +23,10 @@ _ESCAPES = {
 }
 _TABLE = str.maketrans(_ESCAPES)
 _SAFE_BRACES = str.maketrans({**_ESCAPES, "{": r"\textbraceleft{}", "}": r"\textbraceright{}"})
-# Math spans, kept as written; `\$` is an escaped dollar, not a delimiter.
-_MATH = re.compile(r"(?<!\\)\$\$.+?(?<!\\)\$\$|(?<!\\)\$(?=\S)[^$]*?(?<![\s\\])\$", re.S)
+# Math spans and \url{...} arguments, kept as written: `\$` is an escaped dollar, not a
+# delimiter, and a URL is verbatim (`\_` in it would be a backslash in the link).
+_MATH = re.compile(r"(?<!\\)\$\$.+?(?<!\\)\$\$|(?<!\\)\$(?=\S)[^$]*?(?<![\s\\])\$"
+                   r"|\\url\{[^{}\s]*\}", re.S)
 # Outside math: a special character not already escaped.
 _UNESCAPED = re.compile(r"(?<!\\)([&%#_])")
 _BRACE = re.compile(r"\\?[{}]")

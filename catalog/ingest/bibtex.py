@@ -316,7 +316,6 @@ def _normalised(raw: dict[str, str]) -> dict[str, object]:
     return {
         "title": get("title") or None,
         "abstract": unwrap(fields.tidy_abstract(fields.unescape_text(abstract))) if abstract else "",
-        "raw_abstract": abstract,
         "authors": fields.bibtex_authors(get("author")) if get("author") else None,
         "year": fields.year(get("year") or get("date")),
         "venue": venue,

@@ -106,7 +106,9 @@ _ACCENT = re.compile(
     r"|\\(?:[`'^\"~=.]|[uvHcdbkr](?![A-Za-z]))\s*(?:\{\w\}|\w)"
     r"|\{\\(?:ss|o|O|aa|AA|ae|AE|oe|OE|l|L|i|j)\}"
 )
-_PROTECTING_BRACES = re.compile(r"(?<![\\\w}\]^_])\{([^{}\\$]*)\}")
+# The literal first and the lookbehind after it (the brace and the character before it), so the
+# regex engine skips to candidates: 10x faster than a pattern that starts with the lookbehind.
+_PROTECTING_BRACES = re.compile(r"\{(?<![\\\w}\]^_]\{)([^{}\\$]*)\}")
 
 
 def tidy_abstract(value: str) -> str:
@@ -405,9 +407,6 @@ def record(values: dict[str, object], *, label: str, position: int, line: int,
     key = values.get("key")
     if isinstance(key, str) and CATALOG_KEY.fullmatch(key):
         found.extra["key"] = key
-    raw = values.get("raw_abstract")
-    if isinstance(raw, str) and raw.strip() and raw.strip() != abstract:
-        found.extra["raw_abstract"] = raw.strip()
     return found
 
 
@@ -449,18 +448,22 @@ def unescape_text(value: str) -> str:
     return "".join(parts)
 
 
-def escape_variants(value: str, limit: int = 16) -> list[str]:
-    """The abstract with each kind of escape (`\\%`, `\\&`, `\\#`, `\\_`) undone or kept, in every
-    combination: an exported abstract escapes all of them, the original may have had some. Used
-    only to find the paper it came from (its fingerprint)."""
-    kinds = [c for c in "%&#_" if "\\" + c in value]
-    out = []
-    for mask in range(1 << len(kinds)):
-        text = value
-        for i, c in enumerate(kinds):
-            if mask >> i & 1:
-                text = text.replace("\\" + c, c)
-        out.append(text)
-        if len(out) >= limit:
-            break
-    return out
+def fold_tex(value: str) -> str:
+    """The text with what a BibTeX export and import may change folded away: escapes undone
+    (`\\%` is `%`), accent macros as letters and braces that only protect capitals dropped
+    outside math. A fingerprint hashes this, so `12\\%` in a paper list and `12%` from a BibTeX
+    file are one paper with one key. Escapes are undone inside math too: the exporter and the
+    importer do not always agree on where math is (`costs 5$ and 12\\% of 5$`), while the `$`
+    that tidy_abstract goes by stay where they are. Text without a backslash or a brace (most)
+    is returned as it is."""
+    # Until nothing changes: each round trip undoes one level (`96\\\\%` comes back as `96\\%`,
+    # then as `96%`), and all of them must give one fingerprint.
+    for _ in range(8):
+        if "\\" not in value and "{" not in value:
+            return value
+        folded = _SIMPLE_RE.sub(lambda m: _SIMPLE_ESCAPES[m[0]], value).replace("\x01", "{").replace("\x02", "}")
+        folded = tidy_abstract(folded)
+        if folded == value:
+            return value
+        value = folded
+    return value

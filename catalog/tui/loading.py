@@ -10,7 +10,7 @@ from textual import work
 from textual.content import Content
 from textual.worker import get_current_worker
 
-from catalog.library import Catalog
+from catalog.library import Catalog, Interrupted
 from catalog.query import QueryError
 from catalog.results import Facets, PaperDetail
 from catalog.tui.display import first_line
@@ -57,16 +57,19 @@ class Loading:
     @work(thread=True, exclusive=True, group="search", exit_on_error=False)
     def _search(self, catalog: Catalog, query: str, generation: int, counted: bool) -> None:
         worker = get_current_worker()
+        stop = lambda: worker.is_cancelled  # noqa: E731  (a newer search cancels this worker)
         try:
-            rows = catalog.search(query, limit=PAGE, snippets=False)
+            rows = catalog.search(query, limit=PAGE, snippets=False, cancelled=stop)
             if worker.is_cancelled:
                 return
-            total = len(rows) if len(rows) < PAGE else catalog.count(query) if counted else None
+            total = len(rows) if len(rows) < PAGE else catalog.count(query, cancelled=stop) if counted else None
             self.post_message(SearchResults(query, generation, rows, total))
             if total is None:
-                total = catalog.count(query)
+                total = catalog.count(query, cancelled=stop)
                 if not worker.is_cancelled:
                     self.post_message(SearchCount(query, generation, total))
+        except Interrupted:
+            return  # superseded: SQLite stopped as soon as it was told
         except QueryError as exc:
             self.post_message(SearchFailed(query, generation, str(exc)))
         except Exception as exc:  # a locked or busy database: say so, keep the old results

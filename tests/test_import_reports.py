@@ -1,0 +1,66 @@
+"""What `catalog import` reports: every failing file like any other, broken entries on every
+import of their file, and a non-zero exit while anything was left out."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.conftest import SEEDS
+from tests.privileges import permissions, unprivileged  # noqa: F401  (a fixture)
+
+GOOD = "ICML 2026 Papers\n\nWe study sparse autoencoders on language models and find stable features.\n"
+BROKEN_BIB = """@article{good2020,
+  title = {A good entry},
+  abstract = {Good abstracts import even when a neighbour is broken.},
+  year = {2020}
+}
+
+@article{broken2021,
+  title = {Missing a closing brace,
+  year = {2021}
+
+@article{fine2022,
+  title = {Another good entry},
+  abstract = {A second abstract that imports.},
+  year = {2022}
+}
+"""
+
+
+def test_an_unreadable_file_among_several_is_reported_and_the_rest_import(tmp_path, permissions):
+    good = tmp_path / "good.txt"
+    good.write_text(GOOD)
+    secret = tmp_path / "secret.txt"
+    secret.write_text(GOOD.replace("sparse", "dense"))
+    permissions.unreadable(secret)
+    db = tmp_path / "c.db"
+    out = unprivileged("--db", str(db), "import", str(good), str(secret), str(SEEDS))
+    assert out.returncode == 1, out.stderr
+    lines = out.stderr.splitlines()
+    assert [line for line in lines if "secret.txt" in line] == [f"catalog: {secret}: Permission denied"], out.stderr
+    assert "Usage" not in out.stderr and "Traceback" not in out.stderr
+    assert lines[-1].startswith("91 new") and "1 error" in lines[-1], lines[-1]
+
+
+def test_a_broken_bibtex_entry_is_reported_on_every_import_and_fails_the_exit(run_cli, tmp_path):
+    bib = tmp_path / "refs.bib"
+    bib.write_text(BROKEN_BIB)
+    for attempt in ("first", "again"):
+        result = run_cli("import", str(bib))
+        assert result.exit_code == 1, (attempt, result.output)
+        broken = [line for line in result.stderr.splitlines() if "broken2021" in line]
+        assert len(broken) == 1 and broken[0].startswith(f"catalog: skipped {bib}:7: "), (attempt, result.stderr)
+        assert "1 warning" in result.stderr.splitlines()[-1], (attempt, result.stderr)
+    assert result.stderr.splitlines()[-1].startswith("0 new, 2 already known")
+    # From another path (a copy): the same bytes, the same report, with the name it has now.
+    copy = tmp_path / "copy.bib"
+    copy.write_bytes(bib.read_bytes())
+    result = run_cli("import", str(copy))
+    assert result.exit_code == 1 and f"catalog: skipped {copy}:7: entry 'broken2021'" in result.stderr, result.stderr
+
+
+def test_a_clean_import_still_exits_zero(run_cli, tmp_path):
+    bib = tmp_path / "refs.bib"
+    bib.write_text(BROKEN_BIB.split("@article{broken2021")[0])
+    assert run_cli("import", str(bib)).exit_code == 0
+    assert run_cli("import", str(bib)).exit_code == 0

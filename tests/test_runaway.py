@@ -1,0 +1,151 @@
+"""Runaway SQL: `catalog sql` stops on Ctrl-C (SIGINT) within a second and at --timeout; a search
+whose answer is no longer wanted (the TUI typed further) stops as soon as it is told."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from catalog.library import Catalog, Interrupted
+from tests.conftest import SEEDS
+
+ROOT = Path(__file__).resolve().parent.parent
+# A recursive CTE counting to 1e9: minutes of work in one statement.
+FOREVER = ("WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 1000000000)"
+           " SELECT count(*) FROM c")
+
+
+def _start(db: Path, *args: str) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "catalog", "--db", str(db), *args], cwd=ROOT,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "CATALOG_DB": ""})
+
+
+@pytest.fixture(scope="module")
+def catalog_file(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("runaway") / "catalog.db"
+    Catalog.open(path).close()
+    return path
+
+
+def _wait(process: subprocess.Popen, seconds: float) -> tuple[float, str, str]:
+    started = time.monotonic()
+    try:
+        out, err = process.communicate(timeout=seconds)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.communicate()
+        pytest.fail(f"still running {seconds} s later")
+    return time.monotonic() - started, out, err
+
+
+@pytest.mark.skipif(not hasattr(signal, "SIGINT") or os.name != "posix", reason="POSIX signals")
+def test_ctrl_c_stops_a_long_query_within_a_second(catalog_file):
+    process = _start(catalog_file, "sql", FOREVER)
+    time.sleep(2.0)  # well into the statement (start-up takes ~0.3 s)
+    assert process.poll() is None, process.communicate()
+    process.send_signal(signal.SIGINT)
+    took, out, err = _wait(process, 5)
+    assert took < 1.0, took
+    assert process.returncode == 130
+    assert err == "catalog: interrupted\n" and out == ""
+
+
+def test_timeout_stops_a_long_query(catalog_file):
+    started = time.monotonic()
+    took, out, err = _wait(_start(catalog_file, "sql", "--timeout", "1", FOREVER), 10)
+    assert 1.0 <= time.monotonic() - started < 4.0
+    assert err.count("\n") == 1 and "stopped after 1 s" in err and "--timeout" in err, err
+
+
+def test_the_default_timeout_is_documented():
+    from click.testing import CliRunner
+
+    from catalog.cli import main
+
+    help_text = CliRunner().invoke(main, ["sql", "--help"]).output
+    assert "--timeout" in help_text and "60" in help_text
+    assert "--timeout" in (ROOT / "README.md").read_text()
+
+
+def test_a_quick_query_is_unaffected(catalog_file):
+    took, out, err = _wait(_start(catalog_file, "sql", "--timeout", "5", "SELECT 41 + 1 AS answer"), 10)
+    assert out == "answer\n42\n" and err == ""
+
+
+def test_a_search_stops_when_it_is_no_longer_wanted(seeded, monkeypatch):
+    from catalog import sqlite
+
+    # 90 papers take fewer steps than a real catalog: ask SQLite to check more often.
+    monkeypatch.setattr(sqlite, "PROGRESS_STEPS", 20)
+    asked = []
+
+    def superseded_meanwhile() -> bool:  # false when the search starts, true once it runs
+        asked.append(1)
+        return len(asked) > 1
+
+    with pytest.raises(Interrupted):
+        seeded.search("attention OR model OR learning", limit=50, cancelled=superseded_meanwhile)
+    assert len(asked) > 1
+    asked.clear()
+    with pytest.raises(Interrupted):
+        seeded.count("attention OR model", cancelled=superseded_meanwhile)
+    with pytest.raises(Interrupted):  # already superseded: it does not start
+        seeded.search("attention", cancelled=lambda: True)
+    # Not cancelled: the same search answers, and the connection is fine afterwards.
+    assert seeded.search("attention", cancelled=lambda: False)
+    assert seeded.search("attention")
+
+
+def test_the_tui_tells_a_superseded_search_to_stop(seeded, monkeypatch):
+    import asyncio
+    import threading
+
+    from catalog.tui.app import CatalogApp
+
+    seen: dict[str, object] = {}
+    outcome: dict[str, str] = {}
+    running, release = threading.Event(), threading.Event()
+    original = Catalog.search
+
+    def spy(self, query, **kwargs):
+        seen[query] = kwargs.get("cancelled")
+        if query == "attention":  # still working when the user types on
+            running.set()
+            release.wait(5)
+        try:
+            rows = original(self, query, **kwargs)
+        except Interrupted:
+            outcome[query] = "stopped"
+            raise
+        outcome[query] = "answered"
+        return rows
+
+    monkeypatch.setattr(Catalog, "search", spy)
+
+    async def run() -> None:
+        app = CatalogApp(seeded)
+        async with app.run_test(size=(120, 36)) as pilot:
+            await pilot.pause(0.3)
+            screen = app.main
+            screen.search("attention")
+            for _ in range(100):
+                if running.is_set():
+                    break
+                await pilot.pause(0.02)
+            screen.search("sparse")
+            release.set()
+            for _ in range(20):
+                await pilot.pause(0.05)
+            assert screen.query_text == "sparse" and screen.papers.total
+
+    asyncio.run(run())
+    assert seen["attention"]() is True  # a newer search superseded it
+    assert seen["sparse"]() is False
+    assert (outcome["attention"], outcome["sparse"]) == ("stopped", "answered")
