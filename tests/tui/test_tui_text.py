@@ -50,8 +50,7 @@ def test_highlight_spans_match_the_way_the_index_does():
 
 
 def _styles() -> RowStyles:
-    plain = Style()
-    return RowStyles(plain, plain, plain, plain, {})
+    return RowStyles.plain()
 
 
 def test_rows_line_up_with_chinese_titles_and_tags():
@@ -62,7 +61,7 @@ def test_rows_line_up_with_chinese_titles_and_tags():
     ]
     for width in (60, 80, 120, 200):
         cols = Columns.fit(width, venue=7)
-        lines = [header(cols, Style())] + [row(p, cols, _styles(), Style(), False) for p in papers]
+        lines = [header(cols, Style())] + [row(p, cols, _styles(), False) for p in papers]
         assert {cell_len(line.plain) for line in lines} == {cell_len(lines[0].plain)}
         venue_at = [cell_len(line.plain[:line.plain.find(v)]) for line, v in
                     zip(lines, ("Venue", "ICML", "NeurIPS"))]
