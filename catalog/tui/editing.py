@@ -16,7 +16,7 @@ from catalog.db import CatalogError
 from catalog.library import Catalog
 from catalog.query import QueryError
 from catalog.results import Edit, NoteView, PaperSummary, SavedQuery
-from catalog.tui.display import first_line, one_line, stars
+from catalog.tui.display import first_line, one_line, shorten, stars
 from catalog.tui.messages import ActionFailed, PapersChanged
 from catalog.tui.screens.note_editor import NoteEditor
 from catalog.tui.screens.pickers import (
@@ -30,7 +30,7 @@ UNDO_DEPTH = 100
 
 
 def _count(papers: list) -> str:
-    return f"{len(papers)} papers" if len(papers) != 1 else one_line(papers[0].title)[:40]
+    return f"{len(papers)} papers" if len(papers) != 1 else shorten(papers[0].title)
 
 
 class Editing:
@@ -100,7 +100,7 @@ class Editing:
 
         def done(title: str | None) -> None:
             if title is not None and title.strip() != value:
-                label = f"Title: {one_line(title)[:40]}" if title.strip() else "Own title removed"
+                label = f"Title: {shorten(title)}" if title.strip() else "Own title removed"
                 self.write(label, lambda c: c.set_title(paper.key, title or None))
 
         self.app.push_screen(PromptScreen(

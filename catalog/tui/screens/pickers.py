@@ -17,7 +17,7 @@ from textual.widgets.option_list import Option
 
 from catalog.constants import STATUSES
 from catalog.results import NoteView, SavedQuery
-from catalog.tui.display import one_line, stars
+from catalog.tui.display import one_line, shorten, stars
 
 
 @dataclass(frozen=True)
@@ -97,6 +97,6 @@ def saved_choices(saved: tuple[SavedQuery, ...]) -> list[Choice]:
 def note_choices(notes: tuple[NoteView, ...]) -> list[Choice]:
     out = [Choice("n", Text("a new note"), None)]
     for note in notes:
-        first = one_line(note.body)[:60]
+        first = shorten(note.body, 60)
         out.append(Choice(str(note.number) if note.number <= 9 else "", Text(f"edit note {note.number}: {first}"), note))
     return out

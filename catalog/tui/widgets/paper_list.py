@@ -236,8 +236,9 @@ class PaperList(ScrollView, can_focus=True):
         """The message (no papers, an empty catalog) wrapped to the list's width."""
         if self._wrapped[0] != width:
             lines: list[Text] = []
-            for text in self.message:
-                lines.extend(text.wrap(self.app.console, max(10, width - 1)) if text.plain else [text])
+            for text in self.message:  # indented as the titles are
+                for line in text.wrap(self.app.console, max(10, width - 3)) if text.plain else [text]:
+                    lines.append(Text("  ", end="") + line)
             self._wrapped = (width, lines)
         return self._wrapped[1]
 
