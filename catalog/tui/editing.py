@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from dataclasses import replace
 
 from textual import work
 
@@ -17,7 +18,7 @@ from catalog.library import Catalog
 from catalog.query import QueryError
 from catalog.results import Edit, NoteView, PaperSummary, SavedQuery
 from catalog.tui.display import first_line, one_line, shorten, stars
-from catalog.tui.messages import ActionFailed, PapersChanged
+from catalog.tui.messages import ActionFailed, PapersChanged, TagsLoaded
 from catalog.tui.screens.note_editor import NoteEditor
 from catalog.tui.screens.pickers import (
     Choice, ChoiceScreen, note_choices, rating_choices, status_choices,
@@ -64,6 +65,26 @@ class Editing:
                            lambda c: c.tag([p.key for p in papers], add, remove))
 
         self.app.push_screen(TagEditor(papers, known), done)
+        self._load_tags([p.key for p in papers])
+
+    @work(thread=True, exclusive=True, group="tags", exit_on_error=False)
+    def _load_tags(self, keys: list[str]) -> None:
+        """The dialog opens at once with what the list knows; this brings it up to date."""
+        try:
+            known = [t.name for t in self.catalog.tags()]
+            tags = {state.key: state.tags for state in self.catalog.snapshot(keys)}
+        except Exception:  # a paper deleted meanwhile, a locked database: keep what is shown
+            return
+        self.post_message(TagsLoaded(known, tags))
+
+    def on_tags_loaded(self, message: TagsLoaded) -> None:
+        editor = next((s for s in self.app.screen_stack if isinstance(s, TagEditor)), None)
+        if editor is not None:
+            editor.update_tags(message.known, message.tags)
+        papers = [p for p in self.targets() if p.key in message.tags]
+        stale = [replace(p, tags=message.tags[p.key]) for p in papers if p.tags != message.tags[p.key]]
+        if stale:
+            self.papers.replace(stale)
 
     def action_status(self) -> None:
         papers = self.targets()

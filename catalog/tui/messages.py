@@ -85,3 +85,12 @@ class ActionFailed(Message):
     def __init__(self, message: str) -> None:
         super().__init__()
         self.message = message
+
+
+class TagsLoaded(Message):
+    """Fresh tag names (all, and those of `tags`' papers), read when the tag dialog opened."""
+
+    def __init__(self, known: list[str], tags: dict[str, tuple[str, ...]]) -> None:
+        super().__init__()
+        self.known = known
+        self.tags = tags
