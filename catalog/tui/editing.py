@@ -19,6 +19,7 @@ from catalog.query import QueryError
 from catalog.results import Edit, NoteView, PaperSummary, SavedQuery
 from catalog.tui.display import first_line, one_line, shorten, stars
 from catalog.tui.messages import ActionFailed, PapersChanged, TagsLoaded
+from catalog.tui.screens.confirm import ConfirmScreen
 from catalog.tui.screens.note_editor import NoteEditor
 from catalog.tui.screens.pickers import (
     Choice, ChoiceScreen, note_choices, rating_choices, status_choices,
@@ -175,11 +176,26 @@ class Editing:
             return
 
         def done(name: str | None) -> None:
-            if name and name.strip():
+            name = " ".join((name or "").split())  # as the catalog stores it
+            if not name:
+                return
+            saved = self.facets.saved if self.facets else ()
+            old = next((s for s in saved if s.name == name), None)
+            if old is None or old.query == query:
                 self._save_search(name, query)
+                return
+            self.app.push_screen(ConfirmScreen(
+                f"Replace the saved search '{one_line(name)}'?\n  now:  {one_line(old.query)}\n"
+                f"  with: {one_line(query)}", yes="Replace", no="Cancel"),
+                lambda yes: yes and self._save_search(name, query, replaced=old.query))
 
         self.app.push_screen(PromptScreen("Save this search as", "", hint=f"query: {query}",
                                       placeholder="a name, like 'to read this week'"), done)
+
+    def confirm_delete_saved_search(self, saved: SavedQuery) -> None:
+        self.app.push_screen(ConfirmScreen(
+            f"Delete the saved search '{one_line(saved.name)}' ({one_line(saved.query)})?  u undoes",
+            yes="Delete", no="Keep"), lambda yes: yes and self.delete_saved_search(saved))
 
     # --- writing ------------------------------------------------------------------------
 
@@ -200,8 +216,11 @@ class Editing:
                 return
         self.post_message(PapersChanged(label, edit, kind))
 
-    def _save_search(self, name: str, query: str) -> None:
-        self._write(f"Saved search '{one_line(name)}'", lambda c: c.save_search(name, query), "do")
+    def _save_search(self, name: str, query: str, replaced: str | None = None) -> None:
+        label = f"Saved search '{one_line(name)}'"
+        if replaced is not None:
+            label = f"Replaced saved search '{one_line(name)}' (was: {shorten(replaced)})"
+        self._write(label, lambda c: c.save_search(name, query), "do")
 
     def delete_saved_search(self, saved: SavedQuery) -> None:
         self._write(f"Deleted saved search '{one_line(saved.name)}' ({one_line(saved.query)})",

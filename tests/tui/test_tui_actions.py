@@ -179,6 +179,13 @@ async def test_saved_search_deleted_from_the_picker(app, seeded, settle):
         assert type(app.screen).__name__ == "SavedSearchScreen"
         await pilot.press("down", "d")  # the highlighted one: "second"
         await settle(pilot)
+        assert type(app.screen).__name__ == "ConfirmScreen"  # asks first
+        assert "second" in str(app.screen.query_one(".dialog-title").content)
+        await pilot.press("n")
+        await settle(pilot)
+        assert len(seeded.saved_searches()) == 2
+        await pilot.press("g", "down", "d", "y")
+        await settle(pilot)
         assert [s.name for s in seeded.saved_searches()] == ["first"]
         assert [s.name for s in app.main.facets.saved] == ["first"]
         assert app.main.search_bar.value == ""  # deleting does not run it
@@ -344,3 +351,32 @@ async def test_help_lists_every_key(app, settle):
         assert "1 … 9" in shown
         await pilot.press("escape")
         assert type(app.screen).__name__ == "CatalogScreen"
+
+
+async def test_saving_under_an_existing_name_asks_and_keeps_the_numbers(app, seeded, settle, type_search):
+    """Saved searches are numbered in name order: replacing one keeps every number."""
+    for name, query in (("alpha", "diffusion"), ("beta", "venue:ICML"), ("gamma", "graph")):
+        seeded.save_search(name, query)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await type_search(pilot, "venue:ICLR")
+        await pilot.press("enter", "S", *"beta", "enter")
+        await settle(pilot)
+        assert type(app.screen).__name__ == "ConfirmScreen"
+        question = str(app.screen.query_one(".dialog-title").content)
+        assert "beta" in question and "venue:ICML" in question and "venue:ICLR" in question
+        await pilot.press("n")  # cancel: nothing replaced
+        await settle(pilot)
+        assert dict((s.name, s.query) for s in seeded.saved_searches())["beta"] == "venue:ICML"
+        await pilot.press("S", *"beta", "enter", "y")
+        await settle(pilot)
+        assert [(s.name, s.query) for s in seeded.saved_searches()] == [
+            ("alpha", "diffusion"), ("beta", "venue:ICLR"), ("gamma", "graph")]
+        assert "Replaced saved search 'beta' (was: venue:ICML)" in _toasts(app)
+        await type_search(pilot, "")
+        await pilot.press("escape", "2")  # still beta
+        await settle(pilot)
+        assert app.main.search_bar.value == "venue:ICLR"
+        await pilot.press("u")  # undoes the replacement only
+        await settle(pilot)
+        assert dict((s.name, s.query) for s in seeded.saved_searches())["beta"] == "venue:ICML"

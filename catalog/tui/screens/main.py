@@ -129,7 +129,7 @@ class CatalogScreen(Loading, Editing, Screen):
 
         def picked(choice) -> None:
             if choice and isinstance(choice.value, DeleteSaved):
-                self.delete_saved_search(choice.value.saved)
+                self.confirm_delete_saved_search(choice.value.saved)
             elif choice:
                 self.run_saved(choice.value)
 
