@@ -11,6 +11,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import replace
 
+from rich.text import Text
 from textual import work
 
 from catalog.db import CatalogError
@@ -18,7 +19,8 @@ from catalog.library import Catalog
 from catalog.query import QueryError
 from catalog.results import Edit, NoteView, PaperSummary, SavedQuery
 from catalog.tui.display import first_line, one_line, shorten, stars
-from catalog.tui.messages import ActionFailed, PapersChanged, TagsLoaded
+from catalog.tui.messages import ActionFailed, MarksChecked, PapersChanged, TagsLoaded
+from catalog.tui.querytext import chunks, keys_query
 from catalog.tui.screens.confirm import ConfirmScreen
 from catalog.tui.screens.note_editor import NoteEditor
 from catalog.tui.screens.pickers import (
@@ -52,10 +54,62 @@ class Editing:
 
     # --- actions ------------------------------------------------------------------------
 
-    def action_tag(self) -> None:
-        papers = self.targets()
-        if not papers:
+    def with_targets(self, then: Callable[[list[PaperSummary]], None]) -> None:
+        """Call `then` with the papers an action applies to: the one under the cursor, or the
+        marked ones. Marked papers the current results no longer show are not changed
+        silently: a dialog says how many are hidden and asks whether to include them."""
+        papers = self.papers
+        if not papers.marked:
+            if papers.current is not None:
+                then([papers.current])
             return
+        marked = list(papers.marked.values())
+        shown = papers.loaded_keys()
+        unknown = [p.key for p in marked if p.key not in shown]
+        if not unknown:
+            then(marked)
+        else:  # not in the pages loaded so far: ask the catalog whether the results hold them
+            self._check_marks(papers.query_text, papers.generation, unknown, then)
+
+    @work(thread=True, exclusive=True, group="marks", exit_on_error=False)
+    def _check_marks(self, query: str, generation: int, keys: list[str],
+                     then: Callable[[list[PaperSummary]], None]) -> None:
+        try:
+            found: set[str] = set()
+            for chunk in chunks(keys):
+                rows = self.catalog.search(keys_query(chunk, query), limit=2 * len(chunk),
+                                           snippets=False)
+                found.update(p.key for p in rows)
+        except Exception as exc:
+            self.post_message(ActionFailed(f"cannot check the marked papers: {first_line(exc)}"))
+            return
+        self.post_message(MarksChecked(generation, [k for k in keys if k not in found], then))
+
+    def on_marks_checked(self, message: MarksChecked) -> None:
+        if message.generation != self.papers.generation:  # other results meanwhile: again
+            self.with_targets(message.then)
+            return
+        marked = list(self.papers.marked.values())
+        hidden_keys = set(message.hidden)
+        hidden = [p for p in marked if p.key in hidden_keys]
+        if not hidden:
+            message.then(marked)
+            return
+        shown = [p for p in marked if p.key not in hidden_keys]
+        names = "; ".join(shorten(p.title, 30) for p in hidden[:3]) + ("; …" if len(hidden) > 3 else "")
+        title = (f"{len(hidden)} of the {len(marked)} marked papers are not in these results "
+                 f"({names}).")
+        choices = [Choice("a", Text(f"all {len(marked)} marked papers, hidden ones too"), marked)]
+        if shown:
+            choices.append(Choice("v", Text(f"only the {len(shown)} in these results"), shown))
+        self.app.push_screen(
+            ChoiceScreen(title, choices, hint="a or v, or arrows and enter · escape cancels"),
+            lambda choice: choice and message.then(choice.value))
+
+    def action_tag(self) -> None:
+        self.with_targets(self._tag)
+
+    def _tag(self, papers: list[PaperSummary]) -> None:
         known = [t.name for t in self.facets.tags] if self.facets else []
 
         def done(change: tuple[list[str], list[str]] | None) -> None:
@@ -88,10 +142,9 @@ class Editing:
             self.papers.replace(stale)
 
     def action_status(self) -> None:
-        papers = self.targets()
-        if not papers:
-            return
+        self.with_targets(self._status)
 
+    def _status(self, papers: list[PaperSummary]) -> None:
         def done(choice: Choice | None) -> None:
             if choice is not None:
                 self.write(f"{_count(papers)}: {choice.value}",
@@ -101,10 +154,9 @@ class Editing:
         self.app.push_screen(ChoiceScreen(f"Status of {_count(papers)}", status_choices(now)), done)
 
     def action_rate(self) -> None:
-        papers = self.targets()
-        if not papers:
-            return
+        self.with_targets(self._rate)
 
+    def _rate(self, papers: list[PaperSummary]) -> None:
         def done(choice: Choice | None) -> None:
             if choice is not None:
                 rating = choice.value or None

@@ -3,6 +3,8 @@ query (and search generation) or paper key it answers, so a late, stale answer i
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from textual.message import Message
 
 from catalog.results import Edit, Facets, PaperDetail, PaperSummary
@@ -94,3 +96,14 @@ class TagsLoaded(Message):
         super().__init__()
         self.known = known
         self.tags = tags
+
+
+class MarksChecked(Message):
+    """Which marked papers (of those asked about) the results of `generation` do not hold;
+    `then` is the action waiting for the answer."""
+
+    def __init__(self, generation: int, hidden: list[str], then: Callable) -> None:
+        super().__init__()
+        self.generation = generation
+        self.hidden = hidden
+        self.then = then

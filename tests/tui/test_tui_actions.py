@@ -380,3 +380,33 @@ async def test_saving_under_an_existing_name_asks_and_keeps_the_numbers(app, see
         await pilot.press("u")  # undoes the replacement only
         await settle(pilot)
         assert dict((s.name, s.query) for s in seeded.saved_searches())["beta"] == "venue:ICML"
+
+
+async def test_bulk_edits_ask_about_marked_papers_the_results_hide(app, seeded, settle, type_search):
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("space", "space")
+        shown, hidden = list(app.main.papers.marked)
+        await type_search(pilot, f"key:{shown}")
+        await pilot.press("enter", "s")
+        await settle(pilot)
+        assert type(app.screen).__name__ == "ChoiceScreen"
+        question = str(app.screen.query_one(".dialog-title").content)
+        assert "1 of the 2 marked papers are not in these results" in question
+        await pilot.press("v")  # only the one shown
+        await settle(pilot)
+        assert "Status of" in str(app.screen.query_one(".dialog-title").content)
+        await pilot.press("4")
+        await settle(pilot)
+        assert seeded.get(shown).summary.status == "read"
+        assert seeded.get(hidden).summary.status == "unread"
+        await pilot.press("r")
+        await settle(pilot)
+        await pilot.press("a", "5")  # all marked, hidden too
+        await settle(pilot)
+        assert seeded.get(shown).summary.rating == seeded.get(hidden).summary.rating == 5
+        await pilot.press("t")
+        await settle(pilot)
+        await pilot.press("escape")  # cancelling changes nothing
+        await settle(pilot)
+        assert type(app.screen).__name__ == "CatalogScreen"

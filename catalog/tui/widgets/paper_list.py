@@ -124,6 +124,10 @@ class PaperList(ScrollView, can_focus=True):
             self.marked[key] = fresh[key]
         self.refresh()
 
+    def loaded_keys(self) -> set[str]:
+        """Keys of the papers in the pages fetched so far: all certainly in these results."""
+        return {p.key for rows in self.pages.values() for p in rows}
+
     @property
     def current(self) -> PaperSummary | None:
         return self._row(self.cursor) if self.total else None
