@@ -13,6 +13,7 @@ from textual.worker import get_current_worker
 from catalog.library import Catalog, Interrupted
 from catalog.query import QueryError
 from catalog.results import Facets, PaperDetail
+from catalog.text import render_styled
 from catalog.tui.display import first_line
 from catalog.tui.messages import (
     DetailLoaded, FacetsLoaded, QueryChanged, SearchCount, SearchFailed, SearchResults,
@@ -143,9 +144,15 @@ class Loading:
     @work(thread=True, exclusive=True, group="detail", exit_on_error=False)
     def load_detail(self, key: str) -> None:
         try:
-            self.post_message(DetailLoaded(key, self.catalog.get(key)))
+            detail = self.catalog.get(key)
         except Exception as exc:  # deleted meanwhile by another process, say
             self.post_message(DetailLoaded(key, None, first_line(exc)))
+            return
+        try:  # emphasis and scripts the stored plain text has lost; TeX takes a few ms
+            styled = render_styled(detail.abstract) if detail.abstract else None
+        except Exception:  # imported text is arbitrary: the plain text will do
+            styled = None
+        self.post_message(DetailLoaded(key, detail, styled=styled))
 
     def on_detail_loaded(self, message: DetailLoaded) -> None:
         current = self.papers.current
@@ -156,4 +163,4 @@ class Loading:
         if message.detail is None:
             pane.show_message(f"Cannot show {message.key}: {message.error}")
         else:
-            pane.show(message.detail, highlight_terms(self.query_text))
+            pane.show(message.detail, highlight_terms(self.query_text), message.styled)

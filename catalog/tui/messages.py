@@ -8,6 +8,7 @@ from collections.abc import Callable
 from textual.message import Message
 
 from catalog.results import Edit, Facets, PaperDetail, PaperSummary
+from catalog.text import Styled
 
 
 class QueryChanged(Message):
@@ -58,11 +59,15 @@ class SearchFailed(Message):
 
 
 class DetailLoaded(Message):
-    def __init__(self, key: str, detail: PaperDetail | None, error: str | None = None) -> None:
+    """A paper, with its abstract rendered for display (catalog.text.render_styled)."""
+
+    def __init__(self, key: str, detail: PaperDetail | None, error: str | None = None,
+                 styled: Styled | None = None) -> None:
         super().__init__()
         self.key = key
         self.detail = detail
         self.error = error
+        self.styled = styled
 
 
 class FacetsLoaded(Message):
