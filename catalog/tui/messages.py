@@ -112,3 +112,31 @@ class MarksChecked(Message):
         self.generation = generation
         self.hidden = hidden
         self.then = then
+
+
+class LinkOpened(Message):
+    """`link` went to the browser (`opened`), or the paper has none (None)."""
+
+    def __init__(self, title: str, link: str | None, opened: bool) -> None:
+        super().__init__()
+        self.title = title
+        self.link = link
+        self.opened = opened
+
+
+class Copied(Message):
+    """Text for the clipboard, made from `papers` papers."""
+
+    def __init__(self, text: str, label: str, papers: int) -> None:
+        super().__init__()
+        self.text = text
+        self.label = label
+        self.papers = papers
+
+
+class Exported(Message):
+    def __init__(self, papers: int, format: str, path: str) -> None:
+        super().__init__()
+        self.papers = papers
+        self.format = format
+        self.path = path

@@ -335,7 +335,10 @@ async def test_command_palette_runs_actions(app, seeded, settle):
 
 async def test_help_lists_every_key(app, settle):
     from catalog.tui.keys import BINDINGS
+    from catalog.tui.widgets.detail import DetailPane
     from catalog.tui.widgets.paper_list import PaperList
+    from catalog.tui.widgets.search_bar import SearchBar
+    from catalog.tui.widgets.sidebar import Sidebar
 
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -345,10 +348,12 @@ async def test_help_lists_every_key(app, settle):
         for widget in app.screen.query("Static"):
             console.print(widget.content)
         shown = console.export_text()
-        for binding in [*BINDINGS, *PaperList.BINDINGS]:
+        for binding in [*BINDINGS, *PaperList.BINDINGS, *DetailPane.BINDINGS, *SearchBar.BINDINGS,
+                        *Sidebar.BINDINGS]:
             if not binding.action.startswith("saved("):
                 assert binding.description in shown, binding
-        assert "1 … 9" in shown
+                assert (binding.tooltip or "") in shown, binding
+        assert "1 … 9" in shown and "g g" in shown
         await pilot.press("escape")
         assert type(app.screen).__name__ == "CatalogScreen"
 

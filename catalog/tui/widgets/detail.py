@@ -5,8 +5,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.content import Content
+from textual.message import Message
 from textual.widgets import Static
 
 from catalog.highlight import Terms, spans
@@ -84,7 +86,39 @@ def paper_content(d: PaperDetail, terms: Terms, styled: Styled | None = None) ->
 
 
 class DetailPane(VerticalScroll, can_focus=True):
-    """Scrolls with the keyboard once focused (enter in the list); escape goes back."""
+    """The reading pane. Scrolls with the keyboard once focused (enter in the list), like a
+    pager: j/k, space, ctrl+d/ctrl+u; [ and ] read the previous or next paper without leaving
+    it (mutt's pager); escape goes back to the list."""
+
+    BINDINGS = [
+        Binding("j", "scroll_down", "Scroll down", show=False, tooltip="A line down", id="pane-down"),
+        Binding("k", "scroll_up", "Scroll up", show=False, tooltip="A line up", id="pane-up"),
+        Binding("space", "page_down", "Page down", show=False, tooltip="A page down",
+                id="pane-page-down"),
+        Binding("ctrl+d", "half_page(1)", "Half page down", show=False, id="pane-half-down",
+                tooltip="Half a page down"),
+        Binding("ctrl+u", "half_page(-1)", "Half page up", show=False, id="pane-half-up",
+                tooltip="Half a page up"),
+        Binding("right_square_bracket", "step(1)", "Next paper", key_display="]", show=False,
+                tooltip="Read the next paper in the list, staying here", id="pane-next"),
+        Binding("left_square_bracket", "step(-1)", "Previous paper", key_display="[",
+                show=False, tooltip="Read the previous paper in the list, staying here",
+                id="pane-previous"),
+    ]
+
+    class Step(Message):
+        """Move the list's cursor by `delta` papers (the pane shows the paper it lands on)."""
+
+        def __init__(self, delta: int) -> None:
+            super().__init__()
+            self.delta = delta
+
+    def action_half_page(self, direction: int) -> None:
+        self.scroll_relative(y=direction * max(1, self.scrollable_content_region.height // 2),
+                             animate=False)
+
+    def action_step(self, delta: int) -> None:
+        self.post_message(self.Step(delta))
 
     def compose(self):
         yield Static(id="detail-body")

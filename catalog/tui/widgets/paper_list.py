@@ -40,8 +40,8 @@ class PaperList(ScrollView, can_focus=True):
         Binding("end,G", "jump(-1)", "Last", show=False),
         Binding("enter", "open", "Read", show=False,
                 tooltip="Move into the detail pane to scroll it", id="open"),
-        Binding("space", "mark", "Mark", tooltip="Mark papers: t, s and r then apply to all "
-                "marked papers", id="mark"),
+        Binding("space", "mark", "Mark", tooltip="Mark papers: t, s, r, y and x then apply to "
+                "all marked papers", id="mark"),
         Binding("escape", "unmark_all", "Unmark all", id="unmark"),
     ]
     COMPONENT_CLASSES = {
