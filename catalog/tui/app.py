@@ -29,11 +29,13 @@ class CatalogApp(App[None]):
         self.catalog = catalog
         self.cursor_blink = cursor_blink
         self.state_store = state
+        self.remembered = state.load() if state else State()
+        if self.remembered.theme in self.available_themes:
+            self.theme = self.remembered.theme  # before the first styling pass, not after
 
     def get_default_screen(self) -> CatalogScreen:
-        store = self.state_store
         return CatalogScreen(self.catalog, cursor_blink=self.cursor_blink,
-                             state=store.load() if store else State(), store=store)
+                             state=self.remembered, store=self.state_store)
 
     @property
     def main(self) -> CatalogScreen:

@@ -69,9 +69,7 @@ class CatalogScreen(Loading, Editing, Sharing, Screen):
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
-        remembered = self.remembered
-        if remembered.theme in self.app.available_themes:
-            self.app.theme = remembered.theme
+        remembered = self.remembered  # (its theme is set by the app, before styling)
         if remembered.sidebar is not None:
             self._show_sidebar(remembered.sidebar)
         self.load_facets()
