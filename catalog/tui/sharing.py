@@ -8,7 +8,6 @@ Textual's copy_to_clipboard (OSC 52: works over SSH, in tmux with set-clipboard 
 from __future__ import annotations
 
 import io
-import webbrowser
 from collections.abc import Callable
 from pathlib import Path
 
@@ -24,7 +23,6 @@ from catalog.tui.display import first_line, shorten
 from catalog.tui.messages import ActionFailed, Copied, Exported, LinkOpened
 from catalog.tui.querytext import chunks, keys_query
 from catalog.tui.screens.confirm import ConfirmScreen
-from catalog.tui.screens.export import ExportRequest, ExportScreen
 from catalog.tui.screens.pickers import Choice, ChoiceScreen
 
 Render = Callable[[list[ExportPaper]], str]
@@ -97,6 +95,8 @@ class Sharing:
             self.post_message(LinkOpened(detail.summary.title, None, False))
             return
         link = strip_control(link)
+        import webbrowser  # here: only opening a paper needs it
+
         try:
             opened = webbrowser.open(link)
         except Exception:  # a broken $BROWSER command
@@ -160,12 +160,14 @@ class Sharing:
     # --- export -----------------------------------------------------------------------------
 
     def action_export(self) -> None:
+        from catalog.tui.screens.export import ExportScreen  # its widgets load when first used
+
         papers = self.papers
         if not papers.total and not papers.marked:
             self.say("Nothing to export: no papers in these results")
             return
 
-        def chosen(request: ExportRequest | None) -> None:
+        def chosen(request) -> None:  # an ExportRequest, or None
             if request is None:
                 return
             if request.path.exists():
@@ -178,12 +180,12 @@ class Sharing:
         self.app.push_screen(ExportScreen(len(papers.marked), papers.total, papers.query_text,
                                           Path.cwd()), chosen)
 
-    def _start_export(self, request: ExportRequest) -> None:
+    def _start_export(self, request) -> None:
         keys = list(self.papers.marked) if request.marked else None
         self._export(self.catalog, request, self.papers.query_text, keys)
 
     @work(thread=True, group="export", exit_on_error=False)
-    def _export(self, catalog: Catalog, request: ExportRequest, query: str,
+    def _export(self, catalog: Catalog, request, query: str,
                 keys: list[str] | None) -> None:
         try:
             if keys is None:  # the results: the query the list shows
