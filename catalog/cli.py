@@ -350,6 +350,7 @@ def sql(ctx, statement, timeout, as_json):
 @click.pass_context
 def tui(ctx):
     """Browse, search, tag, rate and annotate in the terminal UI."""
+    catalog = _open(ctx)  # a damaged or foreign file is refused first, as by every command
     for name, stream in (("output", sys.stdout), ("input", sys.stdin)):
         if not stream.isatty():
             _fail(f"catalog tui needs a terminal, and its {name} is not one (redirected?); "
@@ -357,7 +358,7 @@ def tui(ctx):
     from catalog.tui.app import CatalogApp
     from catalog.tui.state import StateStore
 
-    CatalogApp(_open(ctx), state=StateStore.default()).run()
+    CatalogApp(catalog, state=StateStore.default()).run()
 
 
 @main.command("open")
