@@ -2,6 +2,10 @@
 process, keystroke-to-results latency, peak memory.
 
     python -m benchmarks.tui CATALOG.db
+
+With CATALOG_STATE_DIR set, sessions read (and write) the remembered state there, as
+`catalog tui` does: launch time then includes loading it and restoring the query, paper,
+sidebar and theme it holds.
 """
 
 from __future__ import annotations
@@ -34,14 +38,18 @@ def _watch_results() -> dict[str, float]:
 
 
 async def _session(db: Path, phrases: list[str]) -> dict:
+    import os
+
     from catalog.library import Catalog
     from catalog.tui.app import CatalogApp
+    from catalog.tui.state import ENV_VAR, StateStore
 
     applied = _watch_results()
-    app = CatalogApp(Catalog.open(db), cursor_blink=False)
+    state = StateStore.default() if os.environ.get(ENV_VAR) else None
+    app = CatalogApp(Catalog.open(db), cursor_blink=False, state=state)
     latencies = []
     async with app.run_test(size=(120, 36)) as pilot:
-        while "" not in applied:  # the first screen: the whole catalog, newest first
+        while not applied:  # the first screen: the whole catalog (or the remembered query)
             await asyncio.sleep(0.001)
         ready = time.time()
         if phrases:

@@ -350,9 +350,38 @@ def sql(ctx, statement, timeout, as_json):
 @click.pass_context
 def tui(ctx):
     """Browse, search, tag, rate and annotate in the terminal UI."""
+    catalog = _open(ctx)  # a damaged or foreign file is refused first, as by every command
+    for name, stream in (("output", sys.stdout), ("input", sys.stdin)):
+        if not stream.isatty():
+            _fail(f"catalog tui needs a terminal, and its {name} is not one (redirected?); "
+                  "catalog list, search and export write to files")
     from catalog.tui.app import CatalogApp
+    from catalog.tui.state import StateStore
 
-    CatalogApp(_open(ctx)).run()
+    CatalogApp(catalog, state=StateStore.default()).run()
+
+
+@main.command("open")
+@click.argument("key")
+@click.option("--print", "print_only", is_flag=True, help="Print the address instead of opening it.")
+@click.pass_context
+def open_cmd(ctx, key, print_only):
+    """Open a paper's page (its URL, DOI or arXiv page) in your browser; $BROWSER is honoured."""
+    import webbrowser
+
+    from catalog.text import strip_control
+
+    detail = _open(ctx).get(key)
+    link = detail.link
+    if link is None:
+        _fail(f"{detail.summary.key} has no URL, DOI or arXiv id to open")
+    link = strip_control(link)
+    if print_only:
+        click.echo(link)
+        return
+    click.echo(f"opening {link}", err=True)
+    if not webbrowser.open(link):
+        _fail(f"no browser to open {link} (set $BROWSER)")
 
 
 @main.command()

@@ -56,6 +56,17 @@ class SplitResult:
     records: int  # how many records left the paper
 
 
+def paper_link(url: str | None, doi: str | None, arxiv_id: str | None) -> str | None:
+    """The page a paper opens to: its URL, else its DOI, else its arXiv page (exports too)."""
+    if url:
+        return url
+    if doi:
+        return f"https://doi.org/{doi}"
+    if arxiv_id:
+        return f"https://arxiv.org/abs/{arxiv_id}"
+    return None
+
+
 @dataclass(frozen=True)
 class PaperDetail:
     summary: PaperSummary
@@ -70,6 +81,10 @@ class PaperDetail:
     url: str | None
     notes: tuple[NoteView, ...]
     sources: tuple[SourceRef, ...]
+
+    @property
+    def link(self) -> str | None:
+        return paper_link(self.url, self.doi, self.arxiv_id)
 
     def as_json(self) -> dict:
         return {
@@ -279,13 +294,7 @@ class ExportPaper:
 
     @property
     def link(self) -> str | None:
-        if self.url:
-            return self.url
-        if self.doi:
-            return f"https://doi.org/{self.doi}"
-        if self.arxiv_id:
-            return f"https://arxiv.org/abs/{self.arxiv_id}"
-        return None
+        return paper_link(self.url, self.doi, self.arxiv_id)
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,8 @@ import re
 import unicodedata
 from functools import lru_cache
 
-__all__ = ["render", "search_extra", "normalize", "has_cjk", "strip_control", "visible_controls"]
+__all__ = ["render", "render_styled", "search_extra", "normalize", "has_cjk", "strip_control",
+           "visible_controls"]
 
 # Malformed TeX in imported abstracts is expected; pylatexenc would log a
 # warning per bad span, and an unconfigured app prints those to stderr.
@@ -208,9 +209,15 @@ def _crude(tex: str) -> str:
     return re.sub(r"\\[A-Za-z]+|[{}\\]", "", tex)
 
 
-@lru_cache(maxsize=8192)
 def _math(tex: str) -> str:
     """Readable Unicode for one math span (without its `$`). Cached: spans repeat."""
+    return _math_marked(tex).translate(_FROM_PUA)
+
+
+@lru_cache(maxsize=8192)
+def _math_marked(tex: str) -> str:
+    """_math, with scripts that have no Unicode form still marked by the private-use
+    characters of _PUA (render_styled shows them as scripts; _math spells them `_{>0}`)."""
     tex = _prepare(tex)
     if not _balanced(tex):
         out = _crude(tex)
@@ -221,7 +228,7 @@ def _math(tex: str) -> str:
             out = _crude(tex)
         if "%s" in out and "%s" not in tex:  # a macro missing its arguments
             out = _crude(tex)
-    out = out.translate(_FROM_PUA).replace("*", "∗").replace("'", "′")
+    out = out.replace("*", "∗").replace("'", "′")
     return " ".join(unicodedata.normalize("NFC", out).split())
 
 
@@ -231,6 +238,18 @@ _TEXT_MACRO = re.compile(
     r"\\(?:emph|textbf|textit|texttt|textsc|textrm|textsf|textup|textnormal|"
     r"underline|mbox|url)\s*\{([^{}]*)\}"
 )
+# Emphasis kept for display by render_styled (private-use characters, like _PUA's).
+_BOLD_ON, _BOLD_OFF, _ITALIC_ON, _ITALIC_OFF = "\ue010", "\ue011", "\ue012", "\ue013"
+_MARKERS = re.compile("[\ue000-\ue003\ue010-\ue013]")
+
+
+def _macro_marked(m: re.Match[str]) -> str:
+    name = m[0][1:m[0].index("{")].strip()
+    if name == "textbf":
+        return _BOLD_ON + m[1] + _BOLD_OFF
+    if name in ("emph", "textit"):
+        return _ITALIC_ON + m[1] + _ITALIC_OFF
+    return m[1]
 _FOOTNOTE = re.compile(r"\\footnote\s*\{([^{}]*)\}")
 _LINK = re.compile(r"\[([^\[\]\n]{1,300})\]\((\S{1,500}?)\)")
 _TEX_ESCAPES = re.compile(r"\\\\?([%&#$_*{}])")
@@ -249,19 +268,27 @@ _GROUP1 = operator.itemgetter(1)
 _GROUP2 = operator.itemgetter(2)
 
 
-def _text_markup(s: str) -> str:
+def _text_markup(s: str, marked: bool = False) -> str:
+    """Markdown and text-mode TeX to plain text; `marked` keeps emphasis as _BOLD_ON ...
+    _BOLD_OFF and _ITALIC_ON ... _ITALIC_OFF around the words (for render_styled)."""
+    bold, italic, underscore = _GROUP1, _GROUP1, _GROUP2
+    if marked:
+        bold = lambda m: _BOLD_ON + m[1] + _BOLD_OFF  # noqa: E731
+        italic = lambda m: _ITALIC_ON + m[1] + _ITALIC_OFF  # noqa: E731
+        underscore = lambda m: ((_BOLD_ON, _BOLD_OFF) if m[1] else (_ITALIC_ON, _ITALIC_OFF))[0] \
+            + m[2] + ((_BOLD_ON, _BOLD_OFF) if m[1] else (_ITALIC_ON, _ITALIC_OFF))[1]  # noqa: E731
     if "\\" in s:
         s = _FOOTNOTE.sub(r" (\1)", s).replace("  (", " (")
         while True:  # innermost first: \underline{\textbf{C}}
-            s, count = _TEXT_MACRO.subn(_GROUP1, s)
+            s, count = _TEXT_MACRO.subn(_macro_marked if marked else _GROUP1, s)
             if not count:
                 break
     if "](" in s:  # Markdown link: the text, and the address if it differs
         s = _LINK.sub(lambda m: m[1] if m[1] == m[2] else f"{m[1]} ({m[2]})", s)
     if "*" in s:
-        s = _ITALIC.sub(_GROUP1, _BOLD.sub(_GROUP1, s) if "**" in s else s)
+        s = _ITALIC.sub(italic, _BOLD.sub(bold, s) if "**" in s else s)
     if "_" in s:
-        s = _UNDERSCORE.sub(_GROUP2, s)
+        s = _UNDERSCORE.sub(underscore, s)
     if "\\" in s:
         s = _TEX_ESCAPES.sub(_GROUP1, s)
     if "---" in s:
@@ -275,26 +302,81 @@ def _text_markup(s: str) -> str:
 
 def render(text: str) -> str:
     """Display text: math spans to Unicode, emphasis to plain text, no controls."""
-    text = strip_control(text)
+    return _render(strip_control(text), marked=False)
+
+
+def _render(text: str, marked: bool) -> str:
     if not (
         "$" in text or "*" in text or "_" in text or "\\" in text or "---" in text
         or "``" in text or "](" in text or "~" in text
     ):
         return text  # the common case: plain prose
     spans: list[str] = []
+    math = _math_marked if marked else _math
     if "$" in text:
         # Math becomes \x00 placeholders (controls are already gone) so that
         # emphasis around or between spans still pairs up.
         def hold(m: re.Match[str]) -> str:
-            spans.append(_math(m.group("d") or m.group("i")))
+            spans.append(math(m.group("d") or m.group("i")))
             return "\x00"
 
         text = _MATH.sub(hold, text)
-    text = _text_markup(text)
+    text = _text_markup(text, marked)
     if spans:
         parts = text.split("\x00")
         text = "".join(p + s for p, s in zip(parts, spans)) + parts[-1]
     return text
+
+
+Styled = tuple[str, list[tuple[int, int, str]]]  # text, and (start, end, kind) spans
+
+
+def render_styled(text: str) -> Styled:
+    """Like render, keeping what plain text loses: the text, and spans of kind "bold" and
+    "italic" (Markdown `**x**`, `*x*`, `_x_`, \\textbf, \\emph) and "sub" and "sup" (math
+    scripts with no Unicode form, such as the `>0` of `ℤ_{>0}`, shown without `_{}`)."""
+    marked = _render(_MARKERS.sub("", strip_control(text)), marked=True)
+    return _unmark(marked) if _MARKERS.search(marked) else (marked, [])
+
+
+def _unmark(marked: str) -> Styled:
+    """Text with render_styled's marks -> the text without them, and the spans they marked."""
+    out: list[str] = []
+    spans: list[tuple[int, int, str]] = []
+    opened: dict[str, int] = {}
+    length, i, n = 0, 0, len(marked)
+    while i < n:
+        ch = marked[i]
+        if ch in (_BOLD_ON, _ITALIC_ON):
+            opened["bold" if ch == _BOLD_ON else "italic"] = length
+        elif ch in (_BOLD_OFF, _ITALIC_OFF):
+            start = opened.pop("bold" if ch == _BOLD_OFF else "italic", None)
+            if start is not None and start < length:
+                spans.append((start, length, "bold" if ch == _BOLD_OFF else "italic"))
+        elif ch in (_PUA["_"], _PUA["^"]):
+            if i + 1 < n and marked[i + 1] == _PUA["{"]:  # a group, up to its closing mark
+                depth, j = 0, i + 1
+                while j < n:
+                    depth += (marked[j] == _PUA["{"]) - (marked[j] == _PUA["}"])
+                    if depth == 0:
+                        break
+                    j += 1
+                inner, i = marked[i + 2:j], j
+            else:  # a single character
+                inner, i = marked[i + 1:i + 2], i + 1
+            text, inner_spans = _unmark(inner)
+            if not text:  # nothing to raise or lower: the character as typed
+                text = "_" if ch == _PUA["_"] else "^"
+            else:
+                spans.append((length, length + len(text), "sub" if ch == _PUA["_"] else "sup"))
+            spans.extend((a + length, b + length, kind) for a, b, kind in inner_spans)
+            out.append(text)
+            length += len(text)
+        elif ch not in (_PUA["{"], _PUA["}"]):
+            out.append(ch)
+            length += 1
+        i += 1
+    return "".join(out), sorted(spans)
 
 
 # --- search tokens ----------------------------------------------------------------

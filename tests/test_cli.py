@@ -186,3 +186,32 @@ def test_saved_searches_from_the_command_line(run_cli):
     for args in (("run", "reading"), ("delete", "reading"), ("add", "", "x")):
         failed = run_cli("saved", *args)
         assert failed.exit_code == 1 and len(failed.stderr.strip().splitlines()) == 1, args
+
+
+def test_tui_refuses_when_output_is_not_a_terminal(run_cli):
+    result = run_cli("tui")  # CliRunner's output is a buffer, as with `catalog tui > file`
+    assert result.exit_code == 1
+    assert result.output.strip().splitlines() == [
+        "catalog: catalog tui needs a terminal, and its output is not one (redirected?); "
+        "catalog list, search and export write to files"]
+
+
+def test_open_sends_the_papers_page_to_the_browser(run_cli, monkeypatch):
+    import webbrowser
+
+    opened = []
+    monkeypatch.setattr(webbrowser, "open", lambda url, *a, **k: opened.append(url) or True)
+    assert run_cli("import", str(SEEDS.parent / "tests" / "data" / "arxiv.bib")).exit_code == 0
+    key = json.loads(run_cli("search", "scaling laws", "--json").output)[0]["key"]
+    result = run_cli("open", key)
+    assert result.exit_code == 0, result.output
+    assert opened == ["https://arxiv.org/abs/2001.08361"]
+    assert run_cli("open", key, "--print").output == "https://arxiv.org/abs/2001.08361\n"
+    assert run_cli("import", str(SEEDS)).exit_code == 0
+    plain = json.loads(run_cli("list", "venue:ICML", "--json").output)[0]["key"]
+    result = run_cli("open", plain)
+    assert result.exit_code == 1 and "has no URL, DOI or arXiv id" in result.output
+    assert len(opened) == 1
+    monkeypatch.setattr(webbrowser, "open", lambda url, *a, **k: False)
+    result = run_cli("open", key)
+    assert result.exit_code == 1 and "no browser" in result.output

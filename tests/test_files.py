@@ -24,7 +24,7 @@ KEY = "abcdefg"
 
 # Every command that opens the catalog, with arguments that would be valid on a good one.
 COMMANDS = [
-    ("search", "attention"), ("list",), ("show", KEY), ("split", KEY), ("tag", KEY, "+x"), ("note", KEY, "text"),
+    ("search", "attention"), ("list",), ("show", KEY), ("open", KEY, "--print"), ("split", KEY), ("tag", KEY, "+x"), ("note", KEY, "text"),
     ("status", KEY, "read"), ("rate", KEY, "3"), ("title", KEY, "T"), ("tags",), ("stats",),
     ("sql", "SELECT 1"), ("tui",), ("export", "-f", "csv"), ("import", str(SEEDS)),
     ("annotations", "export", "-"), ("annotations", "import", "{annotations}"),

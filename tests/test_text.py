@@ -329,3 +329,29 @@ def test_never_raises_on_arbitrary_text(text):
 @given(st.one_of(st.text(max_size=300), tex_soup))
 def test_headline_given_rendered_text_is_the_same(text):
     assert headline(text, rendered=render(text)) == headline(text)
+
+
+def test_render_styled_keeps_emphasis_and_scripts_as_spans():
+    from catalog.text import render_styled
+
+    def shown(source):
+        text, spans = render_styled(source)
+        return text, [(text[a:b], kind) for a, b, kind in spans]
+
+    assert shown("the *geometric insight* and **substantial** gains") == (
+        "the geometric insight and substantial gains",
+        [("geometric insight", "italic"), ("substantial", "bold")])
+    assert shown(r"where $M\in\mathbb{Z}_{>0}$ is small") == ("where M∈ℤ>0 is small", [(">0", "sub")])
+    assert shown(r"$x_{\mathrm{q}}$, $\sum_{i=1}^I$") == ("xq, ∑ᵢ₌₁ᴵ", [("q", "sub")])
+    assert shown(r"\textbf{A} \emph{b} __c__ _d_") == ("A b c d", [("A", "bold"), ("b", "italic"),
+                                                                   ("c", "bold"), ("d", "italic")])
+    assert shown("snake_case, 2*3*4 and \ue010stray marks\ue011") == ("snake_case, 2*3*4 and stray marks", [])
+
+
+@given(st.text(alphabet="ab *_$^{}\\\ue001\ue010", max_size=40))
+def test_render_styled_spans_stay_inside_the_text(source):
+    from catalog.text import render_styled
+
+    text, spans = render_styled(source)
+    assert all(0 <= a < b <= len(text) for a, b, _ in spans)
+    assert not any("\ue000" <= ch <= "\ue013" for ch in text)

@@ -12,6 +12,7 @@ from textual.app import App
 from catalog.library import Catalog
 from catalog.tui.commands import CatalogCommands
 from catalog.tui.screens.main import CatalogScreen
+from catalog.tui.state import State, StateStore
 
 
 class CatalogApp(App[None]):
@@ -20,13 +21,21 @@ class CatalogApp(App[None]):
     COMMANDS = App.COMMANDS | {CatalogCommands}
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-normal"), (170, "-wide")]
 
-    def __init__(self, catalog: Catalog, *, cursor_blink: bool = True) -> None:
+    def __init__(self, catalog: Catalog, *, cursor_blink: bool = True,
+                 state: StateStore | None = None) -> None:
+        """`state`: where the last session is read from and written to on exit (the CLI
+        passes StateStore.default()); None remembers nothing (tests, benchmarks)."""
         super().__init__()
         self.catalog = catalog
         self.cursor_blink = cursor_blink
+        self.state_store = state
+        self.remembered = state.load() if state else State()
+        if self.remembered.theme in self.available_themes:
+            self.theme = self.remembered.theme  # before the first styling pass, not after
 
     def get_default_screen(self) -> CatalogScreen:
-        return CatalogScreen(self.catalog, cursor_blink=self.cursor_blink)
+        return CatalogScreen(self.catalog, cursor_blink=self.cursor_blink,
+                             state=self.remembered, store=self.state_store)
 
     @property
     def main(self) -> CatalogScreen:

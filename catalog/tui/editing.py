@@ -9,15 +9,19 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from dataclasses import replace
 
+from rich.text import Text
 from textual import work
 
 from catalog.db import CatalogError
 from catalog.library import Catalog
 from catalog.query import QueryError
 from catalog.results import Edit, NoteView, PaperSummary, SavedQuery
-from catalog.tui.display import first_line, one_line, stars
-from catalog.tui.messages import ActionFailed, PapersChanged
+from catalog.tui.display import first_line, one_line, shorten, stars
+from catalog.tui.messages import ActionFailed, MarksChecked, PapersChanged, TagsLoaded
+from catalog.tui.querytext import chunks, keys_query
+from catalog.tui.screens.confirm import ConfirmScreen
 from catalog.tui.screens.note_editor import NoteEditor
 from catalog.tui.screens.pickers import (
     Choice, ChoiceScreen, note_choices, rating_choices, status_choices,
@@ -30,7 +34,7 @@ UNDO_DEPTH = 100
 
 
 def _count(papers: list) -> str:
-    return f"{len(papers)} papers" if len(papers) != 1 else one_line(papers[0].title)[:40]
+    return f"{len(papers)} papers" if len(papers) != 1 else shorten(papers[0].title)
 
 
 class Editing:
@@ -50,10 +54,62 @@ class Editing:
 
     # --- actions ------------------------------------------------------------------------
 
-    def action_tag(self) -> None:
-        papers = self.targets()
-        if not papers:
+    def with_targets(self, then: Callable[[list[PaperSummary]], None]) -> None:
+        """Call `then` with the papers an action applies to: the one under the cursor, or the
+        marked ones. Marked papers the current results no longer show are not changed
+        silently: a dialog says how many are hidden and asks whether to include them."""
+        papers = self.papers
+        if not papers.marked:
+            if papers.current is not None:
+                then([papers.current])
             return
+        marked = list(papers.marked.values())
+        shown = papers.loaded_keys()
+        unknown = [p.key for p in marked if p.key not in shown]
+        if not unknown:
+            then(marked)
+        else:  # not in the pages loaded so far: ask the catalog whether the results hold them
+            self._check_marks(papers.query_text, papers.generation, unknown, then)
+
+    @work(thread=True, exclusive=True, group="marks", exit_on_error=False)
+    def _check_marks(self, query: str, generation: int, keys: list[str],
+                     then: Callable[[list[PaperSummary]], None]) -> None:
+        try:
+            found: set[str] = set()
+            for chunk in chunks(keys):
+                rows = self.catalog.search(keys_query(chunk, query), limit=2 * len(chunk),
+                                           snippets=False)
+                found.update(p.key for p in rows)
+        except Exception as exc:
+            self.post_message(ActionFailed(f"cannot check the marked papers: {first_line(exc)}"))
+            return
+        self.post_message(MarksChecked(generation, [k for k in keys if k not in found], then))
+
+    def on_marks_checked(self, message: MarksChecked) -> None:
+        if message.generation != self.papers.generation:  # other results meanwhile: again
+            self.with_targets(message.then)
+            return
+        marked = list(self.papers.marked.values())
+        hidden_keys = set(message.hidden)
+        hidden = [p for p in marked if p.key in hidden_keys]
+        if not hidden:
+            message.then(marked)
+            return
+        shown = [p for p in marked if p.key not in hidden_keys]
+        names = "; ".join(shorten(p.title, 30) for p in hidden[:3]) + ("; …" if len(hidden) > 3 else "")
+        title = (f"{len(hidden)} of the {len(marked)} marked papers are not in these results "
+                 f"({names}).")
+        choices = [Choice("a", Text(f"all {len(marked)} marked papers, hidden ones too"), marked)]
+        if shown:
+            choices.append(Choice("v", Text(f"only the {len(shown)} in these results"), shown))
+        self.app.push_screen(
+            ChoiceScreen(title, choices, hint="a or v, or arrows and enter · escape cancels"),
+            lambda choice: choice and message.then(choice.value))
+
+    def action_tag(self) -> None:
+        self.with_targets(self._tag)
+
+    def _tag(self, papers: list[PaperSummary]) -> None:
         known = [t.name for t in self.facets.tags] if self.facets else []
 
         def done(change: tuple[list[str], list[str]] | None) -> None:
@@ -64,12 +120,31 @@ class Editing:
                            lambda c: c.tag([p.key for p in papers], add, remove))
 
         self.app.push_screen(TagEditor(papers, known), done)
+        self._load_tags([p.key for p in papers])
+
+    @work(thread=True, exclusive=True, group="tags", exit_on_error=False)
+    def _load_tags(self, keys: list[str]) -> None:
+        """The dialog opens at once with what the list knows; this brings it up to date."""
+        try:
+            known = [t.name for t in self.catalog.tags()]
+            tags = {state.key: state.tags for state in self.catalog.snapshot(keys)}
+        except Exception:  # a paper deleted meanwhile, a locked database: keep what is shown
+            return
+        self.post_message(TagsLoaded(known, tags))
+
+    def on_tags_loaded(self, message: TagsLoaded) -> None:
+        editor = next((s for s in self.app.screen_stack if isinstance(s, TagEditor)), None)
+        if editor is not None:
+            editor.update_tags(message.known, message.tags)
+        papers = [p for p in self.targets() if p.key in message.tags]
+        stale = [replace(p, tags=message.tags[p.key]) for p in papers if p.tags != message.tags[p.key]]
+        if stale:
+            self.papers.replace(stale)
 
     def action_status(self) -> None:
-        papers = self.targets()
-        if not papers:
-            return
+        self.with_targets(self._status)
 
+    def _status(self, papers: list[PaperSummary]) -> None:
         def done(choice: Choice | None) -> None:
             if choice is not None:
                 self.write(f"{_count(papers)}: {choice.value}",
@@ -79,10 +154,9 @@ class Editing:
         self.app.push_screen(ChoiceScreen(f"Status of {_count(papers)}", status_choices(now)), done)
 
     def action_rate(self) -> None:
-        papers = self.targets()
-        if not papers:
-            return
+        self.with_targets(self._rate)
 
+    def _rate(self, papers: list[PaperSummary]) -> None:
         def done(choice: Choice | None) -> None:
             if choice is not None:
                 rating = choice.value or None
@@ -100,7 +174,7 @@ class Editing:
 
         def done(title: str | None) -> None:
             if title is not None and title.strip() != value:
-                label = f"Title: {one_line(title)[:40]}" if title.strip() else "Own title removed"
+                label = f"Title: {shorten(title)}" if title.strip() else "Own title removed"
                 self.write(label, lambda c: c.set_title(paper.key, title or None))
 
         self.app.push_screen(PromptScreen(
@@ -154,11 +228,26 @@ class Editing:
             return
 
         def done(name: str | None) -> None:
-            if name and name.strip():
+            name = " ".join((name or "").split())  # as the catalog stores it
+            if not name:
+                return
+            saved = self.facets.saved if self.facets else ()
+            old = next((s for s in saved if s.name == name), None)
+            if old is None or old.query == query:
                 self._save_search(name, query)
+                return
+            self.app.push_screen(ConfirmScreen(
+                f"Replace the saved search '{one_line(name)}'?\n  now:  {one_line(old.query)}\n"
+                f"  with: {one_line(query)}", yes="Replace", no="Cancel"),
+                lambda yes: yes and self._save_search(name, query, replaced=old.query))
 
         self.app.push_screen(PromptScreen("Save this search as", "", hint=f"query: {query}",
                                       placeholder="a name, like 'to read this week'"), done)
+
+    def confirm_delete_saved_search(self, saved: SavedQuery) -> None:
+        self.app.push_screen(ConfirmScreen(
+            f"Delete the saved search '{one_line(saved.name)}' ({one_line(saved.query)})?  u undoes",
+            yes="Delete", no="Keep"), lambda yes: yes and self.delete_saved_search(saved))
 
     # --- writing ------------------------------------------------------------------------
 
@@ -179,8 +268,11 @@ class Editing:
                 return
         self.post_message(PapersChanged(label, edit, kind))
 
-    def _save_search(self, name: str, query: str) -> None:
-        self._write(f"Saved search '{one_line(name)}'", lambda c: c.save_search(name, query), "do")
+    def _save_search(self, name: str, query: str, replaced: str | None = None) -> None:
+        label = f"Saved search '{one_line(name)}'"
+        if replaced is not None:
+            label = f"Replaced saved search '{one_line(name)}' (was: {shorten(replaced)})"
+        self._write(label, lambda c: c.save_search(name, query), "do")
 
     def delete_saved_search(self, saved: SavedQuery) -> None:
         self._write(f"Deleted saved search '{one_line(saved.name)}' ({one_line(saved.query)})",

@@ -5,10 +5,11 @@ from __future__ import annotations
 from textual.binding import Binding
 
 # Actions on the paper under the cursor (or on every marked paper).
-PAPER_ACTIONS = frozenset({"tag", "status", "rate", "note", "title"})
+PAPER_ACTIONS = frozenset({"tag", "status", "rate", "note", "title", "browse", "copy"})
 # Actions whose keys are typed text while the search bar has focus.
 NOT_WHILE_TYPING = PAPER_ACTIONS | {
-    "undo", "redo", "saved_searches", "saved", "toggle_sidebar", "refresh", "help", "quit", "focus_search",
+    "undo", "redo", "saved_searches", "saved", "toggle_sidebar", "refresh", "help", "quit",
+    "focus_search", "export", "zoom", "focus_sidebar",
 }
 
 BINDINGS = [
@@ -30,13 +31,27 @@ BINDINGS = [
             tooltip="Make the change u took back again", id="redo"),
     Binding("S,ctrl+s", "save_search", "Save search", key_display="S", show=False,
             tooltip="Keep the query as a named smart list in the sidebar", id="save-search"),
+    Binding("o", "browse", "Open", show=False,
+            tooltip="Open the paper's page (its URL, DOI or arXiv page) in your browser ($BROWSER)",
+            id="browse"),
+    Binding("y", "copy", "Copy", show=False,
+            tooltip="Copy to the clipboard: y again the key, b BibTeX, c \\cite{}, m Markdown, "
+                    "l link (of every marked paper if any)", id="copy"),
+    Binding("x", "export", "Export", show=False,
+            tooltip="Write the marked papers, or all the results, to a file in any export format",
+            id="export"),
+    Binding("z", "zoom", "Zoom", show=False,
+            tooltip="The reading pane fills the screen; z or escape gives the list back", id="zoom"),
     Binding("g", "saved_searches", "Saved searches", show=False,
-            tooltip="Pick a saved search to run", id="saved-searches"),
+            tooltip="Pick a saved search to run; g again (gg) goes to the first paper",
+            id="saved-searches"),
     *(Binding(str(i), f"saved({i})", f"Saved search {i}", show=False,
               tooltip="Run the saved search with this number", id=f"saved-{i}")
       for i in range(1, 10)),
     Binding("b", "toggle_sidebar", "Sidebar", show=False, tooltip="Show or hide the facets",
             id="sidebar"),
+    Binding("f", "focus_sidebar", "Facets", show=False,
+            tooltip="Jump to the facets (showing them if hidden); escape comes back", id="facets"),
     Binding("R,f5", "refresh", "Refresh", show=False,
             tooltip="Search again: papers imported or changed elsewhere appear", id="refresh"),
     Binding("question_mark", "help", "Help", key_display="?", tooltip="This list of keys",

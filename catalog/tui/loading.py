@@ -13,10 +13,12 @@ from textual.worker import get_current_worker
 from catalog.library import Catalog, Interrupted
 from catalog.query import QueryError
 from catalog.results import Facets, PaperDetail
+from catalog.text import render_styled
 from catalog.tui.display import first_line
 from catalog.tui.messages import (
     DetailLoaded, FacetsLoaded, QueryChanged, SearchCount, SearchFailed, SearchResults,
 )
+from catalog.tui.state import State
 from catalog.tui.querytext import highlight_terms, tokens, unfinished_word
 from catalog.tui.widgets.detail import DetailPane
 from catalog.tui.widgets.paper_list import PAGE, PaperList
@@ -31,6 +33,8 @@ class Loading:
     generation: int
     query_text: str
     keep_key: str | None
+    counted: bool  # whether the list's total is the full count yet
+    remembered: State  # for next time (state.py)
     facets: Facets | None
     detail: PaperDetail | None
 
@@ -44,12 +48,15 @@ class Loading:
 
     # --- search -------------------------------------------------------------------------
 
-    def search(self, query: str, keep: str | None = None) -> None:
-        """Run `query`; `keep` leaves the cursor on that paper if it is still found."""
+    def search(self, query: str, keep: str | None = None, counted: bool | None = None) -> None:
+        """Run `query`; `keep` leaves the cursor on that paper if it is still found.
+
+        `counted`: count before showing the first page (by default when keeping a paper, whose
+        place may be deep in the list); without, the count follows the first page."""
         self.generation += 1
         self.query_text, self.keep_key = query, keep
-        # Keeping the cursor deep in the list needs the full count with the first page.
-        self._search(self.catalog, query, self.generation, keep is not None)
+        self.remembered.query = query
+        self._search(self.catalog, query, self.generation, keep is not None if counted is None else counted)
 
     def on_query_changed(self, message: QueryChanged) -> None:
         self.search(message.query)
@@ -80,21 +87,29 @@ class Loading:
             return
         self.papers.show_results(message.query, message.generation, message.rows,
                                  message.total, self._empty_message(message.query), self.keep_key)
-        self._show_count(message.total)
+        self.counted = message.total is not None
+        self.show_position()
 
     def on_search_count(self, message: SearchCount) -> None:
         if message.generation == self.generation:
             self.papers.set_total(message.total)
-            self._show_count(message.total)
+            self.counted = True
+            self.show_position()
 
     def on_search_failed(self, message: SearchFailed) -> None:
         if message.generation == self.generation:
             self.search_bar.hint(f"⚠ {message.message}", error=True)
 
-    def _show_count(self, total: int | None) -> None:
+    def show_position(self) -> None:
+        """`row 51,203 / 100,000` under the search bar (`/ 200+` while the count runs), and
+        how many papers are marked."""
         papers = self.papers
-        shown = f"{PAGE}+" if total is None else f"{total:,}"
-        parts: list = [f"{shown} {'paper' if total == 1 else 'papers'}"]
+        total = papers.total
+        if not total:
+            parts: list = ["0 papers"]
+        else:
+            of = f"{total:,}" if self.counted else f"{PAGE}+"
+            parts = [f"row {papers.cursor + 1:,} / {of}"]
         if papers.marked:
             parts.append((f"  ·  {len(papers.marked)} marked (escape unmarks)", "$text-accent"))
         self.search_bar.hint(Content.assemble(*parts))
@@ -134,6 +149,8 @@ class Loading:
 
     def on_paper_list_highlighted(self, message: PaperList.Highlighted) -> None:
         self.refresh_bindings()
+        self.show_position()
+        self.remembered.key = message.paper.key if message.paper else None
         if message.paper is None:
             self.detail = None
             self.query_one(DetailPane).show_message("")
@@ -143,9 +160,15 @@ class Loading:
     @work(thread=True, exclusive=True, group="detail", exit_on_error=False)
     def load_detail(self, key: str) -> None:
         try:
-            self.post_message(DetailLoaded(key, self.catalog.get(key)))
+            detail = self.catalog.get(key)
         except Exception as exc:  # deleted meanwhile by another process, say
             self.post_message(DetailLoaded(key, None, first_line(exc)))
+            return
+        try:  # emphasis and scripts the stored plain text has lost; TeX takes a few ms
+            styled = render_styled(detail.abstract) if detail.abstract else None
+        except Exception:  # imported text is arbitrary: the plain text will do
+            styled = None
+        self.post_message(DetailLoaded(key, detail, styled=styled))
 
     def on_detail_loaded(self, message: DetailLoaded) -> None:
         current = self.papers.current
@@ -156,4 +179,4 @@ class Loading:
         if message.detail is None:
             pane.show_message(f"Cannot show {message.key}: {message.error}")
         else:
-            pane.show(message.detail, highlight_terms(self.query_text))
+            pane.show(message.detail, highlight_terms(self.query_text), message.styled)

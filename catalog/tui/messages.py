@@ -3,9 +3,12 @@ query (and search generation) or paper key it answers, so a late, stale answer i
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from textual.message import Message
 
 from catalog.results import Edit, Facets, PaperDetail, PaperSummary
+from catalog.text import Styled
 
 
 class QueryChanged(Message):
@@ -56,11 +59,15 @@ class SearchFailed(Message):
 
 
 class DetailLoaded(Message):
-    def __init__(self, key: str, detail: PaperDetail | None, error: str | None = None) -> None:
+    """A paper, with its abstract rendered for display (catalog.text.render_styled)."""
+
+    def __init__(self, key: str, detail: PaperDetail | None, error: str | None = None,
+                 styled: Styled | None = None) -> None:
         super().__init__()
         self.key = key
         self.detail = detail
         self.error = error
+        self.styled = styled
 
 
 class FacetsLoaded(Message):
@@ -85,3 +92,51 @@ class ActionFailed(Message):
     def __init__(self, message: str) -> None:
         super().__init__()
         self.message = message
+
+
+class TagsLoaded(Message):
+    """Fresh tag names (all, and those of `tags`' papers), read when the tag dialog opened."""
+
+    def __init__(self, known: list[str], tags: dict[str, tuple[str, ...]]) -> None:
+        super().__init__()
+        self.known = known
+        self.tags = tags
+
+
+class MarksChecked(Message):
+    """Which marked papers (of those asked about) the results of `generation` do not hold;
+    `then` is the action waiting for the answer."""
+
+    def __init__(self, generation: int, hidden: list[str], then: Callable) -> None:
+        super().__init__()
+        self.generation = generation
+        self.hidden = hidden
+        self.then = then
+
+
+class LinkOpened(Message):
+    """`link` went to the browser (`opened`), or the paper has none (None)."""
+
+    def __init__(self, title: str, link: str | None, opened: bool) -> None:
+        super().__init__()
+        self.title = title
+        self.link = link
+        self.opened = opened
+
+
+class Copied(Message):
+    """Text for the clipboard, made from `papers` papers."""
+
+    def __init__(self, text: str, label: str, papers: int) -> None:
+        super().__init__()
+        self.text = text
+        self.label = label
+        self.papers = papers
+
+
+class Exported(Message):
+    def __init__(self, papers: int, format: str, path: str) -> None:
+        super().__init__()
+        self.papers = papers
+        self.format = format
+        self.path = path

@@ -34,6 +34,28 @@ def _field(token: str) -> str | None:
     return name.lower() if colon and name.isidentifier() else None
 
 
+# How many `key:` filters one query may OR together: SQLite parses `a OR b OR ...` as a tree
+# as deep as the list is long, and refuses trees deeper than 1000.
+KEY_CHUNK = 400
+
+
+def keys_query(keys: list[str], query: str = "") -> str:
+    """`query` narrowed to the papers with these keys (at most KEY_CHUNK of them).
+
+    The keys come first, joined by OR into one clause; a leading OR in `query` is dropped so
+    it cannot join that clause (a leading AND means nothing either way). Everything else in
+    `query` keeps its meaning."""
+    assert 0 < len(keys) <= KEY_CHUNK
+    rest = tokens(query)
+    while rest and rest[0] in ("OR", "AND"):
+        rest.pop(0)
+    return " ".join([" OR ".join(f"key:{k}" for k in keys), *rest])
+
+
+def chunks(items: list[str], size: int = KEY_CHUNK) -> list[list[str]]:
+    return [items[i:i + size] for i in range(0, len(items), size)]
+
+
 def toggle_filter(query: str, filters: str) -> str:
     """The query with `filters` (one or more tokens) added; if all are already there, removed.
 

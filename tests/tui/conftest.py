@@ -56,3 +56,17 @@ def type_search(settle):
         await settle(pilot, typing=True)
 
     return run
+
+
+def screen_text(app, widget=None) -> str:
+    """What the terminal shows now, line by line (dialogs included); only the part inside
+    `widget` when one is given."""
+    strips = app.screen._compositor.render_strips()
+    if widget is not None:
+        r = widget.region
+        strips = [strip.crop(r.x, r.right) for strip in strips[r.y:r.bottom]]
+    return "\n".join("".join(seg.text for seg in strip).rstrip() for strip in strips)
+
+
+def toasts(app) -> str:
+    return " | ".join(str(n.message) for n in app._notifications)

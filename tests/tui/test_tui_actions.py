@@ -179,6 +179,13 @@ async def test_saved_search_deleted_from_the_picker(app, seeded, settle):
         assert type(app.screen).__name__ == "SavedSearchScreen"
         await pilot.press("down", "d")  # the highlighted one: "second"
         await settle(pilot)
+        assert type(app.screen).__name__ == "ConfirmScreen"  # asks first
+        assert "second" in str(app.screen.query_one(".dialog-title").content)
+        await pilot.press("n")
+        await settle(pilot)
+        assert len(seeded.saved_searches()) == 2
+        await pilot.press("g", "down", "d", "y")
+        await settle(pilot)
         assert [s.name for s in seeded.saved_searches()] == ["first"]
         assert [s.name for s in app.main.facets.saved] == ["first"]
         assert app.main.search_bar.value == ""  # deleting does not run it
@@ -328,7 +335,10 @@ async def test_command_palette_runs_actions(app, seeded, settle):
 
 async def test_help_lists_every_key(app, settle):
     from catalog.tui.keys import BINDINGS
+    from catalog.tui.widgets.detail import DetailPane
     from catalog.tui.widgets.paper_list import PaperList
+    from catalog.tui.widgets.search_bar import SearchBar
+    from catalog.tui.widgets.sidebar import Sidebar
 
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -338,9 +348,70 @@ async def test_help_lists_every_key(app, settle):
         for widget in app.screen.query("Static"):
             console.print(widget.content)
         shown = console.export_text()
-        for binding in [*BINDINGS, *PaperList.BINDINGS]:
+        for binding in [*BINDINGS, *PaperList.BINDINGS, *DetailPane.BINDINGS, *SearchBar.BINDINGS,
+                        *Sidebar.BINDINGS]:
             if not binding.action.startswith("saved("):
                 assert binding.description in shown, binding
-        assert "1 … 9" in shown
+                assert (binding.tooltip or "") in shown, binding
+        assert "1 … 9" in shown and "g g" in shown
         await pilot.press("escape")
+        assert type(app.screen).__name__ == "CatalogScreen"
+
+
+async def test_saving_under_an_existing_name_asks_and_keeps_the_numbers(app, seeded, settle, type_search):
+    """Saved searches are numbered in name order: replacing one keeps every number."""
+    for name, query in (("alpha", "diffusion"), ("beta", "venue:ICML"), ("gamma", "graph")):
+        seeded.save_search(name, query)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await type_search(pilot, "venue:ICLR")
+        await pilot.press("enter", "S", *"beta", "enter")
+        await settle(pilot)
+        assert type(app.screen).__name__ == "ConfirmScreen"
+        question = str(app.screen.query_one(".dialog-title").content)
+        assert "beta" in question and "venue:ICML" in question and "venue:ICLR" in question
+        await pilot.press("n")  # cancel: nothing replaced
+        await settle(pilot)
+        assert dict((s.name, s.query) for s in seeded.saved_searches())["beta"] == "venue:ICML"
+        await pilot.press("S", *"beta", "enter", "y")
+        await settle(pilot)
+        assert [(s.name, s.query) for s in seeded.saved_searches()] == [
+            ("alpha", "diffusion"), ("beta", "venue:ICLR"), ("gamma", "graph")]
+        assert "Replaced saved search 'beta' (was: venue:ICML)" in _toasts(app)
+        await type_search(pilot, "")
+        await pilot.press("escape", "2")  # still beta
+        await settle(pilot)
+        assert app.main.search_bar.value == "venue:ICLR"
+        await pilot.press("u")  # undoes the replacement only
+        await settle(pilot)
+        assert dict((s.name, s.query) for s in seeded.saved_searches())["beta"] == "venue:ICML"
+
+
+async def test_bulk_edits_ask_about_marked_papers_the_results_hide(app, seeded, settle, type_search):
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("space", "space")
+        shown, hidden = list(app.main.papers.marked)
+        await type_search(pilot, f"key:{shown}")
+        await pilot.press("enter", "s")
+        await settle(pilot)
+        assert type(app.screen).__name__ == "ChoiceScreen"
+        question = str(app.screen.query_one(".dialog-title").content)
+        assert "1 of the 2 marked papers are not in these results" in question
+        await pilot.press("v")  # only the one shown
+        await settle(pilot)
+        assert "Status of" in str(app.screen.query_one(".dialog-title").content)
+        await pilot.press("4")
+        await settle(pilot)
+        assert seeded.get(shown).summary.status == "read"
+        assert seeded.get(hidden).summary.status == "unread"
+        await pilot.press("r")
+        await settle(pilot)
+        await pilot.press("a", "5")  # all marked, hidden too
+        await settle(pilot)
+        assert seeded.get(shown).summary.rating == seeded.get(hidden).summary.rating == 5
+        await pilot.press("t")
+        await settle(pilot)
+        await pilot.press("escape")  # cancelling changes nothing
+        await settle(pilot)
         assert type(app.screen).__name__ == "CatalogScreen"

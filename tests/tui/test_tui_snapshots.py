@@ -40,3 +40,36 @@ def test_help_screen(snap_compare, app, settle):
         await settle(pilot)
 
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+def test_light_theme_at_80x24(snap_compare, app, settle):
+    """The smallest usual terminal, in a light theme (every column readable)."""
+
+    async def run_before(pilot):
+        pilot.app.theme = "textual-light"
+        await settle(pilot)
+        await pilot.press("space", "space")  # two marked rows
+        await settle(pilot)
+
+    assert snap_compare(app, terminal_size=(80, 24), run_before=run_before)
+
+
+def test_zoomed_reading_pane_with_a_note_at_160x48(snap_compare, app, seeded, settle, monkeypatch):
+    """Emphasis, a note in Markdown, tags and rating, the reading pane zoomed."""
+    from datetime import datetime
+
+    import catalog.library
+
+    monkeypatch.setattr(catalog.library, "_now", lambda: datetime(2026, 5, 4, 9, 30))  # the note's stamp
+    key = seeded.search("PACEAttention")[0].key
+    seeded.add_note(key, "# Why read\n\nThe *geometric* view of **MCR2**; compare `PLASH`.\n\n"
+                         "- section 3: the update rule\n- [code](https://example.org/code)")
+    seeded.tag([key], add=["project/thesis"])
+    seeded.set_rating([key], 4)
+
+    async def run_before(pilot):
+        await settle(pilot)
+        await pilot.press("slash", *"PACEAttention", "enter", "z")
+        await settle(pilot, typing=True)
+
+    assert snap_compare(app, terminal_size=(160, 48), run_before=run_before)

@@ -50,8 +50,7 @@ def test_highlight_spans_match_the_way_the_index_does():
 
 
 def _styles() -> RowStyles:
-    plain = Style()
-    return RowStyles(plain, plain, plain, plain, {})
+    return RowStyles.plain()
 
 
 def test_rows_line_up_with_chinese_titles_and_tags():
@@ -62,9 +61,29 @@ def test_rows_line_up_with_chinese_titles_and_tags():
     ]
     for width in (60, 80, 120, 200):
         cols = Columns.fit(width, venue=7)
-        lines = [header(cols, Style())] + [row(p, cols, _styles(), Style(), False) for p in papers]
+        lines = [header(cols, Style())] + [row(p, cols, _styles(), False) for p in papers]
         assert {cell_len(line.plain) for line in lines} == {cell_len(lines[0].plain)}
         venue_at = [cell_len(line.plain[:line.plain.find(v)]) for line, v in
                     zip(lines, ("Venue", "ICML", "NeurIPS"))]
         assert len(set(venue_at)) == 1, (width, venue_at)
     assert "[bold]x[/]" in lines[3].plain and "\x1b" not in lines[3].plain
+
+
+def test_keys_query_narrows_a_query_without_changing_its_meaning():
+    from catalog.query import parse
+    from catalog.tui.querytext import KEY_CHUNK, chunks, keys_query
+
+    keys = ["k1", "k2"]
+    for query in ("", "a OR b", "OR x", "AND OR x", "NOT y", '"open phrase', "venue:ICML -tag:x"):
+        narrowed = parse(keys_query(keys, query)).clauses
+        assert [o.value for o in narrowed[0].options] == keys and not narrowed[0].negated
+        assert narrowed[1:] == parse(query.removeprefix("AND ").removeprefix("OR ")).clauses
+    assert [len(c) for c in chunks(["k"] * (KEY_CHUNK + 1))] == [KEY_CHUNK, 1]
+
+
+def test_keys_query_stays_within_sqlite_limits(seeded):
+    from catalog.tui.querytext import KEY_CHUNK, keys_query
+
+    keys = [p.key for p in seeded.search("", limit=KEY_CHUNK, snippets=False)]
+    many = (keys * (KEY_CHUNK // len(keys) + 1))[:KEY_CHUNK]
+    assert {p.key for p in seeded.search(keys_query(many), limit=KEY_CHUNK)} == set(keys)

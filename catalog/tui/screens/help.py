@@ -24,6 +24,7 @@ QUERY_HELP = [
     ("has:notes", "with notes (also tags, rating, title, abstract, authors)"),
 ]
 EXTRA_KEYS = [
+    ("g g", "The first paper (the second g within half a second, or in the saved-search list)"),
     ("ctrl+p", "Command palette: every action by name"),
     ("tab / shift+tab", "Move between search, sidebar, list and detail"),
     ("mouse", "Click a row to read it, a facet to filter, a saved search to run it"),

@@ -7,6 +7,8 @@ what is already queued before its widgets go, then drops anything posted later."
 
 from __future__ import annotations
 
+from time import monotonic
+
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -22,31 +24,43 @@ from catalog.tui.loading import Loading
 from catalog.tui.messages import FilterChosen
 from catalog.tui.querytext import toggle_filter
 from catalog.tui.screens.help import HelpScreen
-from catalog.tui.screens.pickers import DeleteSaved, SavedSearchScreen
+from catalog.tui.screens.pickers import DeleteSaved, GoToTop, SavedSearchScreen
+from catalog.tui.state import State, StateStore
+from catalog.tui.sharing import Sharing
 from catalog.tui.widgets.detail import DetailPane
 from catalog.tui.widgets.paper_list import PaperList
 from catalog.tui.widgets.sidebar import Sidebar
 from catalog.tui.widgets.search_bar import SearchBar
 
 
-class CatalogScreen(Loading, Editing, Screen):
+GG = 0.5  # seconds within which a second g means "to the top" (gg)
+
+
+class CatalogScreen(Loading, Editing, Sharing, Screen):
     BINDINGS = keys.BINDINGS
 
-    def __init__(self, catalog: Catalog, *, cursor_blink: bool = True) -> None:
+    def __init__(self, catalog: Catalog, *, cursor_blink: bool = True,
+                 state: State | None = None, store: StateStore | None = None) -> None:
         super().__init__()
         self.catalog = catalog
         self.cursor_blink = cursor_blink
+        # What is remembered for next time (state.py): kept current as things change, and
+        # written by on_unmount, which needs no widget for it.
+        self.remembered = state or State()
+        self.store = store
+        self._last_g = 0.0
         # What the screen shows and has done; loading.py and editing.py read and set these.
         self.generation = 0  # of the newest search: older answers are dropped
         self.query_text = ""  # what the last search ran
         self.keep_key: str | None = None  # the paper the cursor stays on after a refresh
+        self.counted = False  # whether the list's total is the full count yet
         self.facets: Facets | None = None
         self.detail: PaperDetail | None = None
         self.undo_stack: list[tuple[str, Edit]] = []
         self.redo_stack: list[tuple[str, Edit]] = []
 
     def compose(self) -> ComposeResult:
-        yield SearchBar()
+        yield SearchBar(history=self.remembered.history)
         with Horizontal(id="main"):
             yield Sidebar(id="sidebar")
             with Container(id="reading"):
@@ -55,9 +69,25 @@ class CatalogScreen(Loading, Editing, Screen):
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
+        remembered = self.remembered  # (its theme is set by the app, before styling)
+        if remembered.sidebar is not None:
+            self._show_sidebar(remembered.sidebar)
         self.load_facets()
-        self.search("")
+        if remembered.query:
+            self.search_bar.set_query(remembered.query, run=False)
+        # The remembered paper, when the first page holds it (finding its place deeper in the
+        # results needs a query of its own; see the report on issue 14).
+        self.search(remembered.query, keep=remembered.key, counted=False)
         self.papers.focus()
+
+    def on_unmount(self) -> None:
+        if self.store is None:
+            return
+        try:
+            self.remembered.theme = self.app.theme
+        except Exception:  # the app is going away: keep the theme last seen
+            pass
+        self.store.save(self.remembered)
 
     def say(self, message: str, **kwargs) -> None:
         """A notification whose text is never read as markup (it may hold titles and tags)."""
@@ -91,12 +121,35 @@ class CatalogScreen(Loading, Editing, Screen):
         self.search_bar.input.focus()
 
     def action_back(self) -> None:
+        self.set_class(False, "-zoomed")
         self.papers.focus()
 
     def action_toggle_sidebar(self) -> None:
         sidebar = self.query_one(Sidebar)
-        sidebar.display = not sidebar.display
+        self._show_sidebar(not sidebar.display)
         if not sidebar.display and self.focused is sidebar:
+            self.papers.focus()
+
+    def _show_sidebar(self, shown: bool) -> None:
+        """Classes, not sidebar.display: an inline style would beat the stylesheet's rules for
+        narrow terminals and the zoomed reading pane."""
+        self.set_class(shown, "-show-sidebar")
+        self.set_class(not shown, "-hide-sidebar")
+        self.remembered.sidebar = shown
+
+    def action_focus_sidebar(self) -> None:
+        sidebar = self.query_one(Sidebar)
+        self.set_class(False, "-zoomed")
+        if not sidebar.display:
+            self._show_sidebar(True)
+        sidebar.focus()
+
+    def action_zoom(self) -> None:
+        zoomed = not self.has_class("-zoomed")
+        self.set_class(zoomed, "-zoomed")
+        if zoomed:
+            self.query_one(DetailPane).focus()
+        else:
             self.papers.focus()
 
     def action_refresh(self) -> None:
@@ -106,6 +159,9 @@ class CatalogScreen(Loading, Editing, Screen):
 
     def action_help(self) -> None:
         groups = [("Everywhere", self._keys(keys.BINDINGS)), ("Paper list", self._keys(PaperList.BINDINGS)),
+                  ("Reading pane (enter from the list)", self._keys(DetailPane.BINDINGS)),
+                  ("Search bar", self._keys(SearchBar.BINDINGS)),
+                  ("Facets (f)", self._keys(Sidebar.BINDINGS)),
                   ("Note editor", [("ctrl+s", Binding("ctrl+s", "", "Save the note")),
                                    ("escape", Binding("escape", "", "Cancel (asks if text would be lost)"))])]
         self.app.push_screen(HelpScreen(groups))
@@ -122,18 +178,40 @@ class CatalogScreen(Loading, Editing, Screen):
         return out
 
     def action_saved_searches(self) -> None:
+        """g: the saved-search picker; gg: the first paper. The picker opens at once (no
+        waiting to see whether a second g follows) and a g pressed in it means gg. With no
+        saved searches there is no picker: a second g within GG seconds goes to the top, and
+        only a lone g says that there are none."""
         saved = self.facets.saved if self.facets else ()
         if not saved:
-            self.say("No saved searches yet: S saves the current query")
+            now = monotonic()
+            if now - self._last_g < GG:
+                self._last_g = 0.0
+                self.go_to_top()
+            else:
+                self._last_g = now
+                self.set_timer(GG, self._lone_g)
             return
 
         def picked(choice) -> None:
-            if choice and isinstance(choice.value, DeleteSaved):
-                self.delete_saved_search(choice.value.saved)
+            if choice and isinstance(choice.value, GoToTop):
+                self.go_to_top()
+            elif choice and isinstance(choice.value, DeleteSaved):
+                self.confirm_delete_saved_search(choice.value.saved)
             elif choice:
                 self.run_saved(choice.value)
 
         self.app.push_screen(SavedSearchScreen(saved), picked)
+
+    def _lone_g(self) -> None:
+        if self._last_g and monotonic() - self._last_g >= GG - 0.01:
+            self._last_g = 0.0
+            self.say("No saved searches yet: S saves the current query (gg goes to the top)")
+
+    def go_to_top(self) -> None:
+        self.set_class(False, "-zoomed")
+        self.papers.focus()
+        self.papers.action_jump(0)
 
     def action_saved(self, number: int) -> None:
         saved = self.facets.saved if self.facets else ()
@@ -164,9 +242,15 @@ class CatalogScreen(Loading, Editing, Screen):
     def _opened(self) -> None:
         self.query_one(DetailPane).focus()
 
+    @on(DetailPane.Step)
+    def _step(self, message: DetailPane.Step) -> None:
+        """[ and ] in the reading pane: the previous or next paper, staying in the pane."""
+        papers = self.papers
+        papers.move_to(papers.cursor + message.delta)
+
     @on(PaperList.MarksChanged)
     def _marks_changed(self) -> None:
-        self._show_count(self.papers.total)
+        self.show_position()
         self.refresh_bindings()
 
     @on(Input.Submitted, "#search")

@@ -17,7 +17,7 @@ from textual.widgets.option_list import Option
 
 from catalog.constants import STATUSES
 from catalog.results import NoteView, SavedQuery
-from catalog.tui.display import one_line, stars
+from catalog.tui.display import one_line, shorten, stars
 
 
 @dataclass(frozen=True)
@@ -72,15 +72,25 @@ class DeleteSaved:
     saved: SavedQuery
 
 
+@dataclass(frozen=True)
+class GoToTop:
+    """What the saved-search picker returns for a second g (gg: the first paper)."""
+
+
 class SavedSearchScreen(ChoiceScreen):
-    """The saved-search picker: a search runs when picked, and `d` deletes the highlighted one."""
+    """The saved-search picker: a search runs when picked, `d` deletes the highlighted one,
+    and `g` (the second of gg) closes it and goes to the first paper."""
 
     BINDINGS = [*ChoiceScreen.BINDINGS,
-                Binding("d,delete", "delete_highlighted", "Delete", id="delete-saved")]
+                Binding("d,delete", "delete_highlighted", "Delete", id="delete-saved"),
+                Binding("g", "top", "First paper", id="top")]
 
     def __init__(self, saved: tuple[SavedQuery, ...]) -> None:
         super().__init__("Saved searches", saved_choices(saved),
-                         hint="enter runs · d deletes · escape cancels")
+                         hint="enter runs · d deletes · g again: the first paper · escape cancels")
+
+    def action_top(self) -> None:
+        self.dismiss(Choice("g", Text(""), GoToTop()))
 
     def action_delete_highlighted(self) -> None:
         index = self.query_one(OptionList).highlighted
@@ -97,6 +107,6 @@ def saved_choices(saved: tuple[SavedQuery, ...]) -> list[Choice]:
 def note_choices(notes: tuple[NoteView, ...]) -> list[Choice]:
     out = [Choice("n", Text("a new note"), None)]
     for note in notes:
-        first = one_line(note.body)[:60]
+        first = shorten(note.body, 60)
         out.append(Choice(str(note.number) if note.number <= 9 else "", Text(f"edit note {note.number}: {first}"), note))
     return out

@@ -32,7 +32,7 @@ class TagSuggester(Suggester):
 
     def matches(self, value: str) -> list[str]:
         word = value.rpartition(" ")[2]
-        stem = word.lstrip("+-")
+        stem = _stem(word)
         if not word:
             return []
         pool = self.present if word.startswith("-") else self.known
@@ -42,8 +42,14 @@ class TagSuggester(Suggester):
         found = self.matches(value)
         if not found:
             return None
-        stem = value.rpartition(" ")[2].lstrip("+-")
+        stem = _stem(value.rpartition(" ")[2])
         return value + found[0][len(stem):]
+
+
+def _stem(word: str) -> str:
+    """The tag name in a typed word: `-#todo` -> `todo` (tags are shown as #name, so people
+    type the # too; it is not part of the name)."""
+    return word.lstrip("+-").lstrip("#")
 
 
 class TagInput(Input):
@@ -54,12 +60,19 @@ class TagInput(Input):
             self.action_cursor_right()
             self.insert_text_at_cursor(" ")
 
+    async def action_submit(self) -> None:
+        # `project/` is not a tag yet: with `project/thesis` suggested, enter means that one.
+        if (self.cursor_at_end and self.value.endswith("/") and self._suggestion
+                and self._suggestion.startswith(self.value)):
+            self.value = self._suggestion
+        await super().action_submit()
+
 
 def parse_change(text: str) -> TagChange:
-    """`a -b +c` -> (["a", "c"], ["b"]); raises CatalogError for a tag that cannot be."""
+    """`a -b +c #d` -> (["a", "c", "d"], ["b"]); raises CatalogError for a tag that cannot be."""
     add, remove = [], []
     for word in text.split():
-        (remove if word.startswith("-") else add).append(validate_tag(word.lstrip("+-") or word))
+        (remove if word.startswith("-") else add).append(validate_tag(_stem(word) or word))
     return add, remove
 
 
@@ -84,6 +97,12 @@ class TagEditor(ModalScreen[TagChange | None]):
                            id="tag-input")
             yield Label(Text(""), id="tags-matching")
             yield Label(Text("tab completes · enter applies · escape cancels"), classes="dialog-hint")
+
+    def update_tags(self, known: list[str], tags: dict[str, tuple[str, ...]]) -> None:
+        """Fresh tags from the database (another shell may have tagged since the list loaded)."""
+        self.counts = Counter(t for p in self.papers for t in tags.get(p.key, p.tags))
+        self.suggester.known, self.suggester.present = known, sorted(self.counts)
+        self.query_one("#tags-now", Label).update(self._current())
 
     def _current(self) -> Text:
         if not self.counts:

@@ -5,16 +5,24 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.content import Content
+from textual.message import Message
 from textual.widgets import Static
 
 from catalog.highlight import Terms, spans
 from catalog.results import PaperDetail
+from catalog.text import Styled
 from catalog.tui.display import one_line, safe, stars
+from catalog.tui.notes import note_content
 
 HIT = "bold underline $text-accent"
 MUTED = "$text-muted"
+# How render_styled's spans look: a script with no Unicode form (the >0 of ℤ_{>0}) cannot be
+# raised or lowered in a terminal, so it is set apart instead.
+KINDS = {"bold": "bold", "italic": "italic", "sub": "italic $text-secondary",
+         "sup": "italic $text-secondary"}
 
 
 def short_path(path: str) -> str:
@@ -28,15 +36,24 @@ def short_path(path: str) -> str:
     return path
 
 
-def abstract(text: str, terms: Terms) -> Content:
-    text = safe(text)
-    content = Content(text)
-    for start, end in spans(text, terms):
+def highlighted(content: Content, terms: Terms) -> Content:
+    for start, end in spans(content.plain, terms):
         content = content.stylize(HIT, start, end)
     return content
 
 
-def paper_content(d: PaperDetail, terms: Terms) -> Content:
+def abstract(styled: Styled, terms: Terms) -> Content:
+    """The abstract as render_styled gave it (emphasis, scripts), the query's words marked."""
+    text, kinds = styled
+    content = Content(safe(text))  # render_styled already removed controls; cheap if so
+    for start, end, kind in kinds:
+        content = content.stylize(KINDS[kind], start, end)
+    return highlighted(content, terms)
+
+
+def paper_content(d: PaperDetail, terms: Terms, styled: Styled | None = None) -> Content:
+    """The paper; `styled` is render_styled(d.abstract), made in the worker that loaded it
+    (without it the stored plain text is shown)."""
     s = d.summary
     parts: list[Content | str | tuple[str, str]] = [(one_line(s.title), "bold $text-primary"), "\n"]
     if d.user_title:
@@ -53,12 +70,12 @@ def paper_content(d: PaperDetail, terms: Terms) -> Content:
     for name, value in (("DOI", d.doi), ("arXiv", d.arxiv_id), ("URL", d.url)):
         if value:
             parts += [(f"{name} {one_line(value)}", MUTED), "\n"]
-    parts += ["\n", abstract(d.abstract_text, terms), "\n"]
+    parts += ["\n", abstract(styled or (d.abstract_text, []), terms), "\n"]
     if d.notes:
         parts += ["\n", (f"Notes ({len(d.notes)})", "bold"), "\n"]
         for note in d.notes:
             stamp = f"{note.number} · {note.updated_at:%Y-%m-%d %H:%M}"
-            parts += [(stamp, MUTED), "\n", abstract(note.body, terms), "\n"]
+            parts += [(stamp, MUTED), "\n", highlighted(note_content(note.body), terms), "\n"]
     if d.sources:
         parts += ["\n", ("Sources", "bold"), "\n"]
         for src in d.sources:
@@ -69,13 +86,45 @@ def paper_content(d: PaperDetail, terms: Terms) -> Content:
 
 
 class DetailPane(VerticalScroll, can_focus=True):
-    """Scrolls with the keyboard once focused (enter in the list); escape goes back."""
+    """The reading pane. Scrolls with the keyboard once focused (enter in the list), like a
+    pager: j/k, space, ctrl+d/ctrl+u; [ and ] read the previous or next paper without leaving
+    it (mutt's pager); escape goes back to the list."""
+
+    BINDINGS = [
+        Binding("j", "scroll_down", "Scroll down", show=False, tooltip="A line down", id="pane-down"),
+        Binding("k", "scroll_up", "Scroll up", show=False, tooltip="A line up", id="pane-up"),
+        Binding("space", "page_down", "Page down", show=False, tooltip="A page down",
+                id="pane-page-down"),
+        Binding("ctrl+d", "half_page(1)", "Half page down", show=False, id="pane-half-down",
+                tooltip="Half a page down"),
+        Binding("ctrl+u", "half_page(-1)", "Half page up", show=False, id="pane-half-up",
+                tooltip="Half a page up"),
+        Binding("right_square_bracket", "step(1)", "Next paper", key_display="]", show=False,
+                tooltip="Read the next paper in the list, staying here", id="pane-next"),
+        Binding("left_square_bracket", "step(-1)", "Previous paper", key_display="[",
+                show=False, tooltip="Read the previous paper in the list, staying here",
+                id="pane-previous"),
+    ]
+
+    class Step(Message):
+        """Move the list's cursor by `delta` papers (the pane shows the paper it lands on)."""
+
+        def __init__(self, delta: int) -> None:
+            super().__init__()
+            self.delta = delta
+
+    def action_half_page(self, direction: int) -> None:
+        self.scroll_relative(y=direction * max(1, self.scrollable_content_region.height // 2),
+                             animate=False)
+
+    def action_step(self, delta: int) -> None:
+        self.post_message(self.Step(delta))
 
     def compose(self):
         yield Static(id="detail-body")
 
-    def show(self, detail: PaperDetail, terms: Terms) -> None:
-        self.query_one("#detail-body", Static).update(paper_content(detail, terms))
+    def show(self, detail: PaperDetail, terms: Terms, styled: Styled | None = None) -> None:
+        self.query_one("#detail-body", Static).update(paper_content(detail, terms, styled))
         self.scroll_home(animate=False)
 
     def show_message(self, message: Content | str) -> None:

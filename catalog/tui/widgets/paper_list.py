@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from collections import OrderedDict
 
+from rich.segment import Segment
+from rich.style import Style
 from rich.text import Text
 from textual import events, work
 from textual.binding import Binding
@@ -21,6 +23,7 @@ from textual.worker import get_current_worker
 from catalog.constants import STATUSES
 from catalog.library import Catalog
 from catalog.results import PaperSummary
+from catalog.tui.colors import MUTED, TEXT, text_style
 from catalog.tui.widgets.rows import Columns, RowStyles, header, row
 
 PAGE = 200
@@ -37,13 +40,13 @@ class PaperList(ScrollView, can_focus=True):
         Binding("end,G", "jump(-1)", "Last", show=False),
         Binding("enter", "open", "Read", show=False,
                 tooltip="Move into the detail pane to scroll it", id="open"),
-        Binding("space", "mark", "Mark", tooltip="Mark papers: t, s and r then apply to all "
-                "marked papers", id="mark"),
+        Binding("space", "mark", "Mark", tooltip="Mark papers: t, s, r, y and x then apply to "
+                "all marked papers", id="mark"),
         Binding("escape", "unmark_all", "Unmark all", id="unmark"),
     ]
     COMPONENT_CLASSES = {
         "paper-list--header", "paper-list--cursor", "paper-list--marked", "paper-list--mark",
-        "paper-list--meta", "paper-list--rating", "paper-list--tags", "paper-list--message",
+        "paper-list--meta", "paper-list--rating", "paper-list--tags",
         *(f"paper-list--{s}" for s in STATUSES),
     }
 
@@ -81,6 +84,8 @@ class PaperList(ScrollView, can_focus=True):
         self.message: list[Text] = []
         self._fetch_scheduled = False
         self._announce_pending = False
+        self._styles: dict[tuple[str, bool], RowStyles] = {}  # by row kind and focus
+        self._wrapped: tuple[int, list[Text]] = (-1, [])  # the message, wrapped to a width
 
     # --- results in ---------------------------------------------------------------------
 
@@ -91,6 +96,7 @@ class PaperList(ScrollView, can_focus=True):
         self.pages = OrderedDict({0: rows})
         self.wanted.clear()
         self.message = message
+        self._wrapped = (-1, [])
         self.set_total(total if total is not None else len(rows))
         keys = [p.key for p in rows]
         if keep in keys:
@@ -117,6 +123,10 @@ class PaperList(ScrollView, can_focus=True):
         for key in self.marked.keys() & fresh.keys():
             self.marked[key] = fresh[key]
         self.refresh()
+
+    def loaded_keys(self) -> set[str]:
+        """Keys of the papers in the pages fetched so far: all certainly in these results."""
+        return {p.key for rows in self.pages.values() for p in rows}
 
     @property
     def current(self) -> PaperSummary | None:
@@ -176,36 +186,96 @@ class PaperList(ScrollView, can_focus=True):
 
     # --- drawing ------------------------------------------------------------------------
 
-    def _styles(self) -> RowStyles:
-        style = lambda name: self.get_component_rich_style(f"paper-list--{name}", partial=True)  # noqa: E731
-        return RowStyles(mark=style("mark"), meta=style("meta"), rating=style("rating"),
-                         tags=style("tags"), status={s: style(s) for s in STATUSES})
+    def notify_style_update(self) -> None:
+        self._styles.clear()  # a new theme, or focus changed the cursor's colours
+        super().notify_style_update()
+
+    def row_styles(self, kind: str = "plain") -> RowStyles:
+        """Styles for a "plain", "marked" or "cursor" row: every colour comes from the theme,
+        blended onto that row's background and kept readable on it (catalog/tui/colors.py)."""
+        key = (kind, self.has_focus)
+        if key not in self._styles:
+            self._styles[key] = self._resolve(kind)
+        return self._styles[key]
+
+    def _resolve(self, kind: str) -> RowStyles:
+        _, background = self.background_colors
+        color, auto, emphasis = self.styles.color, self.styles.auto_color, Style()
+        if kind != "plain":
+            row_kind = self.get_component_styles(f"paper-list--{kind}")
+            if background.ansi is None or kind == "cursor":
+                # (An ANSI palette cannot tint: marked rows there keep the plain background
+                # and show their ● only, rather than a full-strength accent colour.)
+                background = background + row_kind.background
+            if row_kind.has_rule("color"):
+                color, auto = row_kind.color, row_kind.auto_color
+            emphasis = row_kind.text_style
+
+        # ANSI themes leave colours to the terminal's palette, where only the theme's own
+        # pairing (the cursor's foreground on its background) is known to be readable.
+        own_colours = kind == "plain" or background.ansi is None
+
+        def style(component: str | None, minimum: float) -> Style:
+            c, a, extra = color, auto, Style()
+            if component is not None:
+                styles = self.get_component_styles(f"paper-list--{component}")
+                if styles.has_rule("color") and own_colours:
+                    c, a = styles.color, styles.auto_color
+                extra = styles.text_style
+            return text_style(c, background, minimum, auto=a) + emphasis + extra
+
+        status_minimum = {"unread": MUTED, "skipped": MUTED}
+        return RowStyles(
+            base=style(None, TEXT), title=style(None, TEXT), mark=style("mark", TEXT),
+            meta=style("meta", MUTED), rating=style("rating", MUTED), tags=style("tags", TEXT),
+            status={s: style(s, status_minimum.get(s, TEXT)) for s in STATUSES})
+
+    def _header_style(self) -> Style:
+        _, background = self.background_colors
+        styles = self.get_component_styles("paper-list--header")
+        return text_style(styles.color, background + styles.background, MUTED,
+                          auto=styles.auto_color) + styles.text_style
+
+    def _message_lines(self, width: int) -> list[Text]:
+        """The message (no papers, an empty catalog) wrapped to the list's width."""
+        if self._wrapped[0] != width:
+            lines: list[Text] = []
+            for text in self.message:  # indented as the titles are
+                for line in text.wrap(self.app.console, max(10, width - 3)) if text.plain else [text]:
+                    lines.append(Text("  ", end="") + line)
+            self._wrapped = (width, lines)
+        return self._wrapped[1]
 
     def render_line(self, y: int) -> Strip:
         width = self.scrollable_content_region.width
-        base = self.rich_style
+        plain = self.row_styles()
+        base = plain.base
         cols = Columns.fit(width, self.venue_width)
         if y == 0:
-            line = header(cols, self.get_component_rich_style("paper-list--header"))
+            base = self._header_style()
+            line = header(cols, base)
         elif not self.total:
-            lines = self.message
+            lines = self._message_lines(width)
             line = lines[y - 2].copy() if 0 <= y - 2 < len(lines) else Text()
-            line.stylize_before(self.get_component_rich_style("paper-list--message"))
+            line.stylize_before(plain.title)
         else:
             index = int(self.scroll_offset.y) + y - 1
             if index >= self.total:
                 return Strip.blank(width, base)
             paper = self._row(index)
-            style = base
+            kind = "plain"
             if index == self.cursor:
-                style = self.get_component_rich_style("paper-list--cursor")
+                kind = "cursor"
             elif paper is not None and paper.key in self.marked:
-                style = self.get_component_rich_style("paper-list--marked")
+                kind = "marked"
+            styles = self.row_styles(kind)
+            base = styles.base
             if paper is None:
-                line = Text("  …", style=style, end="")
+                line = Text(end="")
+                line.append("  …", styles.title)
             else:
-                line = row(paper, cols, self._styles(), style, paper.key in self.marked)
-        segments = list(line.render(self.app.console, end=""))
+                line = row(paper, cols, styles, paper.key in self.marked)
+        segments = Segment.apply_style(line.render(self.app.console, end=""), base)
         return Strip(segments).crop_extend(0, width, base).simplify()
 
     # --- moving -------------------------------------------------------------------------

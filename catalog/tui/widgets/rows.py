@@ -40,47 +40,58 @@ def cell(text: str, width: int, style: Style | str = "") -> Text:
 
 @dataclass(frozen=True)
 class RowStyles:
-    """Rich styles resolved from the stylesheet's component classes (so themes apply)."""
+    """Rich styles for one kind of row (plain, marked, under the cursor), resolved from the
+    stylesheet's component classes on that row's background, so every theme applies.
 
+    Each style carries its colour and background: segments are drawn as given."""
+
+    base: Style  # spaces between columns
+    title: Style
     mark: Style
     meta: Style
     rating: Style
     tags: Style
     status: dict[str, Style]
 
+    @classmethod
+    def plain(cls, style: Style | None = None) -> "RowStyles":
+        style = style or Style()
+        return cls(style, style, style, style, style, style, {})
+
 
 def header(cols: Columns, style: Style) -> Text:
     line = Text(style=style, no_wrap=True, end="")
-    line.append(" ")
+    line.append(" ", style)
     columns = [("Title", cols.title), ("Venue", cols.venue), ("Year", YEAR), ("Status", STATUS),
                ("Rating", RATING), ("Tags", cols.tags)]
     for label, width in columns:
         if width:
-            line.append(" ")
-            line.append_text(cell(label, width))
+            line.append(" ", style)
+            line.append_text(cell(label, width, style))
     return line
 
 
-def row(p: PaperSummary, cols: Columns, styles: RowStyles, base: Style, marked: bool) -> Text:
-    line = Text(style=base, no_wrap=True, end="")
+def row(p: PaperSummary, cols: Columns, styles: RowStyles, marked: bool) -> Text:
+    gap = styles.base
+    line = Text(style=gap, no_wrap=True, end="")
     line.append("● " if marked else "  ", styles.mark)
     tags = " ".join("#" + one_line(t) for t in p.tags)
     if cols.tags or not tags:
-        line.append_text(cell(one_line(p.title), cols.title))
+        line.append_text(cell(one_line(p.title), cols.title, styles.title))
     else:  # no room for a tags column: tags follow the title, which keeps at least half
         tag_room = min(cell_len(tags) + 1, cols.title // 2)
-        title = cell(one_line(p.title), cols.title - tag_room)
+        title = cell(one_line(p.title), cols.title - tag_room, styles.title)
         title.append_text(cell(" " + tags, tag_room, styles.tags))
         line.append_text(title)
-    line.append(" ")
+    line.append(" ", gap)
     line.append_text(cell(one_line(p.venue), cols.venue, styles.meta))
-    line.append(" ")
+    line.append(" ", gap)
     line.append_text(cell(str(p.year or ""), YEAR, styles.meta))
-    line.append(" ")
-    line.append_text(cell(p.status, STATUS, styles.status.get(p.status, "")))
-    line.append(" ")
+    line.append(" ", gap)
+    line.append_text(cell(p.status, STATUS, styles.status.get(p.status, styles.title)))
+    line.append(" ", gap)
     line.append_text(cell(stars(p.rating), RATING, styles.rating))
     if cols.tags:
-        line.append(" ")
+        line.append(" ", gap)
         line.append_text(cell(tags, cols.tags, styles.tags))
     return line

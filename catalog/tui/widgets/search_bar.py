@@ -15,18 +15,32 @@ from textual.timer import Timer
 from textual.widgets import Input, Static
 
 from catalog.tui.messages import QueryChanged
+from catalog.tui.state import remember
 
 DEBOUNCE = 0.1
 PLACEHOLDER = 'Search: words "a phrase" -not prefix* venue:ICML year:2025 tag:x status:read rating:>=4'
 
 
 class SearchBar(Vertical):
-    BINDINGS = [Binding("down", "screen.focus_list", "To the list", show=False)]
+    """Up and down walk the earlier queries (the session's history, kept across runs); down
+    past the newest, or with no walk under way, goes to the list. A query joins the history
+    when enter is pressed or the search bar is left, not at every key."""
 
-    def __init__(self, **kwargs) -> None:
+    BINDINGS = [
+        Binding("up", "history(-1)", "Earlier query", show=False,
+                tooltip="In the search bar: the query before (kept across sessions)", id="history-back"),
+        Binding("down", "history(1)", "Later query / list", show=False,
+                tooltip="In the search bar: the next query; past the newest, to the list",
+                id="history-forward"),
+    ]
+
+    def __init__(self, history: list[str] | None = None, **kwargs) -> None:
         super().__init__(**kwargs)
         self._timer: Timer | None = None
         self._last_key = 0.0
+        self.history = history if history is not None else []
+        self._walk: int | None = None  # position in the history while walking it
+        self._draft = ""  # what was typed before walking began
 
     def compose(self) -> ComposeResult:
         yield Input(placeholder=PLACEHOLDER, id="search", select_on_focus=False)
@@ -40,12 +54,41 @@ class SearchBar(Vertical):
     def value(self) -> str:
         return self.input.value
 
-    def set_query(self, text: str) -> None:
-        """Replace the query (a facet click, a saved search) and search at once."""
+    def set_query(self, text: str, run: bool = True) -> None:
+        """Replace the query (a facet click, a saved search) and search at once (`run`)."""
         with self.input.prevent(Input.Changed):
             self.input.value = text
         self.input.cursor_position = len(text)
-        self._fire()
+        if run:
+            self._fire()
+
+    def action_history(self, step: int) -> None:
+        history = self.history
+        if self._walk is None:
+            if step > 0 or not history:
+                self.screen.action_focus_list()
+                return
+            self._draft, self._walk = self.value, len(history)
+            if history[-1] == " ".join(self.value.split()):  # already showing the newest
+                self._walk -= 1
+        position = self._walk + step
+        if position < 0:
+            return  # the oldest: stay
+        if position >= len(history):
+            self._walk = None
+            self.set_query(self._draft)
+            if step > 0 and position > len(history):
+                self.screen.action_focus_list()
+            return
+        self._walk = position
+        self.set_query(history[position])
+
+    def remember(self) -> None:
+        remember(self.history, self.value)
+        self._walk = None
+
+    def on_descendant_blur(self) -> None:
+        self.remember()
 
     def hint(self, content: Content | str, error: bool = False) -> None:
         hint = self.query_one("#search-hint", Static)
@@ -54,6 +97,7 @@ class SearchBar(Vertical):
 
     def on_input_changed(self, event: Input.Changed) -> None:
         event.stop()
+        self._walk = None  # typing ends a walk through the history
         now = monotonic()
         if self._timer is None and now - self._last_key > DEBOUNCE:
             self._fire()
@@ -64,6 +108,7 @@ class SearchBar(Vertical):
         self._last_key = now
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
+        self.remember()
         self._fire()  # and the event goes on up: the app moves to the list
 
     def _fire(self) -> None:

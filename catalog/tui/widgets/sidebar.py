@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections import defaultdict
 
 from rich.text import Text
+from textual.binding import Binding
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
@@ -26,6 +27,13 @@ def label(name: str, count: int | None = None, style: str = "") -> Text:
 
 
 class Sidebar(Tree[Data]):
+    BINDINGS = [
+        Binding("left", "fold", "Collapse", show=False, id="sidebar-fold",
+                tooltip="In the facets: fold the section or tag, or go to its parent"),
+        Binding("right", "unfold", "Expand", show=False, id="sidebar-unfold",
+                tooltip="In the facets: unfold the section or tag, or go into it"),
+    ]
+
     def __init__(self, **kwargs) -> None:
         super().__init__(Text("Facets"), **kwargs)
         self.show_root = False
@@ -131,6 +139,24 @@ class Sidebar(Tree[Data]):
             for year, n in years if len(years) > 1 else ():
                 if year is not None:
                     self._add(node, label(str(year), n), (f"{token} year:{year}".strip(), False), leaf=True)
+
+    def action_fold(self) -> None:
+        node = self.cursor_node
+        if node is None:
+            return
+        if node.allow_expand and node.is_expanded:
+            node.collapse()
+        elif node.parent is not None and node.parent is not self.root:
+            self.move_cursor(node.parent)
+
+    def action_unfold(self) -> None:
+        node = self.cursor_node
+        if node is None or not node.allow_expand:
+            return
+        if not node.is_expanded:
+            node.expand()
+        elif node.children:
+            self.move_cursor(node.children[0])
 
     def on_tree_node_selected(self, event: Tree.NodeSelected[Data]) -> None:
         event.stop()

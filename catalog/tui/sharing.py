@@ -1,0 +1,216 @@
+"""Taking papers out of the app: open a paper's page in the browser, copy its key, BibTeX,
+\\cite{} or link to the clipboard, export marked papers or all results to a file.
+
+Reads run in thread workers that post messages, as in loading.py; the browser is started
+from a worker too (a `$BROWSER` command may take its time). Clipboard text goes out through
+Textual's copy_to_clipboard (OSC 52: works over SSH, in tmux with set-clipboard on)."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Callable
+from pathlib import Path
+
+from rich.text import Text
+from textual import work
+
+from catalog.db import CatalogError
+from catalog.library import Catalog
+from catalog.query import QueryError
+from catalog.results import ExportPaper, PaperSummary
+from catalog.text import strip_control
+from catalog.tui.display import first_line, shorten
+from catalog.tui.messages import ActionFailed, Copied, Exported, LinkOpened
+from catalog.tui.querytext import chunks, keys_query
+from catalog.tui.screens.confirm import ConfirmScreen
+from catalog.tui.screens.pickers import Choice, ChoiceScreen
+
+Render = Callable[[list[ExportPaper]], str]
+
+
+def _bibtex(papers: list[ExportPaper]) -> str:
+    from catalog.export import bibtex
+
+    out = io.StringIO()
+    bibtex.write(papers, out)
+    return out.getvalue()
+
+
+def _cite(papers: list[ExportPaper]) -> str:
+    from catalog.export.citekeys import citation_keys
+
+    return "\\cite{" + ",".join(citation_keys(papers)) + "}"
+
+
+def _markdown(papers: list[ExportPaper]) -> str:
+    from catalog.export import markdown
+
+    return "\n".join(line for p in papers for line in markdown.paper(p)) + "\n"
+
+
+def _links(papers: list[ExportPaper]) -> str:
+    return "\n".join(p.link for p in papers if p.link)
+
+
+# key -> (what the menu says, what the toast says, how to make the text from the papers)
+COPY: dict[str, tuple[str, str, Render | None]] = {
+    "y": ("the key", "key", None),
+    "b": ("the BibTeX entry", "BibTeX", _bibtex),
+    "c": ("a \\cite{…} with its citation key", "\\cite", _cite),
+    "m": ("a Markdown reference (title, link, authors)", "Markdown reference", _markdown),
+    "l": ("the link: URL, DOI or arXiv page", "link", _links),
+}
+
+
+def export_papers(catalog: Catalog, keys: list[str]) -> list[ExportPaper]:
+    """These papers, in this order, read by `key:` queries of KEY_CHUNK keys each."""
+    found: dict[str, ExportPaper] = {}
+    for chunk in chunks(keys):
+        wanted = set(chunk)
+        found.update((p.key, p) for p in catalog.export_papers(keys_query(chunk)) if p.key in wanted)
+    return [found[k] for k in keys if k in found]
+
+
+class Sharing:
+    """Mixed into CatalogScreen (see loading.py for the state it reads)."""
+
+    catalog: Catalog
+
+    # --- open -----------------------------------------------------------------------------
+
+    def action_browse(self) -> None:
+        paper = self.papers.current
+        if paper is not None:
+            self._browse(paper.key)
+
+    @work(thread=True, exclusive=True, group="browse", exit_on_error=False)
+    def _browse(self, key: str) -> None:
+        try:
+            detail = self.catalog.get(key)
+        except Exception as exc:
+            self.post_message(ActionFailed(f"cannot open {key}: {first_line(exc)}"))
+            return
+        link = detail.link
+        if link is None:
+            self.post_message(LinkOpened(detail.summary.title, None, False))
+            return
+        link = strip_control(link)
+        import webbrowser  # here: only opening a paper needs it
+
+        try:
+            opened = webbrowser.open(link)
+        except Exception:  # a broken $BROWSER command
+            opened = False
+        self.post_message(LinkOpened(detail.summary.title, link, opened))
+
+    def on_link_opened(self, message: LinkOpened) -> None:
+        title = shorten(message.title)
+        if message.link is None:
+            self.say(f"{title} has no URL, DOI or arXiv id to open", severity="warning")
+        elif message.opened:
+            self.say(f"Opened {message.link}", timeout=3)
+        else:
+            self.app.copy_to_clipboard(message.link)
+            self.say(f"No browser found (set $BROWSER); the link is copied: {message.link}",
+                     severity="warning", timeout=8)
+
+    # --- copy -----------------------------------------------------------------------------
+
+    def action_copy(self) -> None:
+        self.with_targets(self._copy_menu)
+
+    def _copy_menu(self, papers: list[PaperSummary]) -> None:
+        what = shorten(papers[0].title) if len(papers) == 1 else f"{len(papers)} marked papers"
+        choices = [Choice(key, Text(label), key) for key, (label, _, _) in COPY.items()]
+
+        def picked(choice: Choice | None) -> None:
+            if choice is not None:
+                self.copy(papers, choice.value)
+
+        self.app.push_screen(ChoiceScreen(f"Copy {what}", choices), picked)
+
+    def copy(self, papers: list[PaperSummary], kind: str) -> None:
+        if COPY[kind][2] is None:  # the keys: nothing to read
+            self.post_message(Copied(" ".join(p.key for p in papers), COPY[kind][1], len(papers)))
+        else:
+            self._copy(self.catalog, [p.key for p in papers], kind)
+
+    @work(thread=True, exclusive=True, group="copy", exit_on_error=False)
+    def _copy(self, catalog: Catalog, keys: list[str], kind: str) -> None:
+        _, label, render = COPY[kind]
+        try:
+            papers = export_papers(catalog, keys)
+            text = render(papers)
+        except Exception as exc:
+            self.post_message(ActionFailed(f"nothing copied: {first_line(exc)}"))
+            return
+        self.post_message(Copied(text, label, len(papers)))
+
+    def on_copied(self, message: Copied) -> None:
+        if not message.text.strip():
+            self.say(f"Nothing to copy: no {message.label}", severity="warning")
+            return
+        self.app.copy_to_clipboard(message.text)
+        if message.papers == 1 and "\n" not in message.text.strip():
+            self.say(f"Copied {shorten(message.text.strip(), 60)}", timeout=3)
+        else:
+            count = f"{message.papers} papers" if message.papers != 1 else "1 paper"
+            self.say(f"Copied the {message.label} of {count} to the clipboard", timeout=3)
+
+    # --- export -----------------------------------------------------------------------------
+
+    def action_export(self) -> None:
+        from catalog.tui.screens.export import ExportScreen  # its widgets load when first used
+
+        papers = self.papers
+        if not papers.total and not papers.marked:
+            self.say("Nothing to export: no papers in these results")
+            return
+
+        def chosen(request) -> None:  # an ExportRequest, or None
+            if request is None:
+                return
+            if request.path.exists():
+                self.app.push_screen(
+                    ConfirmScreen(f"{request.path} exists. Replace it?", yes="Replace", no="Cancel"),
+                    lambda yes: yes and self._start_export(request))
+            else:
+                self._start_export(request)
+
+        self.app.push_screen(ExportScreen(len(papers.marked), papers.total, papers.query_text,
+                                          Path.cwd()), chosen)
+
+    def _start_export(self, request) -> None:
+        keys = list(self.papers.marked) if request.marked else None
+        self._export(self.catalog, request, self.papers.query_text, keys)
+
+    @work(thread=True, group="export", exit_on_error=False)
+    def _export(self, catalog: Catalog, request, query: str,
+                keys: list[str] | None) -> None:
+        try:
+            if keys is None:  # the results: the query the list shows
+                report = catalog.export(query, request.format, request.path)
+                count = report.papers
+            else:
+                # TODO(lead, after the storage refactor): Catalog.export(keys=...) would make
+                # this one call; today marked papers are read by `key:` queries in chunks.
+                from catalog import export
+
+                papers = export_papers(catalog, keys)
+                write = export.writer(request.format)
+                export.write_file(request.path, lambda out: write(papers, out))
+                count = len(papers)
+        except (CatalogError, QueryError) as exc:
+            self.post_message(ActionFailed(str(exc)))
+            return
+        except OSError as exc:
+            self.post_message(ActionFailed(f"cannot write {request.path}: {exc.strerror or exc}"))
+            return
+        except Exception as exc:
+            self.post_message(ActionFailed(f"export failed: {first_line(exc)}"))
+            return
+        self.post_message(Exported(count, request.format, str(request.path)))
+
+    def on_exported(self, message: Exported) -> None:
+        count = f"{message.papers} {'paper' if message.papers == 1 else 'papers'}"
+        self.say(f"Exported {count} as {message.format} to {message.path}", timeout=5)

@@ -1,0 +1,99 @@
+"""What the TUI remembers between runs: the last query, the paper under the cursor, whether
+the sidebar was shown, the theme, and the search history. One small JSON file in the user's
+state directory (platformdirs), replaced atomically on exit. A missing, unreadable or
+corrupt file is an empty session: remembering is a convenience and never stops the app.
+
+    $CATALOG_STATE_DIR overrides the directory (tests, several profiles).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+ENV_VAR = "CATALOG_STATE_DIR"
+FILE = "tui-state.json"
+HISTORY = 200  # queries kept
+VERSION = 1
+
+
+def remember(history: list[str], query: str) -> None:
+    """Add a query to a history (moved to the end if it was there), keeping the last HISTORY."""
+    query = " ".join(query.split())
+    if not query:
+        return
+    if query in history:
+        history.remove(query)
+    history.append(query)
+    del history[:-HISTORY]
+
+
+@dataclass
+class State:
+    query: str = ""
+    key: str | None = None  # the paper under the cursor
+    sidebar: bool | None = None  # None: as the terminal's width decides
+    theme: str | None = None
+    history: list[str] = field(default_factory=list)  # oldest first, no repeats
+
+    def remember(self, query: str) -> None:
+        remember(self.history, query)
+
+    @classmethod
+    def from_json(cls, data: object) -> "State":
+        """The fields that are present and of the right type; anything else is ignored."""
+        if not isinstance(data, dict) or data.get("version") != VERSION:
+            return cls()
+
+        def get(name: str, kinds: tuple[type, ...], default):
+            value = data.get(name, default)
+            return value if isinstance(value, kinds) else default
+
+        history = [q for q in get("history", (list,), []) if isinstance(q, str) and q.strip()]
+        return cls(query=get("query", (str,), ""), key=get("key", (str, type(None)), None),
+                   sidebar=get("sidebar", (bool, type(None)), None),
+                   theme=get("theme", (str, type(None)), None), history=history[-HISTORY:])
+
+
+class StateStore:
+    """Reads and writes one session file."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    @classmethod
+    def default(cls) -> "StateStore":
+        directory = os.environ.get(ENV_VAR)
+        if directory:
+            return cls(Path(directory).expanduser() / FILE)
+        from platformdirs import user_state_path
+
+        return cls(user_state_path("catalog", appauthor=False) / FILE)
+
+    def load(self) -> State:
+        try:
+            return State.from_json(json.loads(self.path.read_text(encoding="utf-8")))
+        except (OSError, ValueError):
+            return State()
+
+    def save(self, state: State) -> bool:
+        """Write atomically (a temporary file beside it, then a rename); False if it failed."""
+        temp = None
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            fd, temp = tempfile.mkstemp(prefix=f".{self.path.name}.", suffix=".tmp",
+                                        dir=self.path.parent)
+            with os.fdopen(fd, "w", encoding="utf-8") as out:
+                json.dump({"version": VERSION, **asdict(state)}, out, ensure_ascii=False, indent=1)
+            os.replace(temp, self.path)
+            return True
+        except OSError:
+            if temp is not None:
+                try:
+                    os.unlink(temp)
+                except OSError:
+                    pass
+            return False

@@ -1,0 +1,194 @@
+"""The keys added for daily use: open, copy, export, the reading pane, the sidebar, the
+position, gg. No test opens a real browser: webbrowser.open is replaced."""
+
+from __future__ import annotations
+
+import json
+import webbrowser
+from pathlib import Path
+
+from tests.conftest import SEEDS
+from tests.tui.conftest import toasts
+
+SIZE = (120, 36)
+DATA = SEEDS.parent / "tests" / "data"
+
+
+def _opened(monkeypatch, result: bool = True) -> list[str]:
+    calls: list[str] = []
+
+    def fake_open(url, *args, **kwargs):
+        calls.append(url)
+        return result
+
+    monkeypatch.setattr(webbrowser, "open", fake_open)
+    return calls
+
+
+async def test_o_opens_the_paper_or_says_it_has_no_link(app, seeded, settle, type_search, monkeypatch):
+    calls = _opened(monkeypatch)
+    seeded.import_paths([DATA / "arxiv.bib"])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("o")  # a paper from a paper list: no link
+        await settle(pilot)
+        assert calls == [] and "has no URL, DOI or arXiv id" in toasts(app)
+        await type_search(pilot, "scaling laws")
+        await pilot.press("enter", "o")
+        await settle(pilot)
+        assert calls == ["https://arxiv.org/abs/2001.08361"]
+        assert "Opened https://arxiv.org/abs/2001.08361" in toasts(app)
+
+
+async def test_o_without_a_browser_copies_the_link(app, seeded, settle, type_search, monkeypatch):
+    _opened(monkeypatch, result=False)
+    seeded.import_paths([DATA / "arxiv.bib"])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await type_search(pilot, "scaling laws")
+        await pilot.press("enter", "o")
+        await settle(pilot)
+        assert app.clipboard == "https://arxiv.org/abs/2001.08361"
+        assert "No browser found" in toasts(app)
+
+
+async def test_y_copies_the_key_bibtex_cite_and_links(app, seeded, settle, type_search):
+    seeded.import_paths([DATA / "arxiv.bib"])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await type_search(pilot, "scaling laws")
+        await pilot.press("enter")
+        key = app.main.papers.current.key
+        await pilot.press("y", "y")  # yy: the key
+        await settle(pilot)
+        assert app.clipboard == key
+        await pilot.press("y", "b")
+        await settle(pilot)
+        assert app.clipboard.startswith("@misc{kaplan2020scaling,") and "2001.08361" in app.clipboard
+        await pilot.press("y", "c")
+        await settle(pilot)
+        assert app.clipboard == "\\cite{kaplan2020scaling}"
+        await pilot.press("y", "l")
+        await settle(pilot)
+        assert app.clipboard == "https://arxiv.org/abs/2001.08361"
+        await type_search(pilot, "")
+        await pilot.press("enter", "space", "space", "y", "m")  # two marked: both, in order
+        await settle(pilot)
+        marked = list(app.main.papers.marked)
+        assert app.clipboard.count("\n- ") + app.clipboard.startswith("- ") == 2
+        assert all(f"`{k}`" in app.clipboard for k in marked)
+        assert "Copied the Markdown reference of 2 papers" in toasts(app)
+
+
+async def test_x_exports_results_or_marked_papers(app, seeded, settle, type_search, tmp_path):
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await type_search(pilot, "venue:ICLR")
+        await pilot.press("enter", "x")
+        await settle(pilot)
+        assert type(app.screen).__name__ == "ExportScreen"
+        target = tmp_path / "iclr.md"
+        await pilot.press("ctrl+u", *str(target), "enter")  # .md: markdown, by its suffix
+        await settle(pilot)
+        assert target.read_text().startswith("# Reading list\n\n38 papers")
+        assert f"Exported 38 papers as markdown to {target}" in toasts(app)
+
+        await pilot.press("space", "space")  # two marked
+        marked = list(app.main.papers.marked)
+        await type_search(pilot, "")  # marks outlive the search
+        await pilot.press("enter", "x")
+        await settle(pilot)
+        bib = tmp_path / "two.jsonl"
+        await pilot.press("ctrl+u", *str(bib), "enter")
+        await settle(pilot)
+        text = bib.read_text()
+        assert [json.loads(line)["key"] for line in text.splitlines()] == marked
+
+        await pilot.press("x")  # the same file again: asks first
+        await settle(pilot)
+        await pilot.press("ctrl+u", *str(bib), "enter")
+        await settle(pilot)
+        assert type(app.screen).__name__ == "ConfirmScreen"
+        await pilot.press("n")
+        await settle(pilot)
+        assert bib.read_text() == text
+
+
+async def test_reading_pane_keys(app, settle):
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(pilot)
+        papers, pane = app.main.papers, app.query_one("#detail")
+        first = papers.current.key
+        await pilot.press("enter")
+        assert app.focused is pane
+        await pilot.press("j", "j")
+        assert pane.scroll_y == 2
+        await pilot.press("k")
+        assert pane.scroll_y == 1
+        await pilot.press("space")
+        assert pane.scroll_y > 2
+        await pilot.press("right_square_bracket")  # ]: the next paper, still reading
+        await settle(pilot)
+        assert papers.cursor == 1 and app.focused is pane and pane.scroll_y == 0
+        assert app.main.detail.summary.key == papers.current.key != first
+        await pilot.press("left_square_bracket")
+        await settle(pilot)
+        assert papers.current.key == first and app.focused is pane
+        await pilot.press("z")  # zoom: the pane alone
+        await pilot.pause()
+        assert not papers.display and not app.query_one("#sidebar").display
+        assert pane.size.width > 110
+        await pilot.press("escape")
+        await pilot.pause()
+        assert papers.display and app.focused is papers
+
+
+async def test_sidebar_key_and_folding(app, settle):
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        sidebar = app.query_one("#sidebar")
+        await pilot.press("b")
+        await pilot.pause()
+        assert not sidebar.display
+        await pilot.press("f")  # shows it again, and goes there
+        await pilot.pause()
+        assert sidebar.display and app.focused is sidebar
+        sidebar.move_cursor(sidebar.root.children[0])  # the first section
+        section = sidebar.cursor_node
+        assert section.is_expanded
+        await pilot.press("left")
+        assert not section.is_expanded
+        await pilot.press("right")
+        assert section.is_expanded
+        await pilot.press("right")  # into it
+        assert sidebar.cursor_node.parent is section
+        await pilot.press("left")  # a leaf: back to its section
+        assert sidebar.cursor_node is section
+        await pilot.press("escape")
+        assert app.focused is app.main.papers
+
+
+async def test_position_and_gg(app, seeded, settle):
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        hint = app.query_one("#search-hint")
+        assert str(hint.content).startswith("row 1 / 90")
+        await pilot.press("end")
+        await settle(pilot)
+        assert str(hint.content).startswith("row 90 / 90")
+        await pilot.press("g", "g")  # no saved searches: gg within half a second
+        await settle(pilot)
+        assert app.main.papers.cursor == 0 and str(hint.content).startswith("row 1 / 90")
+        await pilot.press("g")  # a lone g says what g is for
+        await pilot.pause(0.7)
+        assert "No saved searches yet" in toasts(app)
+        seeded.save_search("one", "diffusion")
+        await pilot.press("R", "end")
+        await settle(pilot)
+        await pilot.press("g")  # the picker ...
+        await settle(pilot)
+        assert type(app.screen).__name__ == "SavedSearchScreen"
+        await pilot.press("g")  # ... and g again: the top
+        await settle(pilot)
+        assert type(app.screen).__name__ == "CatalogScreen"
+        assert app.main.papers.cursor == 0 and app.main.search_bar.value == ""

@@ -1,0 +1,97 @@
+"""The session is remembered: query, paper, sidebar, theme and search history come back."""
+
+from __future__ import annotations
+
+import json
+import time
+
+from catalog.tui.app import CatalogApp
+from catalog.tui.state import HISTORY, State, StateStore
+
+SIZE = (120, 36)
+
+
+async def test_the_session_comes_back(seeded, settle, tmp_path, type_search):
+    store = StateStore(tmp_path / "state" / "tui-state.json")
+    app = CatalogApp(seeded, cursor_blink=False, state=store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await type_search(pilot, "diffusion")
+        await pilot.press("enter", "j", "j", "b")  # third paper; sidebar hidden
+        await settle(pilot)
+        key = app.main.papers.current.key
+        app.theme = "catppuccin-latte"
+        await pilot.pause()
+    saved = json.loads(store.path.read_text())
+    assert saved["query"] == "diffusion" and saved["key"] == key
+    assert saved["sidebar"] is False and saved["theme"] == "catppuccin-latte"
+    assert saved["history"] == ["diffusion"]
+    assert not list(store.path.parent.glob("*.tmp"))  # written atomically
+
+    again = CatalogApp(seeded, cursor_blink=False, state=store)
+    async with again.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        main = again.main
+        assert main.search_bar.value == "diffusion"
+        assert main.papers.total == seeded.count("diffusion")
+        assert main.papers.current.key == key and main.papers.cursor == 2
+        assert not again.query_one("#sidebar").display
+        assert again.theme == "catppuccin-latte"
+
+
+async def test_a_corrupt_or_unreadable_session_is_ignored(seeded, settle, tmp_path):
+    path = tmp_path / "tui-state.json"
+    for content in ("{not json", json.dumps({"version": 1, "query": 5, "history": "x",
+                                             "theme": "no-such-theme", "key": ["k"]}),
+                    json.dumps([1, 2]), "\x00\xff"):
+        path.write_text(content, encoding="latin-1")
+        app = CatalogApp(seeded, cursor_blink=False, state=StateStore(path))
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            assert app.main.papers.total == 90 and app.main.search_bar.value == ""
+    unwritable = StateStore(tmp_path / "file" / "tui-state.json")
+    (tmp_path / "file").write_text("a file, not a directory")
+    assert unwritable.load() == State()
+    assert unwritable.save(State(query="x")) is False
+
+
+def test_the_state_directory_comes_from_the_environment(tmp_path, monkeypatch):
+    monkeypatch.setenv("CATALOG_STATE_DIR", str(tmp_path / "st"))
+    store = StateStore.default()
+    assert store.path.parent == tmp_path / "st"
+    session = State()
+    for i in range(HISTORY + 5):
+        session.remember(f"q{i}")
+    session.remember("q10  ")  # again: moved to the end, not repeated
+    assert len(session.history) == HISTORY and session.history[-1] == "q10"
+    assert session.history.count("q10") == 1
+    assert store.save(session)
+    start = time.perf_counter()
+    assert store.load() == session
+    assert time.perf_counter() - start < 0.05
+
+
+async def test_search_history_walks_earlier_queries(seeded, settle, tmp_path, type_search):
+    store = StateStore(tmp_path / "s.json")
+    store.save(State(history=["graph", "venue:ICML"]))
+    app = CatalogApp(seeded, cursor_blink=False, state=store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await type_search(pilot, "diffusion")
+        await pilot.press("enter")  # remembered
+        await settle(pilot)
+        bar = app.main.search_bar
+        await pilot.press("slash", "ctrl+u", *"att", "up")
+        await settle(pilot)
+        assert bar.value == "diffusion" and app.main.papers.total == seeded.count("diffusion")
+        await pilot.press("up", "up")
+        await settle(pilot)
+        assert bar.value == "graph"
+        await pilot.press("up")  # the oldest: stays
+        assert bar.value == "graph"
+        await pilot.press("down", "down", "down")  # back to what was typed
+        await settle(pilot)
+        assert bar.value == "att" and app.focused is bar.input
+        await pilot.press("down")  # past the newest: the list
+        assert app.focused is app.main.papers
+    assert store.load().history == ["graph", "venue:ICML", "diffusion", "att"]
