@@ -42,7 +42,7 @@ class Baseline:
 def documents(db: Path) -> dict[str, str]:
     """Every paper's searchable abstract text, by key, read through the public Catalog API."""
     from catalog.library import Catalog
-    from catalog.text import search_extra
+    from catalog.text.tex import search_extra
 
     catalog = Catalog.open(db)
     try:

@@ -48,17 +48,17 @@ def _probe(action: str, db: str, cache: str, arg: str) -> dict:
     if action == "similar-cli":  # what `catalog similar KEY` will do besides the engine
         import click  # noqa: F401
 
-        from catalog import db as catalog_db
         from catalog.library import Catalog
 
         catalog = Catalog.open(Path(db))
-        with catalog_db.read(catalog.database) as conn:
-            paper_id = catalog.resolve(conn, arg)
+        with catalog.store.read() as tx:
+            paper_id = tx.paper_id(arg)
         arg = str(paper_id)
     from catalog.discover import Discovery
-    from catalog.discover._adapter_current import CurrentSchemaStore
+    from catalog.discover.source import StoreSource
+    from catalog.store import open_store
 
-    engine = Discovery(CurrentSchemaStore(Path(db), Path(cache)))
+    engine = Discovery(StoreSource(open_store(Path(db)), Path(cache)))
     result: dict = {}
     if action in ("similar", "similar-cli"):
         result["n"] = len(engine.similar(int(arg), 10))
@@ -200,7 +200,7 @@ def run(size: int, work_root: Path, repeats: int) -> str:
                       f"{nmf['n']} topics, clustering {nmf['seconds']:.1f} s; largest {nmf['sizes']}"))
     if size <= 20_000:
         km = probe("topics-kmeans", db, cache, list_size)
-        lines.append(_row(f"the same with MiniBatchKMeans", km,
+        lines.append(_row("the same with MiniBatchKMeans", km,
                           f"{km['n']} topics, clustering {km['seconds']:.1f} s; largest {km['sizes']}"))
     whole = probe("topics", db, cache, "all")
     lines.append(_row(f"`topics` of the whole catalog ({size:,})", whole,

@@ -67,38 +67,26 @@ def schema_floor(files: list[Path], db: Path) -> float:
 
 
 def _store_prepared(files: list[Path], db: Path) -> float:
-    from catalog import db as catalog_db, prepare, sqlite
+    from catalog import prepare
+    from catalog.store import open_store
 
     prepared = []  # per file: (venue, year, rows)
     for path in files:
         items = prepare.read(prepare.Job(path))
         opened = next(items)
         prepared.append((opened.venue, opened.year, [f for batch in items for f in batch.fields]))
-    catalog_db.open_database(db).close()
-    conn = sqlite.connect(db)
+    store = open_store(db)
     gc.freeze()  # the prepared rows live on; collections should not walk them while timed
     os.sync()
     start = time.perf_counter()
-    first = 1
-    for venue, year, rows in prepared:
-        sqlite.begin_write(conn)
-        with sqlite.bulk_load(conn):
-            source = conn.execute(
-                "INSERT INTO source(path, sha256, venue, year, format, imported_at)"
-                " VALUES (?, ?, ?, ?, 'paperlist', '2026-01-01') RETURNING id",
-                (f"file{first}", str(first), venue, year)).scalar()
-            conn.execute(
-                "INSERT INTO paper(key, fingerprint, abstract, abstract_text, search_extra, headline,"
-                " title, authors, venue, year, doi, arxiv_id, url, status, tags_text, notes_text,"
-                " added_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'unread',"
-                " '', '', '2026-01-01', '2026-01-01')",
-                [(fields[0][:12], *fields) for fields in rows])
-            conn.execute("INSERT INTO provenance(paper_id, source_id, position) VALUES (?, ?, ?)",
-                         [(first + n, source, n + 1) for n in range(len(rows))])
-            sqlite.index_papers_from(conn, first)
-        conn.commit()
-        first += len(rows)
-    conn.close()
+    for n, (venue, year, rows) in enumerate(prepared):
+        with store.write() as tx, tx.bulk_load():
+            source = tx.add_source(path=f"file{n}", sha256=str(n), venue=venue, year=year,
+                                   format="paperlist", imported_at="2026-01-01", warnings="")
+            ids = tx.insert_papers(rows, [row.fingerprint[:12] for row in rows], "2026-01-01")
+            tx.add_provenance([(paper_id, source, position) for position, paper_id in enumerate(ids, 1)])
+            tx.index_papers_from(ids[0])
+    store.close()
     return time.perf_counter() - start
 
 

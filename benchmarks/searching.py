@@ -6,7 +6,7 @@ import sqlite3
 from pathlib import Path
 
 from benchmarks.measure import timed
-from catalog.sqlite import FTS_COLUMNS
+from catalog.store.sqlite.fts import FTS_COLUMNS
 
 # (label, catalog query, raw FTS5 MATCH or None for filter-only, raw WHERE on paper p)
 MIX = [

@@ -10,7 +10,7 @@ plural short forms are singular (SAEs -> SAE), common words and non-acronyms ("(
 "(2024)", "(e.g. ...)", "(see Fig. 3)") are never short forms, and `learn` aggregates over
 many papers: a pair seen in several papers wins over a one-off definition.
 
-Pure text in, pairs out: no database. Pass rendered text (catalog.text.render), not TeX.
+Pure text in, pairs out: no database. Pass rendered text (catalog.text.tex.render), not TeX.
 """
 
 from __future__ import annotations

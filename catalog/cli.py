@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sqlite3
 import sys
 from pathlib import Path
 
@@ -15,7 +14,7 @@ class CatalogGroup(click.Group):
     """Turns the errors users can cause into one line on stderr and a non-zero exit."""
 
     def invoke(self, ctx: click.Context):
-        from catalog.db import CatalogError
+        from catalog.errors import CatalogError, StoreError
         from catalog.query import QueryError
 
         try:
@@ -28,14 +27,14 @@ class CatalogGroup(click.Group):
             # Arguments that are not valid UTF-8 reach Python as lone surrogates.
             bad = exc.object[max(0, exc.start - 20):exc.end + 20]
             _fail(f"text is not valid UTF-8 (check the terminal's encoding): {bad!r}")
-        except sqlite3.Error as exc:  # the database itself failing: still one line, no traceback
+        except StoreError as exc:  # the database itself failing: still one line, no traceback
             _fail(f"database error: {exc}")
 
 
 def _fail(message: str, code: int = 1):
-    from catalog.text import strip_control
+    from catalog.text.terminal import safe
 
-    click.echo(f"catalog: {strip_control(message)}", err=True)
+    click.echo(f"catalog: {safe(message)}", err=True)
     sys.exit(code)
 
 
@@ -43,12 +42,12 @@ def _open(ctx: click.Context):
     """The catalog named by --db / $CATALOG_DB / the default (seeded on first use)."""
     from catalog.library import Catalog
     from catalog.paths import resolve_db_path
-    from catalog.text import strip_control
+    from catalog.text.terminal import safe
 
     if "catalog" not in ctx.meta:
         path, is_default = resolve_db_path(ctx.find_root().params.get("db"))
         ctx.meta["catalog"] = Catalog.open(
-            path, seed=is_default, notify=lambda m: click.echo(strip_control(m), err=True)
+            path, seed=is_default, notify=lambda m: click.echo(safe(m), err=True)
         )
         ctx.call_on_close(ctx.meta["catalog"].close)
     return ctx.meta["catalog"]
@@ -86,7 +85,7 @@ def import_cmd(ctx, paths, venue, year, mapping, verbose):
     and skipped. `catalog split KEY` undoes a wrong merge.
     """
     from catalog.progress import import_progress
-    from catalog.text import strip_control
+    from catalog.text.terminal import safe
 
     catalog = _open(ctx)
     with import_progress(paths) as advance:
@@ -95,12 +94,12 @@ def import_cmd(ctx, paths, venue, year, mapping, verbose):
         _fail("nothing to import: no paper lists (.txt, .md), .bib, .json, .jsonl or .csv files in "
               + ", ".join(str(p) for p in paths))
     for warning in report.warnings:
-        click.echo(f"catalog: skipped {strip_control(str(warning))}", err=True)
+        click.echo(f"catalog: skipped {safe(str(warning))}", err=True)
     for f in report.errors:
-        click.echo(f"catalog: {strip_control(f.error)}", err=True)
+        click.echo(f"catalog: {safe(f.error)}", err=True)
     if verbose:
         for merge in report.merges:
-            click.echo(strip_control(merge), err=True)
+            click.echo(safe(merge), err=True)
     click.echo(report.summary(verbose=verbose), err=True)
     if report.errors or report.warnings:  # something in the files did not go in
         sys.exit(1)
@@ -231,7 +230,7 @@ def note(ctx, key, text, edit_number, delete_number):
 
 
 def _edit(initial: str) -> str:
-    from catalog.db import CatalogError
+    from catalog.errors import CatalogError
 
     edited = click.edit(initial + "\n", extension=".md")
     if edited is None or not edited.strip():
@@ -323,7 +322,7 @@ def sql(ctx, statement, timeout, as_json):
     import threading
 
     from catalog import output
-    from catalog.library import Interrupted
+    from catalog.errors import Interrupted
 
     if not statement.strip().strip(";").strip():
         _fail('nothing to run: give one SQL statement, like "SELECT count(*) FROM papers"')
@@ -369,13 +368,13 @@ def open_cmd(ctx, key, print_only):
     """Open a paper's page (its URL, DOI or arXiv page) in your browser; $BROWSER is honoured."""
     import webbrowser
 
-    from catalog.text import strip_control
+    from catalog.text.terminal import safe
 
     detail = _open(ctx).get(key)
     link = detail.link
     if link is None:
         _fail(f"{detail.summary.key} has no URL, DOI or arXiv id to open")
-    link = strip_control(link)
+    link = safe(link)
     if print_only:
         click.echo(link)
         return
@@ -392,14 +391,14 @@ def doctor(ctx, fix):
 
     Exits non-zero while something is wrong.
     """
-    from catalog import doctor as checkup
     from catalog import output
+    from catalog.library import Catalog
     from catalog.paths import resolve_db_path
-    from catalog.text import strip_control
+    from catalog.text.terminal import safe
 
     # Not _open: doctor is what people run on a file the other commands refuse.
     path, _ = resolve_db_path(ctx.find_root().params.get("db"))
-    report = checkup.check_file(path, fix=fix, notify=lambda m: click.echo(strip_control(m), err=True))
+    report = Catalog.check(path, fix=fix, notify=lambda m: click.echo(safe(m), err=True))
     output.print_doctor(report)
     if not report.healthy:
         sys.exit(1)
@@ -425,7 +424,7 @@ def export_cmd(ctx, query, fmt, output):
     catalog export --format vault ~/notes/papers    (re-export keeps what you wrote below the marker line)
     """
     from catalog.export import format_for
-    from catalog.text import strip_control
+    from catalog.text.terminal import safe
 
     if fmt == "vault" and output is None and query:
         *query, output = query  # catalog export [QUERY] --format vault DIR
@@ -438,7 +437,7 @@ def export_cmd(ctx, query, fmt, output):
         raise click.UsageError(f"{output} is a folder; give a file name (or --format vault)")
     report = _open(ctx).export(" ".join(query), fmt, output)
     for skipped in report.skipped:
-        click.echo(f"catalog: skipped {strip_control(skipped)}", err=True)
+        click.echo(f"catalog: skipped {safe(skipped)}", err=True)
     if output:
         click.echo(f"Exported {report.papers} {'paper' if report.papers == 1 else 'papers'} "
                    f"to {output} ({fmt})"
@@ -471,13 +470,13 @@ def annotations_export(ctx, file):
 @click.pass_context
 def annotations_import(ctx, file, theirs):
     """Merge annotations from FILE: tags and notes are added (never twice), conflicts reported."""
-    from catalog.text import strip_control
+    from catalog.text.terminal import safe
 
     report = _open(ctx).import_annotations(file, theirs=theirs)
     for conflict in report.conflicts:
-        click.echo(f"catalog: conflict: {strip_control(conflict)}", err=True)
+        click.echo(f"catalog: conflict: {safe(conflict)}", err=True)
     for missing in report.not_found:
-        click.echo(f"catalog: not in this catalog: {strip_control(missing)}", err=True)
+        click.echo(f"catalog: not in this catalog: {safe(missing)}", err=True)
     click.echo(report.summary(), err=True)
 
 
@@ -492,7 +491,7 @@ def saved():
 def saved_list(ctx, as_json):
     """List saved searches by name, with their queries."""
     from catalog import output
-    from catalog.text import strip_control
+    from catalog.text.terminal import safe
 
     searches = _open(ctx).saved_searches()
     if as_json:
@@ -502,7 +501,7 @@ def saved_list(ctx, as_json):
     else:
         width = max(len(s.name) for s in searches)
         for s in searches:
-            click.echo(f"{strip_control(s.name):<{width}}  {strip_control(s.query)}")
+            click.echo(f"{safe(s.name):<{width}}  {safe(s.query)}")
 
 
 @saved.command("add")
@@ -511,11 +510,11 @@ def saved_list(ctx, as_json):
 @click.pass_context
 def saved_add(ctx, name, query):
     """Save QUERY under NAME (replacing a search of that name)."""
-    from catalog.text import strip_control
+    from catalog.text.terminal import safe
 
     saved = _open(ctx).save_search(name, " ".join(query)).changes[0]
-    was = f" (was: {strip_control(saved.before)})" if saved.before is not None else ""
-    click.echo(f"Saved {strip_control(saved.name)!r}: {strip_control(saved.after)}{was}", err=True)
+    was = f" (was: {safe(saved.before)})" if saved.before is not None else ""
+    click.echo(f"Saved {safe(saved.name)!r}: {safe(saved.after)}{was}", err=True)
 
 
 @saved.command("run", epilog=EPILOG)
@@ -546,10 +545,10 @@ def saved_run(ctx, name, limit, as_json):
 @click.pass_context
 def saved_delete(ctx, name):
     """Delete the saved search NAME."""
-    from catalog.text import strip_control
+    from catalog.text.terminal import safe
 
     _open(ctx).delete_saved_search(" ".join(name.split()))
-    click.echo(f"Deleted saved search {strip_control(name)!r}", err=True)
+    click.echo(f"Deleted saved search {safe(name)!r}", err=True)
 
 
 @main.command()
@@ -579,25 +578,21 @@ def db_path():
 @click.pass_context
 def db_upgrade(ctx):
     """Migrate the database to this version's schema (done automatically on open)."""
-    from catalog import migrate
-
     catalog = _open(ctx)
-    click.echo(f"{catalog.path} is at schema {migrate.current(catalog.path)} (head)")
+    click.echo(f"{catalog.path} is at schema {catalog.schema_revision()} (head)")
 
 
 @db.command("current")
 @click.pass_context
 def db_current(ctx):
     """Print the database's schema revision."""
-    from catalog import migrate
-
-    click.echo(migrate.current(_open(ctx).path))
+    click.echo(_open(ctx).schema_revision())
 
 
 @db.command("history")
 def db_history():
     """List the schema migrations, oldest first."""
-    from catalog import migrate
+    from catalog.library import Catalog
 
-    for revision, parent, message in migrate.history():
+    for revision, parent, message in Catalog.schema_history():
         click.echo(f"{parent or '<base>'} -> {revision}  {message.strip()}")

@@ -18,28 +18,27 @@ evidence (the `paper_merge` table), so the import can report it and `catalog spl
 
 The fingerprint (the paper's unique content hash, which its key comes from) is the hash of
 an identifying abstract, else of its title, identifier and abstract; two papers that the rules
-keep apart but that hash alike get distinct fingerprints when stored (importer.unique_fingerprints).
+keep apart but that hash alike get distinct fingerprints when stored (identity.unique_fingerprints).
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import lru_cache
 
-from catalog.sqlite import Connection
-
-from catalog import headlines, search, text
-from catalog.cjk import cjk_search_text
+from catalog import headlines
+from catalog.text import tex
+from catalog.text.cjk import has_cjk
+from catalog.text.normalize import normalize
+from catalog.text.cjk import cjk_search_text
 from catalog.ingest.fields import fold_tex, name_parts, split_people, title_key
 from catalog.ingest.records import PaperRecord
 
 # Fields a record may fill on a paper that has them empty.
 FILLABLE = ("title", "authors", "venue", "year", "doi", "arxiv_id", "url")
-_CHUNK = 500
 # An abstract shorter than this (in words; two CJK characters count as one) cannot tell one
 # paper from another: "Not Available", "Keywords", "Details of the publication".
 MIN_WORDS = 10
@@ -54,8 +53,8 @@ def identifies(abstract: str) -> bool:
     if abstract.count(" ") >= 2 * MIN_WORDS:  # nearly every real abstract: no split needed
         return True
     words = len(abstract.split())
-    if words < MIN_WORDS and text.has_cjk(abstract):
-        words += sum(1 for ch in abstract if text.has_cjk(ch)) // 2
+    if words < MIN_WORDS and has_cjk(abstract):
+        words += sum(1 for ch in abstract if has_cjk(ch)) // 2
     return words >= MIN_WORDS
 
 
@@ -75,7 +74,7 @@ def fingerprint(record: PaperRecord, identifying: bool | None = None) -> str:
 def fingerprint_of(basis: str) -> str:
     """Escape-insensitive (fields.fold_tex): `12\\%` and `12%` are one paper, and a BibTeX round
     trip keeps every fingerprint and so every key."""
-    return hashlib.sha256(text.normalize(fold_tex(basis)).encode()).hexdigest()[:32]
+    return hashlib.sha256(normalize(fold_tex(basis)).encode()).hexdigest()[:32]
 
 
 # --- evidence and contradictions --------------------------------------------------------------
@@ -106,7 +105,7 @@ def _families(authors: str | None) -> frozenset[str]:
         if name != "et al.":
             family = name_parts(name)[1].split()
             if family:
-                out.add(text.normalize(family[-1]))
+                out.add(normalize(family[-1]))
     return frozenset(out)
 
 
@@ -341,16 +340,15 @@ class Found:
     evidence: str
 
 
-_ROW_FACTS = "id, key, title, year, authors, url, doi, arxiv_id, abstract"
-
-
 def _row_facts(row) -> Facts:
-    _, _, title, year, authors, url, doi, arxiv, abstract = row
-    return facts(doi=doi, arxiv=arxiv, title=title, year=year, authors=authors, url=url,
+    """The Facts of a catalog paper (a row of the store's FACT_COLUMNS)."""
+    abstract = row["abstract"]
+    return facts(doi=row["doi"], arxiv=row["arxiv_id"], title=row["title"], year=row["year"],
+                 authors=row["authors"], url=row["url"],
                  abstracts=[fingerprint_of(abstract)] if identifies(abstract) else [])
 
 
-def match(conn: Connection, papers: list[Paper]) -> tuple[dict[int, Found], set[str]]:
+def match(tx, papers: list[Paper]) -> tuple[dict[int, Found], set[str]]:
     """Index in `papers` -> the catalog paper it is, for those already in the catalog; and the
     fingerprints of `papers` that catalog papers hold already."""
     candidates: dict[int, list[tuple[int, str]]] = {}
@@ -360,7 +358,7 @@ def match(conn: Connection, papers: list[Paper]) -> tuple[dict[int, Found], set[
         if not values:
             continue
         hits: dict[str, list[int]] = {}
-        for value, pid in _lookup(conn, column, list(values)):
+        for value, pid in tx.papers_with_values(column, values):
             hits.setdefault(value, []).append(pid)
         for i, p in enumerate(papers):
             value = p.record.doi if kind == DOI else p.record.arxiv_id
@@ -373,56 +371,46 @@ def match(conn: Connection, papers: list[Paper]) -> tuple[dict[int, Found], set[
             if fp != p.fp:
                 by_fp.setdefault(fp, []).append(i)
     taken: set[str] = set()
-    for fp, pid in _lookup(conn, "fingerprint", list(by_fp)):
+    for fp, pid in tx.papers_with_values("fingerprint", by_fp):
         taken.add(fp)
         for i in by_fp[fp]:
             if papers[i].identifying and fp in papers[i].fingerprints:
                 candidates.setdefault(i, []).append((pid, ABSTRACT))
-    rows = _rows(conn, {pid for found in candidates.values() for pid, _ in found})
+    rows = tx.paper_facts({pid for found in candidates.values() for pid, _ in found})
     out: dict[int, Found] = {}
+    # The batch's papers a catalog paper took so far: two papers the batch keeps apart (their
+    # DOIs or arXiv ids differ) must not become one through the catalog paper they both resemble.
+    claimed: dict[int, list[Facts]] = {}
     for i, p in enumerate(papers):
         found = candidates.get(i)
         mine = p.facts() if found or p.record.title else None
-        for pid, kind in found or ():
-            if contradiction(_row_facts(rows[pid]), mine, kind) is None:
-                out[i] = Found(pid, rows[pid][1], describe(kind, p.record))
-                break
-        else:
-            if p.record.title:
-                hit = _by_title(conn, p.record, mine)
-                if hit is not None:
-                    out[i] = Found(hit[0], hit[1], describe(TITLE, p.record))
+        hit = next(((pid, kind) for pid, kind in found or ()
+                    if contradiction(_row_facts(rows[pid]), mine, kind) is None
+                    and _free(claimed.get(pid, ()), mine)), None)
+        if hit is not None:
+            out[i] = Found(hit[0], rows[hit[0]]["key"], describe(hit[1], p.record))
+        elif p.record.title:
+            titled = _by_title(tx, p.record, mine, claimed)
+            if titled is not None:
+                out[i] = Found(titled[0], titled[1], describe(TITLE, p.record))
+        if i in out:
+            claimed.setdefault(out[i].paper_id, []).append(mine)
     return out, taken
 
 
-def _lookup(conn: Connection, column: str, values: list[str]) -> list[tuple[str, int]]:
-    out: list[tuple[str, int]] = []
-    for start in range(0, len(values), _CHUNK):
-        chunk = values[start:start + _CHUNK]
-        marks = ",".join("?" * len(chunk))
-        out.extend(conn.execute(
-            f"SELECT {column}, id FROM paper WHERE {column} IN ({marks})", tuple(chunk)).all())
-    return out
+def _free(taken: list[Facts], mine: Facts) -> bool:
+    """Whether a catalog paper that took these batch papers can take this one too."""
+    return all(contradiction(other, mine, DOI) is None for other in taken)
 
 
-def _rows(conn: Connection, ids: set[int]) -> dict[int, tuple]:
-    out: dict[int, tuple] = {}
-    wanted = list(ids)
-    for start in range(0, len(wanted), _CHUNK):
-        chunk = wanted[start:start + _CHUNK]
-        marks = ",".join("?" * len(chunk))
-        for row in conn.execute(f"SELECT {_ROW_FACTS} FROM paper WHERE id IN ({marks})", tuple(chunk)):
-            out[row[0]] = tuple(row)
-    return out
-
-
-def _by_title(conn: Connection, record: PaperRecord, mine: Facts) -> tuple[int, str] | None:
+def _by_title(tx, record: PaperRecord, mine: Facts, claimed: dict[int, list[Facts]]) -> tuple[int, str] | None:
     wanted = title_key(record.title)
     if not wanted:
         return None
-    for row in search.papers_titled(conn, record.title or ""):
-        if title_key(row[2]) == wanted and contradiction(_row_facts(row), mine, TITLE) is None:
-            return row[0], row[1]
+    for row in tx.papers_titled(record.title or ""):
+        if (title_key(row["title"]) == wanted and contradiction(_row_facts(row), mine, TITLE) is None
+                and _free(claimed.get(row["id"], ()), mine)):
+            return row["id"], row["key"]
     return None
 
 
@@ -432,7 +420,7 @@ _ROW = ("id", "title", "authors", "venue", "year", "doi", "arxiv_id", "url", "ab
         "headline", "user_title")
 
 
-def merge(conn: Connection, matched: list[tuple[int, PaperRecord]], now: datetime) -> tuple[int, list[tuple[str, ...]]]:
+def merge(tx, matched: list[tuple[int, PaperRecord]], now: datetime) -> tuple[int, list[tuple[str, ...]]]:
     """Fill empty fields of catalog papers from the records that matched them. Returns how many
     papers gained something, and for each record the fields it filled. UPDATEs, so the FTS
     trigger reindexes exactly those rows."""
@@ -440,41 +428,33 @@ def merge(conn: Connection, matched: list[tuple[int, PaperRecord]], now: datetim
     for n, (pid, _) in enumerate(matched):
         by_pid.setdefault(pid, []).append(n)
     filled: list[tuple[str, ...]] = [()] * len(matched)
-    ids = list(by_pid)
     changed = 0
-    for start in range(0, len(ids), _CHUNK):
-        chunk = ids[start:start + _CHUNK]
-        marks = ",".join("?" * len(chunk))
-        # A cheap first look: which papers lack something these records have.
-        rows = conn.execute(
-            f"SELECT id, title, authors, venue, year, doi, arxiv_id, url, abstract = '' FROM paper"
-            f" WHERE id IN ({marks})", tuple(chunk)).all()
-        for row in rows:
-            have = dict(zip(FILLABLE, row[1:8]))
-            lacks_abstract = bool(row[8])
-            union = PaperRecord("", 0, 0)
-            for n in by_pid[row[0]]:
-                record = matched[n][1]
-                names = [f for f in FILLABLE if have[f] in (None, "") and getattr(record, f) not in (None, "")]
-                for name in names:
-                    have[name] = getattr(record, name)
-                if lacks_abstract and record.abstract:
-                    names.append("abstract")
-                    lacks_abstract = False
-                filled[n] = tuple(names)
-                fill(union, record)
-            if any(filled[n] for n in by_pid[row[0]]):
-                done = _update(conn, row[0], union, now)
-                changed += bool(done)
-                for n in by_pid[row[0]]:
-                    filled[n] = tuple(f for f in filled[n] if f in done)
+    # A cheap first look: which papers lack something these records have.
+    for have in tx.missing_fields(by_pid, FILLABLE):
+        lacks_abstract = bool(have.pop("lacks_abstract"))
+        pid = have.pop("id")
+        union = PaperRecord("", 0, 0)
+        for n in by_pid[pid]:
+            record = matched[n][1]
+            names = [f for f in FILLABLE if have[f] in (None, "") and getattr(record, f) not in (None, "")]
+            for name in names:
+                have[name] = getattr(record, name)
+            if lacks_abstract and record.abstract:
+                names.append("abstract")
+                lacks_abstract = False
+            filled[n] = tuple(names)
+            fill(union, record)
+        if any(filled[n] for n in by_pid[pid]):
+            done = _update(tx, pid, union, now)
+            changed += bool(done)
+            for n in by_pid[pid]:
+                filled[n] = tuple(f for f in filled[n] if f in done)
     return changed, filled
 
 
-def _update(conn: Connection, pid: int, record: PaperRecord, now: datetime) -> set[str]:
+def _update(tx, pid: int, record: PaperRecord, now: datetime) -> set[str]:
     """Fill the paper's empty fields from `record`; the names of those filled."""
-    current = dict(zip(_ROW, conn.execute(
-        f"SELECT {', '.join(_ROW)} FROM paper WHERE id = ?", (pid,)).one()))
+    current = tx.paper_columns(pid, _ROW)
     changes: dict[str, object] = {}
     if record.title and title_key(record.title) in {title_key(current["headline"]), title_key(current["user_title"])}:
         record.title = None  # this catalog's own headline (or your title) coming back from an export
@@ -482,16 +462,16 @@ def _update(conn: Connection, pid: int, record: PaperRecord, now: datetime) -> s
         if current[name] in (None, "") and getattr(record, name) not in (None, ""):
             changes[name] = current[name] = getattr(record, name)
     if not current["abstract"] and record.abstract:
-        changes.update(_abstract_columns(conn, record.abstract, current))
+        changes.update(abstract_columns(tx, record.abstract, current))
     if not changes:
         return set()
-    _save(conn, pid, changes, current, now)
+    save(tx, pid, changes, current, now)
     return set(changes) & {*FILLABLE, "abstract"}
 
 
-def _abstract_columns(conn: Connection, abstract: str, current: dict) -> dict[str, object]:
+def abstract_columns(tx, abstract: str, current: dict) -> dict[str, object]:
     """The columns that follow a paper's abstract (updated in `current` too)."""
-    rendered = text.render(abstract) if abstract else ""
+    rendered = tex.render(abstract) if abstract else ""
     changes: dict[str, object] = {
         "abstract": abstract, "abstract_text": rendered,
         "headline": headlines.headline(abstract, rendered=rendered) if abstract else (current["title"] or "")}
@@ -500,156 +480,17 @@ def _abstract_columns(conn: Connection, abstract: str, current: dict) -> dict[st
     # paper list holding this abstract later finds this paper. The key stays.
     if identifies(abstract):
         fp = fingerprint_of(abstract)
-        if not conn.execute("SELECT 1 FROM paper WHERE fingerprint = ?", (fp,)).first():
+        if not tx.fingerprint_taken(fp):
             changes["fingerprint"] = fp
     return changes
 
 
-def _save(conn: Connection, pid: int, changes: dict[str, object], current: dict, now: datetime) -> None:
+def save(tx, pid: int, changes: dict[str, object], current: dict, now: datetime) -> None:
+    """Write `changes` to the paper, with the search text that follows its title, authors or
+    abstract."""
     if {"title", "authors", "abstract"} & changes.keys():
         changes["search_extra"] = " ".join(filter(None, (
-            text.search_extra(current["abstract"]),
+            tex.search_extra(current["abstract"]),
             cjk_search_text(current["title"], current["headline"], current["abstract_text"], current["authors"]))))
     changes["updated_at"] = now
-    sets = ", ".join(f"{name} = ?" for name in changes)
-    conn.execute(f"UPDATE paper SET {sets} WHERE id = ?", (*changes.values(), pid))
-
-
-# --- the record of merges: what `catalog split` undoes -------------------------------------------------
-
-_RECORD_FIELDS = ("title", "authors", "venue", "year", "doi", "arxiv_id", "url", "abstract")
-
-
-def record_json(record: PaperRecord, *, same_abstract: bool) -> str:
-    """A merged record's own fields, as stored in paper_merge.record. An abstract the paper
-    holds already (the evidence was the abstract) is not stored twice."""
-    data = {name: getattr(record, name) for name in _RECORD_FIELDS if getattr(record, name) not in (None, "")}
-    if same_abstract:
-        data.pop("abstract", None)
-        data["same_abstract"] = True
-    return json.dumps(data, ensure_ascii=False)
-
-
-def record_from_json(value: str, position: int, line: int = 0, abstract: str = "") -> PaperRecord:
-    data = json.loads(value)
-    if data.pop("same_abstract", False):
-        data["abstract"] = abstract
-    return PaperRecord(abstract=data.pop("abstract", ""), position=position, line=line,
-                       **{k: v for k, v in data.items() if k in _RECORD_FIELDS})
-
-
-def store_merges(conn: Connection, rows: list[tuple[int, int, int, str, tuple[str, ...], PaperRecord]],
-                 now: datetime) -> None:
-    """Keep each merge: (paper id, source id, position, evidence, fields filled, record)."""
-    if rows:
-        conn.execute(
-            "INSERT INTO paper_merge(paper_id, source_id, position, evidence, filled, record, merged_at)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?)",
-            [(pid, source, position, evidence, " ".join(filled),
-              record_json(record, same_abstract=bool(record.abstract) and evidence == describe(ABSTRACT, record)),
-              now)
-             for pid, source, position, evidence, filled, record in rows])
-
-
-# --- splitting a paper: undoing merges -----------------------------------------------------------------
-
-_PAPER = ("title", "authors", "venue", "year", "doi", "arxiv_id", "url", "abstract", "abstract_text",
-          "headline", "user_title", "fingerprint")
-
-
-def split(conn: Connection, pid: int, key: str, numbers: list[int], now: datetime) -> list[int]:
-    """Make records that joined paper `pid` papers of their own: those of the sources numbered
-    (1-based, as `catalog show` lists them), or all that joined it. The paper keeps its key,
-    your annotations and what its own record said; it loses what only they gave, and takes it
-    from the records that stay where they have it. Records that leave together and are one
-    paper by the rules above stay one paper. Returns the new papers' ids."""
-    from catalog.db import CatalogError
-
-    sources = conn.execute("SELECT source_id, position FROM provenance pr JOIN source s ON s.id = pr.source_id"
-                           " WHERE pr.paper_id = ? ORDER BY s.id, pr.position", (pid,)).all()
-    rows = conn.execute("SELECT id, source_id, position, evidence, filled, record FROM paper_merge"
-                        " WHERE paper_id = ? ORDER BY id", (pid,)).all()
-    if not rows:
-        if len(sources) > 1:
-            raise CatalogError(f"paper {key}'s records were merged before this version of catalog kept "
-                               f"merges, so they cannot be split (import the files into a new catalog)")
-        raise CatalogError(f"paper {key} came from one record; there is nothing to split")
-    by_place = {(r[1], r[2]): r for r in rows}
-    if numbers:
-        leaving = []
-        for n in numbers:
-            if not 1 <= n <= len(sources):
-                raise CatalogError(f"paper {key} has no source {n} (it has {len(sources)}; see catalog show {key})")
-            row = by_place.get(tuple(sources[n - 1]))
-            if row is None:
-                raise CatalogError(f"source {n} is the paper's own record (the one it was first imported from); "
-                                   f"split the others off it")
-            leaving.append(row)
-    else:
-        leaving = list(rows)
-    current = dict(zip(_PAPER, conn.execute(f"SELECT {', '.join(_PAPER)} FROM paper WHERE id = ?", (pid,)).one()))
-    records = {r[0]: record_from_json(r[5], r[2], abstract=current["abstract"]) for r in rows}
-    gone = {r[0] for r in leaving}
-    if any("abstract" in r[4].split() for r in leaving):
-        # Records that joined by this abstract keep it written out: the paper's changes now.
-        for r in rows:
-            if r[0] not in gone and '"same_abstract"' in r[5]:
-                conn.execute("UPDATE paper_merge SET record = ? WHERE id = ?",
-                             (record_json(records[r[0]], same_abstract=False), r[0]))
-    _revert(conn, pid, current, [(r[0], r[4]) for r in leaving],
-            [(r[0], set(r[4].split()), records[r[0]]) for r in rows if r[0] not in gone], now)
-    conn.execute(f"DELETE FROM paper_merge WHERE id IN ({','.join('?' * len(gone))})", tuple(gone))
-    return _papers_of(conn, pid, [(r[1], r[2], records[r[0]]) for r in leaving], now)
-
-
-def _revert(conn: Connection, pid: int, current: dict, leaving: list[tuple[int, str]],
-            staying: list[tuple[int, set[str], PaperRecord]], now: datetime) -> None:
-    """Take back from the paper what the leaving records gave it, and fill those fields again
-    from the records that stay (in the order they joined)."""
-    cleared = {name for _, filled in leaving for name in filled.split()}
-    if not cleared:
-        return
-    values = {name: ("" if name == "abstract" else None) for name in cleared}
-    for merge_id, filled, record in staying:
-        gave = [n for n in cleared if values[n] in (None, "") and getattr(record, n) not in (None, "")]
-        for name in gave:
-            values[name] = getattr(record, name)
-        if gave:
-            conn.execute("UPDATE paper_merge SET filled = ? WHERE id = ?", (" ".join(sorted(filled | set(gave))), merge_id))
-    changes: dict[str, object] = {n: v for n, v in values.items() if n != "abstract"}
-    current.update(changes)
-    if "abstract" in cleared or ("title" in cleared and not current["abstract"]):
-        changes.update(_abstract_columns(conn, values.get("abstract", current["abstract"]), current))
-        changes.pop("fingerprint", None)
-    own = PaperRecord(current["abstract"], 0, 0, title=current["title"], doi=current["doi"],
-                      arxiv_id=current["arxiv_id"])
-    fp = fingerprint(own)
-    if fp != current["fingerprint"]:
-        # A leaving record's abstract must no longer find this paper.
-        from catalog.importer import unique_fingerprints
-
-        taken = {fp} if conn.execute("SELECT 1 FROM paper WHERE fingerprint = ? AND id != ?", (fp, pid)).first() else set()
-        changes["fingerprint"] = unique_fingerprints(conn, [fp], taken, keep=current["fingerprint"])[0]
-    _save(conn, pid, changes, current, now)
-
-
-def _papers_of(conn: Connection, pid: int, leaving: list[tuple[int, int, PaperRecord]], now: datetime) -> list[int]:
-    """New papers from the leaving records (grouped by the import rules), with their provenance
-    and the merges among them."""
-    from catalog import prepare
-    from catalog.importer import insert_papers
-
-    places = [(source, position) for source, position, _ in leaving]
-    for n, (_, _, record) in enumerate(leaving):
-        record.position = n  # where each record came from, through group()
-    papers = group([record for _, _, record in leaving])
-    taken = {fp for fp, _ in _lookup(conn, "fingerprint", [p.fp for p in papers])}
-    ids = insert_papers(conn, papers, [prepare.paper_fields(p.record, p.fp) for p in papers], taken, now)
-    rows = []
-    for new, paper in zip(ids, papers):
-        for n in paper.positions:
-            conn.execute("UPDATE provenance SET paper_id = ? WHERE paper_id = ? AND source_id = ? AND position = ?",
-                         (new, pid, *places[n]))
-        rows.extend((new, *places[m.record.position], m.evidence, m.filled, m.record) for m in paper.merges)
-    store_merges(conn, rows, now)
-    return ids
+    tx.update_paper(pid, changes)

@@ -28,26 +28,21 @@ checks run again, so the report says what was done and what is still wrong.
 
 from __future__ import annotations
 
-import os
-import shutil
-import sqlite3
-import tempfile
-from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-
-from catalog import db, sqlite
-from catalog.db import CatalogError
-from catalog.sqlite import Connection
+from catalog import derived
+from catalog.errors import CatalogError, StoreError
+from catalog.store.sqlite import checkup, files, migrations
+from catalog.store.sqlite.store import SqliteStore
 
 
 @dataclass(frozen=True)
 class Finding:
     check: str
     problem: str
-    fixable: bool = True
+    fixable: bool = True  # whether `--fix` can repair it here
 
 
 @dataclass
@@ -68,214 +63,82 @@ class DoctorReport:
 @dataclass(frozen=True)
 class _Check:
     name: str
-    find: Callable[[Connection], list[str]]
-    fix: Callable[[Connection], str] | None
+    find: Callable[[object], list[str]]  # a transaction -> the problems, one line each
+    fix: Callable[[object], str]  # a transaction -> what it did
 
 
-# --- integrity --------------------------------------------------------------------------
-
-def _integrity(conn: Connection) -> list[str]:
-    problems = sqlite.integrity_problems(conn)
+def _integrity(tx) -> list[str]:
+    problems = tx.integrity_problems()
     if len(problems) > 5:
         problems = [*problems[:5], f"... and {len(problems) - 5} more"]
     return problems
 
 
-def _reindex(conn: Connection) -> str:
-    conn.execute("REINDEX")
+def _reindex(tx) -> str:
+    tx.reindex()
     return "rebuilt every index (REINDEX)"
 
 
-# --- schema objects ---------------------------------------------------------------------
-
-def _reference_schema(revision: str = "head") -> dict[str, tuple[str, str]]:
-    """name -> (type, sql) of a fresh database at `revision` (default: this program's schema)."""
-    from catalog import migrate
-
-    with tempfile.TemporaryDirectory() as tmp:
-        reference = db.Database(Path(tmp) / "reference.db")
-        migrate.upgrade(reference.path, revision)
-        with reference.connect() as conn:
-            rows = conn.execute(
-                "SELECT type, name, sql FROM sqlite_master WHERE sql IS NOT NULL"
-            ).all()
-        reference.close()
-    # Shadow tables of the FTS index come with the index; the FTS check covers them. The
-    # schema version has a check of its own (check_file).
-    return {name: (kind, sql) for kind, name, sql in rows
-            if not (kind == "table" and name.startswith(sqlite.FTS_TABLE + "_"))
-            and name != "alembic_version"}
+def _schema(tx) -> list[str]:
+    return [f"{kind} {name} is missing" for kind, name, _ in tx.missing_objects()]
 
 
-_ORDER = {"table": 0, "index": 1, "view": 2, "trigger": 3}
-
-
-def _missing_objects(conn: Connection) -> list[tuple[str, str, str]]:
-    present = set(conn.execute("SELECT name FROM sqlite_master").scalars())
-    missing = [(kind, name, sql) for name, (kind, sql) in _reference_schema().items()
-               if name not in present]
-    return sorted(missing, key=lambda m: (_ORDER.get(m[0], 9), m[1]))
-
-
-def _schema(conn: Connection) -> list[str]:
-    return [f"{kind} {name} is missing" for kind, name, _ in _missing_objects(conn)]
-
-
-def _create_missing(conn: Connection) -> str:
-    missing = _missing_objects(conn)
-    for _, _, sql in missing:
-        conn.execute(sql)
+def _create_missing(tx) -> str:
+    missing = tx.missing_objects()
+    tx.create_objects(missing)
     return "created " + ", ".join(f"{kind} {name}" for kind, name, _ in missing)
 
 
-# --- rows pointing nowhere --------------------------------------------------------------
-
-def _dangling(conn: Connection) -> list[tuple[str, int | None, str]]:
-    return [(table, rowid, parent)
-            for table, rowid, parent, _fkid in sqlite.foreign_key_problems(conn)]
-
-
-def _orphans(conn: Connection) -> list[str]:
-    counts = Counter((table, parent) for table, _, parent in _dangling(conn))
+def _orphans(tx) -> list[str]:
+    counts: dict[tuple[str, str], int] = {}
+    for table, _, parent in tx.dangling_rows():
+        counts[(table, parent)] = counts.get((table, parent), 0) + 1
     return [f"{n} {table} row(s) point to a {parent} that does not exist"
             for (table, parent), n in sorted(counts.items())]
 
 
-def _delete_orphans(conn: Connection) -> str:
-    rows = {(table, rowid) for table, rowid, _ in _dangling(conn) if rowid is not None}
-    for table, rowid in sorted(rows):
-        conn.execute(f'DELETE FROM "{table}" WHERE rowid = ?', (rowid,))
-    counts = Counter(table for table, _ in rows)
+def _delete_orphans(tx) -> str:
+    counts = tx.delete_dangling()
     return "deleted rows that pointed nowhere: " + ", ".join(
         f"{n} from {table}" for table, n in sorted(counts.items()))
 
 
-# --- sources without papers -------------------------------------------------------------
-
-_EMPTY_SOURCES = "FROM source WHERE id NOT IN (SELECT source_id FROM provenance)"
-
-
-def _empty_sources(conn: Connection) -> list[str]:
-    n = conn.execute(f"SELECT count(*) {_EMPTY_SOURCES}").scalar()
-    if n:
-        return [f"{n} imported file(s) hold no papers; importing them again would be skipped"]
-    return []
+def _empty_sources(tx) -> list[str]:
+    n = tx.empty_sources()
+    return [f"{n} imported file(s) hold no papers; importing them again would be skipped"] if n else []
 
 
-def _delete_empty_sources(conn: Connection) -> str:
-    n = conn.execute(f"DELETE {_EMPTY_SOURCES}").rowcount
+def _delete_empty_sources(tx) -> str:
+    n = tx.delete_empty_sources()
     return f"forgot {n} imported file(s) without papers (import them again to get their papers)"
 
 
-# --- tags_text / notes_text -------------------------------------------------------------
-
-_COPIES = {"tags_text": sqlite.TAGS_TEXT_OF, "notes_text": sqlite.NOTES_TEXT_OF}
-
-
-def _stale_copies(conn: Connection) -> list[str]:
-    out = []
-    for column, expected in _COPIES.items():
-        n = conn.execute(
-            f"SELECT count(*) FROM paper WHERE {column} IS NOT {expected.format(pid='paper.id')}"
-        ).scalar()
-        if n:
-            source = "tags" if column == "tags_text" else "notes"
-            out.append(f"{n} paper(s) have a {column} that does not match their {source}")
-    return out
+def _stale_copies(tx) -> list[str]:
+    return [f"{n} paper(s) have a {column} that does not match their "
+            f"{'tags' if column == 'tags_text' else 'notes'}"
+            for column, n in tx.stale_copies().items() if n]
 
 
-def _recompute_copies(conn: Connection) -> str:
-    done = []
-    for column, expected in _COPIES.items():
-        value = expected.format(pid="paper.id")
-        n = conn.execute(
-            f"UPDATE paper SET {column} = {value} WHERE {column} IS NOT {value}"
-        ).rowcount
-        if n:
-            done.append(f"{column} of {n} paper(s)")
-    return "recomputed " + ", ".join(done)
+def _recompute_copies(tx) -> str:
+    return "recomputed " + ", ".join(f"{column} of {n} paper(s)"
+                                     for column, n in tx.recompute_copies().items() if n)
 
 
-# --- text derived from the abstract ----------------------------------------------------------
-#
-# abstract_text, headline, search_extra and fingerprint come from `abstract` (and, without one,
-# the title) in Python. A hand edit of `abstract` is noted by a trigger (paper_rederive, and the
-# next command derives the text again); other edits show as a fingerprint that is not the
-# abstract's. That witness is cheap, and it is confirmed by deriving the text: a paper may keep
-# an older fingerprint on purpose (another paper had its abstract first).
-
-_DERIVED_FROM = "SELECT id, abstract, title, authors, doi, arxiv_id, fingerprint, abstract_text, headline, search_extra FROM paper"
-
-
-def _fingerprint(abstract: str, title: str | None, doi: str | None, arxiv_id: str | None) -> str:
-    """The fingerprint a paper with these values would get (dedupe.fingerprint)."""
-    from catalog.dedupe import fingerprint
-    from catalog.ingest.records import PaperRecord
-
-    return fingerprint(PaperRecord(abstract, 0, 0, title=title, doi=doi, arxiv_id=arxiv_id))
-
-
-def _stale_derived(conn: Connection) -> list[int]:
-    from catalog.dedupe import fingerprint_of, identifies
-
-    stale = set(sqlite.papers_to_rederive(conn))
-    for pid, abstract, title, authors, doi, arxiv_id, fp, *derived in conn.execute(_DERIVED_FROM).all():
-        if pid in stale or fp == _fingerprint(abstract, title, doi, arxiv_id):
-            continue
-        # An identifying abstract's fingerprint that no other paper has belongs to this one.
-        # (Otherwise the fingerprint may differ on purpose: made unique beside another paper,
-        # or from a title and identifiers that merges completed later.)
-        if identifies(abstract) and not conn.execute(
-                "SELECT 1 FROM paper WHERE fingerprint = ?", (fingerprint_of(abstract),)).first():
-            stale.add(pid)
-            continue
-        from catalog.prepare import derived_text
-
-        if list(derived_text(abstract, title, authors)) != derived:
-            stale.add(pid)
-    return sorted(stale)
-
-
-def _derived(conn: Connection) -> list[str]:
-    n = len(_stale_derived(conn))
+def _derived(tx) -> list[str]:
+    n = len(derived.stale(tx))
     if n:
         return [f"{n} paper(s) have an abstract_text, headline, search_extra or fingerprint that "
                 "no longer matches their abstract (edited by hand?)"]
     return []
 
 
-def refresh_derived(conn: Connection, ids: list[int]) -> int:
-    """Derive the text of these papers again from their abstracts; keys stay (a key is the
-    paper's identity), and so does a fingerprint another paper has. Returns how many changed."""
-    from catalog.prepare import derived_text
-
-    changed = 0
-    for start in range(0, len(ids), 500):
-        chunk = tuple(ids[start:start + 500])
-        marks = ",".join("?" * len(chunk))
-        for pid, abstract, title, authors, doi, arxiv_id, fp, *derived in conn.execute(
-                f"{_DERIVED_FROM} WHERE id IN ({marks})", chunk).all():
-            fresh = list(derived_text(abstract, title, authors))
-            wanted = _fingerprint(abstract, title, doi, arxiv_id)
-            if wanted != fp and conn.execute("SELECT 1 FROM paper WHERE fingerprint = ?", (wanted,)).first():
-                wanted = fp  # the same text as another paper: a duplicate, left to the user
-            if fresh != derived or wanted != fp:
-                conn.execute("UPDATE paper SET abstract_text = ?, headline = ?, search_extra = ?,"
-                             " fingerprint = ? WHERE id = ?", (*fresh, wanted, pid))
-                changed += 1
-    sqlite.rederived(conn, ids)
-    return changed
-
-
-def _rederive(conn: Connection) -> str:
-    n = refresh_derived(conn, _stale_derived(conn))
+def _rederive(tx) -> str:
+    n = derived.refresh(tx, derived.stale(tx))
     return f"derived abstract_text, headline, search_extra and fingerprint of {n} paper(s) again (keys kept)"
 
 
-# --- the FTS index ----------------------------------------------------------------------
-
-def _search_index(conn: Connection) -> list[str]:
-    problem = sqlite.fts_problem(conn)
+def _search_index(tx) -> list[str]:
+    problem = tx.search_index_problem()
     if problem is None:
         return []
     # FTS5 says "database disk image is malformed" for an index that is merely out of date.
@@ -283,8 +146,8 @@ def _search_index(conn: Connection) -> list[str]:
     return [f"the search index does not match the papers{detail}"]
 
 
-def _rebuild(conn: Connection) -> str:
-    sqlite.rebuild_fts(conn)
+def _rebuild(tx) -> str:
+    tx.rebuild_search_index()
     return "rebuilt the search index"
 
 
@@ -298,6 +161,7 @@ CHECKS = (
     _Check("search index", _search_index, _rebuild),
 )
 
+
 def recover_hint(path: Path) -> str:
     """How to salvage what SQLite can still read from a damaged file, as commands to type."""
     salvaged = path.with_name(f"{path.stem}-recovered{path.suffix or '.db'}")
@@ -306,43 +170,38 @@ def recover_hint(path: Path) -> str:
             "or restore a copy (the .bak files next to it)")
 
 
-def _run_check(conn: Connection, check: _Check) -> list[Finding]:
+def _run_check(tx, check: _Check) -> list[Finding]:
     try:
-        problems = check.find(conn)
-    except sqlite3.DatabaseError as exc:  # a damaged file can fail the check itself
+        problems = check.find(tx)
+    except StoreError as exc:  # a damaged file can fail the check itself
         problems = [f"the check failed: {str(exc).splitlines()[0]}"]
-    return [Finding(check.name, p, check.fix is not None) for p in problems]
+    return [Finding(check.name, p) for p in problems]
 
 
-def examine(conn: Connection) -> list[Finding]:
-    return [f for check in CHECKS for f in _run_check(conn, check)]
+def examine(tx) -> list[Finding]:
+    return [f for check in CHECKS for f in _run_check(tx, check)]
 
 
-def run(database: db.Database, path: Path, *, fix: bool = False) -> DoctorReport:
-    report = DoctorReport(path, checked=[c.name for c in CHECKS])
+def run(store: SqliteStore, *, fix: bool = False) -> DoctorReport:
+    report = DoctorReport(store.path, checked=[c.name for c in CHECKS])
     # Checking changes nothing: its transaction (a write one, for FTS5's integrity-check) is
     # rolled back, which also keeps a damaged page from failing a COMMIT.
-    with database.connect() as conn:
-        sqlite.begin_write(conn)
-        try:
-            report.found = examine(conn)
-        finally:
-            conn.rollback()
+    with store.checking() as tx:
+        report.found = examine(tx)
     report.remaining = list(report.found)
     if not fix or not report.found:
         return report
-    report.backup = db.backup_copy(path, "before-doctor")
+    report.backup = files.backup_copy(store.path, "before-doctor")
     try:
-        with db.write(database, rederive=False) as conn:  # the "derived text" check does it, and says so
+        with store.write(catch_up=False) as tx:  # the "derived text" check does it, and says so
             for check in CHECKS:
-                if check.fix is not None and _run_check(conn, check):
+                if _run_check(tx, check):
                     try:
-                        report.repaired.append(check.fix(conn))
-                    except sqlite3.DatabaseError as exc:
-                        report.repaired.append(
-                            f"could not repair {check.name}: {str(exc).splitlines()[0]}")
-            report.remaining = examine(conn)
-    except sqlite3.DatabaseError as exc:  # the repairs could not be committed: nothing changed
+                        report.repaired.append(check.fix(tx))
+                    except StoreError as exc:
+                        report.repaired.append(f"could not repair {check.name}: {str(exc).splitlines()[0]}")
+            report.remaining = examine(tx)
+    except StoreError as exc:  # the repairs could not be committed: nothing changed
         report.repaired = [f"could not save the repairs: {str(exc).splitlines()[0]}"]
         report.remaining = list(report.found)
     return report
@@ -354,20 +213,20 @@ def check_file(path: Path, *, fix: bool = False, notify=lambda message: None) ->
     """`catalog doctor`: check whatever is at `path`, including files the other commands
     refuse. Writes only with `fix`, and then keeps a copy first; never writes to a file that
     is not a catalog, is damaged or is read-only."""
-    if path.is_file() and not _writable(path):
+    if path.is_file() and not checkup.writable(path):
         return _check_read_only(path, fix)
     return _check(path, path, fix, notify)
 
 
 def _check(path: Path, shown: Path, fix: bool, notify) -> DoctorReport:
-    state = db.inspect_file(path)
+    state = files.inspect_file(path)
     if state.kind == "new":
         raise CatalogError(f"there is no catalog at {shown} to check")
     if state.kind == "foreign":
-        raise CatalogError(db.refusal(shown, state))
+        raise CatalogError(files.refusal(shown, state))
     if state.kind in ("damaged", "unreadable"):
         return _damaged(path, shown, state, fix)
-    db._refuse_newer(shown, state.revision)
+    migrations.refuse_newer(shown, state.revision)
     version: list[Finding] = []
     report = DoctorReport(shown)
     if state.revision is None:
@@ -376,11 +235,11 @@ def _check(path: Path, shown: Path, fix: bool, notify) -> DoctorReport:
         if not stamped:
             report.found = report.remaining = version
             return report
-    database = db.open_database(path, notify=notify)
+    store = SqliteStore.open(path, notify=notify, catch_up=False)
     try:
-        checked = run(database, path, fix=fix)
+        checked = run(store, fix=fix)
     finally:
-        database.close()
+        store.close()
     checked.path = shown
     checked.checked[:0] = report.checked
     checked.found[:0] = version
@@ -389,22 +248,9 @@ def _check(path: Path, shown: Path, fix: bool, notify) -> DoctorReport:
     return checked
 
 
-def _writable(path: Path) -> bool:
-    folder = path.parent if str(path.parent) else Path(".")
-    return os.access(path, os.W_OK) and os.access(folder, os.W_OK | os.X_OK)
-
-
 def _check_read_only(path: Path, fix: bool) -> DoctorReport:
     """A read-only catalog is checked on a copy (FTS5 checks its index with an INSERT)."""
-    with tempfile.TemporaryDirectory() as tmp:
-        copy = Path(tmp) / path.name
-        try:
-            shutil.copyfile(path, copy)
-            wal = path.with_name(path.name + "-wal")
-            if wal.exists():
-                shutil.copyfile(wal, copy.with_name(copy.name + "-wal"))
-        except OSError as exc:
-            raise CatalogError(f"cannot read {path}: {exc.strerror or exc}") from None
+    with checkup.copy_of(path) as copy:
         report = _check(copy, path, False, lambda message: None)
     report.notes.append(f"{path} is read-only: checked a copy of it")
     if fix and report.remaining:
@@ -413,13 +259,13 @@ def _check_read_only(path: Path, fix: bool) -> DoctorReport:
     return report
 
 
-def _damaged(path: Path, shown: Path, state: db.FileState, fix: bool) -> DoctorReport:
+def _damaged(path: Path, shown: Path, state, fix: bool) -> DoctorReport:
     """What can be said about a file SQLite cannot read as a whole; nothing is written."""
     report = DoctorReport(shown, checked=["file"])
     problems = [f"{'cannot open it' if state.kind == 'unreadable' else 'SQLite cannot read it'}: "
                 f"{state.problem}"]
     if state.kind == "damaged":
-        problems.extend(_readable_parts(path))
+        problems.extend(checkup.readable_parts(path))
     report.found = report.remaining = [Finding("file", p, fixable=False) for p in problems]
     copies = sorted(shown.parent.glob(shown.name + ".*.bak"), key=lambda p: p.stat().st_mtime)
     if copies:
@@ -429,40 +275,11 @@ def _damaged(path: Path, shown: Path, state: db.FileState, fix: bool) -> DoctorR
     return report
 
 
-_COUNTED = (("paper", "papers"), ("note", "notes"), ("paper_tag", "tags on papers"))
-
-
-def _readable_parts(path: Path) -> list[str]:
-    """SQLite's own complaints, and how many rows it can still read (for `.recover`)."""
-    out: list[str] = []
-    try:
-        conn = sqlite3.connect(path, timeout=sqlite.BUSY_TIMEOUT_MS / 1000)
-    except sqlite3.Error:
-        return out
-    try:
-        try:
-            lines = [r[0] for r in conn.execute("PRAGMA quick_check(5)") if r[0] != "ok"]
-            out.extend(f"quick_check: {line}" for line in lines)
-        except sqlite3.DatabaseError as exc:
-            out.append(f"quick_check cannot run: {exc}")
-        counts = []
-        for table, label in _COUNTED:
-            try:
-                counts.append(f"{conn.execute(f'SELECT count(*) FROM {table}').fetchone()[0]} {label}")
-            except sqlite3.DatabaseError:
-                counts.append(f"no {label}")
-        out.append("readable rows: " + ", ".join(counts))
-    finally:
-        conn.close()
-    return out
-
-
-def _schema_version(path: Path, state: db.FileState, fix: bool,
-                    report: DoctorReport) -> tuple[list[Finding], bool]:
+def _schema_version(path: Path, state, fix: bool, report: DoctorReport) -> tuple[list[Finding], bool]:
     """A catalog whose alembic_version is gone or empty: which revision its tables match,
     and with `fix` that revision written back (a copy of the file kept first)."""
     what = "is empty" if "alembic_version" in state.tables else "is gone"
-    revision = _matching_revision(path)
+    revision = checkup.matching_revision(path)
     if revision is None:
         return [Finding("schema version", f"the alembic_version table {what}, and the tables "
                         "match no schema this version of catalog knows", fixable=False)], False
@@ -470,52 +287,7 @@ def _schema_version(path: Path, state: db.FileState, fix: bool,
                                         f"(the tables are those of schema {revision})")
     if not fix:
         return [finding], False
-    report.backup = db.backup_copy(path, "before-doctor")
-    conn = sqlite3.connect(path, isolation_level=None, timeout=sqlite.BUSY_TIMEOUT_MS / 1000)
-    try:
-        conn.execute("BEGIN IMMEDIATE")
-        conn.execute(_ALEMBIC_VERSION_TABLE)
-        conn.execute("DELETE FROM alembic_version")
-        conn.execute("INSERT INTO alembic_version(version_num) VALUES (?)", (revision,))
-        conn.execute("COMMIT")
-    finally:
-        conn.close()
+    report.backup = files.backup_copy(path, "before-doctor")
+    checkup.write_schema_version(path, revision)
     report.repaired.append(f"wrote schema version {revision} back into alembic_version")
     return [finding], True
-
-
-# Alembic's own definition of its version table.
-_ALEMBIC_VERSION_TABLE = ("CREATE TABLE IF NOT EXISTS alembic_version (version_num VARCHAR(32) NOT NULL,"
-                          " CONSTRAINT alembic_version_pkc PRIMARY KEY (version_num))")
-
-
-def _columns(conn: sqlite3.Connection, tables) -> dict[str, tuple[str, ...]]:
-    return {t: tuple(r[1] for r in conn.execute(f'PRAGMA table_info("{t}")')) for t in tables}
-
-
-def _matching_revision(path: Path) -> str | None:
-    """The newest known revision whose tables and columns are exactly the file's."""
-    from catalog import migrate
-
-    conn = sqlite3.connect(path, timeout=sqlite.BUSY_TIMEOUT_MS / 1000)
-    try:
-        names = [n for (n,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
-                 if n != "alembic_version" and not n.startswith("sqlite_")
-                 and not n.startswith(sqlite.FTS_TABLE + "_")]
-        have = _columns(conn, names)
-    finally:
-        conn.close()
-    for revision, _, _ in reversed(migrate.history()):
-        with tempfile.TemporaryDirectory() as tmp:
-            reference = Path(tmp) / "reference.db"
-            migrate.upgrade(reference, revision)
-            ref = sqlite3.connect(reference)
-            try:
-                tables = [n for (n,) in ref.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
-                          if n != "alembic_version" and not n.startswith(sqlite.FTS_TABLE + "_")]
-                wanted = _columns(ref, tables)
-            finally:
-                ref.close()
-        if wanted == have:
-            return revision
-    return None

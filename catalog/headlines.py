@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from catalog.text import render
+from catalog.text.tex import render
 
 HEADLINE_MAX = 90
 

@@ -1,9 +1,10 @@
 """Import files into the catalog: each file in one write transaction, papers deduplicated.
 
-Paper lists, BibTeX, JSON/JSONL and CSV files are told apart by suffix. Rows go in with
-executemany and the FTS index is filled with one statement per file (the per-row trigger
-stands aside: sqlite.bulk_load), several times faster than an ORM object per row. The
-Python work per paper runs ahead in a worker process for large imports (catalog/prepare.py).
+Paper lists, BibTeX, RIS, JSON/JSONL and CSV files are told apart by suffix. Rows go in with
+executemany and the search index is filled with one statement per file (the per-row trigger
+stands aside: the store's bulk_load), several times faster than an ORM object per row. The
+Python work per paper (catalog/prepare.py) runs ahead in a worker process for large imports
+(catalog/reader.py).
 Records that are papers already in the catalog fill their empty fields (catalog/dedupe.py)
 with UPDATEs, which the FTS update trigger reindexes.
 """
@@ -13,23 +14,23 @@ from __future__ import annotations
 import gc
 import hashlib
 import os
-import sqlite3
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import datetime
 from pathlib import Path
 
-from catalog import db, dedupe, prepare, sqlite
-from catalog.db import Database
+from catalog import dedupe, merges, rules
+from catalog.identity import insert_papers
 from catalog.ingest.mapping import FieldMap
 from catalog.ingest.records import IngestError
-from catalog.prepare import SUFFIXES, Batch, Job, Opened, Reader, WorkerError
+from catalog.ingest.formats import SUFFIXES
+from catalog.prepare import Batch, Job, Opened
+from catalog import reader
+from catalog.reader import Reader, WorkerError
 from catalog.results import FileReport, ImportReport
+from catalog.store import Store, StoreError
 
-KEY_LENGTH = 7
-# Crockford's base32 alphabet in lower case: no i, l, o or u to misread or mistype.
-_KEY_ALPHABET = "0123456789abcdefghjkmnpqrstvwxyz"
 
 Progress = Callable[[int], None]
 
@@ -51,14 +52,6 @@ def expand(paths: Iterable[Path]) -> Iterator[Path]:
             yield path
 
 
-def key_candidates(fp: str) -> Iterator[str]:
-    """Short keys from the fingerprint, longer ones after a collision."""
-    number = int(fp, 16)  # 128 bits: 25 base32 digits, from the top
-    for length in range(KEY_LENGTH, 26):
-        prefix = number >> (128 - 5 * length)
-        yield "".join(_KEY_ALPHABET[(prefix >> shift) & 31] for shift in range(5 * length - 5, -1, -5))
-
-
 def file_sha256(path: Path) -> str:
     digest = hashlib.sha256()
     with path.open("rb") as f:
@@ -67,29 +60,29 @@ def file_sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
-def import_paths(database: Database, paths: Iterable[Path], *, venue: str | None = None,
+def import_paths(store: Store, paths: Iterable[Path], *, venue: str | None = None,
                  year: int | None = None, progress: Progress | None = None,
                  field_map: FieldMap | None = None) -> ImportReport:
     report = ImportReport()
     files = list(expand(paths))
-    plans = [_plan(database, path, venue, year, field_map) for path in files]
+    plans = [_plan(store, path, venue, year, field_map) for path in files]
     to_read = [plan for plan in plans if not plan.error and not plan.known]
     jobs = [plan.job for plan in to_read]
-    parallel = sum(plan.size for plan in to_read) >= prepare.WORKER_MIN_BYTES
-    with _fewer_collections(), Reader(jobs, parallel) as reader:
+    parallel = sum(plan.size for plan in to_read) >= reader.WORKER_MIN_BYTES
+    with _fewer_collections(), Reader(jobs, parallel) as ahead:
         for plan in plans:
             file_report = FileReport(str(plan.path))
             report.files.append(file_report)
             try:
                 if plan.error:
                     raise plan.error
-                _import_file(database, reader, plan, file_report, progress)
+                _import_file(store, ahead, plan, file_report, progress)
                 continue
             except IngestError as exc:
                 file_report.error = str(exc)
             except OSError as exc:
                 file_report.error = f"{plan.path}: {exc.strerror or exc}"
-            except sqlite3.Error as exc:
+            except StoreError as exc:
                 file_report.error = f"{plan.path}: database error: {exc}"
             except WorkerError as exc:
                 file_report.error = f"{plan.path}: {exc}"
@@ -125,7 +118,7 @@ class _Plan:
     error: Exception | None = None
 
 
-def _plan(database: Database, path: Path, venue, year, field_map) -> _Plan:
+def _plan(store: Store, path: Path, venue, year, field_map) -> _Plan:
     plan = _Plan(path, Job(path, venue, year, field_map))
     try:
         if not path.exists():
@@ -136,50 +129,44 @@ def _plan(database: Database, path: Path, venue, year, field_map) -> _Plan:
     except (IngestError, OSError) as exc:
         plan.error = exc
         return plan
-    with db.read(database) as conn:
-        plan.known = bool(conn.execute("SELECT 1 FROM source WHERE sha256 = ?", (plan.sha,)).first())
+    with store.read() as tx:
+        plan.known = tx.source_with(plan.sha) is not None
     return plan
 
 
-def _import_file(database: Database, reader: Reader, plan: _Plan, report: FileReport,
+def _import_file(store: Store, reader: Reader, plan: _Plan, report: FileReport,
                  progress: Progress | None) -> None:
     # Read before taking the write lock: parsing a large BibTeX or JSON file takes a while.
     items = None if plan.known else reader.stream(plan.job)
     opened: Opened | None = None if items is None else next(items)
-    with db.write(database) as conn:
+    with store.write() as tx:
         # Asked again under the write lock: another import may have stored these bytes since.
-        known_source = conn.execute(
-            "SELECT id, warnings FROM source WHERE sha256 = ?", (plan.sha,)
-        ).first()
+        known_source = tx.source_with(plan.sha)
         if known_source is not None:
             # The same bytes were imported before (maybe under another name): nothing to do
             # but say again what they lacked.
-            report.known = conn.execute(
-                "SELECT count(DISTINCT paper_id) FROM provenance WHERE source_id = ?", (known_source[0],)
-            ).scalar()
-            report.warnings.extend(_named_warnings(plan.path, known_source[1]))
+            report.known = tx.papers_from(known_source["id"])
+            report.warnings.extend(_named_warnings(plan.path, known_source["warnings"]))
             return
         if items is None:  # known when planned, removed since (by `catalog doctor --fix`, say)
             items = reader.stream(plan.job)
             opened = next(items)
         report.warnings.extend(opened.warnings)
-        now = datetime.now(timezone.utc).replace(tzinfo=None)
-        source_id = conn.execute(
-            "INSERT INTO source(path, sha256, venue, year, format, imported_at, warnings) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id",
+        now = rules.now()
+        source_id = tx.add_source(
             # A file name that is not UTF-8 is kept readable (U+FFFD) rather than failing.
-            (os.fsencode(plan.path.resolve()).decode("utf-8", "replace"), plan.sha,
-             opened.venue, opened.year, opened.format, now, _unnamed_warnings(plan.path, opened.warnings)),
-        ).scalar()
-        with sqlite.bulk_load(conn):
+            path=os.fsencode(plan.path.resolve()).decode("utf-8", "replace"), sha256=plan.sha,
+            venue=opened.venue, year=opened.year, format=opened.format, imported_at=now,
+            warnings=_unnamed_warnings(plan.path, opened.warnings))
+        with tx.bulk_load():
             unindexed = _Unindexed()
             for batch in items:
-                _store_batch(conn, batch, source_id, now, report, unindexed)
+                _store_batch(tx, batch, source_id, now, report, unindexed)
                 if progress:
                     progress(batch.records)
             if report.new == 0 and report.known == 0:
                 raise IngestError(str(plan.path), "no abstracts found")
-            unindexed.flush(conn)
+            unindexed.flush(tx)
 
 
 def _unnamed_warnings(path: Path, warnings: list[str]) -> str:
@@ -206,39 +193,37 @@ class _Unindexed:
         if self.first is None:
             self.first = first_id
 
-    def flush(self, conn) -> None:
+    def flush(self, tx) -> None:
         if self.first is not None:
-            sqlite.index_papers_from(conn, self.first)
+            tx.index_papers_from(self.first)
             self.first = None
 
 
-def _store_batch(conn, batch: Batch, source_id: int, now: datetime,
+def _store_batch(tx, batch: Batch, source_id: int, now: datetime,
                  report: FileReport, unindexed: _Unindexed) -> None:
     """Store one batch: new papers inserted, known ones filled in, provenance and merges kept."""
     papers = batch.papers
     if any(p.record.title for p in papers):
-        unindexed.flush(conn)  # titles are looked up through the index
-    found, taken = dedupe.match(conn, papers)
+        unindexed.flush(tx)  # titles are looked up through the index
+    found, taken = dedupe.match(tx, papers)
     ids = {i: f.paper_id for i, f in found.items()}
     new = [i for i in range(len(papers)) if i not in found]
     if new:
-        inserted = insert_papers(conn, [papers[i] for i in new], [batch.fields[i] for i in new], taken, now)
+        inserted = insert_papers(tx, [papers[i] for i in new], [batch.fields[i] for i in new], taken, now)
         ids.update(zip(new, inserted))
         unindexed.added(inserted[0])
     matched = sorted(found)
     filled: list[tuple[str, ...]] = []
     if matched:
         if unindexed.first is not None and any(ids[i] >= unindexed.first for i in matched):
-            unindexed.flush(conn)
-        changed, filled = dedupe.merge(conn, [(ids[i], papers[i].record) for i in matched], now)
+            unindexed.flush(tx)
+        changed, filled = dedupe.merge(tx, [(ids[i], papers[i].record) for i in matched], now)
         report.merged += changed
     report.new += len(new)
     report.known += len({ids[i] for i in matched})
-    conn.execute(
-        "INSERT OR IGNORE INTO provenance(paper_id, source_id, position) VALUES (?, ?, ?)",
-        [(ids[i], source_id, position) for i, p in enumerate(papers) for position in p.positions],
-    )
-    dedupe.store_merges(conn, _merges(papers, ids, found, dict(zip(matched, filled)), source_id, report), now)
+    tx.add_provenance(
+        [(ids[i], source_id, position) for i, p in enumerate(papers) for position in p.positions])
+    merges.store_merges(tx, _merges(papers, ids, found, dict(zip(matched, filled)), source_id, report), now)
 
 
 def _merges(papers: list[dedupe.Paper], ids: dict[int, int], found: dict[int, dedupe.Found],
@@ -264,78 +249,3 @@ def _merges(papers: list[dedupe.Paper], ids: dict[int, int], found: dict[int, de
             report.merges.append(f"{report.path}:{paper.record.line}: already in the catalog as "
                                  f"{into.key} ({into.evidence})")
     return rows
-
-
-def insert_papers(conn, papers: list[dedupe.Paper], rows: list[tuple], taken: set[str],
-                  now: datetime) -> list[int]:
-    """Insert new papers (their prepare.paper_fields rows) with free fingerprints and keys;
-    their ids, in order. During an import the FTS insert trigger stands aside (the caller
-    indexes them); otherwise it indexes them."""
-    stamp = sqlite.timestamp(now)  # once, not twice per row
-    fps = unique_fingerprints(conn, [p.fp for p in papers], taken)
-    keys = _assign_keys(conn, fps, preferred=[p.record.extra.get("key") for p in papers])
-    last_id = conn.execute("SELECT coalesce(max(id), 0) FROM paper").scalar()
-    conn.execute(
-        "INSERT INTO paper(key, fingerprint, abstract, abstract_text, search_extra, headline,"
-        " title, authors, venue, year, doi, arxiv_id, url, status, tags_text, notes_text,"
-        " added_at, updated_at)"
-        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'unread', '', '', ?, ?)",
-        [(keys[fp], fp, *row[1:], stamp, stamp) for fp, row in zip(fps, rows)],
-    )
-    # We hold the write lock and rowids are max+1, so the new ids follow in order.
-    return list(range(last_id + 1, last_id + 1 + len(papers)))
-
-
-def unique_fingerprints(conn, fps: list[str], taken: set[str], keep: str | None = None) -> list[str]:
-    """The fingerprints, each made distinct where two papers the rules keep apart hash alike
-    (one placeholder abstract, one generic title): the fingerprint is the paper's unique id.
-    `taken`: those catalog papers hold (dedupe.match looked them up); `keep`: the one the paper
-    being changed holds, free for it."""
-    out: list[str] = []
-    seen: set[str] = set()
-    for fp in fps:
-        candidate, n = fp, 1
-        while (candidate in taken or candidate in seen) and candidate != keep:
-            n += 1
-            candidate = hashlib.sha256(f"{fp}/{n}".encode()).hexdigest()[:32]
-            if candidate != keep and conn.execute("SELECT 1 FROM paper WHERE fingerprint = ?", (candidate,)).first():
-                taken.add(candidate)
-        seen.add(candidate)
-        out.append(candidate)
-    return out
-
-
-def _assign_keys(conn, fingerprints: list[str], preferred: list[str | None] | None = None) -> dict[str, str]:
-    """The shortest free key for each fingerprint; collisions take a longer prefix.
-
-    A `preferred` key (one a catalog export carried) is kept when it is free, so a catalog
-    rebuilt from its own export has the same keys."""
-    candidates = {fp: key_candidates(fp) for fp in fingerprints}
-    wanted = {fp: next(keys) for fp, keys in candidates.items()}
-    asked = {fp: key for fp, key in zip(fingerprints, preferred or []) if key}
-    taken = _existing_keys(conn, list(wanted.values()) + list(asked.values()))
-    keys: dict[str, str] = {}
-    for fp, key in asked.items():
-        if key not in taken:
-            keys[fp] = key
-            taken.add(key)
-    for fp in fingerprints:
-        if fp in keys:
-            continue
-        candidate = wanted[fp]
-        while candidate in taken or (candidate != wanted[fp] and _existing_keys(conn, [candidate])):
-            candidate = next(candidates[fp])
-        keys[fp] = candidate
-        taken.add(candidate)
-    return keys
-
-
-def _existing_keys(conn, keys: list[str]) -> set[str]:
-    found: set[str] = set()
-    for start in range(0, len(keys), 500):
-        chunk = keys[start:start + 500]
-        marks = ",".join("?" * len(chunk))
-        found.update(conn.execute(
-            f"SELECT key FROM paper WHERE key IN ({marks})", tuple(chunk)
-        ).scalars())
-    return found

@@ -1,31 +1,50 @@
-"""SQLModel tables: the single source of the catalog's schema.
+"""SQLModel tables: the catalog's schema as Python classes, for Alembic and for scripts.
 
-Full-text search (an FTS5 table, its triggers) and the SQL views are not visible to
-SQLModel; they are created by hand in the migrations (see catalog/sqlite.py for the SQL).
+What is generated from these models: the tables, columns, constraints and indexes (Alembic's
+autogenerate compares them with the migrations; `alembic check` reports no drift). What is not:
+the full-text index (an FTS5 table), its triggers, the `papers`, `paper_tags` and
+`paper_notes` views and the re-derive queue, which the migrations create by hand
+(catalog/store/sqlite/fts.py holds their names). The program itself runs on plain
+connections (catalog/store/); docs/python.md shows a script that uses these models.
 """
 
 from __future__ import annotations
 
 from datetime import datetime, timezone
+from pathlib import Path
 
 from sqlalchemy import (
-    CheckConstraint, Column, ForeignKey, Index, Integer, String, UniqueConstraint, text,
+    CheckConstraint, Column, ForeignKey, Index, Integer, String, UniqueConstraint, event, text,
 )
+from sqlalchemy.engine import Engine
 from sqlmodel import Field, SQLModel
 
-from catalog.constants import STATUSES  # noqa: F401  (re-exported for callers)
-
+from catalog.rules import STATUSES
 
 
 def utcnow() -> datetime:
-    return datetime.now(timezone.utc).replace(tzinfo=None)
+    """Now, in UTC. SQLModel stores aware datetimes as UTC without an offset: the same text the
+    catalog writes (catalog/rules.py's now() is that moment without its zone)."""
+    return datetime.now(timezone.utc)
+
+
+def engine(path: str | Path) -> Engine:
+    """An engine on a catalog file for scripts: foreign keys on (so deleting a paper takes its
+    tags and notes), and a busy timeout, so a script waits while the TUI or an import writes."""
+    from sqlmodel import create_engine
+
+    from catalog.store.sqlite.connection import script_pragmas
+
+    made = create_engine(f"sqlite:///{Path(path).expanduser()}")
+    event.listen(made, "connect", lambda dbapi_connection, _record: script_pragmas(dbapi_connection))
+    return made
 
 
 class Paper(SQLModel, table=True):
     __tablename__ = "paper"
     __table_args__ = (
         CheckConstraint(
-            "status IN ('unread', 'queued', 'reading', 'read', 'skipped')", name="ck_paper_status"
+            f"status IN ({', '.join(repr(s) for s in STATUSES)})", name="ck_paper_status"
         ),
         CheckConstraint("rating IS NULL OR rating BETWEEN 1 AND 5", name="ck_paper_rating"),
         # Listings run newest year first; with rowid as the implicit last column these

@@ -11,14 +11,13 @@ from rich.table import Table
 from rich.text import Text
 
 from catalog.results import PaperDetail, PaperSummary, Stats, TagCount
-from catalog.search import HIGHLIGHT_END, HIGHLIGHT_START
-from catalog.text import printable, stars
+from catalog.highlight import END as HIGHLIGHT_END, START as HIGHLIGHT_START
+from catalog.text.terminal import safe, stars
 
 stdout = Console(highlight=False, soft_wrap=False)
 stderr = Console(stderr=True, highlight=False)
 
 
-safe = printable
 
 
 def highlighted(snippet: str) -> Text:
@@ -160,7 +159,7 @@ _TSV_ESCAPES = str.maketrans({"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r
 
 
 def _tsv(value) -> str:
-    """One TSV cell: the separators escaped first (strip_control keeps tabs and newlines),
+    """One TSV cell: the separators escaped first (safe() keeps tabs and newlines),
     then control characters dropped."""
     return "" if value is None else safe(str(value).translate(_TSV_ESCAPES))
 

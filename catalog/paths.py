@@ -37,7 +37,7 @@ def _file_path(value: str) -> Path:
     scheme, rest = url[1].lower(), url[2]
     if scheme == "sqlite" and rest.startswith("/") and rest != "/":
         return Path(rest[1:]).expanduser()  # sqlite:///relative, sqlite:////absolute
-    from catalog.db import CatalogError
+    from catalog.errors import CatalogError
 
     shown = re.sub(r"://[^/@]*@", "://...@", value)  # no password in the message
     raise CatalogError(

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from catalog.constants import STATUSES
+from catalog.rules import STATUSES
 
 FILTERS = ("venue", "year", "tag", "status", "rating", "has", "key")
 HAS_VALUES = ("notes", "tags", "rating", "title", "abstract", "authors")

@@ -30,6 +30,16 @@ class PaperSummary:
 
 
 @dataclass(frozen=True)
+class SearchHit:
+    """One paper a search found: its summary, and what snippets and ranking need."""
+
+    paper_id: int
+    summary: PaperSummary
+    text: str | None  # the rendered abstract, when asked for (snippets are made from it)
+    score: float | None  # bm25, lower is better; None when listing without words
+
+
+@dataclass(frozen=True)
 class NoteView:
     id: int
     number: int  # 1-based position among the paper's notes, what users type

@@ -6,14 +6,14 @@ import os
 
 from alembic import context
 
-from catalog import sqlite
+from catalog.store.sqlite.fts import is_hand_made_table
 
 config = context.config
 
 
 def target_metadata():
     """The models, for autogenerate and `alembic check`. Upgrades and downgrades run the
-    scripts alone (catalog/migrate.py says so), and skip importing SQLModel (~0.1 s)."""
+    scripts alone (catalog/store/sqlite/migrations.py says so), and skip importing SQLModel (~0.1 s)."""
     if config.attributes.get("scripts_only"):
         return None
     from sqlmodel import SQLModel
@@ -27,7 +27,7 @@ def include_name(name, type_, parent_names):
     # FTS5 tables, their shadow tables and the views are created by hand; autogenerate
     # cannot see them and would otherwise propose dropping them.
     if type_ == "table":
-        return not sqlite.is_hand_made_table(name)
+        return not is_hand_made_table(name)
     return True
 
 
@@ -50,7 +50,7 @@ else:
     url = context.get_x_argument(as_dictionary=True).get("db") or os.environ.get("CATALOG_DB")
     if not url:
         raise SystemExit("Set CATALOG_DB or pass -x db=PATH to say which catalog to migrate.")
-    from catalog.migrate import sqlalchemy_engine
+    from catalog.store.sqlite.migrations import sqlalchemy_engine
 
     with sqlalchemy_engine(url).connect() as conn:
         _run(conn)

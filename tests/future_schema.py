@@ -16,7 +16,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from catalog import migrate
+from catalog.store.sqlite import migrations as migrate
 from catalog.resources import migrations_dir
 
 FUTURE_REVISION = "9001_test_future"
@@ -69,17 +69,15 @@ def install(folder: Path) -> Path:
 
 
 def patch(monkeypatch, migrations: Path) -> None:
-    from catalog import db
-
     monkeypatch.setattr(migrate, "migrations_dir", lambda: migrations)
-    monkeypatch.setattr(db, "SCHEMA_REVISION", FUTURE_REVISION)
+    monkeypatch.setattr(migrate, "SCHEMA_REVISION", FUTURE_REVISION)
 
 
 def prelude(migrations: Path) -> str:
     """Python source that makes a fresh interpreter use the copy; then call catalog's main."""
     return (
-        "import pathlib, catalog.migrate as m, catalog.db as d\n"
+        "import pathlib, catalog.store.sqlite.migrations as m\n"
         f"m.migrations_dir = lambda: pathlib.Path({str(migrations)!r})\n"
-        f"d.SCHEMA_REVISION = {FUTURE_REVISION!r}\n"
+        f"m.SCHEMA_REVISION = {FUTURE_REVISION!r}\n"
         "from catalog.cli import main\n"
     )

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from catalog.acronyms import definitions, learn, long_key, reverse
-from catalog.text import render
+from catalog.text.tex import render
 
 SEEDS = Path(__file__).resolve().parents[1] / "seeds"
 

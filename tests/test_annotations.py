@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from catalog.db import CatalogError
+from catalog.errors import CatalogError
 from catalog.library import Catalog
 from tests.conftest import SEEDS, key_of
 

@@ -128,7 +128,7 @@ def test_writers_and_readers_at_once(tmp_path):
         stats = catalog.stats()
         assert stats.sources == 5 + len(files)
         assert stats.papers == 90 + 2400
-        assert doctor.run(catalog.database, db).healthy
+        assert doctor.run(catalog.store).healthy
     finally:
         catalog.close()
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from catalog.library import Catalog, CatalogError
+from catalog.library import CatalogError
 from tests.conftest import SEEDS, key_of
 
 # What `cat reading.md` must never send to a terminal: C0 controls but newline, tab (and CR, in

@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 
 from benchmarks.corpus import write_paper_lists
-from catalog import migrate
+from catalog.store.sqlite import migrations as migrate
 from catalog.dedupe import fingerprint
 from catalog.importer import file_sha256
 from catalog.ingest.paperlist import read_paper_list

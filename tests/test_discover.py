@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 
 from catalog.discover import CatalogVersion, DiscoverStore, Discovery, PaperText, topic_records
-from catalog.discover._adapter_current import CurrentSchemaStore
+from catalog.discover.source import StoreSource
+from catalog.store import open_store
 from catalog.library import Catalog
 
 REPO = Path(__file__).resolve().parent.parent
@@ -54,11 +55,11 @@ def sae(seeds_db) -> list[int]:
 
 @pytest.fixture(scope="module")
 def engine(seeds_db, tmp_path_factory) -> Discovery:
-    return Discovery(CurrentSchemaStore(seeds_db, tmp_path_factory.mktemp("cache")))
+    return Discovery(StoreSource(open_store(seeds_db), tmp_path_factory.mktemp("cache")))
 
 
 def fresh_engine(db: Path, cache: Path) -> Discovery:
-    return Discovery(CurrentSchemaStore(db, cache))
+    return Discovery(StoreSource(open_store(db), cache))
 
 
 # --- quality on the seeds ---------------------------------------------------------------------
@@ -224,7 +225,7 @@ class MemoryStore:
 
 
 def test_the_stores_implement_the_protocol(seeds_db, tmp_path):
-    assert isinstance(CurrentSchemaStore(seeds_db, tmp_path), DiscoverStore)
+    assert isinstance(StoreSource(open_store(seeds_db), tmp_path), DiscoverStore)
     assert isinstance(MemoryStore({}, tmp_path), DiscoverStore)
 
 
@@ -331,8 +332,9 @@ def test_cached_similar_imports_neither_sklearn_nor_numpy(seeds_db, tmp_path, sa
         "import catalog.discover\n"
         "assert not [m for m in sys.modules if m.split('.')[0] in ('sklearn', 'numpy', 'scipy')]\n"
         "from catalog.discover import Discovery\n"
-        "from catalog.discover._adapter_current import CurrentSchemaStore\n"
-        f"print(Discovery(CurrentSchemaStore({str(seeds_db)!r}, {str(cache)!r})).similar({sae[0]}, 3))\n"
+        "from catalog.discover.source import StoreSource\n"
+        "from catalog.store import open_store\n"
+        f"print(Discovery(StoreSource(open_store({str(seeds_db)!r}), {str(cache)!r})).similar({sae[0]}, 3))\n"
         "print('HEAVY', sorted({m.split('.')[0] for m in sys.modules} & {'sklearn', 'numpy', 'scipy'}))\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO,
                          env={**os.environ, "PYTHONPATH": str(REPO)})

@@ -152,10 +152,10 @@ def test_checking_takes_no_write_and_reports_through_the_api(filled, db_path):
     raw(db_path, "DROP VIEW paper_notes")
     catalog = Catalog.open(db_path)
     try:
-        report = doctor.run(catalog.database, db_path)
+        report = doctor.run(catalog.store)
         assert not report.healthy and report.repaired == [] and report.backup is None
         assert [f.check for f in report.found] == ["schema"]
-        report = doctor.run(catalog.database, db_path, fix=True)
+        report = doctor.run(catalog.store, fix=True)
         assert report.healthy and report.backup and report.backup.exists()
         # The copy holds the file as it was before the repair.
         with sqlite3.connect(report.backup) as conn:

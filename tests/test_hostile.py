@@ -24,10 +24,10 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from catalog.cli import main
-from catalog.db import CatalogError
+from catalog.errors import CatalogError
 from catalog.library import Catalog
 from catalog.query import QueryError
-from catalog.text import strip_control
+from catalog.text.terminal import safe
 from tests.conftest import SEEDS
 
 TRIED: Counter[str] = Counter()
@@ -155,9 +155,9 @@ def test_any_file_imports_or_gives_a_clear_error(shared, tmp_path_factory, file)
 
 def strip_ansi_free(message: str) -> str:
     """Errors quote file contents; the CLI strips control characters before printing them."""
-    from catalog.text import strip_control
+    from catalog.text.terminal import safe
 
-    return strip_control(message)
+    return safe(message)
 
 
 # --- queries ---------------------------------------------------------------------------
@@ -218,7 +218,7 @@ def test_any_note_is_kept_and_shown_literally(shared, body):
     TRIED["notes through the CLI"] += 1
     path, _, key = shared
     result = cli(path, "note", key, "--", body)  # `--`: a note may start with "-"
-    kept = strip_control(body).strip()  # control characters never enter the catalog
+    kept = safe(body).strip()  # control characters never enter the catalog
     if not kept:
         assert result.exit_code == 1, result.output
         assert "a note needs some text" in result.stderr or "not saved" in result.stderr
@@ -250,7 +250,7 @@ def test_any_tag_name_is_refused_clearly_or_kept(shared, name):
         _one_line_error(str(exc))
         return
     added = set(summary.tags)
-    assert strip_control(name).strip().strip("/") in added, (name, added)
+    assert safe(name).strip().strip("/") in added, (name, added)
     assert not set("".join(added)) & CONTROL_CHARS
     try:
         catalog.search(f"tag:{name}", limit=5)

@@ -3,7 +3,6 @@ import of their file, and a non-zero exit while anything was left out."""
 
 from __future__ import annotations
 
-from pathlib import Path
 
 from tests.conftest import SEEDS
 from tests.privileges import permissions, unprivileged  # noqa: F401  (a fixture)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from catalog import migrate
+from catalog.store.sqlite import migrations as migrate
 from catalog.dedupe import fingerprint_of
 from catalog.library import Catalog
 from tests.conftest import SEEDS

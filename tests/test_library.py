@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from catalog.db import CatalogError
+from catalog.errors import CatalogError
 from tests.conftest import key_of
 
 

@@ -11,6 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from catalog import reader
 from catalog.library import Catalog, CatalogError
 
 ABSTRACT = ("We measure the thermal conductivity of thin copper films between ten and three hundred "
@@ -55,9 +56,8 @@ def test_verbose_lists_each_merge_with_its_evidence(run_cli, folded_file, tmp_pa
 
 
 def test_merges_prepared_in_the_import_worker_are_kept(empty_catalog, folded_file, db_path, monkeypatch):
-    from catalog import prepare
 
-    monkeypatch.setattr(prepare, "WORKER_MIN_BYTES", 0)  # the worker process prepares the batches
+    monkeypatch.setattr(reader, "WORKER_MIN_BYTES", 0)  # the worker process prepares the batches
     report = empty_catalog.import_paths([folded_file])
     assert (report.new, report.folded) == (3, 2)
     conn = sqlite3.connect(db_path)
@@ -181,5 +181,21 @@ def test_importing_never_yields_fewer_papers_than_distinct_dois(tmp_path_factory
         papers = catalog.export_papers("")
         assert len(papers) >= len({r["doi"] for r in records if "doi" in r})
         assert len({p.key for p in papers}) == len(papers)
+    finally:
+        catalog.close()
+
+
+def test_two_papers_of_a_file_never_become_one_through_a_catalog_paper(tmp_path):
+    """A title-only "Home" is in the catalog; a later file has two "Home" records with different
+    DOIs. Each resembles the catalog paper, but they are two papers: one may merge into it,
+    never both (found by the property test above)."""
+    first = jsonl(tmp_path / "a.jsonl", [{"title": "Home"}])
+    home = {"title": "Home", "url": "https://a.example/", "authors": "Craik, Fergus"}
+    second = jsonl(tmp_path / "b.jsonl", [{**home, "doi": "10.1000/0"},
+                                          {**home, "year": 1990, "arxiv": "2001.00001", "doi": "10.1000/1"}])
+    catalog = Catalog.open(tmp_path / "catalog.db")
+    try:
+        catalog.import_paths([first, second])
+        assert sorted(p.doi or "" for p in catalog.export_papers("")) == ["10.1000/0", "10.1000/1"]
     finally:
         catalog.close()

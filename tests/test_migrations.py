@@ -8,7 +8,8 @@ import pytest
 from alembic import command
 from alembic.script import ScriptDirectory
 
-from catalog import db, migrate
+from catalog.errors import CatalogError
+from catalog.store.sqlite import migrations as migrate
 from catalog.library import Catalog
 from tests.conftest import SEEDS
 
@@ -18,7 +19,7 @@ def revisions() -> list[str]:
 
 
 def test_program_knows_the_newest_migration():
-    assert db.SCHEMA_REVISION == migrate.head_revision()
+    assert migrate.SCHEMA_REVISION == migrate.head_revision()
 
 
 def test_stairway_upgrade_downgrade_upgrade(tmp_path):
@@ -50,19 +51,19 @@ def test_a_database_from_a_newer_catalog_is_refused(tmp_path):
     Catalog.open(path).close()
     with sqlite3.connect(path) as conn:
         conn.execute("UPDATE alembic_version SET version_num = 'ffff_from_the_future'")
-    with pytest.raises(db.CatalogError, match="newer version of catalog"):
+    with pytest.raises(CatalogError, match="newer version of catalog"):
         Catalog.open(path)
 
 
 def test_not_a_database_is_refused(tmp_path):
     path = tmp_path / "notes.txt"
     path.write_text("hello")
-    with pytest.raises(db.CatalogError, match="not a catalog database"):
+    with pytest.raises(CatalogError, match="not a catalog database"):
         Catalog.open(path)
     assert path.read_text() == "hello"
 
 
-def test_wheel_layout_finds_migrations():
+def test_the_checkout_finds_migrations():
     assert (migrate.alembic_config().get_main_option("script_location"))
     assert ScriptDirectory.from_config(migrate.alembic_config()).get_current_head()
     assert SEEDS.is_dir()

@@ -1,4 +1,4 @@
-"""Large imports read and prepare files in a worker process (catalog/prepare.py): the
+"""Large imports read and prepare files in a worker process (catalog/reader.py): the
 catalog they make is the one an in-process import makes; a bad file, an already imported
 one or an error half-way through a file is handled the same way; and if the worker dies,
 only the file it was reading fails."""
@@ -10,7 +10,7 @@ import sqlite3
 
 import pytest
 
-from catalog import prepare
+from catalog import prepare, reader
 from catalog.library import Catalog
 from tests.conftest import SEEDS
 
@@ -22,14 +22,14 @@ ROW = "SELECT key, fingerprint, abstract, abstract_text, search_extra, headline,
 @pytest.fixture
 def with_worker(monkeypatch):
     """Every import in this test uses the worker, however small."""
-    monkeypatch.setattr(prepare, "WORKER_MIN_BYTES", 0)
+    monkeypatch.setattr(reader, "WORKER_MIN_BYTES", 0)
     started = []
-    original = prepare.Reader.__init__
+    original = reader.Reader.__init__
 
     def spy(self, jobs, parallel):
         original(self, jobs, parallel)
         started.append(self._worker)
-    monkeypatch.setattr(prepare.Reader, "__init__", spy)
+    monkeypatch.setattr(reader.Reader, "__init__", spy)
     return started
 
 
@@ -58,7 +58,7 @@ def test_the_worker_makes_the_same_catalog(tmp_path, with_worker):
     assert with_worker and with_worker[0] is not None  # the worker really ran
     assert with_worker[0].returncode is not None  # and has exited
 
-    prepare.WORKER_MIN_BYTES = 1 << 40  # monkeypatch restores it after the test
+    reader.WORKER_MIN_BYTES = 1 << 40  # monkeypatch restores it after the test
     alone = Catalog.open(tmp_path / "alone.db")
     expected = alone.import_paths(mixed_inputs(tmp_path))
     alone.close()
@@ -109,7 +109,7 @@ def test_if_the_worker_dies_the_file_fails_and_the_rest_import_in_process(tmp_pa
     import signal
 
     first = paper_list(tmp_path / "a.txt", "ICML", 3 * prepare.BATCH)
-    second = paper_list(tmp_path / "b.txt", "ICLR", (prepare.LOOKAHEAD + 4) * prepare.BATCH)
+    second = paper_list(tmp_path / "b.txt", "ICLR", (reader.LOOKAHEAD + 4) * prepare.BATCH)
     killed = []
 
     def kill_once(_n):
@@ -125,7 +125,7 @@ def test_if_the_worker_dies_the_file_fails_and_the_rest_import_in_process(tmp_pa
     failed = errors[0].path
     imported = {f.path: f.new for f in report.files if not f.error}
     assert sum(v for p, v in imported.items() if "/seeds/" in p) == 90
-    expected = {str(first): 3 * prepare.BATCH, str(second): (prepare.LOOKAHEAD + 4) * prepare.BATCH}
+    expected = {str(first): 3 * prepare.BATCH, str(second): (reader.LOOKAHEAD + 4) * prepare.BATCH}
     stored = rows(tmp_path / "c.db", "SELECT venue, count(*) FROM paper WHERE abstract GLOB 'IC?? abstract *'"
                                      " GROUP BY venue")
     # The failed file left nothing behind; the others are whole.

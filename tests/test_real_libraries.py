@@ -205,9 +205,9 @@ def test_math_and_quotes_in_titles_render(raw, shown):
 
 
 def test_abstracts_render_degrees_and_quotes_the_same_way():
-    from catalog import text
+    from catalog.text import tex
 
-    assert text.render(r"at 25~$^\circ$C, an ``exciton'' and L$^\natural$") == "at 25 °C, an “exciton” and L♮"
+    assert tex.render(r"at 25~$^\circ$C, an ``exciton'' and L$^\natural$") == "at 25 °C, an “exciton” and L♮"
 
 
 def test_rendered_titles_export_without_tex_escapes(empty_catalog):

@@ -7,7 +7,6 @@ import pytest
 from benchmarks.relevance import (
     Judged,
     first_relevant_rank,
-    load,
     ndcg_at,
     recall_at,
     reciprocal_rank,

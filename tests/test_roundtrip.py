@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from catalog.library import Catalog
-from catalog.text import render
+from catalog.text.tex import render
 from tests.conftest import SEEDS
 
 LIBRARIES = Path(__file__).resolve().parent / "data" / "libraries"
@@ -90,10 +90,10 @@ A Markdown-escaped 96\\\\% gain with \\{braces\\} and a \\textbf{bold} claim, pl
 """
 
 def test_every_readable_format_is_covered():
-    from catalog import prepare
+    from catalog.ingest import formats
     from catalog.export import FORMATS as WRITTEN
 
-    readable = {fmt for fmt, (_, suffix) in WRITTEN.items() if suffix in prepare.SUFFIXES - prepare.PAPER_LIST_SUFFIXES}
+    readable = {fmt for fmt, (_, suffix) in WRITTEN.items() if suffix in formats.SUFFIXES - formats.PAPER_LIST_SUFFIXES}
     assert readable == set(FORMATS)
 
 

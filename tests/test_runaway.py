@@ -13,7 +13,6 @@ from pathlib import Path
 import pytest
 
 from catalog.library import Catalog, Interrupted
-from tests.conftest import SEEDS
 
 ROOT = Path(__file__).resolve().parent.parent
 # A recursive CTE counting to 1e9: minutes of work in one statement.
@@ -80,10 +79,10 @@ def test_a_quick_query_is_unaffected(catalog_file):
 
 
 def test_a_search_stops_when_it_is_no_longer_wanted(seeded, monkeypatch):
-    from catalog import sqlite
+    from catalog.store.sqlite import connection
 
     # 90 papers take fewer steps than a real catalog: ask SQLite to check more often.
-    monkeypatch.setattr(sqlite, "PROGRESS_STEPS", 20)
+    monkeypatch.setattr(connection, "PROGRESS_STEPS", 20)
     asked = []
 
     def superseded_meanwhile() -> bool:  # false when the search starts, true once it runs

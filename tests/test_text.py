@@ -7,7 +7,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from catalog.headlines import headline
-from catalog.text import has_cjk, normalize, render, search_extra, strip_control
+from catalog.text.cjk import has_cjk
+from catalog.text.normalize import normalize
+from catalog.text.terminal import safe
+from catalog.text.tex import render, search_extra
 
 SEEDS = Path(__file__).resolve().parents[1] / "seeds"
 
@@ -302,7 +305,7 @@ def test_has_cjk():
     ],
 )
 def test_strip_control(raw, clean):
-    assert strip_control(raw) == clean
+    assert safe(raw) == clean
 
 
 # --- never raise -------------------------------------------------------------------
@@ -322,7 +325,7 @@ def test_never_raises_on_arbitrary_text(text):
     title = headline(text)
     assert len(title) <= 90
     assert "$" not in title and "*" not in title
-    assert strip_control(shown) == shown
+    assert safe(shown) == shown
 
 
 @settings(max_examples=300, deadline=None)
@@ -332,7 +335,7 @@ def test_headline_given_rendered_text_is_the_same(text):
 
 
 def test_render_styled_keeps_emphasis_and_scripts_as_spans():
-    from catalog.text import render_styled
+    from catalog.text.tex import render_styled
 
     def shown(source):
         text, spans = render_styled(source)
@@ -350,7 +353,7 @@ def test_render_styled_keeps_emphasis_and_scripts_as_spans():
 
 @given(st.text(alphabet="ab *_$^{}\\\ue001\ue010", max_size=40))
 def test_render_styled_spans_stay_inside_the_text(source):
-    from catalog.text import render_styled
+    from catalog.text.tex import render_styled
 
     text, spans = render_styled(source)
     assert all(0 <= a < b <= len(text) for a, b, _ in spans)

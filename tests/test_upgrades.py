@@ -22,7 +22,9 @@ from pathlib import Path
 
 import pytest
 
-from catalog import db, doctor, migrate
+from catalog.errors import CatalogError
+from catalog import doctor
+from catalog.store.sqlite import files, migrations as migrate
 from catalog.dedupe import fingerprint_of
 from catalog.library import Catalog
 from catalog.prepare import derived_text
@@ -154,7 +156,7 @@ def test_upgrade_from_each_earlier_revision_keeps_user_data(history, tmp_path):
             assert [p.key for p in catalog.search("tag:after")] == ["k000005"]
             assert [p.key for p in catalog.search("method3 topic6 ünïcödé")] == ["k000069"]
             assert catalog.search("keep", limit=500)
-            report = doctor.run(catalog.database, path)
+            report = doctor.run(catalog.store)
             assert report.healthy, report.remaining
         finally:
             catalog.close()
@@ -196,7 +198,7 @@ def test_an_empty_catalog_is_upgraded_without_a_copy(history, tmp_path):
 def test_no_partial_backup_is_left_and_none_is_overwritten(tmp_path):
     path = tmp_path / "c.db"
     Catalog.open(path).close()
-    first, second = db.backup_copy(path, "x"), db.backup_copy(path, "x")
+    first, second = files.backup_copy(path, "x"), files.backup_copy(path, "x")
     assert first != second and first.exists() and second.exists()
     assert not list(tmp_path.glob("*.partial"))
 
@@ -255,7 +257,7 @@ def test_revision_0002_upgrades_hand_edited_0001_files(tmp_path, damage, indexed
     catalog = Catalog.open(path)  # migrates to head: no error
     try:
         assert [p.key for p in catalog.search("zebra")] == (["k1"] if indexed else [])
-        assert doctor.run(catalog.database, path, fix=not indexed).healthy
+        assert doctor.run(catalog.store, fix=not indexed).healthy
         assert [p.key for p in catalog.search("zebra")] == ["k1"]
         catalog.add_note("k1", "notes are indexed after the upgrade: quagga")
         assert [p.key for p in catalog.search("quagga")] == ["k1"]
@@ -281,8 +283,8 @@ def test_revision_0003_keeps_merges_from_then_on(tmp_path):
     conn.close()
     catalog = Catalog.open(path)
     try:
-        assert migrate.current(path) == db.SCHEMA_REVISION
-        with pytest.raises(db.CatalogError, match="merged before this version"):
+        assert migrate.current(path) == migrate.SCHEMA_REVISION
+        with pytest.raises(CatalogError, match="merged before this version"):
             catalog.split("kmerged")
         report = catalog.import_paths([seeds])
         assert report.merges and all("same abstract" in m for m in report.merges)

@@ -116,7 +116,6 @@ class Discovery:
     def topics(self, paper_ids: Iterable[int] | None = None, n_topics: int | None = None,
                method: str = "nmf") -> list[Topic]:
         """The list's papers (default: all) in labelled topics, largest first."""
-        import numpy as np
 
         from catalog.discover import index as index_files
         from catalog.discover.topics import topics

@@ -1,7 +1,6 @@
 """What the discovery engine needs from storage: the whole seam, in one Protocol.
 
-The engine holds no SQL. After the storage refactor (issue 11) `catalog/store/` implements
-this in a few lines; until then `_adapter_current.py` does, over today's schema.
+The engine holds no SQL: source.py implements this over a catalog's store.
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TextIO
 
 from catalog.results import ExportPaper
-from catalog.text import visible_controls
+from catalog.text.terminal import visible_controls
 
 # name -> (module, file suffix)
 FORMATS: dict[str, tuple[str, str]] = {

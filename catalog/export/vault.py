@@ -21,7 +21,7 @@ from pathlib import Path
 from catalog.export.markdown import escape
 from catalog.ingest.fields import split_people
 from catalog.results import ExportPaper
-from catalog.text import render
+from catalog.text.tex import render
 
 MARKER = "<!-- catalog: everything above this line is rewritten by each export; write your own notes below it -->"
 

@@ -1,0 +1,3 @@
+"""Reading files into plain records (records.py): one module per input format (paperlist.py,
+bibtex.py, ris.py, jsonfile.py, csvfile.py), formats.py choosing by suffix, fields.py and
+mapping.py turning each format's fields into the catalog's. No database here."""

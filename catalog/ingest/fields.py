@@ -11,7 +11,9 @@ import re
 import unicodedata
 from functools import lru_cache
 
-from catalog import text
+from catalog.text import tex
+from catalog.text.terminal import safe
+from catalog.text.normalize import normalize
 from catalog.ingest.paperlist import MAX_ABSTRACT_CHARS, YEAR_RANGE
 from catalog.ingest.records import PaperRecord
 
@@ -34,7 +36,7 @@ _MATH_SPAN = re.compile(r"\$[^$]*\$")
 
 def squash(value: str) -> str:
     """Controls removed, whitespace collapsed (non-breaking spaces included)."""
-    return _SPACES.sub(" ", text.strip_control(value).replace("\xa0", " ")).strip()
+    return _SPACES.sub(" ", safe(value).replace("\xa0", " ")).strip()
 
 
 _CONVERTER = None
@@ -96,7 +98,7 @@ def tex_to_text(value: str) -> str:
     if "\\" in value or "{" in value or "~" in value or "--" in value or "``" in value:
         simple = _simple_tex(value)
         value = squash(simple if simple is not None else _latex_to_text(value))
-    return squash(text.render(value)) if "$" in value else value
+    return squash(tex.render(value)) if "$" in value else value
 
 
 # Accents and special letters written as TeX (`{\"u}`, `\'e`, `{\ss}`), and braces that only
@@ -362,7 +364,7 @@ CATALOG_KEY = re.compile(r"[0-9a-hjkmnp-tv-z]{7,52}")
 def plain_title(value: str) -> str:
     """A title from JSON or CSV: plain text, but `$...$` math rendered like abstracts."""
     value = squash(value)
-    return squash(text.render(value)) if "$" in value else value
+    return squash(tex.render(value)) if "$" in value else value
 
 
 def record(values: dict[str, object], *, label: str, position: int, line: int,
@@ -372,7 +374,7 @@ def record(values: dict[str, object], *, label: str, position: int, line: int,
     `tex`: the title is BibTeX (accents as macros, braces protecting capitals)."""
     title = (tex_to_text if tex else plain_title)(str(values["title"])) if values.get("title") else None
     abstract = str(values.get("abstract") or "").strip()
-    abstract = text.strip_control(abstract).replace("\r\n", "\n").strip() if abstract else ""
+    abstract = safe(abstract).replace("\r\n", "\n").strip() if abstract else ""
     if not title and not abstract:
         raise EntryError(f"{label} has no title or abstract")
     if len(abstract) > MAX_ABSTRACT_CHARS:
@@ -432,7 +434,7 @@ def title_key(title: str | None) -> str:
     """What two titles share when they name the same paper: words only, case and accents folded."""
     if not title:
         return ""
-    folded = unicodedata.normalize("NFKD", text.normalize(title))
+    folded = unicodedata.normalize("NFKD", normalize(title))
     folded = "".join(ch for ch in folded if not unicodedata.combining(ch))
     return " ".join(re.findall(r"\w+", folded))
 

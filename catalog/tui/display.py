@@ -7,10 +7,9 @@ from __future__ import annotations
 
 from rich.cells import cell_len, set_cell_size
 
-from catalog.text import printable, stars  # noqa: F401  (stars: re-exported for the widgets)
+from catalog.text.terminal import safe, stars  # noqa: F401  (stars: for the widgets)
 
 
-safe = printable  # text for the screen: control characters and escape sequences removed
 
 
 def one_line(value: object) -> str:

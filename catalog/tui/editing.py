@@ -14,7 +14,7 @@ from dataclasses import replace
 from rich.text import Text
 from textual import work
 
-from catalog.db import CatalogError
+from catalog.errors import CatalogError
 from catalog.library import Catalog
 from catalog.query import QueryError
 from catalog.results import Edit, NoteView, PaperSummary, SavedQuery

@@ -10,10 +10,11 @@ from textual import work
 from textual.content import Content
 from textual.worker import get_current_worker
 
-from catalog.library import Catalog, Interrupted
+from catalog.errors import Interrupted
+from catalog.library import Catalog
 from catalog.query import QueryError
 from catalog.results import Facets, PaperDetail
-from catalog.text import render_styled
+from catalog.text.tex import render_styled
 from catalog.tui.display import first_line
 from catalog.tui.messages import (
     DetailLoaded, FacetsLoaded, QueryChanged, SearchCount, SearchFailed, SearchResults,

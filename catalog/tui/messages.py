@@ -8,7 +8,7 @@ from collections.abc import Callable
 from textual.message import Message
 
 from catalog.results import Edit, Facets, PaperDetail, PaperSummary
-from catalog.text import Styled
+from catalog.text.tex import Styled
 
 
 class QueryChanged(Message):
@@ -59,7 +59,7 @@ class SearchFailed(Message):
 
 
 class DetailLoaded(Message):
-    """A paper, with its abstract rendered for display (catalog.text.render_styled)."""
+    """A paper, with its abstract rendered for display (catalog.text.tex.render_styled)."""
 
     def __init__(self, key: str, detail: PaperDetail | None, error: str | None = None,
                  styled: Styled | None = None) -> None:

@@ -14,11 +14,11 @@ from pathlib import Path
 from rich.text import Text
 from textual import work
 
-from catalog.db import CatalogError
+from catalog.errors import CatalogError
 from catalog.library import Catalog
 from catalog.query import QueryError
 from catalog.results import ExportPaper, PaperSummary
-from catalog.text import strip_control
+from catalog.text.terminal import safe
 from catalog.tui.display import first_line, shorten
 from catalog.tui.messages import ActionFailed, Copied, Exported, LinkOpened
 from catalog.tui.querytext import chunks, keys_query
@@ -94,7 +94,7 @@ class Sharing:
         if link is None:
             self.post_message(LinkOpened(detail.summary.title, None, False))
             return
-        link = strip_control(link)
+        link = safe(link)
         import webbrowser  # here: only opening a paper needs it
 
         try:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import webbrowser
-from pathlib import Path
 
 from tests.conftest import SEEDS
 from tests.tui.conftest import toasts

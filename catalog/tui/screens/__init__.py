@@ -1,0 +1,2 @@
+"""Screens: main.py (the catalog screen: layout, state, handlers), and the dialogs pushed over
+it (pickers, prompts, the tag and note editors, export, help, confirmations)."""

@@ -15,7 +15,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Label, OptionList
 from textual.widgets.option_list import Option
 
-from catalog.constants import STATUSES
+from catalog.rules import STATUSES
 from catalog.results import NoteView, SavedQuery
 from catalog.tui.display import one_line, shorten, stars
 

@@ -15,8 +15,8 @@ from textual.screen import ModalScreen
 from textual.suggester import Suggester
 from textual.widgets import Input, Label
 
-from catalog.db import CatalogError
-from catalog.library import validate_tag
+from catalog.errors import CatalogError
+from catalog.rules import tag_name
 from catalog.results import PaperSummary
 from catalog.tui.display import one_line
 
@@ -72,7 +72,7 @@ def parse_change(text: str) -> TagChange:
     """`a -b +c #d` -> (["a", "c", "d"], ["b"]); raises CatalogError for a tag that cannot be."""
     add, remove = [], []
     for word in text.split():
-        (remove if word.startswith("-") else add).append(validate_tag(_stem(word) or word))
+        (remove if word.startswith("-") else add).append(tag_name(_stem(word) or word))
     return add, remove
 
 

@@ -13,7 +13,7 @@ from textual.widgets import Static
 
 from catalog.highlight import Terms, spans
 from catalog.results import PaperDetail
-from catalog.text import Styled
+from catalog.text.tex import Styled
 from catalog.tui.display import one_line, safe, stars
 from catalog.tui.notes import note_content
 

@@ -20,7 +20,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.worker import get_current_worker
 
-from catalog.constants import STATUSES
+from catalog.rules import STATUSES
 from catalog.library import Catalog
 from catalog.results import PaperSummary
 from catalog.tui.colors import MUTED, TEXT, text_style

@@ -10,7 +10,7 @@ from textual.binding import Binding
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
-from catalog.constants import STATUSES
+from catalog.rules import STATUSES
 from catalog.results import Facets
 from catalog.tui.display import one_line, stars
 from catalog.tui.messages import FilterChosen

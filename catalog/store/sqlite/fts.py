@@ -1,22 +1,44 @@
-"""The query tree (catalog/query.py) compiled to SQLite FTS5 and run.
+"""SQLite FTS5: the index's layout, and the query tree (catalog/query.py) compiled to SQL.
 
 This is the only module that knows FTS5 query syntax. Every user word is quoted before it
-reaches MATCH, so punctuation (`multi-agent`, `c++`, `20.04`) is never FTS5 syntax.
+reaches MATCH, so punctuation (`multi-agent`, `c++`, `20.04`) is never FTS5 syntax. The
+functions that build SQL are pure (query tree in, SQL and parameters out) and pinned by
+exact-string tests (tests/test_compiler.py); the store runs what they build.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from catalog.sqlite import Connection
+from catalog.text.cjk import cjk_spaced
+from catalog.query import Clause, Filter, Query, Text
+from catalog.text.cjk import has_cjk
 
-from catalog.query import Clause, Filter, Query, QueryError, Text
-from catalog.sqlite import FTS_COLUMNS, FTS_TABLE, Interrupted, is_interrupted
-from catalog import highlight
-from catalog.cjk import cjk_spaced
-from catalog.text import has_cjk
+FTS_TABLE = "paper_fts"
+# Indexed columns of `paper`, in FTS5 column order, with their bm25 weights: a hit in a title
+# or tag counts for more than one in the abstract.
+FTS_COLUMNS = {
+    "user_title": 10.0,
+    "title": 10.0,
+    "headline": 6.0,
+    "abstract_text": 1.0,
+    "authors": 3.0,
+    "tags_text": 8.0,
+    "notes_text": 2.0,
+    "search_extra": 1.0,
+}
+VIEWS = ("papers", "paper_tags", "paper_notes")
+INSERT_TRIGGER = "paper_fts_insert"
+# Papers whose `abstract` was edited by hand, waiting for their derived text (migration 0006).
+REDERIVE_TABLE = "paper_rederive"
+# What triggers copy onto paper.tags_text / paper.notes_text (the migrations hold their own
+# frozen copy of these); `catalog doctor` recomputes them with these. {pid}: the paper id.
+TAGS_TEXT_OF = """(SELECT coalesce(group_concat(name, ' '), '') FROM (
+    SELECT t.name FROM paper_tag pt JOIN tag t ON t.id = pt.tag_id
+    WHERE pt.paper_id = {pid} ORDER BY t.name))"""
+NOTES_TEXT_OF = """(SELECT coalesce(group_concat(body, char(10)), '') FROM (
+    SELECT body FROM note WHERE paper_id = {pid} ORDER BY created_at, id))"""
 
-HIGHLIGHT_START, HIGHLIGHT_END = highlight.START, highlight.END
 _BM25 = f"bm25({FTS_TABLE}, {', '.join(str(w) for w in FTS_COLUMNS.values())})"
 SUMMARY_COLUMNS = (
     "p.id, p.key, coalesce(p.user_title, p.title, p.headline) AS title, p.venue, p.year, "
@@ -25,12 +47,23 @@ SUMMARY_COLUMNS = (
 # Newest year first, then most recently added: the year indexes (rowid last) give this order
 # directly, so a filtered listing stops after LIMIT rows instead of sorting the catalog.
 DEFAULT_ORDER = "p.year DESC, p.id DESC"
+
+
+def is_hand_made_table(name: str) -> bool:
+    """FTS5 tables and their shadow tables, views and the re-derive queue, which SQLModel
+    does not describe (Alembic's autogenerate must leave them alone)."""
+    return (name == FTS_TABLE or name.startswith(FTS_TABLE + "_") or name in VIEWS
+            or name == REDERIVE_TABLE)
+
+
 _TAGGED = "SELECT pt.paper_id FROM paper_tag pt JOIN tag t ON t.id = pt.tag_id WHERE {}"
 _TAG_OR_CHILD = "t.name = ? OR t.name LIKE ? ESCAPE '\\'"
 
 
 @dataclass
 class CompiledQuery:
+    """A query as SQL pieces: an FTS5 expression that ranks, and filters on `paper p`."""
+
     match: str | None = None  # FTS5 expression for ranking, if any
     where: list[str] = field(default_factory=list)
     params: list = field(default_factory=list)
@@ -133,52 +166,6 @@ def _filter_sql(f: Filter) -> tuple[str, list]:
     return f"p.year {f.op} ?", [f.value]
 
 
-@dataclass
-class Row:
-    id: int
-    key: str
-    title: str
-    venue: str | None
-    year: int | None
-    status: str
-    rating: int | None
-    tags_text: str
-    snippet: str | None = None
-    score: float | None = None
-
-
-def run(conn: Connection, query: Query, *, limit: int = 50, offset: int = 0,
-        snippets: bool = True) -> list[Row]:
-    """The page of papers matching `query`, best first (or newest first without words)."""
-    compiled = compile_query(query)
-    if compiled.match is None:
-        where = " AND ".join(compiled.where) or "1"
-        text = "p.abstract_text" if snippets and query.has_text else "NULL"  # CJK words
-        sql = (f"SELECT {SUMMARY_COLUMNS}, {text}, NULL FROM paper p WHERE {where} "
-               f"ORDER BY {DEFAULT_ORDER} LIMIT ? OFFSET ?")
-        rows = [Row(*r) for r in _execute(conn, sql, [*compiled.params, limit, offset], query)]
-        return _with_snippets(rows, query, snippets)
-    # Rank in the index alone, then read only the page's rows: reading every matching paper
-    # row before sorting costs more than the ranking itself. CROSS JOIN keeps that order.
-    restrict, params = _restriction(compiled)
-    sql = (
-        f"WITH top AS (SELECT rowid AS id, {_BM25} AS score FROM {FTS_TABLE}"
-        f" WHERE {FTS_TABLE} MATCH ?{restrict} ORDER BY score, rowid LIMIT ? OFFSET ?)"
-        f" SELECT {SUMMARY_COLUMNS}, p.abstract_text, top.score FROM top CROSS JOIN paper p"
-        " WHERE p.id = top.id ORDER BY top.score, top.id"
-    )
-    rows = [Row(*r) for r in _execute(conn, sql, [compiled.match, *params, limit, offset], query)]
-    return _with_snippets(rows, query, snippets)
-
-
-def _with_snippets(rows: list[Row], query: Query, snippets: bool) -> list[Row]:
-    """Turn the abstract each row carries in its snippet field into the snippet."""
-    terms = highlight.terms_of(query) if snippets else None
-    for row in rows:
-        row.snippet = highlight.snippet(row.snippet, terms) if terms and row.snippet else None
-    return rows
-
-
 def _restriction(compiled: CompiledQuery) -> tuple[str, list]:
     """Filters as a set of ids built from indexes, without reading the wide paper rows.
 
@@ -191,38 +178,43 @@ def _restriction(compiled: CompiledQuery) -> tuple[str, list]:
     return f" AND +rowid IN (SELECT p.id FROM paper p WHERE {where})", list(compiled.params)
 
 
-def count(conn: Connection, query: Query) -> int:
-    compiled = compile_query(query)
+def search_sql(compiled: CompiledQuery, *, limit: int, offset: int = 0,
+               with_text: bool = False) -> tuple[str, list]:
+    """The page of papers, best first (newest first without words): SUMMARY_COLUMNS, then
+    `text` (the rendered abstract, for snippets, or NULL) and `score`."""
     if compiled.match is None:
         where = " AND ".join(compiled.where) or "1"
-        sql, params = f"SELECT count(*) FROM paper p WHERE {where}", compiled.params
-    else:
-        restrict, params = _restriction(compiled)
-        sql = f"SELECT count(*) FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH ?{restrict}"
-        params = [compiled.match, *params]
-    return _execute(conn, sql, params, query)[0][0]
+        text = "p.abstract_text" if with_text else "NULL"
+        return (f"SELECT {SUMMARY_COLUMNS}, {text} AS text, NULL AS score FROM paper p WHERE {where}"
+                f" ORDER BY {DEFAULT_ORDER} LIMIT ? OFFSET ?", [*compiled.params, limit, offset])
+    # Rank in the index alone, then read only the page's rows: reading every matching paper
+    # row before sorting costs more than the ranking itself. CROSS JOIN keeps that order.
+    restrict, params = _restriction(compiled)
+    text = "p.abstract_text" if with_text else "NULL"
+    return (f"WITH top AS (SELECT rowid AS id, {_BM25} AS score FROM {FTS_TABLE}"
+            f" WHERE {FTS_TABLE} MATCH ?{restrict} ORDER BY score, rowid LIMIT ? OFFSET ?)"
+            f" SELECT {SUMMARY_COLUMNS}, {text} AS text, top.score AS score FROM top CROSS JOIN paper p"
+            " WHERE p.id = top.id ORDER BY top.score, top.id",
+            [compiled.match, *params, limit, offset])
 
 
-def _execute(conn: Connection, sql: str, params: list, query: Query) -> list[tuple]:
-    try:
-        return conn.execute(sql, tuple(params)).all()
-    except Exception as exc:  # quoting makes this unreachable; keep the promise anyway
-        if is_interrupted(exc):
-            raise Interrupted(query.source) from None  # told to stop (sqlite.stoppable)
-        message = str(getattr(exc, "orig", exc)).splitlines()[0]
-        raise QueryError(f"cannot search for {query.source!r}: {message}") from None
+def count_sql(compiled: CompiledQuery) -> tuple[str, list]:
+    if compiled.match is None:
+        where = " AND ".join(compiled.where) or "1"
+        return f"SELECT count(*) FROM paper p WHERE {where}", list(compiled.params)
+    restrict, params = _restriction(compiled)
+    return (f"SELECT count(*) FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH ?{restrict}",
+            [compiled.match, *params])
 
 
-def papers_titled(conn: Connection, title: str, limit: int = 20) -> list[tuple]:
-    """(id, key, title, year, authors, url, doi, arxiv_id, abstract) of papers whose real title
-    holds `title`'s words as a phrase and is not much longer: candidates for deduplication,
-    which compares the titles themselves."""
+def titled_sql(title: str, limit: int) -> tuple[str, list] | None:
+    """Papers whose real title holds `title`'s words as a phrase and is not much longer:
+    candidates for deduplication, which compares the titles themselves. None when `title`
+    has no words."""
     if not any(ch.isalnum() for ch in title):
-        return []
+        return None
     phrase = "title : " + fts_phrase(Text(title))
-    return [tuple(r) for r in _execute(
-        conn,
-        f"SELECT p.id, p.key, p.title, p.year, p.authors, p.url, p.doi, p.arxiv_id, p.abstract"
-        f" FROM {FTS_TABLE} CROSS JOIN paper p"
-        f" WHERE {FTS_TABLE} MATCH ? AND p.id = {FTS_TABLE}.rowid AND length(p.title) <= ? LIMIT ?",
-        [phrase, 2 * len(title) + 20, limit], Query(source=title))]
+    return (f"SELECT p.id, p.key, p.title, p.year, p.authors, p.url, p.doi, p.arxiv_id, p.abstract"
+            f" FROM {FTS_TABLE} CROSS JOIN paper p"
+            f" WHERE {FTS_TABLE} MATCH ? AND p.id = {FTS_TABLE}.rowid AND length(p.title) <= ? LIMIT ?",
+            [phrase, 2 * len(title) + 20, limit])

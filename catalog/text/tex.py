@@ -1,8 +1,9 @@
-"""Display text: TeX/Markdown to Unicode, search tokens, normalisation (headlines: headlines.py).
+"""TeX math and Markdown emphasis in abstracts and titles, as readable Unicode.
 
-Abstracts arrive with Markdown emphasis and TeX math. The terminal shows them
-rendered, search sees extra ASCII spellings of the math, and deduplication
-compares a normalised form. Everything here is pure and deterministic.
+Abstracts arrive with Markdown emphasis and TeX math. The terminal shows them rendered
+(`render`, or `render_styled` with bold and italic kept as styles), and search sees extra
+ASCII spellings of the math (`search_extra`: MCR2 for MCR²). Pure and deterministic; only
+the `$...$` spans go through pylatexenc (~3 ms a whole abstract otherwise).
 """
 
 from __future__ import annotations
@@ -13,51 +14,13 @@ import re
 import unicodedata
 from functools import lru_cache
 
-__all__ = ["render", "render_styled", "search_extra", "normalize", "has_cjk", "strip_control",
-           "visible_controls"]
+from catalog.text.terminal import safe
+
+__all__ = ["render", "render_styled", "search_extra", "Styled"]
 
 # Malformed TeX in imported abstracts is expected; pylatexenc would log a
 # warning per bad span, and an unconfigured app prints those to stderr.
 logging.getLogger("pylatexenc").setLevel(logging.ERROR)
-
-# --- control characters ---------------------------------------------------
-
-_ANSI = re.compile(
-    r"\x1b\[[0-?]*[ -/]*[@-~]"  # CSI: colours, cursor moves
-    r"|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?"  # OSC: titles, hyperlinks
-    r"|\x1b[PX^_][^\x1b]*(?:\x1b\\)?"  # DCS, SOS, PM, APC strings
-    r"|\x1b[\x20-\x7e]?"  # two-byte escapes, or a lone ESC
-)
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-_CONTROL_BYTES = bytes([*range(0x00, 0x09), *range(0x0b, 0x20), 0x7f])  # ASCII ones
-
-
-def strip_control(text: str) -> str:
-    """Remove ANSI escape sequences and C0/C1 controls, keeping newline and tab."""
-    # Most imported text needs no regex at all. ASCII text (isascii() is O(1))
-    # is checked by deleting control bytes, 2x faster than isprintable().
-    if text.isascii():
-        data = text.encode("ascii")
-        if len(data.translate(None, _CONTROL_BYTES)) == len(data):
-            return text
-    elif text.isprintable() or not _CONTROL.search(text):
-        return text
-    return _CONTROL.sub("", _ANSI.sub("", text))
-
-
-# Control characters left in stored text (written before stripping existed, or by hand) are
-# shown, not obeyed, where text leaves the catalog: C0 as their Unicode pictures (ESC is ␛),
-# DEL as ␡, C1 as U+FFFD.
-_VISIBLE = {**{c: 0x2400 + c for c in range(0x20) if c not in (0x09, 0x0a)}, 0x7f: 0x2421,
-            **{c: 0xFFFD for c in range(0x80, 0xA0)}}
-
-
-def visible_controls(text: str) -> str:
-    """Text with every control character but newline and tab replaced by a visible stand-in."""
-    if text.isascii() and text.isprintable():
-        return text
-    return text.translate(_VISIBLE) if _CONTROL.search(text) else text
-
 
 # --- TeX math spans ---------------------------------------------------------
 
@@ -302,7 +265,7 @@ def _text_markup(s: str, marked: bool = False) -> str:
 
 def render(text: str) -> str:
     """Display text: math spans to Unicode, emphasis to plain text, no controls."""
-    return _render(strip_control(text), marked=False)
+    return _render(safe(text), marked=False)
 
 
 def _render(text: str, marked: bool) -> str:
@@ -335,7 +298,7 @@ def render_styled(text: str) -> Styled:
     """Like render, keeping what plain text loses: the text, and spans of kind "bold" and
     "italic" (Markdown `**x**`, `*x*`, `_x_`, \\textbf, \\emph) and "sub" and "sup" (math
     scripts with no Unicode form, such as the `>0` of `ℤ_{>0}`, shown without `_{}`)."""
-    marked = _render(_MARKERS.sub("", strip_control(text)), marked=True)
+    marked = _render(_MARKERS.sub("", safe(text)), marked=True)
     return _unmark(marked) if _MARKERS.search(marked) else (marked, [])
 
 
@@ -412,49 +375,6 @@ def search_extra(text: str) -> str:
     if "$" not in text:
         return ""
     seen: dict[str, None] = {}
-    for m in _MATH.finditer(strip_control(text)):
+    for m in _MATH.finditer(safe(text)):
         seen.update(dict.fromkeys(_span_tokens(m.group("d") or m.group("i"))))
     return " ".join(seen)
-
-
-# --- comparison and scripts --------------------------------------------------------
-
-
-# What str.split() splits ASCII text on, besides the space.
-_ASCII_SPACES_BUT_SPACE = "\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f"
-
-
-def normalize(text: str) -> str:
-    """Key for deduplication: NFKC, casefolded, whitespace collapsed."""
-    # Casefolding can produce text that is no longer NFKC, hence the second pass. ASCII is
-    # already NFKC and casefolds to ASCII, so it skips both (most abstracts).
-    if text.isascii():
-        lowered = text.lower()
-        # Without other whitespace or double spaces only the ends can need collapsing (most
-        # abstracts): a few substring tests are 5x faster than split and join.
-        if "  " not in lowered and not any(ch in lowered for ch in _ASCII_SPACES_BUT_SPACE):
-            return lowered.strip(" ")
-        return " ".join(lowered.split())
-    folded = unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", text).casefold())
-    return " ".join(folded.split())
-
-
-_CJK = re.compile(
-    "[\u1100-\u11ff\u2e80-\u2fdf\u3005-\u3007\u3040-\u30ff\u3130-\u318f\u31f0-\u31ff"
-    "\u3400-\u4dbf\u4e00-\u9fff\ua960-\ua97f\uac00-\ud7ff\uf900-\ufaff\uff66-\uff9f"
-    "\U00020000-\U000323af]"
-)
-
-
-def printable(value: object) -> str:
-    """Any value as text for a terminal: control characters and escape sequences removed."""
-    return strip_control(str(value)) if value is not None else ""
-
-
-def stars(rating: int | None) -> str:
-    return "★" * rating + "☆" * (5 - rating) if rating else ""
-
-
-def has_cjk(text: str) -> bool:
-    """Whether text contains CJK ideographs, kana or hangul."""
-    return not text.isascii() and _CJK.search(text) is not None

@@ -1,0 +1,41 @@
+"""The engine's DiscoverStore over a catalog's store: what it reads, through named queries."""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterator, Sequence
+from pathlib import Path
+
+from catalog.discover.results import CatalogVersion, PaperText, TopicRecord
+
+
+class StoreSource:
+    """DiscoverStore (protocol.py) for a catalog.store.Store."""
+
+    def __init__(self, store, cache_dir: Path | None = None):
+        self.store = store
+        self._cache_dir = cache_dir
+        self.saved_topics: dict[str, list[TopicRecord]] = {}  # until topics have a table
+
+    def version(self) -> CatalogVersion:
+        with self.store.read() as tx:
+            return CatalogVersion(*tx.text_version())
+
+    def paper_texts(self, ids: Collection[int] | None = None, *, after_id: int = 0
+                    ) -> Iterator[PaperText]:
+        with self.store.read() as tx:
+            for paper_id, title, abstract in tx.paper_texts(ids, after_id=after_id):
+                yield PaperText(paper_id, f"{title}\n{abstract}")
+
+    def tagged(self, tag: str) -> list[int]:
+        with self.store.read() as tx:
+            return tx.tagged_papers(tag)
+
+    def liked(self) -> list[int]:
+        with self.store.read() as tx:
+            return tx.liked_papers()
+
+    def cache_dir(self) -> Path:
+        return self._cache_dir or self.store.cache_dir()
+
+    def save_topics(self, scope: str, records: Sequence[TopicRecord]) -> None:
+        self.saved_topics[scope] = list(records)

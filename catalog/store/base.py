@@ -1,0 +1,70 @@
+"""The storage interface: what a backend gives the rest of the program.
+
+A `Store` is one catalog (a SQLite file today; a PostgreSQL database next). It hands out
+transactions: `read()` (one consistent snapshot) and `write()` (holds the write lock from its
+first statement). A transaction object carries every named query the program runs (see
+papers.py, edits.py, imports.py for the shared ones; the backend adds search and upkeep) and
+returns the dataclasses of catalog/results.py, read by column name. Nothing outside this
+package sees a connection, a cursor or SQL.
+
+Modelled on harlequin's adapters (HarlequinAdapter / Connection / Cursor): a small abstract
+seam with one implementation per backend, and tests parametrized over backends.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+from pathlib import Path
+
+
+class Store(ABC):
+    """One open catalog. Holds connections, never a transaction between calls."""
+
+    #: How users name this catalog (a path or a URL, password hidden): messages show it.
+    location: str
+    #: The file, for a file backend; None for a server.
+    path: Path | None
+
+    @abstractmethod
+    def read(self) -> AbstractContextManager:
+        """A read transaction: `with store.read() as tx: tx.detail(paper_id)`."""
+
+    @abstractmethod
+    def write(self, *, catch_up: bool = True) -> AbstractContextManager:
+        """A write transaction; all of it commits, or none. `catch_up`: first derive the text
+        of papers whose abstract was edited by hand since (doctor does that itself)."""
+
+    @abstractmethod
+    def close(self) -> None: ...
+
+    # --- the catalog as a whole --------------------------------------------------------------
+
+    @abstractmethod
+    def is_seeded(self) -> bool:
+        """Whether the bundled seed lists were imported completely (the default catalog)."""
+
+    @abstractmethod
+    def mark_seeded(self) -> None: ...
+
+    @abstractmethod
+    def data_version(self) -> int:
+        """A number that changes when another connection commits a change: cheap to poll."""
+
+    @abstractmethod
+    def backup(self, target: Path) -> None:
+        """A consistent copy at `target`, safe while others use the catalog."""
+
+    @abstractmethod
+    def run_sql(self, statement: str, *, stop: Callable[[], bool] | None = None
+                ) -> tuple[list[str], list[tuple]]:
+        """One read-only statement: (column names, rows). Raises CatalogError for what cannot
+        run, Interrupted once `stop()` is true."""
+
+    @abstractmethod
+    def schema_revision(self) -> str | None: ...
+
+    @abstractmethod
+    def cache_dir(self) -> Path:
+        """A folder of this catalog's own for derived files (discovery's vectors)."""

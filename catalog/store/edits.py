@@ -1,0 +1,135 @@
+"""What users write: tags, status, rating and their own title, notes, saved searches; and the
+annotations file's view of them. Plain SQL both backends run."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from catalog.results import SavedQuery
+from catalog.rules import USER_FIELDS, now
+
+
+class EditQueries:
+    """Mixed into a backend's transaction, which provides `self.conn`."""
+
+    # --- tags -----------------------------------------------------------------------------
+
+    def tags_of(self, paper_id: int) -> list[str]:
+        return self.conn.execute(
+            "SELECT t.name FROM paper_tag pt JOIN tag t ON t.id = pt.tag_id WHERE pt.paper_id = ?"
+            " ORDER BY t.name", (paper_id,)).scalars()
+
+    def add_tag(self, paper_id: int, name: str) -> bool:
+        """Tag the paper; whether it was not tagged so before."""
+        self.conn.execute("INSERT INTO tag(name) VALUES (?) ON CONFLICT DO NOTHING", (name,))
+        return self.conn.execute(
+            "INSERT INTO paper_tag(paper_id, tag_id) SELECT ?, id FROM tag WHERE name = ?"
+            " ON CONFLICT DO NOTHING", (paper_id, name)).rowcount > 0
+
+    def remove_tag(self, paper_id: int, name: str) -> None:
+        self.conn.execute(
+            "DELETE FROM paper_tag WHERE paper_id = ? AND tag_id = (SELECT id FROM tag WHERE name = ?)",
+            (paper_id, name))
+
+    def drop_unused_tags(self) -> None:
+        """A tag nobody uses any more disappears from `catalog tags` and the sidebar."""
+        self.conn.execute("DELETE FROM tag WHERE id NOT IN (SELECT tag_id FROM paper_tag)")
+
+    # --- status, rating, the user's title ---------------------------------------------------
+
+    def user_field(self, paper_id: int, field: str):
+        assert field in USER_FIELDS  # a column name, never user text
+        return self.conn.execute(f"SELECT {field} FROM paper WHERE id = ?", (paper_id,)).scalar()
+
+    def set_user_field(self, paper_id: int, field: str, value) -> None:
+        assert field in USER_FIELDS
+        self.conn.execute(f"UPDATE paper SET {field} = ?, updated_at = ? WHERE id = ?",
+                          (value, now(), paper_id))
+
+    def touch(self, paper_id: int) -> None:
+        """The paper changed (a tag, a note): its updated_at says when."""
+        self.conn.execute("UPDATE paper SET updated_at = ? WHERE id = ?", (now(), paper_id))
+
+    # --- notes ----------------------------------------------------------------------------
+
+    def add_note(self, paper_id: int, body: str, created: datetime,
+                 updated: datetime | None = None) -> int:
+        return self.conn.execute(
+            "INSERT INTO note(paper_id, body, created_at, updated_at) VALUES (?, ?, ?, ?) RETURNING id",
+            (paper_id, body, created, updated or now())).scalar()
+
+    def note_body(self, note_id: int) -> str | None:
+        return self.conn.execute("SELECT body FROM note WHERE id = ?", (note_id,)).scalar()
+
+    def set_note(self, note_id: int, body: str) -> None:
+        self.conn.execute("UPDATE note SET body = ?, updated_at = ? WHERE id = ?", (body, now(), note_id))
+
+    def delete_note(self, note_id: int) -> None:
+        self.conn.execute("DELETE FROM note WHERE id = ?", (note_id,))
+
+    def note_bodies(self, paper_id: int) -> list[str]:
+        return self.conn.execute("SELECT body FROM note WHERE paper_id = ?", (paper_id,)).scalars()
+
+    # --- saved searches ---------------------------------------------------------------------
+
+    def saved_searches(self) -> tuple[SavedQuery, ...]:
+        return tuple(SavedQuery(r["name"], r["query"]) for r in self.conn.execute(
+            "SELECT name, query FROM saved_search ORDER BY name"))
+
+    def saved_query(self, name: str) -> str | None:
+        return self.conn.execute("SELECT query FROM saved_search WHERE name = ?", (name,)).scalar()
+
+    def save_query(self, name: str, query: str | None) -> None:
+        """Store `query` under `name`: created, replaced, or deleted (None)."""
+        if query is None:
+            self.conn.execute("DELETE FROM saved_search WHERE name = ?", (name,))
+        elif self.saved_query(name) is None:
+            self.conn.execute("INSERT INTO saved_search(name, query, created_at) VALUES (?, ?, ?)",
+                              (name, query, now()))
+        else:
+            self.conn.execute("UPDATE saved_search SET query = ? WHERE name = ?", (query, name))
+
+    # --- the annotations file ---------------------------------------------------------------
+
+    def annotated_papers(self) -> list[dict]:
+        """Every paper a user annotated, with its identity, fields, tags and notes."""
+        tags: dict[int, list[str]] = {}
+        for row in self.conn.execute(
+                "SELECT pt.paper_id, t.name FROM paper_tag pt JOIN tag t ON t.id = pt.tag_id ORDER BY t.name"):
+            tags.setdefault(row["paper_id"], []).append(row["name"])
+        notes: dict[int, list[dict[str, str]]] = {}
+        for row in self.conn.execute(
+                "SELECT paper_id, body, created_at, updated_at FROM note ORDER BY created_at, id"):
+            notes.setdefault(row["paper_id"], []).append(
+                {"body": row["body"], "created_at": str(row["created_at"]), "updated_at": str(row["updated_at"])})
+        papers = []
+        for row in self.conn.execute(
+                "SELECT id, key, fingerprint, doi, arxiv_id, title, headline, user_title, status, rating"
+                " FROM paper WHERE status != 'unread' OR rating IS NOT NULL OR user_title IS NOT NULL"
+                " OR id IN (SELECT paper_id FROM paper_tag) OR id IN (SELECT paper_id FROM note) ORDER BY id"):
+            papers.append({name: row[name] for name in (
+                "key", "fingerprint", "doi", "arxiv_id", "title", "headline", "user_title", "status", "rating")}
+                | {"tags": tags.get(row["id"], []), "notes": notes.get(row["id"], [])})
+        return papers
+
+    def paper_with(self, column: str, value) -> int | None:
+        """The first paper whose key, fingerprint, DOI or arXiv id is `value`."""
+        assert column in ("key", "fingerprint", "doi", "arxiv_id")
+        return self.conn.execute(f"SELECT id FROM paper WHERE {column} = ? ORDER BY id LIMIT 1",
+                                 (value,)).scalar()
+
+    def fingerprint_of(self, paper_id: int) -> str:
+        return self.conn.execute("SELECT fingerprint FROM paper WHERE id = ?", (paper_id,)).scalar()
+
+    def tagged_papers(self, tag: str) -> list[int]:
+        """Ids of the papers carrying `tag` or a tag below it (`project` takes `project/x`)."""
+        pattern = tag.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "/%"
+        return self.conn.execute(
+            "SELECT DISTINCT pt.paper_id FROM paper_tag pt JOIN tag t ON t.id = pt.tag_id"
+            " WHERE t.name = ? OR t.name LIKE ? ESCAPE '\\' ORDER BY pt.paper_id", (tag, pattern)).scalars()
+
+    def liked_papers(self) -> list[int]:
+        """Ids of the papers rated 4 or 5 or marked read."""
+        return self.conn.execute(
+            "SELECT id FROM paper WHERE rating >= 4 UNION SELECT id FROM paper WHERE status = 'read'"
+            " ORDER BY 1").scalars()

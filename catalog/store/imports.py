@@ -1,0 +1,150 @@
+"""Importing: the files imported (sources), new papers and their keys, where each paper was
+seen (provenance), looking papers up for deduplication, filling their fields, and the record
+of merges that `catalog split` undoes. Plain SQL both backends run; the FTS side of a bulk
+load is the backend's own (bulk_load, index_papers_from, papers_titled)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from datetime import datetime
+
+from catalog.store.rows import chunks
+
+# The columns of a new paper, in the order of prepare.PaperRow, then its key and times.
+PAPER_COLUMNS = ("fingerprint", "abstract", "abstract_text", "search_extra", "headline", "title",
+                 "authors", "venue", "year", "doi", "arxiv_id", "url")
+# What deduplication compares of a catalog paper (dedupe.Facts).
+FACT_COLUMNS = "id, key, title, year, authors, url, doi, arxiv_id, abstract"
+# The paper columns an import or a split may write (never the user's).
+WRITABLE = frozenset({*PAPER_COLUMNS, "updated_at"})
+
+
+class ImportQueries:
+    """Mixed into a backend's transaction, which provides `self.conn`."""
+
+    # --- sources ----------------------------------------------------------------------------
+
+    def source_with(self, sha256: str):
+        """The imported file with these bytes: a row with id and warnings, or None."""
+        return self.conn.execute("SELECT id, warnings FROM source WHERE sha256 = ?", (sha256,)).first()
+
+    def papers_from(self, source_id: int) -> int:
+        return self.conn.execute(
+            "SELECT count(DISTINCT paper_id) FROM provenance WHERE source_id = ?", (source_id,)).scalar()
+
+    def add_source(self, *, path: str, sha256: str, venue: str | None, year: int | None,
+                   format: str, imported_at: datetime, warnings: str) -> int:
+        return self.conn.execute(
+            "INSERT INTO source(path, sha256, venue, year, format, imported_at, warnings)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id",
+            (path, sha256, venue, year, format, imported_at, warnings)).scalar()
+
+    # --- new papers ---------------------------------------------------------------------------
+
+    def max_paper_id(self) -> int:
+        return self.conn.execute("SELECT coalesce(max(id), 0) FROM paper").scalar()
+
+    def insert_papers(self, papers: Sequence[tuple], keys: Sequence[str], stamp) -> list[int]:
+        """Insert new papers (prepare.PaperRow each, named by PAPER_COLUMNS) with their keys;
+        their ids, in order. The caller holds the write lock, so ids are max+1 onwards."""
+        first = self.max_paper_id() + 1
+        columns = ", ".join(PAPER_COLUMNS)
+        self.conn.executemany(
+            f"INSERT INTO paper(key, {columns}, status, tags_text, notes_text, added_at, updated_at)"
+            f" VALUES (?, {', '.join('?' * len(PAPER_COLUMNS))}, 'unread', '', '', ?, ?)",
+            [(key, *paper, stamp, stamp) for key, paper in zip(keys, papers)])
+        return list(range(first, first + len(papers)))
+
+    def existing_keys(self, keys: Iterable[str]) -> set[str]:
+        found: set[str] = set()
+        for part, marks in chunks(list(keys)):
+            found.update(self.conn.execute(f"SELECT key FROM paper WHERE key IN ({marks})", part).scalars())
+        return found
+
+    def fingerprint_taken(self, fingerprint: str, *, other_than: int | None = None) -> bool:
+        return self.conn.execute(
+            "SELECT 1 FROM paper WHERE fingerprint = ? AND id != ?", (fingerprint, other_than or 0)
+        ).first() is not None
+
+    def add_provenance(self, places: Iterable[tuple[int, int, int]]) -> None:
+        """(paper id, source id, position) of each record."""
+        self.conn.executemany(
+            "INSERT INTO provenance(paper_id, source_id, position) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
+            places)
+
+    # --- deduplication --------------------------------------------------------------------------
+
+    def papers_with_values(self, column: str, values: Iterable[str]) -> list[tuple[str, int]]:
+        """(value, paper id) of the papers whose DOI, arXiv id or fingerprint is one of `values`."""
+        assert column in ("doi", "arxiv_id", "fingerprint")
+        out: list[tuple[str, int]] = []
+        for part, marks in chunks(list(values)):
+            out.extend((r[column], r["id"]) for r in self.conn.execute(
+                f"SELECT {column}, id FROM paper WHERE {column} IN ({marks})", part))
+        return out
+
+    def paper_facts(self, ids: Iterable[int]) -> dict[int, object]:
+        """Rows of FACT_COLUMNS by paper id."""
+        out = {}
+        for part, marks in chunks(list(ids)):
+            for row in self.conn.execute(f"SELECT {FACT_COLUMNS} FROM paper WHERE id IN ({marks})", part):
+                out[row["id"]] = row
+        return out
+
+    def paper_columns(self, paper_id: int, columns: Sequence[str]) -> dict[str, object]:
+        assert set(columns) <= WRITABLE | {"user_title", "id"}
+        row = self.conn.execute(f"SELECT {', '.join(columns)} FROM paper WHERE id = ?", (paper_id,)).one()
+        return {name: row[name] for name in columns}
+
+    def missing_fields(self, ids: Iterable[int], fields: Sequence[str]) -> list[dict[str, object]]:
+        """For each paper: its id, `fields`, and whether it lacks an abstract (a cheap first
+        look at what records could fill)."""
+        assert set(fields) <= WRITABLE
+        out = []
+        for part, marks in chunks(list(ids)):
+            for row in self.conn.execute(
+                    f"SELECT id, {', '.join(fields)}, abstract = '' AS lacks_abstract FROM paper"
+                    f" WHERE id IN ({marks})", part):
+                out.append({name: row[name] for name in ("id", *fields, "lacks_abstract")})
+        return out
+
+    def update_paper(self, paper_id: int, changes: dict[str, object]) -> None:
+        """Set imported columns of a paper (the FTS trigger reindexes it)."""
+        assert changes.keys() <= WRITABLE
+        sets = ", ".join(f"{name} = ?" for name in changes)
+        self.conn.execute(f"UPDATE paper SET {sets} WHERE id = ?", (*changes.values(), paper_id))
+
+    # --- merges and splits ------------------------------------------------------------------------
+
+    def add_merges(self, merges: Iterable[tuple]) -> None:
+        """(paper id, source id, position, evidence, filled, record JSON, merged at) of each."""
+        self.conn.executemany(
+            "INSERT INTO paper_merge(paper_id, source_id, position, evidence, filled, record, merged_at)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?)", merges)
+
+    def merges_into(self, paper_id: int) -> list:
+        """Rows (id, source_id, position, evidence, filled, record) of the records that joined it."""
+        return self.conn.execute(
+            "SELECT id, source_id, position, evidence, filled, record FROM paper_merge"
+            " WHERE paper_id = ? ORDER BY id", (paper_id,)).all()
+
+    def set_merge(self, merge_id: int, *, record: str | None = None, filled: str | None = None) -> None:
+        if record is not None:
+            self.conn.execute("UPDATE paper_merge SET record = ? WHERE id = ?", (record, merge_id))
+        if filled is not None:
+            self.conn.execute("UPDATE paper_merge SET filled = ? WHERE id = ?", (filled, merge_id))
+
+    def delete_merges(self, ids: Iterable[int]) -> None:
+        for part, marks in chunks(list(ids)):
+            self.conn.execute(f"DELETE FROM paper_merge WHERE id IN ({marks})", part)
+
+    def places_of(self, paper_id: int) -> list[tuple[int, int]]:
+        """(source id, position) of each record of the paper, as `catalog show` numbers them."""
+        return [(r["source_id"], r["position"]) for r in self.conn.execute(
+            "SELECT pr.source_id, pr.position FROM provenance pr JOIN source s ON s.id = pr.source_id"
+            " WHERE pr.paper_id = ? ORDER BY s.id, pr.position", (paper_id,))]
+
+    def move_record(self, source_id: int, position: int, *, from_paper: int, to_paper: int) -> None:
+        self.conn.execute(
+            "UPDATE provenance SET paper_id = ? WHERE paper_id = ? AND source_id = ? AND position = ?",
+            (to_paper, from_paper, source_id, position))

@@ -1,0 +1,125 @@
+"""Reading papers: by key, as summaries, details and export records, and overviews (counts
+for `catalog stats`, the TUI's facets, `catalog tags`). Plain SQL both backends run."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from catalog.results import ExportPaper, PaperDetail, PaperState, PaperSummary, TagCount
+from catalog.store import rows
+from catalog.store.rows import chunks
+
+SUMMARY = ("p.id, p.key, coalesce(p.user_title, p.title, p.headline) AS title, p.venue, p.year,"
+           " p.status, p.rating, p.tags_text")
+
+
+class PaperReads:
+    """Mixed into a backend's transaction, which provides `self.conn`."""
+
+    # --- keys -----------------------------------------------------------------------------
+
+    def paper_id(self, key: str) -> int | None:
+        return self.conn.execute("SELECT id FROM paper WHERE key = ?", (key,)).scalar()
+
+    def keys_starting(self, prefix: str, limit: int) -> list[tuple[int, str]]:
+        return [(r["id"], r["key"]) for r in self.conn.execute(
+            "SELECT id, key FROM paper WHERE key >= ? AND key < ? ORDER BY key LIMIT ?",
+            (prefix, prefix + "\uffff", limit))]
+
+    def all_keys(self) -> list[str]:
+        return self.conn.execute("SELECT key FROM paper").scalars()
+
+    def key_of(self, paper_id: int) -> str:
+        return self.conn.execute("SELECT key FROM paper WHERE id = ?", (paper_id,)).scalar()
+
+    # --- papers ---------------------------------------------------------------------------
+
+    def summaries(self, ids: Sequence[int]) -> list[PaperSummary]:
+        """The papers with these ids, in that order."""
+        found: dict[int, PaperSummary] = {}
+        for part, marks in chunks(ids):
+            for row in self.conn.execute(f"SELECT {SUMMARY} FROM paper p WHERE p.id IN ({marks})", part):
+                found[row["id"]] = rows.summary(row)
+        return [found[i] for i in ids if i in found]
+
+    def detail(self, paper_id: int) -> PaperDetail:
+        row = self.conn.execute(
+            f"SELECT {SUMMARY}, p.abstract, p.abstract_text, p.headline, p.title AS real_title,"
+            " p.user_title, p.authors, p.doi, p.arxiv_id, p.url FROM paper p WHERE p.id = ?",
+            (paper_id,)).one()
+        sources = self.conn.execute(
+            "SELECT s.path, s.venue, s.year, pr.position, m.evidence FROM provenance pr"
+            " JOIN source s ON s.id = pr.source_id"
+            " LEFT JOIN paper_merge m ON m.paper_id = pr.paper_id AND m.source_id = pr.source_id"
+            " AND m.position = pr.position WHERE pr.paper_id = ? ORDER BY s.id, pr.position",
+            (paper_id,))
+        return PaperDetail(
+            summary=rows.summary(row), abstract=row["abstract"], abstract_text=row["abstract_text"],
+            headline=row["headline"], title=row["real_title"], user_title=row["user_title"],
+            authors=row["authors"], doi=row["doi"], arxiv_id=row["arxiv_id"], url=row["url"],
+            notes=self.notes_of(paper_id), sources=tuple(rows.source(s) for s in sources))
+
+    def notes_of(self, paper_id: int) -> tuple:
+        return tuple(rows.note(r, n) for n, r in enumerate(self.conn.execute(
+            "SELECT id, body, created_at, updated_at FROM note WHERE paper_id = ?"
+            " ORDER BY created_at, id", (paper_id,)), 1))
+
+    def paper_state(self, paper_id: int) -> PaperState:
+        detail = self.detail(paper_id)
+        return PaperState(detail.summary.key, detail.summary.tags, detail.summary.status,
+                          detail.summary.rating, detail.user_title,
+                          tuple((n.id, n.body) for n in detail.notes))
+
+    def export_papers(self, ids: Sequence[int]) -> list[ExportPaper]:
+        """Everything exports write about these papers, in the order of `ids`."""
+        found, tags, notes = {}, {}, {}
+        for part, marks in chunks(ids):
+            for row in self.conn.execute(
+                    "SELECT id, key, fingerprint, title, headline, user_title, authors, venue, year,"
+                    f" status, rating, doi, arxiv_id, url, abstract, added_at FROM paper WHERE id IN ({marks})",
+                    part):
+                found[row["id"]] = row
+            for row in self.conn.execute(
+                    "SELECT pt.paper_id, t.name FROM paper_tag pt JOIN tag t ON t.id = pt.tag_id"
+                    f" WHERE pt.paper_id IN ({marks}) ORDER BY t.name", part):
+                tags.setdefault(row["paper_id"], []).append(row["name"])
+            for row in self.conn.execute(
+                    f"SELECT paper_id, body FROM note WHERE paper_id IN ({marks}) ORDER BY created_at, id",
+                    part):
+                notes.setdefault(row["paper_id"], []).append(row["body"])
+        return [rows.export_paper(found[i], tags.get(i, ()), notes.get(i, ())) for i in ids if i in found]
+
+    # --- overviews ------------------------------------------------------------------------
+
+    def paper_count(self) -> int:
+        return self.conn.execute("SELECT count(*) FROM paper").scalar()
+
+    def tag_counts(self) -> list[TagCount]:
+        return [TagCount(r["name"], r["papers"]) for r in self.conn.execute(
+            "SELECT t.name, count(pt.paper_id) AS papers FROM tag t"
+            " LEFT JOIN paper_tag pt ON pt.tag_id = t.id GROUP BY t.id, t.name ORDER BY t.name")]
+
+    def venue_counts(self) -> tuple[tuple[str, int | None, int], ...]:
+        """(venue, year, papers), newest year first. Reads the venue-year index only."""
+        return tuple((r["venue"], r["year"], r["papers"]) for r in self.conn.execute(
+            "SELECT coalesce(venue, '?') AS venue, year, count(*) AS papers FROM paper"
+            " GROUP BY venue, year ORDER BY year DESC, venue"))
+
+    def status_counts(self, total: int) -> tuple[tuple[str, int], ...]:
+        """(status, papers). Only statuses other than unread are indexed, so unread papers
+        are counted as the rest of `total`."""
+        others = tuple((r["status"], r["papers"]) for r in self.conn.execute(
+            "SELECT status, count(*) AS papers FROM paper WHERE status != 'unread' GROUP BY status"))
+        unread = total - sum(n for _, n in others)
+        return ((("unread", unread),) if unread else ()) + others
+
+    def rating_counts(self) -> tuple[tuple[int, int], ...]:
+        """(rating, papers) of rated papers, best first."""
+        return tuple((r["rating"], r["papers"]) for r in self.conn.execute(
+            "SELECT rating, count(*) AS papers FROM paper WHERE rating IS NOT NULL GROUP BY rating"
+            " ORDER BY rating DESC"))
+
+    def row_counts(self) -> dict[str, int]:
+        """How many imported files, notes and tags there are."""
+        return {name: self.conn.execute(f"SELECT count(*) FROM {table}").scalar()
+                for name, table in (("sources", "source"), ("notes", "note"), ("tags", "tag"))}

@@ -1,0 +1,256 @@
+"""The SQLite backend: a catalog file, its connections and transactions, and the SQL that only
+SQLite runs (FTS5 search, bulk loads, pragmas, doctor's checks)."""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+import threading
+from collections.abc import Callable, Collection, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from catalog.errors import CatalogError, StoreError
+from catalog.query import Query, QueryError
+from catalog.results import SearchHit
+from catalog.store import rows
+from catalog.store.base import Store
+from catalog.store.edits import EditQueries
+from catalog.store.imports import ImportQueries
+from catalog.store.papers import PaperReads
+from catalog.store.sqlite import files, fts, migrations, readonly
+from catalog.store.sqlite.connection import Connection, Pool, plain_connection, stoppable, store_error
+from catalog.store.sqlite.maintenance import Maintenance
+
+# PRAGMA user_version of the default catalog once the bundled seeds are fully imported. Seeding
+# imports several files; a process killed half-way leaves this unset and the next run finishes.
+SEEDED = 1
+# Page cache of a bulk import (KiB): the key and fingerprint indexes take random inserts,
+# and the 2 MB default sends their pages to disk and back.
+BULK_CACHE_KIB = 32 * 1024
+_FETCH = 2000
+
+
+class SqliteTx(PaperReads, EditQueries, ImportQueries, Maintenance):
+    """One transaction on a catalog file: every query the program runs, by name."""
+
+    def __init__(self, conn: Connection):
+        self.conn = conn
+
+    # --- search -------------------------------------------------------------------------------
+
+    def search(self, query: Query, *, limit: int = 50, offset: int = 0,
+               with_text: bool = False) -> list[SearchHit]:
+        """The page of papers `query` finds, best first (newest first without words).
+        `with_text`: each hit carries its rendered abstract, for snippets. limit -1: all."""
+        sql, params = fts.search_sql(fts.compile_query(query), limit=limit, offset=offset,
+                                     with_text=with_text)
+        return [SearchHit(r["id"], rows.summary(r), r["text"], r["score"])
+                for r in self._run(sql, params, query)]
+
+    def count(self, query: Query) -> int:
+        sql, params = fts.count_sql(fts.compile_query(query))
+        return self._run(sql, params, query)[0][0]
+
+    def papers_titled(self, title: str, limit: int = 20) -> list:
+        """Rows (dedupe's FACT_COLUMNS) of papers whose real title holds `title` as a phrase."""
+        built = fts.titled_sql(title, limit)
+        return [] if built is None else self._run(*built, Query(source=title))
+
+    def _run(self, sql: str, params: list, query: Query) -> list:
+        try:
+            return self.conn.execute(sql, params).all()
+        except StoreError as exc:
+            # Quoting makes this unreachable; keep the promise of one line anyway.
+            raise QueryError(f"cannot search for {query.source!r}: {str(exc).splitlines()[0]}") from None
+
+    @contextmanager
+    def stoppable(self, stop: Callable[[], bool] | None) -> Iterator[None]:
+        """Statements inside stop (Interrupted) as soon as `stop()` is true."""
+        with stoppable(self.conn.raw, stop):
+            yield
+
+    # --- bulk loads ------------------------------------------------------------------------------
+
+    @contextmanager
+    def bulk_load(self) -> Iterator[None]:
+        """Within this write transaction, make many inserts into `paper` cheap.
+
+        The per-row FTS insert trigger is dropped (the caller indexes new rows with
+        `index_papers_from`) and created again from its own stored SQL before the caller
+        commits; the page cache is larger meanwhile. Other connections never see the trigger
+        missing: DDL is transactional, and a crash or a rollback restores it with everything else.
+        """
+        trigger_sql = self.conn.execute(
+            "SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = ?", (fts.INSERT_TRIGGER,)
+        ).scalar()
+        cache = self.conn.execute("PRAGMA cache_size").scalar()
+        self.conn.execute(f"PRAGMA cache_size = {-BULK_CACHE_KIB}")
+        if trigger_sql:
+            self.conn.execute(f"DROP TRIGGER {fts.INSERT_TRIGGER}")
+        try:
+            yield
+        finally:
+            self.conn.execute(f"PRAGMA cache_size = {int(cache)}")
+        # Not in `finally`: after an error the caller rolls back, which restores the trigger.
+        if trigger_sql:
+            self.conn.execute(trigger_sql)
+
+    def index_papers_from(self, first_id: int) -> None:
+        """Index papers with id >= first_id in one statement (the bulk-import path)."""
+        cols = ", ".join(fts.FTS_COLUMNS)
+        self.conn.execute(
+            f"INSERT INTO {fts.FTS_TABLE}(rowid, {cols}) SELECT id, {cols} FROM paper WHERE id >= ?",
+            (first_id,))
+
+    # --- discovery ---------------------------------------------------------------------------------
+
+    def text_version(self) -> tuple[int, int, str]:
+        """(papers, max id, a stamp that changes when a known paper's text may have): imports
+        add a source row, retitling sets user_title (a partial index holds those papers).
+        Tags, ratings and statuses change none of these."""
+        count, max_id = self.conn.execute("SELECT count(*), coalesce(max(id), 0) FROM paper").one()
+        sources = self.conn.execute("SELECT count(*), coalesce(max(id), 0) FROM source").one()
+        titled = self.conn.execute("SELECT count(*), coalesce(max(updated_at), '') FROM paper"
+                                   " WHERE user_title IS NOT NULL").one()
+        return count, max_id, f"sources {sources[0]}/{sources[1]}; titles {titled[0]}/{titled[1]}"
+
+    def paper_texts(self, ids: Collection[int] | None = None, *, after_id: int = 0
+                    ) -> Iterator[tuple[int, str, str]]:
+        """(id, title, rendered abstract) in id order, streamed; the title is the user's or
+        the real one (not the headline: made from the abstract, it would count words twice)."""
+        wanted = None if ids is None else set(ids)
+        cursor = self.conn.raw.execute(
+            "SELECT id, coalesce(user_title, title, '') AS title, abstract_text FROM paper"
+            " WHERE id > ? ORDER BY id", (after_id,))
+        while batch := cursor.fetchmany(_FETCH):
+            for row in batch:
+                if wanted is None or row["id"] in wanted:
+                    yield row["id"], row["title"], row["abstract_text"]
+
+
+class SqliteStore(Store):
+    """A catalog file."""
+
+    def __init__(self, path: Path, pool: Pool):
+        self.path = path
+        self.location = str(path)
+        self.pool = pool
+        self._watch: sqlite3.Connection | None = None
+        self._watch_lock = threading.Lock()
+
+    @classmethod
+    def open(cls, path: Path, *, notify=lambda message: None, catch_up: bool = True) -> "SqliteStore":
+        """The catalog at `path`, created when nothing is there and migrated when it is older.
+        A file that is not a catalog, is damaged or cannot be opened is refused with one line
+        before anything writes to it (no table, no migration, no journal-mode switch).
+        `catch_up`: derive the text of abstracts edited by hand since (doctor does it itself)."""
+        state = files.inspect_file(path)
+        problem = files.refusal(path, state)
+        if problem:
+            raise CatalogError(problem)
+        migrations.refuse_newer(path, state.revision)
+        if state.kind == "new":
+            files.prepare_new(path)
+        pool = Pool(path)
+        migrations.ensure_schema(pool, state.revision, notify=notify)
+        store = cls(path, pool)
+        if catch_up:
+            store.catch_up()
+        return store
+
+    # --- transactions ------------------------------------------------------------------------------
+
+    @contextmanager
+    def read(self) -> Iterator[SqliteTx]:
+        with self._errors(), self.pool.read() as conn:
+            yield SqliteTx(conn)
+
+    @contextmanager
+    def write(self, *, catch_up: bool = True) -> Iterator[SqliteTx]:
+        with self._errors(), self.pool.write() as conn:
+            tx = SqliteTx(conn)
+            if catch_up and (edited := tx.papers_to_rederive()):
+                from catalog.derived import refresh
+
+                refresh(tx, edited)
+            yield tx
+
+    @contextmanager
+    def checking(self) -> Iterator[SqliteTx]:
+        """A write transaction that is always rolled back: doctor's checks change nothing."""
+        with self._errors(), self.pool.checking() as conn:
+            yield SqliteTx(conn)
+
+    @contextmanager
+    def _errors(self) -> Iterator[None]:
+        """SQLite's errors as the store's: a read-only file is the user's to fix (one line),
+        anything else a StoreError with SQLite's message."""
+        try:
+            yield
+        except (sqlite3.Error, StoreError) as exc:
+            if "readonly" in str(exc):
+                raise CatalogError(f"{self.path} is read-only: this command changes the catalog "
+                                   "(make the file and its folder writable, or work on a copy)") from None
+            if isinstance(exc, StoreError):
+                raise
+            raise store_error(exc) from exc
+
+    def catch_up(self) -> None:
+        """Derive the text of papers whose abstract was edited by hand (in the sqlite3 shell)
+        since; one small read when there are none. A read-only catalog is left as it is."""
+        with self.read() as tx:
+            if not tx.papers_to_rederive():
+                return
+        try:
+            with self.write():
+                pass  # write() does it
+        except CatalogError:
+            pass
+
+    def close(self) -> None:
+        self.pool.close()
+        with self._watch_lock:
+            if self._watch is not None:
+                self._watch.close()
+                self._watch = None
+
+    # --- the catalog as a whole ----------------------------------------------------------------------
+
+    def is_seeded(self) -> bool:
+        with self.pool.connection() as conn:
+            return conn.execute("PRAGMA user_version").scalar() == SEEDED
+
+    def mark_seeded(self) -> None:
+        with self.write() as tx:
+            tx.conn.execute(f"PRAGMA user_version = {SEEDED}")
+
+    def data_version(self) -> int:
+        """SQLite's data_version, read on a connection of its own: it changes when any other
+        connection (another process, or this one's writes through the pool) commits."""
+        with self._watch_lock:
+            if self._watch is None:
+                self._watch = plain_connection(self.path, check_same_thread=False)
+            return self._watch.execute("PRAGMA data_version").fetchone()[0]
+
+    def backup(self, target: Path) -> None:
+        with self._errors():
+            files.copy_database(self.path, target)
+
+    def run_sql(self, statement: str, *, stop: Callable[[], bool] | None = None
+                ) -> tuple[list[str], list[tuple]]:
+        conn = readonly.read_only_connection(self.path)
+        try:
+            with stoppable(conn, stop):
+                return readonly.run(conn, statement)
+        finally:
+            conn.close()
+
+    def schema_revision(self) -> str | None:
+        return migrations.current(self.path)
+
+    def cache_dir(self) -> Path:
+        from platformdirs import user_cache_path
+
+        key = hashlib.sha256(str(self.path.resolve()).encode("utf-8")).hexdigest()[:16]
+        return user_cache_path("catalog", appauthor=False) / "discover" / key

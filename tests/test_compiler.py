@@ -1,0 +1,72 @@
+"""The FTS5 compiler as a pure function: query text in, SQL and parameters out (in the manner
+of sqlite-utils' search_sql tests). Exact strings, so any change to the SQL is deliberate."""
+
+from __future__ import annotations
+
+import pytest
+
+from catalog.query import parse
+from catalog.store.sqlite.fts import compile_query, count_sql, search_sql
+
+_TAGGED = "SELECT pt.paper_id FROM paper_tag pt JOIN tag t ON t.id = pt.tag_id WHERE "
+
+
+@pytest.mark.parametrize("query, match", [
+    ("sparse attention", '("sparse") AND ("attention")'),
+    ('"language models" -survey', '("language models") NOT (("survey"))'),
+    ("hessian OR fisher", '("hessian" OR "fisher")'),
+    ("interpret*", '("interpret"*)'),
+    ("c++ multi-agent 20.04", '("c++") AND ("multi-agent") AND ("20.04")'),  # never FTS5 syntax
+    ('say "hi', '("say") AND ("hi")'),
+    ('a""b', '("a""""b")'),  # each quote inside a word is doubled, never closing the phrase
+])
+def test_words_become_quoted_fts5_phrases(query, match):
+    compiled = compile_query(parse(query))
+    assert (compiled.match, compiled.where, compiled.params) == (match, [], [])
+
+
+@pytest.mark.parametrize("query, where, params", [
+    ("venue:ICML year:2024..2026", ["(p.venue = ?)", "(p.year BETWEEN ? AND ?)"], ["ICML", 2024, 2026]),
+    ("year:>=2025", ["(p.year >= ?)"], [2025]),
+    ("tag:project", [f"(p.id IN ({_TAGGED}t.name = ? OR t.name LIKE ? ESCAPE '\\'))"], ["project", "project/%"]),
+    ("tag:a_b%", [f"(p.id IN ({_TAGGED}t.name = ? OR t.name LIKE ? ESCAPE '\\'))"], ["a_b%", "a\\_b\\%/%"]),
+    ("status:unread", ["(p.id NOT IN (SELECT id FROM paper WHERE status != 'unread'))"], []),
+    ("status:read", ["(p.status = ? AND p.status != 'unread')"], ["read"]),
+    ("rating:>=4 has:notes", ["(p.id IN (SELECT id FROM paper WHERE rating IS NOT NULL AND rating >= ?))",
+                              "(p.id IN (SELECT paper_id FROM note))"], [4]),
+    ("-survey", ["p.id NOT IN (SELECT rowid FROM paper_fts WHERE paper_fts MATCH ?)"], ['("survey")']),
+])
+def test_filters_become_where_clauses_with_parameters(query, where, params):
+    compiled = compile_query(parse(query))
+    assert (compiled.match, compiled.where, compiled.params) == (None, where, params)
+
+
+def test_chinese_words_match_spaced_characters_and_user_text():
+    compiled = compile_query(parse("模型"))
+    assert compiled.match is None
+    assert compiled.params == ['search_extra : "模 型"', "模型", "模型", "模型"]
+    assert compiled.where[0].startswith("((p.id IN (SELECT rowid FROM paper_fts WHERE paper_fts MATCH ?)")
+
+
+def test_ranked_search_sql():
+    sql, params = search_sql(compile_query(parse("sparse venue:ICML")), limit=50, offset=100)
+    assert sql == (
+        "WITH top AS (SELECT rowid AS id, bm25(paper_fts, 10.0, 10.0, 6.0, 1.0, 3.0, 8.0, 2.0, 1.0) AS score"
+        " FROM paper_fts WHERE paper_fts MATCH ? AND +rowid IN (SELECT p.id FROM paper p WHERE (p.venue = ?))"
+        " ORDER BY score, rowid LIMIT ? OFFSET ?)"
+        " SELECT p.id, p.key, coalesce(p.user_title, p.title, p.headline) AS title, p.venue, p.year,"
+        " p.status, p.rating, p.tags_text, NULL AS text, top.score AS score"
+        " FROM top CROSS JOIN paper p WHERE p.id = top.id ORDER BY top.score, top.id")
+    assert params == ['("sparse")', "ICML", 50, 100]
+
+
+def test_listing_and_counting_sql():
+    compiled = compile_query(parse("venue:ICML"))
+    sql, params = search_sql(compiled, limit=20, with_text=True)
+    assert sql == ("SELECT p.id, p.key, coalesce(p.user_title, p.title, p.headline) AS title, p.venue,"
+                   " p.year, p.status, p.rating, p.tags_text, p.abstract_text AS text, NULL AS score"
+                   " FROM paper p WHERE (p.venue = ?) ORDER BY p.year DESC, p.id DESC LIMIT ? OFFSET ?")
+    assert params == ["ICML", 20, 0]
+    assert count_sql(compiled) == ("SELECT count(*) FROM paper p WHERE (p.venue = ?)", ["ICML"])
+    assert count_sql(compile_query(parse("sparse"))) == (
+        "SELECT count(*) FROM paper_fts WHERE paper_fts MATCH ?", ['("sparse")'])

@@ -1,0 +1,87 @@
+"""The program's shape, checked: all SQL lives in catalog/store/, the TUI and the CLI reach
+the database only through Catalog, and the store's SQL builder gives exactly the SQL we mean."""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parent.parent / "catalog"
+# A string that starts a statement: what a module outside the store must never hold.
+SQL_STATEMENT = re.compile(
+    r"^\s*(SELECT\s|INSERT\s+INTO|UPDATE\s+\w+\s+SET|DELETE\s+FROM|CREATE\s+(TABLE|INDEX|TRIGGER|VIEW)"
+    r"|DROP\s+(TABLE|INDEX|TRIGGER|VIEW)|ALTER\s+TABLE|PRAGMA\s|BEGIN\b|COMMIT\b|ROLLBACK\b|WITH\s+\w+\s+AS\s*\()",
+    re.IGNORECASE)
+
+
+def _modules(outside_store: bool = True):
+    for path in sorted(PACKAGE.rglob("*.py")):
+        if outside_store and path.relative_to(PACKAGE).parts[0] == "store":
+            continue
+        yield path, ast.parse(path.read_text(encoding="utf-8"))
+
+
+def _docstrings(tree: ast.Module) -> set[int]:
+    ids = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+            if node.body and isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant):
+                ids.add(id(node.body[0].value))
+    return ids
+
+
+def _strings(tree: ast.Module):
+    """Every string constant but docstrings; an f-string's literal parts joined."""
+    skip = _docstrings(tree)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.JoinedStr):
+            yield node.lineno, "".join(v.value for v in node.values if isinstance(v, ast.Constant))
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in skip:
+            yield node.lineno, node.value
+
+
+def test_no_sql_outside_the_store():
+    found = [f"{path.relative_to(PACKAGE.parent)}:{line}: {text[:60]!r}"
+             for path, tree in _modules() for line, text in _strings(tree) if SQL_STATEMENT.search(text)]
+    assert found == []
+
+
+def test_no_database_driver_outside_the_store():
+    drivers = {"sqlite3", "psycopg", "sqlalchemy", "sqlmodel", "alembic"}
+    found = []
+    for path, tree in _modules():
+        if path.name == "models.py":  # the SQLModel tables: the schema scripting users see
+            continue
+        for node in ast.walk(tree):
+            names = ([a.name for a in node.names] if isinstance(node, ast.Import)
+                     else [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+            found += [f"{path.relative_to(PACKAGE.parent)} imports {n}" for n in names
+                      if n.split(".")[0] in drivers]
+    assert found == []
+
+
+def test_the_tui_and_the_cli_reach_the_database_only_through_catalog():
+    """They import neither the store nor the modules that take its transactions."""
+    reaching = ("catalog.store", "catalog.importer", "catalog.dedupe", "catalog.merges",
+                "catalog.changes", "catalog.annotations", "catalog.derived", "catalog.doctor")
+    found = []
+    for path, tree in _modules():
+        rel = path.relative_to(PACKAGE)
+        if rel.parts[0] != "tui" and rel.name != "cli.py":
+            continue
+        for node in ast.walk(tree):
+            module = (node.module if isinstance(node, ast.ImportFrom) else
+                      next((a.name for a in node.names), "") if isinstance(node, ast.Import) else None)
+            if module and module.startswith(reaching):
+                found.append(f"{rel}: {module}")
+            if isinstance(node, ast.ImportFrom) and node.module == "catalog":
+                found += [f"{rel}: catalog.{a.name}" for a in node.names if f"catalog.{a.name}" in reaching]
+    assert found == []
+
+
+def test_the_prepared_row_and_the_stores_columns_agree():
+    from catalog.prepare import PaperRow
+    from catalog.store.imports import PAPER_COLUMNS
+
+    assert PaperRow._fields == PAPER_COLUMNS
