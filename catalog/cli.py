@@ -113,10 +113,11 @@ def import_cmd(ctx, paths, venue, year, mapping, verbose):
 def search(ctx, query, limit, as_json):
     """Ranked full-text search with highlighted snippets."""
     from catalog import output
+    from catalog.identifiers import identify
     from catalog.query import parse
 
     text = " ".join(query)
-    if parse(text).is_empty:
+    if identify(text) is None and parse(text).is_empty:
         _fail(f"nothing to search for in {text!r}: type words, \"a phrase\" or a filter like venue:ICML")
     papers = _open(ctx).search(text, limit=limit)
     if as_json:

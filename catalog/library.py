@@ -17,7 +17,8 @@ from typing import TextIO
 
 from catalog import changes, highlight, rules
 from catalog.errors import CatalogError, Interrupted
-from catalog.query import QueryError, parse
+from catalog.identifiers import identify
+from catalog.query import Clause, Filter, Query, QueryError, parse
 from catalog.resources import seeds_dir
 from catalog.results import (
     AnnotationsReport, Edit, ExportPaper, ExportReport, Facets, ImportReport, NoteView,
@@ -83,15 +84,20 @@ class Catalog:
                cancelled: Stop | None = None) -> list[PaperSummary]:
         """The page of papers `query` finds. `cancelled`: asked while the database works; once
         it is true the search stops and raises Interrupted (the TUI's answer to a newer search)."""
-        parsed = parse(query)
         with self.store.read() as tx, tx.stoppable(cancelled):
-            hits = tx.search(parsed, limit=limit, offset=offset, with_text=snippets and parsed.has_text)
+            parsed, named = _understood(tx, query)
+            first = named[offset:offset + limit] if limit >= 0 else named[offset:]
+            hits = [SearchHit(pid, summary, None, None) for pid, summary in zip(first, tx.summaries(first))]
+            rest = limit - len(hits) if limit >= 0 else -1
+            if rest:
+                hits += tx.search(parsed, limit=rest, offset=max(0, offset - len(named)),
+                                  with_text=snippets and parsed.has_text)
         return _with_snippets(hits, parsed) if snippets else [hit.summary for hit in hits]
 
     def count(self, query: str, *, cancelled: Stop | None = None) -> int:
-        parsed = parse(query)
         with self.store.read() as tx, tx.stoppable(cancelled):
-            return tx.count(parsed)
+            parsed, named = _understood(tx, query)
+            return len(named) + tx.count(parsed)
 
     def get(self, key: str) -> PaperDetail:
         with self.store.read() as tx:
@@ -391,6 +397,35 @@ def _resolve(tx, key: str) -> int:
     close = difflib.get_close_matches(typed, tx.all_keys(), n=3, cutoff=0.5)
     hint = f"; did you mean {', '.join(close)}?" if close else "; `catalog search` finds keys"
     raise CatalogError(f"no paper with key {key!r}{hint}")
+
+
+def _understood(tx, query: str) -> tuple[Query, list[int]]:
+    """The query to run, and the papers a query that is a key, DOI or arXiv id names (they
+    come first; the query then leaves them out, so no paper is shown twice).
+
+    A full key always names its paper. A key prefix of 4+ characters names the one paper
+    whose key starts with it, but only when the word finds nothing as text: a word that is
+    also a key prefix (`graph`) searches as usual. A DOI or arXiv id is also searched as a
+    phrase (abstracts that cite it)."""
+    found = identify(query)
+    if found is None:
+        return parse(query), []
+    if found.kind == "key":
+        parsed = parse(query)
+        pid = tx.paper_id(found.value)
+        if pid is None:
+            matches = tx.keys_starting(found.value, 2)
+            if len(matches) != 1 or tx.search(parsed, limit=1):
+                return parsed, []
+            pid = matches[0][0]
+        named = [pid]
+    else:
+        parsed = parse('"' + found.value.replace('"', "") + '"')
+        named = tx.ids_with_doi(found.value) if found.kind == "doi" else tx.ids_with_arxiv_id(found.value)
+    if named:
+        parsed = Query(parsed.clauses + [Clause((Filter("key", "=", key),), negated=True)
+                                         for key in map(tx.key_of, named)], source=query)
+    return parsed, named
 
 
 def _note(tx, pid: int, key: str, number: int) -> NoteView:
