@@ -23,7 +23,7 @@ from catalog.resources import seeds_dir
 from catalog.results import (
     AnnotationsReport, Edit, ExportPaper, ExportReport, Facets, ImportReport, NoteView,
     PaperDetail, PaperState, PaperSummary, SavedQuery, SavedSearchChanged, SearchHit, SplitResult,
-    Stats, TagCount,
+    Stats, Suggestion, TagCount,
 )
 from catalog.store import Store, open_store
 
@@ -37,6 +37,7 @@ class Catalog:
 
     def __init__(self, store: Store):
         self.store = store
+        self._words = None  # the index's words for suggestions (catalog/suggest.py), once read
 
     @property
     def path(self) -> Path:
@@ -98,6 +99,44 @@ class Catalog:
         with self.store.read() as tx, tx.stoppable(cancelled):
             parsed, named = _understood(tx, query)
             return len(named) + tx.count(parsed)
+
+    def suggest(self, query: str) -> list[Suggestion]:
+        """For each word of `query` that (almost) no paper holds, the index's closest words that
+        many more papers hold ("did you mean interpretability?"); [] when every word is found."""
+        from catalog import suggest
+
+        try:
+            words = [] if identify(query) else suggest.words_of(parse(query))
+        except QueryError:
+            return []
+        if not words:
+            return []
+        with self.store.read() as tx:
+            if not hasattr(tx, "papers_with_word"):  # a backend without a word list yet
+                return []
+            papers = {folded: tx.papers_with_word(folded, suggest.RARE + 1) for _, folded in words}
+            rare = [(typed, folded) for typed, folded in words if papers[folded] <= suggest.RARE]
+            if not rare:
+                return []
+            word_list = self._word_list(tx)
+        found = ((typed, suggest.closest(folded, papers[folded], word_list)) for typed, folded in rare)
+        return [Suggestion(typed, alternatives) for typed, alternatives in found if alternatives]
+
+    def _word_list(self, tx):
+        """The index's words: kept in memory while the index is unchanged, and in the cache
+        folder for the next process (reading them from the index takes ~1 s at 100k papers)."""
+        from catalog import suggest
+
+        stamp = tx.vocabulary_stamp()
+        if self._words is not None and self._words.stamp == stamp:
+            return self._words
+        path = self.store.cache_dir() / "vocabulary.tsv"
+        words = suggest.WordList.load(path, stamp)
+        if words is None:
+            words = suggest.WordList.build(stamp, tx.vocabulary())
+            words.save(path)
+        self._words = words
+        return words
 
     def get(self, key: str) -> PaperDetail:
         with self.store.read() as tx:
@@ -415,7 +454,7 @@ def _understood(tx, query: str) -> tuple[Query, list[int]]:
         pid = tx.paper_id(found.value)
         if pid is None:
             matches = tx.keys_starting(found.value, 2)
-            if len(matches) != 1 or tx.search(parsed, limit=1):
+            if len(matches) != 1 or _finds_text(tx, parsed, found.value, query.strip().endswith("*")):
                 return parsed, []
             pid = matches[0][0]
         named = [pid]
@@ -426,6 +465,13 @@ def _understood(tx, query: str) -> tuple[Query, list[int]]:
         parsed = Query(parsed.clauses + [Clause((Filter("key", "=", key),), negated=True)
                                          for key in map(tx.key_of, named)], source=query)
     return parsed, named
+
+
+def _finds_text(tx, parsed: Query, word: str, prefix: bool) -> bool:
+    """Whether a one-word query finds any paper as text, without ranking them all."""
+    if hasattr(tx, "papers_with_word"):
+        return tx.papers_with_word(word, 1, prefix=prefix) > 0
+    return bool(tx.search(parsed, limit=1))
 
 
 def _note(tx, pid: int, key: str, number: int) -> NoteView:

@@ -126,7 +126,7 @@ def test_a_prefix_two_keys_share_names_neither(catalog):
 def test_cli_search_by_doi_and_key(catalog, run_cli):
     result = run_cli("search", "--json", "doi:10.1145/3580305.3599256")
     assert result.exit_code == 0, result.output
-    papers = json.loads(result.stdout)
+    papers = json.loads(result.stdout)["papers"]
     assert papers[0]["title"] == "Kernel Sums of Quokka Gradients"
     key = papers[0]["key"]
     out = run_cli("search", key[:5])
