@@ -130,11 +130,11 @@ class Catalog:
         stamp = tx.vocabulary_stamp()
         if self._words is not None and self._words.stamp == stamp:
             return self._words
-        path = self.store.cache_dir() / "vocabulary.tsv"
-        words = suggest.WordList.load(path, stamp)
+        folder = self.store.cache_dir() / "vocabulary"
+        words = suggest.WordList.load(folder, stamp)
         if words is None:
             words = suggest.WordList.build(stamp, tx.vocabulary())
-            words.save(path)
+            words.save(folder)
         self._words = words
         return words
 

@@ -47,61 +47,86 @@ def words_of(query: Query) -> list[tuple[str, str]]:
 
 
 class WordList:
-    """The index's words, grouped by length, with how many papers hold each."""
+    """The index's words, with how many papers hold each, in buckets by first letter: a typo
+    is compared with the words that start as it does (spelling errors rarely change the first
+    letter), and only that bucket is read from the cache folder."""
 
-    FORMAT = "catalog-vocabulary 1"
+    FORMAT = "catalog-vocabulary 2"
 
-    def __init__(self, stamp: str, counts: dict[str, int]):
+    def __init__(self, stamp: str, buckets: dict[str, dict[str, int]] | None = None,
+                 folder: Path | None = None):
         self.stamp = stamp
-        self.counts = counts
-        self.by_length: dict[int, list[str]] = {}
-        for word in counts:
-            self.by_length.setdefault(len(word), []).append(word)
+        self.folder = folder  # where buckets not in memory yet are read from
+        self._buckets = buckets if buckets is not None else {}
 
     @classmethod
     def build(cls, stamp: str, pairs) -> "WordList":
         """From (word, papers) pairs: only words of letters (numbers and ids are not typos
         worth fixing), of 3 letters or more."""
-        return cls(stamp, {w: n for w, n in pairs if len(w) >= 3 and w.isalpha()})
+        buckets: dict[str, dict[str, int]] = {}
+        for word, papers in pairs:
+            if len(word) >= 3 and word.isalpha():
+                buckets.setdefault(word[0], {})[word] = papers
+        return cls(stamp, buckets)
 
-    def save(self, path: Path) -> None:
-        """Written beside and renamed: a reader never sees half a file. Failing to write (a
-        read-only cache folder) only costs the next process the rebuild."""
+    def bucket(self, letter: str) -> dict[str, int]:
+        """The words starting with `letter` (read from the folder the first time)."""
+        found = self._buckets.get(letter)
+        if found is None:
+            found = self._read(letter) if self.folder is not None else {}
+            self._buckets[letter] = found
+        return found
+
+    def _read(self, letter: str) -> dict[str, int]:
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            partial = path.with_suffix(".partial")
-            with partial.open("w", encoding="utf-8") as f:
-                f.write(f"{self.FORMAT}\t{self.stamp}\n")
-                f.writelines(f"{w}\t{n}\n" for w, n in self.counts.items())
-            partial.replace(path)
+            with (self.folder / f"{ord(letter):x}.tsv").open(encoding="utf-8") as f:
+                pairs = (line.rstrip("\n").partition("\t") for line in f)
+                return {w: int(n) for w, _, n in pairs if n}
+        except (OSError, ValueError, UnicodeDecodeError):
+            return {}
+
+    def save(self, folder: Path) -> None:
+        """One file per first letter, then the stamp, each written beside and renamed: a
+        reader that finds this stamp finds these words. Failing to write (a read-only cache
+        folder) only costs the next process the rebuild."""
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            for letter, words in self._buckets.items():
+                _write(folder / f"{ord(letter):x}.tsv", "".join(f"{w}\t{n}\n" for w, n in words.items()))
+            _write(folder / "stamp", f"{self.FORMAT}\t{self.stamp}\n")
         except OSError:
             pass
 
     @classmethod
-    def load(cls, path: Path, stamp: str) -> "WordList | None":
-        """The list saved at `path` if it was made from the index as it is now (`stamp`)."""
+    def load(cls, folder: Path, stamp: str) -> "WordList | None":
+        """The list saved in `folder` if it was made from the index as it is now (`stamp`);
+        its buckets are read when first needed."""
         try:
-            with path.open(encoding="utf-8") as f:
-                if f.readline().rstrip("\n") != f"{cls.FORMAT}\t{stamp}":
-                    return None
-                pairs = (line.rstrip("\n").partition("\t") for line in f)
-                return cls(stamp, {w: int(n) for w, _, n in pairs if n})
-        except (OSError, ValueError, UnicodeDecodeError):
+            saved = (folder / "stamp").read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
             return None
+        return cls(stamp, folder=folder) if saved == f"{cls.FORMAT}\t{stamp}\n" else None
+
+
+def _write(path: Path, text: str) -> None:
+    partial = path.with_name(path.name + ".partial")
+    partial.write_text(text, encoding="utf-8")
+    partial.replace(path)
 
 
 def closest(word: str, papers: int, words: WordList) -> tuple[str, ...]:
-    """The words of `words` within max_edits of `word` that at least GAIN times as many papers
-    hold (`papers`: how many hold `word`), nearest first, then the most used."""
+    """The words of `words` (those with `word`'s first letter) within max_edits of `word` that
+    at least GAIN times as many papers hold (`papers`: how many hold `word`), nearest first,
+    then the most used."""
     from rapidfuzz import process
     from rapidfuzz.distance import OSA
 
     edits = max_edits(word)
-    choices = [w for n in range(len(word) - edits, len(word) + edits + 1) for w in words.by_length.get(n, ())]
-    found = process.extract(word, choices, scorer=OSA.distance, score_cutoff=edits, limit=None)
     wanted = max(1, GAIN * papers)
-    ranked = sorted((distance, -words.counts[w], w) for w, distance, _ in found
-                    if w != word and words.counts[w] >= wanted)
+    bucket = words.bucket(word[0])
+    choices = [w for w, n in bucket.items() if abs(len(w) - len(word)) <= edits and n >= wanted and w != word]
+    found = process.extract(word, choices, scorer=OSA.distance, score_cutoff=edits, limit=None)
+    ranked = sorted((distance, -bucket[w], w) for w, distance, _ in found)
     return tuple(w for _, _, w in ranked[:SHOWN])
 
 

@@ -51,7 +51,7 @@ def test_the_word_list_is_cached_and_renewed_when_the_index_changes(seeded, tmp_
     from catalog.library import Catalog
 
     assert _alternatives(seeded, "platypuses") == {}
-    saved = next((tmp_path / "cache").rglob("vocabulary.tsv"))
+    saved = next((tmp_path / "cache").rglob("vocabulary")) / f"{ord('i'):x}.tsv"
     assert "interpretability\t" in saved.read_text(encoding="utf-8")
     # another process (a new Catalog) reads the saved list instead of the whole index
     other = Catalog.open(seeded.path)
@@ -74,8 +74,9 @@ def test_the_word_list_is_cached_and_renewed_when_the_index_changes(seeded, tmp_
 
 def test_a_damaged_cache_file_is_rebuilt(seeded, tmp_path):
     assert _alternatives(seeded, "diffusoin")
-    saved = next((tmp_path / "cache").rglob("vocabulary.tsv"))
-    saved.write_bytes(b"\xff\xfe garbage")
+    folder = next((tmp_path / "cache").rglob("vocabulary"))
+    (folder / "stamp").write_bytes(b"\xff\xfe garbage")
+    (folder / f"{ord('d'):x}.tsv").write_bytes(b"\xff\xfe garbage")
     seeded._words = None
     assert _alternatives(seeded, "diffusoin")["diffusoin"] == ("diffusion",)
 

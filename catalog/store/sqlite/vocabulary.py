@@ -31,10 +31,11 @@ class Vocabulary:
             ('"' + word.replace('"', '""') + '"' + ("*" if prefix else ""), at_most)).scalar()
 
     def vocabulary(self) -> Iterator[tuple[str, int]]:
-        """(word, papers holding it) for every word of the index, in word order. Reads the whole
-        index (about a second at 100k papers): the caller caches it, by `vocabulary_stamp`."""
+        """(word, papers holding it) for the words of the index that start with a Latin letter
+        (numbers, ids and CJK runs are no typos to fix), in word order. Reads most of the index
+        (about a second at 100k papers): the caller caches it, by `vocabulary_stamp`."""
         table = self._vocab_table()
-        cursor = self.conn.raw.execute(f"SELECT term, doc FROM {table}")
+        cursor = self.conn.raw.execute(f"SELECT term, doc FROM {table} WHERE term >= 'a' AND term < '{{'")
         while batch := cursor.fetchmany(5000):
             for term, doc in batch:
                 yield term, doc
