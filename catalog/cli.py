@@ -7,7 +7,8 @@ from pathlib import Path
 
 import click
 
-EPILOG = "Query language: words, \"phrases\", OR, -word, prefix*, venue:ICML year:2024..2026 tag:x status:read rating:>=4 has:notes"
+EPILOG = ("Query language: words, \"phrases\", OR, -word, prefix*, venue:ICML year:2024..2026 tag:x status:read "
+          "rating:>=4 has:notes; a key, DOI or arXiv id alone finds that paper")
 
 
 class CatalogGroup(click.Group):
@@ -134,6 +135,8 @@ def search(ctx, query, limit, as_json):
         output.print_summaries(papers, with_snippets=True)
     if suggestions:
         output.print_suggestions(text, suggestions, found=bool(papers))
+    elif not papers and (named := identify(text)) and named.kind != "key":
+        click.echo(f"No paper has {'DOI' if named.kind == 'doi' else 'arXiv id'} {named.value}.", err=True)
     elif not papers:
         click.echo("No papers match; try fewer words, OR, or prefix*.", err=True)
 

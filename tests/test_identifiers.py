@@ -133,3 +133,11 @@ def test_cli_search_by_doi_and_key(catalog, run_cli):
     assert out.exit_code == 0 and out.stdout.startswith(key)
     arxiv = run_cli("search", "arXiv:2501.01234v2")
     assert arxiv.exit_code == 0 and "Wombat Scaling" in arxiv.stdout
+
+
+def test_cli_says_when_no_paper_has_the_id(catalog, run_cli):
+    result = run_cli("search", "doi:10.1234/nothing.here")
+    assert result.exit_code == 0 and result.stdout == ""
+    assert "No paper has DOI 10.1234/nothing.here." in result.stderr
+    result = run_cli("search", "arXiv:2401.00001v3")
+    assert "No paper has arXiv id 2401.00001." in result.stderr
