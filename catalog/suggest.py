@@ -10,7 +10,6 @@ rapidfuzz is imported only when a word is rare enough to need suggestions.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from pathlib import Path
 
 from catalog.highlight import fold
@@ -133,5 +132,5 @@ def closest(word: str, papers: int, words: WordList) -> tuple[str, ...]:
 def corrected(query: str, suggestions: list[Suggestion]) -> str:
     """`query` with each suggested word replaced by its first alternative."""
     for s in suggestions:
-        query = re.sub(rf"(?<!\w){re.escape(s.word)}(?!\w)", s.alternatives[0], query)
+        query = re.sub(rf"(?<!\w){re.escape(s.word)}(?!\w)", lambda _, new=s.alternatives[0]: new, query)
     return query
