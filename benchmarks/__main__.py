@@ -13,7 +13,7 @@ import shutil
 import sqlite3
 from pathlib import Path
 
-from benchmarks import corpus, importing, processes, relevance, searching
+from benchmarks import corpus, importing, processes, relevance, searching, suggesting
 from benchmarks.measure import ms, percentiles
 
 HERE = Path(__file__).resolve().parent
@@ -72,6 +72,7 @@ def run(size: int, repeats: int, search_repeats: int, work_root: Path, tui: bool
     lines += ratio_table("Search as a whole process (`-n 20`, three queries)",
                          processes.compare(catalog_db, utils_db, max(3, search_repeats // 5)),
                          unit=ms)
+    lines += suggesting.report(catalog_db, repeats=max(6, search_repeats // 2))
     lines += relevance.report(work)
     if tui:
         from benchmarks import tui as tui_bench

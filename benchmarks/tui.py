@@ -42,6 +42,7 @@ async def _session(db: Path, phrases: list[str]) -> dict:
 
     from catalog.library import Catalog
     from catalog.tui.app import CatalogApp
+    from catalog.tui.querytext import typed_query
     from catalog.tui.state import ENV_VAR, StateStore
 
     applied = _watch_results()
@@ -59,7 +60,7 @@ async def _session(db: Path, phrases: list[str]) -> dict:
                 await pilot.pause(0.3)
                 for ch in phrase:
                     await asyncio.sleep(0.15)  # a steady typist: each key is searched
-                    want = app.main.search_bar.value + ch
+                    want = typed_query(app.main.search_bar.value + ch)  # the last word: a prefix
                     applied.pop(want, None)
                     start = time.perf_counter()
                     await pilot.press(ch if ch != " " else "space")

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import click
 
-EPILOG = "Query language: words, \"phrases\", OR, -word, prefix*, venue:ICML year:2024..2026 tag:x status:read rating:>=4 has:notes"
+EPILOG = ("Query language: words, \"phrases\", OR, -word, prefix*, venue:ICML year:2024..2026 tag:x status:read "
+          "rating:>=4 has:notes; a key, DOI or arXiv id alone finds that paper")
 
 
 class CatalogGroup(click.Group):
@@ -111,20 +112,33 @@ def import_cmd(ctx, paths, venue, year, mapping, verbose):
 @json_option
 @click.pass_context
 def search(ctx, query, limit, as_json):
-    """Ranked full-text search with highlighted snippets."""
+    """Ranked full-text search with highlighted snippets.
+
+    A key (or its first 4+ characters), a DOI or an arXiv id as the whole query finds that
+    paper first. Words that (almost) no paper holds get "did you mean" suggestions on stderr
+    (with --json: {"papers": [...], "suggestions": [...], "did_you_mean": "..."}).
+    """
     from catalog import output
+    from catalog.identifiers import identify
     from catalog.query import parse
 
     text = " ".join(query)
-    if parse(text).is_empty:
+    if identify(text) is None and parse(text).is_empty:
         _fail(f"nothing to search for in {text!r}: type words, \"a phrase\" or a filter like venue:ICML")
-    papers = _open(ctx).search(text, limit=limit)
+    catalog = _open(ctx)
+    papers = catalog.search(text, limit=limit)
+    suggestions = catalog.suggest(text)  # words (almost) no paper holds: their closest words
     if as_json:
-        output.print_json(output.summaries_json(papers))
+        output.print_json(output.search_json(text, papers, suggestions))
+        return
+    if papers:
+        output.print_summaries(papers, with_snippets=True)
+    if suggestions:
+        output.print_suggestions(text, suggestions, found=bool(papers))
+    elif not papers and (named := identify(text)) and named.kind != "key":
+        click.echo(f"No paper has {'DOI' if named.kind == 'doi' else 'arXiv id'} {named.value}.", err=True)
     elif not papers:
         click.echo("No papers match; try fewer words, OR, or prefix*.", err=True)
-    else:
-        output.print_summaries(papers, with_snippets=True)
 
 
 @main.command("list", epilog=EPILOG)

@@ -17,12 +17,13 @@ from typing import TextIO
 
 from catalog import changes, highlight, rules
 from catalog.errors import CatalogError, Interrupted
-from catalog.query import QueryError, parse
+from catalog.identifiers import identify
+from catalog.query import Clause, Filter, Query, QueryError, parse
 from catalog.resources import seeds_dir
 from catalog.results import (
     AnnotationsReport, Edit, ExportPaper, ExportReport, Facets, ImportReport, NoteView,
     PaperDetail, PaperState, PaperSummary, SavedQuery, SavedSearchChanged, SearchHit, SplitResult,
-    Stats, TagCount,
+    Stats, Suggestion, TagCount,
 )
 from catalog.store import Store, open_store
 
@@ -36,6 +37,7 @@ class Catalog:
 
     def __init__(self, store: Store):
         self.store = store
+        self._words = None  # the index's words for suggestions (catalog/suggest.py), once read
 
     @property
     def path(self) -> Path:
@@ -83,15 +85,58 @@ class Catalog:
                cancelled: Stop | None = None) -> list[PaperSummary]:
         """The page of papers `query` finds. `cancelled`: asked while the database works; once
         it is true the search stops and raises Interrupted (the TUI's answer to a newer search)."""
-        parsed = parse(query)
         with self.store.read() as tx, tx.stoppable(cancelled):
-            hits = tx.search(parsed, limit=limit, offset=offset, with_text=snippets and parsed.has_text)
+            parsed, named = _understood(tx, query)
+            first = named[offset:offset + limit] if limit >= 0 else named[offset:]
+            hits = [SearchHit(pid, summary, None, None) for pid, summary in zip(first, tx.summaries(first))]
+            rest = limit - len(hits) if limit >= 0 else -1
+            if rest:
+                hits += tx.search(parsed, limit=rest, offset=max(0, offset - len(named)),
+                                  with_text=snippets and parsed.has_text)
         return _with_snippets(hits, parsed) if snippets else [hit.summary for hit in hits]
 
     def count(self, query: str, *, cancelled: Stop | None = None) -> int:
-        parsed = parse(query)
         with self.store.read() as tx, tx.stoppable(cancelled):
-            return tx.count(parsed)
+            parsed, named = _understood(tx, query)
+            return len(named) + tx.count(parsed)
+
+    def suggest(self, query: str) -> list[Suggestion]:
+        """For each word of `query` that (almost) no paper holds, the index's closest words that
+        many more papers hold ("did you mean interpretability?"); [] when every word is found."""
+        from catalog import suggest
+
+        try:
+            words = [] if identify(query) else suggest.words_of(parse(query))
+        except QueryError:
+            return []
+        if not words:
+            return []
+        with self.store.read() as tx:
+            if not hasattr(tx, "papers_with_word"):  # a backend without a word list yet
+                return []
+            papers = {folded: tx.papers_with_word(folded, suggest.RARE + 1) for _, folded in words}
+            rare = [(typed, folded) for typed, folded in words if papers[folded] <= suggest.RARE]
+            if not rare:
+                return []
+            word_list = self._word_list(tx)
+        found = ((typed, suggest.closest(folded, papers[folded], word_list)) for typed, folded in rare)
+        return [Suggestion(typed, alternatives) for typed, alternatives in found if alternatives]
+
+    def _word_list(self, tx):
+        """The index's words: kept in memory while the index is unchanged, and in the cache
+        folder for the next process (reading them from the index takes ~1 s at 100k papers)."""
+        from catalog import suggest
+
+        stamp = tx.vocabulary_stamp()
+        if self._words is not None and self._words.stamp == stamp:
+            return self._words
+        folder = self.store.cache_dir() / "vocabulary"
+        words = suggest.WordList.load(folder, stamp)
+        if words is None:
+            words = suggest.WordList.build(stamp, tx.vocabulary())
+            words.save(folder)
+        self._words = words
+        return words
 
     def get(self, key: str) -> PaperDetail:
         with self.store.read() as tx:
@@ -391,6 +436,42 @@ def _resolve(tx, key: str) -> int:
     close = difflib.get_close_matches(typed, tx.all_keys(), n=3, cutoff=0.5)
     hint = f"; did you mean {', '.join(close)}?" if close else "; `catalog search` finds keys"
     raise CatalogError(f"no paper with key {key!r}{hint}")
+
+
+def _understood(tx, query: str) -> tuple[Query, list[int]]:
+    """The query to run, and the papers a query that is a key, DOI or arXiv id names (they
+    come first; the query then leaves them out, so no paper is shown twice).
+
+    A full key always names its paper. A key prefix of 4+ characters names the one paper
+    whose key starts with it, but only when the word finds nothing as text: a word that is
+    also a key prefix (`graph`) searches as usual. A DOI or arXiv id is also searched as a
+    phrase (abstracts that cite it)."""
+    found = identify(query)
+    if found is None:
+        return parse(query), []
+    if found.kind == "key":
+        parsed = parse(query)
+        pid = tx.paper_id(found.value)
+        if pid is None:
+            matches = tx.keys_starting(found.value, 2)
+            if len(matches) != 1 or _finds_text(tx, parsed, found.value, query.strip().endswith("*")):
+                return parsed, []
+            pid = matches[0][0]
+        named = [pid]
+    else:
+        parsed = parse('"' + found.value.replace('"', "") + '"')
+        named = tx.ids_with_doi(found.value) if found.kind == "doi" else tx.ids_with_arxiv_id(found.value)
+    if named:
+        parsed = Query(parsed.clauses + [Clause((Filter("key", "=", key),), negated=True)
+                                         for key in map(tx.key_of, named)], source=query)
+    return parsed, named
+
+
+def _finds_text(tx, parsed: Query, word: str, prefix: bool) -> bool:
+    """Whether a one-word query finds any paper as text, without ranking them all."""
+    if hasattr(tx, "papers_with_word"):
+        return tx.papers_with_word(word, 1, prefix=prefix) > 0
+    return bool(tx.search(parsed, limit=1))
 
 
 def _note(tx, pid: int, key: str, number: int) -> NoteView:

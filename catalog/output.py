@@ -10,7 +10,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from catalog.results import PaperDetail, PaperSummary, Stats, TagCount
+from catalog.results import PaperDetail, PaperSummary, Stats, Suggestion, TagCount
 from catalog.highlight import END as HIGHLIGHT_END, START as HIGHLIGHT_START
 from catalog.text.terminal import safe, stars
 
@@ -78,6 +78,30 @@ def print_json(data) -> None:
 
 def summaries_json(papers: list[PaperSummary]) -> list[dict]:
     return [{**p.as_json(), "snippet": plain_snippet(p.snippet)} for p in papers]
+
+
+def search_json(query: str, papers: list[PaperSummary], suggestions: list[Suggestion]) -> dict:
+    """`catalog search --json`: the papers, and the suggestions for words (almost) no paper holds."""
+    from catalog.suggest import corrected
+
+    return {"papers": summaries_json(papers), "suggestions": [s.as_json() for s in suggestions],
+            "did_you_mean": corrected(query, suggestions) if suggestions else None}
+
+
+def print_suggestions(query: str, suggestions: list[Suggestion], *, found: bool) -> None:
+    """On stderr: `No papers match "atention sink". Did you mean: attention sink?`, and the
+    other close words when there are several."""
+    from catalog.suggest import corrected
+
+    head = "Few papers match" if found else "No papers match"
+    line = Text(f"{head} {safe(query)!r}. Did you mean: ")
+    line.append(safe(corrected(query, suggestions)), style="bold")
+    line.append("?")
+    stderr.print(line, soft_wrap=True)
+    for s in suggestions:
+        if len(s.alternatives) > 1:
+            stderr.print(Text(f"  {safe(s.word)}: " + ", ".join(map(safe, s.alternatives)), style="dim"),
+                         soft_wrap=True)
 
 
 def print_detail(d: PaperDetail) -> None:

@@ -30,6 +30,17 @@ class PaperSummary:
 
 
 @dataclass(frozen=True)
+class Suggestion:
+    """A query word that finds (almost) nothing, and the index's closest words to it."""
+
+    word: str  # as typed
+    alternatives: tuple[str, ...]  # nearest first
+
+    def as_json(self) -> dict:
+        return {"word": self.word, "alternatives": list(self.alternatives)}
+
+
+@dataclass(frozen=True)
 class SearchHit:
     """One paper a search found: its summary, and what snippets and ranking need."""
 

@@ -26,7 +26,7 @@ def test_import_search_show_end_to_end(run_cli):
     assert result.exit_code == 0
     assert "90 new, 1 already known, 0 errors" in result.stderr
     result = run_cli("search", "--json", "influence", "functions")
-    hits = json.loads(result.stdout)
+    hits = json.loads(result.stdout)["papers"]
     assert {"key", "title", "venue", "year", "status", "rating", "tags", "snippet"} <= set(hits[0])
     key = hits[0]["key"]
     assert run_cli("tag", key, "+toread", "+project/thesis").exit_code == 0
@@ -202,7 +202,7 @@ def test_open_sends_the_papers_page_to_the_browser(run_cli, monkeypatch):
     opened = []
     monkeypatch.setattr(webbrowser, "open", lambda url, *a, **k: opened.append(url) or True)
     assert run_cli("import", str(SEEDS.parent / "tests" / "data" / "arxiv.bib")).exit_code == 0
-    key = json.loads(run_cli("search", "scaling laws", "--json").output)[0]["key"]
+    key = json.loads(run_cli("search", "scaling laws", "--json").output)["papers"][0]["key"]
     result = run_cli("open", key)
     assert result.exit_code == 0, result.output
     assert opened == ["https://arxiv.org/abs/2001.08361"]

@@ -65,7 +65,8 @@ def _piped(db: Path, *args: str) -> subprocess.CompletedProcess:
 def test_listings_into_a_pipe_are_one_line_per_paper(seeded_cli, db_path, args, papers):
     out = _piped(db_path, *args)
     assert out.returncode == 0, out.stderr
-    expected = [p["key"] for p in json.loads(_piped(db_path, *args, "--json").stdout)]
+    found = json.loads(_piped(db_path, *args, "--json").stdout)
+    expected = [p["key"] for p in (found["papers"] if args[0] == "search" else found)]
     assert papers is None or len(expected) == papers
     lines = out.stdout.splitlines()
     assert [line.split("  ")[0] for line in lines] == expected

@@ -130,7 +130,7 @@ def test_fix_keeps_user_data_and_indexes_raw_rows(filled, db_path, run_cli):
     # The raw row is searchable, and so is a row inserted after the fix (trigger restored).
     raw(db_path, RAW_PAPER.format(key="zzzzzzy", text="raw yak"))
     for word, key in (("zebra", "zzzzzzz"), ("yak", "zzzzzzy")):
-        hits = json.loads(run_cli("search", "--json", word).stdout)
+        hits = json.loads(run_cli("search", "--json", word).stdout)["papers"]
         assert [h["key"] for h in hits] == [key]
     # Tags the user gave that still exist, statuses, ratings and notes are all there.
     catalog = Catalog.open(db_path)

@@ -20,7 +20,7 @@ NEW = "We study quokkas on islands and measure their $\\alpha$-smiles with 12\\%
 def edited(run_cli, db_path) -> tuple[str, dict]:
     """A seeded catalog and one paper whose abstract was replaced in the sqlite3 shell."""
     assert run_cli("import", str(SEEDS)).exit_code == 0
-    before = json.loads(run_cli("search", "--json", "influence functions", "-n", "1").stdout)[0]
+    before = json.loads(run_cli("search", "--json", "influence functions", "-n", "1").stdout)["papers"][0]
     conn = sqlite3.connect(db_path, isolation_level=None)
     conn.execute("UPDATE paper SET abstract = ? WHERE key = ?", (NEW, before["key"]))
     conn.close()
@@ -41,9 +41,9 @@ def test_the_next_command_sees_the_edited_abstract(edited, run_cli, db_path):
     shown = run_cli("show", key)
     assert "quokkas" in shown.stdout and "α-smiles" in shown.stdout, shown.stdout  # rendered
     assert json.loads(run_cli("show", "--json", key).stdout)["abstract"] == NEW
-    assert [p["key"] for p in json.loads(run_cli("search", "--json", "quokkas").stdout)] == [key]
-    assert [p["key"] for p in json.loads(run_cli("search", "--json", "alpha smiles").stdout)] == [key]  # search_extra
-    assert key not in [p["key"] for p in json.loads(run_cli("search", "--json", "influence functions").stdout)]
+    assert [p["key"] for p in json.loads(run_cli("search", "--json", "quokkas").stdout)["papers"]] == [key]
+    assert [p["key"] for p in json.loads(run_cli("search", "--json", "alpha smiles").stdout)["papers"]] == [key]  # search_extra
+    assert key not in [p["key"] for p in json.loads(run_cli("search", "--json", "influence functions").stdout)["papers"]]
     row = _row(db_path, key)
     assert row["fingerprint"] == fingerprint_of(NEW) and row["key"] == key
     assert "quokka" in row["headline"].lower()
@@ -72,7 +72,7 @@ def test_doctor_finds_edits_the_trigger_cannot_see_and_fix_keeps_the_key(run_cli
         row = _row(db_path, key)
         assert row["key"] == key and row["fingerprint"] == fingerprint_of(row["abstract"])
     assert "quokka" in _row(db_path, keys[0])["headline"].lower()
-    assert set(p["key"] for p in json.loads(run_cli("search", "--json", "alpha smiles").stdout)) == {keys[0]}
+    assert set(p["key"] for p in json.loads(run_cli("search", "--json", "alpha smiles").stdout)["papers"]) == {keys[0]}
 
 
 def test_a_healthy_catalog_with_merged_papers_has_no_stale_text(db_path, run_cli):

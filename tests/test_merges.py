@@ -49,7 +49,7 @@ def test_verbose_lists_each_merge_with_its_evidence(run_cli, folded_file, tmp_pa
     assert "--verbose" not in lines[-1]
     again = jsonl(tmp_path / "again.jsonl", [{"title": "Deep Sets", "url": "https://example.org/sets",
                                              "doi": "https://doi.org/10.1000/SETS"}])
-    key = json.loads(run_cli("search", "--json", "deep", "sets").stdout)[0]["key"]
+    key = json.loads(run_cli("search", "--json", "deep", "sets").stdout)["papers"][0]["key"]
     result = run_cli("import", "-v", str(again))
     assert f"{again}:1: already in the catalog as {key} (same DOI 10.1000/sets)" in result.stderr.splitlines()
     assert "0 new, 1 already known (1 updated)" in result.stderr
@@ -70,7 +70,7 @@ def test_merges_prepared_in_the_import_worker_are_kept(empty_catalog, folded_fil
 
 def test_show_lists_every_source_and_how_it_joined(run_cli, folded_file):
     run_cli("import", str(folded_file))
-    key = json.loads(run_cli("search", "--json", "deep", "sets").stdout)[0]["key"]
+    key = json.loads(run_cli("search", "--json", "deep", "sets").stdout)["papers"][0]["key"]
     shown = run_cli("show", key).stdout
     assert f"1. from {folded_file.resolve()} #1" in shown
     assert f"2. from {folded_file.resolve()} #3 (merged: same DOI 10.1000/sets)" in shown
@@ -130,7 +130,7 @@ def test_split_undoes_a_wrong_merge_and_keeps_your_annotations(wrong_merge, db_p
 
 def test_split_from_the_command_line_by_source_number(run_cli, folded_file):
     run_cli("import", str(folded_file))
-    key = json.loads(run_cli("search", "--json", "copper").stdout)[0]["key"]
+    key = json.loads(run_cli("search", "--json", "copper").stdout)["papers"][0]["key"]
     result = run_cli("split", key, "1")
     assert result.exit_code == 1 and "source 1 is the paper's own record" in result.stderr
     result = run_cli("split", key, "3")
@@ -138,7 +138,7 @@ def test_split_from_the_command_line_by_source_number(run_cli, folded_file):
     result = run_cli("split", key, "2")
     assert result.exit_code == 0, result.output
     assert "Split 1 record off" in result.stderr
-    found = json.loads(run_cli("search", "--json", "copper").stdout)
+    found = json.loads(run_cli("search", "--json", "copper").stdout)["papers"]
     assert len(found) == 2 and {p["key"] for p in found} >= {key}
     assert [p["venue"] for p in found if p["key"] != key] == ["ICML"]
 

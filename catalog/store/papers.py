@@ -26,6 +26,15 @@ class PaperReads:
             "SELECT id, key FROM paper WHERE key >= ? AND key < ? ORDER BY key LIMIT ?",
             (prefix, prefix + "\uffff", limit))]
 
+    def ids_with_doi(self, doi: str) -> list[int]:
+        """Papers with this DOI (stored in lower case), oldest first."""
+        return self.conn.execute("SELECT id FROM paper WHERE doi = ? ORDER BY id", (doi,)).scalars()
+
+    def ids_with_arxiv_id(self, arxiv_id: str) -> list[int]:
+        """Papers with this arXiv id (stored in lower case, without version), oldest first."""
+        return self.conn.execute("SELECT id FROM paper WHERE arxiv_id = ? ORDER BY id",
+                                 (arxiv_id,)).scalars()
+
     def all_keys(self) -> list[str]:
         return self.conn.execute("SELECT key FROM paper").scalars()
 

@@ -13,14 +13,16 @@ from textual.worker import get_current_worker
 from catalog.errors import Interrupted
 from catalog.library import Catalog
 from catalog.query import QueryError
-from catalog.results import Facets, PaperDetail
+from catalog.results import Facets, PaperDetail, Suggestion
+from catalog.suggest import corrected
 from catalog.text.tex import render_styled
 from catalog.tui.display import first_line
 from catalog.tui.messages import (
     DetailLoaded, FacetsLoaded, QueryChanged, SearchCount, SearchFailed, SearchResults,
+    SearchSuggestions,
 )
 from catalog.tui.state import State
-from catalog.tui.querytext import highlight_terms, tokens, unfinished_word
+from catalog.tui.querytext import PREFIX_FROM, highlight_terms, tokens, typed_query, unfinished_word
 from catalog.tui.widgets.detail import DetailPane
 from catalog.tui.widgets.paper_list import PAGE, PaperList
 from catalog.tui.widgets.search_bar import SearchBar
@@ -57,13 +59,16 @@ class Loading:
         self.generation += 1
         self.query_text, self.keep_key = query, keep
         self.remembered.query = query
-        self._search(self.catalog, query, self.generation, keep is not None if counted is None else counted)
+        self._search(self.catalog, typed_query(query), self.generation,
+                     keep is not None if counted is None else counted, query)
 
     def on_query_changed(self, message: QueryChanged) -> None:
         self.search(message.query)
 
     @work(thread=True, exclusive=True, group="search", exit_on_error=False)
-    def _search(self, catalog: Catalog, query: str, generation: int, counted: bool) -> None:
+    def _search(self, catalog: Catalog, query: str, generation: int, counted: bool, typed: str) -> None:
+        """`query`: what runs (the word being typed as a prefix); `typed`: as typed, whose
+        words are checked for typos when nothing matches."""
         worker = get_current_worker()
         stop = lambda: worker.is_cancelled  # noqa: E731  (a newer search cancels this worker)
         try:
@@ -72,6 +77,8 @@ class Loading:
                 return
             total = len(rows) if len(rows) < PAGE else catalog.count(query, cancelled=stop) if counted else None
             self.post_message(SearchResults(query, generation, rows, total))
+            if not rows:
+                self._suggest(catalog, typed, query, generation, stop)
             if total is None:
                 total = catalog.count(query, cancelled=stop)
                 if not worker.is_cancelled:
@@ -83,11 +90,19 @@ class Loading:
         except Exception as exc:  # a locked or busy database: say so, keep the old results
             self.post_message(SearchFailed(query, generation, f"search failed: {first_line(exc)}"))
 
+    def _suggest(self, catalog: Catalog, typed: str, query: str, generation: int, stop) -> None:
+        try:
+            suggestions = catalog.suggest(typed)
+        except Exception:  # suggestions are a convenience: the empty list says enough
+            return
+        if suggestions and not stop():
+            self.post_message(SearchSuggestions(query, generation, suggestions))
+
     def on_search_results(self, message: SearchResults) -> None:
         if message.generation != self.generation:
             return
         self.papers.show_results(message.query, message.generation, message.rows,
-                                 message.total, self._empty_message(message.query), self.keep_key)
+                                 message.total, self._empty_message(self.query_text), self.keep_key)
         self.counted = message.total is not None
         self.show_position()
 
@@ -96,6 +111,10 @@ class Loading:
             self.papers.set_total(message.total)
             self.counted = True
             self.show_position()
+
+    def on_search_suggestions(self, message: SearchSuggestions) -> None:
+        if message.generation == self.generation and not self.papers.total:
+            self.papers.set_message(self._empty_message(self.query_text, message.suggestions))
 
     def on_search_failed(self, message: SearchFailed) -> None:
         if message.generation == self.generation:
@@ -115,7 +134,7 @@ class Loading:
             parts.append((f"  ·  {len(papers.marked)} marked (escape unmarks)", "$text-accent"))
         self.search_bar.hint(Content.assemble(*parts))
 
-    def _empty_message(self, query: str) -> list[Text]:
+    def _empty_message(self, query: str, suggestions: list[Suggestion] = ()) -> list[Text]:
         if not query.strip() or (self.facets is not None and not self.facets.total):
             return [Text("Your catalog is empty.", style="bold"), Text(""),
                     Text("Import paper lists (text files, one abstract per paragraph) in a terminal:"),
@@ -123,10 +142,15 @@ class Loading:
                     Text("then press R here to see them.")]
         filters = [t for t in tokens(query) if ":" in t]
         out = [Text.assemble("No papers match ", (query, "bold"), "."), Text("")]
+        if suggestions:
+            out.append(Text.assemble("Did you mean ", (corrected(query, suggestions), "bold"), "?"))
+            out += [Text(f"  {s.word}: {', '.join(s.alternatives)}") for s in suggestions
+                    if len(s.alternatives) > 1]
+            out.append(Text(""))
         word = unfinished_word(query)
-        if word:
-            out.append(Text.assemble("Still typing? Finish the word, or search ", (f"{word}*", "bold"),
-                                     f" for words starting with {word}."))
+        if word and len(word) < PREFIX_FROM:
+            out.append(Text.assemble("Still typing? Words are searched as you type from ",
+                                     f"{PREFIX_FROM} letters on."))
         out.append(Text("Loosen the search: drop a word, put OR between words, or end one with *."))
         if filters:
             out.append(Text("Or remove a filter: " + "  ".join(filters)))
@@ -180,4 +204,4 @@ class Loading:
         if message.detail is None:
             pane.show_message(f"Cannot show {message.key}: {message.error}")
         else:
-            pane.show(message.detail, highlight_terms(self.query_text), message.styled)
+            pane.show(message.detail, highlight_terms(typed_query(self.query_text)), message.styled)

@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 from textual.message import Message
 
-from catalog.results import Edit, Facets, PaperDetail, PaperSummary
+from catalog.results import Edit, Facets, PaperDetail, PaperSummary, Suggestion
 from catalog.text.tex import Styled
 
 
@@ -46,6 +46,16 @@ class SearchCount(Message):
         self.query = query
         self.generation = generation
         self.total = total
+
+
+class SearchSuggestions(Message):
+    """Closest words for the words of `query` that (almost) no paper holds (catalog/suggest.py)."""
+
+    def __init__(self, query: str, generation: int, suggestions: list[Suggestion]) -> None:
+        super().__init__()
+        self.query = query
+        self.generation = generation
+        self.suggestions = suggestions
 
 
 class SearchFailed(Message):

@@ -70,16 +70,29 @@ def toggle_filter(query: str, filters: str) -> str:
     return " ".join(kept + [t for t in wanted if t not in kept])
 
 
-def unfinished_word(query: str) -> str | None:
-    """The plain word at the end of `query` (no space after it yet), if there is one.
+# The last word is searched as a prefix from this many characters on. Two-letter prefixes
+# (`in*`, `di*`) match nearly every paper and take 150-250 ms to rank at 100k papers; from
+# three letters on the median is under 100 ms (docs/benchmarks.md, "Prefix while typing").
+PREFIX_FROM = 3
 
-    The TUI searches exactly what is typed, like `catalog search`: searching the last word as
-    a prefix while typing was tried, and ranking a short prefix such as `tra*` takes seconds
-    on 100k papers. When nothing matches, this word is what the hint suggests finishing."""
+
+def unfinished_word(query: str) -> str | None:
+    """The plain word at the end of `query` (no space after it yet), if there is one: not a
+    filter's value, a negated word (`-word`), an exact form (`=word`), or inside a phrase."""
     m = _TYPING.search(query)
     if not m or query.count('"') % 2 or m.group(1) in ("OR", "AND", "NOT"):
         return None
     return m.group(1)
+
+
+def typed_query(query: str) -> str:
+    """The query as the TUI searches it while it is typed: the word being typed (the last,
+    with no space after it yet, of PREFIX_FROM characters or more) as a prefix, so the results
+    narrow with every key. A space ends the word; `catalog search` keeps exact words."""
+    word = unfinished_word(query)
+    if word is None or len(word) < PREFIX_FROM:
+        return query
+    return query + "*"
 
 
 def highlight_terms(query: str) -> Terms:

@@ -7,7 +7,7 @@ from rich.style import Style
 
 from catalog.highlight import spans
 from catalog.results import PaperSummary
-from catalog.tui.querytext import filter_token, highlight_terms, toggle_filter, unfinished_word
+from catalog.tui.querytext import filter_token, highlight_terms, toggle_filter, typed_query, unfinished_word
 from catalog.tui.widgets.rows import Columns, RowStyles, header, row
 
 
@@ -29,6 +29,16 @@ def test_the_word_still_being_typed():
     assert unfinished_word('"open phrase') is None
     assert unfinished_word("a OR") is None
     assert unfinished_word("pre*") is None
+    assert unfinished_word("-interp") is None and unfinished_word("=interp") is None
+
+
+def test_the_word_being_typed_is_searched_as_a_prefix_from_three_letters():
+    assert typed_query("interp") == "interp*"
+    assert typed_query("sparse auto") == "sparse auto*"
+    assert typed_query("sparse au") == "sparse au"  # two letters: nearly every paper
+    assert typed_query("sparse auto ") == "sparse auto "  # a space ends the word
+    for kept in ("venue:ICM", '"open phra', "pre*", "a OR", "-interp", "=interp"):
+        assert typed_query(kept) == kept
 
 
 def test_highlight_terms_skip_negated_words_and_filters():

@@ -21,6 +21,7 @@ from catalog.store.papers import PaperReads
 from catalog.store.sqlite import files, fts, migrations, readonly
 from catalog.store.sqlite.connection import Connection, Pool, plain_connection, stoppable, store_error
 from catalog.store.sqlite.maintenance import Maintenance
+from catalog.store.sqlite.vocabulary import Vocabulary
 
 # PRAGMA user_version of the default catalog once the bundled seeds are fully imported. Seeding
 # imports several files; a process killed half-way leaves this unset and the next run finishes.
@@ -31,7 +32,7 @@ BULK_CACHE_KIB = 32 * 1024
 _FETCH = 2000
 
 
-class SqliteTx(PaperReads, EditQueries, ImportQueries, Maintenance):
+class SqliteTx(PaperReads, EditQueries, ImportQueries, Maintenance, Vocabulary):
     """One transaction on a catalog file: every query the program runs, by name."""
 
     def __init__(self, conn: Connection):

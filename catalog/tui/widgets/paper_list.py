@@ -109,6 +109,12 @@ class PaperList(ScrollView, can_focus=True):
         self.refresh()
         self._announce()
 
+    def set_message(self, message: list[Text]) -> None:
+        """What the list says when it is empty (suggestions arrive after the results)."""
+        self.message = message
+        self._wrapped = (-1, [])
+        self.refresh()
+
     def set_total(self, total: int) -> None:
         self.total = total
         self.virtual_size = Size(0, total + 1)  # one line for the header

@@ -1,0 +1,121 @@
+"""Item 5 of issue 12: a word that (almost) no paper holds gets the index's closest words as
+suggestions, in the library, on the CLI's stderr and in `--json`."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from catalog import suggest
+from tests.conftest import SEEDS
+
+
+@pytest.fixture(autouse=True)
+def own_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+
+
+def _alternatives(catalog, query):
+    return {s.word: s.alternatives for s in catalog.suggest(query)}
+
+
+@pytest.mark.parametrize("query,word,best", [
+    ("interpretabilty", "interpretabilty", "interpretability"),
+    ("atention sink", "atention", "attention"),
+    ("diffusoin", "diffusoin", "diffusion"),  # two letters swapped: one edit
+    ("Hessain eigenvalues", "Hessain", "hessian"),
+])
+def test_typos_get_the_closest_indexed_word(seeded, query, word, best):
+    assert not seeded.search(query)
+    assert _alternatives(seeded, query)[word][0] == best
+
+
+@pytest.mark.parametrize("query", ["attention sink", "sparse autoencoder temporal", "interp*",
+                                   "attention -atention", "venue:ICML", "", "MCR2 zqxj", "注意力"])
+def test_no_suggestions_for_words_the_index_holds_prefixes_negations_and_filters(seeded, query):
+    assert seeded.suggest(query) == []
+
+
+def test_a_word_one_paper_holds_still_gets_a_suggestion_when_a_close_word_is_common(seeded):
+    key = seeded.search("attention", limit=1)[0].key
+    seeded.add_note(key, "atention is what I misspelled here")
+    assert len(seeded.search("atention")) == 1
+    assert _alternatives(seeded, "atention")["atention"][0] == "attention"
+
+
+def test_the_word_list_is_cached_and_renewed_when_the_index_changes(seeded, tmp_path, monkeypatch):
+    from catalog.library import Catalog
+
+    assert _alternatives(seeded, "platypuses") == {}
+    saved = next((tmp_path / "cache").rglob("vocabulary")) / f"{ord('i'):x}.tsv"
+    assert "interpretability\t" in saved.read_text(encoding="utf-8")
+    # another process (a new Catalog) reads the saved list instead of the whole index
+    other = Catalog.open(seeded.path)
+    try:
+        from catalog.store.sqlite.store import SqliteTx
+
+        monkeypatch.setattr(SqliteTx, "vocabulary", lambda self: pytest.fail("read the index again"))
+        assert _alternatives(other, "interpretabilty")
+        monkeypatch.undo()
+        monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+        # an import changes the index: the new words are suggested at once
+        (tmp_path / "more.txt").write_text("ICML 2026 Papers\n\nPlatypus venom proteins, studied.\n\n",
+                                           encoding="utf-8")
+        assert other.import_paths([tmp_path / "more.txt"]).new == 1
+        assert _alternatives(other, "platypuses") == {"platypuses": ("platypus",)}
+        assert _alternatives(seeded, "platypuses") == {"platypuses": ("platypus",)}
+    finally:
+        other.close()
+
+
+def test_a_damaged_cache_file_is_rebuilt(seeded, tmp_path):
+    assert _alternatives(seeded, "diffusoin")
+    folder = next((tmp_path / "cache").rglob("vocabulary"))
+    (folder / "stamp").write_bytes(b"\xff\xfe garbage")
+    (folder / f"{ord('d'):x}.tsv").write_bytes(b"\xff\xfe garbage")
+    seeded._words = None
+    assert _alternatives(seeded, "diffusoin")["diffusoin"] == ("diffusion",)
+
+
+def test_corrected_query_keeps_the_rest():
+    from catalog.results import Suggestion
+
+    assert suggest.corrected("atention sink venue:ICML", [Suggestion("atention", ("attention",))]) \
+        == "attention sink venue:ICML"
+
+
+def test_cli_says_did_you_mean_on_stderr(seeded, run_cli):
+    result = run_cli("search", "atention", "sink")
+    assert result.exit_code == 0
+    assert result.stdout == ""
+    assert "Did you mean: attention sink?" in result.stderr
+    found = run_cli("search", "attention", "sink")
+    assert "Did you mean" not in found.stderr and found.stdout
+
+
+def test_cli_json_has_the_suggestions(seeded, run_cli):
+    data = json.loads(run_cli("search", "--json", "interpretabilty").stdout)
+    assert data["papers"] == []
+    assert data["did_you_mean"] == "interpretability"
+    assert data["suggestions"][0]["word"] == "interpretabilty"
+    assert data["suggestions"][0]["alternatives"][0] == "interpretability"
+    clean = json.loads(run_cli("search", "--json", "interpretability").stdout)
+    assert clean["papers"] and clean["suggestions"] == [] and clean["did_you_mean"] is None
+
+
+@pytest.mark.parametrize("query,imported", [("attention", False), ("atention", True)])
+def test_rapidfuzz_is_imported_only_when_a_word_needs_suggestions(tmp_path, query, imported):
+    db = tmp_path / "c.db"
+    env = {**os.environ, "CATALOG_DB": str(db), "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    assert subprocess.run([sys.executable, "-m", "catalog", "import", str(SEEDS)], env=env,
+                          capture_output=True).returncode == 0
+    code = (f"import sys, runpy; sys.argv = ['catalog', 'search', {query!r}]\n"
+            "try:\n    runpy.run_module('catalog', run_name='__main__')\n"
+            "except SystemExit: pass\n"
+            "print('RAPIDFUZZ', 'rapidfuzz' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    assert f"RAPIDFUZZ {imported}" in out.stdout, out.stdout + out.stderr

@@ -1,0 +1,87 @@
+"""Issue 12 in the TUI: the word being typed is a prefix (results narrow with every key), and
+a key, key prefix, DOI or arXiv id typed in the search bar finds its paper first."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+SIZE = (120, 36)
+
+
+@pytest.fixture(autouse=True)
+def own_cache(tmp_path, monkeypatch):
+    """The word list for suggestions is cached in the user's cache folder: a temporary one."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+
+
+def shown(app) -> list[str]:
+    return [p.key for p in app.main.papers.pages.get(0, [])]
+
+
+async def test_results_narrow_with_every_key(app, seeded, settle, type_search):
+    """`interp` showed 0 papers until the word was complete (issue 12)."""
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        totals = []
+        for typed in ("int", "inte", "inter", "interp", "interpretab"):
+            await type_search(pilot, typed)
+            totals.append(app.main.papers.total)
+            assert app.main.papers.total == seeded.count(typed + "*"), typed
+        assert totals == sorted(totals, reverse=True) and totals[-1] > 0
+        assert seeded.count("interp") == 0  # exact, as `catalog search` reads it
+        await type_search(pilot, "interpretab ")  # a space ends the word: exact again
+        assert app.main.papers.total == 0
+
+
+async def test_the_prefix_is_highlighted_in_the_reading_pane(app, settle, type_search):
+    """The words that start with what is typed are marked (interpretability, interpretable)."""
+    from textual.widgets import Static
+
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await type_search(pilot, "interpretab")
+        await settle(pilot)
+        body = app.main.query_one("#detail-body", Static).render()
+        marked = {body.plain[s.start:s.end].lower() for s in body.spans
+                  if body.plain[s.start:s.end].lower().startswith("interpretab")}
+        assert marked and all(len(w) > len("interpretab") for w in marked)
+
+
+async def test_a_key_typed_in_the_search_bar_finds_its_paper(app, seeded, settle, type_search):
+    key = seeded.search("influence functions", limit=1)[0].key
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await type_search(pilot, key)
+        assert shown(app)[:1] == [key]
+        await type_search(pilot, key[:5])
+        assert shown(app)[:1] == [key] or len(seeded.search(key[:5])) != 1
+
+
+async def test_a_doi_typed_in_the_search_bar_finds_its_paper(app, seeded, settle, type_search, tmp_path):
+    lines = tmp_path / "doi.jsonl"
+    lines.write_text(json.dumps({"title": "Numbat Burrows", "doi": "10.1000/xyz.42",
+                                 "abstract": "Numbats dig."}) + "\n", encoding="utf-8")
+    assert seeded.import_paths([lines]).new == 1
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await type_search(pilot, "https://doi.org/10.1000/xyz.42")
+        assert app.main.papers.total == 1
+        assert app.main.papers.current.title == "Numbat Burrows"
+
+
+async def test_a_typo_gets_did_you_mean_in_the_empty_list(app, settle, type_search):
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await type_search(pilot, "atention sink")
+        await settle(pilot)
+        assert app.main.papers.total == 0
+        message = " ".join(t.plain for t in app.main.papers.message)
+        assert "Did you mean attention sink?" in message
+        await type_search(pilot, "interpretabilty")  # the word being typed is checked too
+        await settle(pilot)
+        message = " ".join(t.plain for t in app.main.papers.message)
+        assert "Did you mean interpretability?" in message
+        await type_search(pilot, "attention sink")
+        assert app.main.papers.total > 0
