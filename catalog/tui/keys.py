@@ -73,7 +73,7 @@ TRIAGE_BINDINGS = [
             id="triage-read"),
     Binding("s", "decide('skipped')", "Skip", tooltip="Status skipped: not for you",
             id="triage-skip"),
-    Binding("1", "rate_now(1)", "Rate", key_display="1-5", tooltip="Rate 1 to 5 stars",
+    Binding("1", "rate_now(1)", "Rate", key_display="1-5", tooltip="1 to 5 stars, then the next paper",
             id="triage-rate-1"),
     *(Binding(str(i), f"rate_now({i})", f"Rate {i}", show=False, id=f"triage-rate-{i}")
       for i in range(2, 6)),

@@ -333,7 +333,7 @@ async def test_command_palette_runs_actions(app, seeded, settle):
 
 
 async def test_help_lists_every_key(app, settle):
-    from catalog.tui.keys import BINDINGS
+    from catalog.tui.keys import BINDINGS, TRIAGE_BINDINGS
     from catalog.tui.widgets.detail import DetailPane
     from catalog.tui.widgets.paper_list import PaperList
     from catalog.tui.widgets.search_bar import SearchBar
@@ -348,11 +348,11 @@ async def test_help_lists_every_key(app, settle):
             console.print(widget.content)
         shown = console.export_text()
         for binding in [*BINDINGS, *PaperList.BINDINGS, *DetailPane.BINDINGS, *SearchBar.BINDINGS,
-                        *Sidebar.BINDINGS]:
-            if not binding.action.startswith("saved("):
+                        *Sidebar.BINDINGS, *TRIAGE_BINDINGS]:
+            if not binding.action.startswith(("saved(", "rate_now(")) or binding.action == "rate_now(1)":
                 assert binding.description in shown, binding
                 assert (binding.tooltip or "") in shown, binding
-        assert "1 … 9" in shown and "g g" in shown
+        assert "1 … 9" in shown and "g g" in shown and "1 … 5" in shown
         await pilot.press("escape")
         assert type(app.screen).__name__ == "CatalogScreen"
 

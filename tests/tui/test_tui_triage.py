@@ -226,3 +226,26 @@ def test_the_queue_keeps_the_current_paper_and_passed_ones_last():
     assert queue.current.key == "d" and queue.upcoming[0].key == "x"
     queue.fill(_papers("a", "e"))
     assert [p.key for p in queue.upcoming] == ["x", "a", "e", "b"]
+
+
+async def test_help_in_triage_lists_its_keys_and_what_triaged_means(app, settle):
+    import io
+
+    from rich.console import Console
+
+    from catalog.tui.keys import TRIAGE_BINDINGS
+
+    async with app.run_test(size=SIZE) as pilot:
+        await start(pilot, settle)
+        await pilot.press("question_mark")
+        await pilot.pause()
+        console = Console(width=200, record=True, file=io.StringIO())
+        for widget in app.screen.query("Static"):
+            console.print(widget.content)
+        shown = console.export_text()
+        assert "status is not unread, or it is rated" in shown and "1 … 5" in shown
+        for binding in TRIAGE_BINDINGS:
+            if binding.show:
+                assert binding.description in shown and binding.tooltip in shown, binding
+        await pilot.press("escape")
+        assert isinstance(app.screen, TriageScreen)

@@ -210,6 +210,10 @@ class CatalogScreen(Loading, Editing, Sharing, Screen):
                 if b.action == "saved(1)":
                     out.append(("1 … 9", Binding("1", "", "Saved search", tooltip=b.tooltip)))
                 continue
+            if b.action.startswith("rate_now("):
+                if b.action == "rate_now(1)":
+                    out.append(("1 … 5", Binding("1", "", "Rate", tooltip=b.tooltip)))
+                continue
             names = [self.app.get_key_display(b.with_key(k)) for k in b.key.split(",")]
             out.append((" ".join(names), b))
         return out

@@ -240,7 +240,7 @@ class TriageScreen(Screen):
             parts.append((f"{count.triaged:,} / {count.total:,} triaged", "bold $text-primary"))
         if self.queue.passed:
             parts.append(f" · {len(self.queue.passed)} for later")
-        parts.append(("  " + self._order_text(), "$text-muted"))
+        parts += ["\n", (self._order_text(), "$text-muted")]
         self.query_one("#triage-progress", Static).update(Content.assemble(*parts))
 
     def _order_text(self) -> str:
@@ -251,7 +251,7 @@ class TriageScreen(Screen):
             return text + (", updating …" if self.ranking else "")
         if self.ranking:
             return "order: as listed, ranking …"
-        return "order: as listed (rate 4-5, queue or tag papers and the likeliest come first)"
+        return "order: as listed (rate, queue or tag papers: the likeliest come first)"
 
     def show_state(self) -> None:
         paper = self.queue.current
@@ -339,6 +339,9 @@ class TriageScreen(Screen):
             self.main._browse(self.queue.current.key)
 
     def action_leave(self) -> None:
+        main = self.main
+        if main.store is not None:  # where it stopped survives a crash from here on
+            main.store.save(main.remembered)
         self.dismiss(None)
 
     def action_help(self) -> None:
@@ -381,6 +384,10 @@ class TriageScreen(Screen):
         del main.undo_stack[:-UNDO_DEPTH]
         main.papers.replace(list(edit.papers))
         self.queue.update(edit.papers)
+        current = self.queue.current
+        if current is not None and current.key == self.shown_key and any(
+                p.key == current.key for p in edit.papers):
+            self._detail(current.key)  # its status line, after an undo landed
         self.show_state()
         self.refresh_bindings()
         self._count()
