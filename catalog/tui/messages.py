@@ -155,13 +155,16 @@ class Exported(Message):
 
 
 class TriageRows(Message):
-    """Untriaged papers of the triage's list, in its own order; `full`: there may be more."""
+    """Untriaged papers of the triage's list, in its own order; `full`: there may be more;
+    `error`: the list cannot be read (a query that cannot run, a locked database)."""
 
-    def __init__(self, generation: int, rows: list[PaperSummary], full: bool) -> None:
+    def __init__(self, generation: int, rows: list[PaperSummary], full: bool,
+                 error: str | None = None) -> None:
         super().__init__()
         self.generation = generation
         self.rows = rows
         self.full = full
+        self.error = error
 
 
 class TriageCounted(Message):

@@ -101,6 +101,9 @@ async def test_undo_takes_the_decision_back_and_shows_that_paper(app, seeded, se
         await settle(pilot)
         assert current(app) == plain[0]
         assert seeded.get(plain[0]).summary.status == "unread"
+        await pilot.press("right_square_bracket", "left_square_bracket")  # later; back
+        await settle(pilot)
+        assert current(app) == plain[0]
         await pilot.press("s")  # a new decision on it, then the one after
         await settle(pilot)
         assert seeded.get(plain[0]).summary.status == "skipped"
@@ -249,3 +252,17 @@ async def test_help_in_triage_lists_its_keys_and_what_triaged_means(app, settle)
                 assert binding.description in shown and binding.tooltip in shown, binding
         await pilot.press("escape")
         assert isinstance(app.screen, TriageScreen)
+
+
+async def test_a_list_that_cannot_be_read_says_why(app, seeded, settle):
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.main.triage("year:soon", "'year:soon'")
+        await settle(pilot)
+        screen = triage(app)
+        assert "cannot triage this list" in screen.pane.text and "year" in screen.pane.text
+        await pilot.press("q", "u")  # nothing to decide on, nothing written
+        await settle(pilot)
+        assert seeded.triage_count("").triaged == 0
+        await pilot.press("escape")
+        assert not isinstance(app.screen, TriageScreen)

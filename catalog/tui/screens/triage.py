@@ -76,6 +76,7 @@ class TriageScreen(Screen):
         self.rank_note = ""
         self.decisions = 0  # since the last ranking was asked for
         self.last = ""  # what the last decision did
+        self.error: str | None = None  # why the list cannot be read
         self.shown_key: str | None = None  # the paper the pane shows
 
     def compose(self) -> ComposeResult:
@@ -117,19 +118,25 @@ class TriageScreen(Screen):
         try:
             rows = self.catalog.untriaged(self.query_text, limit=limit)
         except (CatalogError, QueryError) as exc:
-            self.post_message(ActionFailed(f"cannot triage this list: {exc}"))
-            rows, limit = [], 1
+            self.post_message(TriageRows(generation, [], False, f"cannot triage this list: {exc}"))
+            return
         except Exception as exc:  # a locked database, say
-            self.post_message(ActionFailed(f"cannot read the list: {first_line(exc)}"))
-            rows, limit = [], 1
+            self.post_message(TriageRows(generation, [], False,
+                                         f"cannot read the list: {first_line(exc)}"))
+            return
         self.post_message(TriageRows(generation, rows, len(rows) >= limit))
 
     def on_triage_rows(self, message: TriageRows) -> None:
         if message.generation != self.generation:
             return
+        self.fetching = False
+        if message.error:
+            self.error = message.error
+            self.say(message.error, severity="error", timeout=6)
+            self.show_current()
+            return
         first = not self.asked_rank
         self.asked_rank = True
-        self.fetching = False
         self.more = message.full
         self.queue.fill(message.rows)
         self.show_current()
@@ -198,6 +205,8 @@ class TriageScreen(Screen):
             self._detail(paper.key)
 
     def _done_message(self) -> Content:
+        if self.error:
+            return Content.assemble((self.error, "$text-error"), "\n\nescape goes back to the list.")
         if self.fetching:
             return Content("Loading the papers …")
         count = self.count
