@@ -259,7 +259,7 @@ class Catalog:
             positives = tx.promising_papers()
             if not positives:
                 return None
-            candidates = [hit.paper_id for hit in tx.search(_untriaged(parse(query)), limit=-1)]
+            candidates = tx.search_ids(_untriaged(parse(query)))
         if not candidates:
             return TriageOrder((), len(positives))
         ranked = Discovery(StoreSource(self.store)).recommend(positives, candidates, limit)

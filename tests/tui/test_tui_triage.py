@@ -171,7 +171,7 @@ async def test_marked_papers_are_triaged_alone(app, seeded, settle):
         await settle(pilot)
         assert {k for k in marked if seeded.get(k).summary.status == "queued"} == marked
         assert "2 / 2 triaged" in screen_text(app)
-        assert "are triaged" in triage(app).pane.text  # all done: it says so
+        assert "Nothing left to triage" in triage(app).pane.text  # all done: it says so
 
 
 def _sae_keys(catalog) -> set[str]:

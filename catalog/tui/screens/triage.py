@@ -210,11 +210,11 @@ class TriageScreen(Screen):
         if self.fetching:
             return Content("Loading the papers …")
         count = self.count
-        total = f"{count.total:,} " if count else ""
         if count is not None and count.total == 0:
             return Content.assemble(("Nothing to triage: ", "bold"), f"no papers match {self.label}.",
                                     "\n\nescape goes back to the list.")
-        return Content.assemble((f"All {total}papers of {self.label} are triaged.", "bold"),
+        done = f" ({count.triaged:,} / {count.total:,} triaged)" if count else ""
+        return Content.assemble((f"Nothing left to triage in {self.label}{done}.", "bold"),
                                 "\n\nu takes back the last decision; escape goes back to the list.")
 
     @work(thread=True, exclusive=True, group="triage-detail", exit_on_error=False)
