@@ -266,3 +266,34 @@ async def test_a_list_that_cannot_be_read_says_why(app, seeded, settle):
         assert seeded.triage_count("").triaged == 0
         await pilot.press("escape")
         assert not isinstance(app.screen, TriageScreen)
+
+
+async def test_every_theme_keeps_the_triage_lines_readable(app, settle):
+    from tests.tui.test_tui_themes import _ratio, _rgb
+
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await start(pilot, settle)
+        await pilot.press("5")  # a last decision to show, and a ranking
+        await settle(pilot)
+        for theme in sorted(app.available_themes):
+            app.theme = theme
+            await pilot.pause()
+            strips = app.screen._compositor.render_strips()
+            region = screen.query_one("#triage-paper-state").region
+            texts = []
+            for y in range(0, region.bottom):
+                for seg in strips[y]:
+                    if seg.text.strip() and seg.style and seg.style.color and seg.style.bgcolor:
+                        ratio = _ratio(_rgb(seg.style.color, True), _rgb(seg.style.bgcolor, False))
+                        texts.append(seg.text.strip())
+                        assert ratio >= 3.0, f"{theme}: {seg.text.strip()!r} has contrast {ratio:.2f}"
+            joined = " ".join(texts)
+            assert "triaged" in joined and "order" in joined and "last" in joined, (theme, joined)
+
+
+async def test_the_command_line_query_opens_the_list_on_it(seeded, settle):
+    app = CatalogApp(seeded, cursor_blink=False, query="venue:ICML")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert not isinstance(app.screen, TriageScreen)
+        assert app.main.query_text == "venue:ICML" and app.main.papers.total == seeded.count("venue:ICML")
