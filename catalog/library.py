@@ -255,16 +255,25 @@ class Catalog:
         from catalog.discover import Discovery
         from catalog.discover.source import StoreSource
 
+        parsed = parse(query)
         with self.store.read() as tx:
             positives = tx.promising_papers()
             if not positives:
                 return None
-            candidates = tx.search_ids(_untriaged(parse(query)))
-        if not candidates:
+            # The whole catalog: rank every paper and drop the triaged ones afterwards, which
+            # costs a count and a few summaries instead of reading 100k ids in search order.
+            if parsed.is_empty:
+                candidates = None
+                wanted = limit + len(positives) + tx.paper_count() - tx.count(_untriaged(parsed))
+            else:
+                candidates, wanted = tx.search_ids(_untriaged(parsed)), limit
+        if candidates is not None and not candidates:
             return TriageOrder((), len(positives))
-        ranked = Discovery(StoreSource(self.store)).recommend(positives, candidates, limit)
+        ranked = Discovery(StoreSource(self.store)).recommend(positives, candidates, wanted)
         with self.store.read() as tx:
-            return TriageOrder(tuple(tx.summaries([r.paper_id for r in ranked])), len(positives))
+            papers = tx.summaries([r.paper_id for r in ranked])
+        untriaged = [p for p in papers if p.status == "unread" and p.rating is None]
+        return TriageOrder(tuple(untriaged[:limit]), len(positives))
 
     # --- overviews ----------------------------------------------------------------------
 
