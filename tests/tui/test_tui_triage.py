@@ -297,3 +297,20 @@ async def test_the_command_line_query_opens_the_list_on_it(seeded, settle):
         await settle(pilot)
         assert not isinstance(app.screen, TriageScreen)
         assert app.main.query_text == "venue:ICML" and app.main.papers.total == seeded.count("venue:ICML")
+
+
+async def test_o_opens_the_paper_on_screen(app, seeded, settle, monkeypatch):
+    from tests.tui.test_tui_keys import DATA, _opened
+
+    calls = _opened(monkeypatch)
+    seeded.import_paths([DATA / "arxiv.bib"])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.main.search_bar.set_query("scaling laws")
+        await settle(pilot, typing=True)
+        await start(pilot, settle)
+        await pilot.press("o")
+        await settle(pilot)
+        assert calls == ["https://arxiv.org/abs/2001.08361"]
+        assert "Opened https://arxiv.org/abs/2001.08361" in toasts(app)
+        assert isinstance(app.screen, TriageScreen)
