@@ -314,3 +314,19 @@ async def test_o_opens_the_paper_on_screen(app, seeded, settle, monkeypatch):
         assert calls == ["https://arxiv.org/abs/2001.08361"]
         assert "Opened https://arxiv.org/abs/2001.08361" in toasts(app)
         assert isinstance(app.screen, TriageScreen)
+
+
+async def test_the_command_palette_in_triage_offers_triage_actions(app, seeded, settle):
+    plain = [p.key for p in seeded.untriaged("", limit=2)]
+    async with app.run_test(size=SIZE) as pilot:
+        await start(pilot, settle)
+        await pilot.press("ctrl+p")
+        await settle(pilot)
+        for ch in "Triage: Queue":
+            await pilot.press(ch if ch != " " else "space")
+        await settle(pilot)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(app.screen, TriageScreen)
+        assert seeded.get(plain[0]).summary.status == "queued"
+        assert current(app) == plain[1]

@@ -21,6 +21,7 @@ decisions themselves are in the catalog.
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 
 from textual import work
 from textual.app import ComposeResult
@@ -361,6 +362,17 @@ class TriageScreen(Screen):
             ("Triage (a paper is triaged once its status is not unread, or it is rated)",
              main._keys(keys.TRIAGE_BINDINGS)),
             ("Reading the paper", main._keys(DetailPane.BINDINGS))]))
+
+    def palette_commands(self) -> list[tuple[str, str, object]]:
+        """The command palette's entries here: triage's own actions (the list's act on the
+        list's paper, not this one)."""
+        out = []
+        for binding in keys.TRIAGE_BINDINGS:
+            help_text = f"{binding.tooltip or binding.description}  ({self.app.get_key_display(binding)})"
+            name = binding.description if binding.description != "Rate" else "Rate 1"
+            out.append((f"Triage: {name}", help_text,
+                        partial(self.call_after_refresh, self.run_action, binding.action)))
+        return out
 
     # --- writing ----------------------------------------------------------------------------
 
