@@ -1,7 +1,9 @@
 """What the TUI remembers between runs: the last query, the paper under the cursor, whether
-the sidebar was shown, the theme, the search history, and where each triage stopped. One small JSON file in the user's
-state directory (platformdirs), replaced atomically on exit. A missing, unreadable or
-corrupt file is an empty session: remembering is a convenience and never stops the app.
+the sidebar was shown, the theme, the search history, and where each triage stopped (one
+person's place in a list, like the cursor; the decisions themselves are in the catalog). One
+small JSON file in the user's state directory (platformdirs), replaced atomically on exit (and
+on leaving triage). A missing, unreadable or corrupt file is an empty session: remembering is
+a convenience and never stops the app.
 
     $CATALOG_STATE_DIR overrides the directory (tests, several profiles).
 """
@@ -18,7 +20,7 @@ ENV_VAR = "CATALOG_STATE_DIR"
 FILE = "tui-state.json"
 HISTORY = 200  # queries kept
 TRIAGES = 50  # triage places kept (the most recently used)
-PASSED = 2000  # papers passed over (space) remembered per triage
+PASSED = 2000  # papers put off for later (n) remembered per triage
 VERSION = 1
 
 
