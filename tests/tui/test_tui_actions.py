@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-import io
-
-from rich.console import Console
-
 from catalog.tui.widgets.sidebar import Sidebar
+from tests.tui.conftest import statics_text
 
 SIZE = (120, 36)
 
@@ -343,10 +340,7 @@ async def test_help_lists_every_key(app, settle):
         await settle(pilot)
         await pilot.press("question_mark")
         await pilot.pause()
-        console = Console(width=200, record=True, file=io.StringIO())
-        for widget in app.screen.query("Static"):
-            console.print(widget.content)
-        shown = console.export_text()
+        shown = statics_text(app)
         for binding in [*BINDINGS, *PaperList.BINDINGS, *DetailPane.BINDINGS, *SearchBar.BINDINGS,
                         *Sidebar.BINDINGS, *TRIAGE_BINDINGS]:
             if not binding.action.startswith(("saved(", "rate_now(")) or binding.action == "rate_now(1)":

@@ -10,7 +10,7 @@ from catalog.tui.screens.triage import TriageScreen
 from catalog.tui.state import StateStore
 from catalog.tui.triage import TriageQueue
 
-from tests.tui.conftest import screen_text, toasts
+from tests.tui.conftest import screen_text, statics_text, toasts
 
 SIZE = (120, 36)
 
@@ -232,20 +232,13 @@ def test_the_queue_keeps_the_current_paper_and_passed_ones_last():
 
 
 async def test_help_in_triage_lists_its_keys_and_what_triaged_means(app, settle):
-    import io
-
-    from rich.console import Console
-
     from catalog.tui.keys import TRIAGE_BINDINGS
 
     async with app.run_test(size=SIZE) as pilot:
         await start(pilot, settle)
         await pilot.press("question_mark")
         await pilot.pause()
-        console = Console(width=200, record=True, file=io.StringIO())
-        for widget in app.screen.query("Static"):
-            console.print(widget.content)
-        shown = console.export_text()
+        shown = statics_text(app)
         assert "status is not unread, or it is rated" in shown and "1 … 5" in shown
         for binding in TRIAGE_BINDINGS:
             if binding.show:

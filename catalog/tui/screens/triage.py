@@ -33,11 +33,11 @@ from textual.widgets import Footer, Static
 from catalog.errors import CatalogError
 from catalog.library import Catalog
 from catalog.query import QueryError
-from catalog.results import Edit, PaperSummary, TriageCount
-from catalog.text.tex import render_styled
+from catalog.results import Edit, TriageCount
 from catalog.tui import keys
 from catalog.tui.display import first_line, shorten, stars
-from catalog.tui.editing import UNDO_DEPTH, Editing
+from catalog.tui.editing import UNDO_DEPTH, run_change
+from catalog.tui.loading import read_paper
 from catalog.tui.messages import (
     ActionFailed, DetailLoaded, PapersChanged, TriageCounted, TriageRanked, TriageRows,
 )
@@ -220,16 +220,7 @@ class TriageScreen(Screen):
 
     @work(thread=True, exclusive=True, group="triage-detail", exit_on_error=False)
     def _detail(self, key: str) -> None:
-        try:
-            detail = self.catalog.get(key)
-        except Exception as exc:  # deleted meanwhile by another process, say
-            self.post_message(DetailLoaded(key, None, first_line(exc)))
-            return
-        try:
-            styled = render_styled(detail.abstract) if detail.abstract else None
-        except Exception:
-            styled = None
-        self.post_message(DetailLoaded(key, detail, styled=styled))
+        self.post_message(read_paper(self.catalog, key))
 
     def on_detail_loaded(self, message: DetailLoaded) -> None:
         if message.key != self.shown_key:
@@ -378,16 +369,7 @@ class TriageScreen(Screen):
 
     @work(thread=True, group="write", exit_on_error=False)
     def _write(self, label: str, change: Callable[[Catalog], Edit], kind: str) -> None:
-        with Editing._write_lock:  # the catalog screen's: writes stay in order
-            try:
-                edit = change(self.catalog)
-            except (CatalogError, QueryError) as exc:
-                self.post_message(ActionFailed(str(exc)))
-                return
-            except Exception as exc:
-                self.post_message(ActionFailed(f"not saved: {first_line(exc)}"))
-                return
-        self.post_message(PapersChanged(label, edit, kind))
+        self.post_message(run_change(self.catalog, label, change, kind))  # in order with the list's
 
     def on_papers_changed(self, message: PapersChanged) -> None:
         main, edit = self.main, message.edit
