@@ -359,11 +359,20 @@ def sql(ctx, statement, timeout, as_json):
         output.print_table(columns, rows)
 
 
-@main.command()
+@main.command(epilog=EPILOG)
+@click.option("--triage", is_flag=True,
+              help="Start in triage mode: QUERY's papers (all by default) one at a time, one "
+                   "key per decision; it resumes where the last triage of QUERY stopped.")
+@click.argument("query", nargs=-1)
 @click.pass_context
-def tui(ctx):
-    """Browse, search, tag, rate and annotate in the terminal UI."""
+def tui(ctx, triage, query):
+    """Browse, search, tag, rate and annotate in the terminal UI (on QUERY's results, if given)."""
     catalog = _open(ctx)  # a damaged or foreign file is refused first, as by every command
+    text = " ".join(query) if query else None
+    if text is not None:
+        from catalog.query import parse
+
+        parse(text)  # a bad filter is one line here, before the screen is taken over
     for name, stream in (("output", sys.stdout), ("input", sys.stdin)):
         if not stream.isatty():
             _fail(f"catalog tui needs a terminal, and its {name} is not one (redirected?); "
@@ -371,7 +380,8 @@ def tui(ctx):
     from catalog.tui.app import CatalogApp
     from catalog.tui.state import StateStore
 
-    CatalogApp(catalog, state=StateStore.default()).run()
+    CatalogApp(catalog, state=StateStore.default(), query="" if triage and text is None else text,
+               triage=triage).run()
 
 
 @main.command("open")

@@ -23,7 +23,7 @@ from catalog.resources import seeds_dir
 from catalog.results import (
     AnnotationsReport, Edit, ExportPaper, ExportReport, Facets, ImportReport, NoteView,
     PaperDetail, PaperState, PaperSummary, SavedQuery, SavedSearchChanged, SearchHit, SplitResult,
-    Stats, Suggestion, TagCount,
+    Stats, Suggestion, TagCount, TriageCount, TriageOrder,
 )
 from catalog.store import Store, open_store
 
@@ -230,6 +230,50 @@ class Catalog:
         """The user-changeable state of these papers."""
         with self.store.read() as tx:
             return [tx.paper_state(_resolve(tx, key)) for key in keys]
+
+    # --- triage: one paper at a time (the TUI's triage mode) -------------------------------
+
+    def triage_count(self, query: str) -> TriageCount:
+        """How many papers `query` finds, and how many of them are triaged (status no longer
+        unread, or rated)."""
+        parsed = parse(query)
+        with self.store.read() as tx:
+            total = tx.count(parsed)
+            left = tx.count(_untriaged(parsed)) if total else 0
+        return TriageCount(total, total - left)
+
+    def untriaged(self, query: str, *, limit: int = 500) -> list[PaperSummary]:
+        """The first `limit` papers of `query` not triaged yet, in the search's own order."""
+        with self.store.read() as tx:
+            return [hit.summary for hit in tx.search(_untriaged(parse(query)), limit=limit)]
+
+    def triage_order(self, query: str, *, limit: int = 500) -> TriageOrder | None:
+        """The untriaged papers of `query`, most promising first: ranked by the discovery
+        engine's recommender (catalog/discover) against the papers the user rated 4-5,
+        queued, is reading, read or tagged. None when there are none of those to learn from.
+        Loads scikit-learn and may build the discovery cache: call it from a worker."""
+        from catalog.discover import Discovery
+        from catalog.discover.source import StoreSource
+
+        parsed = parse(query)
+        with self.store.read() as tx:
+            positives = tx.promising_papers()
+            if not positives:
+                return None
+            # The whole catalog: rank every paper and drop the triaged ones afterwards, which
+            # costs a count and a few summaries instead of reading 100k ids in search order.
+            if parsed.is_empty:
+                candidates = None
+                wanted = limit + len(positives) + tx.paper_count() - tx.count(_untriaged(parsed))
+            else:
+                candidates, wanted = tx.search_ids(_untriaged(parsed)), limit
+        if candidates is not None and not candidates:
+            return TriageOrder((), len(positives))
+        ranked = Discovery(StoreSource(self.store)).recommend(positives, candidates, wanted)
+        with self.store.read() as tx:
+            papers = tx.summaries([r.paper_id for r in ranked])
+        untriaged = [p for p in papers if p.status == "unread" and p.rating is None]
+        return TriageOrder(tuple(untriaged[:limit]), len(positives))
 
     # --- overviews ----------------------------------------------------------------------
 
@@ -485,6 +529,12 @@ def _note(tx, pid: int, key: str, number: int) -> NoteView:
 def _edit(tx, ids: Sequence[int], done: Sequence, *, note: NoteView | None = None,
           conflicts: Sequence[str] = ()) -> Edit:
     return Edit(tuple(done), tuple(tx.summaries(list(dict.fromkeys(ids)))), note, tuple(conflicts))
+
+
+def _untriaged(query: Query) -> Query:
+    """`query` narrowed to the papers not triaged yet: status unread and no rating."""
+    return Query([*query.clauses, Clause((Filter("status", "=", "unread"),)),
+                  Clause((Filter("has", "=", "rating"),), negated=True)], query.source)
 
 
 def _with_snippets(hits: list[SearchHit], query) -> list[PaperSummary]:

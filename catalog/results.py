@@ -345,3 +345,21 @@ class AnnotationsReport:
                 f"{self.notes_added} notes, {self.fields_set} statuses/ratings/titles and "
                 f"{self.searches_added} saved searches added; {len(self.conflicts)} conflicts, "
                 f"{len(self.not_found)} not found")
+
+
+@dataclass(frozen=True)
+class TriageCount:
+    """How far the triage of a list has come: a paper is triaged once its status is no
+    longer unread or it has a rating."""
+
+    total: int
+    triaged: int
+
+
+@dataclass(frozen=True)
+class TriageOrder:
+    """Untriaged papers of a list, most promising first, and how many papers of the user's
+    (rated 4-5, queued, reading, read or tagged) the ranking learnt from."""
+
+    papers: tuple[PaperSummary, ...]
+    learnt_from: int

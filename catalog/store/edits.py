@@ -133,3 +133,10 @@ class EditQueries:
         return self.conn.execute(
             "SELECT id FROM paper WHERE rating >= 4 UNION SELECT id FROM paper WHERE status = 'read'"
             " ORDER BY 1").scalars()
+
+    def promising_papers(self) -> list[int]:
+        """Ids of the papers the user has shown interest in: rated 4 or 5, queued, being read
+        or read, or tagged (what triage ranks the rest by)."""
+        return self.conn.execute(
+            "SELECT id FROM paper WHERE rating >= 4 OR status IN ('queued', 'reading', 'read')"
+            " UNION SELECT paper_id FROM paper_tag ORDER BY 1").scalars()

@@ -22,10 +22,13 @@ class CatalogApp(App[None]):
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-normal"), (170, "-wide")]
 
     def __init__(self, catalog: Catalog, *, cursor_blink: bool = True,
-                 state: StateStore | None = None) -> None:
+                 state: StateStore | None = None, query: str | None = None,
+                 triage: bool = False) -> None:
         """`state`: where the last session is read from and written to on exit (the CLI
-        passes StateStore.default()); None remembers nothing (tests, benchmarks)."""
+        passes StateStore.default()); None remembers nothing (tests, benchmarks).
+        `query`: open on this search instead of the last one; `triage`: in triage mode."""
         super().__init__()
+        self.start_query, self.start_triage = query, triage
         self.catalog = catalog
         self.cursor_blink = cursor_blink
         self.state_store = state
@@ -35,7 +38,8 @@ class CatalogApp(App[None]):
 
     def get_default_screen(self) -> CatalogScreen:
         return CatalogScreen(self.catalog, cursor_blink=self.cursor_blink,
-                             state=self.remembered, store=self.state_store)
+                             state=self.remembered, store=self.state_store,
+                             query=self.start_query, triage=self.start_triage)
 
     @property
     def main(self) -> CatalogScreen:

@@ -17,6 +17,9 @@ LIST_ACTIONS = ("open", "mark", "unmark_all")
 class CatalogCommands(Provider):
     def _commands(self) -> list[tuple[str, str, object]]:
         app, main = self.app, self.app.main
+        palette_commands = getattr(self.screen, "palette_commands", None)
+        if palette_commands is not None:  # a screen of its own keys (triage mode)
+            return palette_commands()
         out = []
         for binding in BINDINGS:
             if binding.action.startswith("saved("):

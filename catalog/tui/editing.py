@@ -37,13 +37,28 @@ def _count(papers: list) -> str:
     return f"{len(papers)} papers" if len(papers) != 1 else shorten(papers[0].title)
 
 
+_write_lock = threading.Lock()
+
+
+def run_change(catalog: Catalog, label: str, change: Change, kind: str) -> PapersChanged | ActionFailed:
+    """Run one write, one at a time across the app (call it from a thread worker): what it
+    changed, or why it failed. `kind`: "do", "undo" or "redo"."""
+    with _write_lock:
+        try:
+            edit = change(catalog)
+        except (CatalogError, QueryError) as exc:
+            return ActionFailed(str(exc))
+        except Exception as exc:  # locked for longer than the busy timeout, say
+            return ActionFailed(f"not saved: {first_line(exc)}")
+    return PapersChanged(label, edit, kind)
+
+
 class Editing:
     """Mixed into CatalogScreen, which sets the undo and redo stacks in its __init__."""
 
     catalog: Catalog
     undo_stack: list[tuple[str, Edit]]
     redo_stack: list[tuple[str, Edit]]
-    _write_lock = threading.Lock()
 
     def targets(self) -> list[PaperSummary]:
         """The marked papers, or else the one under the cursor."""
@@ -257,16 +272,7 @@ class Editing:
     @work(thread=True, group="write", exit_on_error=False)
     def _write(self, label: str, change: Change, kind: str) -> None:
         """Run `change`; `kind` says whether it is a new edit, an undo or a redo."""
-        with self._write_lock:
-            try:
-                edit = change(self.catalog)
-            except (CatalogError, QueryError) as exc:
-                self.post_message(ActionFailed(str(exc)))
-                return
-            except Exception as exc:  # locked for longer than the busy timeout, say
-                self.post_message(ActionFailed(f"not saved: {first_line(exc)}"))
-                return
-        self.post_message(PapersChanged(label, edit, kind))
+        self.post_message(run_change(self.catalog, label, change, kind))
 
     def _save_search(self, name: str, query: str, replaced: str | None = None) -> None:
         label = f"Saved search '{one_line(name)}'"

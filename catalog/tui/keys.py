@@ -9,7 +9,7 @@ PAPER_ACTIONS = frozenset({"tag", "status", "rate", "note", "title", "browse", "
 # Actions whose keys are typed text while the search bar has focus.
 NOT_WHILE_TYPING = PAPER_ACTIONS | {
     "undo", "redo", "saved_searches", "saved", "toggle_sidebar", "refresh", "help", "quit",
-    "focus_search", "export", "zoom", "focus_sidebar",
+    "focus_search", "export", "zoom", "focus_sidebar", "triage",
 }
 
 BINDINGS = [
@@ -48,6 +48,9 @@ BINDINGS = [
     *(Binding(str(i), f"saved({i})", f"Saved search {i}", show=False,
               tooltip="Run the saved search with this number", id=f"saved-{i}")
       for i in range(1, 10)),
+    Binding("T", "triage", "Triage", show=False,
+            tooltip="Triage mode: the results (or the marked papers) one at a time, a key per "
+                    "decision; resumes where it stopped", id="triage"),
     Binding("b", "toggle_sidebar", "Sidebar", show=False, tooltip="Show or hide the facets",
             id="sidebar"),
     Binding("f", "focus_sidebar", "Facets", show=False,
@@ -57,4 +60,35 @@ BINDINGS = [
     Binding("question_mark", "help", "Help", key_display="?", tooltip="This list of keys",
             id="help"),
     Binding("q", "quit", "Quit", show=False, tooltip="Leave catalog", id="quit"),
+]
+
+# Triage mode (screens/triage.py): one paper at a time, one key per decision, then the next.
+TRIAGE_DECISIONS = frozenset({"decide", "rate_now", "tag_now", "later"})
+TRIAGE_BINDINGS = [
+    Binding("q", "decide('queued')", "Queue", tooltip="Status queued (to read later), then the "
+            "next paper", id="triage-queue"),
+    Binding("r", "decide('reading')", "Reading", tooltip="Status reading (reading it now)",
+            id="triage-reading"),
+    Binding("d", "decide('read')", "Read", show=False, tooltip="Status read (done already)",
+            id="triage-read"),
+    Binding("s", "decide('skipped')", "Skip", tooltip="Status skipped: not for you",
+            id="triage-skip"),
+    Binding("1", "rate_now(1)", "Rate", key_display="1-5", tooltip="1 to 5 stars, then the next paper",
+            id="triage-rate-1"),
+    *(Binding(str(i), f"rate_now({i})", f"Rate {i}", show=False, id=f"triage-rate-{i}")
+      for i in range(2, 6)),
+    Binding("t", "tag_now", "Tag", tooltip="Add or remove tags (the tag dialog), then the next "
+            "paper", id="triage-tag"),
+    Binding("n", "later", "Later", tooltip="No decision now: it comes again after the others "
+            "(] in the text too)", id="triage-later"),
+    Binding("p,backspace", "previous", "Back", key_display="p", show=False,
+            tooltip="The paper before ([ in the text too)", id="triage-back"),
+    Binding("u", "undo", "Undo", tooltip="Take back the last decision and show that paper again",
+            id="triage-undo"),
+    Binding("o", "browse", "Open", show=False,
+            tooltip="Open the paper's page in your browser", id="triage-open"),
+    Binding("escape", "leave", "Leave", tooltip="Back to the list; T on the same results resumes "
+            "here", id="triage-leave"),
+    Binding("question_mark", "help", "Help", key_display="?", show=False,
+            tooltip="The triage keys", id="triage-help"),
 ]

@@ -28,6 +28,19 @@ from catalog.tui.widgets.paper_list import PAGE, PaperList
 from catalog.tui.widgets.search_bar import SearchBar
 
 
+def read_paper(catalog: Catalog, key: str) -> DetailLoaded:
+    """A paper for the reading pane, its abstract rendered (call it from a thread worker)."""
+    try:
+        detail = catalog.get(key)
+    except Exception as exc:  # deleted meanwhile by another process, say
+        return DetailLoaded(key, None, first_line(exc))
+    try:  # emphasis and scripts the stored plain text has lost; TeX takes a few ms
+        styled = render_styled(detail.abstract) if detail.abstract else None
+    except Exception:  # imported text is arbitrary: the plain text will do
+        styled = None
+    return DetailLoaded(key, detail, styled=styled)
+
+
 class Loading:
     """Mixed into CatalogScreen, which sets the state below in its __init__. (Handlers here
     use on_* names: @on only works on Textual classes.)"""
@@ -184,16 +197,7 @@ class Loading:
 
     @work(thread=True, exclusive=True, group="detail", exit_on_error=False)
     def load_detail(self, key: str) -> None:
-        try:
-            detail = self.catalog.get(key)
-        except Exception as exc:  # deleted meanwhile by another process, say
-            self.post_message(DetailLoaded(key, None, first_line(exc)))
-            return
-        try:  # emphasis and scripts the stored plain text has lost; TeX takes a few ms
-            styled = render_styled(detail.abstract) if detail.abstract else None
-        except Exception:  # imported text is arbitrary: the plain text will do
-            styled = None
-        self.post_message(DetailLoaded(key, detail, styled=styled))
+        self.post_message(read_paper(self.catalog, key))
 
     def on_detail_loaded(self, message: DetailLoaded) -> None:
         current = self.papers.current

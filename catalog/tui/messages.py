@@ -7,7 +7,9 @@ from collections.abc import Callable
 
 from textual.message import Message
 
-from catalog.results import Edit, Facets, PaperDetail, PaperSummary, Suggestion
+from catalog.results import (
+    Edit, Facets, PaperDetail, PaperSummary, Suggestion, TriageCount, TriageOrder,
+)
 from catalog.text.tex import Styled
 
 
@@ -150,3 +152,33 @@ class Exported(Message):
         self.papers = papers
         self.format = format
         self.path = path
+
+
+class TriageRows(Message):
+    """Untriaged papers of the triage's list, in its own order; `full`: there may be more;
+    `error`: the list cannot be read (a query that cannot run, a locked database)."""
+
+    def __init__(self, generation: int, rows: list[PaperSummary], full: bool,
+                 error: str | None = None) -> None:
+        super().__init__()
+        self.generation = generation
+        self.rows = rows
+        self.full = full
+        self.error = error
+
+
+class TriageCounted(Message):
+    def __init__(self, count: TriageCount) -> None:
+        super().__init__()
+        self.count = count
+
+
+class TriageRanked(Message):
+    """The untriaged papers most promising first; None: nothing to learn from yet;
+    `error`: the ranking failed (the list's own order stays)."""
+
+    def __init__(self, generation: int, order: TriageOrder | None, error: str | None = None) -> None:
+        super().__init__()
+        self.generation = generation
+        self.order = order
+        self.error = error

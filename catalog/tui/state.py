@@ -1,7 +1,9 @@
 """What the TUI remembers between runs: the last query, the paper under the cursor, whether
-the sidebar was shown, the theme, and the search history. One small JSON file in the user's
-state directory (platformdirs), replaced atomically on exit. A missing, unreadable or
-corrupt file is an empty session: remembering is a convenience and never stops the app.
+the sidebar was shown, the theme, the search history, and where each triage stopped (one
+person's place in a list, like the cursor; the decisions themselves are in the catalog). One
+small JSON file in the user's state directory (platformdirs), replaced atomically on exit (and
+on leaving triage). A missing, unreadable or corrupt file is an empty session: remembering is
+a convenience and never stops the app.
 
     $CATALOG_STATE_DIR overrides the directory (tests, several profiles).
 """
@@ -17,6 +19,8 @@ from pathlib import Path
 ENV_VAR = "CATALOG_STATE_DIR"
 FILE = "tui-state.json"
 HISTORY = 200  # queries kept
+TRIAGES = 50  # triage places kept (the most recently used)
+PASSED = 2000  # papers put off for later (n) remembered per triage
 VERSION = 1
 
 
@@ -38,9 +42,23 @@ class State:
     sidebar: bool | None = None  # None: as the terminal's width decides
     theme: str | None = None
     history: list[str] = field(default_factory=list)  # oldest first, no repeats
+    # Where each triage stopped, by its query (spaces normalised): the paper it showed and
+    # the papers passed over without a decision (they come again after the others).
+    triage: dict[str, dict] = field(default_factory=dict)
 
     def remember(self, query: str) -> None:
         remember(self.history, query)
+
+    def triage_place(self, query: str) -> tuple[str | None, list[str]]:
+        place = self.triage.get(_normal(query), {})
+        return place.get("key"), list(place.get("passed", []))
+
+    def remember_triage(self, query: str, key: str | None, passed: list[str]) -> None:
+        name = _normal(query)
+        self.triage.pop(name, None)
+        self.triage[name] = {"key": key, "passed": list(passed)[-PASSED:]}
+        for old in list(self.triage)[:-TRIAGES]:
+            del self.triage[old]
 
     @classmethod
     def from_json(cls, data: object) -> "State":
@@ -55,7 +73,25 @@ class State:
         history = [q for q in get("history", (list,), []) if isinstance(q, str) and q.strip()]
         return cls(query=get("query", (str,), ""), key=get("key", (str, type(None)), None),
                    sidebar=get("sidebar", (bool, type(None)), None),
-                   theme=get("theme", (str, type(None)), None), history=history[-HISTORY:])
+                   theme=get("theme", (str, type(None)), None), history=history[-HISTORY:],
+                   triage=_triage_places(get("triage", (dict,), {})))
+
+
+def _normal(query: str) -> str:
+    return " ".join(query.split())
+
+
+def _triage_places(data: dict) -> dict[str, dict]:
+    places = {}
+    for query, place in list(data.items())[-TRIAGES:]:
+        if not isinstance(query, str) or not isinstance(place, dict):
+            continue
+        key = place.get("key")
+        passed = place.get("passed")
+        places[query] = {"key": key if isinstance(key, str) else None,
+                         "passed": [k for k in passed if isinstance(k, str)][-PASSED:]
+                         if isinstance(passed, list) else []}
+    return places
 
 
 class StateStore:

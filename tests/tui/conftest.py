@@ -70,3 +70,15 @@ def screen_text(app, widget=None) -> str:
 
 def toasts(app) -> str:
     return " | ".join(str(n.message) for n in app._notifications)
+
+
+def statics_text(app, width: int = 200) -> str:
+    """The text of every Static on the current screen (a dialog's, say), as rendered."""
+    import io
+
+    from rich.console import Console
+
+    console = Console(width=width, record=True, file=io.StringIO())
+    for widget in app.screen.query("Static"):
+        console.print(widget.content)
+    return console.export_text()

@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-import io
-
-from rich.console import Console
-
 from catalog.tui.widgets.sidebar import Sidebar
+from tests.tui.conftest import statics_text
 
 SIZE = (120, 36)
 
@@ -333,7 +330,7 @@ async def test_command_palette_runs_actions(app, seeded, settle):
 
 
 async def test_help_lists_every_key(app, settle):
-    from catalog.tui.keys import BINDINGS
+    from catalog.tui.keys import BINDINGS, TRIAGE_BINDINGS
     from catalog.tui.widgets.detail import DetailPane
     from catalog.tui.widgets.paper_list import PaperList
     from catalog.tui.widgets.search_bar import SearchBar
@@ -343,16 +340,13 @@ async def test_help_lists_every_key(app, settle):
         await settle(pilot)
         await pilot.press("question_mark")
         await pilot.pause()
-        console = Console(width=200, record=True, file=io.StringIO())
-        for widget in app.screen.query("Static"):
-            console.print(widget.content)
-        shown = console.export_text()
+        shown = statics_text(app)
         for binding in [*BINDINGS, *PaperList.BINDINGS, *DetailPane.BINDINGS, *SearchBar.BINDINGS,
-                        *Sidebar.BINDINGS]:
-            if not binding.action.startswith("saved("):
+                        *Sidebar.BINDINGS, *TRIAGE_BINDINGS]:
+            if not binding.action.startswith(("saved(", "rate_now(")) or binding.action == "rate_now(1)":
                 assert binding.description in shown, binding
                 assert (binding.tooltip or "") in shown, binding
-        assert "1 … 9" in shown and "g g" in shown
+        assert "1 … 9" in shown and "g g" in shown and "1 … 5" in shown
         await pilot.press("escape")
         assert type(app.screen).__name__ == "CatalogScreen"
 

@@ -95,3 +95,17 @@ async def test_search_history_walks_earlier_queries(seeded, settle, tmp_path, ty
         await pilot.press("down")  # past the newest: the list
         assert app.focused is app.main.papers
     assert store.load().history == ["graph", "venue:ICML", "diffusion", "att"]
+
+
+def test_triage_places_are_kept_per_query_and_bad_ones_dropped():
+    state = State.from_json({"version": 1, "triage": {
+        "venue:ICML": {"key": "abc", "passed": ["x", 3, "y"]},
+        "bad": ["not", "a", "dict"], "worse": {"key": 5, "passed": "x"}}})
+    assert state.triage_place("venue:ICML") == ("abc", ["x", "y"])
+    assert state.triage_place("  venue:ICML ") == ("abc", ["x", "y"])  # spaces do not matter
+    assert state.triage_place("worse") == (None, [])
+    assert state.triage_place("bad") == (None, [])
+    for i in range(60):
+        state.remember_triage(f"q{i}", "k", [])
+    assert len(state.triage) == 50 and state.triage_place("q59") == ("k", [])
+    assert state.triage_place("venue:ICML") == (None, [])  # the oldest went

@@ -49,6 +49,11 @@ class SqliteTx(PaperReads, EditQueries, ImportQueries, Maintenance, Vocabulary):
         return [SearchHit(r["id"], rows.summary(r), r["text"], r["score"])
                 for r in self._run(sql, params, query)]
 
+    def search_ids(self, query: Query) -> list[int]:
+        """The ids of every paper `query` finds, in search order."""
+        sql, params = fts.search_sql(fts.compile_query(query), limit=-1)
+        return [r["id"] for r in self._run(sql, params, query)]
+
     def count(self, query: Query) -> int:
         sql, params = fts.count_sql(fts.compile_query(query))
         return self._run(sql, params, query)[0][0]

@@ -22,7 +22,7 @@ from catalog.tui import keys
 from catalog.tui.editing import Editing
 from catalog.tui.loading import Loading
 from catalog.tui.messages import FilterChosen
-from catalog.tui.querytext import toggle_filter
+from catalog.tui.querytext import KEY_CHUNK, keys_query, toggle_filter
 from catalog.tui.screens.help import HelpScreen
 from catalog.tui.screens.pickers import DeleteSaved, GoToTop, SavedSearchScreen
 from catalog.tui.state import State, StateStore
@@ -36,11 +36,19 @@ from catalog.tui.widgets.search_bar import SearchBar
 GG = 0.5  # seconds within which a second g means "to the top" (gg)
 
 
+def _triage_label(query: str) -> str:
+    query = " ".join(query.split())
+    return f"'{query}'" if query else "all papers"
+
+
 class CatalogScreen(Loading, Editing, Sharing, Screen):
     BINDINGS = keys.BINDINGS
 
     def __init__(self, catalog: Catalog, *, cursor_blink: bool = True,
-                 state: State | None = None, store: StateStore | None = None) -> None:
+                 state: State | None = None, store: StateStore | None = None,
+                 query: str | None = None, triage: bool = False) -> None:
+        """`query`: search this instead of the remembered query; `triage`: start in triage
+        mode on it (catalog tui --triage QUERY)."""
         super().__init__()
         self.catalog = catalog
         self.cursor_blink = cursor_blink
@@ -48,6 +56,8 @@ class CatalogScreen(Loading, Editing, Sharing, Screen):
         # written by on_unmount, which needs no widget for it.
         self.remembered = state or State()
         self.store = store
+        self.start_query = query
+        self.start_triage = triage
         self._last_g = 0.0
         # What the screen shows and has done; loading.py and editing.py read and set these.
         self.generation = 0  # of the newest search: older answers are dropped
@@ -73,12 +83,17 @@ class CatalogScreen(Loading, Editing, Sharing, Screen):
         if remembered.sidebar is not None:
             self._show_sidebar(remembered.sidebar)
         self.load_facets()
-        if remembered.query:
-            self.search_bar.set_query(remembered.query, run=False)
+        query, key = remembered.query, remembered.key
+        if self.start_query is not None:
+            query, key = self.start_query, None
+        if query:
+            self.search_bar.set_query(query, run=False)
         # The remembered paper, when the first page holds it (finding its place deeper in the
         # results needs a query of its own; see the report on issue 14).
-        self.search(remembered.query, keep=remembered.key, counted=False)
+        self.search(query, keep=key, counted=False)
         self.papers.focus()
+        if self.start_triage:
+            self.triage(query, _triage_label(query))
 
     def on_unmount(self) -> None:
         if self.store is None:
@@ -157,11 +172,33 @@ class CatalogScreen(Loading, Editing, Sharing, Screen):
         self.search(self.query_text, keep=current.key if current else None)
         self.load_facets()
 
+    def action_triage(self) -> None:
+        """T: triage the marked papers, or else the results of the current query."""
+        marked = list(self.papers.marked)
+        if not marked:
+            self.triage(self.query_text, _triage_label(self.query_text))
+        elif len(marked) > KEY_CHUNK:
+            self.say(f"Triage takes at most {KEY_CHUNK} marked papers; unmark some, or triage "
+                     "a search's results", severity="warning")
+        else:
+            label = f"{len(marked)} marked papers" if len(marked) > 1 else "1 marked paper"
+            self.triage(keys_query(sorted(marked)), label)
+
+    def triage(self, query: str, label: str) -> None:
+        from catalog.tui.screens.triage import TriageScreen
+
+        def back(_) -> None:
+            self.action_refresh()  # decided papers may have left the results
+
+        self.set_class(False, "-zoomed")
+        self.app.push_screen(TriageScreen(self, query, label), back)
+
     def action_help(self) -> None:
         groups = [("Everywhere", self._keys(keys.BINDINGS)), ("Paper list", self._keys(PaperList.BINDINGS)),
                   ("Reading pane (enter from the list)", self._keys(DetailPane.BINDINGS)),
                   ("Search bar", self._keys(SearchBar.BINDINGS)),
                   ("Facets (f)", self._keys(Sidebar.BINDINGS)),
+                  ("Triage mode (T)", self._keys(keys.TRIAGE_BINDINGS)),
                   ("Note editor", [("ctrl+s", Binding("ctrl+s", "", "Save the note")),
                                    ("escape", Binding("escape", "", "Cancel (asks if text would be lost)"))])]
         self.app.push_screen(HelpScreen(groups))
@@ -172,6 +209,10 @@ class CatalogScreen(Loading, Editing, Sharing, Screen):
             if b.action.startswith("saved("):
                 if b.action == "saved(1)":
                     out.append(("1 … 9", Binding("1", "", "Saved search", tooltip=b.tooltip)))
+                continue
+            if b.action.startswith("rate_now("):
+                if b.action == "rate_now(1)":
+                    out.append(("1 … 5", Binding("1", "", "Rate", tooltip=b.tooltip)))
                 continue
             names = [self.app.get_key_display(b.with_key(k)) for k in b.key.split(",")]
             out.append((" ".join(names), b))
