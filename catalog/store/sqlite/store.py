@@ -15,6 +15,7 @@ from catalog.query import Query, QueryError
 from catalog.results import SearchHit
 from catalog.store import rows
 from catalog.store.base import Store
+from catalog.store.discovery import DiscoveryQueries
 from catalog.store.edits import EditQueries
 from catalog.store.imports import ImportQueries
 from catalog.store.papers import PaperReads
@@ -32,7 +33,7 @@ BULK_CACHE_KIB = 32 * 1024
 _FETCH = 2000
 
 
-class SqliteTx(PaperReads, EditQueries, ImportQueries, Maintenance, Vocabulary):
+class SqliteTx(PaperReads, EditQueries, ImportQueries, DiscoveryQueries, Maintenance, Vocabulary):
     """One transaction on a catalog file: every query the program runs, by name."""
 
     def __init__(self, conn: Connection):
@@ -48,6 +49,11 @@ class SqliteTx(PaperReads, EditQueries, ImportQueries, Maintenance, Vocabulary):
                                      with_text=with_text)
         return [SearchHit(r["id"], rows.summary(r), r["text"], r["score"])
                 for r in self._run(sql, params, query)]
+
+    def search_ids(self, query: Query) -> list[int]:
+        """The ids of every paper `query` finds, in search order."""
+        sql, params = fts.search_sql(fts.compile_query(query), limit=-1)
+        return [r["id"] for r in self._run(sql, params, query)]
 
     def count(self, query: Query) -> int:
         sql, params = fts.count_sql(fts.compile_query(query))
