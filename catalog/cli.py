@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 EPILOG = ("Query language: words, \"phrases\", OR, -word, prefix*, venue:ICML year:2024..2026 tag:x status:read "
-          "rating:>=4 has:notes; a key, DOI or arXiv id alone finds that paper")
+          "rating:>=4 has:notes topic:3; a key, DOI or arXiv id alone finds that paper")
 
 
 class CatalogGroup(click.Group):

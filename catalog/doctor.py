@@ -263,7 +263,8 @@ def derived_data(store) -> list[str]:
     if cache.state == "missing":
         line = "discovery cache: not built yet (`catalog similar`, `recommend` and `topics` build it)"
     else:
-        size = f"{cache.papers} papers, {cache.terms} terms, {cache.bytes / 1e6:.1f} MB in {cache.path}"
+        folder = Path(cache.path).parent  # the cache, not its current generation
+        size = f"{cache.papers} papers, {cache.terms} terms, {cache.bytes / 1e6:.1f} MB in {folder}"
         line = (f"discovery cache: up to date ({size})" if cache.state == "fresh" else
                 f"discovery cache: out of date ({size}); the next similar, recommend or topics "
                 "updates it")

@@ -131,6 +131,8 @@ def test_topics_of_the_catalog_are_stored(catalog, sae_keys):
     assert not stale and [(c.number, c.label, c.count) for c in counts] == [
         (t.number, t.label, t.size) for t in topics]
     assert [p.key for p in catalog.topic_papers(1)] == [p.key for p in topics[0].papers]
+    # The query language's topic:N: the whole catalog's topic N (what the TUI's facet runs).
+    assert {p.key for p in catalog.search("topic:2", limit=500)} == {p.key for p in topics[1].papers}
 
 
 def test_topics_of_a_list_replace_only_that_list(catalog):
