@@ -275,8 +275,9 @@ class Catalog:
 
     def recommend(self, tag: str | None = None, query: str = "", limit: int = 20) -> list[RelatedPaper]:
         """Papers `query` selects (all for ""), ranked by likeness to those tagged `tag` (or,
-        without a tag, rated 4-5 or read); never one already tagged, read or skipped.
-        CatalogError (TooFewPositives: fewer than 2 papers to learn from) when it cannot."""
+        without a tag, rated 4-5 or read); never one it learns from, nor one read or skipped.
+        CatalogError when it cannot: TooFewPositives (catalog.errors) when fewer than 2 papers
+        are there to learn from."""
         from catalog import related
 
         return related.recommend(self.store, rules.tag_name(tag) if tag else None, query, limit)

@@ -12,17 +12,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from contextlib import contextmanager
 
-from catalog.errors import CatalogError
+from catalog.errors import CatalogError, TooFewPositives
 from catalog.query import parse
 from catalog.results import PaperSummary, RelatedPaper, TopicCount, TopicGroup
 
 MIN_POSITIVES = 2  # one paper is a `similar`, not something to learn a taste from
 NOT_SUGGESTED = ("read", "skipped")  # statuses recommend never suggests
 WHOLE_CATALOG = ""  # the scope of the whole catalog's stored topics
-
-
-class TooFewPositives(CatalogError):
-    """recommend has fewer than MIN_POSITIVES papers to learn from (triage falls back on this)."""
 
 
 def engine(store):

@@ -11,7 +11,7 @@ import pytest
 
 from catalog.errors import CatalogError
 from catalog.library import Catalog
-from catalog.related import TooFewPositives
+from catalog.errors import TooFewPositives
 from tests.test_discover import SAE_OPENINGS
 
 SEEDS = Path(__file__).resolve().parent.parent / "seeds"
