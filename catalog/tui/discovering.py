@@ -26,13 +26,14 @@ TOPIC_FILTER = re.compile(r"^topic:(\d+)$")
 
 
 class Discovering:
-    """Mixed into CatalogScreen, which sets `similar_found` and `finding_similar` in its
-    __init__. (Handlers use on_* names: @on only works on Textual classes.)"""
+    """Mixed into CatalogScreen, which sets `similar_found`, `finding_similar` and
+    `grouping_topics` in its __init__. (Handlers use on_* names: @on only works on Textual classes.)"""
 
     catalog: Catalog
     detail: PaperDetail | None
     similar_found: dict[str, list[RelatedPaper]]
     finding_similar: set[str]
+    grouping_topics: bool  # the topics worker is running
 
     # --- m: papers like this one ---------------------------------------------------------------
 
@@ -102,9 +103,15 @@ class Discovering:
             pass
 
     def on_topics_loaded(self, message: TopicsLoaded) -> None:
-        self.query_one("#sidebar").show_topics(message.topics, message.stale, message.finding)
+        if message.grouped:
+            self.grouping_topics = False
+        self.query_one("#sidebar").show_topics(message.topics, message.stale,
+                                               finding=self.grouping_topics)
 
     def on_find_topics(self) -> None:
+        if self.grouping_topics:
+            return
+        self.grouping_topics = True
         sidebar = self.query_one("#sidebar")
         sidebar.show_topics(sidebar.topics, sidebar.topics_stale, finding=True)
         self._find_topics(self.catalog)
@@ -113,10 +120,12 @@ class Discovering:
     def _find_topics(self, catalog: Catalog) -> None:
         try:
             catalog.topics()
-            self.post_message(TopicsLoaded(*catalog.stored_topics()))
         except Exception as exc:
-            self.post_message(TopicsLoaded(*catalog.stored_topics()))
             self.post_message(ActionFailed(f"Cannot find topics: {first_line(exc)}"))
+        try:
+            self.post_message(TopicsLoaded(*catalog.stored_topics(), grouped=True))
+        except Exception:
+            self.post_message(TopicsLoaded((), True, grouped=True))
 
     def on_filter_chosen(self, message: FilterChosen) -> None:
         """A topic in the sidebar: (after the search bar shows `topic:N`) mark its papers."""

@@ -166,13 +166,13 @@ class SimilarLoaded(Message):
 
 class TopicsLoaded(Message):
     """The whole catalog's stored topics; `stale`: papers came or went since they were made
-    (or there are none); `finding`: they are being made now."""
+    (or there are none); `grouped`: sent by the worker that made them, which is done."""
 
-    def __init__(self, topics: tuple[TopicCount, ...], stale: bool, finding: bool = False) -> None:
+    def __init__(self, topics: tuple[TopicCount, ...], stale: bool, grouped: bool = False) -> None:
         super().__init__()
         self.topics = topics
         self.stale = stale
-        self.finding = finding
+        self.grouped = grouped
 
 
 class FindTopics(Message):

@@ -60,6 +60,7 @@ class CatalogScreen(Loading, Editing, Sharing, Discovering, Screen):
         self.detail_styled = None  # its abstract as render_styled gave it
         self.similar_found: dict[str, list] = {}  # key -> its similar papers (m), this session
         self.finding_similar: set[str] = set()  # keys whose similar papers are being found
+        self.grouping_topics = False  # the Topics facet's worker is running
         self.undo_stack: list[tuple[str, Edit]] = []
         self.redo_stack: list[tuple[str, Edit]] = []
 
