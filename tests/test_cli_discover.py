@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import os
-import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -15,23 +14,15 @@ import pytest
 from click.testing import CliRunner
 
 from catalog.cli import main
-from tests.test_discover import SAE_OPENINGS
+from tests.test_discover import sae_keys_in, seeds_db  # noqa: F401  (a fixture)
 
 SEEDS = Path(__file__).resolve().parent.parent / "seeds"
 
 
-@pytest.fixture(scope="module")
-def seeds_file(tmp_path_factory) -> Path:
-    path = tmp_path_factory.mktemp("cli-discover") / "seeds.db"
-    result = CliRunner().invoke(main, ["--db", str(path), "import", str(SEEDS)])
-    assert result.exit_code == 0, result.output
-    return path
-
-
 @pytest.fixture
-def db(seeds_file, tmp_path) -> Path:
+def db(seeds_db, tmp_path) -> Path:
     path = tmp_path / "catalog.db"
-    path.write_bytes(seeds_file.read_bytes())
+    path.write_bytes(seeds_db.read_bytes())
     return path
 
 
@@ -44,12 +35,8 @@ def cli(db):
 
 
 @pytest.fixture(scope="module")
-def sae_keys(seeds_file) -> list[str]:
-    with sqlite3.connect(seeds_file) as conn:
-        rows = conn.execute("SELECT key, abstract_text FROM paper ORDER BY id").fetchall()
-    keys = [key for key, text in rows if text.startswith(SAE_OPENINGS)]
-    assert len(keys) == 7
-    return keys
+def sae_keys(seeds_db) -> list[str]:
+    return sae_keys_in(seeds_db)
 
 
 def _json(result):

@@ -12,36 +12,23 @@ import pytest
 from catalog.errors import CatalogError
 from catalog.library import Catalog
 from catalog.errors import TooFewPositives
-from tests.test_discover import SAE_OPENINGS
+from tests.test_discover import sae_keys_in, seeds_db  # noqa: F401  (a fixture)
 
 SEEDS = Path(__file__).resolve().parent.parent / "seeds"
 
 
-@pytest.fixture(scope="module")
-def seeds_file(tmp_path_factory) -> Path:
-    path = tmp_path_factory.mktemp("related") / "seeds.db"
-    catalog = Catalog.open(path)
-    assert not catalog.import_paths([SEEDS]).errors
-    catalog.close()
-    return path
-
-
 @pytest.fixture
-def catalog(seeds_file, tmp_path):
+def catalog(seeds_db, tmp_path):
     path = tmp_path / "catalog.db"
-    shutil.copy(seeds_file, path)
+    shutil.copy(seeds_db, path)
     opened = Catalog.open(path)
     yield opened
     opened.close()
 
 
 @pytest.fixture(scope="module")
-def sae_keys(seeds_file) -> list[str]:
-    with sqlite3.connect(seeds_file) as conn:
-        rows = conn.execute("SELECT key, abstract_text FROM paper ORDER BY id").fetchall()
-    keys = [key for key, text in rows if text.startswith(SAE_OPENINGS)]
-    assert len(keys) == 7
-    return keys
+def sae_keys(seeds_db) -> list[str]:
+    return sae_keys_in(seeds_db)
 
 
 # --- similar ------------------------------------------------------------------------------

@@ -70,3 +70,18 @@ def screen_text(app, widget=None) -> str:
 
 def toasts(app) -> str:
     return " | ".join(str(n.message) for n in app._notifications)
+
+
+def facet_node(sidebar, start: str):
+    """The first node of the sidebar's tree whose label starts with `start`, or None."""
+
+    def walk(node):
+        for child in node.children:
+            if child.label.plain.startswith(start):
+                return child
+            found = walk(child)
+            if found is not None:
+                return found
+        return None
+
+    return walk(sidebar.root)

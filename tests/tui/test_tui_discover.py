@@ -8,18 +8,14 @@ import threading
 
 from catalog.tui.screens.similar import FINDING, SimilarScreen
 from catalog.tui.widgets.sidebar import Sidebar
-from tests.test_discover import SAE_OPENINGS
+from tests.tui.conftest import facet_node
+from tests.test_discover import sae_keys_in
 
 SIZE = (120, 36)
 
 
 def sae_keys(catalog) -> set[str]:
-    keys = set()
-    for paper in catalog.search("", limit=100, snippets=False):
-        if catalog.get(paper.key).abstract_text.startswith(SAE_OPENINGS):
-            keys.add(paper.key)
-    assert len(keys) == 7
-    return keys
+    return set(sae_keys_in(catalog.path))
 
 
 async def test_m_lists_similar_papers_and_enter_goes_to_one(app, seeded, settle, type_search,
@@ -66,22 +62,22 @@ async def test_the_topics_facet_groups_shows_and_marks_a_topic(app, seeded, sett
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         sidebar = app.query_one(Sidebar)
-        find = _node(sidebar, "find topics")
+        find = facet_node(sidebar, "find topics")
         sidebar.focus()
         sidebar.move_cursor(find)
         await pilot.press("enter")
         await pilot.pause()
-        assert _node(sidebar, "finding topics…") is not None
+        assert facet_node(sidebar, "finding topics…") is not None
         await pilot.press("down")  # the UI answers while the topics are being found
         release.set()
         await settle(pilot)
-        assert _node(sidebar, "find topics") is None
+        assert facet_node(sidebar, "find topics") is None
         topics, stale = seeded.stored_topics()
         assert not stale and 4 <= len(topics) <= 20
         # The topic holding most SAE papers, chosen in the sidebar.
         best = max(topics, key=lambda t: len(sae & {p.key for p in seeded.topic_papers(t.number)}))
         members = {p.key for p in seeded.topic_papers(best.number)}
-        sidebar.move_cursor(_node(sidebar, f"{best.count} {best.label}"))
+        sidebar.move_cursor(facet_node(sidebar, f"{best.count} {best.label}"))
         await pilot.press("enter")
         await settle(pilot)
         assert app.main.search_bar.value == f"topic:{best.number}"
@@ -92,15 +88,3 @@ async def test_the_topics_facet_groups_shows_and_marks_a_topic(app, seeded, sett
         await settle(pilot)
         assert {p.key for p in seeded.search("status:skipped", limit=100)} == members
 
-
-def _node(sidebar: Sidebar, start: str):
-    found = []
-
-    def walk(node):
-        for child in node.children:
-            if child.label.plain.startswith(start):
-                found.append(child)
-            walk(child)
-
-    walk(sidebar.root)
-    return found[0] if found else None
