@@ -92,8 +92,9 @@ def topics(store, query: str) -> list[TopicGroup]:
         found = discovery.topics(ids)
     if not found:
         raise CatalogError("the catalog has no papers yet: `catalog import PATH` adds some")
-    with store.write() as tx:
+    with store.write() as tx:  # short: the rows only (100,000 at most a second)
         tx.save_topics(scope, topic_records(scope, found))
+    with store.read() as tx:
         summaries = {s.key: s for s in tx.summaries([pid for t in found for pid in t.paper_ids])}
         keys = tx.keys_of([pid for t in found for pid in t.paper_ids])
     return [TopicGroup(t.number, t.label, t.terms,
