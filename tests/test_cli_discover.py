@@ -155,7 +155,7 @@ def test_an_import_keeps_a_cache_in_use_up_to_date(cli, tmp_path, sae_keys):
                      "stream to find interpretable features and study feature splitting.\n")
     assert cli("import", str(extra)).exit_code == 0
     assert "discovery cache: up to date (91 papers" in cli("doctor").stdout
-    new = _json(cli("search", "residual stream feature splitting", "--json"))[0]["key"]
+    new = _json(cli("search", "residual stream feature splitting", "--json"))["papers"][0]["key"]
     assert sum(p["key"] in sae_keys for p in _json(cli("similar", new, "-n", "5", "--json"))) >= 2
 
 
