@@ -2,6 +2,7 @@
 
     python -m benchmarks.discover --size 10000
     python -m benchmarks.discover --size 100000 --write docs/benchmarks.md
+    python -m benchmarks.discover --cli --size 100000   # the catalog commands themselves
 
 Builds a catalog of the generated corpus (benchmarks/corpus.py) with `catalog import`, then
 runs each measurement in a fresh process (`--probe`), timed from launch to exit:
@@ -219,6 +220,84 @@ def run(size: int, work_root: Path, repeats: int) -> str:
     return "\n".join(lines) + "\n"
 
 
+def cli_timed(args: list[str], env: dict) -> dict:
+    """One `catalog ...` command as a user runs it: wall and CPU time from launch to exit and
+    its peak memory (GNU time's maximum resident set)."""
+    import os
+    import resource
+    import subprocess
+
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    out = subprocess.run(["/usr/bin/time", "-f", "PEAK_KB %M", sys.executable, "-m", "catalog",
+                          *args], capture_output=True, text=True, cwd=REPO, env={**os.environ, **env})
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if out.returncode:
+        raise RuntimeError(f"catalog {args[2:4]} failed: {out.stderr[-3000:]}")
+    peak = next((int(line.split()[1]) / 1024 for line in out.stderr.splitlines()
+                 if line.startswith("PEAK_KB")), float("nan"))
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return {"wall": wall, "cpu": cpu, "peak_mb": peak, "stdout": out.stdout}
+
+
+def run_cli(size: int, work_root: Path, repeats: int) -> str:
+    """The commands themselves (`catalog similar`, `recommend`, `topics`, `import`), each a
+    whole process with the cache where users have it (here under the work folder)."""
+    import json as json_module
+    import shutil
+
+    work = work_root / f"discover-cli-{size}"
+    shutil.rmtree(work, ignore_errors=True)
+    work.mkdir(parents=True)
+    db = build_catalog(size, work)
+    env = {"XDG_CACHE_HOME": str(work / "xdg-cache")}
+    base = ["--db", str(db)]
+    from catalog.library import Catalog
+
+    catalog = Catalog.open(db)
+    keys = [p.key for p in catalog.search("", limit=repeats + 1, snippets=False)]
+    listed = catalog.count("venue:ICML year:2016")
+    catalog.close()
+    lines = [f"## Discovery commands, {size:,} papers", "",
+             "Each row is one `catalog` command, launch to exit, as a user runs it.", "",
+             "| command | wall time | CPU time | peak memory | notes |",
+             "| --- | --- | --- | --- | --- |"]
+    first = cli_timed([*base, "similar", keys[0]], env)
+    lines.append(_row("`catalog similar KEY`, first (builds the cache)", first))
+    later = [cli_timed([*base, "similar", key], env) for key in keys[1:]]
+    lines.append(_row(f"`catalog similar KEY`, later (median of {len(later)})", _median(later)))
+    search = [cli_timed([*base, "search", "attention", "-n", "10"], env) for _ in range(repeats)]
+    lines.append(_row(f"for comparison: `catalog search attention -n 10` (median of {repeats})",
+                      _median(search), "same machine, same minutes"))
+    tagged = max(10, size // 100)
+    tag_some(db, "bench", tagged)
+    rec = [cli_timed([*base, "recommend", "bench", "-n", "20"], env) for _ in range(max(1, repeats // 2))]
+    lines.append(_row(f"`catalog recommend TAG` ({tagged} tagged; median of {len(rec)})",
+                      _median(rec), "training included"))
+    topics5k = cli_timed([*base, "topics", "venue:ICML", "year:2016", "--json"], env)
+    n5k = len(json_module.loads(topics5k["stdout"]))
+    lines.append(_row(f"`catalog topics venue:ICML year:2016` ({listed:,} papers)", topics5k,
+                      f"{n5k} topics, stored"))
+    whole = cli_timed([*base, "topics", "--json"], env)
+    lines.append(_row(f"`catalog topics` (the whole catalog, {size:,})", whole,
+                      f"{len(json_module.loads(whole['stdout']))} topics, stored"))
+    more = max(10, size // 100)
+    path = work / "more.txt"
+    from benchmarks import corpus
+
+    with path.open("w", encoding="utf-8") as f:
+        f.write("ICLR 2027 Papers\n\n")
+        for _, _, abstract in corpus.abstracts(more, seed=11):
+            f.write(abstract + "\n\n")
+    imported = cli_timed([*base, "import", str(path)], env)
+    lines.append(_row(f"`catalog import` of {more:,} more papers", imported,
+                      "the cache in use is updated by the import"))
+    after = cli_timed([*base, "similar", keys[1]], env)
+    lines.append(_row("`catalog similar KEY` right after it", after, "no rebuild left to do"))
+    return "\n".join(lines) + "\n"
+
+
 def main() -> None:
     if len(sys.argv) > 1 and sys.argv[1] == "--probe":
         print(json.dumps(_probe(*sys.argv[2:6])))
@@ -230,8 +309,10 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=5, help="runs of the quick measurements")
     parser.add_argument("--work", type=Path, default=HERE / "work", help="scratch folder")
     parser.add_argument("--write", type=Path, help="append the report to this Markdown file")
+    parser.add_argument("--cli", action="store_true",
+                        help="time the catalog commands themselves rather than the engine")
     args = parser.parse_args()
-    report = run(args.size, args.work, args.repeats)
+    report = (run_cli if args.cli else run)(args.size, args.work, args.repeats)
     print(report)
     if args.write:
         with args.write.open("a", encoding="utf-8") as f:

@@ -238,6 +238,8 @@ def _check(path: Path, shown: Path, fix: bool, notify) -> DoctorReport:
     store = SqliteStore.open(path, notify=notify, catch_up=False)
     try:
         checked = run(store, fix=fix)
+        if path == shown:  # not a copy: the cache belongs to the file's own path
+            checked.notes.extend(derived_data(store))
     finally:
         store.close()
     checked.path = shown
@@ -246,6 +248,31 @@ def _check(path: Path, shown: Path, fix: bool, notify) -> DoctorReport:
     checked.repaired[:0] = report.repaired
     checked.backup = report.backup or checked.backup
     return checked
+
+
+def derived_data(store) -> list[str]:
+    """What doctor says about the discovery cache and the stored topics: derived data, rebuilt
+    by itself, so never a problem to repair."""
+    from catalog import related
+
+    try:
+        cache = related.status(store)
+        _, topics_stale = related.stored_topics(store)
+    except (OSError, StoreError) as exc:
+        return [f"discovery cache: cannot be read ({exc})"]
+    if cache.state == "missing":
+        line = "discovery cache: not built yet (`catalog similar`, `recommend` and `topics` build it)"
+    else:
+        folder = Path(cache.path).parent  # the cache, not its current generation
+        size = f"{cache.papers} papers, {cache.terms} terms, {cache.bytes / 1e6:.1f} MB in {folder}"
+        line = (f"discovery cache: up to date ({size})" if cache.state == "fresh" else
+                f"discovery cache: out of date ({size}); the next similar, recommend or topics "
+                "updates it")
+    notes = [line]
+    if topics_stale and cache.state != "missing":
+        notes.append("topics of the whole catalog: none stored, or papers came or went since "
+                     "(`catalog topics` makes them again)")
+    return notes
 
 
 def _check_read_only(path: Path, fix: bool) -> DoctorReport:

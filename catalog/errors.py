@@ -14,3 +14,8 @@ class Interrupted(Exception):
 class StoreError(Exception):
     """The database itself failed (locked for longer than the busy timeout, a full disk, a
     damaged page); the message is the database's own."""
+
+
+class TooFewPositives(CatalogError):
+    """`recommend` has fewer than two papers to learn from (no tag, or one paper tagged):
+    triage catches it to keep its own order until the user has said enough."""

@@ -22,8 +22,8 @@ from catalog.query import Clause, Filter, Query, QueryError, parse
 from catalog.resources import seeds_dir
 from catalog.results import (
     AnnotationsReport, Edit, ExportPaper, ExportReport, Facets, ImportReport, NoteView,
-    PaperDetail, PaperState, PaperSummary, SavedQuery, SavedSearchChanged, SearchHit, SplitResult,
-    Stats, Suggestion, TagCount, TriageCount, TriageOrder,
+    PaperDetail, PaperState, PaperSummary, RelatedPaper, SavedQuery, SavedSearchChanged, SearchHit,
+    SplitResult, Stats, Suggestion, TagCount, TopicCount, TopicGroup, TriageCount, TriageOrder,
 )
 from catalog.store import Store, open_store
 
@@ -76,8 +76,13 @@ class Catalog:
             field_map = FieldMap.parse(mapping)
         except MappingError as exc:
             raise CatalogError(str(exc)) from None
-        return importer.import_paths(self.store, paths, venue=venue, year=year, progress=progress,
-                                     field_map=field_map)
+        report = importer.import_paths(self.store, paths, venue=venue, year=year,
+                                       progress=progress, field_map=field_map)
+        if report.new or report.merged:
+            from catalog import related
+
+            related.refresh_after_import(self.store)  # only a cache that exists: derived data
+        return report
 
     # --- finding papers -----------------------------------------------------------------
 
@@ -301,6 +306,51 @@ class Catalog:
                           tags=tuple(t for t in tx.tag_counts() if t.count),
                           statuses=tx.status_counts(total), ratings=tx.rating_counts(),
                           saved=tx.saved_searches(), total=total)
+
+    # --- discovery: papers like one, recommendations, topics (catalog/related.py) -----------
+
+    def similar(self, key: str, limit: int = 10) -> list[RelatedPaper]:
+        """The papers most like paper `key`, best first, each with the terms both share."""
+        from catalog import related
+
+        with self.store.read() as tx:
+            pid = _resolve(tx, key)
+        return related.similar(self.store, pid, limit)
+
+    def recommend(self, tag: str | None = None, query: str = "", limit: int = 20) -> list[RelatedPaper]:
+        """Papers `query` selects (all for ""), ranked by likeness to those tagged `tag` (or,
+        without a tag, rated 4-5 or read); never one it learns from, nor one read or skipped.
+        CatalogError when it cannot: TooFewPositives (catalog.errors) when fewer than 2 papers
+        are there to learn from."""
+        from catalog import related
+
+        return related.recommend(self.store, rules.tag_name(tag) if tag else None, query, limit)
+
+    def topics(self, query: str = "") -> list[TopicGroup]:
+        """The papers `query` selects (all for "") in labelled topics, largest first; stored in
+        the `topic` table (docs/schema.md), replacing that list's earlier topics."""
+        from catalog import related
+
+        return related.topics(self.store, query)
+
+    def stored_topics(self) -> tuple[tuple[TopicCount, ...], bool]:
+        """The whole catalog's stored topics, and whether papers came or went since (or there
+        are none): then `topics()` makes them again."""
+        from catalog import related
+
+        return related.stored_topics(self.store)
+
+    def topic_papers(self, number: int) -> list[PaperSummary]:
+        """The papers of the whole catalog's stored topic `number`, closest to its centre first."""
+        from catalog import related
+
+        return related.topic_papers(self.store, number)
+
+    def discovery_status(self):
+        """The discovery cache (a CacheStatus: missing, stale or fresh), building nothing."""
+        from catalog import related
+
+        return related.status(self.store)
 
     # --- saved searches -----------------------------------------------------------------
 

@@ -182,3 +182,21 @@ class PaperMerge(SQLModel, table=True):
     filled: str = ""  # space-separated names of the fields the paper took from this record
     record: str  # JSON: the record's title, authors, venue, year, doi, arxiv_id, url, abstract
     merged_at: datetime = Field(default_factory=utcnow)
+
+
+class Topic(SQLModel, table=True):
+    """A paper's place in the topics of a list (`catalog topics`): one row per paper. `scope`
+    names the list: "" for the whole catalog, else the query text; grouping it again replaces
+    its rows. `number` is 1 for the largest topic; `rank` orders a topic's papers (1: closest
+    to its centre)."""
+
+    __tablename__ = "topic"
+
+    scope: str = Field(sa_column=Column(String, primary_key=True))
+    paper_id: int = Field(
+        sa_column=Column(Integer, ForeignKey("paper.id", ondelete="CASCADE"), primary_key=True,
+                         index=True)
+    )
+    number: int
+    label: str
+    rank: int

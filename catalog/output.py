@@ -219,3 +219,38 @@ def print_doctor(report) -> None:
             for f in report.remaining:
                 _line(f"  {f.check}: {safe(f.problem)}")
         _line(f"Cannot repair this here: {safe(recover_hint(report.path))}.")
+
+
+def print_related(papers, reason: str) -> None:
+    """`catalog similar` / `recommend`: score and paper, then why (`reason`: "shares", "for")."""
+    for p in papers:
+        line = Text(f"{p.score:6.3f}  ", style="dim")
+        line.append_text(summary_line(p.summary))
+        why = Text(f"{reason}: {', '.join(safe(w) for w in p.why)}" if p.why else "", style="dim")
+        if piped():  # one record per line
+            if p.why:
+                line.append("  ")
+                line.append_text(why)
+            stdout.print(line, soft_wrap=True)
+            continue
+        stdout.print(line)
+        if p.why:
+            why.pad_left(8)
+            stdout.print(why)
+
+
+def print_topics(topics, shown: int) -> None:
+    """`catalog topics`: each topic's label and size, then up to `shown` of its papers (0: all)."""
+    for topic in topics:
+        head = Text(f"{topic.number:>2}. ", style="bold")
+        head.append(safe(topic.label), style="bold cyan")
+        head.append(f"  ({topic.size} {'paper' if topic.size == 1 else 'papers'})", style="dim")
+        stdout.print(head, soft_wrap=piped())
+        papers = topic.papers if shown == 0 else topic.papers[:shown]
+        for p in papers:
+            line = Text("    ")
+            line.append_text(summary_line(p))
+            stdout.print(line, soft_wrap=piped())
+        if len(papers) < topic.size:
+            stdout.print(Text(f"    ... and {topic.size - len(papers)} more (--papers 0 lists all)",
+                              style="dim"), soft_wrap=piped())

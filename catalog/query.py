@@ -4,6 +4,7 @@
     a OR b           either                  -word, NOT w  must not match
     prefix*          word beginning          venue:ICML  year:2026  year:2024..2026
     tag:toread       (and its children)      status:unread  rating:>=4  has:notes
+    topic:3          the whole catalog's topic 3 (`catalog topics`, the TUI's Topics facet)
 
 Every string parses: stray quotes, operators and punctuation are read as plain text, and a
 filter with a bad value raises QueryError with a one-line explanation.
@@ -16,7 +17,7 @@ from dataclasses import dataclass, field
 
 from catalog.rules import STATUSES
 
-FILTERS = ("venue", "year", "tag", "status", "rating", "has", "key")
+FILTERS = ("venue", "year", "tag", "status", "rating", "has", "key", "topic")
 HAS_VALUES = ("notes", "tags", "rating", "title", "abstract", "authors")
 
 
@@ -167,6 +168,11 @@ def _filter(name: str, value: str) -> Filter:
             return Filter(name, "range", (_year(low or "1900", value), _year(high or "2100", value)))
         op, number = _comparison(value)
         return Filter(name, op or "=", _year(number, value))
+    if name == "topic":
+        if not value.isdigit() or int(value) < 1:
+            raise QueryError(f"topic:{value or EMPTY}: expected a topic's number, e.g. topic:3 "
+                             "(`catalog topics` lists them)")
+        return Filter(name, "=", int(value))
     # rating
     op, number = _comparison(value)
     if not number.isdigit() or not 1 <= int(number) <= 5:

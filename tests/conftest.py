@@ -14,6 +14,13 @@ from catalog.library import Catalog
 SEEDS = Path(__file__).resolve().parent.parent / "seeds"
 
 
+@pytest.fixture(autouse=True)
+def _own_cache_folder(tmp_path_factory, monkeypatch):
+    """Derived files (the discovery cache) go to a folder of the test run, not the user's
+    ~/.cache; subprocesses inherit it."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.getbasetemp() / "xdg-cache"))
+
+
 @pytest.fixture
 def db_path(tmp_path: Path) -> Path:
     return tmp_path / "catalog.db"

@@ -34,6 +34,7 @@ def test_words_become_quoted_fts5_phrases(query, match):
     ("status:read", ["(p.status = ? AND p.status != 'unread')"], ["read"]),
     ("rating:>=4 has:notes", ["(p.id IN (SELECT id FROM paper WHERE rating IS NOT NULL AND rating >= ?))",
                               "(p.id IN (SELECT paper_id FROM note))"], [4]),
+    ("topic:3", ["(p.id IN (SELECT paper_id FROM topic WHERE scope = '' AND number = ?))"], [3]),
     ("-survey", ["p.id NOT IN (SELECT rowid FROM paper_fts WHERE paper_fts MATCH ?)"], ['("survey")']),
 ])
 def test_filters_become_where_clauses_with_parameters(query, where, params):

@@ -34,6 +34,16 @@ SAE_OPENINGS = (
 )
 
 
+def sae_keys_in(db: Path) -> list[str]:
+    """The keys of the seven SAE papers in a catalog of the seeds, in id order."""
+    conn = sqlite3.connect(db)
+    rows = conn.execute("SELECT key, abstract_text FROM paper ORDER BY id").fetchall()
+    conn.close()
+    keys = [key for key, text in rows if text.startswith(SAE_OPENINGS)]
+    assert len(keys) == 7
+    return keys
+
+
 @pytest.fixture(scope="module")
 def seeds_db(tmp_path_factory) -> Path:
     path = tmp_path_factory.mktemp("discover") / "catalog.db"

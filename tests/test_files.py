@@ -30,6 +30,7 @@ COMMANDS = [
     ("annotations", "export", "-"), ("annotations", "import", "{annotations}"),
     ("saved", "list"), ("saved", "add", "n", "q"), ("saved", "run", "n"), ("saved", "delete", "n"),
     ("backup", "{elsewhere}"), ("db", "upgrade"), ("db", "current"),
+    ("similar", KEY), ("recommend", "x"), ("topics",),
 ]
 # These do not open the file: `db path` prints it, `db history` lists migrations.
 NOT_OPENING = {("db", "path"), ("db", "history"), ("doctor",)}

@@ -14,7 +14,6 @@ class StoreSource:
     def __init__(self, store, cache_dir: Path | None = None):
         self.store = store
         self._cache_dir = cache_dir
-        self.saved_topics: dict[str, list[TopicRecord]] = {}  # until topics have a table
 
     def version(self) -> CatalogVersion:
         with self.store.read() as tx:
@@ -38,4 +37,6 @@ class StoreSource:
         return self._cache_dir or self.store.cache_dir()
 
     def save_topics(self, scope: str, records: Sequence[TopicRecord]) -> None:
-        self.saved_topics[scope] = list(records)
+        """Into the `topic` table (migration 0007), replacing the scope's rows."""
+        with self.store.write() as tx:
+            tx.save_topics(scope, records)

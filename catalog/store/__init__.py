@@ -5,6 +5,7 @@
     papers.py      reading papers: keys, summaries, details, export records, counts
     edits.py       what users write: tags, status/rating/title, notes, saved searches
     imports.py     sources, new papers, provenance, dedupe lookups, merges and splits
+    discovery.py   stored topics; which papers a recommendation leaves out
     sqlite/        the SQLite backend: connections and pragmas, files, migrations, the FTS5
                    query compiler and search, doctor's checks, `catalog sql`
 

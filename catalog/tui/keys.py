@@ -9,7 +9,7 @@ PAPER_ACTIONS = frozenset({"tag", "status", "rate", "note", "title", "browse", "
 # Actions whose keys are typed text while the search bar has focus.
 NOT_WHILE_TYPING = PAPER_ACTIONS | {
     "undo", "redo", "saved_searches", "saved", "toggle_sidebar", "refresh", "help", "quit",
-    "focus_search", "export", "zoom", "focus_sidebar", "triage",
+    "focus_search", "export", "zoom", "focus_sidebar", "triage", "similar",
 }
 
 BINDINGS = [
@@ -37,6 +37,9 @@ BINDINGS = [
     Binding("y", "copy", "Copy", show=False,
             tooltip="Copy to the clipboard: y again the key, b BibTeX, c \\cite{}, m Markdown, "
                     "l link (of every marked paper if any)", id="copy"),
+    Binding("m", "similar", "Similar", show=False,
+            tooltip="More like this: the papers most like the one under the cursor, and why "
+                    "(enter goes to one)", id="similar"),
     Binding("x", "export", "Export", show=False,
             tooltip="Write the marked papers, or all the results, to a file in any export format",
             id="export"),

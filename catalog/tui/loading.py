@@ -179,6 +179,7 @@ class Loading:
             pass
 
     def on_facets_loaded(self, message: FacetsLoaded) -> None:
+        self.load_topics()  # the Topics facet (discovering.py)
         self.facets = message.facets
         self.query_one("#sidebar").show_facets(message.facets)
         widest = max((cell_len(v) for v, _, _ in message.facets.venues), default=5)
@@ -204,8 +205,16 @@ class Loading:
         if current is None or current.key != message.key:
             return
         pane = self.query_one(DetailPane)
-        self.detail = message.detail
+        self.detail, self.detail_styled = message.detail, message.styled
         if message.detail is None:
             pane.show_message(f"Cannot show {message.key}: {message.error}")
         else:
-            pane.show(message.detail, highlight_terms(typed_query(self.query_text)), message.styled)
+            pane.show(message.detail, highlight_terms(typed_query(self.query_text)), message.styled,
+                      self.similar_for_pane(message.key))
+
+    def refresh_detail(self) -> None:
+        """Show the paper in the reading pane again (its similar papers came), in place."""
+        if self.detail is not None:
+            self.query_one(DetailPane).show(
+                self.detail, highlight_terms(typed_query(self.query_text)), self.detail_styled,
+                self.similar_for_pane(self.detail.summary.key), keep_scroll=True)

@@ -8,7 +8,8 @@ from collections.abc import Callable
 from textual.message import Message
 
 from catalog.results import (
-    Edit, Facets, PaperDetail, PaperSummary, Suggestion, TriageCount, TriageOrder,
+    Edit, Facets, PaperDetail, PaperSummary, RelatedPaper, Suggestion, TopicCount, TriageCount,
+    TriageOrder,
 )
 from catalog.text.tex import Styled
 
@@ -182,3 +183,35 @@ class TriageRanked(Message):
         self.generation = generation
         self.order = order
         self.error = error
+class SimilarLoaded(Message):
+    """The papers most like paper `key` (`m`), or why there are none (`error`)."""
+
+    def __init__(self, key: str, papers: list[RelatedPaper] | None, error: str | None = None) -> None:
+        super().__init__()
+        self.key = key
+        self.papers = papers
+        self.error = error
+
+
+class TopicsLoaded(Message):
+    """The whole catalog's stored topics; `stale`: papers came or went since they were made
+    (or there are none); `grouped`: sent by the worker that made them, which is done."""
+
+    def __init__(self, topics: tuple[TopicCount, ...], stale: bool, grouped: bool = False) -> None:
+        super().__init__()
+        self.topics = topics
+        self.stale = stale
+        self.grouped = grouped
+
+
+class FindTopics(Message):
+    """The sidebar's "find topics" was chosen: group the whole catalog (again)."""
+
+
+class TopicPapers(Message):
+    """The papers of topic `number`, to mark (a topic chosen in the sidebar)."""
+
+    def __init__(self, number: int, papers: list[PaperSummary]) -> None:
+        super().__init__()
+        self.number = number
+        self.papers = papers

@@ -82,3 +82,16 @@ def statics_text(app, width: int = 200) -> str:
     for widget in app.screen.query("Static"):
         console.print(widget.content)
     return console.export_text()
+def facet_node(sidebar, start: str):
+    """The first node of the sidebar's tree whose label starts with `start`, or None."""
+
+    def walk(node):
+        for child in node.children:
+            if child.label.plain.startswith(start):
+                return child
+            found = walk(child)
+            if found is not None:
+                return found
+        return None
+
+    return walk(sidebar.root)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from catalog.tui.widgets.sidebar import Sidebar
-from tests.tui.conftest import statics_text
+from tests.tui.conftest import facet_node, statics_text
 
 SIZE = (120, 36)
 
@@ -27,17 +27,9 @@ async def test_typing_narrows_the_list(app, seeded, settle, type_search):
 
 async def _click_facet(pilot, label_start: str) -> None:
     sidebar = pilot.app.query_one(Sidebar)
-    found = []
-
-    def walk(node):
-        for child in node.children:
-            if child.label.plain.startswith(label_start):
-                found.append(child)
-            walk(child)
-
-    walk(sidebar.root)
-    assert found, f"no facet {label_start!r}"
-    await pilot.click(Sidebar, offset=(6, found[0].line - int(sidebar.scroll_offset.y)))
+    found = facet_node(sidebar, label_start)
+    assert found is not None, f"no facet {label_start!r}"
+    await pilot.click(Sidebar, offset=(6, found.line - int(sidebar.scroll_offset.y)))
 
 
 async def test_facet_click_adds_its_filter(app, seeded, settle):

@@ -156,6 +156,8 @@ def _filter_sql(f: Filter) -> tuple[str, list]:
             "abstract": "p.abstract != ''",
             "authors": "coalesce(p.authors, '') != ''",
         }[f.value], []
+    if f.field == "topic":  # the whole catalog's stored topics (scope '')
+        return "p.id IN (SELECT paper_id FROM topic WHERE scope = '' AND number = ?)", [f.value]
     if f.field == "rating":
         # As a set of ids: rated papers are few, and a plain `rating >= 4` tempts the planner
         # into walking the whole year index looking for them.

@@ -15,6 +15,7 @@ from catalog.query import Query, QueryError
 from catalog.results import SearchHit
 from catalog.store import rows
 from catalog.store.base import Store
+from catalog.store.discovery import DiscoveryQueries
 from catalog.store.edits import EditQueries
 from catalog.store.imports import ImportQueries
 from catalog.store.papers import PaperReads
@@ -32,7 +33,7 @@ BULK_CACHE_KIB = 32 * 1024
 _FETCH = 2000
 
 
-class SqliteTx(PaperReads, EditQueries, ImportQueries, Maintenance, Vocabulary):
+class SqliteTx(PaperReads, EditQueries, ImportQueries, DiscoveryQueries, Maintenance, Vocabulary):
     """One transaction on a catalog file: every query the program runs, by name."""
 
     def __init__(self, conn: Connection):

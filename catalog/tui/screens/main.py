@@ -19,6 +19,7 @@ from textual.widgets import Footer, Input
 from catalog.library import Catalog
 from catalog.results import Edit, Facets, PaperDetail, SavedQuery
 from catalog.tui import keys
+from catalog.tui.discovering import Discovering
 from catalog.tui.editing import Editing
 from catalog.tui.loading import Loading
 from catalog.tui.messages import FilterChosen
@@ -41,7 +42,7 @@ def _triage_label(query: str) -> str:
     return f"'{query}'" if query else "all papers"
 
 
-class CatalogScreen(Loading, Editing, Sharing, Screen):
+class CatalogScreen(Loading, Editing, Sharing, Discovering, Screen):
     BINDINGS = keys.BINDINGS
 
     def __init__(self, catalog: Catalog, *, cursor_blink: bool = True,
@@ -66,6 +67,10 @@ class CatalogScreen(Loading, Editing, Sharing, Screen):
         self.counted = False  # whether the list's total is the full count yet
         self.facets: Facets | None = None
         self.detail: PaperDetail | None = None
+        self.detail_styled = None  # its abstract as render_styled gave it
+        self.similar_found: dict[str, list] = {}  # key -> its similar papers (m), this session
+        self.finding_similar: set[str] = set()  # keys whose similar papers are being found
+        self.grouping_topics = False  # the Topics facet's worker is running
         self.undo_stack: list[tuple[str, Edit]] = []
         self.redo_stack: list[tuple[str, Edit]] = []
 
@@ -119,6 +124,8 @@ class CatalogScreen(Loading, Editing, Sharing, Screen):
             return False
         if action in keys.PAPER_ACTIONS and not self.targets():
             return None
+        if action == "similar" and self.papers.current is None:
+            return None
         if action == "undo" and not self.undo_stack:
             return None
         if action == "redo" and not self.redo_stack:
@@ -168,6 +175,7 @@ class CatalogScreen(Loading, Editing, Sharing, Screen):
             self.papers.focus()
 
     def action_refresh(self) -> None:
+        self.similar_found.clear()  # papers may have come since
         current = self.papers.current
         self.search(self.query_text, keep=current.key if current else None)
         self.load_facets()

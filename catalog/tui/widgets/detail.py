@@ -12,7 +12,7 @@ from textual.message import Message
 from textual.widgets import Static
 
 from catalog.highlight import Terms, spans
-from catalog.results import PaperDetail
+from catalog.results import PaperDetail, RelatedPaper
 from catalog.text.tex import Styled
 from catalog.tui.display import one_line, safe, stars
 from catalog.tui.notes import note_content
@@ -51,9 +51,11 @@ def abstract(styled: Styled, terms: Terms) -> Content:
     return highlighted(content, terms)
 
 
-def paper_content(d: PaperDetail, terms: Terms, styled: Styled | None = None) -> Content:
+def paper_content(d: PaperDetail, terms: Terms, styled: Styled | None = None,
+                  similar: list[RelatedPaper] | str | None = None) -> Content:
     """The paper; `styled` is render_styled(d.abstract), made in the worker that loaded it
-    (without it the stored plain text is shown)."""
+    (without it the stored plain text is shown). `similar`: the papers most like it once `m`
+    found them, a line while it looks, or None for the hint."""
     s = d.summary
     parts: list[Content | str | tuple[str, str]] = [(one_line(s.title), "bold $text-primary"), "\n"]
     if d.user_title:
@@ -82,6 +84,16 @@ def paper_content(d: PaperDetail, terms: Terms, styled: Styled | None = None) ->
             where = " ".join(x for x in (one_line(src.venue), str(src.year or "")) if x)
             parts += [(f"{safe(short_path(src.path))} #{src.position}", MUTED), (f"  {where}" if where else ""),
                       (f"  merged: {one_line(src.evidence)}" if src.evidence else "", MUTED), "\n"]
+    parts += ["\n", ("Papers like this one", "bold"), "\n"]
+    if similar is None:
+        parts += [("m lists them, with the words they share", MUTED), "\n"]
+    elif isinstance(similar, str):
+        parts += [(similar, f"italic {MUTED}"), "\n"]
+    elif not similar:
+        parts += [("none shares a distinctive word with it", MUTED), "\n"]
+    for p in similar if isinstance(similar, list) else ():
+        parts += [(f"{p.key}  ", MUTED), one_line(p.title),
+                  (f"  shares: {', '.join(one_line(w) for w in p.why)}" if p.why else "", MUTED), "\n"]
     return Content.assemble(*parts)
 
 
@@ -123,9 +135,11 @@ class DetailPane(VerticalScroll, can_focus=True):
     def compose(self):
         yield Static(id="detail-body")
 
-    def show(self, detail: PaperDetail, terms: Terms, styled: Styled | None = None) -> None:
-        self.query_one("#detail-body", Static).update(paper_content(detail, terms, styled))
-        self.scroll_home(animate=False)
+    def show(self, detail: PaperDetail, terms: Terms, styled: Styled | None = None,
+             similar: list[RelatedPaper] | str | None = None, keep_scroll: bool = False) -> None:
+        self.query_one("#detail-body", Static).update(paper_content(detail, terms, styled, similar))
+        if not keep_scroll:
+            self.scroll_home(animate=False)
 
     def show_message(self, message: Content | str) -> None:
         self.query_one("#detail-body", Static).update(Content(message) if isinstance(message, str) else message)

@@ -348,6 +348,12 @@ class PaperList(ScrollView, can_focus=True):
         self.refresh()
         self.move_to(self.cursor + 1)
 
+    def mark_all(self, papers: list[PaperSummary]) -> None:
+        """Mark these papers too (a whole topic, chosen in the sidebar)."""
+        self.marked.update((p.key, p) for p in papers)
+        self.post_message(self.MarksChanged(len(self.marked)))
+        self.refresh()
+
     def action_unmark_all(self) -> None:
         self.marked.clear()
         self.post_message(self.MarksChanged(0))

@@ -1,5 +1,7 @@
 """The sidebar: facets with counts as one tree. Choosing a leaf posts FilterChosen with the
-filter text to add to the query (or, for a saved search, the query to replace it with)."""
+filter text to add to the query (or, for a saved search or a topic, the query to replace it
+with). The Topics section shows the whole catalog's stored topics; its "find topics" leaf
+posts FindTopics (grouping runs in a worker, and says so meanwhile)."""
 
 from __future__ import annotations
 
@@ -11,12 +13,13 @@ from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
 from catalog.rules import STATUSES
-from catalog.results import Facets
+from catalog.results import Facets, TopicCount
 from catalog.tui.display import one_line, stars
-from catalog.tui.messages import FilterChosen
+from catalog.tui.messages import FilterChosen, FindTopics
 from catalog.tui.querytext import filter_token
 
 Data = tuple[str, bool] | None  # (query text, replaces the query?)
+FIND_TOPICS: Data = ("", True)  # the "find topics" leaf (no query is empty and replacing)
 
 
 def label(name: str, count: int | None = None, style: str = "") -> Text:
@@ -40,9 +43,14 @@ class Sidebar(Tree[Data]):
         self.auto_expand = False
         self.guide_depth = 2
         self._open: dict[str, bool] = {}  # folds the user changed, by path
+        self._facets: Facets | None = None
+        self.topics: tuple[TopicCount, ...] = ()
+        self.topics_stale = False
+        self._finding_topics = False
 
     def show_facets(self, facets: Facets) -> None:
         """Rebuild from fresh counts, keeping which sections the user folded."""
+        self._facets = facets
         self._remember_folds(self.root)
         line = self.cursor_line
         self.clear()
@@ -51,8 +59,28 @@ class Sidebar(Tree[Data]):
                                  for s, n in self._statuses(facets)])
         self._ratings(facets)
         self._tags(facets)
+        self._topics(facets)
         self._venues(facets)
         self.cursor_line = line
+
+    def show_topics(self, topics: tuple[TopicCount, ...], stale: bool, finding: bool = False) -> None:
+        self.topics, self.topics_stale, self._finding_topics = topics, stale, finding
+        if self._facets is not None:
+            self.show_facets(self._facets)
+
+    def _topics(self, facets: Facets) -> None:
+        if not facets.total:
+            return
+        items: list[tuple[Text, Data]] = [
+            (Text.assemble((f"{t.count:,} ", "dim"), one_line(t.label), no_wrap=True, end=""),
+             (f"topic:{t.number}", True))
+            for t in self.topics]
+        if self._finding_topics:
+            items.append((label("finding topics…", style="italic"), None))
+        elif self.topics_stale:
+            items.append((label("group again (papers changed)" if self.topics else "find topics",
+                                style="dim"), FIND_TOPICS))
+        self._section("Topics", items)
 
     def _remember_folds(self, node: TreeNode[Data]) -> None:
         for child in node.children:
@@ -162,6 +190,8 @@ class Sidebar(Tree[Data]):
         event.stop()
         if event.node.data is None:
             event.node.toggle()
+        elif event.node.data == FIND_TOPICS:
+            self.post_message(FindTopics())
         else:
             self.post_message(FilterChosen(*event.node.data))
 

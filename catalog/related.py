@@ -1,0 +1,147 @@
+"""Discovery for Catalog: papers like one, recommendations, topics of a list, the cache.
+
+The engine (catalog/discover/) answers with paper ids and keeps its derived files in a cache
+it checks on every call; this module chooses what to ask it (which papers a recommendation
+learns from and which it may suggest, which list to group), turns its answers into the
+results.py dataclasses, stores topics, and turns what users can cause into one-line errors.
+numpy and scikit-learn load inside the engine, only when a call needs them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from contextlib import contextmanager
+
+from catalog.errors import CatalogError, TooFewPositives
+from catalog.query import parse
+from catalog.results import PaperSummary, RelatedPaper, TopicCount, TopicGroup
+
+MIN_POSITIVES = 2  # one paper is a `similar`, not something to learn a taste from
+NOT_SUGGESTED = ("read", "skipped")  # statuses recommend never suggests
+WHOLE_CATALOG = ""  # the scope of the whole catalog's stored topics
+
+
+def engine(store):
+    from catalog.discover import Discovery
+    from catalog.discover.source import StoreSource
+
+    return Discovery(StoreSource(store))
+
+
+@contextmanager
+def _cache_errors(discovery):
+    try:
+        yield
+    except OSError as exc:
+        raise CatalogError(f"cannot build the discovery cache in {discovery.cache_dir}: "
+                           f"{exc.strerror or exc}") from None
+
+
+def similar(store, paper_id: int, limit: int) -> list[RelatedPaper]:
+    discovery = engine(store)
+    with _cache_errors(discovery):
+        found = discovery.similar(paper_id, limit)
+    return _related(store, found)
+
+
+def recommend(store, tag: str | None, query: str, limit: int) -> list[RelatedPaper]:
+    parsed = parse(query)
+    with store.read() as tx:
+        positives = tx.tagged_papers(tag) if tag else tx.liked_papers()
+        if parsed.is_empty:  # the whole catalog: no search needed (it costs ~1 s at 100k)
+            pool, left_out = tx.ids_without_status(NOT_SUGGESTED), set()
+        else:
+            pool, left_out = tx.search_ids(parsed), tx.ids_with_status(NOT_SUGGESTED)
+    learned_from = f"tagged {tag!r}" if tag else "rated 4-5 or marked read"
+    if not positives:
+        hint = ("`catalog tags` lists the tags" if tag else
+                "rate papers you liked (`catalog rate KEY 5`) or name a tag: catalog recommend TAG")
+        raise TooFewPositives(f"no paper is {learned_from}, so there is nothing to learn from; {hint}")
+    if len(positives) < MIN_POSITIVES:
+        raise TooFewPositives(
+            f"only 1 paper is {learned_from}: recommend learns from {MIN_POSITIVES} or more; "
+            "`catalog similar KEY` finds papers like one")
+    if not pool and not parsed.is_empty:
+        raise CatalogError(f"no papers match {query!r}, so there is nothing to recommend from")
+    excluded = left_out | set(positives)
+    candidates = [pid for pid in pool if pid not in excluded]
+    if not candidates:
+        where = f" matching {query!r}" if query.strip() else ""
+        raise CatalogError(f"nothing to recommend: every paper{where} is {learned_from}, "
+                           "read or skipped")
+    discovery = engine(store)
+    with _cache_errors(discovery):
+        found = discovery.recommend(positives, candidates, limit)
+    return _related(store, found)
+
+
+def topics(store, query: str) -> list[TopicGroup]:
+    """The list `query` selects (everything for "") in topics, stored under its scope."""
+    from catalog.discover import topic_records
+
+    parsed = parse(query)
+    scope = " ".join(query.split())
+    ids = None
+    if not parsed.is_empty:
+        with store.read() as tx:
+            ids = tx.search_ids(parsed)
+        if not ids:
+            raise CatalogError(f"no papers match {query!r}, so there are no topics to find")
+    discovery = engine(store)
+    with _cache_errors(discovery):
+        found = discovery.topics(ids)
+    if not found:
+        raise CatalogError("the catalog has no papers yet: `catalog import PATH` adds some")
+    with store.write() as tx:  # short: the rows only (100,000 at most a second)
+        tx.save_topics(scope, topic_records(scope, found))
+    with store.read() as tx:
+        summaries = {s.key: s for s in tx.summaries([pid for t in found for pid in t.paper_ids])}
+        keys = tx.keys_of([pid for t in found for pid in t.paper_ids])
+    return [TopicGroup(t.number, t.label, t.terms,
+                       tuple(summaries[keys[pid]] for pid in t.paper_ids if pid in keys))
+            for t in found]
+
+
+def stored_topics(store) -> tuple[tuple[TopicCount, ...], bool]:
+    """The whole catalog's stored topics, and whether they are out of date (papers were
+    added or removed since they were made, or there are none)."""
+    with store.read() as tx:
+        counts = tuple(TopicCount(n, label, size) for n, label, size in tx.topic_counts(WHOLE_CATALOG))
+        total = tx.paper_count()
+    return counts, sum(c.count for c in counts) != total
+
+
+def topic_papers(store, number: int) -> list[PaperSummary]:
+    with store.read() as tx:
+        return tx.summaries(tx.topic_paper_ids(WHOLE_CATALOG, number))
+
+
+def refresh_after_import(store) -> None:
+    """Bring an existing cache up to date (the engine updates it incrementally where it can);
+    a catalog that never used discovery builds nothing. Derived data: a failure here costs
+    a rebuild on the next use, never the import."""
+    discovery = engine(store)
+    try:
+        if discovery.status().state == "stale":
+            discovery.refresh()
+    except OSError:
+        pass
+
+
+def status(store):
+    """The discovery cache's CacheStatus (missing, stale or fresh), building nothing."""
+    return engine(store).status()
+
+
+def _related(store, found: Sequence) -> list[RelatedPaper]:
+    with store.read() as tx:
+        summaries = tx.summaries([f.paper_id for f in found])
+        keys = tx.keys_of([f.paper_id for f in found])
+    by_key = {s.key: s for s in summaries}
+    result = []
+    for f in found:
+        summary = by_key.get(keys.get(f.paper_id))
+        if summary is not None:  # deleted since the cache was read
+            result.append(RelatedPaper(summary.key, summary.title, summary.venue, summary.year,
+                                       f.score, tuple(f.why), summary))
+    return result
