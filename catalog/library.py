@@ -18,7 +18,7 @@ from typing import TextIO
 from catalog import changes, highlight, rules
 from catalog.errors import CatalogError, Interrupted
 from catalog.identifiers import identify
-from catalog.query import Clause, Filter, Query, QueryError, parse
+from catalog.query import RELEVANCE, Clause, Filter, Query, QueryError, Sort, parse
 from catalog.resources import seeds_dir
 from catalog.results import (
     AnnotationsReport, Edit, ExportPaper, ExportReport, Facets, ImportReport, NoteView,
@@ -82,9 +82,12 @@ class Catalog:
     # --- finding papers -----------------------------------------------------------------
 
     def search(self, query: str, *, limit: int = 50, offset: int = 0, snippets: bool = True,
-               cancelled: Stop | None = None) -> list[PaperSummary]:
-        """The page of papers `query` finds. `cancelled`: asked while the database works; once
-        it is true the search stops and raises Interrupted (the TUI's answer to a newer search)."""
+               sort: Sort | str = RELEVANCE, cancelled: Stop | None = None) -> list[PaperSummary]:
+        """The page of papers `query` finds, best first or in `sort`'s order (a Sort, or its
+        text: "year", "-year"); a paper the query names by key, DOI or arXiv id comes first.
+        `cancelled`: asked while the database works; once it is true the search stops and
+        raises Interrupted (the TUI's answer to a newer search)."""
+        sort = Sort.parse(sort) if isinstance(sort, str) else sort
         with self.store.read() as tx, tx.stoppable(cancelled):
             parsed, named = _understood(tx, query)
             first = named[offset:offset + limit] if limit >= 0 else named[offset:]
@@ -92,7 +95,7 @@ class Catalog:
             rest = limit - len(hits) if limit >= 0 else -1
             if rest:
                 hits += tx.search(parsed, limit=rest, offset=max(0, offset - len(named)),
-                                  with_text=snippets and parsed.has_text)
+                                  with_text=snippets and parsed.has_text, sort=sort)
         return _with_snippets(hits, parsed) if snippets else [hit.summary for hit in hits]
 
     def count(self, query: str, *, cancelled: Stop | None = None) -> int:

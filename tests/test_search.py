@@ -125,3 +125,29 @@ def test_chinese_abstracts_and_titles_match_two_character_words(empty_catalog, t
     empty_catalog.set_title(english.key, "我的图论笔记")
     assert [p.key for p in empty_catalog.search("图论")] == [english.key]
     assert {p.key for p in empty_catalog.search("图论 OR 模型")} == {english.key, zh.key}
+
+
+def test_sort_orders_on_a_real_catalog(seeded):
+    """Each order puts what a user expects first, for listings and word searches alike;
+    unrated papers and unknown years come last both ways."""
+    keys = [p.key for p in seeded.search("", limit=5, snippets=False)]
+    seeded.set_rating(keys[:3], 2)
+    seeded.set_rating([keys[3]], 5)
+    for query in ("", "model"):
+        by_rating = seeded.search(query, limit=10_000, snippets=False, sort="rating")
+        ratings = [p.rating for p in by_rating]
+        rated = [r for r in ratings if r is not None]
+        assert rated == sorted(rated, reverse=True) and ratings[len(rated):] == [None] * (len(ratings) - len(rated))
+        low = [p.rating for p in seeded.search(query, limit=10_000, snippets=False, sort="-rating")]
+        assert [r for r in low if r is not None] == sorted(rated)
+        titles = [p.title.casefold() for p in seeded.search(query, limit=10_000, snippets=False, sort="title")]
+        assert titles == sorted(titles) and len(titles) > 3
+        years = [p.year for p in seeded.search(query, limit=10_000, snippets=False, sort="-year") if p.year]
+        assert years == sorted(years)
+    everything = seeded.search("", limit=10_000, snippets=False, sort="added")
+    assert everything[-1].key != everything[0].key
+    assert [p.key for p in seeded.search("", limit=10_000, snippets=False, sort="-added")] == \
+        [p.key for p in reversed(everything)]
+    best = seeded.search("sparse attention", limit=50, snippets=False)
+    worst = seeded.search("sparse attention", limit=50, snippets=False, sort="-relevance")
+    assert [p.key for p in worst] == [p.key for p in reversed(best)] or len(best) == 50

@@ -9,7 +9,7 @@ PAPER_ACTIONS = frozenset({"tag", "status", "rate", "note", "title", "browse", "
 # Actions whose keys are typed text while the search bar has focus.
 NOT_WHILE_TYPING = PAPER_ACTIONS | {
     "undo", "redo", "saved_searches", "saved", "toggle_sidebar", "refresh", "help", "quit",
-    "focus_search", "export", "zoom", "focus_sidebar",
+    "focus_search", "export", "zoom", "focus_sidebar", "cycle_sort",
 }
 
 BINDINGS = [
@@ -48,6 +48,9 @@ BINDINGS = [
     *(Binding(str(i), f"saved({i})", f"Saved search {i}", show=False,
               tooltip="Run the saved search with this number", id=f"saved-{i}")
       for i in range(1, 10)),
+    Binding("O", "cycle_sort", "Sort", show=False,
+            tooltip="Sort by relevance, year, rating, title or date added, in turn (clicking a "
+                    "column header sorts by it; again reverses)", id="sort"),
     Binding("b", "toggle_sidebar", "Sidebar", show=False, tooltip="Show or hide the facets",
             id="sidebar"),
     Binding("f", "focus_sidebar", "Facets", show=False,

@@ -12,7 +12,7 @@ from textual.worker import get_current_worker
 
 from catalog.errors import Interrupted
 from catalog.library import Catalog
-from catalog.query import QueryError
+from catalog.query import RELEVANCE, QueryError, Sort
 from catalog.results import Facets, PaperDetail, Suggestion
 from catalog.suggest import corrected
 from catalog.text.tex import render_styled
@@ -37,6 +37,7 @@ class Loading:
     query_text: str
     keep_key: str | None
     counted: bool  # whether the list's total is the full count yet
+    sort: Sort  # the order of the results
     remembered: State  # for next time (state.py)
     facets: Facets | None
     detail: PaperDetail | None
@@ -59,20 +60,21 @@ class Loading:
         self.generation += 1
         self.query_text, self.keep_key = query, keep
         self.remembered.query = query
-        self._search(self.catalog, typed_query(query), self.generation,
+        self._search(self.catalog, typed_query(query), self.sort, self.generation,
                      keep is not None if counted is None else counted, query)
 
     def on_query_changed(self, message: QueryChanged) -> None:
         self.search(message.query)
 
     @work(thread=True, exclusive=True, group="search", exit_on_error=False)
-    def _search(self, catalog: Catalog, query: str, generation: int, counted: bool, typed: str) -> None:
+    def _search(self, catalog: Catalog, query: str, sort: Sort, generation: int, counted: bool,
+                typed: str) -> None:
         """`query`: what runs (the word being typed as a prefix); `typed`: as typed, whose
         words are checked for typos when nothing matches."""
         worker = get_current_worker()
         stop = lambda: worker.is_cancelled  # noqa: E731  (a newer search cancels this worker)
         try:
-            rows = catalog.search(query, limit=PAGE, snippets=False, cancelled=stop)
+            rows = catalog.search(query, limit=PAGE, snippets=False, sort=sort, cancelled=stop)
             if worker.is_cancelled:
                 return
             total = len(rows) if len(rows) < PAGE else catalog.count(query, cancelled=stop) if counted else None
@@ -102,7 +104,8 @@ class Loading:
         if message.generation != self.generation:
             return
         self.papers.show_results(message.query, message.generation, message.rows,
-                                 message.total, self._empty_message(self.query_text), self.keep_key)
+                                 message.total, self._empty_message(self.query_text), self.keep_key,
+                                 self.sort)
         self.counted = message.total is not None
         self.show_position()
 
@@ -130,6 +133,8 @@ class Loading:
         else:
             of = f"{total:,}" if self.counted else f"{PAGE}+"
             parts = [f"row {papers.cursor + 1:,} / {of}"]
+        if self.sort != RELEVANCE:
+            parts.append(f"  ·  by {self.sort.name}")
         if papers.marked:
             parts.append((f"  ·  {len(papers.marked)} marked (escape unmarks)", "$text-accent"))
         self.search_bar.hint(Content.assemble(*parts))

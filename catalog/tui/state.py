@@ -1,5 +1,5 @@
 """What the TUI remembers between runs: the last query, the paper under the cursor, whether
-the sidebar was shown, the theme, and the search history. One small JSON file in the user's
+the sidebar was shown, the theme, the sort order, and the search history. One small JSON file in the user's
 state directory (platformdirs), replaced atomically on exit. A missing, unreadable or
 corrupt file is an empty session: remembering is a convenience and never stops the app.
 
@@ -37,6 +37,7 @@ class State:
     key: str | None = None  # the paper under the cursor
     sidebar: bool | None = None  # None: as the terminal's width decides
     theme: str | None = None
+    sort: str = ""  # catalog.query.Sort as text ("year", "-title"); "" is relevance
     history: list[str] = field(default_factory=list)  # oldest first, no repeats
 
     def remember(self, query: str) -> None:
@@ -55,7 +56,8 @@ class State:
         history = [q for q in get("history", (list,), []) if isinstance(q, str) and q.strip()]
         return cls(query=get("query", (str,), ""), key=get("key", (str, type(None)), None),
                    sidebar=get("sidebar", (bool, type(None)), None),
-                   theme=get("theme", (str, type(None)), None), history=history[-HISTORY:])
+                   theme=get("theme", (str, type(None)), None), sort=get("sort", (str,), ""),
+                   history=history[-HISTORY:])
 
 
 class StateStore:

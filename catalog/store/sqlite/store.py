@@ -11,7 +11,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from catalog.errors import CatalogError, StoreError
-from catalog.query import Query, QueryError
+from catalog.query import RELEVANCE, Query, QueryError, Sort
 from catalog.results import SearchHit
 from catalog.store import rows
 from catalog.store.base import Store
@@ -41,11 +41,12 @@ class SqliteTx(PaperReads, EditQueries, ImportQueries, Maintenance, Vocabulary):
     # --- search -------------------------------------------------------------------------------
 
     def search(self, query: Query, *, limit: int = 50, offset: int = 0,
-               with_text: bool = False) -> list[SearchHit]:
-        """The page of papers `query` finds, best first (newest first without words).
-        `with_text`: each hit carries its rendered abstract, for snippets. limit -1: all."""
+               with_text: bool = False, sort: Sort = RELEVANCE) -> list[SearchHit]:
+        """The page of papers `query` finds, best first (newest first without words) or in
+        `sort`'s order. `with_text`: each hit carries its rendered abstract, for snippets.
+        limit -1: all."""
         sql, params = fts.search_sql(fts.compile_query(query), limit=limit, offset=offset,
-                                     with_text=with_text)
+                                     with_text=with_text, sort=sort)
         return [SearchHit(r["id"], rows.summary(r), r["text"], r["score"])
                 for r in self._run(sql, params, query)]
 

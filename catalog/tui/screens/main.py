@@ -17,6 +17,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Input
 
 from catalog.library import Catalog
+from catalog.query import RELEVANCE, QueryError, Sort
 from catalog.results import Edit, Facets, PaperDetail, SavedQuery
 from catalog.tui import keys
 from catalog.tui.editing import Editing
@@ -34,6 +35,13 @@ from catalog.tui.widgets.search_bar import SearchBar
 
 
 GG = 0.5  # seconds within which a second g means "to the top" (gg)
+
+
+def _sort(text: str) -> Sort:
+    try:
+        return Sort.parse(text)
+    except QueryError:  # a state file from another version: the default order
+        return RELEVANCE
 
 
 class CatalogScreen(Loading, Editing, Sharing, Screen):
@@ -54,6 +62,7 @@ class CatalogScreen(Loading, Editing, Sharing, Screen):
         self.query_text = ""  # what the last search ran
         self.keep_key: str | None = None  # the paper the cursor stays on after a refresh
         self.counted = False  # whether the list's total is the full count yet
+        self.sort = _sort(self.remembered.sort)
         self.facets: Facets | None = None
         self.detail: PaperDetail | None = None
         self.undo_stack: list[tuple[str, Edit]] = []
@@ -156,6 +165,19 @@ class CatalogScreen(Loading, Editing, Sharing, Screen):
         current = self.papers.current
         self.search(self.query_text, keep=current.key if current else None)
         self.load_facets()
+
+    def action_cycle_sort(self) -> None:
+        self.sort_by(self.sort.next())
+
+    @on(PaperList.SortChosen)
+    def _sort_chosen(self, message: PaperList.SortChosen) -> None:
+        self.sort_by(self.sort.toggled(message.field))
+
+    def sort_by(self, sort: Sort) -> None:
+        """Show the results in this order, from the top."""
+        self.sort = sort
+        self.remembered.sort = "" if sort == RELEVANCE else str(sort)
+        self.search(self.query_text)
 
     def action_help(self) -> None:
         groups = [("Everywhere", self._keys(keys.BINDINGS)), ("Paper list", self._keys(PaperList.BINDINGS)),

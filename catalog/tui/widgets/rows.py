@@ -59,16 +59,41 @@ class RowStyles:
         return cls(style, style, style, style, style, style, {})
 
 
-def header(cols: Columns, style: Style) -> Text:
+# The sort order each header sorts by when clicked (catalog.query.SORTS).
+SORTABLE = {"Title": "title", "Year": "year", "Rating": "rating"}
+# Which way each order runs when not reversed: its arrow.
+DESCENDING = {"year": True, "rating": True, "title": False, "added": True, "relevance": True}
+
+
+def _columns(cols: Columns) -> list[tuple[str, int]]:
+    return [("Title", cols.title), ("Venue", cols.venue), ("Year", YEAR), ("Status", STATUS),
+            ("Rating", RATING), ("Tags", cols.tags)]
+
+
+def header(cols: Columns, style: Style, sort: tuple[str, bool] | None = None) -> Text:
+    """The column names; `sort` (field, reversed) puts an arrow before the sorted column's."""
     line = Text(style=style, no_wrap=True, end="")
     line.append(" ", style)
-    columns = [("Title", cols.title), ("Venue", cols.venue), ("Year", YEAR), ("Status", STATUS),
-               ("Rating", RATING), ("Tags", cols.tags)]
-    for label, width in columns:
+    for label, width in _columns(cols):
         if width:
-            line.append(" ", style)
+            field = SORTABLE.get(label)
+            if sort is not None and field == sort[0]:
+                line.append("↓" if DESCENDING[field] != sort[1] else "↑", style)
+            else:
+                line.append(" ", style)
             line.append_text(cell(label, width, style))
     return line
+
+
+def header_at(cols: Columns, x: int) -> str | None:
+    """The sort order of the header under column `x` (a click), if it sorts."""
+    start = 1
+    for label, width in _columns(cols):
+        if width:
+            if start <= x < start + 1 + width:
+                return SORTABLE.get(label)
+            start += 1 + width
+    return None
 
 
 def row(p: PaperSummary, cols: Columns, styles: RowStyles, marked: bool) -> Text:

@@ -1,0 +1,89 @@
+"""The list's data: sort orders (O, header clicks), facet counts for the results, refreshing
+when another process changes the catalog, and note markers."""
+
+from __future__ import annotations
+
+import json
+
+from catalog.tui.app import CatalogApp
+from catalog.tui.state import StateStore
+from catalog.tui.widgets.paper_list import PaperList
+from tests.tui.conftest import screen_text
+
+SIZE = (120, 36)
+
+
+def _rows(app) -> list:
+    return list(app.main.papers.pages[0])
+
+
+def _header(app) -> str:
+    return screen_text(app, app.main.papers).splitlines()[0]
+
+
+async def test_O_cycles_the_sort_and_a_header_click_sorts_by_its_column(seeded, settle, tmp_path):
+    keys = [p.key for p in seeded.search("", limit=6, snippets=False)]
+    seeded.set_rating(keys[:2], 2)
+    seeded.set_rating(keys[2:4], 5)
+    store = StateStore(tmp_path / "tui-state.json")
+    app = CatalogApp(seeded, cursor_blink=False, state=store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert "↓" not in _header(app) and "↑" not in _header(app)
+        await pilot.press("O")  # year, newest first
+        await settle(pilot)
+        assert "↓Year" in _header(app) and "by year, newest first" in screen_text(app)
+        await pilot.press("O")  # rating, best first; unrated last
+        await settle(pilot)
+        ratings = [p.rating for p in _rows(app)]
+        assert ratings[:4] == [5, 5, 2, 2] and set(ratings[4:]) <= {None, 4}
+        assert "↓Rating" in _header(app) and "by rating, best first" in screen_text(app)
+        assert app.main.papers.cursor == 0
+        await pilot.press("O")  # title, A to Z
+        await settle(pilot)
+        titles = [p.title.casefold() for p in _rows(app)]
+        assert titles == sorted(titles) and "↑Title" in _header(app)
+
+        await pilot.click(PaperList, offset=(4, 0))  # Title again: Z to A
+        await settle(pilot)
+        titles = [p.title.casefold() for p in _rows(app)]
+        assert titles == sorted(titles, reverse=True) and "↓Title" in _header(app)
+        assert "by title, Z to A" in screen_text(app)
+
+        await pilot.press("slash", *"model", "escape")  # a word search keeps the order
+        await settle(pilot, typing=True)
+        titles = [p.title.casefold() for p in _rows(app)]
+        assert len(titles) == seeded.count("model") and titles == sorted(titles, reverse=True)
+    assert json.loads(store.path.read_text())["sort"] == "-title"
+
+    again = CatalogApp(seeded, cursor_blink=False, state=store)
+    async with again.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert "↓Title" in _header(again)
+        titles = [p.title.casefold() for p in _rows(again)]
+        assert titles == sorted(titles, reverse=True)
+        for _ in range(3):  # title -> added -> relevance -> year
+            await pilot.press("O")
+        await settle(pilot)
+        assert "↓Year" in _header(again)
+    assert json.loads(store.path.read_text())["sort"] == "year"
+
+
+async def test_pages_beyond_the_first_come_in_the_same_order(seeded, settle, monkeypatch):
+    from catalog.tui import loading
+    from catalog.tui.widgets import paper_list
+
+    monkeypatch.setattr(paper_list, "PAGE", 10)
+    monkeypatch.setattr(loading, "PAGE", 10)
+    app = CatalogApp(seeded, cursor_blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("O", "O", "O")  # title
+        await settle(pilot)
+        await pilot.press("end")
+        await settle(pilot)
+        papers = app.main.papers
+        seen = [p.title.casefold() for page in sorted(papers.pages) for p in papers.pages[page]]
+        assert papers.total == 90 and len(papers.pages) > 1
+        assert seen == sorted(seen)
+        assert papers.current.title == seeded.search("", limit=1, sort="-title", snippets=False)[0].title
