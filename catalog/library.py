@@ -253,13 +253,20 @@ class Catalog:
                 by_rating=ratings + (((None, unrated),) if unrated else ()),
             )
 
-    def facets(self) -> Facets:
-        with self.store.read() as tx:
+    def facets(self, query: str = "", *, cancelled: Stop | None = None) -> Facets:
+        """Counts of the papers `query` finds by venue and year, status, rating and tag (a
+        tag counting its children's papers too); the whole catalog for ""."""
+        parsed = parse(query)
+        with self.store.read() as tx, tx.stoppable(cancelled):
             total = tx.paper_count()
-            return Facets(venues=tx.venue_counts(),
-                          tags=tuple(t for t in tx.tag_counts() if t.count),
-                          statuses=tx.status_counts(total), ratings=tx.rating_counts(),
-                          saved=tx.saved_searches(), total=total)
+            names = tuple(t.name for t in tx.tag_counts() if t.count)
+            if parsed.is_empty:
+                found = Facets(venues=tx.venue_counts(), tags=tx.tags_with_children(),
+                               statuses=tx.status_counts(total), ratings=tx.rating_counts(),
+                               saved=tx.saved_searches(), total=total)
+            else:
+                found = tx.result_facets(parsed)
+        return dataclasses.replace(found, query=query, catalog_total=total, tag_names=names)
 
     # --- saved searches -----------------------------------------------------------------
 

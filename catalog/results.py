@@ -206,14 +206,18 @@ class Stats:
 
 @dataclass(frozen=True)
 class Facets:
-    """Counts for the TUI sidebar, over the whole catalog."""
+    """Counts for the TUI sidebar, of the papers a query finds (the whole catalog for "").
+    A tag's count includes its children's papers, as the tag: filter does."""
 
     venues: tuple[tuple[str, int | None, int], ...]  # venue, year, papers
     tags: tuple[TagCount, ...]
     statuses: tuple[tuple[str, int], ...]
     ratings: tuple[tuple[int, int], ...]
     saved: tuple["SavedQuery", ...]
-    total: int
+    total: int  # papers counted
+    query: str = ""
+    catalog_total: int = 0  # papers in the catalog
+    tag_names: tuple[str, ...] = ()  # every tag in the catalog (for completion)
 
 
 @dataclass(frozen=True)

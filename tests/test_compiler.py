@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from catalog.query import QueryError, Sort, parse
-from catalog.store.sqlite.fts import compile_query, count_sql, search_sql
+from catalog.store.sqlite.fts import compile_query, count_sql, facet_sql, ids_sql, search_sql
 
 _TAGGED = "SELECT pt.paper_id FROM paper_tag pt JOIN tag t ON t.id = pt.tag_id WHERE "
 
@@ -127,3 +127,25 @@ def _cycle(sort, n):
         out.append(sort)
         sort = sort.next()
     return out
+
+
+def test_ids_of_every_match():
+    assert ids_sql(compile_query(parse("sparse venue:ICML"))) == (
+        "SELECT rowid FROM paper_fts WHERE paper_fts MATCH ?"
+        " AND +rowid IN (SELECT p.id FROM paper p WHERE (p.venue = ?))", ['("sparse")', "ICML"])
+    assert ids_sql(compile_query(parse("year:2026"))) == (
+        "SELECT p.id FROM paper p WHERE (p.year = ?)", [2026])
+
+
+def test_facet_counts_read_an_index_when_results_are_many():
+    few, many = facet_sql("IDS", scan=False), facet_sql("IDS", scan=True)
+    assert few["venues"] == ("SELECT coalesce(venue, '?') AS venue, year, count(*) AS papers FROM paper"
+                             " WHERE id IN (IDS) GROUP BY venue, year ORDER BY year DESC, venue")
+    assert many["venues"] == ("SELECT coalesce(venue, '?') AS venue, year, count(*) AS papers FROM paper"
+                              " INDEXED BY ix_paper_venue_year WHERE id IN (IDS) GROUP BY venue, year"
+                              " ORDER BY year DESC, venue")
+    assert many["statuses"] == ("SELECT status, count(*) AS papers FROM paper INDEXED BY ix_paper_status_year"
+                                " WHERE status != 'unread' AND id IN (IDS) GROUP BY status")
+    assert few["ratings"] == ("SELECT rating, count(*) AS papers FROM paper"
+                              " WHERE rating IS NOT NULL AND id IN (IDS) GROUP BY rating ORDER BY rating DESC")
+    assert "INDEXED BY ix_paper_rating WHERE" in many["ratings"]

@@ -151,3 +151,31 @@ def test_sort_orders_on_a_real_catalog(seeded):
     best = seeded.search("sparse attention", limit=50, snippets=False)
     worst = seeded.search("sparse attention", limit=50, snippets=False, sort="-relevance")
     assert [p.key for p in worst] == [p.key for p in reversed(best)] or len(best) == 50
+
+
+@pytest.mark.parametrize("query", ["", "model", "tag:project", "attention venue:ICLR", "-model", "status:unread"])
+def test_facet_counts_are_those_of_the_results(seeded, query):
+    """Each count equals what searching with that facet added finds; a parent tag counts
+    its children's papers (tag:project finds project/thesis)."""
+    keys = [p.key for p in seeded.search("model", limit=12, snippets=False)]
+    seeded.tag(keys[:3], add=["project/thesis"])
+    seeded.tag(keys[2:5], add=["project"])
+    seeded.tag(keys[6:8], add=["project/grant/x"])
+    seeded.set_status(keys[:4], "read")
+    seeded.set_rating(keys[3:9], 3)
+    facets = seeded.facets(query)
+    total = seeded.count(query) if query else seeded.count("")
+    assert facets.total == total and facets.catalog_total == 90 and facets.query == query
+    assert "project/grant" in facets.tag_names or "project/grant/x" in facets.tag_names
+    for tag in facets.tags:
+        assert tag.count == seeded.count(f"{query} tag:{tag.name}"), tag
+    if query in ("", "model"):
+        assert {t.name for t in facets.tags} >= {"project", "project/grant", "project/thesis"}
+        assert dict((t.name, t.count) for t in facets.tags)["project"] == 7  # 0-4, 6, 7: each once
+    for status, n in facets.statuses:
+        assert n == seeded.count(f"{query} status:{status}"), status
+    for rating, n in facets.ratings:
+        assert n == seeded.count(f"{query} rating:{rating}"), rating
+    for venue, year, n in facets.venues:
+        assert n == seeded.count(f'{query} venue:"{venue}" year:{year}'), (venue, year)
+    assert sum(n for _, _, n in facets.venues) == total

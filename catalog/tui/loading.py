@@ -108,6 +108,7 @@ class Loading:
                                  self.sort)
         self.counted = message.total is not None
         self.show_position()
+        self.load_facets(message.query)
 
     def on_search_count(self, message: SearchCount) -> None:
         if message.generation == self.generation:
@@ -140,7 +141,7 @@ class Loading:
         self.search_bar.hint(Content.assemble(*parts))
 
     def _empty_message(self, query: str, suggestions: list[Suggestion] = ()) -> list[Text]:
-        if not query.strip() or (self.facets is not None and not self.facets.total):
+        if not query.strip() or (self.facets is not None and not self.facets.catalog_total):
             return [Text("Your catalog is empty.", style="bold"), Text(""),
                     Text("Import paper lists (text files, one abstract per paragraph) in a terminal:"),
                     Text("    catalog import PATH", style="bold"),
@@ -163,19 +164,35 @@ class Loading:
 
     # --- facets and the paper under the cursor -----------------------------------------
 
+    def load_facets(self, query: str | None = None) -> None:
+        """Counts for the results of `query` (by default those shown: the query as it ran,
+        the word being typed as a prefix), off the UI thread; a newer call cancels this one,
+        and SQLite stops at once."""
+        self._load_facets(self.papers.query_text if query is None else query)
+
     @work(thread=True, exclusive=True, group="facets", exit_on_error=False)
-    def load_facets(self) -> None:
+    def _load_facets(self, query: str) -> None:
+        worker = get_current_worker()
         try:
-            self.post_message(FacetsLoaded(self.catalog.facets()))
-        except Exception:  # counts are a convenience; the next refresh tries again
-            pass
+            facets = self.catalog.facets(query, cancelled=lambda: worker.is_cancelled)
+        except Exception:  # superseded, or a bad query; counts are a convenience
+            return
+        if not worker.is_cancelled:
+            self.post_message(FacetsLoaded(facets))
 
     def on_facets_loaded(self, message: FacetsLoaded) -> None:
+        if message.facets.query != self.papers.query_text:
+            return  # the results have changed since
         self.facets = message.facets
         self.query_one("#sidebar").show_facets(message.facets)
+        # The venue column fits the venues: it widens, but never narrows while searching.
         widest = max((cell_len(v) for v, _, _ in message.facets.venues), default=5)
-        self.papers.venue_width = max(5, min(12, widest))
-        self.papers.refresh()
+        width = max(5, min(12, widest))
+        if message.facets.query.strip():
+            width = max(width, self.papers.venue_width)
+        if width != self.papers.venue_width:
+            self.papers.venue_width = width
+            self.papers.refresh()
 
     def on_paper_list_highlighted(self, message: PaperList.Highlighted) -> None:
         self.refresh_bindings()

@@ -34,7 +34,7 @@ async def _click_facet(pilot, label_start: str) -> None:
 
     def walk(node):
         for child in node.children:
-            if child.label.plain.startswith(label_start):
+            if child.label.plain.removeprefix("● ").startswith(label_start):
                 found.append(child)
             walk(child)
 

@@ -87,3 +87,45 @@ async def test_pages_beyond_the_first_come_in_the_same_order(seeded, settle, mon
         assert papers.total == 90 and len(papers.pages) > 1
         assert seen == sorted(seen)
         assert papers.current.title == seeded.search("", limit=1, sort="-title", snippets=False)[0].title
+
+
+def _facet_labels(app) -> list[str]:
+    from catalog.tui.widgets.sidebar import Sidebar
+
+    out = []
+
+    def walk(node):
+        for child in node.children:
+            out.append(child.label.plain)
+            walk(child)
+
+    walk(app.query_one(Sidebar).root)
+    return out
+
+
+async def test_facet_counts_follow_the_results_and_mark_the_facets_in_use(seeded, settle, type_search):
+    keys = [p.key for p in seeded.search("model", limit=10, snippets=False)]
+    seeded.tag(keys[:2], add=["project/thesis"])
+    seeded.tag(keys[1:4], add=["project/grant"])
+    seeded.tag([p.key for p in seeded.search("-model", limit=3, snippets=False)], add=["project/other"])
+    app = CatalogApp(seeded, cursor_blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        labels = _facet_labels(app)
+        assert "project 7" in labels and "other 3" in labels  # the whole catalog; project/*: 4 + 3
+        assert f"unread {seeded.count('status:unread')}" in labels
+
+        await type_search(pilot, "model")
+        labels = _facet_labels(app)
+        iclr = seeded.count("model venue:ICLR")
+        assert f"ICLR 2026 {iclr}" in labels and f"ICML 2026 {seeded.count('model venue:ICML')}" in labels
+        assert "project 4" in labels and "thesis 2" in labels and "grant 3" in labels
+        assert not any(label.startswith("other") for label in labels)  # none of the results has it
+        assert f"unrated {seeded.count('model')}" in labels
+        assert not any(label.startswith("●") for label in labels)
+
+        await type_search(pilot, "model venue:ICLR tag:project")
+        labels = _facet_labels(app)
+        assert f"● ICLR 2026 {seeded.count('model venue:ICLR tag:project')}" in labels
+        assert any(label.startswith("● project ") for label in labels)
+        assert not any(label.startswith("ICML") for label in labels)

@@ -230,6 +230,34 @@ def count_sql(compiled: CompiledQuery) -> tuple[str, list]:
             [compiled.match, *params])
 
 
+def ids_sql(compiled: CompiledQuery) -> tuple[str, list]:
+    """The ids of every paper the query finds, as a subquery (for counting facets)."""
+    if compiled.match is None:
+        return f"SELECT p.id FROM paper p WHERE {' AND '.join(compiled.where) or '1'}", list(compiled.params)
+    restrict, params = _restriction(compiled)
+    return f"SELECT rowid FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH ?{restrict}", [compiled.match, *params]
+
+
+def facet_sql(ids: str, *, scan: bool) -> dict[str, str]:
+    """Venue-year, status and rating counts of the papers `ids` selects (a subquery, see
+    ids_sql; its parameters go once into each). Without `scan` SQLite looks up each id's row;
+    with it, it reads only an index and checks each entry against the ids: far less to read
+    when they are many (the paper rows are wide, the indexes narrow). Unread papers are not
+    counted: they are the rest."""
+    def index(name: str) -> str:
+        return f" INDEXED BY {name}" if scan else ""
+
+    return {
+        "venues": (f"SELECT coalesce(venue, '?') AS venue, year, count(*) AS papers FROM paper"
+                   f"{index('ix_paper_venue_year')} WHERE id IN ({ids}) GROUP BY venue, year"
+                   " ORDER BY year DESC, venue"),
+        "statuses": (f"SELECT status, count(*) AS papers FROM paper{index('ix_paper_status_year')}"
+                     f" WHERE status != 'unread' AND id IN ({ids}) GROUP BY status"),
+        "ratings": (f"SELECT rating, count(*) AS papers FROM paper{index('ix_paper_rating')}"
+                    f" WHERE rating IS NOT NULL AND id IN ({ids}) GROUP BY rating ORDER BY rating DESC"),
+    }
+
+
 def titled_sql(title: str, limit: int) -> tuple[str, list] | None:
     """Papers whose real title holds `title`'s words as a phrase and is not much longer:
     candidates for deduplication, which compares the titles themselves. None when `title`

@@ -81,7 +81,6 @@ class CatalogScreen(Loading, Editing, Sharing, Screen):
         remembered = self.remembered  # (its theme is set by the app, before styling)
         if remembered.sidebar is not None:
             self._show_sidebar(remembered.sidebar)
-        self.load_facets()
         if remembered.query:
             self.search_bar.set_query(remembered.query, run=False)
         # The remembered paper, when the first page holds it (finding its place deeper in the
@@ -164,7 +163,6 @@ class CatalogScreen(Loading, Editing, Sharing, Screen):
     def action_refresh(self) -> None:
         current = self.papers.current
         self.search(self.query_text, keep=current.key if current else None)
-        self.load_facets()
 
     def action_cycle_sort(self) -> None:
         self.sort_by(self.sort.next())
