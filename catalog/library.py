@@ -61,6 +61,12 @@ class Catalog:
     def close(self) -> None:
         self.store.close()
 
+    def version(self) -> int:
+        """A number that changes whenever anyone (another process, another person, this
+        one) commits a change to the catalog: cheap enough to poll every second. SQLite's
+        data_version; a server backend keeps its own (LISTEN/NOTIFY)."""
+        return self.store.data_version()
+
     # --- import -------------------------------------------------------------------------
 
     def import_paths(self, paths: Iterable[Path], *, venue: str | None = None,

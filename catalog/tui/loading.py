@@ -18,8 +18,8 @@ from catalog.suggest import corrected
 from catalog.text.tex import render_styled
 from catalog.tui.display import first_line
 from catalog.tui.messages import (
-    DetailLoaded, FacetsLoaded, QueryChanged, SearchCount, SearchFailed, SearchResults,
-    SearchSuggestions,
+    CatalogChanged, DetailLoaded, FacetsLoaded, QueryChanged, SearchCount, SearchFailed,
+    SearchResults, SearchSuggestions,
 )
 from catalog.tui.state import State
 from catalog.tui.querytext import PREFIX_FROM, highlight_terms, tokens, typed_query, unfinished_word
@@ -161,6 +161,39 @@ class Loading:
         if filters:
             out.append(Text("Or remove a filter: " + "  ".join(filters)))
         return out
+
+    # --- changes made elsewhere ----------------------------------------------------------
+
+    version: int | None  # the catalog's version the screen shows (None: not read yet)
+    polling: bool  # a look is under way
+
+    def poll_version(self) -> None:
+        """Every POLL seconds (a timer): has the catalog changed? One PRAGMA, off the UI
+        thread; a look still under way (a busy disk) is not doubled."""
+        if not self.polling:
+            self.polling = True
+            self._poll(self.catalog)
+
+    @work(thread=True, group="poll", exit_on_error=False)
+    def _poll(self, catalog: Catalog) -> None:
+        try:
+            version = catalog.version()
+        except Exception:  # a busy or vanished file: ask again next time
+            version = None
+        self.post_message(CatalogChanged(version))
+
+    def on_catalog_changed(self, message: CatalogChanged) -> None:
+        """Show the change: the same query again, the cursor on the same paper (or the same
+        row), marks kept; the facets and the paper under the cursor are read again after."""
+        self.polling = False
+        if message.version is None or message.version == self.version:
+            return
+        first = self.version is None
+        self.version = message.version
+        if first:
+            return
+        current = self.papers.current
+        self.search(self.query_text, keep=current.key if current else None, counted=True)
 
     # --- facets and the paper under the cursor -----------------------------------------
 

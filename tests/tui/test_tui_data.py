@@ -129,3 +129,44 @@ async def test_facet_counts_follow_the_results_and_mark_the_facets_in_use(seeded
         assert f"● ICLR 2026 {seeded.count('model venue:ICLR tag:project')}" in labels
         assert any(label.startswith("● project ") for label in labels)
         assert not any(label.startswith("ICML") for label in labels)
+
+
+async def test_changes_made_elsewhere_show_by_themselves(seeded, settle, monkeypatch, tmp_path, seeds_copy):
+    """Another process tags, rates and imports: the rows update without R, the cursor stays
+    on its paper and the marks stay; the tag dialog knows the new tag."""
+    from catalog.library import Catalog
+    from catalog.tui.screens import main
+
+    monkeypatch.setattr(main, "POLL", 0.05)
+    other = Catalog.open(seeded.path)  # another shell: its own connections
+    app = CatalogApp(seeded, cursor_blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        papers = app.main.papers
+        await pilot.press("space", "space", "j", "j")  # two marked; the cursor on the fifth
+        await settle(pilot)
+        marked, key = set(papers.marked), papers.current.key
+        assert papers.cursor == 4
+
+        other.tag([key], add=["elsewhere"])
+        other.set_status([key], "reading")
+        await pilot.pause(0.3)
+        await settle(pilot)
+        assert papers.current.key == key and papers.cursor == 4 and set(papers.marked) == marked
+        assert papers.current.tags == ("elsewhere",) and papers.current.status == "reading"
+        assert "#elsewhere" in screen_text(app, papers)
+        assert any(label.startswith("elsewhere 1") for label in _facet_labels(app))
+
+        await pilot.press("escape", "t")  # the tag dialog for the paper: its tag is there
+        await settle(pilot)
+        assert "#elsewhere" in screen_text(app) and "no tags yet" not in screen_text(app)
+        await pilot.press("escape")
+
+        extra = tmp_path / "more.txt"
+        extra.write_text("ICML 2025\n\nA brand new abstract about zebra finches and their song.\n",
+                         encoding="utf-8")
+        other.import_paths([extra])
+        await pilot.pause(0.3)
+        await settle(pilot)
+        assert papers.total == 91 and papers.current.key == key
+    other.close()

@@ -35,6 +35,7 @@ from catalog.tui.widgets.search_bar import SearchBar
 
 
 GG = 0.5  # seconds within which a second g means "to the top" (gg)
+POLL = 1.0  # seconds between looks at whether the catalog changed elsewhere
 
 
 def _sort(text: str) -> Sort:
@@ -62,6 +63,8 @@ class CatalogScreen(Loading, Editing, Sharing, Screen):
         self.query_text = ""  # what the last search ran
         self.keep_key: str | None = None  # the paper the cursor stays on after a refresh
         self.counted = False  # whether the list's total is the full count yet
+        self.version: int | None = None  # of the catalog, as last shown (loading.py polls it)
+        self.polling = False
         self.sort = _sort(self.remembered.sort)
         self.facets: Facets | None = None
         self.detail: PaperDetail | None = None
@@ -87,6 +90,8 @@ class CatalogScreen(Loading, Editing, Sharing, Screen):
         # results needs a query of its own; see the report on issue 14).
         self.search(remembered.query, keep=remembered.key, counted=False)
         self.papers.focus()
+        self.poll_version()  # the version the first results show
+        self.set_interval(POLL, self.poll_version)
 
     def on_unmount(self) -> None:
         if self.store is None:
