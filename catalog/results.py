@@ -16,6 +16,7 @@ class PaperSummary:
     rating: int | None
     tags: tuple[str, ...]
     snippet: str | None = None  # with \x02 ... \x03 around matched words
+    has_notes: bool = False  # the TUI marks such papers in its list
 
     def as_json(self) -> dict:
         return {

@@ -55,7 +55,7 @@ def test_ranked_search_sql():
         " FROM paper_fts WHERE paper_fts MATCH ? AND +rowid IN (SELECT p.id FROM paper p WHERE (p.venue = ?))"
         " ORDER BY score, rowid LIMIT ? OFFSET ?)"
         " SELECT p.id, p.key, coalesce(p.user_title, p.title, p.headline) AS title, p.venue, p.year,"
-        " p.status, p.rating, p.tags_text, NULL AS text, top.score AS score"
+        " p.status, p.rating, p.tags_text, p.notes_text != '' AS has_notes, NULL AS text, top.score AS score"
         " FROM top CROSS JOIN paper p WHERE p.id = top.id ORDER BY top.score, top.id")
     assert params == ['("sparse")', "ICML", 50, 100]
 
@@ -64,7 +64,7 @@ def test_listing_and_counting_sql():
     compiled = compile_query(parse("venue:ICML"))
     sql, params = search_sql(compiled, limit=20, with_text=True)
     assert sql == ("SELECT p.id, p.key, coalesce(p.user_title, p.title, p.headline) AS title, p.venue,"
-                   " p.year, p.status, p.rating, p.tags_text, p.abstract_text AS text, NULL AS score"
+                   " p.year, p.status, p.rating, p.tags_text, p.notes_text != '' AS has_notes, p.abstract_text AS text, NULL AS score"
                    " FROM paper p WHERE (p.venue = ?) ORDER BY p.year DESC, p.id DESC LIMIT ? OFFSET ?")
     assert params == ["ICML", 20, 0]
     assert count_sql(compiled) == ("SELECT count(*) FROM paper p WHERE (p.venue = ?)", ["ICML"])
@@ -73,7 +73,7 @@ def test_listing_and_counting_sql():
 
 
 _SUMMARY = ("SELECT p.id, p.key, coalesce(p.user_title, p.title, p.headline) AS title, p.venue,"
-            " p.year, p.status, p.rating, p.tags_text, NULL AS text, NULL AS score")
+            " p.year, p.status, p.rating, p.tags_text, p.notes_text != '' AS has_notes, NULL AS text, NULL AS score")
 
 
 @pytest.mark.parametrize("sort, order", [

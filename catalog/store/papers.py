@@ -10,7 +10,7 @@ from catalog.store import rows
 from catalog.store.rows import chunks
 
 SUMMARY = ("p.id, p.key, coalesce(p.user_title, p.title, p.headline) AS title, p.venue, p.year,"
-           " p.status, p.rating, p.tags_text")
+           " p.status, p.rating, p.tags_text, p.notes_text != '' AS has_notes")
 
 
 class PaperReads:

@@ -170,3 +170,30 @@ async def test_changes_made_elsewhere_show_by_themselves(seeded, settle, monkeyp
         await settle(pilot)
         assert papers.total == 91 and papers.current.key == key
     other.close()
+
+
+async def test_papers_with_notes_are_marked_in_the_list(seeded, settle):
+    keys = [p.key for p in seeded.search("", limit=3, snippets=False)]
+    seeded.add_note(keys[1], "read the appendix")
+    app = CatalogApp(seeded, cursor_blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        lines = screen_text(app, app.main.papers).splitlines()
+        assert [line[:3] for line in lines[1:4]] == ["   ", " ✎ ", "   "]
+        assert lines[0].startswith("   Title")  # the header lines up with the titles
+        await pilot.press("space", "n")  # mark the first, write a note on the second
+        await settle(pilot)
+        for ch in "mine":
+            await pilot.press(ch)
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        lines = screen_text(app, app.main.papers).splitlines()
+        assert [line[:3] for line in lines[1:3]] == ["●  ", " ✎ "]
+        assert len(seeded.get(keys[1]).notes) == 2
+        await pilot.press("k", "n")
+        for ch in "first":
+            await pilot.press(ch)
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        lines = screen_text(app, app.main.papers).splitlines()
+        assert lines[1][:3] == "●✎ "

@@ -42,7 +42,7 @@ NOTES_TEXT_OF = """(SELECT coalesce(group_concat(body, char(10)), '') FROM (
 _BM25 = f"bm25({FTS_TABLE}, {', '.join(str(w) for w in FTS_COLUMNS.values())})"
 SUMMARY_COLUMNS = (
     "p.id, p.key, coalesce(p.user_title, p.title, p.headline) AS title, p.venue, p.year, "
-    "p.status, p.rating, p.tags_text"
+    "p.status, p.rating, p.tags_text, p.notes_text != '' AS has_notes"
 )
 # Newest year first, then most recently added: the year indexes (rowid last) give this order
 # directly, so a filtered listing stops after LIMIT rows instead of sorting the catalog.

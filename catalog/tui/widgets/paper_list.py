@@ -25,7 +25,7 @@ from catalog.library import Catalog
 from catalog.results import PaperSummary
 from catalog.tui.colors import MUTED, TEXT, text_style
 from catalog.query import RELEVANCE, Sort
-from catalog.tui.widgets.rows import Columns, RowStyles, header, header_at, row
+from catalog.tui.widgets.rows import MARKS, Columns, RowStyles, header, header_at, row
 
 PAGE = 200
 KEEP_PAGES = 16  # pages held in memory; others are fetched again when scrolled back to
@@ -258,7 +258,7 @@ class PaperList(ScrollView, can_focus=True):
             lines: list[Text] = []
             for text in self.message:  # indented as the titles are
                 for line in text.wrap(self.app.console, max(10, width - 3)) if text.plain else [text]:
-                    lines.append(Text("  ", end="") + line)
+                    lines.append(Text(" " * MARKS, end="") + line)
             self._wrapped = (width, lines)
         return self._wrapped[1]
 

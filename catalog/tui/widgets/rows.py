@@ -14,6 +14,8 @@ from catalog.results import PaperSummary
 from catalog.tui.display import one_line, stars
 
 YEAR, STATUS, RATING = 4, 7, 6
+MARKS = 3  # ● marked, ✎ has notes, a space
+NOTES = "✎"
 
 
 @dataclass(frozen=True)
@@ -25,7 +27,7 @@ class Columns:
     @classmethod
     def fit(cls, width: int, venue: int = 8) -> "Columns":
         """Title takes what is left; tags get a column when there is room, else lead the title."""
-        fixed = 2 + (venue + 1) + (YEAR + 1) + (STATUS + 1) + (RATING + 1)
+        fixed = MARKS + (venue + 1) + (YEAR + 1) + (STATUS + 1) + (RATING + 1)
         rest = max(10, width - fixed)
         tags = min(30, rest // 4) if rest >= 60 else 0
         return cls(title=rest - (tags + 1 if tags else 0), venue=venue, tags=tags)
@@ -73,7 +75,7 @@ def _columns(cols: Columns) -> list[tuple[str, int]]:
 def header(cols: Columns, style: Style, sort: tuple[str, bool] | None = None) -> Text:
     """The column names; `sort` (field, reversed) puts an arrow before the sorted column's."""
     line = Text(style=style, no_wrap=True, end="")
-    line.append(" ", style)
+    line.append(" " * (MARKS - 1), style)
     for label, width in _columns(cols):
         if width:
             field = SORTABLE.get(label)
@@ -87,7 +89,7 @@ def header(cols: Columns, style: Style, sort: tuple[str, bool] | None = None) ->
 
 def header_at(cols: Columns, x: int) -> str | None:
     """The sort order of the header under column `x` (a click), if it sorts."""
-    start = 1
+    start = MARKS - 1
     for label, width in _columns(cols):
         if width:
             if start <= x < start + 1 + width:
@@ -99,7 +101,9 @@ def header_at(cols: Columns, x: int) -> str | None:
 def row(p: PaperSummary, cols: Columns, styles: RowStyles, marked: bool) -> Text:
     gap = styles.base
     line = Text(style=gap, no_wrap=True, end="")
-    line.append("● " if marked else "  ", styles.mark)
+    line.append("●" if marked else " ", styles.mark)
+    line.append(NOTES if p.has_notes else " ", styles.meta)
+    line.append(" ", gap)
     tags = " ".join("#" + one_line(t) for t in p.tags)
     if cols.tags or not tags:
         line.append_text(cell(one_line(p.title), cols.title, styles.title))
