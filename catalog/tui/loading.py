@@ -37,6 +37,7 @@ class Loading:
     query_text: str
     keep_key: str | None
     counted: bool  # whether the list's total is the full count yet
+    refreshing: bool  # the search under way shows the same results again (a change elsewhere)
     sort: Sort  # the order of the results
     remembered: State  # for next time (state.py)
     facets: Facets | None
@@ -52,13 +53,15 @@ class Loading:
 
     # --- search -------------------------------------------------------------------------
 
-    def search(self, query: str, keep: str | None = None, counted: bool | None = None) -> None:
+    def search(self, query: str, keep: str | None = None, counted: bool | None = None,
+               refresh: bool = False) -> None:
         """Run `query`; `keep` leaves the cursor on that paper if it is still found.
 
         `counted`: count before showing the first page (by default when keeping a paper, whose
-        place may be deep in the list); without, the count follows the first page."""
+        place may be deep in the list); without, the count follows the first page. `refresh`:
+        the same results again, the cursor staying on whatever paper it is on when they come."""
         self.generation += 1
-        self.query_text, self.keep_key = query, keep
+        self.query_text, self.keep_key, self.refreshing = query, keep, refresh
         self.remembered.query = query
         self._search(self.catalog, typed_query(query), self.sort, self.generation,
                      keep is not None if counted is None else counted, query)
@@ -103,9 +106,11 @@ class Loading:
     def on_search_results(self, message: SearchResults) -> None:
         if message.generation != self.generation:
             return
+        keep = self.keep_key
+        if self.refreshing and self.papers.current is not None:  # where the cursor went meanwhile
+            keep = self.papers.current.key
         self.papers.show_results(message.query, message.generation, message.rows,
-                                 message.total, self._empty_message(self.query_text), self.keep_key,
-                                 self.sort)
+                                 message.total, self._empty_message(self.query_text), keep, self.sort)
         self.counted = message.total is not None
         self.show_position()
         self.load_facets(message.query)
@@ -193,7 +198,7 @@ class Loading:
         if first:
             return
         current = self.papers.current
-        self.search(self.query_text, keep=current.key if current else None, counted=True)
+        self.search(self.query_text, keep=current.key if current else None, counted=True, refresh=True)
 
     # --- facets and the paper under the cursor -----------------------------------------
 

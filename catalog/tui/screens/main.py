@@ -65,6 +65,7 @@ class CatalogScreen(Loading, Editing, Sharing, Screen):
         self.counted = False  # whether the list's total is the full count yet
         self.version: int | None = None  # of the catalog, as last shown (loading.py polls it)
         self.polling = False
+        self.refreshing = False
         self.sort = _sort(self.remembered.sort)
         self.facets: Facets | None = None
         self.detail: PaperDetail | None = None
