@@ -228,7 +228,7 @@ def test_search_and_list_sort(run_cli, seeds_copy):
     assert names == sorted(names) and len(names) > 10
     backwards = json.loads(run_cli("list", "--sort", "title", "--reverse", "--json").output)
     assert [p["title"].casefold() for p in backwards] == sorted(names, reverse=True)
-    found = json.loads(run_cli("search", "model", "--sort", "title", "--reverse", "--json", "-n", "100").output)
+    found = json.loads(run_cli("search", "model", "--sort", "title", "--reverse", "--json", "-n", "100").output)["papers"]
     assert [p["title"].casefold() for p in found] == sorted((p["title"].casefold() for p in found), reverse=True)
     assert len(found) > 3
     bad = run_cli("search", "model", "--sort", "author")
