@@ -50,7 +50,7 @@ async def test_O_cycles_the_sort_and_a_header_click_sorts_by_its_column(seeded, 
         assert titles == sorted(titles, reverse=True) and "↓Title" in _header(app)
         assert "by title, Z to A" in screen_text(app)
 
-        await pilot.press("slash", *"model", "escape")  # a word search keeps the order
+        await pilot.press("slash", *"model", "space", "escape")  # a word search keeps the order
         await settle(pilot, typing=True)
         titles = [p.title.casefold() for p in _rows(app)]
         assert len(titles) == seeded.count("model") and titles == sorted(titles, reverse=True)
@@ -115,7 +115,7 @@ async def test_facet_counts_follow_the_results_and_mark_the_facets_in_use(seeded
         assert "project 7" in labels and "other 3" in labels  # the whole catalog; project/*: 4 + 3
         assert f"unread {seeded.count('status:unread')}" in labels
 
-        await type_search(pilot, "model")
+        await type_search(pilot, "model ")  # the space: the word is finished (not a prefix)
         labels = _facet_labels(app)
         iclr = seeded.count("model venue:ICLR")
         assert f"ICLR 2026 {iclr}" in labels and f"ICML 2026 {seeded.count('model venue:ICML')}" in labels
