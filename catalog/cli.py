@@ -55,6 +55,17 @@ def _open(ctx: click.Context):
 
 
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
+SORTS = ("relevance", "year", "rating", "title", "added")  # catalog.query.SORTS (a test checks)
+
+
+def sort_options(default: str):
+    def decorate(command):
+        command = click.option("--reverse", is_flag=True, help="Sort the other way round.")(command)
+        return click.option(
+            "--sort", type=click.Choice(SORTS), default=default, show_default=True,
+            help="Order: relevance (best match; newest without words), year (newest), rating "
+                 "(best; unrated last), title (A-Z), added (newest).")(command)
+    return decorate
 
 
 @click.group(cls=CatalogGroup, epilog=EPILOG,
@@ -109,9 +120,10 @@ def import_cmd(ctx, paths, venue, year, mapping, verbose):
 @main.command(epilog=EPILOG)
 @click.argument("query", nargs=-1, required=True)
 @click.option("--limit", "-n", default=20, show_default=True, type=click.IntRange(1, 100_000))
+@sort_options("relevance")
 @json_option
 @click.pass_context
-def search(ctx, query, limit, as_json):
+def search(ctx, query, limit, sort, reverse, as_json):
     """Ranked full-text search with highlighted snippets.
 
     A key (or its first 4+ characters), a DOI or an arXiv id as the whole query finds that
@@ -126,7 +138,7 @@ def search(ctx, query, limit, as_json):
     if identify(text) is None and parse(text).is_empty:
         _fail(f"nothing to search for in {text!r}: type words, \"a phrase\" or a filter like venue:ICML")
     catalog = _open(ctx)
-    papers = catalog.search(text, limit=limit)
+    papers = catalog.search(text, limit=limit, sort=("-" if reverse else "") + sort)
     suggestions = catalog.suggest(text)  # words (almost) no paper holds: their closest words
     if as_json:
         output.print_json(output.search_json(text, papers, suggestions))
@@ -144,13 +156,15 @@ def search(ctx, query, limit, as_json):
 @main.command("list", epilog=EPILOG)
 @click.argument("query", nargs=-1)
 @click.option("--limit", "-n", default=1000, show_default=True, type=click.IntRange(1, 10_000_000))
+@sort_options("year")
 @json_option
 @click.pass_context
-def list_cmd(ctx, query, limit, as_json):
+def list_cmd(ctx, query, limit, sort, reverse, as_json):
     """List papers, newest first, optionally filtered (same language as search)."""
     from catalog import output
 
-    papers = _open(ctx).search(" ".join(query), limit=limit, snippets=False)
+    papers = _open(ctx).search(" ".join(query), limit=limit, snippets=False,
+                               sort=("-" if reverse else "") + sort)
     if as_json:
         output.print_json([p.as_json() for p in papers])
     else:

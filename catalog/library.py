@@ -18,7 +18,7 @@ from typing import TextIO
 from catalog import changes, highlight, rules
 from catalog.errors import CatalogError, Interrupted
 from catalog.identifiers import identify
-from catalog.query import Clause, Filter, Query, QueryError, parse
+from catalog.query import RELEVANCE, Clause, Filter, Query, QueryError, Sort, parse
 from catalog.resources import seeds_dir
 from catalog.results import (
     AnnotationsReport, Edit, ExportPaper, ExportReport, Facets, ImportReport, NoteView,
@@ -61,6 +61,12 @@ class Catalog:
     def close(self) -> None:
         self.store.close()
 
+    def version(self) -> int:
+        """A number that changes whenever anyone (another process, another person, this
+        one) commits a change to the catalog: cheap enough to poll every second. SQLite's
+        data_version; a server backend keeps its own (LISTEN/NOTIFY)."""
+        return self.store.data_version()
+
     # --- import -------------------------------------------------------------------------
 
     def import_paths(self, paths: Iterable[Path], *, venue: str | None = None,
@@ -87,9 +93,12 @@ class Catalog:
     # --- finding papers -----------------------------------------------------------------
 
     def search(self, query: str, *, limit: int = 50, offset: int = 0, snippets: bool = True,
-               cancelled: Stop | None = None) -> list[PaperSummary]:
-        """The page of papers `query` finds. `cancelled`: asked while the database works; once
-        it is true the search stops and raises Interrupted (the TUI's answer to a newer search)."""
+               sort: Sort | str = RELEVANCE, cancelled: Stop | None = None) -> list[PaperSummary]:
+        """The page of papers `query` finds, best first or in `sort`'s order (a Sort, or its
+        text: "year", "-year"); a paper the query names by key, DOI or arXiv id comes first.
+        `cancelled`: asked while the database works; once it is true the search stops and
+        raises Interrupted (the TUI's answer to a newer search)."""
+        sort = Sort.parse(sort) if isinstance(sort, str) else sort
         with self.store.read() as tx, tx.stoppable(cancelled):
             parsed, named = _understood(tx, query)
             first = named[offset:offset + limit] if limit >= 0 else named[offset:]
@@ -97,7 +106,7 @@ class Catalog:
             rest = limit - len(hits) if limit >= 0 else -1
             if rest:
                 hits += tx.search(parsed, limit=rest, offset=max(0, offset - len(named)),
-                                  with_text=snippets and parsed.has_text)
+                                  with_text=snippets and parsed.has_text, sort=sort)
         return _with_snippets(hits, parsed) if snippets else [hit.summary for hit in hits]
 
     def count(self, query: str, *, cancelled: Stop | None = None) -> int:
@@ -299,13 +308,20 @@ class Catalog:
                 by_rating=ratings + (((None, unrated),) if unrated else ()),
             )
 
-    def facets(self) -> Facets:
-        with self.store.read() as tx:
+    def facets(self, query: str = "", *, cancelled: Stop | None = None) -> Facets:
+        """Counts of the papers `query` finds by venue and year, status, rating and tag (a
+        tag counting its children's papers too); the whole catalog for ""."""
+        parsed = parse(query)
+        with self.store.read() as tx, tx.stoppable(cancelled):
             total = tx.paper_count()
-            return Facets(venues=tx.venue_counts(),
-                          tags=tuple(t for t in tx.tag_counts() if t.count),
-                          statuses=tx.status_counts(total), ratings=tx.rating_counts(),
-                          saved=tx.saved_searches(), total=total)
+            names = tuple(t.name for t in tx.tag_counts() if t.count)
+            if parsed.is_empty:
+                found = Facets(venues=tx.venue_counts(), tags=tx.tags_with_children(),
+                               statuses=tx.status_counts(total), ratings=tx.rating_counts(),
+                               saved=tx.saved_searches(), total=total)
+            else:
+                found = tx.result_facets(parsed)
+        return dataclasses.replace(found, query=query, catalog_total=total, tag_names=names)
 
     # --- discovery: papers like one, recommendations, topics (catalog/related.py) -----------
 

@@ -196,3 +196,54 @@ def _year(text: str, whole: str) -> int:
 
 
 _EXAMPLE = {"venue": "ICML", "tag": "toread", "key": "k3x9q2m"}
+
+
+# --- sort orders --------------------------------------------------------------------------------
+
+# Each order in its natural direction; `reverse` flips it. Unrated papers and papers without a
+# year come last either way.
+SORTS = ("relevance", "year", "rating", "title", "added")
+SORT_NAMES = {
+    "relevance": "relevance", "year": "year, newest first", "rating": "rating, best first",
+    "title": "title, A to Z", "added": "date added, newest first",
+}
+REVERSED_NAMES = {
+    "relevance": "relevance, worst first", "year": "year, oldest first",
+    "rating": "rating, lowest first", "title": "title, Z to A", "added": "date added, oldest first",
+}
+
+
+@dataclass(frozen=True)
+class Sort:
+    """An order for results. "relevance" ranks by the words (newest first when there are none)."""
+
+    field: str = "relevance"
+    reverse: bool = False
+
+    def __post_init__(self) -> None:
+        if self.field not in SORTS:
+            raise QueryError(f"cannot sort by {self.field!r}: sort by {', '.join(SORTS)}")
+
+    @classmethod
+    def parse(cls, text: str) -> "Sort":
+        """`year`, or `-year` (reversed): the CLI's --sort and the TUI's remembered sort."""
+        text = text.strip().lower()
+        return cls(text.lstrip("-") or "relevance", text.startswith("-"))
+
+    def __str__(self) -> str:
+        return ("-" if self.reverse else "") + self.field
+
+    @property
+    def name(self) -> str:
+        return (REVERSED_NAMES if self.reverse else SORT_NAMES)[self.field]
+
+    def next(self) -> "Sort":
+        """The next order in SORTS, in its natural direction (the TUI's O key)."""
+        return Sort(SORTS[(SORTS.index(self.field) + 1) % len(SORTS)])
+
+    def toggled(self, field: str) -> "Sort":
+        """Sorting by `field` (a header click): the same field again reverses it."""
+        return Sort(field, not self.reverse) if field == self.field else Sort(field)
+
+
+RELEVANCE = Sort()

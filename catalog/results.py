@@ -16,6 +16,7 @@ class PaperSummary:
     rating: int | None
     tags: tuple[str, ...]
     snippet: str | None = None  # with \x02 ... \x03 around matched words
+    has_notes: bool = False  # the TUI marks such papers in its list
 
     def as_json(self) -> dict:
         return {
@@ -206,14 +207,18 @@ class Stats:
 
 @dataclass(frozen=True)
 class Facets:
-    """Counts for the TUI sidebar, over the whole catalog."""
+    """Counts for the TUI sidebar, of the papers a query finds (the whole catalog for "").
+    A tag's count includes its children's papers, as the tag: filter does."""
 
     venues: tuple[tuple[str, int | None, int], ...]  # venue, year, papers
     tags: tuple[TagCount, ...]
     statuses: tuple[tuple[str, int], ...]
     ratings: tuple[tuple[int, int], ...]
     saved: tuple["SavedQuery", ...]
-    total: int
+    total: int  # papers counted
+    query: str = ""
+    catalog_total: int = 0  # papers in the catalog
+    tag_names: tuple[str, ...] = ()  # every tag in the catalog (for completion)
 
 
 @dataclass(frozen=True)

@@ -215,3 +215,21 @@ def test_open_sends_the_papers_page_to_the_browser(run_cli, monkeypatch):
     monkeypatch.setattr(webbrowser, "open", lambda url, *a, **k: False)
     result = run_cli("open", key)
     assert result.exit_code == 1 and "no browser" in result.output
+
+
+def test_search_and_list_sort(run_cli, seeds_copy):
+    from catalog import cli, query
+
+    assert cli.SORTS == query.SORTS
+    assert run_cli("import", str(seeds_copy)).exit_code == 0
+    titles = run_cli("list", "--sort", "title", "--json")
+    assert titles.exit_code == 0, titles.output
+    names = [p["title"].casefold() for p in json.loads(titles.output)]
+    assert names == sorted(names) and len(names) > 10
+    backwards = json.loads(run_cli("list", "--sort", "title", "--reverse", "--json").output)
+    assert [p["title"].casefold() for p in backwards] == sorted(names, reverse=True)
+    found = json.loads(run_cli("search", "model", "--sort", "title", "--reverse", "--json", "-n", "100").output)["papers"]
+    assert [p["title"].casefold() for p in found] == sorted((p["title"].casefold() for p in found), reverse=True)
+    assert len(found) > 3
+    bad = run_cli("search", "model", "--sort", "author")
+    assert bad.exit_code == 2 and "'author' is not one of" in bad.output

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from catalog.query import parse
-from catalog.store.sqlite.fts import compile_query, count_sql, search_sql
+from catalog.query import QueryError, Sort, parse
+from catalog.store.sqlite.fts import compile_query, count_sql, facet_sql, ids_sql, search_sql
 
 _TAGGED = "SELECT pt.paper_id FROM paper_tag pt JOIN tag t ON t.id = pt.tag_id WHERE "
 
@@ -56,7 +56,7 @@ def test_ranked_search_sql():
         " FROM paper_fts WHERE paper_fts MATCH ? AND +rowid IN (SELECT p.id FROM paper p WHERE (p.venue = ?))"
         " ORDER BY score, rowid LIMIT ? OFFSET ?)"
         " SELECT p.id, p.key, coalesce(p.user_title, p.title, p.headline) AS title, p.venue, p.year,"
-        " p.status, p.rating, p.tags_text, NULL AS text, top.score AS score"
+        " p.status, p.rating, p.tags_text, p.notes_text != '' AS has_notes, NULL AS text, top.score AS score"
         " FROM top CROSS JOIN paper p WHERE p.id = top.id ORDER BY top.score, top.id")
     assert params == ['("sparse")', "ICML", 50, 100]
 
@@ -65,9 +65,88 @@ def test_listing_and_counting_sql():
     compiled = compile_query(parse("venue:ICML"))
     sql, params = search_sql(compiled, limit=20, with_text=True)
     assert sql == ("SELECT p.id, p.key, coalesce(p.user_title, p.title, p.headline) AS title, p.venue,"
-                   " p.year, p.status, p.rating, p.tags_text, p.abstract_text AS text, NULL AS score"
+                   " p.year, p.status, p.rating, p.tags_text, p.notes_text != '' AS has_notes, p.abstract_text AS text, NULL AS score"
                    " FROM paper p WHERE (p.venue = ?) ORDER BY p.year DESC, p.id DESC LIMIT ? OFFSET ?")
     assert params == ["ICML", 20, 0]
     assert count_sql(compiled) == ("SELECT count(*) FROM paper p WHERE (p.venue = ?)", ["ICML"])
     assert count_sql(compile_query(parse("sparse"))) == (
         "SELECT count(*) FROM paper_fts WHERE paper_fts MATCH ?", ['("sparse")'])
+
+
+_SUMMARY = ("SELECT p.id, p.key, coalesce(p.user_title, p.title, p.headline) AS title, p.venue,"
+            " p.year, p.status, p.rating, p.tags_text, p.notes_text != '' AS has_notes, NULL AS text, NULL AS score")
+
+
+@pytest.mark.parametrize("sort, order", [
+    ("relevance", "p.year DESC, p.id DESC"),  # without words: newest first
+    ("-relevance", "p.year ASC NULLS LAST, p.id ASC"),
+    ("year", "p.year DESC, p.id DESC"),
+    ("-year", "p.year ASC NULLS LAST, p.id ASC"),
+    ("rating", "p.rating DESC NULLS LAST, p.year DESC, p.id DESC"),
+    ("-rating", "p.rating ASC NULLS LAST, p.year DESC, p.id DESC"),
+    ("title", "coalesce(p.user_title, p.title, p.headline) COLLATE NOCASE ASC, p.id ASC"),
+    ("-title", "coalesce(p.user_title, p.title, p.headline) COLLATE NOCASE DESC, p.id DESC"),
+    ("added", "p.id DESC"),
+    ("-added", "p.id ASC"),
+])
+def test_sorted_listing_sql(sort, order):
+    sql, params = search_sql(compile_query(parse("venue:ICML")), limit=20, sort=Sort.parse(sort))
+    assert sql == f"{_SUMMARY} FROM paper p WHERE (p.venue = ?) ORDER BY {order} LIMIT ? OFFSET ?"
+    assert params == ["ICML", 20, 0]
+
+
+def test_sorted_search_sorts_every_match_then_pages():
+    sql, params = search_sql(compile_query(parse("sparse venue:ICML")), limit=50, offset=100,
+                             sort=Sort("rating"))
+    assert sql == (
+        "WITH hits AS (SELECT rowid AS id FROM paper_fts WHERE paper_fts MATCH ?"
+        " AND +rowid IN (SELECT p.id FROM paper p WHERE (p.venue = ?)))"
+        f" {_SUMMARY} FROM hits CROSS JOIN paper p WHERE p.id = hits.id"
+        " ORDER BY p.rating DESC NULLS LAST, p.year DESC, p.id DESC LIMIT ? OFFSET ?")
+    assert params == ['("sparse")', "ICML", 50, 100]
+
+
+def test_reversed_relevance_ranks_worst_first():
+    sql, _ = search_sql(compile_query(parse("sparse")), limit=50, sort=Sort("relevance", reverse=True))
+    assert "ORDER BY score DESC, rowid DESC LIMIT ? OFFSET ?)" in sql
+    assert sql.endswith("ORDER BY top.score DESC, top.id DESC")
+
+
+def test_sort_names_and_cycle():
+    assert str(Sort.parse("-Year")) == "-year" and Sort.parse("-year").reverse
+    assert Sort.parse("") == Sort()
+    assert [str(s) for s in _cycle(Sort(), 6)] == ["relevance", "year", "rating", "title", "added", "relevance"]
+    assert Sort("year").toggled("year") == Sort("year", reverse=True)
+    assert Sort("year", reverse=True).toggled("title") == Sort("title")
+    with pytest.raises(QueryError, match="sort by relevance, year, rating, title, added"):
+        Sort.parse("author")
+
+
+def _cycle(sort, n):
+    out = []
+    for _ in range(n):
+        out.append(sort)
+        sort = sort.next()
+    return out
+
+
+def test_ids_of_every_match():
+    assert ids_sql(compile_query(parse("sparse venue:ICML"))) == (
+        "SELECT rowid FROM paper_fts WHERE paper_fts MATCH ?"
+        " AND +rowid IN (SELECT p.id FROM paper p WHERE (p.venue = ?))", ['("sparse")', "ICML"])
+    assert ids_sql(compile_query(parse("year:2026"))) == (
+        "SELECT p.id FROM paper p WHERE (p.year = ?)", [2026])
+
+
+def test_facet_counts_read_an_index_when_results_are_many():
+    few, many = facet_sql("IDS", scan=False), facet_sql("IDS", scan=True)
+    assert few["venues"] == ("SELECT coalesce(venue, '?') AS venue, year, count(*) AS papers FROM paper"
+                             " WHERE id IN (IDS) GROUP BY venue, year ORDER BY year DESC, venue")
+    assert many["venues"] == ("SELECT coalesce(venue, '?') AS venue, year, count(*) AS papers FROM paper"
+                              " INDEXED BY ix_paper_venue_year WHERE id IN (IDS) GROUP BY venue, year"
+                              " ORDER BY year DESC, venue")
+    assert many["statuses"] == ("SELECT status, count(*) AS papers FROM paper INDEXED BY ix_paper_status_year"
+                                " WHERE status != 'unread' AND id IN (IDS) GROUP BY status")
+    assert few["ratings"] == ("SELECT rating, count(*) AS papers FROM paper"
+                              " WHERE rating IS NOT NULL AND id IN (IDS) GROUP BY rating ORDER BY rating DESC")
+    assert "INDEXED BY ix_paper_rating WHERE" in many["ratings"]

@@ -15,7 +15,7 @@ def test_facets_count_the_catalog(seeded):
     facets = seeded.facets()
     assert facets.total == 90
     assert {(v, y): n for v, y, n in facets.venues} == {("ICML", 2026): 52, ("ICLR", 2026): 38}
-    assert [(t.name, t.count) for t in facets.tags] == [("project/thesis", 1)]
+    assert [(t.name, t.count) for t in facets.tags] == [("project", 1), ("project/thesis", 1)]  # parents too
     assert dict(facets.statuses) == {"unread": 90}
     assert facets.ratings == ((5, 1),)
 

@@ -125,3 +125,57 @@ def test_chinese_abstracts_and_titles_match_two_character_words(empty_catalog, t
     empty_catalog.set_title(english.key, "我的图论笔记")
     assert [p.key for p in empty_catalog.search("图论")] == [english.key]
     assert {p.key for p in empty_catalog.search("图论 OR 模型")} == {english.key, zh.key}
+
+
+def test_sort_orders_on_a_real_catalog(seeded):
+    """Each order puts what a user expects first, for listings and word searches alike;
+    unrated papers and unknown years come last both ways."""
+    keys = [p.key for p in seeded.search("", limit=5, snippets=False)]
+    seeded.set_rating(keys[:3], 2)
+    seeded.set_rating([keys[3]], 5)
+    for query in ("", "model"):
+        by_rating = seeded.search(query, limit=10_000, snippets=False, sort="rating")
+        ratings = [p.rating for p in by_rating]
+        rated = [r for r in ratings if r is not None]
+        assert rated == sorted(rated, reverse=True) and ratings[len(rated):] == [None] * (len(ratings) - len(rated))
+        low = [p.rating for p in seeded.search(query, limit=10_000, snippets=False, sort="-rating")]
+        assert [r for r in low if r is not None] == sorted(rated)
+        titles = [p.title.casefold() for p in seeded.search(query, limit=10_000, snippets=False, sort="title")]
+        assert titles == sorted(titles) and len(titles) > 3
+        years = [p.year for p in seeded.search(query, limit=10_000, snippets=False, sort="-year") if p.year]
+        assert years == sorted(years)
+    everything = seeded.search("", limit=10_000, snippets=False, sort="added")
+    assert everything[-1].key != everything[0].key
+    assert [p.key for p in seeded.search("", limit=10_000, snippets=False, sort="-added")] == \
+        [p.key for p in reversed(everything)]
+    best = seeded.search("sparse attention", limit=50, snippets=False)
+    worst = seeded.search("sparse attention", limit=50, snippets=False, sort="-relevance")
+    assert [p.key for p in worst] == [p.key for p in reversed(best)] or len(best) == 50
+
+
+@pytest.mark.parametrize("query", ["", "model", "tag:project", "attention venue:ICLR", "-model", "status:unread"])
+def test_facet_counts_are_those_of_the_results(seeded, query):
+    """Each count equals what searching with that facet added finds; a parent tag counts
+    its children's papers (tag:project finds project/thesis)."""
+    keys = [p.key for p in seeded.search("model", limit=12, snippets=False)]
+    seeded.tag(keys[:3], add=["project/thesis"])
+    seeded.tag(keys[2:5], add=["project"])
+    seeded.tag(keys[6:8], add=["project/grant/x"])
+    seeded.set_status(keys[:4], "read")
+    seeded.set_rating(keys[3:9], 3)
+    facets = seeded.facets(query)
+    total = seeded.count(query) if query else seeded.count("")
+    assert facets.total == total and facets.catalog_total == 90 and facets.query == query
+    assert "project/grant" in facets.tag_names or "project/grant/x" in facets.tag_names
+    for tag in facets.tags:
+        assert tag.count == seeded.count(f"{query} tag:{tag.name}"), tag
+    if query in ("", "model"):
+        assert {t.name for t in facets.tags} >= {"project", "project/grant", "project/thesis"}
+        assert dict((t.name, t.count) for t in facets.tags)["project"] == 7  # 0-4, 6, 7: each once
+    for status, n in facets.statuses:
+        assert n == seeded.count(f"{query} status:{status}"), status
+    for rating, n in facets.ratings:
+        assert n == seeded.count(f"{query} rating:{rating}"), rating
+    for venue, year, n in facets.venues:
+        assert n == seeded.count(f'{query} venue:"{venue}" year:{year}'), (venue, year)
+    assert sum(n for _, _, n in facets.venues) == total

@@ -10,7 +10,7 @@ from catalog.store import rows
 from catalog.store.rows import chunks
 
 SUMMARY = ("p.id, p.key, coalesce(p.user_title, p.title, p.headline) AS title, p.venue, p.year,"
-           " p.status, p.rating, p.tags_text")
+           " p.status, p.rating, p.tags_text, p.notes_text != '' AS has_notes")
 
 
 class PaperReads:
@@ -107,6 +107,24 @@ class PaperReads:
         return [TagCount(r["name"], r["papers"]) for r in self.conn.execute(
             "SELECT t.name, count(pt.paper_id) AS papers FROM tag t"
             " LEFT JOIN paper_tag pt ON pt.tag_id = t.id GROUP BY t.id, t.name ORDER BY t.name")]
+
+    def tags_with_children(self, within: tuple[str, list] | None = None) -> tuple[TagCount, ...]:
+        """Papers per tag, where a tag counts its children's papers too (as `tag:project`
+        finds project/thesis), for every tag and every parent of one, by name. `within`: only
+        the papers this subquery (sql, params) selects."""
+        sql, params = "SELECT pt.paper_id, t.name FROM paper_tag pt JOIN tag t ON t.id = pt.tag_id", []
+        if within is not None:
+            sql, params = f"{sql} WHERE pt.paper_id IN ({within[0]})", list(within[1])
+        names: dict[int, set[str]] = {}
+        for row in self.conn.execute(sql, params):
+            parts = row["name"].split("/")
+            names.setdefault(row["paper_id"], set()).update(
+                "/".join(parts[:i]) for i in range(1, len(parts) + 1))
+        counts: dict[str, int] = {}
+        for tags in names.values():
+            for name in tags:
+                counts[name] = counts.get(name, 0) + 1
+        return tuple(TagCount(name, counts[name]) for name in sorted(counts))
 
     def venue_counts(self) -> tuple[tuple[str, int | None, int], ...]:
         """(venue, year, papers), newest year first. Reads the venue-year index only."""

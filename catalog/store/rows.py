@@ -24,9 +24,15 @@ def chunks(values: Sequence, size: int = CHUNK) -> Iterator[tuple[tuple, str]]:
 
 
 def summary(row) -> PaperSummary:
-    """From SUMMARY_COLUMNS: key, title (the shown one), venue, year, status, rating, tags_text."""
+    """From SUMMARY_COLUMNS: key, title (the shown one), venue, year, status, rating, tags_text,
+    has_notes (optional: a query that leaves it out says no)."""
+    try:
+        has_notes = bool(row["has_notes"])
+    except (IndexError, KeyError):
+        has_notes = False
     return PaperSummary(key=row["key"], title=row["title"], venue=row["venue"], year=row["year"],
-                        status=row["status"], rating=row["rating"], tags=tuple(row["tags_text"].split()))
+                        status=row["status"], rating=row["rating"], tags=tuple(row["tags_text"].split()),
+                        has_notes=has_notes)
 
 
 def note(row, number: int) -> NoteView:

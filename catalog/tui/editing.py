@@ -125,7 +125,7 @@ class Editing:
         self.with_targets(self._tag)
 
     def _tag(self, papers: list[PaperSummary]) -> None:
-        known = [t.name for t in self.facets.tags] if self.facets else []
+        known = list(self.facets.tag_names) if self.facets else []
 
         def done(change: tuple[list[str], list[str]] | None) -> None:
             if change:

@@ -9,7 +9,7 @@ PAPER_ACTIONS = frozenset({"tag", "status", "rate", "note", "title", "browse", "
 # Actions whose keys are typed text while the search bar has focus.
 NOT_WHILE_TYPING = PAPER_ACTIONS | {
     "undo", "redo", "saved_searches", "saved", "toggle_sidebar", "refresh", "help", "quit",
-    "focus_search", "export", "zoom", "focus_sidebar", "triage", "similar",
+    "focus_search", "export", "zoom", "focus_sidebar", "triage", "similar", "cycle_sort",
 }
 
 BINDINGS = [
@@ -54,12 +54,16 @@ BINDINGS = [
     Binding("T", "triage", "Triage", show=False,
             tooltip="Triage mode: the results (or the marked papers) one at a time, a key per "
                     "decision; resumes where it stopped", id="triage"),
+    Binding("O", "cycle_sort", "Sort", show=False,
+            tooltip="Sort by relevance, year, rating, title or date added, in turn (clicking a "
+                    "column header sorts by it; again reverses)", id="sort"),
     Binding("b", "toggle_sidebar", "Sidebar", show=False, tooltip="Show or hide the facets",
             id="sidebar"),
     Binding("f", "focus_sidebar", "Facets", show=False,
             tooltip="Jump to the facets (showing them if hidden); escape comes back", id="facets"),
     Binding("R,f5", "refresh", "Refresh", show=False,
-            tooltip="Search again: papers imported or changed elsewhere appear", id="refresh"),
+            tooltip="Search again now (changes made elsewhere also show by themselves within a second)",
+            id="refresh"),
     Binding("question_mark", "help", "Help", key_display="?", tooltip="This list of keys",
             id="help"),
     Binding("q", "quit", "Quit", show=False, tooltip="Leave catalog", id="quit"),

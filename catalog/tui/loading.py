@@ -12,14 +12,14 @@ from textual.worker import get_current_worker
 
 from catalog.errors import Interrupted
 from catalog.library import Catalog
-from catalog.query import QueryError
+from catalog.query import RELEVANCE, QueryError, Sort
 from catalog.results import Facets, PaperDetail, Suggestion
 from catalog.suggest import corrected
 from catalog.text.tex import render_styled
 from catalog.tui.display import first_line
 from catalog.tui.messages import (
-    DetailLoaded, FacetsLoaded, QueryChanged, SearchCount, SearchFailed, SearchResults,
-    SearchSuggestions,
+    CatalogChanged, DetailLoaded, FacetsLoaded, QueryChanged, SearchCount, SearchFailed,
+    SearchResults, SearchSuggestions,
 )
 from catalog.tui.state import State
 from catalog.tui.querytext import PREFIX_FROM, highlight_terms, tokens, typed_query, unfinished_word
@@ -50,6 +50,8 @@ class Loading:
     query_text: str
     keep_key: str | None
     counted: bool  # whether the list's total is the full count yet
+    refreshing: bool  # the search under way shows the same results again (a change elsewhere)
+    sort: Sort  # the order of the results
     remembered: State  # for next time (state.py)
     facets: Facets | None
     detail: PaperDetail | None
@@ -64,28 +66,31 @@ class Loading:
 
     # --- search -------------------------------------------------------------------------
 
-    def search(self, query: str, keep: str | None = None, counted: bool | None = None) -> None:
+    def search(self, query: str, keep: str | None = None, counted: bool | None = None,
+               refresh: bool = False) -> None:
         """Run `query`; `keep` leaves the cursor on that paper if it is still found.
 
         `counted`: count before showing the first page (by default when keeping a paper, whose
-        place may be deep in the list); without, the count follows the first page."""
+        place may be deep in the list); without, the count follows the first page. `refresh`:
+        the same results again, the cursor staying on whatever paper it is on when they come."""
         self.generation += 1
-        self.query_text, self.keep_key = query, keep
+        self.query_text, self.keep_key, self.refreshing = query, keep, refresh
         self.remembered.query = query
-        self._search(self.catalog, typed_query(query), self.generation,
+        self._search(self.catalog, typed_query(query), self.sort, self.generation,
                      keep is not None if counted is None else counted, query)
 
     def on_query_changed(self, message: QueryChanged) -> None:
         self.search(message.query)
 
     @work(thread=True, exclusive=True, group="search", exit_on_error=False)
-    def _search(self, catalog: Catalog, query: str, generation: int, counted: bool, typed: str) -> None:
+    def _search(self, catalog: Catalog, query: str, sort: Sort, generation: int, counted: bool,
+                typed: str) -> None:
         """`query`: what runs (the word being typed as a prefix); `typed`: as typed, whose
         words are checked for typos when nothing matches."""
         worker = get_current_worker()
         stop = lambda: worker.is_cancelled  # noqa: E731  (a newer search cancels this worker)
         try:
-            rows = catalog.search(query, limit=PAGE, snippets=False, cancelled=stop)
+            rows = catalog.search(query, limit=PAGE, snippets=False, sort=sort, cancelled=stop)
             if worker.is_cancelled:
                 return
             total = len(rows) if len(rows) < PAGE else catalog.count(query, cancelled=stop) if counted else None
@@ -114,10 +119,14 @@ class Loading:
     def on_search_results(self, message: SearchResults) -> None:
         if message.generation != self.generation:
             return
+        keep = self.keep_key
+        if self.refreshing and self.papers.current is not None:  # where the cursor went meanwhile
+            keep = self.papers.current.key
         self.papers.show_results(message.query, message.generation, message.rows,
-                                 message.total, self._empty_message(self.query_text), self.keep_key)
+                                 message.total, self._empty_message(self.query_text), keep, self.sort)
         self.counted = message.total is not None
         self.show_position()
+        self.load_facets(message.query)
 
     def on_search_count(self, message: SearchCount) -> None:
         if message.generation == self.generation:
@@ -143,12 +152,14 @@ class Loading:
         else:
             of = f"{total:,}" if self.counted else f"{PAGE}+"
             parts = [f"row {papers.cursor + 1:,} / {of}"]
+        if self.sort != RELEVANCE:
+            parts.append(f"  ·  by {self.sort.name}")
         if papers.marked:
             parts.append((f"  ·  {len(papers.marked)} marked (escape unmarks)", "$text-accent"))
         self.search_bar.hint(Content.assemble(*parts))
 
     def _empty_message(self, query: str, suggestions: list[Suggestion] = ()) -> list[Text]:
-        if not query.strip() or (self.facets is not None and not self.facets.total):
+        if not query.strip() or (self.facets is not None and not self.facets.catalog_total):
             return [Text("Your catalog is empty.", style="bold"), Text(""),
                     Text("Import paper lists (text files, one abstract per paragraph) in a terminal:"),
                     Text("    catalog import PATH", style="bold"),
@@ -169,22 +180,71 @@ class Loading:
             out.append(Text("Or remove a filter: " + "  ".join(filters)))
         return out
 
+    # --- changes made elsewhere ----------------------------------------------------------
+
+    version: int | None  # the catalog's version the screen shows (None: not read yet)
+    polling: bool  # a look is under way
+
+    def poll_version(self) -> None:
+        """Every POLL seconds (a timer): has the catalog changed? One PRAGMA, off the UI
+        thread; a look still under way (a busy disk) is not doubled."""
+        if not self.polling:
+            self.polling = True
+            self._poll(self.catalog)
+
+    @work(thread=True, group="poll", exit_on_error=False)
+    def _poll(self, catalog: Catalog) -> None:
+        try:
+            version = catalog.version()
+        except Exception:  # a busy or vanished file: ask again next time
+            version = None
+        self.post_message(CatalogChanged(version))
+
+    def on_catalog_changed(self, message: CatalogChanged) -> None:
+        """Show the change: the same query again, the cursor on the same paper (or the same
+        row), marks kept; the facets and the paper under the cursor are read again after."""
+        self.polling = False
+        if message.version is None or message.version == self.version:
+            return
+        first = self.version is None
+        self.version = message.version
+        if first:
+            return
+        current = self.papers.current
+        self.search(self.query_text, keep=current.key if current else None, counted=True, refresh=True)
+
     # --- facets and the paper under the cursor -----------------------------------------
 
+    def load_facets(self, query: str | None = None) -> None:
+        """Counts for the results of `query` (by default those shown: the query as it ran,
+        the word being typed as a prefix), off the UI thread; a newer call cancels this one,
+        and SQLite stops at once."""
+        self._load_facets(self.papers.query_text if query is None else query)
+
     @work(thread=True, exclusive=True, group="facets", exit_on_error=False)
-    def load_facets(self) -> None:
+    def _load_facets(self, query: str) -> None:
+        worker = get_current_worker()
         try:
-            self.post_message(FacetsLoaded(self.catalog.facets()))
-        except Exception:  # counts are a convenience; the next refresh tries again
-            pass
+            facets = self.catalog.facets(query, cancelled=lambda: worker.is_cancelled)
+        except Exception:  # superseded, or a bad query; counts are a convenience
+            return
+        if not worker.is_cancelled:
+            self.post_message(FacetsLoaded(facets))
 
     def on_facets_loaded(self, message: FacetsLoaded) -> None:
+        if message.facets.query != self.papers.query_text:
+            return  # the results have changed since
         self.load_topics()  # the Topics facet (discovering.py)
         self.facets = message.facets
         self.query_one("#sidebar").show_facets(message.facets)
+        # The venue column fits the venues: it widens, but never narrows while searching.
         widest = max((cell_len(v) for v, _, _ in message.facets.venues), default=5)
-        self.papers.venue_width = max(5, min(12, widest))
-        self.papers.refresh()
+        width = max(5, min(12, widest))
+        if message.facets.query.strip():
+            width = max(width, self.papers.venue_width)
+        if width != self.papers.venue_width:
+            self.papers.venue_width = width
+            self.papers.refresh()
 
     def on_paper_list_highlighted(self, message: PaperList.Highlighted) -> None:
         self.refresh_bindings()

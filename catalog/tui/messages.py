@@ -89,6 +89,15 @@ class FacetsLoaded(Message):
         self.facets = facets
 
 
+class CatalogChanged(Message):
+    """The catalog's version, polled: when it moved, someone (another `catalog` command,
+    another person) committed a change. None: it could not be read this time."""
+
+    def __init__(self, version: int | None) -> None:
+        super().__init__()
+        self.version = version
+
+
 class PapersChanged(Message):
     """A write finished: `edit` says what it changed; `kind` is "do", "undo" or "redo"."""
 

@@ -76,6 +76,14 @@ def toggle_filter(query: str, filters: str) -> str:
 PREFIX_FROM = 3
 
 
+def is_active(query: str, filters: str) -> bool:
+    """Whether `query` holds every token of `filters` (a facet in use: clicking it again
+    removes it)."""
+    wanted = tokens(filters)
+    have = tokens(query)
+    return bool(wanted) and all(t in have for t in wanted)
+
+
 def unfinished_word(query: str) -> str | None:
     """The plain word at the end of `query` (no space after it yet), if there is one: not a
     filter's value, a negated word (`-word`), an exact form (`=word`), or inside a phrase."""

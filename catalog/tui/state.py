@@ -1,7 +1,7 @@
 """What the TUI remembers between runs: the last query, the paper under the cursor, whether
-the sidebar was shown, the theme, the search history, and where each triage stopped (one
-person's place in a list, like the cursor; the decisions themselves are in the catalog). One
-small JSON file in the user's state directory (platformdirs), replaced atomically on exit (and
+the sidebar was shown, the theme, the sort order, the search history, and where each triage
+stopped (one person's place in a list, like the cursor; the decisions themselves are in the
+catalog). One small JSON file in the user's state directory (platformdirs), replaced atomically on exit (and
 on leaving triage). A missing, unreadable or corrupt file is an empty session: remembering is
 a convenience and never stops the app.
 
@@ -41,6 +41,7 @@ class State:
     key: str | None = None  # the paper under the cursor
     sidebar: bool | None = None  # None: as the terminal's width decides
     theme: str | None = None
+    sort: str = ""  # catalog.query.Sort as text ("year", "-title"); "" is relevance
     history: list[str] = field(default_factory=list)  # oldest first, no repeats
     # Where each triage stopped, by its query (spaces normalised): the paper it showed and
     # the papers passed over without a decision (they come again after the others).
@@ -73,7 +74,8 @@ class State:
         history = [q for q in get("history", (list,), []) if isinstance(q, str) and q.strip()]
         return cls(query=get("query", (str,), ""), key=get("key", (str, type(None)), None),
                    sidebar=get("sidebar", (bool, type(None)), None),
-                   theme=get("theme", (str, type(None)), None), history=history[-HISTORY:],
+                   theme=get("theme", (str, type(None)), None), sort=get("sort", (str,), ""),
+                   history=history[-HISTORY:],
                    triage=_triage_places(get("triage", (dict,), {})))
 
 

@@ -87,7 +87,7 @@ def facet_node(sidebar, start: str):
 
     def walk(node):
         for child in node.children:
-            if child.label.plain.startswith(start):
+            if child.label.plain.removeprefix("● ").startswith(start):
                 return child
             found = walk(child)
             if found is not None:

@@ -41,7 +41,7 @@ async def test_the_session_comes_back(seeded, settle, tmp_path, type_search):
 
 async def test_a_corrupt_or_unreadable_session_is_ignored(seeded, settle, tmp_path):
     path = tmp_path / "tui-state.json"
-    for content in ("{not json", json.dumps({"version": 1, "query": 5, "history": "x",
+    for content in ("{not json", json.dumps({"version": 1, "query": 5, "history": "x", "sort": "author",
                                              "theme": "no-such-theme", "key": ["k"]}),
                     json.dumps([1, 2]), "\x00\xff"):
         path.write_text(content, encoding="latin-1")

@@ -11,8 +11,8 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from catalog.errors import CatalogError, StoreError
-from catalog.query import Query, QueryError
-from catalog.results import SearchHit
+from catalog.query import RELEVANCE, Query, QueryError, Sort
+from catalog.results import Facets, SearchHit
 from catalog.store import rows
 from catalog.store.base import Store
 from catalog.store.discovery import DiscoveryQueries
@@ -42,11 +42,12 @@ class SqliteTx(PaperReads, EditQueries, ImportQueries, DiscoveryQueries, Mainten
     # --- search -------------------------------------------------------------------------------
 
     def search(self, query: Query, *, limit: int = 50, offset: int = 0,
-               with_text: bool = False) -> list[SearchHit]:
-        """The page of papers `query` finds, best first (newest first without words).
-        `with_text`: each hit carries its rendered abstract, for snippets. limit -1: all."""
+               with_text: bool = False, sort: Sort = RELEVANCE) -> list[SearchHit]:
+        """The page of papers `query` finds, best first (newest first without words) or in
+        `sort`'s order. `with_text`: each hit carries its rendered abstract, for snippets.
+        limit -1: all."""
         sql, params = fts.search_sql(fts.compile_query(query), limit=limit, offset=offset,
-                                     with_text=with_text)
+                                     with_text=with_text, sort=sort)
         return [SearchHit(r["id"], rows.summary(r), r["text"], r["score"])
                 for r in self._run(sql, params, query)]
 
@@ -58,6 +59,23 @@ class SqliteTx(PaperReads, EditQueries, ImportQueries, DiscoveryQueries, Mainten
     def count(self, query: Query) -> int:
         sql, params = fts.count_sql(fts.compile_query(query))
         return self._run(sql, params, query)[0][0]
+
+    def result_facets(self, query: Query) -> Facets:
+        """Venue-year, status, rating and tag counts of the papers `query` finds (tags
+        including their children), with the saved searches; `total`: how many it finds."""
+        ids, params = fts.ids_sql(fts.compile_query(query))
+        total = self.count(query)
+        # Many results: scan the narrow indexes; few: look up each one's row.
+        sql = fts.facet_sql(ids, scan=total * 8 > self.paper_count())
+        run = lambda name: self._run(sql[name], params, query)  # noqa: E731
+        others = tuple((r["status"], r["papers"]) for r in run("statuses"))
+        unread = total - sum(n for _, n in others)
+        return Facets(
+            venues=tuple((r["venue"], r["year"], r["papers"]) for r in run("venues")),
+            tags=self.tags_with_children((ids, params)),
+            statuses=((("unread", unread),) if unread else ()) + others,
+            ratings=tuple((r["rating"], r["papers"]) for r in run("ratings")),
+            saved=self.saved_searches(), total=total)
 
     def papers_titled(self, title: str, limit: int = 20) -> list:
         """Rows (dedupe's FACT_COLUMNS) of papers whose real title holds `title` as a phrase."""

@@ -17,6 +17,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Input
 
 from catalog.library import Catalog
+from catalog.query import RELEVANCE, QueryError, Sort
 from catalog.results import Edit, Facets, PaperDetail, SavedQuery
 from catalog.tui import keys
 from catalog.tui.discovering import Discovering
@@ -35,6 +36,14 @@ from catalog.tui.widgets.search_bar import SearchBar
 
 
 GG = 0.5  # seconds within which a second g means "to the top" (gg)
+POLL = 1.0  # seconds between looks at whether the catalog changed elsewhere
+
+
+def _sort(text: str) -> Sort:
+    try:
+        return Sort.parse(text)
+    except QueryError:  # a state file from another version: the default order
+        return RELEVANCE
 
 
 def _triage_label(query: str) -> str:
@@ -65,6 +74,10 @@ class CatalogScreen(Loading, Editing, Sharing, Discovering, Screen):
         self.query_text = ""  # what the last search ran
         self.keep_key: str | None = None  # the paper the cursor stays on after a refresh
         self.counted = False  # whether the list's total is the full count yet
+        self.version: int | None = None  # of the catalog, as last shown (loading.py polls it)
+        self.polling = False
+        self.refreshing = False
+        self.sort = _sort(self.remembered.sort)
         self.facets: Facets | None = None
         self.detail: PaperDetail | None = None
         self.detail_styled = None  # its abstract as render_styled gave it
@@ -87,7 +100,6 @@ class CatalogScreen(Loading, Editing, Sharing, Discovering, Screen):
         remembered = self.remembered  # (its theme is set by the app, before styling)
         if remembered.sidebar is not None:
             self._show_sidebar(remembered.sidebar)
-        self.load_facets()
         query, key = remembered.query, remembered.key
         if self.start_query is not None:
             query, key = self.start_query, None
@@ -99,6 +111,8 @@ class CatalogScreen(Loading, Editing, Sharing, Discovering, Screen):
         self.papers.focus()
         if self.start_triage:
             self.triage(query, _triage_label(query))
+        self.poll_version()  # the version the first results show
+        self.set_interval(POLL, self.poll_version)
 
     def on_unmount(self) -> None:
         if self.store is None:
@@ -178,7 +192,19 @@ class CatalogScreen(Loading, Editing, Sharing, Discovering, Screen):
         self.similar_found.clear()  # papers may have come since
         current = self.papers.current
         self.search(self.query_text, keep=current.key if current else None)
-        self.load_facets()
+
+    def action_cycle_sort(self) -> None:
+        self.sort_by(self.sort.next())
+
+    @on(PaperList.SortChosen)
+    def _sort_chosen(self, message: PaperList.SortChosen) -> None:
+        self.sort_by(self.sort.toggled(message.field))
+
+    def sort_by(self, sort: Sort) -> None:
+        """Show the results in this order, from the top."""
+        self.sort = sort
+        self.remembered.sort = "" if sort == RELEVANCE else str(sort)
+        self.search(self.query_text)
 
     def action_triage(self) -> None:
         """T: triage the marked papers, or else the results of the current query."""

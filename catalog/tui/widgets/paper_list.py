@@ -24,7 +24,8 @@ from catalog.rules import STATUSES
 from catalog.library import Catalog
 from catalog.results import PaperSummary
 from catalog.tui.colors import MUTED, TEXT, text_style
-from catalog.tui.widgets.rows import Columns, RowStyles, header, row
+from catalog.query import RELEVANCE, Sort
+from catalog.tui.widgets.rows import MARKS, Columns, RowStyles, header, header_at, row
 
 PAGE = 200
 KEEP_PAGES = 16  # pages held in memory; others are fetched again when scrolled back to
@@ -65,6 +66,13 @@ class PaperList(ScrollView, can_focus=True):
             super().__init__()
             self.count = count
 
+    class SortChosen(Message):
+        """A column header was clicked: sort by `field` (again: the other way round)."""
+
+        def __init__(self, field: str) -> None:
+            super().__init__()
+            self.field = field
+
     class PageLoaded(Message):
         def __init__(self, query: str, generation: int, page: int, rows: list[PaperSummary]):
             super().__init__()
@@ -74,6 +82,7 @@ class PaperList(ScrollView, can_focus=True):
         super().__init__(**kwargs)
         self.catalog = catalog
         self.query_text = ""
+        self.sort: Sort = RELEVANCE  # the order of the results shown (pages are fetched in it)
         self.generation = -1
         self.total = 0
         self.cursor = 0
@@ -90,9 +99,10 @@ class PaperList(ScrollView, can_focus=True):
     # --- results in ---------------------------------------------------------------------
 
     def show_results(self, query: str, generation: int, rows: list[PaperSummary],
-                     total: int | None, message: list[Text], keep: str | None = None) -> None:
+                     total: int | None, message: list[Text], keep: str | None = None,
+                     sort: Sort = RELEVANCE) -> None:
         """A new first page. `keep`: the key to leave the cursor on, if it is still there."""
-        self.query_text, self.generation = query, generation
+        self.query_text, self.generation, self.sort = query, generation, sort
         self.pages = OrderedDict({0: rows})
         self.wanted.clear()
         self.message = message
@@ -164,16 +174,16 @@ class PaperList(ScrollView, can_focus=True):
         first, last = top // PAGE, (top + self.size.height) // PAGE
         self.wanted = {p for p in self.wanted if first <= p <= last or p == self.cursor // PAGE}
         if self.wanted:
-            self._fetch(self.catalog, self.query_text, self.generation, sorted(self.wanted))
+            self._fetch(self.catalog, self.query_text, self.sort, self.generation, sorted(self.wanted))
 
     @work(thread=True, exclusive=True, group="pages", exit_on_error=False)
-    def _fetch(self, catalog: Catalog, query: str, generation: int, pages: list[int]) -> None:
+    def _fetch(self, catalog: Catalog, query: str, sort: Sort, generation: int, pages: list[int]) -> None:
         worker = get_current_worker()
         for page in pages:
             if worker.is_cancelled:
                 return
             try:
-                rows = catalog.search(query, limit=PAGE, offset=page * PAGE, snippets=False)
+                rows = catalog.search(query, limit=PAGE, offset=page * PAGE, snippets=False, sort=sort)
             except Exception:  # the same query just ran; show the page as empty, not a crash
                 rows = []
             self.post_message(self.PageLoaded(query, generation, page, rows))
@@ -248,7 +258,7 @@ class PaperList(ScrollView, can_focus=True):
             lines: list[Text] = []
             for text in self.message:  # indented as the titles are
                 for line in text.wrap(self.app.console, max(10, width - 3)) if text.plain else [text]:
-                    lines.append(Text("  ", end="") + line)
+                    lines.append(Text(" " * MARKS, end="") + line)
             self._wrapped = (width, lines)
         return self._wrapped[1]
 
@@ -259,7 +269,7 @@ class PaperList(ScrollView, can_focus=True):
         cols = Columns.fit(width, self.venue_width)
         if y == 0:
             base = self._header_style()
-            line = header(cols, base)
+            line = header(cols, base, self._sorted_column())
         elif not self.total:
             lines = self._message_lines(width)
             line = lines[y - 2].copy() if 0 <= y - 2 < len(lines) else Text()
@@ -283,6 +293,10 @@ class PaperList(ScrollView, can_focus=True):
                 line = row(paper, cols, styles, paper.key in self.marked)
         segments = Segment.apply_style(line.render(self.app.console, end=""), base)
         return Strip(segments).crop_extend(0, width, base).simplify()
+
+    def _sorted_column(self) -> tuple[str, bool] | None:
+        """(field, reversed) for the header's arrow; relevance (the default) has none."""
+        return None if self.sort == RELEVANCE else (self.sort.field, self.sort.reverse)
 
     # --- moving -------------------------------------------------------------------------
 
@@ -328,7 +342,13 @@ class PaperList(ScrollView, can_focus=True):
 
     def on_click(self, event: events.Click) -> None:
         offset = event.get_content_offset(self)
-        if offset is None or offset.y == 0:
+        if offset is None:
+            return
+        if offset.y == 0:
+            cols = Columns.fit(self.scrollable_content_region.width, self.venue_width)
+            field = header_at(cols, offset.x)
+            if field is not None:
+                self.post_message(self.SortChosen(field))
             return
         index = int(self.scroll_offset.y) + offset.y - 1
         if index < self.total:

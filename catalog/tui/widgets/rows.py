@@ -14,6 +14,8 @@ from catalog.results import PaperSummary
 from catalog.tui.display import one_line, stars
 
 YEAR, STATUS, RATING = 4, 7, 6
+MARKS = 3  # ● marked, ✎ has notes, a space
+NOTES = "✎"
 
 
 @dataclass(frozen=True)
@@ -25,7 +27,7 @@ class Columns:
     @classmethod
     def fit(cls, width: int, venue: int = 8) -> "Columns":
         """Title takes what is left; tags get a column when there is room, else lead the title."""
-        fixed = 2 + (venue + 1) + (YEAR + 1) + (STATUS + 1) + (RATING + 1)
+        fixed = MARKS + (venue + 1) + (YEAR + 1) + (STATUS + 1) + (RATING + 1)
         rest = max(10, width - fixed)
         tags = min(30, rest // 4) if rest >= 60 else 0
         return cls(title=rest - (tags + 1 if tags else 0), venue=venue, tags=tags)
@@ -59,22 +61,49 @@ class RowStyles:
         return cls(style, style, style, style, style, style, {})
 
 
-def header(cols: Columns, style: Style) -> Text:
+# The sort order each header sorts by when clicked (catalog.query.SORTS).
+SORTABLE = {"Title": "title", "Year": "year", "Rating": "rating"}
+# Which way each order runs when not reversed: its arrow.
+DESCENDING = {"year": True, "rating": True, "title": False, "added": True, "relevance": True}
+
+
+def _columns(cols: Columns) -> list[tuple[str, int]]:
+    return [("Title", cols.title), ("Venue", cols.venue), ("Year", YEAR), ("Status", STATUS),
+            ("Rating", RATING), ("Tags", cols.tags)]
+
+
+def header(cols: Columns, style: Style, sort: tuple[str, bool] | None = None) -> Text:
+    """The column names; `sort` (field, reversed) puts an arrow before the sorted column's."""
     line = Text(style=style, no_wrap=True, end="")
-    line.append(" ", style)
-    columns = [("Title", cols.title), ("Venue", cols.venue), ("Year", YEAR), ("Status", STATUS),
-               ("Rating", RATING), ("Tags", cols.tags)]
-    for label, width in columns:
+    line.append(" " * (MARKS - 1), style)
+    for label, width in _columns(cols):
         if width:
-            line.append(" ", style)
+            field = SORTABLE.get(label)
+            if sort is not None and field == sort[0]:
+                line.append("↓" if DESCENDING[field] != sort[1] else "↑", style)
+            else:
+                line.append(" ", style)
             line.append_text(cell(label, width, style))
     return line
+
+
+def header_at(cols: Columns, x: int) -> str | None:
+    """The sort order of the header under column `x` (a click), if it sorts."""
+    start = MARKS - 1
+    for label, width in _columns(cols):
+        if width:
+            if start <= x < start + 1 + width:
+                return SORTABLE.get(label)
+            start += 1 + width
+    return None
 
 
 def row(p: PaperSummary, cols: Columns, styles: RowStyles, marked: bool) -> Text:
     gap = styles.base
     line = Text(style=gap, no_wrap=True, end="")
-    line.append("● " if marked else "  ", styles.mark)
+    line.append("●" if marked else " ", styles.mark)
+    line.append(NOTES if p.has_notes else " ", styles.meta)
+    line.append(" ", gap)
     tags = " ".join("#" + one_line(t) for t in p.tags)
     if cols.tags or not tags:
         line.append_text(cell(one_line(p.title), cols.title, styles.title))

@@ -1,7 +1,10 @@
 """The sidebar: facets with counts as one tree. Choosing a leaf posts FilterChosen with the
 filter text to add to the query (or, for a saved search or a topic, the query to replace it
 with). The Topics section shows the whole catalog's stored topics; its "find topics" leaf
-posts FindTopics (grouping runs in a worker, and says so meanwhile)."""
+posts FindTopics (grouping runs in a worker, and says so meanwhile).
+
+The counts are those of the current results (a tag's including its children's papers, as
+the tag: filter finds them); the facets in use are marked ● and bold."""
 
 from __future__ import annotations
 
@@ -16,10 +19,11 @@ from catalog.rules import STATUSES
 from catalog.results import Facets, TopicCount
 from catalog.tui.display import one_line, stars
 from catalog.tui.messages import FilterChosen, FindTopics
-from catalog.tui.querytext import filter_token
+from catalog.tui.querytext import filter_token, is_active, tokens
 
 Data = tuple[str, bool] | None  # (query text, replaces the query?)
 FIND_TOPICS: Data = ("", True)  # the "find topics" leaf (no query is empty and replacing)
+ACTIVE = "● "  # before a facet the query uses
 
 
 def label(name: str, count: int | None = None, style: str = "") -> Text:
@@ -47,11 +51,13 @@ class Sidebar(Tree[Data]):
         self.topics: tuple[TopicCount, ...] = ()
         self.topics_stale = False
         self._finding_topics = False
+        self._query = ""  # the query the counts are for: its facets are marked
 
     def show_facets(self, facets: Facets) -> None:
         """Rebuild from fresh counts, keeping which sections the user folded."""
         self._facets = facets
         self._remember_folds(self.root)
+        self._query = facets.query
         line = self.cursor_line
         self.clear()
         self._saved(facets)
@@ -93,12 +99,23 @@ class Sidebar(Tree[Data]):
     def _path(node: TreeNode[Data]) -> str:
         parts = []
         while node.parent is not None:
-            parts.append(node.label.plain.rsplit(" ", 1)[0])
+            parts.append(node.label.plain.removeprefix(ACTIVE).rsplit(" ", 1)[0])
             node = node.parent
         return "/".join(reversed(parts))
 
+    def _active(self, data: Data) -> bool:
+        if data is None or data == FIND_TOPICS:
+            return False
+        text, replaces = data
+        if replaces:  # a saved search: in use when the query is exactly it
+            return tokens(text) == tokens(self._query)
+        return is_active(self._query, text)
+
     def _add(self, parent: TreeNode[Data], text: Text, data: Data, leaf: bool,
              open: bool = False) -> TreeNode[Data]:
+        if self._active(data):
+            text = Text(ACTIVE, style="bold", end="") + text
+            text.stylize("bold")
         node = parent.add_leaf(text, data) if leaf else parent.add(text, data)
         # Sections and tag trees start open, a venue's years folded, unless the user chose.
         if not leaf and self._open.get(self._path(node), open or parent is self.root):
