@@ -16,6 +16,9 @@ class PaperSummary:
     rating: int | None
     tags: tuple[str, ...]
     snippet: str | None = None  # with \x02 ... \x03 around matched words
+    # From a search with words: "all" (holds every word, in some form) or "some" (a partial
+    # match, listed after them when few papers hold every word); None when listing.
+    match: str | None = None
 
     def as_json(self) -> dict:
         return {

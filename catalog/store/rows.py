@@ -23,10 +23,11 @@ def chunks(values: Sequence, size: int = CHUNK) -> Iterator[tuple[tuple, str]]:
         yield part, ",".join("?" * len(part))
 
 
-def summary(row) -> PaperSummary:
+def summary(row, match: str | None = None) -> PaperSummary:
     """From SUMMARY_COLUMNS: key, title (the shown one), venue, year, status, rating, tags_text."""
     return PaperSummary(key=row["key"], title=row["title"], venue=row["venue"], year=row["year"],
-                        status=row["status"], rating=row["rating"], tags=tuple(row["tags_text"].split()))
+                        status=row["status"], rating=row["rating"], tags=tuple(row["tags_text"].split()),
+                        match=match)
 
 
 def note(row, number: int) -> NoteView:

@@ -37,6 +37,7 @@ class Loading:
     query_text: str
     keep_key: str | None
     counted: bool  # whether the list's total is the full count yet
+    holding_all: int | None = None  # papers with every word, when partial matches follow
     remembered: State  # for next time (state.py)
     facets: Facets | None
     detail: PaperDetail | None
@@ -104,6 +105,10 @@ class Loading:
         self.papers.show_results(message.query, message.generation, message.rows,
                                  message.total, self._empty_message(self.query_text), self.keep_key)
         self.counted = message.total is not None
+        # Partial matches follow the papers holding every word only when those are few: all
+        # of them are on this first page.
+        self.holding_all = (sum(p.match == "all" for p in message.rows)
+                            if any(p.match == "some" for p in message.rows) else None)
         self.show_position()
 
     def on_search_count(self, message: SearchCount) -> None:
@@ -130,6 +135,8 @@ class Loading:
         else:
             of = f"{total:,}" if self.counted else f"{PAGE}+"
             parts = [f"row {papers.cursor + 1:,} / {of}"]
+            if self.holding_all is not None:
+                parts.append(f"  ·  {self.holding_all:,} with every word, then ≈ some")
         if papers.marked:
             parts.append((f"  ·  {len(papers.marked)} marked (escape unmarks)", "$text-accent"))
         self.search_bar.hint(Content.assemble(*parts))

@@ -30,6 +30,8 @@ SEEDED = 1
 # and the 2 MB default sends their pages to disk and back.
 BULK_CACHE_KIB = 32 * 1024
 _FETCH = 2000
+# Papers holding only some of the words are listed when fewer than this many hold them all.
+SOME_BELOW = 50
 
 
 class SqliteTx(PaperReads, EditQueries, ImportQueries, Maintenance, Vocabulary):
@@ -41,17 +43,56 @@ class SqliteTx(PaperReads, EditQueries, ImportQueries, Maintenance, Vocabulary):
     # --- search -------------------------------------------------------------------------------
 
     def search(self, query: Query, *, limit: int = 50, offset: int = 0,
-               with_text: bool = False) -> list[SearchHit]:
+               with_text: bool = False, partial: bool = True) -> list[SearchHit]:
         """The page of papers `query` finds, best first (newest first without words).
-        `with_text`: each hit carries its rendered abstract, for snippets. limit -1: all."""
-        sql, params = fts.search_sql(fts.compile_query(query), limit=limit, offset=offset,
-                                     with_text=with_text)
-        return [SearchHit(r["id"], rows.summary(r), r["text"], r["score"])
-                for r in self._run(sql, params, query)]
+        `with_text`: each hit carries its rendered abstract, for snippets. limit -1: all.
 
-    def count(self, query: Query) -> int:
-        sql, params = fts.count_sql(fts.compile_query(query))
-        return self._run(sql, params, query)[0][0]
+        Papers holding every word come first: in the form typed, then in other forms, then
+        through acronyms. When fewer than SOME_BELOW papers hold them all, papers holding
+        some of the words follow (`partial`), marked "some"."""
+        compiled = self._compile(query)
+        if compiled.match is None:
+            sql, params = fts.search_sql(compiled, limit=limit, offset=offset, with_text=with_text)
+            return [self._hit(r, None) for r in self._run(sql, params, query)]
+        hits: list[SearchHit] = []
+        skip, matching_all = offset, 0
+        for tier in fts.TIERS:
+            need = limit - len(hits) if limit >= 0 else -1
+            if need == 0:
+                break
+            if fts.tier_expression(compiled, tier) is None:
+                continue
+            if tier == "some" and (not partial or matching_all >= SOME_BELOW):
+                break
+            sql, params = fts.search_sql(compiled, limit=need, offset=skip, with_text=with_text, tier=tier)
+            found = self._run(sql, params, query)
+            hits += [self._hit(r, "some" if tier == "some" else "all") for r in found]
+            # Where the next tier starts: this one is exhausted (the page is not full yet).
+            if found:
+                size, skip = skip + len(found), 0
+            elif skip:
+                size = self._run(*fts.count_sql(compiled, tier), query)[0][0]
+                skip -= size
+            else:
+                size = 0
+            matching_all += size
+        return hits
+
+    @staticmethod
+    def _hit(row, match: str | None) -> SearchHit:
+        return SearchHit(row["id"], rows.summary(row, match), row["text"], row["score"])
+
+    def count(self, query: Query, *, partial: bool = False) -> int:
+        """Papers holding every word (in any form, or through acronyms); `partial`: all that
+        `search` lists, with the papers holding only some of the words when those are few."""
+        compiled = self._compile(query)
+        total = self._run(*fts.count_sql(compiled), query)[0][0]
+        if partial and total < SOME_BELOW and fts.tier_expression(compiled, "some"):
+            total += self._run(*fts.count_sql(compiled, "some"), query)[0][0]
+        return total
+
+    def _compile(self, query: Query) -> fts.CompiledQuery:
+        return fts.compile_query(query)
 
     def papers_titled(self, title: str, limit: int = 20) -> list:
         """Rows (dedupe's FACT_COLUMNS) of papers whose real title holds `title` as a phrase."""
@@ -82,27 +123,29 @@ class SqliteTx(PaperReads, EditQueries, ImportQueries, Maintenance, Vocabulary):
         commits; the page cache is larger meanwhile. Other connections never see the trigger
         missing: DDL is transactional, and a crash or a rollback restores it with everything else.
         """
-        trigger_sql = self.conn.execute(
-            "SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = ?", (fts.INSERT_TRIGGER,)
-        ).scalar()
+        marks = ", ".join("?" * len(fts.INSERT_TRIGGERS))
+        triggers = self.conn.execute(
+            f"SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND name IN ({marks})",
+            fts.INSERT_TRIGGERS).all()
         cache = self.conn.execute("PRAGMA cache_size").scalar()
         self.conn.execute(f"PRAGMA cache_size = {-BULK_CACHE_KIB}")
-        if trigger_sql:
-            self.conn.execute(f"DROP TRIGGER {fts.INSERT_TRIGGER}")
+        for name, _ in triggers:
+            self.conn.execute(f"DROP TRIGGER {name}")
         try:
             yield
         finally:
             self.conn.execute(f"PRAGMA cache_size = {int(cache)}")
-        # Not in `finally`: after an error the caller rolls back, which restores the trigger.
-        if trigger_sql:
-            self.conn.execute(trigger_sql)
+        # Not in `finally`: after an error the caller rolls back, which restores the triggers.
+        for _, sql in triggers:
+            self.conn.execute(sql)
 
     def index_papers_from(self, first_id: int) -> None:
         """Index papers with id >= first_id in one statement (the bulk-import path)."""
         cols = ", ".join(fts.FTS_COLUMNS)
-        self.conn.execute(
-            f"INSERT INTO {fts.FTS_TABLE}(rowid, {cols}) SELECT id, {cols} FROM paper WHERE id >= ?",
-            (first_id,))
+        for table in (fts.FTS_TABLE, fts.STEM_TABLE):
+            self.conn.execute(
+                f"INSERT INTO {table}(rowid, {cols}) SELECT id, {cols} FROM paper WHERE id >= ?",
+                (first_id,))
 
     # --- discovery ---------------------------------------------------------------------------------
 

@@ -74,7 +74,10 @@ def header(cols: Columns, style: Style) -> Text:
 def row(p: PaperSummary, cols: Columns, styles: RowStyles, marked: bool) -> Text:
     gap = styles.base
     line = Text(style=gap, no_wrap=True, end="")
-    line.append("● " if marked else "  ", styles.mark)
+    if p.match == "some" and not marked:  # ≈: holds only some of the search's words
+        line.append("≈ ", styles.meta)
+    else:
+        line.append("● " if marked else "  ", styles.mark)
     tags = " ".join("#" + one_line(t) for t in p.tags)
     if cols.tags or not tags:
         line.append_text(cell(one_line(p.title), cols.title, styles.title))

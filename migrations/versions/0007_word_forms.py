@@ -1,0 +1,60 @@
+"""word forms: a stemmed index beside the exact one, its vocabulary, and acronyms
+
+Revision ID: 0007
+Revises: 0006
+Create Date: 2026-12-01 02:30:00
+
+`paper_stem` indexes the same columns of `paper` as `paper_fts`, through FTS5's porter
+stemmer, so a word finds its other forms (neurons/neuron, pruning/prune, LLMs/LLM). `paper_fts`
+stays as it was: the words as written, for exact forms (`=word`, ranked first), prefixes and
+the vocabulary. Its triggers mirror paper_fts's; bulk imports drop both insert triggers.
+
+`paper_vocab` (fts5vocab over paper_fts) lists the indexed words with the number of papers
+holding each (typo suggestions, completion).
+
+`acronym` holds the acronyms abstracts define ("Sparse Autoencoders (SAEs)"), learned at
+import (catalog/acronyms.py); existing papers are read once here. No user data is touched.
+"""
+from typing import Sequence, Union
+
+from alembic import op
+
+
+revision: str = "0007"
+down_revision: Union[str, None] = "0006"
+branch_labels: Union[str, Sequence[str], None] = None
+depends_on: Union[str, Sequence[str], None] = None
+
+# Frozen copies: later revisions may change catalog/store/sqlite/fts.py, never these.
+FTS_COLUMNS = "user_title, title, headline, abstract_text, authors, tags_text, notes_text, search_extra"
+NEW_VALUES = ", ".join(f"new.{c.strip()}" for c in FTS_COLUMNS.split(","))
+OLD_VALUES = ", ".join(f"old.{c.strip()}" for c in FTS_COLUMNS.split(","))
+HASH_BYTES = 32 << 20
+
+
+def upgrade() -> None:
+    op.execute("DROP TABLE IF EXISTS paper_stem")
+    # content='paper' in single quotes: Datasette looks for content="paper" and must keep
+    # finding paper_fts, the index of the words as written, for its search box.
+    op.execute(f"""CREATE VIRTUAL TABLE paper_stem USING fts5({FTS_COLUMNS},
+        content='paper', content_rowid='id', tokenize='porter unicode61 remove_diacritics 2')""")
+    op.execute(f"INSERT INTO paper_stem(paper_stem, rank) VALUES ('hashsize', {HASH_BYTES})")
+    op.execute(f"""CREATE TRIGGER paper_stem_insert AFTER INSERT ON paper BEGIN
+        INSERT INTO paper_stem(rowid, {FTS_COLUMNS}) VALUES (new.id, {NEW_VALUES});
+    END""")
+    op.execute(f"""CREATE TRIGGER paper_stem_delete AFTER DELETE ON paper BEGIN
+        INSERT INTO paper_stem(paper_stem, rowid, {FTS_COLUMNS}) VALUES ('delete', old.id, {OLD_VALUES});
+    END""")
+    op.execute(f"""CREATE TRIGGER paper_stem_update AFTER UPDATE OF id, {FTS_COLUMNS} ON paper BEGIN
+        INSERT INTO paper_stem(paper_stem, rowid, {FTS_COLUMNS}) VALUES ('delete', old.id, {OLD_VALUES});
+        INSERT INTO paper_stem(rowid, {FTS_COLUMNS}) VALUES (new.id, {NEW_VALUES});
+    END""")
+    op.execute("INSERT INTO paper_stem(paper_stem) VALUES ('rebuild')")
+    op.execute("CREATE VIRTUAL TABLE IF NOT EXISTS paper_vocab USING fts5vocab(paper_fts, 'row')")
+
+
+def downgrade() -> None:
+    op.execute("DROP TABLE IF EXISTS paper_vocab")
+    for name in ("insert", "delete", "update"):
+        op.execute(f"DROP TRIGGER IF EXISTS paper_stem_{name}")
+    op.execute("DROP TABLE IF EXISTS paper_stem")
