@@ -9,12 +9,13 @@ for large imports.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import islice
 from pathlib import Path
 from typing import NamedTuple
 
 from catalog import dedupe, headlines
+from catalog.acronyms import definitions
 from catalog.text import tex
 from catalog.text.cjk import cjk_search_text
 from catalog.ingest.fields import title_key
@@ -93,11 +94,14 @@ class Batch:
     papers: list[dedupe.Paper]
     fields: list[PaperRow]  # paper_fields() of each paper
     records: int  # how many records went in, for progress
+    # (short form, long form) pairs each paper's abstract defines (catalog/acronyms.py)
+    acronyms: list[list[tuple[str, str]]] = field(default_factory=list)
 
 
 def prepare_batch(records: list[PaperRecord]) -> Batch:
     papers = dedupe.group(records)
-    return Batch(papers, [paper_fields(p.record, p.fp) for p in papers], len(records))
+    fields = [paper_fields(p.record, p.fp) for p in papers]
+    return Batch(papers, fields, len(records), [definitions(row.abstract_text) for row in fields])
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,8 @@ import (catalog/acronyms.py); existing papers are read once here. No user data i
 """
 from typing import Sequence, Union
 
+import sqlalchemy as sa
+import sqlmodel
 from alembic import op
 
 
@@ -51,9 +53,43 @@ def upgrade() -> None:
     END""")
     op.execute("INSERT INTO paper_stem(paper_stem) VALUES ('rebuild')")
     op.execute("CREATE VIRTUAL TABLE IF NOT EXISTS paper_vocab USING fts5vocab(paper_fts, 'row')")
+    op.create_table(
+        "acronym",
+        sa.Column("short", sa.String(collation="NOCASE"), nullable=False),
+        sa.Column("long_key", sqlmodel.sql.sqltypes.AutoString(), nullable=False),
+        sa.Column("long", sqlmodel.sql.sqltypes.AutoString(), nullable=False),
+        sa.Column("papers", sa.Integer(), nullable=False),
+        sa.Column("ordinary", sa.Boolean(), nullable=False),
+        sa.PrimaryKeyConstraint("short", "long_key"),
+    )
+    op.create_index("ix_acronym_long_key", "acronym", ["long_key"], unique=False)
+    _learn_acronyms(op.get_bind())
+
+
+def _learn_acronyms(bind) -> None:
+    """The acronyms the catalog's papers define, as imports learn them from now on."""
+    from collections import Counter
+
+    from catalog.acronyms import definitions, long_key, used_as_words
+
+    counts: Counter = Counter()
+    surface: dict = {}
+    texts = [row[0] for row in bind.exec_driver_sql("SELECT abstract_text FROM paper")]
+    for text in texts:
+        for (short, key), long in {(s, long_key(lf)): lf for s, lf in definitions(text)}.items():
+            counts[(short, key)] += 1
+            surface.setdefault((short, key), long)
+    ordinary = used_as_words({short.lower() for short, _ in counts}, texts)
+    rows = [(short, key, surface[(short, key)], n, short.lower() in ordinary) for (short, key), n in counts.items()]
+    if rows:
+        bind.exec_driver_sql(
+            "INSERT INTO acronym(short, long_key, long, papers, ordinary) VALUES (?, ?, ?, ?, ?)"
+            " ON CONFLICT(short, long_key) DO UPDATE SET papers = acronym.papers + excluded.papers", rows)
 
 
 def downgrade() -> None:
+    op.drop_index("ix_acronym_long_key", table_name="acronym")
+    op.drop_table("acronym")
     op.execute("DROP TABLE IF EXISTS paper_vocab")
     for name in ("insert", "delete", "update"):
         op.execute(f"DROP TRIGGER IF EXISTS paper_stem_{name}")

@@ -174,6 +174,26 @@ def compile_query(query: Query, acronyms: Mapping[str, Sequence[str]] | None = N
     return out
 
 
+def acronym_candidates(query: Query) -> set[str]:
+    """The texts of a query an acronym could widen: its words and phrases, and runs of plain
+    words (a long form typed without quotes)."""
+    out: set[str] = set()
+    clauses = query.clauses
+    for i, clause in enumerate(clauses):
+        if clause.negated:
+            continue
+        for option in clause.options:
+            if isinstance(option, Text) and not option.prefix and not option.exact and not has_cjk(option.text):
+                out.add(option.text)
+        for span in range(2, min(MAX_LONG_WORDS, len(clauses) - i) + 1):
+            run = clauses[i:i + span]
+            if not all(not c.negated and len(c.options) == 1 and isinstance(c.options[0], Text)
+                       and not c.options[0].prefix and not c.options[0].exact for c in run):
+                break
+            out.add(" ".join(c.options[0].text for c in run))
+    return out
+
+
 def _long_form_at(clauses: list[Clause], i: int, acronyms: Mapping[str, Sequence[str]]) -> tuple[int, list[str]]:
     """(how many plain words from clause i spell a long form the acronyms know, its short forms);
     (1, []) when none do. The longest run wins."""

@@ -92,7 +92,32 @@ class SqliteTx(PaperReads, EditQueries, ImportQueries, Maintenance, Vocabulary):
         return total
 
     def _compile(self, query: Query) -> fts.CompiledQuery:
-        return fts.compile_query(query)
+        return fts.compile_query(query, self._acronyms_for(query))
+
+    def _acronyms_for(self, query: Query) -> dict[str, list[str]]:
+        """What the query's words and runs of words also stand for, by the acronyms the
+        abstracts define: "SAE" -> ["Sparse Autoencoders"], "large language model" -> ["LLM"]."""
+        from catalog.acronyms import long_key, short_form, winners
+
+        texts = fts.acronym_candidates(query)
+        if not texts:
+            return {}
+        shorts = {t: s for t in texts if (s := short_form(t))}
+        keys = {t: k for t in texts if len(k := long_key(t)) >= 6 and not t.isalnum()}
+        if not shorts and not keys:
+            return {}
+        won = winners(self.acronyms_named(sorted(set(shorts.values())), sorted(set(keys.values()))))
+        out: dict[str, list[str]] = {}
+        for text, short in shorts.items():
+            if short.lower() in won:
+                out[text] = [won[short.lower()][1]]
+        by_key: dict[str, list[str]] = {}
+        for short, (key, _) in won.items():
+            by_key.setdefault(key, []).append(short)
+        for text, key in keys.items():
+            if key in by_key:
+                out[text] = out.get(text, []) + [s.upper() for s in by_key[key]]
+        return out
 
     def papers_titled(self, title: str, limit: int = 20) -> list:
         """Rows (dedupe's FACT_COLUMNS) of papers whose real title holds `title` as a phrase."""
