@@ -17,20 +17,16 @@ def raw(seeded, db_path):
     conn.close()
 
 
-def fts_ok(conn) -> bool:
+def fts_ok(conn, table: str = "paper_fts") -> bool:
     try:
-        conn.execute("INSERT INTO paper_fts(paper_fts, rank) VALUES ('integrity-check', 1)")
+        conn.execute(f"INSERT INTO {table}({table}, rank) VALUES ('integrity-check', 1)")
     except sqlite3.DatabaseError:
         return False
     return True
 
 
 def stem_ok(conn) -> bool:
-    try:
-        conn.execute("INSERT INTO paper_stem(paper_stem, rank) VALUES ('integrity-check', 1)")
-    except sqlite3.DatabaseError:
-        return False
-    return True
+    return fts_ok(conn, "paper_stem")
 
 
 def test_seeded_index_is_consistent(raw):
