@@ -171,5 +171,6 @@ class ImportQueries:
         short_marks, key_marks = ", ".join("?" * len(shorts)), ", ".join("?" * len(long_keys))
         return self.conn.execute(
             "SELECT short, long_key, long, papers, ordinary FROM acronym WHERE short IN"
-            f" (SELECT short FROM acronym WHERE short IN ({short_marks}) OR long_key IN ({key_marks}))",
+            f" (SELECT short FROM acronym WHERE short IN ({short_marks})"
+            f" UNION SELECT short FROM acronym WHERE long_key IN ({key_marks}))",
             [*shorts, *long_keys]).all()
