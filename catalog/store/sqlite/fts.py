@@ -131,7 +131,7 @@ def compile_query(query: Query, acronyms: Mapping[str, Sequence[str]] | None = N
             i += 1
             continue
         span, also = _long_form_at(clauses, i, acronyms)
-        if span > 1:  # words spelling a long form: also the phrase, and its short forms
+        if span > 1:  # words spelling a long form: each word, or one of its short forms
             words = [clauses[j].options[0] for j in range(i, i + span)]
             exact.extend("(" + fts_phrase(w) + ")" for w in words[1:])
             phrases = [fts_phrase(w) for w in words]
