@@ -11,7 +11,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from catalog.errors import CatalogError, StoreError
-from catalog.query import Query, QueryError
+from catalog.query import Query, QueryError, Text
 from catalog.results import SearchHit
 from catalog.store import rows
 from catalog.store.base import Store
@@ -62,7 +62,7 @@ class SqliteTx(PaperReads, EditQueries, ImportQueries, Maintenance, Vocabulary):
                 break
             if fts.tier_expression(compiled, tier) is None:
                 continue
-            if tier == "some" and (not partial or matching_all >= SOME_BELOW):
+            if tier == "some" and (not partial or matching_all >= SOME_BELOW or self._unknown_word(compiled)):
                 break
             sql, params = fts.search_sql(compiled, limit=need, offset=skip, with_text=with_text, tier=tier)
             found = self._run(sql, params, query)
@@ -86,10 +86,24 @@ class SqliteTx(PaperReads, EditQueries, ImportQueries, Maintenance, Vocabulary):
         """Papers holding every word (in any form, or through acronyms); `partial`: all that
         `search` lists, with the papers holding only some of the words when those are few."""
         compiled = self._compile(query)
-        total = self._run(*fts.count_sql(compiled), query)[0][0]
-        if partial and total < SOME_BELOW and fts.tier_expression(compiled, "some"):
+        if compiled.match is not None and any(o.prefix for c in query.clauses for o in c.options
+                                              if isinstance(o, Text)):
+            # A prefix of a word is not always a prefix of its stem (interpretab*): tier by tier.
+            total = sum(self._run(*fts.count_sql(compiled, tier), query)[0][0]
+                        for tier in ("exact", "forms", "wide") if fts.tier_expression(compiled, tier))
+        else:
+            total = self._run(*fts.count_sql(compiled), query)[0][0]
+        if (partial and total < SOME_BELOW and fts.tier_expression(compiled, "some")
+                and not self._unknown_word(compiled)):
             total += self._run(*fts.count_sql(compiled, "some"), query)[0][0]
         return total
+
+    def _unknown_word(self, compiled: fts.CompiledQuery) -> bool:
+        """Whether a word of the query is in no paper (a typo, most likely: "did you mean"
+        says more than papers holding the other words would)."""
+        return any(not self._run(f"SELECT 1 FROM {fts.STEM_TABLE} WHERE {fts.STEM_TABLE} MATCH ? LIMIT 1",
+                                 [word], Query())
+                   for word in compiled.words)
 
     def _compile(self, query: Query) -> fts.CompiledQuery:
         return fts.compile_query(query, self._acronyms_for(query))
