@@ -252,3 +252,26 @@ def used_as_words(words: set[str], texts: Iterable[str]) -> set[str]:
 def reverse(learned: dict[str, str]) -> dict[str, str]:
     """long_key(long form) -> short form: which acronym a typed long form stands for."""
     return {long_key(long): short for short, long in learned.items()}
+
+
+def short_form(word: str) -> str | None:
+    """The acronym a typed word may be (singular: "SAEs" -> "SAE"), or None."""
+    return _short_form(word)
+
+
+def winners(rows: Iterable) -> dict[str, tuple[str, str]]:
+    """short form (lowercase) -> (long_key, long form) from stored rows (short, long_key,
+    long, papers, ordinary): the long form most papers define it with; none on a tie, or
+    when texts use the short form as an ordinary word."""
+    by_short: dict[str, list] = defaultdict(list)
+    for row in rows:
+        by_short[row[0].lower()].append(row)
+    out = {}
+    for short, found in by_short.items():
+        if any(r[4] for r in found):
+            continue
+        found.sort(key=lambda r: -r[3])
+        if len(found) > 1 and found[0][3] == found[1][3]:
+            continue
+        out[short] = (found[0][1], found[0][2])
+    return out

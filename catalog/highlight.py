@@ -26,6 +26,8 @@ class Terms:
 
     phrases: frozenset[tuple[tuple[str, ...], bool]]  # (folded words, last one is a prefix)
     substrings: tuple[str, ...]  # CJK text, matched anywhere
+    # Word sequences matched in any form (the stemmed index finds them): their words' stems.
+    stems: frozenset[tuple[str, ...]] = frozenset()
 
     def __bool__(self) -> bool:
         return bool(self.phrases or self.substrings)
@@ -44,6 +46,7 @@ def terms_of(query: Query) -> Terms:
     phrase, or a word with punctuation inside (`multi-agent`), matches as a sequence."""
     phrases: set[tuple[tuple[str, ...], bool]] = set()
     substrings: list[str] = []
+    stems: set[tuple[str, ...]] = set()
     for clause in query.clauses:
         if clause.negated:
             continue
@@ -54,7 +57,44 @@ def terms_of(query: Query) -> Terms:
                 substrings.append(option.text)
             elif words := tuple(fold(t) for t in _WORD.findall(option.text)):
                 phrases.add((words, option.prefix))
-    return Terms(frozenset(phrases), tuple(substrings))
+                if not option.prefix and not option.exact:
+                    stems.add(tuple(stem(w) for w in words))
+    return Terms(frozenset(phrases), tuple(substrings), frozenset(stems))
+
+
+@lru_cache(maxsize=65536)
+def stem(word: str) -> str:
+    """A folded word's stem as the stemmed index (FTS5's porter) makes it."""
+    return _porter().stemWord(word)
+
+
+@lru_cache(maxsize=1)
+def _porter():
+    import Stemmer
+
+    return Stemmer.Stemmer("porter")
+
+
+def _stem_start(s: str) -> str:
+    """What every word with stem `s` begins with, near enough to find candidates by regex
+    (checked by stemming each): porter stems are prefixes of their words but for a last y/e."""
+    return s[:-1] if len(s) > 3 and s[-1] in "ie" else s
+
+
+@lru_cache(maxsize=256)
+def _stem_patterns(stems: frozenset[tuple[str, ...]]) -> tuple[tuple[re.Pattern[str], tuple[str, ...]], ...]:
+    return tuple((re.compile(r"\b" + r"\W+".join(_letters(_stem_start(s)) + r"\w*" for s in words), re.IGNORECASE),
+                  words) for words in sorted(stems))
+
+
+def _form_spans(text: str, terms: Terms) -> list[tuple[int, int]]:
+    out = []
+    for pattern, words in _stem_patterns(terms.stems):
+        for m in pattern.finditer(text):
+            found = _WORD.findall(m.group())
+            if len(found) == len(words) and all(stem(fold(w)) == s for w, s in zip(found, words)):
+                out.append(m.span())
+    return out
 
 
 # Characters that fold to a plain letter or digit: `e` also matches é, è, ê..., `2` matches ²
@@ -84,7 +124,20 @@ def _pattern(terms: Terms) -> re.Pattern[str] | None:
 def spans(text: str, terms: Terms) -> list[tuple[int, int]]:
     """(start, end) of every matched word or substring, in order, not overlapping."""
     pattern = _pattern(terms)
-    return [m.span() for m in pattern.finditer(text)] if pattern else []
+    found = [m.span() for m in pattern.finditer(text)] if pattern else []
+    if terms.stems:
+        found = _merged(found + _form_spans(text, terms))
+    return found
+
+
+def _merged(spans_: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    out: list[tuple[int, int]] = []
+    for start, end in sorted(spans_):
+        if out and start < out[-1][1]:
+            out[-1] = (out[-1][0], max(end, out[-1][1]))
+        else:
+            out.append((start, end))
+    return out
 
 
 def marked(text: str, found: list[tuple[int, int]]) -> str:

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from catalog import dedupe, merges, rules
+from catalog import acronyms, dedupe, merges, rules
 from catalog.identity import insert_papers
 from catalog.ingest.mapping import FieldMap
 from catalog.ingest.records import IngestError
@@ -212,6 +212,8 @@ def _store_batch(tx, batch: Batch, source_id: int, now: datetime,
         inserted = insert_papers(tx, [papers[i] for i in new], [batch.fields[i] for i in new], taken, now)
         ids.update(zip(new, inserted))
         unindexed.added(inserted[0])
+        _learn_acronyms(tx, [batch.acronyms[i] for i in new] if batch.acronyms else [],
+                        [batch.fields[i].abstract_text for i in new])
     matched = sorted(found)
     filled: list[tuple[str, ...]] = []
     if matched:
@@ -224,6 +226,21 @@ def _store_batch(tx, batch: Batch, source_id: int, now: datetime,
     tx.add_provenance(
         [(ids[i], source_id, position) for i, p in enumerate(papers) for position in p.positions])
     merges.store_merges(tx, _merges(papers, ids, found, dict(zip(matched, filled)), source_id, report), now)
+
+
+def _learn_acronyms(tx, defined: list[list[tuple[str, str]]], texts: list[str]) -> None:
+    """Count the acronyms new papers define (each paper once per pair); short forms these
+    papers also use as ordinary lowercase words ("it", "us") are marked never to expand."""
+    pairs: dict[tuple[str, str], tuple[str, int]] = {}
+    for found in defined:
+        for (short, key), long in {(s, acronyms.long_key(lf)): lf for s, lf in found}.items():
+            surface, n = pairs.get((short, key), (long, 0))
+            pairs[(short, key)] = (surface, n + 1)
+    if not pairs:
+        return
+    tx.add_acronyms([(short, key, long, n) for (short, key), (long, n) in pairs.items()])
+    if ordinary := acronyms.used_as_words({short.lower() for short, _ in pairs}, texts):
+        tx.mark_ordinary_words(sorted(ordinary))
 
 
 def _merges(papers: list[dedupe.Paper], ids: dict[int, int], found: dict[int, dedupe.Found],

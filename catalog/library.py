@@ -109,10 +109,12 @@ class Catalog:
                                   with_text=snippets and parsed.has_text, sort=sort)
         return _with_snippets(hits, parsed) if snippets else [hit.summary for hit in hits]
 
-    def count(self, query: str, *, cancelled: Stop | None = None) -> int:
+    def count(self, query: str, *, cancelled: Stop | None = None, partial: bool = True) -> int:
+        """How many papers `search` lists for `query`: those holding every word, and those
+        holding some when few hold all (`partial=False`: only the first)."""
         with self.store.read() as tx, tx.stoppable(cancelled):
             parsed, named = _understood(tx, query)
-            return len(named) + tx.count(parsed)
+            return len(named) + tx.count(parsed, partial=partial)
 
     def suggest(self, query: str) -> list[Suggestion]:
         """For each word of `query` that (almost) no paper holds, the index's closest words that
@@ -395,7 +397,7 @@ class Catalog:
         """The papers `query` selects (all for ""), in search order, with everything exports write."""
         parsed = parse(query)
         with self.store.read() as tx:
-            return tx.export_papers([hit.paper_id for hit in tx.search(parsed, limit=-1)])
+            return tx.export_papers([hit.paper_id for hit in tx.search(parsed, limit=-1, partial=False)])
 
     def export(self, query: str, fmt: str, path: Path | None = None, *,
                stream: TextIO | None = None) -> ExportReport:

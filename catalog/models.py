@@ -200,3 +200,17 @@ class Topic(SQLModel, table=True):
     number: int
     label: str
     rank: int
+
+
+class Acronym(SQLModel, table=True):
+    """An acronym the abstracts define ("Sparse Autoencoders (SAEs)"), learned at import
+    (catalog/acronyms.py): a search for either form also finds the other. A short form
+    with several long forms stands for the one most papers define it with."""
+
+    __tablename__ = "acronym"
+
+    short: str = Field(sa_column=Column(String(collation="NOCASE"), primary_key=True))  # singular: SAE
+    long_key: str = Field(primary_key=True, index=True)  # the long form as compared (acronyms.long_key)
+    long: str  # as the first papers wrote it
+    papers: int = 0  # how many papers define it so
+    ordinary: bool = False  # abstracts also use the short form as a lowercase word: never expanded

@@ -59,12 +59,22 @@ def piped() -> bool:
     return not stdout.is_terminal
 
 
+def partial_separator(papers: list[PaperSummary]) -> str:
+    """The line between the papers holding every word and those holding some of them."""
+    full = sum(1 for p in papers if p.match == "all")
+    held = "no paper holds" if not full else f"{full} {'paper holds' if full == 1 else 'papers hold'}"
+    return f"── {held} every word; these hold some of them ──"
+
+
 def print_summaries(papers: list[PaperSummary], *, with_snippets: bool = False) -> None:
     if piped():
+        # One record per line for scripts; `--json` tells partial matches apart.
         for p in papers:
             stdout.print(summary_line(p), soft_wrap=True)
         return
-    for p in papers:
+    for i, p in enumerate(papers):
+        if p.match == "some" and (i == 0 or papers[i - 1].match != "some"):
+            stdout.print(Text(partial_separator(papers), style="dim"))
         stdout.print(summary_line(p))
         if with_snippets and p.snippet:
             snippet = highlighted(p.snippet)
@@ -77,7 +87,7 @@ def print_json(data) -> None:
 
 
 def summaries_json(papers: list[PaperSummary]) -> list[dict]:
-    return [{**p.as_json(), "snippet": plain_snippet(p.snippet)} for p in papers]
+    return [{**p.as_json(), "snippet": plain_snippet(p.snippet), "match": p.match} for p in papers]
 
 
 def search_json(query: str, papers: list[PaperSummary], suggestions: list[Suggestion]) -> dict:

@@ -9,12 +9,13 @@ for large imports.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import islice
 from pathlib import Path
 from typing import NamedTuple
 
 from catalog import dedupe, headlines
+from catalog.acronyms import definitions
 from catalog.text import tex
 from catalog.text.cjk import cjk_search_text
 from catalog.ingest.fields import title_key
@@ -93,11 +94,24 @@ class Batch:
     papers: list[dedupe.Paper]
     fields: list[PaperRow]  # paper_fields() of each paper
     records: int  # how many records went in, for progress
+    # (short form, long form) pairs each paper's abstract defines (catalog/acronyms.py)
+    acronyms: list[list[tuple[str, str]]] = field(default_factory=list)
 
 
-def prepare_batch(records: list[PaperRecord]) -> Batch:
+# Acronyms are looked for in every paper of a file that fits one batch, and in one paper in
+# ACRONYM_SAMPLE of larger files (chosen by fingerprint): finding them costs about as much as
+# the rest of preparing a paper, and the pairs that matter, defined by several papers, are
+# still found in a sample of a large import.
+ACRONYM_SAMPLE = 32
+
+
+def prepare_batch(records: list[PaperRecord], *, whole_file: bool = True) -> Batch:
+    """`whole_file`: the batch holds all of its file (acronyms are looked for in every paper)."""
     papers = dedupe.group(records)
-    return Batch(papers, [paper_fields(p.record, p.fp) for p in papers], len(records))
+    fields = [paper_fields(p.record, p.fp) for p in papers]
+    defined = [definitions(row.abstract_text) if whole_file or int(p.fp[:8], 16) % ACRONYM_SAMPLE == 0 else []
+               for p, row in zip(papers, fields)]
+    return Batch(papers, fields, len(records), defined)
 
 
 @dataclass(frozen=True)
@@ -115,5 +129,8 @@ def read(job: Job) -> Iterator[Opened | Batch]:
         warnings = list(found.warnings) if isinstance(found, RecordFile) else []
         yield Opened(fmt, found.venue, found.year, warnings)
         records = iter(found.records)
-        while chunk := list(islice(records, BATCH)):
-            yield prepare_batch(chunk)
+        chunk = list(islice(records, BATCH))
+        whole = len(chunk) < BATCH
+        while chunk:
+            yield prepare_batch(chunk, whole_file=whole)
+            chunk = list(islice(records, BATCH))

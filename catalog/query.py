@@ -1,7 +1,8 @@
 """The search language, parsed into a small tree that knows nothing about SQL.
 
-    words            all must match          "a phrase"    exact phrase
-    a OR b           either                  -word, NOT w  must not match
+    words            all must match (any form: model finds models, modelling)
+    =word            this form only          "a phrase"    phrase (any forms)
+    a OR b           either                  -word, NOT w  must not match (in any form)
     prefix*          word beginning          venue:ICML  year:2026  year:2024..2026
     tag:toread       (and its children)      status:unread  rating:>=4  has:notes
     topic:3          the whole catalog's topic 3 (`catalog topics`, the TUI's Topics facet)
@@ -27,11 +28,12 @@ class QueryError(ValueError):
 
 @dataclass(frozen=True)
 class Text:
-    """A word or phrase to find; `prefix` for `word*`."""
+    """A word or phrase to find; `prefix` for `word*`, `exact` for `=word` (this form only)."""
 
     text: str
     phrase: bool = False
     prefix: bool = False
+    exact: bool = False
 
 
 @dataclass(frozen=True)
@@ -124,11 +126,12 @@ def _item(raw: str, quoted: bool) -> tuple[Text | Filter | None, bool]:
         return _filter(name.lower(), value), negated
     if colon and value:
         _refuse_unknown_filter(name, value)
+    exact = raw.startswith("=") and _has_word(raw)
     prefix = raw.endswith("*")
-    text = raw.rstrip("*")
+    text = raw.lstrip("=").rstrip("*") if exact else raw.rstrip("*")
     if not _has_word(text):
         return None, negated
-    return Text(text, prefix=prefix), negated
+    return Text(text, prefix=prefix, exact=exact), negated
 
 
 def _refuse_unknown_filter(name: str, value: str) -> None:

@@ -17,6 +17,9 @@ class PaperSummary:
     tags: tuple[str, ...]
     snippet: str | None = None  # with \x02 ... \x03 around matched words
     has_notes: bool = False  # the TUI marks such papers in its list
+    # From a search with words: "all" (holds every word, in some form) or "some" (a partial
+    # match, listed after them when few papers hold every word); None when listing.
+    match: str | None = None
 
     def as_json(self) -> dict:
         return {

@@ -13,7 +13,7 @@ _TAGGED = "SELECT pt.paper_id FROM paper_tag pt JOIN tag t ON t.id = pt.tag_id W
 
 @pytest.mark.parametrize("query, match", [
     ("sparse attention", '("sparse") AND ("attention")'),
-    ('"language models" -survey', '("language models") NOT (("survey"))'),
+    ('"language models" -survey', '("language models")'),  # -survey: see below
     ("hessian OR fisher", '("hessian" OR "fisher")'),
     ("interpret*", '("interpret"*)'),
     ("c++ multi-agent 20.04", '("c++") AND ("multi-agent") AND ("20.04")'),  # never FTS5 syntax
@@ -23,6 +23,49 @@ _TAGGED = "SELECT pt.paper_id FROM paper_tag pt JOIN tag t ON t.id = pt.tag_id W
 def test_words_become_quoted_fts5_phrases(query, match):
     compiled = compile_query(parse(query))
     assert (compiled.match, compiled.where, compiled.params) == (match, [], [])
+    assert compiled.forms == match  # the same words, matched in any form by the stemmed index
+
+
+def test_negated_words_hold_in_any_form_in_every_tier():
+    compiled = compile_query(parse('"language models" -survey'))
+    assert compiled.exclude == [("paper_stem", '("survey")')]
+    sql, params = search_sql(compiled, limit=10)
+    assert " AND +rowid NOT IN (SELECT rowid FROM paper_stem WHERE paper_stem MATCH ?)" in sql
+    assert params == ['("language models")', '("survey")', 10, 0]
+
+
+def test_exact_words_match_only_the_unstemmed_index():
+    compiled = compile_query(parse("=LLM neuron"))
+    assert compiled.match == '("LLM") AND ("neuron")'
+    assert compiled.forms == '("neuron")'
+    assert compiled.where == ["p.id IN (SELECT rowid FROM paper_fts WHERE paper_fts MATCH ?)"]
+    assert compiled.params == ['("LLM")']
+    alone = compile_query(parse("=LLM"))
+    assert (alone.match, alone.forms, alone.where) == ('("LLM")', None, [])
+    assert count_sql(alone) == ("SELECT count(*) FROM paper_fts WHERE paper_fts MATCH ?", ['("LLM")'])
+
+
+def test_acronyms_widen_words_and_long_forms():
+    acronyms = {"SAE": ["sparse autoencoder"], "large language model": ["LLM"]}
+    compiled = compile_query(parse("SAE large language model"), acronyms)
+    assert compiled.forms == '("SAE") AND ("large") AND ("language") AND ("model")'
+    assert compiled.wide == '("SAE" OR "sparse autoencoder") AND (("large" AND "language" AND "model") OR "LLM")'
+    assert compiled.words == ['("SAE" OR "sparse autoencoder")', '("large")', '("language")', '("model")']
+    # The count is of papers holding every word in some form, acronyms included.
+    assert count_sql(compiled) == ("SELECT count(*) FROM paper_stem WHERE paper_stem MATCH ?", [compiled.wide])
+    assert compile_query(parse("SAE*"), acronyms).wide is None  # prefixes are not expanded
+
+
+def test_each_tier_leaves_out_the_papers_of_the_one_before():
+    compiled = compile_query(parse("sparse attention"), {"sparse": ["x"]})
+    tiers = {t: search_sql(compiled, limit=5, tier=t) for t in ("forms", "wide", "some")}
+    assert tiers["forms"][0].count("NOT IN (SELECT rowid FROM paper_fts WHERE paper_fts MATCH ?)") == 1
+    assert tiers["forms"][1] == ['("sparse") AND ("attention")'] * 2 + [5, 0]
+    assert tiers["wide"][1] == ['("sparse" OR "x") AND ("attention")', '("sparse") AND ("attention")', 5, 0]
+    some_sql, some_params = tiers["some"]
+    assert some_sql.count("(+rowid IN (SELECT rowid FROM paper_stem WHERE paper_stem MATCH ?))") == 2
+    assert some_params == ['("sparse" OR "x")', '("attention")', '("sparse" OR "x") OR ("attention")',
+                           '("sparse" OR "x") AND ("attention")', 5, 0]
 
 
 @pytest.mark.parametrize("query, where, params", [
@@ -35,7 +78,7 @@ def test_words_become_quoted_fts5_phrases(query, match):
     ("rating:>=4 has:notes", ["(p.id IN (SELECT id FROM paper WHERE rating IS NOT NULL AND rating >= ?))",
                               "(p.id IN (SELECT paper_id FROM note))"], [4]),
     ("topic:3", ["(p.id IN (SELECT paper_id FROM topic WHERE scope = '' AND number = ?))"], [3]),
-    ("-survey", ["p.id NOT IN (SELECT rowid FROM paper_fts WHERE paper_fts MATCH ?)"], ['("survey")']),
+    ("-survey", ["p.id NOT IN (SELECT rowid FROM paper_stem WHERE paper_stem MATCH ?)"], ['("survey")']),
 ])
 def test_filters_become_where_clauses_with_parameters(query, where, params):
     compiled = compile_query(parse(query))
@@ -70,7 +113,7 @@ def test_listing_and_counting_sql():
     assert params == ["ICML", 20, 0]
     assert count_sql(compiled) == ("SELECT count(*) FROM paper p WHERE (p.venue = ?)", ["ICML"])
     assert count_sql(compile_query(parse("sparse"))) == (
-        "SELECT count(*) FROM paper_fts WHERE paper_fts MATCH ?", ['("sparse")'])
+        "SELECT count(*) FROM paper_stem WHERE paper_stem MATCH ?", ['("sparse")'])
 
 
 _SUMMARY = ("SELECT p.id, p.key, coalesce(p.user_title, p.title, p.headline) AS title, p.venue,"
@@ -96,10 +139,11 @@ def test_sorted_listing_sql(sort, order):
 
 
 def test_sorted_search_sorts_every_match_then_pages():
+    # Every paper holding the words in some form (the stemmed index), none of the partial ones.
     sql, params = search_sql(compile_query(parse("sparse venue:ICML")), limit=50, offset=100,
                              sort=Sort("rating"))
     assert sql == (
-        "WITH hits AS (SELECT rowid AS id FROM paper_fts WHERE paper_fts MATCH ?"
+        "WITH hits AS (SELECT rowid AS id FROM paper_stem WHERE paper_stem MATCH ?"
         " AND +rowid IN (SELECT p.id FROM paper p WHERE (p.venue = ?)))"
         f" {_SUMMARY} FROM hits CROSS JOIN paper p WHERE p.id = hits.id"
         " ORDER BY p.rating DESC NULLS LAST, p.year DESC, p.id DESC LIMIT ? OFFSET ?")
@@ -131,8 +175,9 @@ def _cycle(sort, n):
 
 
 def test_ids_of_every_match():
+    # Facets count the papers holding every word in some form, as the count does.
     assert ids_sql(compile_query(parse("sparse venue:ICML"))) == (
-        "SELECT rowid FROM paper_fts WHERE paper_fts MATCH ?"
+        "SELECT rowid FROM paper_stem WHERE paper_stem MATCH ?"
         " AND +rowid IN (SELECT p.id FROM paper p WHERE (p.venue = ?))", ['("sparse")', "ICML"])
     assert ids_sql(compile_query(parse("year:2026"))) == (
         "SELECT p.id FROM paper p WHERE (p.year = ?)", [2026])

@@ -17,16 +17,20 @@ def raw(seeded, db_path):
     conn.close()
 
 
-def fts_ok(conn) -> bool:
+def fts_ok(conn, table: str = "paper_fts") -> bool:
     try:
-        conn.execute("INSERT INTO paper_fts(paper_fts, rank) VALUES ('integrity-check', 1)")
+        conn.execute(f"INSERT INTO {table}({table}, rank) VALUES ('integrity-check', 1)")
     except sqlite3.DatabaseError:
         return False
     return True
 
 
+def stem_ok(conn) -> bool:
+    return fts_ok(conn, "paper_stem")
+
+
 def test_seeded_index_is_consistent(raw):
-    assert fts_ok(raw)
+    assert fts_ok(raw) and stem_ok(raw)
 
 
 def test_raw_insert_update_delete_keep_the_index_right(seeded, raw):
@@ -36,15 +40,17 @@ def test_raw_insert_update_delete_keep_the_index_right(seeded, raw):
         " 'Quokkas', 'unread', '2026-01-01', '2026-01-01')"
     )
     assert fts_ok(raw)
-    assert [p.key for p in seeded.search("quokka")] == ["zzzzzzz"]
+    assert [p.key for p in seeded.search("habitats")] == ["zzzzzzz"]
     raw.execute("UPDATE paper SET abstract_text = 'wombat burrows' WHERE key = 'zzzzzzz'")
-    assert fts_ok(raw)
-    assert seeded.search("quokka") == [] and seeded.search("wombat")
+    assert fts_ok(raw) and stem_ok(raw)
+    # In any form: the stemmed index follows the edit too (the headline still says Quokkas).
+    assert seeded.search("habitat") == [] and seeded.search("wombat")
+    assert [p.key for p in seeded.search("quokka")] == ["zzzzzzz"]
     mcr = key_of(seeded, "MCR2")
     raw.execute("UPDATE paper SET user_title = 'Platypus notes' WHERE key = ?", (mcr,))
     assert seeded.search("platypus")[0].key == mcr
     raw.execute("DELETE FROM paper WHERE key IN ('zzzzzzz', ?)", (mcr,))
-    assert fts_ok(raw)
+    assert fts_ok(raw) and stem_ok(raw)
     assert seeded.search("wombat") == [] and seeded.search("platypus") == []
     assert raw.execute("PRAGMA integrity_check").fetchone() == ("ok",)
 

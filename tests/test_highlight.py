@@ -10,9 +10,16 @@ def marked_words(text: str) -> list[str]:
 
 
 def test_words_fold_case_and_diacritics_like_the_index():
-    terms = terms_of(parse("resume MODEL"))
+    terms = terms_of(parse("resume =MODEL"))
     text = "A Résumé of models: the Model and the MODEL."
     assert [text[s:e] for s, e in spans(text, terms)] == ["Résumé", "Model", "MODEL"]
+
+
+def test_other_forms_of_a_word_are_marked_as_the_stemmed_index_finds_them():
+    terms = terms_of(parse('hallucinate neuron "sparse autoencoder" =LLM'))
+    text = "Sparse Autoencoders hallucinated; neurons and a neuron; LLMs, an LLM, sparse codes."
+    assert [text[s:e] for s, e in spans(text, terms)] == [
+        "Sparse Autoencoders", "hallucinated", "neurons", "neuron", "LLM"]
 
 
 def test_prefixes_phrases_and_chinese():

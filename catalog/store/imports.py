@@ -148,3 +148,29 @@ class ImportQueries:
         self.conn.execute(
             "UPDATE provenance SET paper_id = ? WHERE paper_id = ? AND source_id = ? AND position = ?",
             (to_paper, from_paper, source_id, position))
+
+    # --- acronyms the abstracts define -------------------------------------------------------
+
+    def add_acronyms(self, pairs: Sequence[tuple[str, str, str, int]]) -> None:
+        """(short form, long form as compared, long form as written, papers defining it) each;
+        counts add up over imports."""
+        self.conn.executemany(
+            "INSERT INTO acronym(short, long_key, long, papers, ordinary) VALUES (?, ?, ?, ?, 0)"
+            " ON CONFLICT(short, long_key) DO UPDATE SET papers = acronym.papers + excluded.papers",
+            pairs)
+
+    def mark_ordinary_words(self, words: Sequence[str]) -> None:
+        """Short forms that abstracts also use as ordinary lowercase words: never expanded."""
+        for part, marks in chunks(list(words)):
+            self.conn.execute(f"UPDATE acronym SET ordinary = 1 WHERE short IN ({marks})", part)
+
+    def acronyms_named(self, shorts: Sequence[str], long_keys: Sequence[str]) -> list:
+        """Rows (short, long_key, long, papers, ordinary) of these short forms (any case) and
+        of every short form one of these long forms has."""
+        shorts, long_keys = list(shorts) or [""], list(long_keys) or [""]
+        short_marks, key_marks = ", ".join("?" * len(shorts)), ", ".join("?" * len(long_keys))
+        return self.conn.execute(
+            "SELECT short, long_key, long, papers, ordinary FROM acronym WHERE short IN"
+            f" (SELECT short FROM acronym WHERE short IN ({short_marks})"
+            f" UNION SELECT short FROM acronym WHERE long_key IN ({key_marks}))",
+            [*shorts, *long_keys]).all()

@@ -23,7 +23,7 @@ def chunks(values: Sequence, size: int = CHUNK) -> Iterator[tuple[tuple, str]]:
         yield part, ",".join("?" * len(part))
 
 
-def summary(row) -> PaperSummary:
+def summary(row, match: str | None = None) -> PaperSummary:
     """From SUMMARY_COLUMNS: key, title (the shown one), venue, year, status, rating, tags_text,
     has_notes (optional: a query that leaves it out says no)."""
     try:
@@ -32,7 +32,7 @@ def summary(row) -> PaperSummary:
         has_notes = False
     return PaperSummary(key=row["key"], title=row["title"], venue=row["venue"], year=row["year"],
                         status=row["status"], rating=row["rating"], tags=tuple(row["tags_text"].split()),
-                        has_notes=has_notes)
+                        has_notes=has_notes, match=match)
 
 
 def note(row, number: int) -> NoteView:

@@ -52,6 +52,7 @@ class Loading:
     counted: bool  # whether the list's total is the full count yet
     refreshing: bool  # the search under way shows the same results again (a change elsewhere)
     sort: Sort  # the order of the results
+    holding_all: int | None = None  # papers with every word, when partial matches follow
     remembered: State  # for next time (state.py)
     facets: Facets | None
     detail: PaperDetail | None
@@ -93,12 +94,15 @@ class Loading:
             rows = catalog.search(query, limit=PAGE, snippets=False, sort=sort, cancelled=stop)
             if worker.is_cancelled:
                 return
-            total = len(rows) if len(rows) < PAGE else catalog.count(query, cancelled=stop) if counted else None
+            # Sorted otherwise than by relevance, the list holds only papers with every word.
+            partial = sort == RELEVANCE
+            total = (len(rows) if len(rows) < PAGE
+                     else catalog.count(query, cancelled=stop, partial=partial) if counted else None)
             self.post_message(SearchResults(query, generation, rows, total))
             if not rows:
                 self._suggest(catalog, typed, query, generation, stop)
             if total is None:
-                total = catalog.count(query, cancelled=stop)
+                total = catalog.count(query, cancelled=stop, partial=partial)
                 if not worker.is_cancelled:
                     self.post_message(SearchCount(query, generation, total))
         except Interrupted:
@@ -125,6 +129,10 @@ class Loading:
         self.papers.show_results(message.query, message.generation, message.rows,
                                  message.total, self._empty_message(self.query_text), keep, self.sort)
         self.counted = message.total is not None
+        # Partial matches follow the papers holding every word only when those are few: all
+        # of them are on this first page.
+        self.holding_all = (sum(p.match == "all" for p in message.rows)
+                            if any(p.match == "some" for p in message.rows) else None)
         self.show_position()
         self.load_facets(message.query)
 
@@ -152,6 +160,8 @@ class Loading:
         else:
             of = f"{total:,}" if self.counted else f"{PAGE}+"
             parts = [f"row {papers.cursor + 1:,} / {of}"]
+            if self.holding_all is not None:
+                parts.append(f"  ·  {self.holding_all:,} with every word, then ≈ some")
         if self.sort != RELEVANCE:
             parts.append(f"  ·  by {self.sort.name}")
         if papers.marked:

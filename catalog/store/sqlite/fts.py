@@ -8,13 +8,18 @@ exact-string tests (tests/test_compiler.py); the store runs what they build.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from catalog.text.cjk import cjk_spaced
 from catalog.query import RELEVANCE, Clause, Filter, Query, Sort, Text
-from catalog.text.cjk import has_cjk
+from catalog.text.cjk import cjk_spaced, has_cjk
 
-FTS_TABLE = "paper_fts"
+FTS_TABLE = "paper_fts"  # the words as written (unicode61): exact forms, prefixes, vocabulary
+STEM_TABLE = "paper_stem"  # the same columns, stemmed (porter): other word forms (migration 0008)
+VOCAB_TABLE = "paper_vocab"  # fts5vocab over paper_fts: the indexed words and their papers
+STEM_TOKENIZER = "porter unicode61 remove_diacritics 2"
+# Longest long form (in words) a query is checked against for acronyms.
+MAX_LONG_WORDS = 6
 # Indexed columns of `paper`, in FTS5 column order, with their bm25 weights: a hit in a title
 # or tag counts for more than one in the abstract.
 FTS_COLUMNS = {
@@ -29,6 +34,7 @@ FTS_COLUMNS = {
 }
 VIEWS = ("papers", "paper_tags", "paper_notes")
 INSERT_TRIGGER = "paper_fts_insert"
+INSERT_TRIGGERS = (INSERT_TRIGGER, "paper_stem_insert")
 # Papers whose `abstract` was edited by hand, waiting for their derived text (migration 0006).
 REDERIVE_TABLE = "paper_rederive"
 # What triggers copy onto paper.tags_text / paper.notes_text (the migrations hold their own
@@ -39,7 +45,7 @@ TAGS_TEXT_OF = """(SELECT coalesce(group_concat(name, ' '), '') FROM (
 NOTES_TEXT_OF = """(SELECT coalesce(group_concat(body, char(10)), '') FROM (
     SELECT body FROM note WHERE paper_id = {pid} ORDER BY created_at, id))"""
 
-_BM25 = f"bm25({FTS_TABLE}, {', '.join(str(w) for w in FTS_COLUMNS.values())})"
+_WEIGHTS = ", ".join(str(w) for w in FTS_COLUMNS.values())
 SUMMARY_COLUMNS = (
     "p.id, p.key, coalesce(p.user_title, p.title, p.headline) AS title, p.venue, p.year, "
     "p.status, p.rating, p.tags_text, p.notes_text != '' AS has_notes"
@@ -63,8 +69,8 @@ ORDERS = {
 def is_hand_made_table(name: str) -> bool:
     """FTS5 tables and their shadow tables, views and the re-derive queue, which SQLModel
     does not describe (Alembic's autogenerate must leave them alone)."""
-    return (name == FTS_TABLE or name.startswith(FTS_TABLE + "_") or name in VIEWS
-            or name == REDERIVE_TABLE)
+    return (name in (FTS_TABLE, STEM_TABLE, VOCAB_TABLE) or name.startswith((FTS_TABLE + "_", STEM_TABLE + "_"))
+            or name in VIEWS or name == REDERIVE_TABLE)
 
 
 _TAGGED = "SELECT pt.paper_id FROM paper_tag pt JOIN tag t ON t.id = pt.tag_id WHERE {}"
@@ -73,11 +79,22 @@ _TAG_OR_CHILD = "t.name = ? OR t.name LIKE ? ESCAPE '\\'"
 
 @dataclass
 class CompiledQuery:
-    """A query as SQL pieces: an FTS5 expression that ranks, and filters on `paper p`."""
+    """A query as SQL pieces: FTS5 expressions that rank, and filters on `paper p`.
 
-    match: str | None = None  # FTS5 expression for ranking, if any
+    Words match in tiers, each ranked by bm25 and shown after the one before:
+    `match` the words as typed (the unstemmed index), `forms` every word in any form (the
+    stemmed index), `wide` also through the acronyms the catalog knows ("SAE" for "sparse
+    autoencoder"); these are the papers matching all words. `words` holds one stemmed
+    expression per word, for papers matching only some of them (ranked by how many).
+    `exclude`: (table, expression) pairs a paper must not match (`-word`, in any form)."""
+
+    match: str | None = None  # FTS5 expression on the unstemmed index, if any words
     where: list[str] = field(default_factory=list)
     params: list = field(default_factory=list)
+    forms: str | None = None  # on the stemmed index; None when no word may take other forms
+    wide: str | None = None  # with acronym expansions; None when there are none
+    words: list[str] = field(default_factory=list)
+    exclude: list[tuple[str, str]] = field(default_factory=list)
 
 
 def fts_phrase(text: Text) -> str:
@@ -88,26 +105,117 @@ def _is_fts(option: Text | Filter) -> bool:
     return isinstance(option, Text) and not has_cjk(option.text)
 
 
-def compile_query(query: Query) -> CompiledQuery:
+def compile_query(query: Query, acronyms: Mapping[str, Sequence[str]] | None = None) -> CompiledQuery:
+    """`acronyms`: what a word or phrase of the query also stands for, by its text as typed
+    ("SAE" -> ["sparse autoencoder"], "large language model" -> ["LLM"]), from the store.
+    Several words in a row that spell a long form are one group: `large language model`."""
+    acronyms = acronyms or {}
     out = CompiledQuery()
-    positive: list[str] = []
+    exact: list[str] = []
+    forms: list[str] = []
+    wide: list[str] = []
     negative: list[str] = []
-    for clause in query.clauses:
-        if all(_is_fts(o) for o in clause.options):
-            group = " OR ".join(fts_phrase(o) for o in clause.options)
-            (negative if clause.negated else positive).append(f"({group})")
+    negative_exact: list[str] = []
+    only_exact: list[str] = []
+    clauses = list(query.clauses)
+    i = 0
+    while i < len(clauses):
+        clause = clauses[i]
+        if not all(_is_fts(o) for o in clause.options):
+            sql, params = _clause_sql(clause)
+            out.where.append(f"NOT {sql}" if clause.negated else sql)
+            out.params.extend(params)
+            i += 1
             continue
-        sql, params = _clause_sql(clause)
-        out.where.append(f"NOT {sql}" if clause.negated else sql)
-        out.params.extend(params)
-    if positive:
-        out.match = " AND ".join(positive)
+        group = "(" + " OR ".join(fts_phrase(o) for o in clause.options) + ")"
+        if clause.negated:
+            if any(o.exact for o in clause.options):
+                negative_exact.append(group)
+            else:
+                negative.append(group)
+            i += 1
+            continue
+        exact.append(group)
+        if any(o.exact for o in clause.options):
+            only_exact.append(group)
+            i += 1
+            continue
+        span, also = _long_form_at(clauses, i, acronyms)
+        if span > 1:  # words spelling a long form: each word, or one of its short forms
+            words = [clauses[j].options[0] for j in range(i, i + span)]
+            exact.extend("(" + fts_phrase(w) + ")" for w in words[1:])
+            phrases = [fts_phrase(w) for w in words]
+            forms.extend("(" + p + ")" for p in phrases)
+            wide.append("((" + " AND ".join(phrases) + ") OR "
+                        + " OR ".join(fts_phrase(Text(a)) for a in also) + ")")
+            out.words.extend("(" + p + ")" for p in phrases)
+            i += span
+            continue
+        extra = [a for o in clause.options if not o.prefix for a in acronyms.get(o.text, ())]
+        widened = "(" + " OR ".join([fts_phrase(o) for o in clause.options]
+                                    + [fts_phrase(Text(a)) for a in extra]) + ")"
+        forms.append(group)
+        wide.append(widened)
+        out.words.append(widened)
+        i += 1
+    if exact:
+        out.match = " AND ".join(exact)
+        if negative_exact:
+            out.match += " NOT (" + " OR ".join(negative_exact) + ")"
+        if forms:
+            out.forms = " AND ".join(forms)
+            if wide != forms:
+                out.wide = " AND ".join(wide)
+            for group in only_exact:  # this form only: the stemmed tiers filter on the exact index
+                out.where.append(f"p.id IN (SELECT rowid FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH ?)")
+                out.params.append(group)
         if negative:
-            out.match += " NOT (" + " OR ".join(negative) + ")"
-    elif negative:
-        out.where.append(f"p.id NOT IN (SELECT rowid FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH ?)")
-        out.params.append(" OR ".join(negative))
+            out.exclude.append((STEM_TABLE, " OR ".join(negative)))
+        if negative_exact and out.forms:
+            out.exclude.append((FTS_TABLE, " OR ".join(negative_exact)))
+        if len(out.words) < 2:
+            out.words = []
+    else:
+        out.words = []
+        for table, negated in ((STEM_TABLE, negative), (FTS_TABLE, negative_exact)):
+            if negated:
+                out.where.append(f"p.id NOT IN (SELECT rowid FROM {table} WHERE {table} MATCH ?)")
+                out.params.append(" OR ".join(negated))
     return out
+
+
+def acronym_candidates(query: Query) -> set[str]:
+    """The texts of a query an acronym could widen: its words and phrases, and runs of plain
+    words (a long form typed without quotes)."""
+    out: set[str] = set()
+    clauses = query.clauses
+    for i, clause in enumerate(clauses):
+        if clause.negated:
+            continue
+        for option in clause.options:
+            if isinstance(option, Text) and not option.prefix and not option.exact and not has_cjk(option.text):
+                out.add(option.text)
+        for span in range(2, min(MAX_LONG_WORDS, len(clauses) - i) + 1):
+            run = clauses[i:i + span]
+            if not all(not c.negated and len(c.options) == 1 and isinstance(c.options[0], Text)
+                       and not c.options[0].prefix and not c.options[0].exact for c in run):
+                break
+            out.add(" ".join(c.options[0].text for c in run))
+    return out
+
+
+def _long_form_at(clauses: list[Clause], i: int, acronyms: Mapping[str, Sequence[str]]) -> tuple[int, list[str]]:
+    """(how many plain words from clause i spell a long form the acronyms know, its short forms);
+    (1, []) when none do. The longest run wins."""
+    for span in range(min(MAX_LONG_WORDS, len(clauses) - i), 1, -1):
+        run = clauses[i:i + span]
+        if all(not c.negated and len(c.options) == 1 and isinstance(c.options[0], Text)
+               and not c.options[0].prefix and not c.options[0].exact and not has_cjk(c.options[0].text)
+               for c in run):
+            text = " ".join(c.options[0].text for c in run)
+            if text in acronyms:
+                return span, list(acronyms[text])
+    return 1, []
 
 
 def _clause_sql(clause: Clause) -> tuple[str, list]:
@@ -196,48 +304,113 @@ def order_sql(sort: Sort) -> str:
     return ORDERS["year" if sort.field == "relevance" else sort.field][sort.reverse]
 
 
-def search_sql(compiled: CompiledQuery, *, limit: int, offset: int = 0,
-               with_text: bool = False, sort: Sort = RELEVANCE) -> tuple[str, list]:
+TIERS = ("exact", "forms", "wide", "some")
+
+
+def _not_in(table: str) -> str:
+    return f" AND +rowid NOT IN (SELECT rowid FROM {table} WHERE {table} MATCH ?)"
+
+
+def tier_expression(compiled: CompiledQuery, tier: str) -> str | None:
+    """The MATCH of one tier, or None when the query has no such tier."""
+    if tier == "exact":
+        return compiled.match
+    if tier == "forms":
+        return compiled.forms
+    if tier == "wide":
+        return compiled.wide if compiled.forms else None
+    return " OR ".join(compiled.words) if compiled.forms and compiled.words else None
+
+
+def _tier_from(compiled: CompiledQuery, tier: str) -> tuple[str, str, list]:
+    """(index table, `FROM ... WHERE ...` of one tier's papers, parameters): its MATCH, the
+    filters, `-word`s, and none of the papers an earlier tier found."""
+    table = FTS_TABLE if tier == "exact" else STEM_TABLE
+    sql = f"FROM {table} WHERE {table} MATCH ?"
+    params: list = [tier_expression(compiled, tier)]
+    restrict, filters = _restriction(compiled)
+    sql += restrict
+    params += filters
+    for other, expression in compiled.exclude:
+        if tier != "exact" or other != FTS_TABLE:
+            sql += _not_in(other)
+            params.append(expression)
+    earlier = {"exact": None, "forms": (FTS_TABLE, compiled.match), "wide": (STEM_TABLE, compiled.forms),
+               "some": (STEM_TABLE, compiled.wide or compiled.forms)}[tier]
+    if earlier:
+        sql += _not_in(earlier[0])
+        params.append(earlier[1])
+    return table, sql, params
+
+
+def _all_words_from(compiled: CompiledQuery) -> tuple[str, str, list]:
+    """(index table, `FROM ... WHERE ...`, parameters) of every paper holding all the words in
+    some form (the tiers before "some" together): every paper of the exact tier holds the
+    words in the stemmed index too."""
+    widest = compiled.wide or compiled.forms
+    if widest is None:
+        return _tier_from(compiled, "exact")
+    restrict, params = _restriction(compiled)
+    sql = f"FROM {STEM_TABLE} WHERE {STEM_TABLE} MATCH ?{restrict}"
+    params = [widest, *params]
+    for other, expression in compiled.exclude:
+        sql += _not_in(other)
+        params.append(expression)
+    return STEM_TABLE, sql, params
+
+
+def search_sql(compiled: CompiledQuery, *, limit: int, offset: int = 0, with_text: bool = False,
+               tier: str = "exact", sort: Sort = RELEVANCE) -> tuple[str, list]:
     """The page of papers, best first (newest first without words) or in `sort`'s order:
-    SUMMARY_COLUMNS, then `text` (the rendered abstract, for snippets, or NULL) and `score`."""
+    SUMMARY_COLUMNS, then `text` (the rendered abstract, for snippets, or NULL) and `score`.
+    By relevance, the papers of one tier (TIERS); "some" ranks papers by how many of the words
+    they hold, then bm25. In another order, every paper holding all the words (no tiers)."""
     text = "p.abstract_text" if with_text else "NULL"
     if compiled.match is None:
         where = " AND ".join(compiled.where) or "1"
         return (f"SELECT {SUMMARY_COLUMNS}, {text} AS text, NULL AS score FROM paper p WHERE {where}"
                 f" ORDER BY {order_sql(sort)} LIMIT ? OFFSET ?", [*compiled.params, limit, offset])
-    restrict, params = _restriction(compiled)
     if sort.field != "relevance":
         # Every match's row is read to sort it (a top-N sort): ~100 ms for a word in half of
         # 100k papers, a few ms for typical queries.
-        return (f"WITH hits AS (SELECT rowid AS id FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH ?{restrict})"
+        _, source, params = _all_words_from(compiled)
+        return (f"WITH hits AS (SELECT rowid AS id {source})"
                 f" SELECT {SUMMARY_COLUMNS}, {text} AS text, NULL AS score FROM hits CROSS JOIN paper p"
                 f" WHERE p.id = hits.id ORDER BY {order_sql(sort)} LIMIT ? OFFSET ?",
-                [compiled.match, *params, limit, offset])
+                [*params, limit, offset])
     # Rank in the index alone, then read only the page's rows: reading every matching paper
     # row before sorting costs more than the ranking itself. CROSS JOIN keeps that order.
+    table, source, params = _tier_from(compiled, tier)
+    bm25 = f"bm25({table}, {_WEIGHTS})"
+    if tier == "some":
+        held = " + ".join(f"(+rowid IN (SELECT rowid FROM {STEM_TABLE} WHERE {STEM_TABLE} MATCH ?))"
+                          for _ in compiled.words)
+        bm25 = f"{bm25} - ({held}) * 1e6"  # each word held outranks any bm25 difference
+        params = list(compiled.words) + params
     desc = " DESC" if sort.reverse else ""
-    return (f"WITH top AS (SELECT rowid AS id, {_BM25} AS score FROM {FTS_TABLE}"
-            f" WHERE {FTS_TABLE} MATCH ?{restrict} ORDER BY score{desc}, rowid{desc} LIMIT ? OFFSET ?)"
+    return (f"WITH top AS (SELECT rowid AS id, {bm25} AS score {source}"
+            f" ORDER BY score{desc}, rowid{desc} LIMIT ? OFFSET ?)"
             f" SELECT {SUMMARY_COLUMNS}, {text} AS text, top.score AS score FROM top CROSS JOIN paper p"
             f" WHERE p.id = top.id ORDER BY top.score{desc}, top.id{desc}",
-            [compiled.match, *params, limit, offset])
+            [*params, limit, offset])
 
 
-def count_sql(compiled: CompiledQuery) -> tuple[str, list]:
+def count_sql(compiled: CompiledQuery, tier: str | None = None) -> tuple[str, list]:
+    """How many papers match: all words (in any form, through acronyms) by default, or one
+    tier's papers."""
     if compiled.match is None:
         where = " AND ".join(compiled.where) or "1"
         return f"SELECT count(*) FROM paper p WHERE {where}", list(compiled.params)
-    restrict, params = _restriction(compiled)
-    return (f"SELECT count(*) FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH ?{restrict}",
-            [compiled.match, *params])
+    _, source, params = _all_words_from(compiled) if tier is None else _tier_from(compiled, tier)
+    return f"SELECT count(*) {source}", params
 
 
 def ids_sql(compiled: CompiledQuery) -> tuple[str, list]:
     """The ids of every paper the query finds, as a subquery (for counting facets)."""
     if compiled.match is None:
         return f"SELECT p.id FROM paper p WHERE {' AND '.join(compiled.where) or '1'}", list(compiled.params)
-    restrict, params = _restriction(compiled)
-    return f"SELECT rowid FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH ?{restrict}", [compiled.match, *params]
+    _, source, params = _all_words_from(compiled)
+    return f"SELECT rowid {source}", params
 
 
 def facet_sql(ids: str, *, scan: bool) -> dict[str, str]:

@@ -14,7 +14,7 @@ from catalog.errors import StoreError
 from catalog.store.rows import chunks
 from catalog.store.sqlite.connection import plain_connection
 from catalog.store.sqlite.fts import (
-    FTS_TABLE, NOTES_TEXT_OF, REDERIVE_TABLE, TAGS_TEXT_OF,
+    FTS_TABLE, NOTES_TEXT_OF, REDERIVE_TABLE, STEM_TABLE, TAGS_TEXT_OF,
 )
 
 _COPIES = {"tags_text": TAGS_TEXT_OF, "notes_text": NOTES_TEXT_OF}
@@ -139,13 +139,15 @@ class Maintenance:
 
     def search_index_problem(self) -> str | None:
         """None when the FTS index matches the paper table, else SQLite's complaint."""
-        try:
-            self.conn.execute(f"INSERT INTO {FTS_TABLE}({FTS_TABLE}, rank) VALUES ('integrity-check', 1)")
-        except StoreError as exc:  # SQLite reports an index out of step as an error
-            return str(exc)
+        for table in (FTS_TABLE, STEM_TABLE):
+            try:
+                self.conn.execute(f"INSERT INTO {table}({table}, rank) VALUES ('integrity-check', 1)")
+            except StoreError as exc:  # SQLite reports an index out of step as an error
+                return str(exc)
         return None
 
     def rebuild_search_index(self) -> None:
-        self.conn.execute(f"INSERT INTO {FTS_TABLE}({FTS_TABLE}) VALUES ('rebuild')")
+        for table in (FTS_TABLE, STEM_TABLE):
+            self.conn.execute(f"INSERT INTO {table}({table}) VALUES ('rebuild')")
 
 

@@ -11,7 +11,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from catalog.errors import CatalogError, StoreError
-from catalog.query import RELEVANCE, Query, QueryError, Sort
+from catalog.query import RELEVANCE, Query, QueryError, Sort, Text
 from catalog.results import Facets, SearchHit
 from catalog.store import rows
 from catalog.store.base import Store
@@ -31,6 +31,8 @@ SEEDED = 1
 # and the 2 MB default sends their pages to disk and back.
 BULK_CACHE_KIB = 32 * 1024
 _FETCH = 2000
+# Papers holding only some of the words are listed when fewer than this many hold them all.
+SOME_BELOW = 50
 
 
 class SqliteTx(PaperReads, EditQueries, ImportQueries, DiscoveryQueries, Maintenance, Vocabulary):
@@ -42,23 +44,112 @@ class SqliteTx(PaperReads, EditQueries, ImportQueries, DiscoveryQueries, Mainten
     # --- search -------------------------------------------------------------------------------
 
     def search(self, query: Query, *, limit: int = 50, offset: int = 0,
-               with_text: bool = False, sort: Sort = RELEVANCE) -> list[SearchHit]:
+               with_text: bool = False, partial: bool = True,
+               sort: Sort = RELEVANCE) -> list[SearchHit]:
         """The page of papers `query` finds, best first (newest first without words) or in
         `sort`'s order. `with_text`: each hit carries its rendered abstract, for snippets.
-        limit -1: all."""
-        sql, params = fts.search_sql(fts.compile_query(query), limit=limit, offset=offset,
-                                     with_text=with_text, sort=sort)
-        return [SearchHit(r["id"], rows.summary(r), r["text"], r["score"])
-                for r in self._run(sql, params, query)]
+        limit -1: all.
+
+        Papers holding every word come first: in the form typed, then in other forms, then
+        through acronyms. When fewer than SOME_BELOW papers hold them all, papers holding
+        some of the words follow (`partial`), marked "some"; in another order than relevance,
+        only the papers holding every word."""
+        compiled = self._compile(query)
+        if compiled.match is None or sort.field != "relevance":
+            sql, params = fts.search_sql(compiled, limit=limit, offset=offset, with_text=with_text,
+                                         sort=sort)
+            match = None if compiled.match is None else "all"
+            return [self._hit(r, match) for r in self._run(sql, params, query)]
+        hits: list[SearchHit] = []
+        skip, matching_all = offset, 0
+        tiers, with_some = fts.TIERS, None
+        if sort.reverse:  # worst first: the tiers backwards, each one worst first
+            tiers = tiers[::-1]
+            with_some = partial and self.count(query) < SOME_BELOW and not self._unknown_word(compiled)
+        for tier in tiers:
+            need = limit - len(hits) if limit >= 0 else -1
+            if need == 0:
+                break
+            if fts.tier_expression(compiled, tier) is None:
+                continue
+            if tier == "some" and not (with_some if with_some is not None else
+                                       partial and matching_all < SOME_BELOW and not self._unknown_word(compiled)):
+                if sort.reverse:
+                    continue
+                break
+            sql, params = fts.search_sql(compiled, limit=need, offset=skip, with_text=with_text,
+                                         tier=tier, sort=sort)
+            found = self._run(sql, params, query)
+            hits += [self._hit(r, "some" if tier == "some" else "all") for r in found]
+            # Where the next tier starts: this one is exhausted (the page is not full yet).
+            if found:
+                size, skip = skip + len(found), 0
+            elif skip:
+                size = self._run(*fts.count_sql(compiled, tier), query)[0][0]
+                skip -= size
+            else:
+                size = 0
+            matching_all += size
+        return hits
 
     def search_ids(self, query: Query) -> list[int]:
-        """The ids of every paper `query` finds, in search order."""
-        sql, params = fts.search_sql(fts.compile_query(query), limit=-1)
-        return [r["id"] for r in self._run(sql, params, query)]
+        """The ids of every paper holding all of `query`'s words, in search order."""
+        return [hit.paper_id for hit in self.search(query, limit=-1, partial=False)]
 
-    def count(self, query: Query) -> int:
-        sql, params = fts.count_sql(fts.compile_query(query))
-        return self._run(sql, params, query)[0][0]
+    @staticmethod
+    def _hit(row, match: str | None) -> SearchHit:
+        return SearchHit(row["id"], rows.summary(row, match), row["text"], row["score"])
+
+    def count(self, query: Query, *, partial: bool = False) -> int:
+        """Papers holding every word (in any form, or through acronyms); `partial`: all that
+        `search` lists, with the papers holding only some of the words when those are few."""
+        compiled = self._compile(query)
+        if compiled.match is not None and any(o.prefix for c in query.clauses for o in c.options
+                                              if isinstance(o, Text)):
+            # A prefix of a word is not always a prefix of its stem (interpretab*): tier by tier.
+            total = sum(self._run(*fts.count_sql(compiled, tier), query)[0][0]
+                        for tier in ("exact", "forms", "wide") if fts.tier_expression(compiled, tier))
+        else:
+            total = self._run(*fts.count_sql(compiled), query)[0][0]
+        if (partial and total < SOME_BELOW and fts.tier_expression(compiled, "some")
+                and not self._unknown_word(compiled)):
+            total += self._run(*fts.count_sql(compiled, "some"), query)[0][0]
+        return total
+
+    def _unknown_word(self, compiled: fts.CompiledQuery) -> bool:
+        """Whether a word of the query is in no paper (a typo, most likely: "did you mean"
+        says more than papers holding the other words would)."""
+        return any(not self._run(f"SELECT 1 FROM {fts.STEM_TABLE} WHERE {fts.STEM_TABLE} MATCH ? LIMIT 1",
+                                 [word], Query())
+                   for word in compiled.words)
+
+    def _compile(self, query: Query) -> fts.CompiledQuery:
+        return fts.compile_query(query, self._acronyms_for(query))
+
+    def _acronyms_for(self, query: Query) -> dict[str, list[str]]:
+        """What the query's words and runs of words also stand for, by the acronyms the
+        abstracts define: "SAE" -> ["Sparse Autoencoders"], "large language model" -> ["LLM"]."""
+        from catalog.acronyms import long_key, short_form, winners
+
+        texts = fts.acronym_candidates(query)
+        if not texts:
+            return {}
+        shorts = {t: s for t in texts if (s := short_form(t))}
+        keys = {t: k for t in texts if len(k := long_key(t)) >= 6 and not t.isalnum()}
+        if not shorts and not keys:
+            return {}
+        won = winners(self.acronyms_named(sorted(set(shorts.values())), sorted(set(keys.values()))))
+        out: dict[str, list[str]] = {}
+        for text, short in shorts.items():
+            if short.lower() in won:
+                out[text] = [won[short.lower()][1]]
+        by_key: dict[str, list[str]] = {}
+        for short, (key, _) in won.items():
+            by_key.setdefault(key, []).append(short)
+        for text, key in keys.items():
+            if key in by_key:
+                out[text] = out.get(text, []) + [s.upper() for s in by_key[key]]
+        return out
 
     def result_facets(self, query: Query) -> Facets:
         """Venue-year, status, rating and tag counts of the papers `query` finds (tags
@@ -106,27 +197,29 @@ class SqliteTx(PaperReads, EditQueries, ImportQueries, DiscoveryQueries, Mainten
         commits; the page cache is larger meanwhile. Other connections never see the trigger
         missing: DDL is transactional, and a crash or a rollback restores it with everything else.
         """
-        trigger_sql = self.conn.execute(
-            "SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = ?", (fts.INSERT_TRIGGER,)
-        ).scalar()
+        marks = ", ".join("?" * len(fts.INSERT_TRIGGERS))
+        triggers = self.conn.execute(
+            f"SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND name IN ({marks})",
+            fts.INSERT_TRIGGERS).all()
         cache = self.conn.execute("PRAGMA cache_size").scalar()
         self.conn.execute(f"PRAGMA cache_size = {-BULK_CACHE_KIB}")
-        if trigger_sql:
-            self.conn.execute(f"DROP TRIGGER {fts.INSERT_TRIGGER}")
+        for name, _ in triggers:
+            self.conn.execute(f"DROP TRIGGER {name}")
         try:
             yield
         finally:
             self.conn.execute(f"PRAGMA cache_size = {int(cache)}")
-        # Not in `finally`: after an error the caller rolls back, which restores the trigger.
-        if trigger_sql:
-            self.conn.execute(trigger_sql)
+        # Not in `finally`: after an error the caller rolls back, which restores the triggers.
+        for _, sql in triggers:
+            self.conn.execute(sql)
 
     def index_papers_from(self, first_id: int) -> None:
         """Index papers with id >= first_id in one statement (the bulk-import path)."""
         cols = ", ".join(fts.FTS_COLUMNS)
-        self.conn.execute(
-            f"INSERT INTO {fts.FTS_TABLE}(rowid, {cols}) SELECT id, {cols} FROM paper WHERE id >= ?",
-            (first_id,))
+        for table in (fts.FTS_TABLE, fts.STEM_TABLE):
+            self.conn.execute(
+                f"INSERT INTO {table}(rowid, {cols}) SELECT id, {cols} FROM paper WHERE id >= ?",
+                (first_id,))
 
     # --- discovery ---------------------------------------------------------------------------------
 

@@ -13,8 +13,9 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 QUERY_HELP = [
-    ("words", "papers with all the words"),
-    ('"a phrase"', "the exact phrase"),
+    ("words", "all the words, in any form (neuron: neurons); then ≈ papers with some"),
+    ("=word", "this form only"),
+    ('"a phrase"', "the phrase"),
     ("a OR b", "either word"),
     ("-word  NOT word", "without the word"),
     ("prefix*", "words beginning with prefix"),

@@ -101,7 +101,10 @@ def header_at(cols: Columns, x: int) -> str | None:
 def row(p: PaperSummary, cols: Columns, styles: RowStyles, marked: bool) -> Text:
     gap = styles.base
     line = Text(style=gap, no_wrap=True, end="")
-    line.append("●" if marked else " ", styles.mark)
+    if p.match == "some" and not marked:  # ≈: holds only some of the search's words
+        line.append("≈", styles.meta)
+    else:
+        line.append("●" if marked else " ", styles.mark)
     line.append(NOTES if p.has_notes else " ", styles.meta)
     line.append(" ", gap)
     tags = " ".join("#" + one_line(t) for t in p.tags)

@@ -1,0 +1,51 @@
+"""Issue 12 item 3: acronyms the abstracts define widen searches, ranked below literal matches."""
+
+from __future__ import annotations
+
+import sqlite3
+
+from catalog.acronyms import winners
+
+
+def keys(catalog, query: str) -> list[str]:
+    return [p.key for p in catalog.search(query, limit=200, snippets=False) if p.match == "all"]
+
+
+def test_import_stores_the_pairs(seeded, db_path):
+    conn = sqlite3.connect(db_path)
+    try:
+        rows = dict(((s, k), n) for s, k, n in conn.execute("SELECT short, long_key, papers FROM acronym"))
+    finally:
+        conn.close()
+    assert rows[("LLM", "largelanguagemodel")] >= 10 and rows[("SAE", "sparseautoencoder")] >= 3
+    assert not {s for s, _ in rows} & {"it", "IT", "US", "us"}
+
+
+def test_an_acronym_finds_its_long_form_ranked_below_literal_matches(seeded):
+    literal = set(keys(seeded, "=LLM")) | set(keys(seeded, "=LLMs"))
+    widened = keys(seeded, "LLM")
+    assert set(widened) > literal  # also papers saying only "large language model(s)"
+    assert set(widened[:len(literal)]) == literal
+    assert set(keys(seeded, '"large language models"')) <= set(widened)
+    assert set(keys(seeded, '"sparse autoencoder"')) <= set(keys(seeded, "SAE"))
+
+
+def test_a_long_form_finds_its_acronym(seeded):
+    found = set(keys(seeded, "large language model"))
+    assert set(keys(seeded, "=LLM")) <= found
+    assert set(keys(seeded, "=LLMs -language")) & found  # papers that only say LLMs
+    assert set(keys(seeded, '"large language models"')) == found  # quoted, and plural
+
+
+def test_prefixes_and_exact_words_are_not_widened(seeded):
+    assert set(keys(seeded, "=LLM")) < set(keys(seeded, "LLM"))
+    assert set(keys(seeded, "LLM*")) < set(keys(seeded, "LLM"))
+
+
+def test_the_long_form_most_papers_use_wins_and_ties_or_ordinary_words_never_expand():
+    rows = [("CCA", "canonicalcorrelationanalysis", "canonical correlation analysis", 1, False),
+            ("CCA", "counterfactualcreditattribution", "counterfactual credit attribution", 1, False),
+            ("SAE", "sparseautoencoder", "sparse autoencoders", 4, False),
+            ("SAE", "stackedautoencoder", "stacked autoencoder", 1, False),
+            ("IT", "informationtheory", "information theory", 3, True)]
+    assert winners(rows) == {"sae": ("sparseautoencoder", "sparse autoencoders")}
