@@ -265,31 +265,13 @@ class Catalog:
 
     def triage_order(self, query: str, *, limit: int = 500) -> TriageOrder | None:
         """The untriaged papers of `query`, most promising first: ranked by the discovery
-        engine's recommender (catalog/discover) against the papers the user rated 4-5,
-        queued, is reading, read or tagged. None when there are none of those to learn from.
-        Loads scikit-learn and may build the discovery cache: call it from a worker."""
-        from catalog.discover import Discovery
-        from catalog.discover.source import StoreSource
+        engine's recommender against the papers the user rated 4-5, queued, is reading, read
+        or tagged. None when there are none of those to learn from. Loads scikit-learn and
+        may build the discovery cache: call it from a worker."""
+        from catalog import related
 
         parsed = parse(query)
-        with self.store.read() as tx:
-            positives = tx.promising_papers()
-            if not positives:
-                return None
-            # The whole catalog: rank every paper and drop the triaged ones afterwards, which
-            # costs a count and a few summaries instead of reading 100k ids in search order.
-            if parsed.is_empty:
-                candidates = None
-                wanted = limit + len(positives) + tx.paper_count() - tx.count(_untriaged(parsed))
-            else:
-                candidates, wanted = tx.search_ids(_untriaged(parsed)), limit
-        if candidates is not None and not candidates:
-            return TriageOrder((), len(positives))
-        ranked = Discovery(StoreSource(self.store)).recommend(positives, candidates, wanted)
-        with self.store.read() as tx:
-            papers = tx.summaries([r.paper_id for r in ranked])
-        untriaged = [p for p in papers if p.status == "unread" and p.rating is None]
-        return TriageOrder(tuple(untriaged[:limit]), len(positives))
+        return related.triage_order(self.store, _untriaged(parsed), limit, whole_catalog=parsed.is_empty)
 
     # --- overviews ----------------------------------------------------------------------
 

@@ -13,8 +13,8 @@ from collections.abc import Sequence
 from contextlib import contextmanager
 
 from catalog.errors import CatalogError, TooFewPositives
-from catalog.query import parse
-from catalog.results import PaperSummary, RelatedPaper, TopicCount, TopicGroup
+from catalog.query import Query, parse
+from catalog.results import PaperSummary, RelatedPaper, TopicCount, TopicGroup, TriageOrder
 
 MIN_POSITIVES = 2  # one paper is a `similar`, not something to learn a taste from
 NOT_SUGGESTED = ("read", "skipped")  # statuses recommend never suggests
@@ -73,6 +73,32 @@ def recommend(store, tag: str | None, query: str, limit: int) -> list[RelatedPap
     with _cache_errors(discovery):
         found = discovery.recommend(positives, candidates, limit)
     return _related(store, found)
+
+
+def triage_order(store, untriaged: Query, limit: int, *, whole_catalog: bool) -> TriageOrder | None:
+    """The papers `untriaged` finds (narrowed from the whole catalog, or from a list), most
+    promising first, learnt from the papers the user rated 4-5, queued, is reading, read or
+    tagged; None when there are none of those."""
+    with store.read() as tx:
+        positives = tx.promising_papers()
+        if not positives:
+            return None
+        # The whole catalog: rank every paper and drop the triaged ones afterwards, which
+        # costs a count and a few summaries instead of reading 100k ids in search order.
+        if whole_catalog:
+            candidates = None
+            wanted = limit + len(positives) + tx.paper_count() - tx.count(untriaged)
+        else:
+            candidates, wanted = tx.search_ids(untriaged), limit
+    if candidates is not None and not candidates:
+        return TriageOrder((), len(positives))
+    discovery = engine(store)
+    with _cache_errors(discovery):
+        ranked = discovery.recommend(positives, candidates, wanted)
+    with store.read() as tx:
+        papers = tx.summaries([r.paper_id for r in ranked])
+    untriaged_papers = [p for p in papers if p.status == "unread" and p.rating is None]
+    return TriageOrder(tuple(untriaged_papers[:limit]), len(positives))
 
 
 def topics(store, query: str) -> list[TopicGroup]:
