@@ -153,8 +153,10 @@ def _merge_paper(tx, pid: int, entry: dict[str, Any], label: str,
             continue
         created = _when(note.get("created_at")) if isinstance(note, dict) else None
         updated = _when(note.get("updated_at")) if isinstance(note, dict) else None
+        author = note.get("author") if isinstance(note, dict) else None
+        author = " ".join(safe(author).split())[:100] if isinstance(author, str) else None
         stamp = now()
-        tx.add_note(pid, body.strip(), created or stamp, updated or created or stamp)
+        tx.add_note(pid, body.strip(), created or stamp, updated or created or stamp, author=author or None)
         have.add(" ".join(body.split()))
         report.notes_added += 1
         touched = True

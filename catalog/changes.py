@@ -51,7 +51,7 @@ def edit_note(tx, pid: int, note, body: str) -> NoteChanged:
 def delete_note(tx, pid: int, note) -> NoteChanged:
     tx.delete_note(note.id)
     tx.touch(pid)
-    return NoteChanged(tx.key_of(pid), note.id, note.body, None, note.created_at)
+    return NoteChanged(tx.key_of(pid), note.id, note.body, None, note.created_at, note.author)
 
 
 def save_search(tx, name: str, query: str | None) -> SavedSearchChanged:
@@ -90,9 +90,9 @@ def revert(tx, pid: int | None, change: Change) -> tuple[Change | None, str | No
 
 def _revert_note(tx, pid: int, change: NoteChanged) -> tuple[Change | None, str | None]:
     if change.after is None:  # deleted: put it back where it was
-        note_id = tx.add_note(pid, change.before, change.created_at)
+        note_id = tx.add_note(pid, change.before, change.created_at, author=change.author or None)
         tx.touch(pid)
-        return NoteChanged(change.key, note_id, None, change.before, change.created_at), None
+        return NoteChanged(change.key, note_id, None, change.before, change.created_at, change.author), None
     current = tx.note_body(change.note_id)
     if current is None:
         return None, (None if change.before is None

@@ -16,6 +16,7 @@ from pathlib import Path
 from sqlalchemy import (
     CheckConstraint, Column, ForeignKey, Index, Integer, String, UniqueConstraint, event, text,
 )
+from sqlalchemy.dialects.postgresql import CITEXT
 from sqlalchemy.engine import Engine
 from sqlmodel import Field, SQLModel
 
@@ -28,14 +29,25 @@ def utcnow() -> datetime:
     return datetime.now(timezone.utc)
 
 
-def engine(path: str | Path) -> Engine:
-    """An engine on a catalog file for scripts: foreign keys on (so deleting a paper takes its
-    tags and notes), and a busy timeout, so a script waits while the TUI or an import writes."""
+# Case-insensitive text: SQLite's NOCASE collation, PostgreSQL's citext (venue:icml, tags).
+NOCASE = String(collation="NOCASE").with_variant(CITEXT(), "postgresql")
+
+
+def engine(location: str | Path) -> Engine:
+    """An engine on a catalog for scripts: a file path, or a postgresql:// URL. On SQLite,
+    foreign keys on (so deleting a paper takes its tags and notes) and a busy timeout, so a
+    script waits while the TUI or an import writes."""
     from sqlmodel import create_engine
 
+    from catalog.paths import is_server_url
+
+    if is_server_url(str(location)):
+        from catalog.store.postgres.migrations import sqlalchemy_url
+
+        return create_engine(sqlalchemy_url(str(location)))
     from catalog.store.sqlite.connection import script_pragmas
 
-    made = create_engine(f"sqlite:///{Path(path).expanduser()}")
+    made = create_engine(f"sqlite:///{Path(location).expanduser()}")
     event.listen(made, "connect", lambda dbapi_connection, _record: script_pragmas(dbapi_connection))
     return made
 
@@ -43,21 +55,18 @@ def engine(path: str | Path) -> Engine:
 class Paper(SQLModel, table=True):
     __tablename__ = "paper"
     __table_args__ = (
-        CheckConstraint(
-            f"status IN ({', '.join(repr(s) for s in STATUSES)})", name="ck_paper_status"
-        ),
-        CheckConstraint("rating IS NULL OR rating BETWEEN 1 AND 5", name="ck_paper_rating"),
         # Listings run newest year first; with rowid as the implicit last column these
         # indexes hand rows over already in that order, so LIMIT stops early.
         Index("ix_paper_venue_year", "venue", "year"),
         Index("ix_paper_year", "year"),
-        # Partial: most papers are unread, unrated, without DOI or own title; only the others
-        # are looked up, and a bulk import pays nothing for them.
-        Index("ix_paper_status_year", "status", "year", sqlite_where=text("status != 'unread'")),
-        Index("ix_paper_rating", "rating", sqlite_where=text("rating IS NOT NULL")),
-        Index("ix_paper_doi", "doi", sqlite_where=text("doi IS NOT NULL")),
-        Index("ix_paper_arxiv_id", "arxiv_id", sqlite_where=text("arxiv_id IS NOT NULL")),
-        Index("ix_paper_user_title", "user_title", sqlite_where=text("user_title IS NOT NULL")),
+        # Partial: most papers are without DOI or own title; only the others are looked up,
+        # and a bulk import pays nothing for them.
+        Index("ix_paper_doi", "doi", sqlite_where=text("doi IS NOT NULL"),
+              postgresql_where=text("doi IS NOT NULL")),
+        Index("ix_paper_arxiv_id", "arxiv_id", sqlite_where=text("arxiv_id IS NOT NULL"),
+              postgresql_where=text("arxiv_id IS NOT NULL")),
+        Index("ix_paper_user_title", "user_title", sqlite_where=text("user_title IS NOT NULL"),
+              postgresql_where=text("user_title IS NOT NULL")),
     )
 
     id: int | None = Field(default=None, primary_key=True)
@@ -73,13 +82,11 @@ class Paper(SQLModel, table=True):
     title: str | None = None  # the paper's real title, when a source knows it
     user_title: str | None = None  # the user's own title; wins over the others
     authors: str | None = None
-    venue: str | None = Field(default=None, sa_type=String(collation="NOCASE"))  # venue:icml works
+    venue: str | None = Field(default=None, sa_type=NOCASE)  # venue:icml works
     year: int | None = None
     doi: str | None = None
     arxiv_id: str | None = None
     url: str | None = None
-    status: str = Field(default="unread", sa_column_kwargs={"server_default": "unread"})
-    rating: int | None = None
     # Kept up to date by triggers on paper_tag and note, so FTS5 can index them with the paper.
     tags_text: str = Field(default="", sa_column_kwargs={"server_default": ""})
     notes_text: str = Field(default="", sa_column_kwargs={"server_default": ""})
@@ -124,7 +131,7 @@ class Tag(SQLModel, table=True):
     __tablename__ = "tag"
 
     id: int | None = Field(default=None, primary_key=True)
-    name: str = Field(sa_column=Column(String(collation="NOCASE"), nullable=False, unique=True))
+    name: str = Field(sa_column=Column(NOCASE, nullable=False, unique=True))
 
 
 class PaperTag(SQLModel, table=True):
@@ -148,8 +155,44 @@ class Note(SQLModel, table=True):
         sa_column=Column(Integer, ForeignKey("paper.id", ondelete="CASCADE"), nullable=False, index=True)
     )
     body: str
+    # Who wrote it (CATALOG_USER, else the login name); notes are shared, each signed.
+    author: str = Field(default="", sa_column_kwargs={"server_default": ""})
     created_at: datetime = Field(default_factory=utcnow)
     updated_at: datetime = Field(default_factory=utcnow)
+
+
+class PaperReader(SQLModel, table=True):
+    """One person's reading status and rating of a paper. Only papers someone has marked
+    (a status other than unread, or a rating) have a row; no row reads as unread, unrated."""
+
+    __tablename__ = "paper_reader"
+    __table_args__ = (
+        CheckConstraint(
+            f"status IN ({', '.join(repr(s) for s in STATUSES)})", name="ck_paper_reader_status"
+        ),
+        CheckConstraint("rating IS NULL OR rating BETWEEN 1 AND 5", name="ck_paper_reader_rating"),
+        # Filters (status:read, rating:>=4) and facet counts look up one reader's rows.
+        Index("ix_paper_reader_status", "reader", "status"),
+        Index("ix_paper_reader_rating", "reader", "rating"),
+    )
+
+    paper_id: int = Field(
+        sa_column=Column(Integer, ForeignKey("paper.id", ondelete="CASCADE"), primary_key=True)
+    )
+    reader: str = Field(sa_column=Column(String, primary_key=True))
+    status: str = Field(default="unread", sa_column_kwargs={"server_default": "unread"})
+    rating: int | None = None
+    updated_at: datetime = Field(default_factory=utcnow)
+
+
+class Setting(SQLModel, table=True):
+    """Facts about the catalog itself: `owner` (SQLite: whose reading status the views show
+    and whom the program takes you for when CATALOG_USER is not set), `seeded`."""
+
+    __tablename__ = "catalog_setting"
+
+    name: str = Field(primary_key=True)
+    value: str
 
 
 class SavedSearch(SQLModel, table=True):
@@ -209,7 +252,7 @@ class Acronym(SQLModel, table=True):
 
     __tablename__ = "acronym"
 
-    short: str = Field(sa_column=Column(String(collation="NOCASE"), primary_key=True))  # singular: SAE
+    short: str = Field(sa_column=Column(NOCASE, primary_key=True))  # singular: SAE
     long_key: str = Field(primary_key=True, index=True)  # the long form as compared (acronyms.long_key)
     long: str  # as the first papers wrote it
     papers: int = 0  # how many papers define it so

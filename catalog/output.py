@@ -128,7 +128,8 @@ def print_detail(d: PaperDetail) -> None:
     if d.notes:
         stdout.print()
         for note in d.notes:
-            stdout.print(Text(f"Note {note.number} ({note.updated_at:%Y-%m-%d %H:%M})", style="bold"))
+            by = f" by {safe(note.author)}" if note.author else ""
+            stdout.print(Text(f"Note {note.number}{by} ({note.updated_at:%Y-%m-%d %H:%M})", style="bold"))
             stdout.print(Text(safe(note.body)))
     if d.sources:
         stdout.print()

@@ -61,6 +61,7 @@ class NoteView:
     body: str
     created_at: datetime
     updated_at: datetime
+    author: str = ""  # who wrote it (CATALOG_USER, else the login name)
 
 
 @dataclass(frozen=True)
@@ -122,7 +123,7 @@ class PaperDetail:
             "url": self.url,
             "abstract": self.abstract,
             "notes": [
-                {"number": n.number, "body": n.body, "created_at": n.created_at.isoformat(),
+                {"number": n.number, "body": n.body, "author": n.author, "created_at": n.created_at.isoformat(),
                  "updated_at": n.updated_at.isoformat()}
                 for n in self.notes
             ],
@@ -316,6 +317,7 @@ class NoteChanged:
     before: str | None  # None: the note was created
     after: str | None  # None: the note was deleted
     created_at: datetime  # a deleted note comes back in its place
+    author: str = ""  # and signed by whoever wrote it
 
 
 @dataclass(frozen=True)

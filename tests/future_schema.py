@@ -42,7 +42,9 @@ def _rebuild_paper(change):
         " WHERE type IN ('view', 'trigger') AND sql IS NOT NULL").all()
     for kind, name, _ in saved:
         op.execute(f'DROP {{kind.upper()}} "{{name}}"')
-    with op.batch_alter_table("paper", recreate="always") as batch:
+    # Reflection loses `COLLATE NOCASE` on venue: a real revision must say it again.
+    with op.batch_alter_table("paper", recreate="always",
+                              reflect_args=[sa.Column("venue", sa.String(collation="NOCASE"))]) as batch:
         change(batch)
     for _, _, sql in saved:
         op.execute(sql)

@@ -9,6 +9,8 @@ from catalog.query import QueryError, Sort, parse
 from catalog.store.sqlite.fts import compile_query, count_sql, facet_sql, ids_sql, search_sql
 
 _TAGGED = "SELECT pt.paper_id FROM paper_tag pt JOIN tag t ON t.id = pt.tag_id WHERE "
+_MARKED = "SELECT paper_id FROM paper_reader WHERE reader = ? AND "
+_READER = "LEFT JOIN paper_reader r ON r.paper_id = p.id AND r.reader = ?"
 
 
 @pytest.mark.parametrize("query, match", [
@@ -31,7 +33,7 @@ def test_negated_words_hold_in_any_form_in_every_tier():
     assert compiled.exclude == [("paper_stem", '("survey")')]
     sql, params = search_sql(compiled, limit=10)
     assert " AND +rowid NOT IN (SELECT rowid FROM paper_stem WHERE paper_stem MATCH ?)" in sql
-    assert params == ['("language models")', '("survey")', 10, 0]
+    assert params == ['("language models")', '("survey")', 10, 0, ""]  # the reader last
 
 
 def test_exact_words_match_only_the_unstemmed_index():
@@ -57,15 +59,15 @@ def test_acronyms_widen_words_and_long_forms():
 
 
 def test_each_tier_leaves_out_the_papers_of_the_one_before():
-    compiled = compile_query(parse("sparse attention"), {"sparse": ["x"]})
+    compiled = compile_query(parse("sparse attention"), {"sparse": ["x"]}, reader="ann")
     tiers = {t: search_sql(compiled, limit=5, tier=t) for t in ("forms", "wide", "some")}
     assert tiers["forms"][0].count("NOT IN (SELECT rowid FROM paper_fts WHERE paper_fts MATCH ?)") == 1
-    assert tiers["forms"][1] == ['("sparse") AND ("attention")'] * 2 + [5, 0]
-    assert tiers["wide"][1] == ['("sparse" OR "x") AND ("attention")', '("sparse") AND ("attention")', 5, 0]
+    assert tiers["forms"][1] == ['("sparse") AND ("attention")'] * 2 + [5, 0, "ann"]
+    assert tiers["wide"][1] == ['("sparse" OR "x") AND ("attention")', '("sparse") AND ("attention")', 5, 0, "ann"]
     some_sql, some_params = tiers["some"]
     assert some_sql.count("(+rowid IN (SELECT rowid FROM paper_stem WHERE paper_stem MATCH ?))") == 2
     assert some_params == ['("sparse" OR "x")', '("attention")', '("sparse" OR "x") OR ("attention")',
-                           '("sparse" OR "x") AND ("attention")', 5, 0]
+                           '("sparse" OR "x") AND ("attention")', 5, 0, "ann"]
 
 
 @pytest.mark.parametrize("query, where, params", [
@@ -73,15 +75,17 @@ def test_each_tier_leaves_out_the_papers_of_the_one_before():
     ("year:>=2025", ["(p.year >= ?)"], [2025]),
     ("tag:project", [f"(p.id IN ({_TAGGED}t.name = ? OR t.name LIKE ? ESCAPE '\\'))"], ["project", "project/%"]),
     ("tag:a_b%", [f"(p.id IN ({_TAGGED}t.name = ? OR t.name LIKE ? ESCAPE '\\'))"], ["a_b%", "a\\_b\\%/%"]),
-    ("status:unread", ["(p.id NOT IN (SELECT id FROM paper WHERE status != 'unread'))"], []),
-    ("status:read", ["(p.status = ? AND p.status != 'unread')"], ["read"]),
-    ("rating:>=4 has:notes", ["(p.id IN (SELECT id FROM paper WHERE rating IS NOT NULL AND rating >= ?))",
-                              "(p.id IN (SELECT paper_id FROM note))"], [4]),
+    # Status and rating are the reader's own (paper_reader; the reader is the first parameter).
+    ("status:unread", [f"(p.id NOT IN ({_MARKED}status != 'unread'))"], ["ann"]),
+    ("status:read", [f"(p.id IN ({_MARKED}status = ?))"], ["ann", "read"]),
+    ("rating:>=4 has:notes", [f"(p.id IN ({_MARKED}rating IS NOT NULL AND rating >= ?))",
+                              "(p.id IN (SELECT paper_id FROM note))"], ["ann", 4]),
+    ("has:rating", [f"(p.id IN ({_MARKED}rating IS NOT NULL))"], ["ann"]),
     ("topic:3", ["(p.id IN (SELECT paper_id FROM topic WHERE scope = '' AND number = ?))"], [3]),
     ("-survey", ["p.id NOT IN (SELECT rowid FROM paper_stem WHERE paper_stem MATCH ?)"], ['("survey")']),
 ])
 def test_filters_become_where_clauses_with_parameters(query, where, params):
-    compiled = compile_query(parse(query))
+    compiled = compile_query(parse(query), reader="ann")
     assert (compiled.match, compiled.where, compiled.params) == (None, where, params)
 
 
@@ -93,31 +97,34 @@ def test_chinese_words_match_spaced_characters_and_user_text():
 
 
 def test_ranked_search_sql():
-    sql, params = search_sql(compile_query(parse("sparse venue:ICML")), limit=50, offset=100)
+    sql, params = search_sql(compile_query(parse("sparse venue:ICML"), reader="ann"), limit=50, offset=100)
     assert sql == (
         "WITH top AS (SELECT rowid AS id, bm25(paper_fts, 10.0, 10.0, 6.0, 1.0, 3.0, 8.0, 2.0, 1.0) AS score"
         " FROM paper_fts WHERE paper_fts MATCH ? AND +rowid IN (SELECT p.id FROM paper p WHERE (p.venue = ?))"
         " ORDER BY score, rowid LIMIT ? OFFSET ?)"
         " SELECT p.id, p.key, coalesce(p.user_title, p.title, p.headline) AS title, p.venue, p.year,"
-        " p.status, p.rating, p.tags_text, p.notes_text != '' AS has_notes, NULL AS text, top.score AS score"
-        " FROM top CROSS JOIN paper p WHERE p.id = top.id ORDER BY top.score, top.id")
-    assert params == ['("sparse")', "ICML", 50, 100]
+        " coalesce(r.status, 'unread') AS status, r.rating, p.tags_text, p.notes_text != '' AS has_notes,"
+        " NULL AS text, top.score AS score"
+        f" FROM top CROSS JOIN paper p {_READER} WHERE p.id = top.id ORDER BY top.score, top.id")
+    assert params == ['("sparse")', "ICML", 50, 100, "ann"]
 
 
 def test_listing_and_counting_sql():
-    compiled = compile_query(parse("venue:ICML"))
+    compiled = compile_query(parse("venue:ICML"), reader="ann")
     sql, params = search_sql(compiled, limit=20, with_text=True)
     assert sql == ("SELECT p.id, p.key, coalesce(p.user_title, p.title, p.headline) AS title, p.venue,"
-                   " p.year, p.status, p.rating, p.tags_text, p.notes_text != '' AS has_notes, p.abstract_text AS text, NULL AS score"
-                   " FROM paper p WHERE (p.venue = ?) ORDER BY p.year DESC, p.id DESC LIMIT ? OFFSET ?")
-    assert params == ["ICML", 20, 0]
+                   " p.year, coalesce(r.status, 'unread') AS status, r.rating, p.tags_text,"
+                   " p.notes_text != '' AS has_notes, p.abstract_text AS text, NULL AS score"
+                   f" FROM paper p {_READER} WHERE (p.venue = ?) ORDER BY p.year DESC, p.id DESC LIMIT ? OFFSET ?")
+    assert params == ["ann", "ICML", 20, 0]
     assert count_sql(compiled) == ("SELECT count(*) FROM paper p WHERE (p.venue = ?)", ["ICML"])
     assert count_sql(compile_query(parse("sparse"))) == (
         "SELECT count(*) FROM paper_stem WHERE paper_stem MATCH ?", ['("sparse")'])
 
 
 _SUMMARY = ("SELECT p.id, p.key, coalesce(p.user_title, p.title, p.headline) AS title, p.venue,"
-            " p.year, p.status, p.rating, p.tags_text, p.notes_text != '' AS has_notes, NULL AS text, NULL AS score")
+            " p.year, coalesce(r.status, 'unread') AS status, r.rating, p.tags_text, p.notes_text != '' AS has_notes,"
+            " NULL AS text, NULL AS score")
 
 
 @pytest.mark.parametrize("sort, order", [
@@ -125,29 +132,29 @@ _SUMMARY = ("SELECT p.id, p.key, coalesce(p.user_title, p.title, p.headline) AS 
     ("-relevance", "p.year ASC NULLS LAST, p.id ASC"),
     ("year", "p.year DESC, p.id DESC"),
     ("-year", "p.year ASC NULLS LAST, p.id ASC"),
-    ("rating", "p.rating DESC NULLS LAST, p.year DESC, p.id DESC"),
-    ("-rating", "p.rating ASC NULLS LAST, p.year DESC, p.id DESC"),
+    ("rating", "r.rating DESC NULLS LAST, p.year DESC, p.id DESC"),  # the reader's rating
+    ("-rating", "r.rating ASC NULLS LAST, p.year DESC, p.id DESC"),
     ("title", "coalesce(p.user_title, p.title, p.headline) COLLATE NOCASE ASC, p.id ASC"),
     ("-title", "coalesce(p.user_title, p.title, p.headline) COLLATE NOCASE DESC, p.id DESC"),
     ("added", "p.id DESC"),
     ("-added", "p.id ASC"),
 ])
 def test_sorted_listing_sql(sort, order):
-    sql, params = search_sql(compile_query(parse("venue:ICML")), limit=20, sort=Sort.parse(sort))
-    assert sql == f"{_SUMMARY} FROM paper p WHERE (p.venue = ?) ORDER BY {order} LIMIT ? OFFSET ?"
-    assert params == ["ICML", 20, 0]
+    sql, params = search_sql(compile_query(parse("venue:ICML"), reader="ann"), limit=20, sort=Sort.parse(sort))
+    assert sql == f"{_SUMMARY} FROM paper p {_READER} WHERE (p.venue = ?) ORDER BY {order} LIMIT ? OFFSET ?"
+    assert params == ["ann", "ICML", 20, 0]
 
 
 def test_sorted_search_sorts_every_match_then_pages():
     # Every paper holding the words in some form (the stemmed index), none of the partial ones.
-    sql, params = search_sql(compile_query(parse("sparse venue:ICML")), limit=50, offset=100,
+    sql, params = search_sql(compile_query(parse("sparse venue:ICML"), reader="ann"), limit=50, offset=100,
                              sort=Sort("rating"))
     assert sql == (
         "WITH hits AS (SELECT rowid AS id FROM paper_stem WHERE paper_stem MATCH ?"
         " AND +rowid IN (SELECT p.id FROM paper p WHERE (p.venue = ?)))"
-        f" {_SUMMARY} FROM hits CROSS JOIN paper p WHERE p.id = hits.id"
-        " ORDER BY p.rating DESC NULLS LAST, p.year DESC, p.id DESC LIMIT ? OFFSET ?")
-    assert params == ['("sparse")', "ICML", 50, 100]
+        f" {_SUMMARY} FROM hits CROSS JOIN paper p {_READER} WHERE p.id = hits.id"
+        " ORDER BY r.rating DESC NULLS LAST, p.year DESC, p.id DESC LIMIT ? OFFSET ?")
+    assert params == ['("sparse")', "ICML", "ann", 50, 100]
 
 
 def test_reversed_relevance_ranks_worst_first():
@@ -190,8 +197,10 @@ def test_facet_counts_read_an_index_when_results_are_many():
     assert many["venues"] == ("SELECT coalesce(venue, '?') AS venue, year, count(*) AS papers FROM paper"
                               " INDEXED BY ix_paper_venue_year WHERE id IN (IDS) GROUP BY venue, year"
                               " ORDER BY year DESC, venue")
-    assert many["statuses"] == ("SELECT status, count(*) AS papers FROM paper INDEXED BY ix_paper_status_year"
-                                " WHERE status != 'unread' AND id IN (IDS) GROUP BY status")
-    assert few["ratings"] == ("SELECT rating, count(*) AS papers FROM paper"
-                              " WHERE rating IS NOT NULL AND id IN (IDS) GROUP BY rating ORDER BY rating DESC")
-    assert "INDEXED BY ix_paper_rating WHERE" in many["ratings"]
+    # Statuses and ratings are the reader's (the first parameter): their rows are few.
+    assert many["statuses"] == few["statuses"] == (
+        "SELECT status, count(*) AS papers FROM paper_reader WHERE reader = ?"
+        " AND status != 'unread' AND paper_id IN (IDS) GROUP BY status")
+    assert many["ratings"] == few["ratings"] == (
+        "SELECT rating, count(*) AS papers FROM paper_reader WHERE reader = ?"
+        " AND rating IS NOT NULL AND paper_id IN (IDS) GROUP BY rating ORDER BY rating DESC")

@@ -44,8 +44,8 @@ def raw(db_path: Path, *statements: str) -> None:
 
 
 RAW_PAPER = ("INSERT INTO paper(key, fingerprint, abstract, abstract_text, search_extra, headline,"
-             " status, tags_text, notes_text, added_at, updated_at) VALUES ('{key}', '{key}',"
-             " '{text}', '{text}', '', '{text}', 'unread', '', '', '2020-01-01', '2020-01-01')")
+             " tags_text, notes_text, added_at, updated_at) VALUES ('{key}', '{key}',"
+             " '{text}', '{text}', '', '{text}', '', '', '2020-01-01', '2020-01-01')")
 
 CORRUPTIONS = {
     "note on a missing paper": (
@@ -165,10 +165,10 @@ def test_checking_takes_no_write_and_reports_through_the_api(filled, db_path):
 
 
 def test_damage_it_cannot_repair_is_reported_with_a_way_out(filled, db_path, run_cli):
-    # A paper row whose CHECK constraint no longer holds: integrity_check (and so doctor)
+    # A reading mark whose CHECK constraint no longer holds: integrity_check (and so doctor)
     # says so; REINDEX cannot fix row contents.
     raw(db_path, "PRAGMA ignore_check_constraints = ON",
-        "UPDATE paper SET rating = 9 WHERE id = (SELECT min(id) FROM paper)")
+        "UPDATE paper_reader SET rating = 9 WHERE rowid = (SELECT min(rowid) FROM paper_reader)")
     found = run_cli("doctor")
     assert found.exit_code == 1 and "CHECK constraint failed" in found.stdout, found.stdout
     fixed = run_cli("doctor", "--fix")

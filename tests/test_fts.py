@@ -36,8 +36,8 @@ def test_seeded_index_is_consistent(raw):
 def test_raw_insert_update_delete_keep_the_index_right(seeded, raw):
     raw.execute(
         "INSERT INTO paper(key, fingerprint, abstract, abstract_text, search_extra, headline,"
-        " status, added_at, updated_at) VALUES ('zzzzzzz', 'fp', 'x', 'quokka habitats', '',"
-        " 'Quokkas', 'unread', '2026-01-01', '2026-01-01')"
+        " added_at, updated_at) VALUES ('zzzzzzz', 'fp', 'x', 'quokka habitats', '',"
+        " 'Quokkas', '2026-01-01', '2026-01-01')"
     )
     assert fts_ok(raw)
     assert [p.key for p in seeded.search("habitats")] == ["zzzzzzz"]
@@ -72,8 +72,10 @@ def test_raw_tag_and_note_edits_reach_search(seeded, raw):
 
 def test_constraints_hold_for_raw_sql(raw):
     with pytest.raises(sqlite3.IntegrityError):
-        raw.execute("UPDATE paper SET status = 'done'")
+        raw.execute("INSERT INTO paper_reader(paper_id, reader, status, updated_at)"
+                    " SELECT id, 'ann', 'done', 0 FROM paper")
     with pytest.raises(sqlite3.IntegrityError):
-        raw.execute("UPDATE paper SET rating = 7")
+        raw.execute("INSERT INTO paper_reader(paper_id, reader, rating, updated_at)"
+                    " SELECT id, 'ann', 7, 0 FROM paper")
     with pytest.raises(sqlite3.IntegrityError):
         raw.execute("INSERT INTO note(paper_id, body, created_at, updated_at) VALUES (999999, 'x', 0, 0)")

@@ -456,7 +456,7 @@ def test_imported_text_is_printed_literally_on_a_terminal(evil_catalog, args):
 
 SQL_REFUSED = {
     "DELETE FROM paper": "read-only",
-    "UPDATE paper SET rating = 5": "read-only",
+    "UPDATE paper_reader SET rating = 5": "read-only",
     "INSERT INTO tag(name) VALUES ('x')": "read-only",
     "DROP TABLE paper": "read-only",
     "CREATE TABLE t(x)": "read-only",
@@ -517,7 +517,7 @@ def seeded_db(tmp_path_factory) -> tuple[Path, str]:
 
 def _digest(db: Path) -> str:
     with sqlite3.connect(db) as conn:
-        return json.dumps([conn.execute("SELECT count(*), sum(rating), group_concat(status) FROM paper").fetchone(),
+        return json.dumps([conn.execute("SELECT count(*), sum(rating), group_concat(status) FROM papers").fetchone(),
                            conn.execute("SELECT count(*) FROM tag").fetchone(),
                            conn.execute("PRAGMA user_version").fetchone(),
                            conn.execute("PRAGMA journal_mode").fetchone()])

@@ -7,8 +7,9 @@ the migration most likely to lose user data. The tests are written over
 
 User data is written with plain SQL valid at the older revision: columns are read from
 `PRAGMA table_info`, and only the tables and columns that hold user data today are filled
-(paper.status/rating/user_title, tag, paper_tag, note, saved_search). A future revision
-that renames one of those must extend `fill` and `user_data` below.
+(paper.status/rating/user_title, tag, paper_tag, note, saved_search), and read back through
+the `papers` view, so the per-person status and rating of 0007 (paper_reader) are compared
+too. A future revision that renames one of those must extend `fill` and `user_data` below.
 """
 
 from __future__ import annotations
@@ -97,7 +98,10 @@ def fill(conn: sqlite3.Connection) -> None:
 
 
 def user_data(conn: sqlite3.Connection) -> dict:
-    papers = conn.execute("SELECT id, key, status, rating, user_title FROM paper").fetchall()
+    # Status and rating through the `papers` view (every revision has it): from 0007 on they
+    # are each reader's own (paper_reader), and the view shows the catalog owner's.
+    papers = conn.execute("SELECT v.paper_id, v.key, v.status, v.rating, p.user_title"
+                          " FROM papers v JOIN paper p ON p.id = v.paper_id").fetchall()
     out = {}
     for pid, key, status, rating, user_title in papers:
         tags = sorted(r[0] for r in conn.execute(
@@ -154,6 +158,7 @@ def test_upgrade_from_each_earlier_revision_keeps_user_data(history, tmp_path):
             assert (state.status, state.rating, list(state.tags)) == (*before["k000005"][:2], before["k000005"][3])
             catalog.tag(["k000005"], add=["after/upgrade"])
             assert [p.key for p in catalog.search("tag:after")] == ["k000005"]
+            assert len(catalog.search("venue:icml", limit=500)) == N_PAPERS  # still without case
             assert [p.key for p in catalog.search("method3 topic6 ünïcödé") if p.match == "all"] == ["k000069"]
             assert catalog.search("keep", limit=500)
             report = doctor.run(catalog.store)

@@ -6,8 +6,12 @@
     edits.py       what users write: tags, status/rating/title, notes, saved searches
     imports.py     sources, new papers, provenance, dedupe lookups, merges and splits
     discovery.py   stored topics; which papers a recommendation leaves out
+    filters.py     the query language's filters as SQL conditions (both backends)
     sqlite/        the SQLite backend: connections and pragmas, files, migrations, the FTS5
                    query compiler and search, doctor's checks, `catalog sql`
+    postgres/      the PostgreSQL backend (a shared catalog): the same transactions through a
+                   connection that takes `?` placeholders, a tsvector query compiler, COPY for
+                   bulk loads, LISTEN/NOTIFY for data_version, its doctor checks
 
 The shared modules are plain SQL that SQLite and PostgreSQL both run; a backend adds what only
 it can do (full-text search, bulk loads, upkeep). Nothing outside this package writes SQL (a
@@ -22,12 +26,21 @@ from catalog.errors import StoreError
 from catalog.store.base import Store
 
 
-def open_store(path: Path, *, notify=lambda message: None) -> Store:
-    """The catalog at `path`: created when nothing is there, migrated when older, refused
-    with one line (CatalogError) when it is not a catalog or cannot be opened."""
+def open_store(location: Path | str, *, notify=lambda message: None, user: str | None = None,
+               catch_up: bool = True) -> Store:
+    """The catalog at `location` (a file path, or a postgresql:// URL): created when nothing
+    is there, migrated when older, refused with one line (CatalogError) when it is not a
+    catalog or cannot be opened. `user`: whose reading status and rating it reads and writes
+    (None: $CATALOG_USER's default). psycopg is imported only for a server."""
+    from catalog.paths import is_server_url
+
+    if is_server_url(location):
+        from catalog.store.postgres.store import PostgresStore
+
+        return PostgresStore.open(str(location), notify=notify, user=user, catch_up=catch_up)
     from catalog.store.sqlite.store import SqliteStore
 
-    return SqliteStore.open(Path(path), notify=notify)
+    return SqliteStore.open(Path(location), notify=notify, user=user, catch_up=catch_up)
 
 
 def schema_history() -> list[tuple[str, str | None, str]]:

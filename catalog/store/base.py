@@ -26,6 +26,8 @@ class Store(ABC):
     location: str
     #: The file, for a file backend; None for a server.
     path: Path | None
+    #: Who is reading: whose status and rating transactions read and write, who signs notes.
+    user: str
 
     @abstractmethod
     def read(self) -> AbstractContextManager:
@@ -54,13 +56,22 @@ class Store(ABC):
 
     @abstractmethod
     def backup(self, target: Path) -> None:
-        """A consistent copy at `target`, safe while others use the catalog."""
+        """A consistent copy at `target` (a SQLite file), safe while others use the catalog."""
 
     @abstractmethod
-    def run_sql(self, statement: str, *, stop: Callable[[], bool] | None = None
-                ) -> tuple[list[str], list[tuple]]:
+    def run_sql(self, statement: str, *, stop: Callable[[], bool] | None = None,
+                timeout: float | None = None) -> tuple[list[str], list[tuple]]:
         """One read-only statement: (column names, rows). Raises CatalogError for what cannot
-        run, Interrupted once `stop()` is true."""
+        run, Interrupted once `stop()` is true or after `timeout` seconds."""
+
+    @abstractmethod
+    def checking(self) -> AbstractContextManager:
+        """A write transaction that is always rolled back: doctor's checks change nothing."""
+
+    def safety_copy(self, label: str) -> Path | None:
+        """A copy kept before doctor repairs (a file beside a SQLite catalog); None where the
+        repairs' single transaction is the safety (a server)."""
+        return None
 
     @abstractmethod
     def schema_revision(self) -> str | None: ...

@@ -10,7 +10,8 @@ from catalog.store.rows import chunks
 
 
 class DiscoveryQueries:
-    """Mixed into a backend's transaction, which provides `self.conn`."""
+    """Mixed into a backend's transaction, which provides `self.conn` and `self.user` (whose
+    reading status counts)."""
 
     # --- stored topics (the `topic` table, migration 0007) ----------------------------------
 
@@ -36,15 +37,22 @@ class DiscoveryQueries:
     # --- which papers ------------------------------------------------------------------------
 
     def ids_with_status(self, statuses: Sequence[str]) -> set[int]:
-        marks = ",".join("?" * len(statuses))
-        return set(self.conn.execute(f"SELECT id FROM paper WHERE status IN ({marks})",
-                                     tuple(statuses)).scalars())
+        """The papers this reader gave one of `statuses` (each person's own, paper_reader)."""
+        return set(self.conn.execute(self._status_ids(statuses), (self.user, *statuses)).scalars())
 
     def ids_without_status(self, statuses: Sequence[str]) -> list[int]:
-        """Every paper whose status is none of `statuses` (cheaper than a search for all)."""
+        """Every paper whose status (this reader's) is none of `statuses` (cheaper than a search
+        for all)."""
+        return self.conn.execute(f"SELECT id FROM paper WHERE id NOT IN ({self._status_ids(statuses)}) ORDER BY id",
+                                 (self.user, *statuses)).scalars()
+
+    @staticmethod
+    def _status_ids(statuses: Sequence[str]) -> str:
+        """Ids of the papers whose status is in `statuses` (parameters: the reader, then them);
+        a paper without a row of this reader's is unread."""
         marks = ",".join("?" * len(statuses))
-        return self.conn.execute(f"SELECT id FROM paper WHERE status NOT IN ({marks}) ORDER BY id",
-                                 tuple(statuses)).scalars()
+        assert "unread" not in statuses  # unread papers have no row
+        return f"SELECT paper_id FROM paper_reader WHERE reader = ? AND status IN ({marks})"
 
     def keys_of(self, ids: Sequence[int]) -> dict[int, str]:
         """Paper id -> key, for the ids that still exist."""

@@ -9,8 +9,12 @@ from catalog.results import SavedQuery
 from catalog.rules import USER_FIELDS, now
 
 
+# The fields that are each reader's own (paper_reader); user_title is shared (paper).
+READER_FIELDS = ("status", "rating")
+
+
 class EditQueries:
-    """Mixed into a backend's transaction, which provides `self.conn`."""
+    """Mixed into a backend's transaction, which provides `self.conn` and `self.user`."""
 
     # --- tags -----------------------------------------------------------------------------
 
@@ -38,13 +42,29 @@ class EditQueries:
     # --- status, rating, the user's title ---------------------------------------------------
 
     def user_field(self, paper_id: int, field: str):
+        """The paper's status or rating (this reader's), or its user title (everyone's)."""
         assert field in USER_FIELDS  # a column name, never user text
-        return self.conn.execute(f"SELECT {field} FROM paper WHERE id = ?", (paper_id,)).scalar()
+        if field not in READER_FIELDS:
+            return self.conn.execute(f"SELECT {field} FROM paper WHERE id = ?", (paper_id,)).scalar()
+        value = self.conn.execute(f"SELECT {field} FROM paper_reader WHERE paper_id = ? AND reader = ?",
+                                  (paper_id, self.user)).scalar()
+        return "unread" if value is None and field == "status" else value
 
     def set_user_field(self, paper_id: int, field: str, value) -> None:
         assert field in USER_FIELDS
-        self.conn.execute(f"UPDATE paper SET {field} = ?, updated_at = ? WHERE id = ?",
-                          (value, now(), paper_id))
+        stamp = now()
+        if field not in READER_FIELDS:
+            self.conn.execute(f"UPDATE paper SET {field} = ?, updated_at = ? WHERE id = ?",
+                              (value, stamp, paper_id))
+            return
+        self.conn.execute(
+            "INSERT INTO paper_reader(paper_id, reader, status, rating, updated_at)"
+            " VALUES (?, ?, 'unread', NULL, ?) ON CONFLICT DO NOTHING", (paper_id, self.user, stamp))
+        self.conn.execute(f"UPDATE paper_reader SET {field} = ?, updated_at = ? WHERE paper_id = ? AND reader = ?",
+                          (value, stamp, paper_id, self.user))
+        # No row reads as unread and unrated: keep only the papers someone marked.
+        self.conn.execute("DELETE FROM paper_reader WHERE paper_id = ? AND reader = ? AND status = 'unread'"
+                          " AND rating IS NULL", (paper_id, self.user))
 
     def touch(self, paper_id: int) -> None:
         """The paper changed (a tag, a note): its updated_at says when."""
@@ -53,10 +73,11 @@ class EditQueries:
     # --- notes ----------------------------------------------------------------------------
 
     def add_note(self, paper_id: int, body: str, created: datetime,
-                 updated: datetime | None = None) -> int:
+                 updated: datetime | None = None, *, author: str | None = None) -> int:
+        """A note signed by `author` (None: this reader)."""
         return self.conn.execute(
-            "INSERT INTO note(paper_id, body, created_at, updated_at) VALUES (?, ?, ?, ?) RETURNING id",
-            (paper_id, body, created, updated or now())).scalar()
+            "INSERT INTO note(paper_id, body, author, created_at, updated_at) VALUES (?, ?, ?, ?, ?)"
+            " RETURNING id", (paper_id, body, author or self.user, created, updated or now())).scalar()
 
     def note_body(self, note_id: int) -> str | None:
         return self.conn.execute("SELECT body FROM note WHERE id = ?", (note_id,)).scalar()
@@ -99,14 +120,18 @@ class EditQueries:
             tags.setdefault(row["paper_id"], []).append(row["name"])
         notes: dict[int, list[dict[str, str]]] = {}
         for row in self.conn.execute(
-                "SELECT paper_id, body, created_at, updated_at FROM note ORDER BY created_at, id"):
+                "SELECT paper_id, body, author, created_at, updated_at FROM note ORDER BY created_at, id"):
             notes.setdefault(row["paper_id"], []).append(
-                {"body": row["body"], "created_at": str(row["created_at"]), "updated_at": str(row["updated_at"])})
+                {"body": row["body"], "author": row["author"], "created_at": str(row["created_at"]),
+                 "updated_at": str(row["updated_at"])})
         papers = []
         for row in self.conn.execute(
-                "SELECT id, key, fingerprint, doi, arxiv_id, title, headline, user_title, status, rating"
-                " FROM paper WHERE status != 'unread' OR rating IS NOT NULL OR user_title IS NOT NULL"
-                " OR id IN (SELECT paper_id FROM paper_tag) OR id IN (SELECT paper_id FROM note) ORDER BY id"):
+                "SELECT p.id, p.key, p.fingerprint, p.doi, p.arxiv_id, p.title, p.headline, p.user_title,"
+                " coalesce(r.status, 'unread') AS status, r.rating FROM paper p"
+                " LEFT JOIN paper_reader r ON r.paper_id = p.id AND r.reader = ?"
+                " WHERE r.paper_id IS NOT NULL OR p.user_title IS NOT NULL"
+                " OR p.id IN (SELECT paper_id FROM paper_tag) OR p.id IN (SELECT paper_id FROM note) ORDER BY p.id",
+                (self.user,)):
             papers.append({name: row[name] for name in (
                 "key", "fingerprint", "doi", "arxiv_id", "title", "headline", "user_title", "status", "rating")}
                 | {"tags": tags.get(row["id"], []), "notes": notes.get(row["id"], [])})
@@ -129,14 +154,15 @@ class EditQueries:
             " WHERE t.name = ? OR t.name LIKE ? ESCAPE '\\' ORDER BY pt.paper_id", (tag, pattern)).scalars()
 
     def liked_papers(self) -> list[int]:
-        """Ids of the papers rated 4 or 5 or marked read."""
+        """Ids of the papers this reader rated 4 or 5 or marked read."""
         return self.conn.execute(
-            "SELECT id FROM paper WHERE rating >= 4 UNION SELECT id FROM paper WHERE status = 'read'"
-            " ORDER BY 1").scalars()
+            "SELECT paper_id FROM paper_reader WHERE reader = ? AND (rating >= 4 OR status = 'read')"
+            " ORDER BY paper_id", (self.user,)).scalars()
 
     def promising_papers(self) -> list[int]:
-        """Ids of the papers the user has shown interest in: rated 4 or 5, queued, being read
+        """Ids of the papers this reader has shown interest in: rated 4 or 5, queued, being read
         or read, or tagged (what triage ranks the rest by)."""
         return self.conn.execute(
-            "SELECT id FROM paper WHERE rating >= 4 OR status IN ('queued', 'reading', 'read')"
-            " UNION SELECT paper_id FROM paper_tag ORDER BY 1").scalars()
+            "SELECT paper_id FROM paper_reader WHERE reader = ?"
+            " AND (rating >= 4 OR status IN ('queued', 'reading', 'read'))"
+            " UNION SELECT paper_id FROM paper_tag ORDER BY 1", (self.user,)).scalars()

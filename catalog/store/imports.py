@@ -50,8 +50,8 @@ class ImportQueries:
         first = self.max_paper_id() + 1
         columns = ", ".join(PAPER_COLUMNS)
         self.conn.executemany(
-            f"INSERT INTO paper(key, {columns}, status, tags_text, notes_text, added_at, updated_at)"
-            f" VALUES (?, {', '.join('?' * len(PAPER_COLUMNS))}, 'unread', '', '', ?, ?)",
+            f"INSERT INTO paper(key, {columns}, tags_text, notes_text, added_at, updated_at)"
+            f" VALUES (?, {', '.join('?' * len(PAPER_COLUMNS))}, '', '', ?, ?)",
             [(key, *paper, stamp, stamp) for key, paper in zip(keys, papers)])
         return list(range(first, first + len(papers)))
 

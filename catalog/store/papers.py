@@ -10,11 +10,14 @@ from catalog.store import rows
 from catalog.store.rows import chunks
 
 SUMMARY = ("p.id, p.key, coalesce(p.user_title, p.title, p.headline) AS title, p.venue, p.year,"
-           " p.status, p.rating, p.tags_text, p.notes_text != '' AS has_notes")
+           " coalesce(r.status, 'unread') AS status, r.rating, p.tags_text, p.notes_text != '' AS has_notes")
+# Reading status and rating are each person's own (paper_reader); the parameter: the reader.
+READER = "LEFT JOIN paper_reader r ON r.paper_id = p.id AND r.reader = ?"
 
 
 class PaperReads:
-    """Mixed into a backend's transaction, which provides `self.conn`."""
+    """Mixed into a backend's transaction, which provides `self.conn` and `self.user` (whose
+    reading status and rating it reads and writes)."""
 
     # --- keys -----------------------------------------------------------------------------
 
@@ -47,15 +50,16 @@ class PaperReads:
         """The papers with these ids, in that order."""
         found: dict[int, PaperSummary] = {}
         for part, marks in chunks(ids):
-            for row in self.conn.execute(f"SELECT {SUMMARY} FROM paper p WHERE p.id IN ({marks})", part):
+            for row in self.conn.execute(f"SELECT {SUMMARY} FROM paper p {READER} WHERE p.id IN ({marks})",
+                                         (self.user, *part)):
                 found[row["id"]] = rows.summary(row)
         return [found[i] for i in ids if i in found]
 
     def detail(self, paper_id: int) -> PaperDetail:
         row = self.conn.execute(
             f"SELECT {SUMMARY}, p.abstract, p.abstract_text, p.headline, p.title AS real_title,"
-            " p.user_title, p.authors, p.doi, p.arxiv_id, p.url FROM paper p WHERE p.id = ?",
-            (paper_id,)).one()
+            f" p.user_title, p.authors, p.doi, p.arxiv_id, p.url FROM paper p {READER} WHERE p.id = ?",
+            (self.user, paper_id)).one()
         sources = self.conn.execute(
             "SELECT s.path, s.venue, s.year, pr.position, m.evidence FROM provenance pr"
             " JOIN source s ON s.id = pr.source_id"
@@ -70,7 +74,7 @@ class PaperReads:
 
     def notes_of(self, paper_id: int) -> tuple:
         return tuple(rows.note(r, n) for n, r in enumerate(self.conn.execute(
-            "SELECT id, body, created_at, updated_at FROM note WHERE paper_id = ?"
+            "SELECT id, body, author, created_at, updated_at FROM note WHERE paper_id = ?"
             " ORDER BY created_at, id", (paper_id,)), 1))
 
     def paper_state(self, paper_id: int) -> PaperState:
@@ -84,9 +88,10 @@ class PaperReads:
         found, tags, notes = {}, {}, {}
         for part, marks in chunks(ids):
             for row in self.conn.execute(
-                    "SELECT id, key, fingerprint, title, headline, user_title, authors, venue, year,"
-                    f" status, rating, doi, arxiv_id, url, abstract, added_at FROM paper WHERE id IN ({marks})",
-                    part):
+                    "SELECT p.id, p.key, p.fingerprint, p.title, p.headline, p.user_title, p.authors, p.venue,"
+                    " p.year, coalesce(r.status, 'unread') AS status, r.rating, p.doi, p.arxiv_id, p.url,"
+                    f" p.abstract, p.added_at FROM paper p {READER} WHERE p.id IN ({marks})",
+                    (self.user, *part)):
                 found[row["id"]] = row
             for row in self.conn.execute(
                     "SELECT pt.paper_id, t.name FROM paper_tag pt JOIN tag t ON t.id = pt.tag_id"
@@ -133,18 +138,19 @@ class PaperReads:
             " GROUP BY venue, year ORDER BY year DESC, venue"))
 
     def status_counts(self, total: int) -> tuple[tuple[str, int], ...]:
-        """(status, papers). Only statuses other than unread are indexed, so unread papers
-        are counted as the rest of `total`."""
+        """(status, papers) of this reader. Only statuses other than unread have rows, so unread
+        papers are counted as the rest of `total`."""
         others = tuple((r["status"], r["papers"]) for r in self.conn.execute(
-            "SELECT status, count(*) AS papers FROM paper WHERE status != 'unread' GROUP BY status"))
+            "SELECT status, count(*) AS papers FROM paper_reader WHERE reader = ? AND status != 'unread'"
+            " GROUP BY status ORDER BY status", (self.user,)))
         unread = total - sum(n for _, n in others)
         return ((("unread", unread),) if unread else ()) + others
 
     def rating_counts(self) -> tuple[tuple[int, int], ...]:
-        """(rating, papers) of rated papers, best first."""
+        """(rating, papers) of the papers this reader rated, best first."""
         return tuple((r["rating"], r["papers"]) for r in self.conn.execute(
-            "SELECT rating, count(*) AS papers FROM paper WHERE rating IS NOT NULL GROUP BY rating"
-            " ORDER BY rating DESC"))
+            "SELECT rating, count(*) AS papers FROM paper_reader WHERE reader = ? AND rating IS NOT NULL"
+            " GROUP BY rating ORDER BY rating DESC", (self.user,)))
 
     def row_counts(self) -> dict[str, int]:
         """How many imported files, notes and tags there are."""

@@ -37,7 +37,8 @@ def summary(row, match: str | None = None) -> PaperSummary:
 
 def note(row, number: int) -> NoteView:
     return NoteView(id=row["id"], number=number, body=row["body"],
-                    created_at=as_datetime(row["created_at"]), updated_at=as_datetime(row["updated_at"]))
+                    created_at=as_datetime(row["created_at"]), updated_at=as_datetime(row["updated_at"]),
+                    author=row["author"])
 
 
 def source(row) -> SourceRef:

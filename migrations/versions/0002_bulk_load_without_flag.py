@@ -32,6 +32,8 @@ DEFAULT_HASH_BYTES = 1 << 20
 
 def upgrade() -> None:
     bind = op.get_bind()
+    if bind.dialect.name != "sqlite":
+        return  # FTS5 only
     # A flag an interrupted import left behind (0001's `catalog doctor` emptied it): papers
     # added since were never indexed. Hand-edited files may lack the trigger or the table.
     flag = bind.exec_driver_sql(
@@ -48,6 +50,8 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
+    if op.get_bind().dialect.name != "sqlite":
+        return
     op.execute(f"INSERT INTO paper_fts(paper_fts, rank) VALUES ('hashsize', {DEFAULT_HASH_BYTES})")
     op.execute("CREATE TABLE IF NOT EXISTS fts_bulk_load (active INTEGER NOT NULL)")
     op.execute("DROP TRIGGER IF EXISTS paper_fts_insert")

@@ -24,6 +24,8 @@ depends_on: Union[str, Sequence[str], None] = None
 
 def upgrade() -> None:
     op.execute("CREATE TABLE paper_rederive (paper_id INTEGER NOT NULL PRIMARY KEY)")
+    if op.get_bind().dialect.name != "sqlite":
+        return  # PostgreSQL's trigger came with the PostgreSQL backend (0007)
     # The program sets abstract_text with abstract; a change of abstract alone is a hand edit.
     op.execute("""CREATE TRIGGER paper_abstract_edited AFTER UPDATE OF abstract ON paper
         WHEN new.abstract IS NOT old.abstract AND new.abstract_text IS old.abstract_text BEGIN
@@ -32,5 +34,6 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
-    op.execute("DROP TRIGGER IF EXISTS paper_abstract_edited")
+    if op.get_bind().dialect.name == "sqlite":
+        op.execute("DROP TRIGGER IF EXISTS paper_abstract_edited")
     op.execute("DROP TABLE IF EXISTS paper_rederive")

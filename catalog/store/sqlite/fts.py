@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from catalog.query import RELEVANCE, Clause, Filter, Query, Sort, Text
+from catalog.store.filters import TAGGED as _TAGGED, filter_sql
 from catalog.text.cjk import cjk_spaced, has_cjk
 
 FTS_TABLE = "paper_fts"  # the words as written (unicode61): exact forms, prefixes, vocabulary
@@ -48,8 +49,10 @@ NOTES_TEXT_OF = """(SELECT coalesce(group_concat(body, char(10)), '') FROM (
 _WEIGHTS = ", ".join(str(w) for w in FTS_COLUMNS.values())
 SUMMARY_COLUMNS = (
     "p.id, p.key, coalesce(p.user_title, p.title, p.headline) AS title, p.venue, p.year, "
-    "p.status, p.rating, p.tags_text, p.notes_text != '' AS has_notes"
+    "coalesce(r.status, 'unread') AS status, r.rating, p.tags_text, p.notes_text != '' AS has_notes"
 )
+# The reader's status and rating (a parameter: whose).
+READER_JOIN = "LEFT JOIN paper_reader r ON r.paper_id = p.id AND r.reader = ?"
 # Newest year first, then most recently added: the year indexes (rowid last) give this order
 # directly, so a filtered listing stops after LIMIT rows instead of sorting the catalog.
 DEFAULT_ORDER = "p.year DESC, p.id DESC"
@@ -58,8 +61,8 @@ DEFAULT_ORDER = "p.year DESC, p.id DESC"
 # gives that order with no sorting).
 ORDERS = {
     "year": (DEFAULT_ORDER, "p.year ASC NULLS LAST, p.id ASC"),
-    "rating": ("p.rating DESC NULLS LAST, p.year DESC, p.id DESC",
-               "p.rating ASC NULLS LAST, p.year DESC, p.id DESC"),
+    "rating": ("r.rating DESC NULLS LAST, p.year DESC, p.id DESC",  # the reader's (READER_JOIN)
+               "r.rating ASC NULLS LAST, p.year DESC, p.id DESC"),
     "title": ("coalesce(p.user_title, p.title, p.headline) COLLATE NOCASE ASC, p.id ASC",
               "coalesce(p.user_title, p.title, p.headline) COLLATE NOCASE DESC, p.id DESC"),
     "added": ("p.id DESC", "p.id ASC"),
@@ -73,10 +76,6 @@ def is_hand_made_table(name: str) -> bool:
             or name in VIEWS or name == REDERIVE_TABLE)
 
 
-_TAGGED = "SELECT pt.paper_id FROM paper_tag pt JOIN tag t ON t.id = pt.tag_id WHERE {}"
-_TAG_OR_CHILD = "t.name = ? OR t.name LIKE ? ESCAPE '\\'"
-
-
 @dataclass
 class CompiledQuery:
     """A query as SQL pieces: FTS5 expressions that rank, and filters on `paper p`.
@@ -86,7 +85,8 @@ class CompiledQuery:
     stemmed index), `wide` also through the acronyms the catalog knows ("SAE" for "sparse
     autoencoder"); these are the papers matching all words. `words` holds one stemmed
     expression per word, for papers matching only some of them (ranked by how many).
-    `exclude`: (table, expression) pairs a paper must not match (`-word`, in any form)."""
+    `exclude`: (table, expression) pairs a paper must not match (`-word`, in any form).
+    `reader`: whose status and rating the filters, the rating order and the rows read."""
 
     match: str | None = None  # FTS5 expression on the unstemmed index, if any words
     where: list[str] = field(default_factory=list)
@@ -95,6 +95,7 @@ class CompiledQuery:
     wide: str | None = None  # with acronym expansions; None when there are none
     words: list[str] = field(default_factory=list)
     exclude: list[tuple[str, str]] = field(default_factory=list)
+    reader: str = ""
 
 
 def fts_phrase(text: Text) -> str:
@@ -105,12 +106,13 @@ def _is_fts(option: Text | Filter) -> bool:
     return isinstance(option, Text) and not has_cjk(option.text)
 
 
-def compile_query(query: Query, acronyms: Mapping[str, Sequence[str]] | None = None) -> CompiledQuery:
+def compile_query(query: Query, acronyms: Mapping[str, Sequence[str]] | None = None,
+                  reader: str = "") -> CompiledQuery:
     """`acronyms`: what a word or phrase of the query also stands for, by its text as typed
     ("SAE" -> ["sparse autoencoder"], "large language model" -> ["LLM"]), from the store.
     Several words in a row that spell a long form are one group: `large language model`."""
     acronyms = acronyms or {}
-    out = CompiledQuery()
+    out = CompiledQuery(reader=reader)
     exact: list[str] = []
     forms: list[str] = []
     wide: list[str] = []
@@ -122,7 +124,7 @@ def compile_query(query: Query, acronyms: Mapping[str, Sequence[str]] | None = N
     while i < len(clauses):
         clause = clauses[i]
         if not all(_is_fts(o) for o in clause.options):
-            sql, params = _clause_sql(clause)
+            sql, params = _clause_sql(clause, reader)
             out.where.append(f"NOT {sql}" if clause.negated else sql)
             out.params.extend(params)
             i += 1
@@ -218,11 +220,11 @@ def _long_form_at(clauses: list[Clause], i: int, acronyms: Mapping[str, Sequence
     return 1, []
 
 
-def _clause_sql(clause: Clause) -> tuple[str, list]:
+def _clause_sql(clause: Clause, reader: str) -> tuple[str, list]:
     parts, params = [], []
     for option in clause.options:
         if isinstance(option, Filter):
-            sql, p = _filter_sql(option)
+            sql, p = filter_sql(option, reader)
         elif _is_fts(option):
             sql, p = f"p.id IN (SELECT rowid FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH ?)", [fts_phrase(option)]
         else:
@@ -245,46 +247,6 @@ def _cjk_sql(option: Text) -> tuple[str, list]:
         ["search_extra : " + fts_phrase(Text(cjk_spaced(option.text), prefix=option.prefix))]
         + [option.text] * 3,
     )
-
-
-def _like_escape(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-
-
-def _filter_sql(f: Filter) -> tuple[str, list]:
-    if f.field == "venue":
-        return "p.venue = ?", [f.value]  # the column is NOCASE
-    if f.field == "key":
-        return "p.key LIKE ? ESCAPE '\\'", [_like_escape(str(f.value).lower()) + "%"]
-    if f.field == "status":
-        if f.value == "unread":  # most papers: the complement is small and indexed
-            return "p.id NOT IN (SELECT id FROM paper WHERE status != 'unread')", []
-        return "p.status = ? AND p.status != 'unread'", [f.value]  # lets SQLite use the partial index
-    if f.field == "tag":
-        # A tag includes its children: tag:project finds project/thesis too.
-        return (
-            f"p.id IN ({_TAGGED.format(_TAG_OR_CHILD)})",
-            [f.value, _like_escape(str(f.value)) + "/%"],
-        )
-    if f.field == "has":
-        return {
-            "notes": "p.id IN (SELECT paper_id FROM note)",
-            "tags": "p.id IN (SELECT paper_id FROM paper_tag)",
-            "rating": "p.rating IS NOT NULL",
-            "title": "coalesce(p.user_title, p.title) IS NOT NULL",
-            "abstract": "p.abstract != ''",
-            "authors": "coalesce(p.authors, '') != ''",
-        }[f.value], []
-    if f.field == "topic":  # the whole catalog's stored topics (scope '')
-        return "p.id IN (SELECT paper_id FROM topic WHERE scope = '' AND number = ?)", [f.value]
-    if f.field == "rating":
-        # As a set of ids: rated papers are few, and a plain `rating >= 4` tempts the planner
-        # into walking the whole year index looking for them.
-        return f"p.id IN (SELECT id FROM paper WHERE rating IS NOT NULL AND rating {f.op} ?)", [f.value]
-    if f.op == "range":
-        low, high = f.value
-        return "p.year BETWEEN ? AND ?", [low, high]
-    return f"p.year {f.op} ?", [f.value]
 
 
 def _restriction(compiled: CompiledQuery) -> tuple[str, list]:
@@ -368,16 +330,17 @@ def search_sql(compiled: CompiledQuery, *, limit: int, offset: int = 0, with_tex
     text = "p.abstract_text" if with_text else "NULL"
     if compiled.match is None:
         where = " AND ".join(compiled.where) or "1"
-        return (f"SELECT {SUMMARY_COLUMNS}, {text} AS text, NULL AS score FROM paper p WHERE {where}"
-                f" ORDER BY {order_sql(sort)} LIMIT ? OFFSET ?", [*compiled.params, limit, offset])
+        return (f"SELECT {SUMMARY_COLUMNS}, {text} AS text, NULL AS score FROM paper p {READER_JOIN}"
+                f" WHERE {where} ORDER BY {order_sql(sort)} LIMIT ? OFFSET ?",
+                [compiled.reader, *compiled.params, limit, offset])
     if sort.field != "relevance":
         # Every match's row is read to sort it (a top-N sort): ~100 ms for a word in half of
         # 100k papers, a few ms for typical queries.
         _, source, params = _all_words_from(compiled)
         return (f"WITH hits AS (SELECT rowid AS id {source})"
                 f" SELECT {SUMMARY_COLUMNS}, {text} AS text, NULL AS score FROM hits CROSS JOIN paper p"
-                f" WHERE p.id = hits.id ORDER BY {order_sql(sort)} LIMIT ? OFFSET ?",
-                [*params, limit, offset])
+                f" {READER_JOIN} WHERE p.id = hits.id ORDER BY {order_sql(sort)} LIMIT ? OFFSET ?",
+                [*params, compiled.reader, limit, offset])
     # Rank in the index alone, then read only the page's rows: reading every matching paper
     # row before sorting costs more than the ranking itself. CROSS JOIN keeps that order.
     table, source, params = _tier_from(compiled, tier)
@@ -391,8 +354,8 @@ def search_sql(compiled: CompiledQuery, *, limit: int, offset: int = 0, with_tex
     return (f"WITH top AS (SELECT rowid AS id, {bm25} AS score {source}"
             f" ORDER BY score{desc}, rowid{desc} LIMIT ? OFFSET ?)"
             f" SELECT {SUMMARY_COLUMNS}, {text} AS text, top.score AS score FROM top CROSS JOIN paper p"
-            f" WHERE p.id = top.id ORDER BY top.score{desc}, top.id{desc}",
-            [*params, limit, offset])
+            f" {READER_JOIN} WHERE p.id = top.id ORDER BY top.score{desc}, top.id{desc}",
+            [*params, limit, offset, compiled.reader])
 
 
 def count_sql(compiled: CompiledQuery, tier: str | None = None) -> tuple[str, list]:
@@ -415,10 +378,11 @@ def ids_sql(compiled: CompiledQuery) -> tuple[str, list]:
 
 def facet_sql(ids: str, *, scan: bool) -> dict[str, str]:
     """Venue-year, status and rating counts of the papers `ids` selects (a subquery, see
-    ids_sql; its parameters go once into each). Without `scan` SQLite looks up each id's row;
-    with it, it reads only an index and checks each entry against the ids: far less to read
-    when they are many (the paper rows are wide, the indexes narrow). Unread papers are not
-    counted: they are the rest."""
+    ids_sql; its parameters go once into each, after the reader's name for the statuses and
+    ratings, which are the reader's own: paper_reader). Without `scan` SQLite looks up each
+    id's row; with it, it reads only an index and checks each entry against the ids: far less
+    to read when they are many (the paper rows are wide, the indexes narrow). Unread papers
+    are not counted: they are the rest."""
     def index(name: str) -> str:
         return f" INDEXED BY {name}" if scan else ""
 
@@ -426,10 +390,10 @@ def facet_sql(ids: str, *, scan: bool) -> dict[str, str]:
         "venues": (f"SELECT coalesce(venue, '?') AS venue, year, count(*) AS papers FROM paper"
                    f"{index('ix_paper_venue_year')} WHERE id IN ({ids}) GROUP BY venue, year"
                    " ORDER BY year DESC, venue"),
-        "statuses": (f"SELECT status, count(*) AS papers FROM paper{index('ix_paper_status_year')}"
-                     f" WHERE status != 'unread' AND id IN ({ids}) GROUP BY status"),
-        "ratings": (f"SELECT rating, count(*) AS papers FROM paper{index('ix_paper_rating')}"
-                    f" WHERE rating IS NOT NULL AND id IN ({ids}) GROUP BY rating ORDER BY rating DESC"),
+        "statuses": ("SELECT status, count(*) AS papers FROM paper_reader WHERE reader = ?"
+                     f" AND status != 'unread' AND paper_id IN ({ids}) GROUP BY status"),
+        "ratings": ("SELECT rating, count(*) AS papers FROM paper_reader WHERE reader = ?"
+                    f" AND rating IS NOT NULL AND paper_id IN ({ids}) GROUP BY rating ORDER BY rating DESC"),
     }
 
 

@@ -11,6 +11,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from catalog.errors import CatalogError, StoreError
+from catalog.paths import current_user, login_name
 from catalog.query import RELEVANCE, Query, QueryError, Sort, Text
 from catalog.results import Facets, SearchHit
 from catalog.store import rows
@@ -36,10 +37,12 @@ SOME_BELOW = 50
 
 
 class SqliteTx(PaperReads, EditQueries, ImportQueries, DiscoveryQueries, Maintenance, Vocabulary):
-    """One transaction on a catalog file: every query the program runs, by name."""
+    """One transaction on a catalog file: every query the program runs, by name. `user`: whose
+    reading status and rating it reads and writes."""
 
-    def __init__(self, conn: Connection):
+    def __init__(self, conn: Connection, user: str):
         self.conn = conn
+        self.user = user
 
     # --- search -------------------------------------------------------------------------------
 
@@ -133,7 +136,7 @@ class SqliteTx(PaperReads, EditQueries, ImportQueries, DiscoveryQueries, Mainten
                    for word in compiled.words)
 
     def _compile(self, query: Query) -> fts.CompiledQuery:
-        return fts.compile_query(query, self._acronyms_for(query))
+        return fts.compile_query(query, self._acronyms_for(query), self.user)
 
     def _acronyms_for(self, query: Query) -> dict[str, list[str]]:
         """What the query's words and runs of words also stand for, by the acronyms the
@@ -163,11 +166,12 @@ class SqliteTx(PaperReads, EditQueries, ImportQueries, DiscoveryQueries, Mainten
     def result_facets(self, query: Query) -> Facets:
         """Venue-year, status, rating and tag counts of the papers `query` finds (tags
         including their children), with the saved searches; `total`: how many it finds."""
-        ids, params = fts.ids_sql(fts.compile_query(query))
+        ids, params = fts.ids_sql(fts.compile_query(query, reader=self.user))
         total = self.count(query)
         # Many results: scan the narrow indexes; few: look up each one's row.
         sql = fts.facet_sql(ids, scan=total * 8 > self.paper_count())
-        run = lambda name: self._run(sql[name], params, query)  # noqa: E731
+        mine = [self.user, *params]  # statuses and ratings: this reader's
+        run = lambda name: self._run(sql[name], params if name == "venues" else mine, query)  # noqa: E731
         others = tuple((r["status"], r["papers"]) for r in run("statuses"))
         unread = total - sum(n for _, n in others)
         return Facets(
@@ -259,19 +263,22 @@ class SqliteTx(PaperReads, EditQueries, ImportQueries, DiscoveryQueries, Mainten
 class SqliteStore(Store):
     """A catalog file."""
 
-    def __init__(self, path: Path, pool: Pool):
+    def __init__(self, path: Path, pool: Pool, user: str):
         self.path = path
         self.location = str(path)
         self.pool = pool
+        self.user = user
         self._watch: sqlite3.Connection | None = None
         self._watch_lock = threading.Lock()
 
     @classmethod
-    def open(cls, path: Path, *, notify=lambda message: None, catch_up: bool = True) -> "SqliteStore":
+    def open(cls, path: Path, *, notify=lambda message: None, catch_up: bool = True,
+             user: str | None = None) -> "SqliteStore":
         """The catalog at `path`, created when nothing is there and migrated when it is older.
         A file that is not a catalog, is damaged or cannot be opened is refused with one line
         before anything writes to it (no table, no migration, no journal-mode switch).
-        `catch_up`: derive the text of abstracts edited by hand since (doctor does it itself)."""
+        `catch_up`: derive the text of abstracts edited by hand since (doctor does it itself).
+        `user`: who reads (None: $CATALOG_USER, else the catalog's owner, else the login name)."""
         state = files.inspect_file(path)
         problem = files.refusal(path, state)
         if problem:
@@ -281,7 +288,7 @@ class SqliteStore(Store):
             files.prepare_new(path)
         pool = Pool(path)
         migrations.ensure_schema(pool, state.revision, notify=notify)
-        store = cls(path, pool)
+        store = cls(path, pool, user or current_user() or _owner(pool) or login_name())
         if catch_up:
             store.catch_up()
         return store
@@ -291,12 +298,12 @@ class SqliteStore(Store):
     @contextmanager
     def read(self) -> Iterator[SqliteTx]:
         with self._errors(), self.pool.read() as conn:
-            yield SqliteTx(conn)
+            yield SqliteTx(conn, self.user)
 
     @contextmanager
     def write(self, *, catch_up: bool = True) -> Iterator[SqliteTx]:
         with self._errors(), self.pool.write() as conn:
-            tx = SqliteTx(conn)
+            tx = SqliteTx(conn, self.user)
             if catch_up and (edited := tx.papers_to_rederive()):
                 from catalog.derived import refresh
 
@@ -307,7 +314,7 @@ class SqliteStore(Store):
     def checking(self) -> Iterator[SqliteTx]:
         """A write transaction that is always rolled back: doctor's checks change nothing."""
         with self._errors(), self.pool.checking() as conn:
-            yield SqliteTx(conn)
+            yield SqliteTx(conn, self.user)
 
     @contextmanager
     def _errors(self) -> Iterator[None]:
@@ -364,8 +371,11 @@ class SqliteStore(Store):
         with self._errors():
             files.copy_database(self.path, target)
 
-    def run_sql(self, statement: str, *, stop: Callable[[], bool] | None = None
-                ) -> tuple[list[str], list[tuple]]:
+    def safety_copy(self, label: str) -> Path:
+        return files.backup_copy(self.path, label)
+
+    def run_sql(self, statement: str, *, stop: Callable[[], bool] | None = None,
+                timeout: float | None = None) -> tuple[list[str], list[tuple]]:
         conn = readonly.read_only_connection(self.path)
         try:
             with stoppable(conn, stop):
@@ -381,3 +391,9 @@ class SqliteStore(Store):
 
         key = hashlib.sha256(str(self.path.resolve()).encode("utf-8")).hexdigest()[:16]
         return user_cache_path("catalog", appauthor=False) / "discover" / key
+
+
+def _owner(pool: Pool) -> str | None:
+    """Whose catalog the file is (catalog_setting): the reader when CATALOG_USER is not set."""
+    with pool.connection() as conn:
+        return conn.execute("SELECT value FROM catalog_setting WHERE name = 'owner'").scalar()
