@@ -671,12 +671,38 @@ def db():
     """The database file: where it is and its schema version."""
 
 
+@main.command("copy")
+@click.argument("source")
+@click.argument("target")
+def copy_cmd(source, target):
+    """Copy a whole catalog (papers, tags, notes, everyone's status and ratings, saved
+    searches) from SOURCE to TARGET: each a file or a postgresql:// URL. TARGET is created,
+    or must be an empty database. Keys stay the same."""
+    from catalog.library import Catalog
+    from catalog.paths import location_of, shown
+    from catalog.text.terminal import safe
+
+    notify = lambda m: click.echo(safe(m), err=True)  # noqa: E731
+    src = location_of(source)
+    if isinstance(src, Path) and not src.exists():
+        _fail(f"there is no catalog at {src} to copy")
+    catalog = Catalog.open(src, notify=notify)
+    try:
+        counts = catalog.copy_to(location_of(target), notify=notify)
+    finally:
+        catalog.close()
+    click.echo(f"Copied {counts['paper']} papers, {counts['tag']} tags, {counts['note']} notes and "
+               f"{counts['paper_reader']} reading marks to {safe(shown(location_of(target)))}", err=True)
+
+
 @db.command("path")
 def db_path():
     """Print the path of the catalog database."""
     from catalog.paths import resolve_db_path
 
-    click.echo(resolve_db_path(click.get_current_context().find_root().params.get("db"))[0])
+    from catalog.paths import shown
+
+    click.echo(shown(resolve_db_path(click.get_current_context().find_root().params.get("db"))[0]))
 
 
 @db.command("upgrade")
@@ -684,7 +710,7 @@ def db_path():
 def db_upgrade(ctx):
     """Migrate the database to this version's schema (done automatically on open)."""
     catalog = _open(ctx)
-    click.echo(f"{catalog.path} is at schema {catalog.schema_revision()} (head)")
+    click.echo(f"{catalog.store.location} is at schema {catalog.schema_revision()} (head)")
 
 
 @db.command("current")

@@ -183,7 +183,7 @@ def examine(tx) -> list[Finding]:
 
 
 def run(store: SqliteStore, *, fix: bool = False) -> DoctorReport:
-    report = DoctorReport(store.path, checked=[c.name for c in CHECKS])
+    report = DoctorReport(store.path or store.location, checked=[c.name for c in CHECKS])
     # Checking changes nothing: its transaction (a write one, for FTS5's integrity-check) is
     # rolled back, which also keeps a damaged page from failing a COMMIT.
     with store.checking() as tx:
@@ -191,7 +191,7 @@ def run(store: SqliteStore, *, fix: bool = False) -> DoctorReport:
     report.remaining = list(report.found)
     if not fix or not report.found:
         return report
-    report.backup = files.backup_copy(store.path, "before-doctor")
+    report.backup = store.safety_copy("before-doctor")  # a server: the one transaction is the safety
     try:
         with store.write(catch_up=False) as tx:  # the "derived text" check does it, and says so
             for check in CHECKS:
@@ -212,7 +212,17 @@ def run(store: SqliteStore, *, fix: bool = False) -> DoctorReport:
 def check_file(path: Path, *, fix: bool = False, notify=lambda message: None) -> DoctorReport:
     """`catalog doctor`: check whatever is at `path`, including files the other commands
     refuse. Writes only with `fix`, and then keeps a copy first; never writes to a file that
-    is not a catalog, is damaged or is read-only."""
+    is not a catalog, is damaged or is read-only. A postgresql:// URL: the catalog there."""
+    from catalog.paths import is_server_url
+
+    if is_server_url(path):
+        from catalog.store import open_store
+
+        store = open_store(path, notify=notify, catch_up=False)
+        try:
+            return run(store, fix=fix)
+        finally:
+            store.close()
     if path.is_file() and not checkup.writable(path):
         return _check_read_only(path, fix)
     return _check(path, path, fix, notify)

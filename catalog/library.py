@@ -466,9 +466,9 @@ class Catalog:
 
         target = Path(target)
         if target.is_dir():
-            target = target / self.path.name
+            target = target / (self.path.name if self.path else "catalog.db")
         if target.exists():
-            if target.resolve() == self.path.resolve():
+            if self.path and target.resolve() == self.path.resolve():
                 raise CatalogError(f"{target} is this catalog; back it up to another file")
             if not force:
                 raise CatalogError(f"{target} exists; choose another name or pass --force to replace it")
@@ -478,6 +478,20 @@ class Catalog:
         except (OSError, StoreError) as exc:
             raise CatalogError(f"cannot back up to {target}: {getattr(exc, 'strerror', None) or exc}") from None
         return target
+
+    def copy_to(self, location, *, notify: Notify = lambda m: None) -> dict[str, int]:
+        """Copy the whole catalog (papers, tags, notes, everyone's marks, saved searches) into
+        a new catalog at `location` (a file or a postgresql:// URL; created, or an empty
+        database); rows copied per table. Keys stay the same."""
+        from catalog.store.copying import copy_catalog
+
+        target = open_store(location, notify=notify, catch_up=False)
+        try:
+            if target.location == self.store.location:
+                raise CatalogError(f"{target.location} is this catalog; copy it somewhere else")
+            return copy_catalog(self.store, target)
+        finally:
+            target.close()
 
     # --- SQL, schema, health ------------------------------------------------------------------
 

@@ -14,8 +14,8 @@ from pathlib import Path
 ENV_VAR = "CATALOG_DB"
 USER_VAR = "CATALOG_USER"
 # Where a catalog can live. `sqlite:///PATH` (SQLAlchemy's spelling) is the same as PATH.
-BACKENDS = ("sqlite",)
-SERVER_SCHEMES: tuple[str, ...] = ()  # the PostgreSQL backend's URLs, once it lands
+BACKENDS = ("sqlite", "postgresql")
+SERVER_SCHEMES = ("postgresql", "postgres")
 _URL = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*)://(.*)$", re.S)
 
 #: A catalog's location: a file, or a server URL (kept as the string the user gave).
@@ -56,8 +56,9 @@ def location_of(value: str) -> Location:
     from catalog.errors import CatalogError
 
     raise CatalogError(
-        f"{shown(value)} is a {scheme} URL; this version of catalog keeps catalogs in SQLite files "
-        f"only (backends: {', '.join(BACKENDS)}): give a file path, or sqlite:///PATH")
+        f"{shown(value)} is a {scheme} URL; catalog keeps catalogs in SQLite files or on a "
+        f"PostgreSQL server (backends: {', '.join(BACKENDS)}): give a file path, sqlite:///PATH "
+        "or postgresql://USER@HOST/DBNAME")
 
 
 def shown(location: Location) -> str:

@@ -23,12 +23,25 @@ def target_metadata():
     return SQLModel.metadata
 
 
+# PostgreSQL's full-text search is made by hand (0007), as SQLite's FTS5 tables are.
+HAND_MADE_ON_POSTGRESQL = {("column", "search_vector"), ("index", "ix_paper_search")}
+
+
 def include_name(name, type_, parent_names):
     # FTS5 tables, their shadow tables and the views are created by hand; autogenerate
     # cannot see them and would otherwise propose dropping them.
     if type_ == "table":
         return not is_hand_made_table(name)
-    return True
+    return (type_, name) not in HAND_MADE_ON_POSTGRESQL
+
+
+def compare_type(context, inspected_column, metadata_column, inspected_type, metadata_type):
+    """Timestamps are stored as plain TIMESTAMP; the models read them as UTC (a decorator)."""
+    from sqlalchemy import DateTime, TypeDecorator
+
+    if isinstance(metadata_type, TypeDecorator) and isinstance(metadata_type.impl, DateTime):
+        return not isinstance(inspected_type, DateTime)
+    return None  # the default comparison
 
 
 def _run(connection) -> None:
@@ -37,7 +50,7 @@ def _run(connection) -> None:
         target_metadata=target_metadata(),
         include_name=include_name,
         render_as_batch=True,  # SQLite alters tables by copying them
-        compare_type=True,
+        compare_type=compare_type,
     )
     with context.begin_transaction():
         context.run_migrations()

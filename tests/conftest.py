@@ -95,3 +95,75 @@ def pytest_terminal_summary(terminalreporter, config):
         terminalreporter.section("ranking quality on the judged queries")
         for line in lines:
             terminalreporter.write_line(line)
+
+
+# --- both backends ----------------------------------------------------------------------------
+# Tests that take `backend` (or the fixtures below) run on SQLite and on PostgreSQL. The server
+# is started once per session as tests/pg_server.py says; without PostgreSQL binaries the
+# PostgreSQL half is skipped with one line (CI installs them: .ci/run).
+
+BACKENDS = ["sqlite", "postgresql"]
+
+
+@pytest.fixture(scope="session")
+def pg_server():
+    from tests import pg_server as servers
+
+    reason = servers.skip_reason()
+    if reason:
+        pytest.skip(reason)
+    server = servers.Server().start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="session")
+def pg_seeded_template(pg_server) -> str:
+    """A database holding the seeded catalog, copied (CREATE DATABASE ... TEMPLATE) per test."""
+    url = pg_server.create()
+    catalog = Catalog.open(url)
+    report = catalog.import_paths([SEEDS])
+    assert not report.errors, report.errors
+    catalog.close()
+    return url
+
+
+@pytest.fixture(params=BACKENDS)
+def backend(request) -> str:
+    return request.param
+
+
+@pytest.fixture
+def location(backend, db_path, request):
+    """Where a new catalog goes: a file, or a new database on the test server."""
+    if backend == "sqlite":
+        yield db_path
+        return
+    server = request.getfixturevalue("pg_server")
+    url = server.create()
+    yield url
+    server.drop(url)
+
+
+@pytest.fixture
+def empty_any(location):
+    catalog = Catalog.open(location)
+    yield catalog
+    catalog.close()
+
+
+@pytest.fixture
+def seeded_any(backend, db_path, request):
+    """The seeded catalog on each backend (on PostgreSQL a copy of a seeded template)."""
+    if backend == "sqlite":
+        catalog = Catalog.open(db_path)
+        assert not catalog.import_paths([SEEDS]).errors
+        yield catalog
+        catalog.close()
+        return
+    server = request.getfixturevalue("pg_server")
+    url = server.create(template=request.getfixturevalue("pg_seeded_template"))
+    catalog = Catalog.open(url)
+    yield catalog
+    catalog.close()
+    server.drop(url)

@@ -127,7 +127,7 @@ def test_search_does_not_import_textual_or_alembic(tmp_path):
     code = ("import sys, runpy; sys.argv = ['catalog', 'search', 'attention'];\n"
             "try:\n    runpy.run_module('catalog', run_name='__main__')\n"
             "except SystemExit: pass\n"
-            "heavy = sorted(m for m in sys.modules if m.split('.')[0] in ('textual', 'alembic', 'sqlalchemy', 'sqlmodel', 'pydantic', 'sklearn', 'numpy', 'scipy'))\n"
+            "heavy = sorted(m for m in sys.modules if m.split('.')[0] in ('textual', 'alembic', 'sqlalchemy', 'sqlmodel', 'pydantic', 'sklearn', 'numpy', 'scipy', 'psycopg'))\n"
             "print('HEAVY', heavy)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          env={**os.environ, "CATALOG_DB": str(db)})

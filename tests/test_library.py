@@ -8,6 +8,12 @@ from catalog.errors import CatalogError
 from tests.conftest import key_of
 
 
+# Every operation here on both backends.
+@pytest.fixture
+def seeded(seeded_any):
+    return seeded_any
+
+
 def test_facets_count_the_catalog(seeded):
     key = key_of(seeded, "MCR2")
     seeded.tag([key], ["project/thesis"])
@@ -38,7 +44,7 @@ def _other_shell(seeded):
     """Another process on the same file, as `catalog tag ...` from a shell would be."""
     from catalog.library import Catalog
 
-    return Catalog.open(seeded.path)
+    return Catalog.open(seeded.path or seeded.store.url)
 
 
 def test_undo_takes_back_its_own_change_only(seeded):

@@ -67,3 +67,28 @@ def test_the_checkout_finds_migrations():
     assert (migrate.alembic_config().get_main_option("script_location"))
     assert ScriptDirectory.from_config(migrate.alembic_config()).get_current_head()
     assert SEEDS.is_dir()
+
+
+def test_on_postgresql_the_stairway_holds_and_models_agree(pg_server):
+    """The same history on a real server: up, down to nothing, up again; then no drift."""
+    import psycopg
+
+    from catalog.store.postgres import migrations as pg
+
+    url = pg_server.create()
+    try:
+        pg.upgrade(url)
+        pg.downgrade(url, "base")
+        with psycopg.connect(url) as conn:
+            left = conn.execute("SELECT tablename FROM pg_tables WHERE schemaname = 'public'"
+                                " AND tablename != 'alembic_version'").fetchall()
+        assert left == []
+        pg.upgrade(url)
+        config = migrate.alembic_config()
+        engine = pg.engine(url)
+        with engine.connect() as conn:
+            config.attributes["connection"] = conn
+            command.check(config)
+        engine.dispose()
+    finally:
+        pg_server.drop(url)

@@ -7,6 +7,17 @@ from hypothesis import strategies as st
 from catalog.query import QueryError, parse
 from tests.conftest import key_of
 
+
+# The query language on both backends (SQLite's FTS5, PostgreSQL's tsvector).
+@pytest.fixture
+def seeded(seeded_any):
+    return seeded_any
+
+
+@pytest.fixture
+def empty_catalog(empty_any):
+    return empty_any
+
 HOSTILE = ['multi-agent', 'c++', "don't", '20.04', '"', 'OR', '*', 'a:b', 'NOT', '-', '""',
            '(', ')', 'AND OR NOT', 'foo OR', '"unclosed phrase', 'year:', 'tag:', '^', "'",
            'NEAR(a b)', 'a NEAR b', '{x}', 'col:val', 'x*y', '***', '-*', '\\', '%', '_']

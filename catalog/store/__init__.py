@@ -9,6 +9,7 @@
     filters.py     the query language's filters as SQL conditions (both backends)
     sqlite/        the SQLite backend: connections and pragmas, files, migrations, the FTS5
                    query compiler and search, doctor's checks, `catalog sql`
+    copying.py     a whole catalog from one store into another (`catalog copy`, backups)
     postgres/      the PostgreSQL backend (a shared catalog): the same transactions through a
                    connection that takes `?` placeholders, a tsvector query compiler, COPY for
                    bulk loads, LISTEN/NOTIFY for data_version, its doctor checks

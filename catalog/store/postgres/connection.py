@@ -1,0 +1,179 @@
+"""PostgreSQL connections (psycopg 3) that run the shared modules' SQL as written: `?`
+placeholders become `%s`, rows are read by column name or position (as sqlite3.Row), and the
+results read the same few ways as SQLite's (connection.Result). Sessions run in UTC."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from functools import lru_cache
+
+import psycopg
+from psycopg import errors as pg_errors
+
+from catalog.errors import Interrupted, StoreError
+
+# A stop request is looked at this often while a statement runs (seconds).
+STOP_POLL = 0.05
+
+
+@lru_cache(maxsize=512)
+def translate(sql: str) -> str:
+    """`?` outside quoted text becomes `%s`; every `%` is doubled (psycopg's own marker)."""
+    out, quote = [], None
+    for ch in sql:
+        if quote:
+            if ch == quote:
+                quote = None
+        elif ch in "'\"":
+            quote = ch
+        elif ch == "?":
+            out.append("%s")
+            continue
+        out.append("%%" if ch == "%" else ch)
+    return "".join(out)
+
+
+class Row(tuple):
+    """A row read by position or by column name, like sqlite3.Row."""
+
+    __slots__ = ()
+    names: dict[str, int]
+
+    def __getitem__(self, key):
+        if isinstance(key, str):
+            return tuple.__getitem__(self, type(self).names[key])
+        return tuple.__getitem__(self, key)
+
+    def keys(self) -> list[str]:
+        return list(type(self).names)
+
+
+def row_factory(cursor):
+    description = cursor.description
+    if description is None:
+        return None
+    names = {d.name: i for i, d in reversed(list(enumerate(description)))}
+    kind = type("Row", (Row,), {"__slots__": (), "names": names})
+    return lambda values: kind(values)
+
+
+class Result:
+    __slots__ = ("_cursor",)
+
+    def __init__(self, cursor: psycopg.Cursor):
+        self._cursor = cursor
+
+    def _fetch(self, many: bool):
+        if self._cursor.description is None:
+            return [] if many else None
+        try:
+            return self._cursor.fetchall() if many else self._cursor.fetchone()
+        except psycopg.Error as exc:
+            raise store_error(exc) from exc
+
+    def all(self) -> list:
+        return self._fetch(True)
+
+    def first(self):
+        return self._fetch(False)
+
+    def one(self):
+        row = self._fetch(False)
+        if row is None:
+            raise LookupError("the query returned no row")
+        return row
+
+    def scalar(self):
+        row = self._fetch(False)
+        return None if row is None else row[0]
+
+    def scalars(self) -> list:
+        return [row[0] for row in self._fetch(True)]
+
+    @property
+    def rowcount(self) -> int:
+        return self._cursor.rowcount
+
+    def __iter__(self):
+        return iter(self._fetch(True))
+
+
+def store_error(exc: psycopg.Error) -> Exception:
+    if isinstance(exc, pg_errors.QueryCanceled):
+        return Interrupted(str(exc).splitlines()[0])
+    return StoreError(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
+
+
+class Connection:
+    """A psycopg connection; transactions are explicit (the store's read/write)."""
+
+    def __init__(self, raw: psycopg.Connection):
+        self.raw = raw
+
+    def execute(self, sql: str, params: tuple | list = ()) -> Result:
+        cursor = self.raw.cursor(row_factory=row_factory)
+        try:
+            cursor.execute(translate(sql), tuple(params) if params else None, prepare=False)
+        except psycopg.Error as exc:
+            raise store_error(exc) from exc
+        return Result(cursor)
+
+    def executemany(self, sql: str, rows) -> Result:
+        cursor = self.raw.cursor(row_factory=row_factory)
+        try:
+            cursor.executemany(translate(sql), list(rows))
+        except psycopg.Error as exc:
+            raise store_error(exc) from exc
+        return Result(cursor)
+
+    @property
+    def in_transaction(self) -> bool:
+        return self.raw.info.transaction_status != psycopg.pq.TransactionStatus.IDLE
+
+    def commit(self) -> None:
+        self.raw.commit()
+
+    def rollback(self) -> None:
+        self.raw.rollback()
+
+    def close(self) -> None:
+        self.raw.close()
+
+
+def connect(url: str, **settings: str) -> Connection:
+    options = " ".join(f"-c {name}={value}" for name, value in {"timezone": "UTC", **settings}.items())
+    raw = psycopg.connect(url, options=options, autocommit=False)
+    return Connection(raw)
+
+
+@contextmanager
+def stoppable(raw: psycopg.Connection, stop: Callable[[], bool] | None) -> Iterator[None]:
+    """While inside, a statement is cancelled on the server as soon as `stop()` is true (a
+    watcher thread asks), and Interrupted is raised."""
+    if stop is None:
+        yield
+        return
+    if stop():
+        raise Interrupted("stopped before it started")
+    done = threading.Event()
+
+    def watch() -> None:
+        while not done.wait(STOP_POLL):
+            if stop():
+                try:
+                    raw.cancel_safe()
+                except Exception:
+                    pass
+                return
+
+    watcher = threading.Thread(target=watch, daemon=True)
+    watcher.start()
+    try:
+        yield
+    except pg_errors.QueryCanceled as exc:
+        raise Interrupted(str(exc).splitlines()[0]) from None
+    finally:
+        done.set()
+        watcher.join()

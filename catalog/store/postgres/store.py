@@ -1,0 +1,393 @@
+"""The PostgreSQL backend: a catalog shared on a server. The same transactions as SQLite's
+(the shared query mixins run here unchanged), with PostgreSQL's own search (tsvector), bulk
+loads (COPY), change detection (LISTEN/NOTIFY) and `catalog sql` (a READ ONLY transaction
+with a statement timeout).
+
+Writers take one advisory lock for their whole transaction, as SQLite's BEGIN IMMEDIATE
+takes the write lock: read-modify-write edits (tags, undo, imports) never interleave, so no
+update is lost; readers never wait. Reads see one snapshot (REPEATABLE READ).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from collections.abc import Callable, Collection, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import psycopg
+
+from catalog.errors import CatalogError, StoreError
+from catalog.paths import current_user, login_name, shown
+from catalog.query import Query, QueryError
+from catalog.results import SearchHit
+from catalog.store import rows
+from catalog.store.base import Store
+from catalog.store.edits import EditQueries
+from catalog.store.imports import PAPER_COLUMNS, ImportQueries
+from catalog.store.papers import PaperReads
+from catalog.store.postgres import migrations, search
+from catalog.store.postgres.checks import PostgresChecks
+from catalog.store.postgres.connection import Connection, connect, stoppable, store_error
+from catalog.store.rows import chunks
+
+WRITE_LOCK = 7_311_500_002
+CHANNEL = "catalog_changed"
+_FETCH = 2000
+
+
+class PostgresTx(PaperReads, EditQueries, ImportQueries, PostgresChecks):
+    """One transaction on a shared catalog; `user`: whose status and rating it reads and writes."""
+
+    def __init__(self, conn: Connection, user: str):
+        self.conn = conn
+        self.user = user
+
+    # --- search ---------------------------------------------------------------------------------
+
+    def search(self, query: Query, *, limit: int = 50, offset: int = 0,
+               with_text: bool = False) -> list[SearchHit]:
+        sql, params = search.search_sql(search.compile_query(query, self.user), limit=limit, offset=offset,
+                                        with_text=with_text)
+        return [SearchHit(r["id"], rows.summary(r), r["text"], r["score"])
+                for r in self._run(sql, params, query)]
+
+    def count(self, query: Query) -> int:
+        sql, params = search.count_sql(search.compile_query(query, self.user))
+        return self._run(sql, params, query)[0][0]
+
+    def papers_titled(self, title: str, limit: int = 20) -> list:
+        built = search.titled_sql(title, limit)
+        return [] if built is None else self._run(*built, Query(source=title))
+
+    def _run(self, sql: str, params: list, query: Query) -> list:
+        try:
+            return self.conn.execute(sql, params).all()
+        except StoreError as exc:
+            raise QueryError(f"cannot search for {query.source!r}: {str(exc).splitlines()[0]}") from None
+
+    @contextmanager
+    def stoppable(self, stop: Callable[[], bool] | None) -> Iterator[None]:
+        with stoppable(self.conn.raw, stop):
+            yield
+
+    # --- bulk loads: the search vector is a generated column, so there is nothing to defer -------
+
+    @contextmanager
+    def bulk_load(self) -> Iterator[None]:
+        yield
+
+    def index_papers_from(self, first_id: int) -> None:
+        pass
+
+    def insert_papers(self, papers, keys, stamp) -> list[int]:
+        """New papers through COPY, ids max+1 onwards (this transaction holds the write lock),
+        then the id sequence moved past them."""
+        first = self.max_paper_id() + 1
+        columns = ("id", "key", *PAPER_COLUMNS, "tags_text", "notes_text", "added_at", "updated_at")
+        with self.conn.raw.cursor() as cursor:
+            with cursor.copy(f"COPY paper ({', '.join(columns)}) FROM STDIN") as copy:
+                for n, (key, paper) in enumerate(zip(keys, papers)):
+                    copy.write_row((first + n, key, *paper, "", "", stamp, stamp))
+            cursor.execute("SELECT setval(pg_get_serial_sequence('paper', 'id'), greatest(max(id), 1))"
+                           " FROM paper")
+        return list(range(first, first + len(papers)))
+
+    def ids_copied(self) -> None:
+        """After rows arrived with their ids (copying.py): each id sequence moves past them."""
+        for table in ("source", "paper", "paper_merge", "tag", "note", "saved_search"):
+            self.conn.execute(f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), greatest(max(id), 1))"
+                              f" FROM {table}")
+
+    # --- discovery ---------------------------------------------------------------------------------
+
+    def text_version(self) -> tuple[int, int, str]:
+        count, max_id = self.conn.execute("SELECT count(*), coalesce(max(id), 0) FROM paper").one()
+        sources = self.conn.execute("SELECT count(*), coalesce(max(id), 0) FROM source").one()
+        titled = self.conn.execute("SELECT count(*), coalesce(max(updated_at)::text, '') FROM paper"
+                                   " WHERE user_title IS NOT NULL").one()
+        return count, max_id, f"sources {sources[0]}/{sources[1]}; titles {titled[0]}/{titled[1]}"
+
+    def paper_texts(self, ids: Collection[int] | None = None, *, after_id: int = 0
+                    ) -> Iterator[tuple[int, str, str]]:
+        wanted = None if ids is None else set(ids)
+        cursor = self.conn.execute(
+            "SELECT id, coalesce(user_title, title, '') AS title, abstract_text FROM paper"
+            " WHERE id > ? ORDER BY id", (after_id,))._cursor
+        while batch := cursor.fetchmany(_FETCH):
+            for row in batch:
+                if wanted is None or row["id"] in wanted:
+                    yield row["id"], row["title"], row["abstract_text"]
+
+    # --- text derived from abstracts (edited by hand in psql: a trigger notes them) ----------------
+
+    def papers_to_rederive(self) -> list[int]:
+        return self.conn.execute("SELECT paper_id FROM paper_rederive").scalars()
+
+    def rederived(self, ids) -> None:
+        self.conn.executemany("DELETE FROM paper_rederive WHERE paper_id = ?", [(i,) for i in ids])
+
+    def derived_rows(self, ids=None) -> list:
+        from catalog.store.sqlite.maintenance import DERIVED_COLUMNS
+
+        select = f"SELECT {', '.join(DERIVED_COLUMNS)} FROM paper"
+        if ids is None:
+            return self.conn.execute(select).all()
+        out = []
+        for part, marks in chunks(list(ids)):
+            out.extend(self.conn.execute(f"{select} WHERE id IN ({marks})", part).all())
+        return out
+
+    def set_derived(self, paper_id: int, *, abstract_text: str, headline: str, search_extra: str,
+                    fingerprint: str) -> None:
+        self.conn.execute(
+            "UPDATE paper SET abstract_text = ?, headline = ?, search_extra = ?, fingerprint = ?"
+            " WHERE id = ?", (abstract_text, headline, search_extra, fingerprint, paper_id))
+
+
+class Pool:
+    """Connections to one database, each lent to one unit of work at a time."""
+
+    KEEP_IDLE = 4
+
+    def __init__(self, url: str, user: str):
+        self.url = url
+        self.user = user
+        self._idle: list[Connection] = []
+        self._lock = threading.Lock()
+
+    def _connect(self) -> Connection:
+        conn = connect(self.url)
+        # The views show this person's status and rating (catalog_user(), migration 0007).
+        conn.execute("SELECT set_config('catalog.user', ?, false)", (self.user,))
+        conn.commit()
+        return conn
+
+    @contextmanager
+    def connection(self) -> Iterator[Connection]:
+        with self._lock:
+            conn = self._idle.pop() if self._idle else None
+        if conn is None:
+            conn = self._connect()
+        try:
+            yield conn
+        except BaseException:
+            conn.close()
+            raise
+        if conn.in_transaction or conn.raw.closed:
+            conn.close()
+            return
+        with self._lock:
+            if len(self._idle) < self.KEEP_IDLE:
+                self._idle.append(conn)
+                return
+        conn.close()
+
+    def close(self) -> None:
+        with self._lock:
+            idle, self._idle = self._idle, []
+        for conn in idle:
+            conn.close()
+
+
+class PostgresStore(Store):
+    """A catalog in a PostgreSQL database."""
+
+    path = None
+
+    def __init__(self, url: str, pool: Pool, user: str):
+        self.url = url
+        self.location = shown(url)
+        self.pool = pool
+        self.user = user
+        self._listener: psycopg.Connection | None = None
+        self._changes = 0
+        self._listen_lock = threading.Lock()
+
+    @classmethod
+    def open(cls, url: str, *, notify=lambda message: None, user: str | None = None,
+             catch_up: bool = True) -> "PostgresStore":
+        """The catalog in the database at `url`: created when the database is empty, migrated
+        when older; a database that holds other tables, is newer, or cannot be reached is
+        refused with one line."""
+        revision = _revision(url)
+        if revision != migrations.SCHEMA_REVISION:
+            migrations.refuse_newer(shown(url), revision)
+            if revision is not None:
+                notify(f"Upgrading {shown(url)} (schema {revision})")
+            try:
+                migrations.upgrade(url)
+            except Exception as exc:
+                reason = str(getattr(exc, "orig", None) or exc).splitlines()[0]
+                raise CatalogError(f"cannot prepare {shown(url)}: {reason}") from None
+        who = user or current_user() or login_name()
+        store = cls(url, Pool(url, who), who)
+        if catch_up:
+            store.catch_up()
+        return store
+
+    # --- transactions ------------------------------------------------------------------------------
+
+    @contextmanager
+    def read(self) -> Iterator[PostgresTx]:
+        with self._errors(), self.pool.connection() as conn:
+            conn.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+            try:
+                yield PostgresTx(conn, self.user)
+            finally:
+                conn.rollback()
+
+    @contextmanager
+    def write(self, *, catch_up: bool = True) -> Iterator[PostgresTx]:
+        with self._errors(), self.pool.connection() as conn:
+            conn.execute(f"SELECT pg_advisory_xact_lock({WRITE_LOCK})")
+            try:
+                tx = PostgresTx(conn, self.user)
+                if catch_up and (edited := tx.papers_to_rederive()):
+                    from catalog.derived import refresh
+
+                    refresh(tx, edited)
+                yield tx
+            except BaseException:
+                conn.rollback()
+                raise
+            conn.commit()
+
+    @contextmanager
+    def checking(self) -> Iterator[PostgresTx]:
+        with self._errors(), self.pool.connection() as conn:
+            try:
+                yield PostgresTx(conn, self.user)
+            finally:
+                conn.rollback()
+
+    @contextmanager
+    def _errors(self) -> Iterator[None]:
+        try:
+            yield
+        except psycopg.OperationalError as exc:
+            raise CatalogError(f"lost the connection to {self.location}: {_first_line(exc)}") from None
+        except psycopg.Error as exc:
+            raise store_error(exc) from exc
+
+    def catch_up(self) -> None:
+        with self.read() as tx:
+            if not tx.papers_to_rederive():
+                return
+        with self.write():
+            pass
+
+    def close(self) -> None:
+        self.pool.close()
+        with self._listen_lock:
+            if self._listener is not None:
+                self._listener.close()
+                self._listener = None
+
+    # --- the catalog as a whole ----------------------------------------------------------------------
+
+    def is_seeded(self) -> bool:
+        with self.read() as tx:
+            return tx.conn.execute("SELECT 1 FROM catalog_setting WHERE name = 'seeded'").first() is not None
+
+    def mark_seeded(self) -> None:
+        with self.write() as tx:
+            tx.conn.execute("INSERT INTO catalog_setting(name, value) VALUES ('seeded', '1') ON CONFLICT DO NOTHING")
+
+    def data_version(self) -> int:
+        """Counts the changes other sessions (and this one) committed since the first call:
+        triggers NOTIFY `catalog_changed` at each commit that changes a table; this LISTENs."""
+        with self._listen_lock:
+            if self._listener is None:
+                self._listener = psycopg.connect(self.url, autocommit=True)
+                self._listener.execute(f"LISTEN {CHANNEL}")
+            self._changes += sum(1 for _ in self._listener.notifies(timeout=0))
+            return self._changes
+
+    def backup(self, target: Path) -> None:
+        """The whole catalog as a SQLite file at `target`, written beside it and renamed into
+        place (one read snapshot: consistent while others work)."""
+        import os
+        import tempfile
+
+        from catalog.store.copying import copy_catalog
+        from catalog.store.sqlite.store import SqliteStore
+
+        folder = Path(target).resolve().parent
+        handle, partial = tempfile.mkstemp(prefix=f".{Path(target).name}.", suffix=".partial", dir=folder)
+        os.close(handle)
+        os.unlink(partial)
+        try:
+            copy = SqliteStore.open(Path(partial), user=self.user, catch_up=False)
+            try:
+                copy_catalog(self, copy)
+            finally:
+                copy.close()
+            os.replace(partial, target)
+        finally:
+            for leftover in (partial, partial + "-wal", partial + "-shm"):
+                if os.path.exists(leftover):
+                    os.unlink(leftover)
+
+    def run_sql(self, statement: str, *, stop: Callable[[], bool] | None = None,
+                timeout: float | None = None) -> tuple[list[str], list[tuple]]:
+        settings = {"default_transaction_read_only": "on"}
+        if timeout:
+            settings["statement_timeout"] = str(int(timeout * 1000))
+        try:
+            conn = connect(self.url, **settings)
+        except psycopg.Error as exc:
+            raise CatalogError(f"cannot reach {self.location}: {_first_line(exc)}") from None
+        try:
+            conn.execute("SELECT set_config('catalog.user', ?, false)", (self.user,))
+            with stoppable(conn.raw, stop):
+                try:
+                    cursor = conn.raw.execute(statement, prepare=False)
+                except psycopg.errors.ReadOnlySqlTransaction:
+                    raise CatalogError("`catalog sql` is read-only; change papers with the catalog commands instead") from None
+                except psycopg.errors.QueryCanceled:
+                    raise
+                except psycopg.Error as exc:
+                    raise CatalogError(f"SQL error: {_first_line(exc)}") from None
+                names = [d.name for d in cursor.description or ()]
+                return names, [tuple(r) for r in cursor.fetchall()] if cursor.description else []
+        finally:
+            conn.rollback()
+            conn.close()
+
+    def schema_revision(self) -> str | None:
+        return _revision(self.url)
+
+    def cache_dir(self) -> Path:
+        from platformdirs import user_cache_path
+
+        key = hashlib.sha256(self.location.encode("utf-8")).hexdigest()[:16]
+        return user_cache_path("catalog", appauthor=False) / "discover" / key
+
+
+def _first_line(exc: BaseException) -> str:
+    return (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+
+
+def _revision(url: str) -> str | None:
+    """The database's schema revision; None for an empty database. Refuses (one line) a
+    server it cannot reach and a database holding other tables."""
+    try:
+        conn = psycopg.connect(url, autocommit=True, connect_timeout=10)
+    except psycopg.Error as exc:
+        raise CatalogError(f"cannot open {shown(url)}: {_first_line(exc)}") from None
+    try:
+        if conn.execute("SELECT to_regclass('alembic_version')").fetchone()[0] is not None:
+            row = conn.execute("SELECT version_num FROM alembic_version").fetchone()
+            if row is None:
+                raise CatalogError(f"{shown(url)} has a catalog without its schema version")
+            return row[0]
+        tables = [r[0] for r in conn.execute(
+            "SELECT tablename FROM pg_tables WHERE schemaname = current_schema() ORDER BY tablename")]
+        if tables:
+            raise CatalogError(f"{shown(url)} is not a catalog database (it has tables "
+                               f"{', '.join(tables[:5])}); use a new database")
+        return None
+    finally:
+        conn.close()

@@ -1,0 +1,219 @@
+"""The storage layer on both backends (SQLite and a real PostgreSQL server, tests/pg_server.py):
+the same commands give the same answers, edits and undo are exact, each person's marks are
+their own, `catalog sql` cannot write, other sessions' changes are noticed."""
+
+from __future__ import annotations
+
+import pytest
+
+from catalog.errors import CatalogError, Interrupted
+from catalog.library import Catalog
+from tests.conftest import SEEDS, key_of
+
+# Queries whose answers on the seeds must be the same set of papers on both backends.
+SAME_ANSWERS = [
+    "sparse attention", "interpret*", '"language models" -survey', "venue:icml year:>=2024",
+    "multi-agent", "MCR2", "MCR²", "c++", "20.04", "hessian OR fisher", "-survey", "transformer",
+    "neural network", "diffusion model", "reinforcement", "year:2020..2025 graph", "has:abstract",
+    "key:2x", "robust*", "status:unread", "RL", "LLM", "GPT-4", "self-supervised", "C²R",
+    "venue:ICML -model", "(", '"', "naïve OR naive", "模型",
+]
+
+
+@pytest.fixture(scope="module")
+def sqlite_answers(tmp_path_factory):
+    catalog = Catalog.open(tmp_path_factory.mktemp("sqlite") / "c.db")
+    catalog.import_paths([SEEDS])
+    try:
+        return {q: [p.key for p in catalog.search(q, limit=-1, snippets=False)] for q in SAME_ANSWERS}
+    finally:
+        catalog.close()
+
+
+def test_the_seeds_give_the_same_answers_on_both_backends(seeded_any, sqlite_answers):
+    for query, expected in sqlite_answers.items():
+        found = [p.key for p in seeded_any.search(query, limit=-1, snippets=False)]
+        assert sorted(found) == sorted(expected), query
+        assert seeded_any.count(query) == len(expected), query
+        if not any(w in query for w in ("*", "OR", "-", ":")) and len(expected) > 1:
+            assert found[0] in expected[:3], (query, found[:3], expected[:3])  # ranking agrees roughly
+
+
+def test_listing_is_newest_first_and_pages(seeded_any):
+    everything = seeded_any.search("", limit=-1)
+    years = [p.year or 0 for p in everything]
+    assert years == sorted(years, reverse=True)
+    assert [p.key for p in seeded_any.search("", limit=10, offset=10)] == [p.key for p in everything[10:20]]
+
+
+def test_edits_and_undo_on_both(seeded_any):
+    key = key_of(seeded_any, "sparse attention")
+    tagged = seeded_any.tag([key], add=["group/week1"])
+    seeded_any.set_status([key], "reading")
+    rated = seeded_any.set_rating([key], 4)
+    seeded_any.set_title(key, "My own title")
+    seeded_any.add_note(key, "check eq. 3")
+    assert [p.key for p in seeded_any.search("tag:group status:reading rating:>=4 has:notes")] == [key]
+    assert [p.key for p in seeded_any.search("eq")] == [key]  # notes are searchable at once
+    assert [p.key for p in seeded_any.search("week1")] == [key]  # and tags
+    assert seeded_any.search('"My own title"')[0].key == key
+    seeded_any.undo(rated)
+    seeded_any.undo(tagged)
+    detail = seeded_any.get(key)
+    assert (detail.summary.rating, detail.summary.tags, detail.summary.status) == (None, (), "reading")
+    assert seeded_any.search("tag:group") == []
+
+
+def test_each_person_has_their_own_marks(location, monkeypatch):
+    monkeypatch.setenv("CATALOG_USER", "ann")
+    ann = Catalog.open(location)
+    ann.import_paths([SEEDS])
+    monkeypatch.setenv("CATALOG_USER", "bob")
+    bob = Catalog.open(location)
+    try:
+        key = key_of(ann, "sparse attention")
+        ann.set_status([key], "read")
+        bob.set_rating([key], 2)
+        bob.add_note(key, "bob was here")
+        assert (ann.get(key).summary.status, ann.get(key).summary.rating) == ("read", None)
+        assert (bob.get(key).summary.status, bob.get(key).summary.rating) == ("unread", 2)
+        assert [n.author for n in ann.get(key).notes] == ["bob"]
+        assert [p.key for p in bob.search("rating:2")] == [key] and ann.search("rating:2") == []
+    finally:
+        ann.close()
+        bob.close()
+
+
+def test_importing_again_adds_nothing(seeded_any):
+    report = seeded_any.import_paths([SEEDS])
+    assert (report.new, report.errors) == (0, [])
+    assert seeded_any.stats().papers == 90
+
+
+def test_sql_reads_and_never_writes(seeded_any):
+    names, rows = seeded_any.store.run_sql("SELECT key, status FROM papers ORDER BY key LIMIT 2")
+    assert names == ["key", "status"] and len(rows) == 2
+    for statement in ("UPDATE paper SET year = 1900", "DELETE FROM note", "DROP TABLE paper"):
+        with pytest.raises(CatalogError):
+            seeded_any.store.run_sql(statement)
+    assert seeded_any.search("year:1900") == [] and seeded_any.stats().papers == 90
+
+
+def test_sql_stops_when_asked(seeded_any):
+    slow = ("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 100000000)"
+            " SELECT count(*) FROM n")
+    calls = []
+
+    def stop() -> bool:
+        calls.append(1)
+        return len(calls) > 3
+
+    with pytest.raises(Interrupted):
+        seeded_any.store.run_sql(slow, stop=stop)
+
+
+def test_another_sessions_change_is_noticed(location):
+    first = Catalog.open(location)
+    second = Catalog.open(location)
+    try:
+        first.import_paths([SEEDS])
+        before = first.store.data_version()
+        assert first.store.data_version() == before  # nothing changed: the same number
+        second.tag([key_of(second, "sparse attention")], add=["seen"])
+        import time
+
+        deadline = time.monotonic() + 5
+        while first.store.data_version() == before and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert first.store.data_version() != before
+    finally:
+        first.close()
+        second.close()
+
+
+def test_a_server_that_cannot_be_reached_is_one_line_without_the_password(pg_server):
+    url = pg_server.url("nowhere").replace("postgres@", "postgres:hunter2@")
+    with pytest.raises(CatalogError) as raised:
+        Catalog.open(url)
+    message = str(raised.value)
+    assert "\n" not in message and "hunter2" not in message and "nowhere" in message
+
+
+def test_a_database_of_another_program_is_refused(pg_server):
+    import psycopg
+
+    url = pg_server.create()
+    try:
+        with psycopg.connect(url, autocommit=True) as conn:
+            conn.execute("CREATE TABLE invoices (id int)")
+        with pytest.raises(CatalogError, match="not a catalog database .*invoices"):
+            Catalog.open(url)
+    finally:
+        pg_server.drop(url)
+
+
+def _cli(location, *args, user="ann"):
+    from click.testing import CliRunner
+
+    from catalog.cli import main
+
+    return CliRunner().invoke(main, ["--db", str(location), *args], env={"CATALOG_USER": user})
+
+
+def test_the_commands_end_to_end(location, tmp_path):
+    assert _cli(location, "import", str(SEEDS)).exit_code == 0
+    found = _cli(location, "search", "sparse attention")
+    assert found.exit_code == 0 and found.output.count("\n") == 1
+    key = found.output.split()[0]
+    for args in (("tag", key, "+group/week1"), ("status", key, "reading"), ("rate", key, "5"),
+                 ("note", key, "bring questions"), ("saved", "add", "mine", "tag:group")):
+        assert _cli(location, *args).exit_code == 0, (args, _cli(location, *args).output)
+    import json
+
+    shown = json.loads(_cli(location, "show", key, "--json").output)
+    assert (shown["status"], shown["rating"], shown["tags"]) == ("reading", 5, ["group/week1"])
+    assert [(n["author"], n["body"]) for n in shown["notes"]] == [("ann", "bring questions")]
+    assert json.loads(_cli(location, "show", key, "--json", user="bob").output)["status"] == "unread"
+    assert _cli(location, "list", "status:reading").output.split()[0] == key
+    assert key in _cli(location, "sql", "SELECT key FROM papers WHERE rating = 5").output
+    refused = _cli(location, "sql", "DELETE FROM paper")
+    assert refused.exit_code != 0 and "read-only" in refused.stderr
+    assert "@inproceedings{" in _cli(location, "export", "-f", "bibtex", "tag:group").output
+    from catalog.store.sqlite.migrations import SCHEMA_REVISION
+
+    assert _cli(location, "db", "current").output.strip() == SCHEMA_REVISION
+    assert _cli(location, "doctor").exit_code == 0
+    backup = tmp_path / "backup.db"
+    assert _cli(location, "backup", str(backup)).exit_code == 0
+    assert _cli(backup, "show", key, "--json").exit_code == 0
+    assert json.loads(_cli(backup, "show", key, "--json").output)["rating"] == 5
+
+
+def test_copy_moves_everything_between_backends(seeded_any, tmp_path, pg_server):
+    key = key_of(seeded_any, "sparse attention")
+    seeded_any.tag([key], add=["lab/reading"])
+    seeded_any.set_status([key], "read")
+    seeded_any.add_note(key, "our notes")
+    seeded_any.save_search("lab", "tag:lab")
+    file_copy = tmp_path / "copy.db"
+    server_copy = pg_server.create()
+    try:
+        counts = seeded_any.copy_to(file_copy)
+        assert counts["paper"] == 90 and counts["paper_reader"] == 1
+        Catalog.open(file_copy).copy_to(server_copy)  # and back onto a server
+        for where in (file_copy, server_copy):
+            copy = Catalog.open(where)
+            try:
+                assert [p.key for p in copy.search("tag:lab status:read our")] == [key]
+                assert [(n.author, n.body) for n in copy.get(key).notes] == [(copy.get(key).notes[0].author, "our notes")]
+                assert [s.query for s in copy.saved_searches()] == ["tag:lab"]
+                assert sorted(p.key for p in copy.search("", limit=-1)) == sorted(
+                    p.key for p in seeded_any.search("", limit=-1))
+                copy.add_note(key, "written in the copy")  # new ids do not collide
+                copy.import_paths([SEEDS])
+            finally:
+                copy.close()
+        with pytest.raises(CatalogError, match="already holds papers"):
+            seeded_any.copy_to(file_copy)
+    finally:
+        pg_server.drop(server_copy)
