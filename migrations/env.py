@@ -24,7 +24,8 @@ def target_metadata():
 
 
 # PostgreSQL's full-text search is made by hand (0007), as SQLite's FTS5 tables are.
-HAND_MADE_ON_POSTGRESQL = {("column", "search_vector"), ("index", "ix_paper_search")}
+HAND_MADE_ON_POSTGRESQL = {("column", "search_vector"), ("index", "ix_paper_search"),
+                           ("index", "ix_paper_listing")}
 
 
 def include_name(name, type_, parent_names):

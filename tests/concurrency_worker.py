@@ -124,7 +124,9 @@ def main(argv: list[str]) -> int:
     role, db, seconds, *rest = argv
     deadline = time.monotonic() + float(seconds)
     summary: dict = {"role": role}
-    catalog = Watched.open(Path(db))
+    from catalog.paths import location_of
+
+    catalog = Watched.open(location_of(db))  # a file, or a postgresql:// URL
     try:
         if role == "tagger":
             summary.update(tagger(catalog, deadline, rest[0], rest[1:]))

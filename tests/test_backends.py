@@ -217,3 +217,29 @@ def test_copy_moves_everything_between_backends(seeded_any, tmp_path, pg_server)
             seeded_any.copy_to(file_copy)
     finally:
         pg_server.drop(server_copy)
+
+
+def test_doctor_and_hand_edits_on_a_server(pg_server, pg_seeded_template):
+    """psql edits: an abstract changed by hand is derived again by the next command; a copy of
+    tags edited wrong is found by doctor and recomputed by doctor --fix."""
+    import psycopg
+
+    from catalog import doctor
+
+    url = pg_server.create(template=pg_seeded_template)
+    try:
+        with psycopg.connect(url, autocommit=True) as conn:
+            conn.execute("UPDATE paper SET abstract = 'Quokkas on Rottnest island' WHERE id = 1")
+            conn.execute("UPDATE paper SET tags_text = 'bogus' WHERE id = 2")
+        catalog = Catalog.open(url)
+        try:
+            assert len(catalog.search("quokkas rottnest")) == 1  # its text was derived again
+            found = doctor.run(catalog.store)
+            assert not found.healthy and any("tags_text" in str(f) for f in found.found), found.found
+            fixed = doctor.run(catalog.store, fix=True)
+            assert fixed.remaining == [] and fixed.backup is None
+            assert catalog.search("bogus") == []
+        finally:
+            catalog.close()
+    finally:
+        pg_server.drop(url)

@@ -46,6 +46,7 @@ class CliLoop(threading.Thread):
     def __init__(self, db: Path, deadline: float, make_args):
         super().__init__(daemon=True)
         self.db, self.deadline, self.make_args = db, deadline, make_args
+        self.env = None  # the environment of each command (None: this process's)
         self.results: list[tuple[list[str], int, str]] = []
 
     def run(self) -> None:
@@ -55,7 +56,7 @@ class CliLoop(threading.Thread):
             if args is None:
                 break
             out = subprocess.run([sys.executable, "-m", "catalog", "--db", str(self.db), *args],
-                                 capture_output=True, text=True, cwd=ROOT)
+                                 capture_output=True, text=True, cwd=ROOT, env=self.env)
             self.results.append((args, out.returncode, out.stderr))
             i += 1
 
@@ -163,3 +164,55 @@ def test_first_use_by_several_processes_at_once(tmp_path):
                          capture_output=True, text=True, cwd=ROOT)
     stats = json.loads(out.stdout)
     assert (stats["papers"], stats["sources"]) == (90, 5)
+
+
+def test_writers_at_once_on_postgresql(pg_server):
+    """Several processes tag and rate the same papers on a server at once, a TUI session
+    searches meanwhile: nothing fails, no update is lost (writers queue on one lock)."""
+    seconds = min(SECONDS, 6)
+    url = pg_server.create(template=None)
+    catalog = Catalog.open(url)
+    catalog.import_paths([SEEDS])
+    keys = [p.key for p in catalog.search("", limit=20, snippets=False)]
+    catalog.close()
+    deadline = time.monotonic() + seconds
+    workers = [_worker("tagger", url, str(seconds), "a", *keys[:12]),
+               _worker("tagger", url, str(seconds), "b", *keys[:12])]
+    if _has_tui():
+        workers.append(_worker("tui", url, str(seconds)))
+    people = [f"reader{n}" for n in range(3)]
+    raters = [CliLoop(url, deadline, lambda i, who=who: ["rate", keys[12 + i % 8], str(1 + i % 5)])
+              for who in people]
+    for who, loop in zip(people, raters):
+        loop.env = {**os.environ, "CATALOG_USER": who}
+        loop.start()
+    summaries = []
+    for w in workers:
+        stdout, stderr = w.communicate(timeout=seconds + 120)
+        assert w.returncode == 0 and not any(b in stderr for b in BAD), stdout + stderr
+        summaries.append(json.loads(stdout))
+    for loop in raters:
+        loop.join(timeout=seconds + 120)
+    try:
+        for s in summaries:
+            assert s["errors"] == [] and s.get("warnings", []) == [], s
+        for who, loop in zip(people, raters):
+            assert loop.results and all(code == 0 for _, code, _ in loop.results), loop.results[:3]
+            last = {args[1]: int(args[2]) for args, _, _ in loop.results}  # each paper's last rating
+            from catalog.store import open_store
+
+            mine = Catalog(open_store(url, user=who))
+            try:
+                assert {k: mine.get(k).summary.rating for k in last} == last, who
+            finally:
+                mine.close()
+        check = Catalog.open(url)
+        tags_of = {st.key: set(st.tags) for st in check.snapshot(keys)}
+        check.close()
+        for s in summaries:
+            for key, tags in s.get("expected", {}).items():
+                if tags:
+                    assert {t for t in tags_of[key] if t[0] == tags[0][0] and t[1:].isdigit()} == set(tags)
+        assert all(s["ops"] >= 2 for s in summaries if s["role"] == "tagger"), summaries
+    finally:
+        pg_server.drop(url)

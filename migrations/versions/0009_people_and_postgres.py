@@ -140,6 +140,9 @@ POSTGRES = [
     """ALTER TABLE paper ADD COLUMN search_vector tsvector GENERATED ALWAYS AS (catalog_vector(
         user_title, title, headline, tags_text, authors, notes_text, abstract_text, search_extra)) STORED""",
     "CREATE INDEX ix_paper_search ON paper USING gin (search_vector)",
+    # Listings run newest year first with papers without a year last (as SQLite orders NULLs):
+    # this index hands rows over in that order, so LIMIT stops early.
+    "CREATE INDEX ix_paper_listing ON paper (year DESC NULLS LAST, id DESC)",
     # Tags and notes copied onto the paper row, so the vector covers them (as SQLite's triggers).
     """CREATE FUNCTION catalog_tags_text(pid integer) RETURNS text LANGUAGE sql STABLE AS $$
         SELECT coalesce(string_agg(t.name::text, ' ' ORDER BY t.name), '')
@@ -215,6 +218,7 @@ POSTGRES_DROP = [
     "DROP FUNCTION IF EXISTS catalog_paper_tag_changed()",
     "DROP FUNCTION IF EXISTS catalog_notes_text(integer)", "DROP FUNCTION IF EXISTS catalog_tags_text(integer)",
     "DROP INDEX IF EXISTS ix_paper_search",
+    "DROP INDEX IF EXISTS ix_paper_listing",
     "ALTER TABLE paper DROP COLUMN IF EXISTS search_vector",
     "DROP FUNCTION IF EXISTS catalog_vector(text, text, text, text, text, text, text, text)",
     "DROP FUNCTION IF EXISTS catalog_words(text)",

@@ -107,7 +107,8 @@ def store_error(exc: psycopg.Error) -> Exception:
 
 
 class Connection:
-    """A psycopg connection; transactions are explicit (the store's read/write)."""
+    """A psycopg connection in autocommit mode: transactions are explicit statements (the
+    store's BEGIN ... ISOLATION LEVEL ...), as on SQLite."""
 
     def __init__(self, raw: psycopg.Connection):
         self.raw = raw
@@ -133,10 +134,12 @@ class Connection:
         return self.raw.info.transaction_status != psycopg.pq.TransactionStatus.IDLE
 
     def commit(self) -> None:
-        self.raw.commit()
+        if self.in_transaction:
+            self.raw.execute("COMMIT")
 
     def rollback(self) -> None:
-        self.raw.rollback()
+        if self.in_transaction:
+            self.raw.execute("ROLLBACK")
 
     def close(self) -> None:
         self.raw.close()
@@ -144,7 +147,7 @@ class Connection:
 
 def connect(url: str, **settings: str) -> Connection:
     options = " ".join(f"-c {name}={value}" for name, value in {"timezone": "UTC", **settings}.items())
-    raw = psycopg.connect(url, options=options, autocommit=False)
+    raw = psycopg.connect(url, options=options, autocommit=True)
     return Connection(raw)
 
 

@@ -30,6 +30,9 @@ SUMMARY_COLUMNS = (
 )
 READER_JOIN = "LEFT JOIN paper_reader r ON r.paper_id = p.id AND r.reader = ?"
 DEFAULT_ORDER = "p.year DESC NULLS LAST, p.id DESC"
+# A word as a set of ids found through the GIN index (hashed once), not a test of each
+# candidate's vector (read and decompressed row by row).
+MATCHING = f"SELECT id FROM paper WHERE search_vector @@ to_tsquery('{CONFIG}', ?)"
 _WORD = re.compile(r"[^\W_]+")
 # As the migration's catalog_words(): super- and subscript digits are plain digits of the word.
 _DIGITS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹₀₁₂₃₄₅₆₇₈₉", "01234567890123456789")
@@ -76,7 +79,7 @@ def compile_query(query: Query, reader: str = "") -> CompiledQuery:
         out.match = " & ".join(positive + [f"!{n}" for n in negative])
     elif negative:
         for n in negative:
-            out.where.append(f"NOT (p.search_vector @@ to_tsquery('{CONFIG}', ?))")
+            out.where.append(f"p.id NOT IN ({MATCHING})")
             out.params.append(n)
     return out
 
@@ -88,7 +91,7 @@ def _clause_sql(clause: Clause, reader: str) -> tuple[str, list]:
             sql, p = filter_sql(option, reader)
         elif not has_cjk(option.text):
             phrase = tsquery_phrase(option)
-            sql, p = ("p.search_vector @@ to_tsquery('catalog_words', ?)", [phrase]) if phrase else ("FALSE", [])
+            sql, p = (f"p.id IN ({MATCHING})", [phrase]) if phrase else ("FALSE", [])
         else:
             sql, p = _cjk_sql(option)
         parts.append(sql)
@@ -99,7 +102,7 @@ def _clause_sql(clause: Clause, reader: str) -> tuple[str, list]:
 def _cjk_sql(option: Text) -> tuple[str, list]:
     phrase = tsquery_phrase(Text(cjk_spaced(option.text), prefix=option.prefix)) or "''"
     return (
-        f"(p.search_vector @@ to_tsquery('{CONFIG}', ?)"
+        f"(p.id IN ({MATCHING})"
         " OR p.id IN (SELECT paper_id FROM note WHERE strpos(body, ?) > 0)"
         f" OR p.id IN ({TAGGED.format('strpos(t.name::text, ?) > 0')})"
         " OR (p.user_title IS NOT NULL AND strpos(p.user_title, ?) > 0))",

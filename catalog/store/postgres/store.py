@@ -30,15 +30,17 @@ from catalog.store.papers import PaperReads
 from catalog.store.postgres import migrations, search
 from catalog.store.postgres.checks import PostgresChecks
 from catalog.store.postgres.connection import Connection, connect, stoppable, store_error
-from catalog.store.rows import chunks
+from catalog.store.sqlite.maintenance import Maintenance
 
 WRITE_LOCK = 7_311_500_002
 CHANNEL = "catalog_changed"
 _FETCH = 2000
 
 
-class PostgresTx(PaperReads, EditQueries, ImportQueries, PostgresChecks):
-    """One transaction on a shared catalog; `user`: whose status and rating it reads and writes."""
+class PostgresTx(PaperReads, EditQueries, ImportQueries, PostgresChecks, Maintenance):
+    """One transaction on a shared catalog; `user`: whose status and rating it reads and writes.
+    Doctor's checks are PostgreSQL's own (checks.py); the text derived from abstracts is
+    read and written with the same SQL as on SQLite (Maintenance)."""
 
     def __init__(self, conn: Connection, user: str):
         self.conn = conn
@@ -120,31 +122,6 @@ class PostgresTx(PaperReads, EditQueries, ImportQueries, PostgresChecks):
                 if wanted is None or row["id"] in wanted:
                     yield row["id"], row["title"], row["abstract_text"]
 
-    # --- text derived from abstracts (edited by hand in psql: a trigger notes them) ----------------
-
-    def papers_to_rederive(self) -> list[int]:
-        return self.conn.execute("SELECT paper_id FROM paper_rederive").scalars()
-
-    def rederived(self, ids) -> None:
-        self.conn.executemany("DELETE FROM paper_rederive WHERE paper_id = ?", [(i,) for i in ids])
-
-    def derived_rows(self, ids=None) -> list:
-        from catalog.store.sqlite.maintenance import DERIVED_COLUMNS
-
-        select = f"SELECT {', '.join(DERIVED_COLUMNS)} FROM paper"
-        if ids is None:
-            return self.conn.execute(select).all()
-        out = []
-        for part, marks in chunks(list(ids)):
-            out.extend(self.conn.execute(f"{select} WHERE id IN ({marks})", part).all())
-        return out
-
-    def set_derived(self, paper_id: int, *, abstract_text: str, headline: str, search_extra: str,
-                    fingerprint: str) -> None:
-        self.conn.execute(
-            "UPDATE paper SET abstract_text = ?, headline = ?, search_extra = ?, fingerprint = ?"
-            " WHERE id = ?", (abstract_text, headline, search_extra, fingerprint, paper_id))
-
 
 class Pool:
     """Connections to one database, each lent to one unit of work at a time."""
@@ -161,7 +138,6 @@ class Pool:
         conn = connect(self.url)
         # The views show this person's status and rating (catalog_user(), migration 0007).
         conn.execute("SELECT set_config('catalog.user', ?, false)", (self.user,))
-        conn.commit()
         return conn
 
     @contextmanager
@@ -241,6 +217,7 @@ class PostgresStore(Store):
     @contextmanager
     def write(self, *, catch_up: bool = True) -> Iterator[PostgresTx]:
         with self._errors(), self.pool.connection() as conn:
+            conn.execute("BEGIN")
             conn.execute(f"SELECT pg_advisory_xact_lock({WRITE_LOCK})")
             try:
                 tx = PostgresTx(conn, self.user)
@@ -257,6 +234,7 @@ class PostgresStore(Store):
     @contextmanager
     def checking(self) -> Iterator[PostgresTx]:
         with self._errors(), self.pool.connection() as conn:
+            conn.execute("BEGIN")
             try:
                 yield PostgresTx(conn, self.user)
             finally:
