@@ -698,9 +698,7 @@ def copy_cmd(source, target):
 @db.command("path")
 def db_path():
     """Print the path of the catalog database."""
-    from catalog.paths import resolve_db_path
-
-    from catalog.paths import shown
+    from catalog.paths import resolve_db_path, shown
 
     click.echo(shown(resolve_db_path(click.get_current_context().find_root().params.get("db"))[0]))
 
