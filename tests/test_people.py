@@ -142,3 +142,42 @@ def test_cli_show_names_the_notes_author(run_cli, monkeypatch):
     monkeypatch.setenv("CATALOG_USER", "bob")
     shown = run_cli("show", key).output
     assert "Note 1 by ann" in shown
+
+
+
+def test_triage_and_discovery_read_only_your_own_marks(shared):
+    ann, as_ = shared
+    bob = as_("bob")
+    keys = [p.key for p in ann.search("", limit=4)]
+    before = ann.triage_count("")
+    bob.set_rating(keys[:2], 5)
+    bob.set_status(keys[2:], "read")
+    # Bob's marks triage the papers for bob, not for ann.
+    assert ann.triage_count("") == before
+    assert bob.triage_count("").triaged == before.triaged + 4
+    assert set(keys) <= {p.key for p in ann.untriaged("", limit=1000)}
+    assert not set(keys) & {p.key for p in bob.untriaged("", limit=1000)}
+    # What recommend and triage learn from, and what recommend leaves out, are each person's.
+    with ann.store.read() as tx:
+        ids = [tx.paper_id(k) for k in keys]
+        assert tx.liked_papers() == [] and not tx.ids_with_status(("read", "skipped"))
+        assert not set(tx.promising_papers()) & set(ids)
+        assert set(ids) <= set(tx.ids_without_status(("read", "skipped")))
+    with bob.store.read() as tx:
+        assert tx.liked_papers() == sorted(ids) and set(ids) <= set(tx.promising_papers())
+        assert tx.ids_with_status(("read", "skipped")) == set(ids[2:])
+        assert not set(ids[2:]) & set(tx.ids_without_status(("read", "skipped")))
+
+
+@pytest.mark.parametrize("query", ["", "model"])
+def test_facets_and_the_rating_order_are_your_own(shared, query):
+    ann, as_ = shared
+    bob = as_("bob")
+    keys = [p.key for p in ann.search(query, limit=3)]
+    bob.set_rating(keys, 5)
+    bob.set_status(keys, "queued")
+    ann.set_rating([keys[2]], 2)
+    assert dict(ann.facets(query).ratings) == {2: 1} and "queued" not in dict(ann.facets(query).statuses)
+    assert dict(bob.facets(query).ratings) == {5: 3} and dict(bob.facets(query).statuses)["queued"] == 3
+    assert [p.key for p in ann.search(query, sort="rating", limit=1)] == [keys[2]]
+    assert [p.rating for p in bob.search(query, sort="rating", limit=3)] == [5, 5, 5]
