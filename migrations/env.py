@@ -23,8 +23,9 @@ def target_metadata():
     return SQLModel.metadata
 
 
-# PostgreSQL's full-text search is made by hand (0007), as SQLite's FTS5 tables are.
+# PostgreSQL's full-text search is made by hand (0009), as SQLite's FTS5 tables are.
 HAND_MADE_ON_POSTGRESQL = {("column", "search_vector"), ("index", "ix_paper_search"),
+                           ("column", "stem_vector"), ("index", "ix_paper_stems"),
                            ("index", "ix_paper_listing")}
 
 

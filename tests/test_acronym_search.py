@@ -21,25 +21,25 @@ def test_import_stores_the_pairs(seeded, db_path):
     assert not {s for s, _ in rows} & {"it", "IT", "US", "us"}
 
 
-def test_an_acronym_finds_its_long_form_ranked_below_literal_matches(seeded):
-    literal = set(keys(seeded, "=LLM")) | set(keys(seeded, "=LLMs"))
-    widened = keys(seeded, "LLM")
+def test_an_acronym_finds_its_long_form_ranked_below_literal_matches(seeded_any):
+    literal = set(keys(seeded_any, "=LLM")) | set(keys(seeded_any, "=LLMs"))
+    widened = keys(seeded_any, "LLM")
     assert set(widened) > literal  # also papers saying only "large language model(s)"
     assert set(widened[:len(literal)]) == literal
-    assert set(keys(seeded, '"large language models"')) <= set(widened)
-    assert set(keys(seeded, '"sparse autoencoder"')) <= set(keys(seeded, "SAE"))
+    assert set(keys(seeded_any, '"large language models"')) <= set(widened)
+    assert set(keys(seeded_any, '"sparse autoencoder"')) <= set(keys(seeded_any, "SAE"))
 
 
-def test_a_long_form_finds_its_acronym(seeded):
-    found = set(keys(seeded, "large language model"))
-    assert set(keys(seeded, "=LLM")) <= found
-    assert set(keys(seeded, "=LLMs -language")) & found  # papers that only say LLMs
-    assert set(keys(seeded, '"large language models"')) == found  # quoted, and plural
+def test_a_long_form_finds_its_acronym(seeded_any):
+    found = set(keys(seeded_any, "large language model"))
+    assert set(keys(seeded_any, "=LLM")) <= found
+    assert set(keys(seeded_any, "=LLMs -language")) & found  # papers that only say LLMs
+    assert set(keys(seeded_any, '"large language models"')) == found  # quoted, and plural
 
 
-def test_prefixes_and_exact_words_are_not_widened(seeded):
-    assert set(keys(seeded, "=LLM")) < set(keys(seeded, "LLM"))
-    assert set(keys(seeded, "LLM*")) < set(keys(seeded, "LLM"))
+def test_prefixes_and_exact_words_are_not_widened(seeded_any):
+    assert set(keys(seeded_any, "=LLM")) < set(keys(seeded_any, "LLM"))
+    assert set(keys(seeded_any, "LLM*")) < set(keys(seeded_any, "LLM"))
 
 
 def test_the_long_form_most_papers_use_wins_and_ties_or_ordinary_words_never_expand():

@@ -163,8 +163,8 @@ def _cli(location, *args, user="ann"):
 def test_the_commands_end_to_end(location, tmp_path):
     assert _cli(location, "import", str(SEEDS)).exit_code == 0
     found = _cli(location, "search", "sparse attention")
-    assert found.exit_code == 0 and found.output.count("\n") == 1
-    key = found.output.split()[0]
+    assert found.exit_code == 0
+    key = found.output.split()[0]  # the one paper holding both words; partial matches follow
     for args in (("tag", key, "+group/week1"), ("status", key, "reading"), ("rate", key, "5"),
                  ("note", key, "bring questions"), ("saved", "add", "mine", "tag:group")):
         assert _cli(location, *args).exit_code == 0, (args, _cli(location, *args).output)

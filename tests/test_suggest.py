@@ -29,22 +29,22 @@ def _alternatives(catalog, query):
     ("diffusoin", "diffusoin", "diffusion"),  # two letters swapped: one edit
     ("Hessain eigenvalues", "Hessain", "hessian"),
 ])
-def test_typos_get_the_closest_indexed_word(seeded, query, word, best):
-    assert not seeded.search(query)
-    assert _alternatives(seeded, query)[word][0] == best
+def test_typos_get_the_closest_indexed_word(seeded_any, query, word, best):
+    assert not seeded_any.search(query)
+    assert _alternatives(seeded_any, query)[word][0] == best
 
 
 @pytest.mark.parametrize("query", ["attention sink", "sparse autoencoder temporal", "interp*",
                                    "attention -atention", "venue:ICML", "", "MCR2 zqxj", "注意力"])
-def test_no_suggestions_for_words_the_index_holds_prefixes_negations_and_filters(seeded, query):
-    assert seeded.suggest(query) == []
+def test_no_suggestions_for_words_the_index_holds_prefixes_negations_and_filters(seeded_any, query):
+    assert seeded_any.suggest(query) == []
 
 
-def test_a_word_one_paper_holds_still_gets_a_suggestion_when_a_close_word_is_common(seeded):
-    key = seeded.search("attention", limit=1)[0].key
-    seeded.add_note(key, "atention is what I misspelled here")
-    assert len(seeded.search("atention")) == 1
-    assert _alternatives(seeded, "atention")["atention"][0] == "attention"
+def test_a_word_one_paper_holds_still_gets_a_suggestion_when_a_close_word_is_common(seeded_any):
+    key = seeded_any.search("attention", limit=1)[0].key
+    seeded_any.add_note(key, "atention is what I misspelled here")
+    assert len(seeded_any.search("atention")) == 1
+    assert _alternatives(seeded_any, "atention")["atention"][0] == "attention"
 
 
 def test_the_word_list_is_cached_and_renewed_when_the_index_changes(seeded, tmp_path, monkeypatch):

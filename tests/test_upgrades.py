@@ -8,7 +8,7 @@ the migration most likely to lose user data. The tests are written over
 User data is written with plain SQL valid at the older revision: columns are read from
 `PRAGMA table_info`, and only the tables and columns that hold user data today are filled
 (paper.status/rating/user_title, tag, paper_tag, note, saved_search), and read back through
-the `papers` view, so the per-person status and rating of 0007 (paper_reader) are compared
+the `papers` view, so the per-person status and rating of 0009 (paper_reader) are compared
 too. A future revision that renames one of those must extend `fill` and `user_data` below.
 """
 
@@ -98,7 +98,7 @@ def fill(conn: sqlite3.Connection) -> None:
 
 
 def user_data(conn: sqlite3.Connection) -> dict:
-    # Status and rating through the `papers` view (every revision has it): from 0007 on they
+    # Status and rating through the `papers` view (every revision has it): from 0009 on they
     # are each reader's own (paper_reader), and the view shows the catalog owner's.
     papers = conn.execute("SELECT v.paper_id, v.key, v.status, v.rating, p.user_title"
                           " FROM papers v JOIN paper p ON p.id = v.paper_id").fetchall()

@@ -155,14 +155,14 @@ class ImportQueries:
         """(short form, long form as compared, long form as written, papers defining it) each;
         counts add up over imports."""
         self.conn.executemany(
-            "INSERT INTO acronym(short, long_key, long, papers, ordinary) VALUES (?, ?, ?, ?, 0)"
+            "INSERT INTO acronym(short, long_key, long, papers, ordinary) VALUES (?, ?, ?, ?, FALSE)"
             " ON CONFLICT(short, long_key) DO UPDATE SET papers = acronym.papers + excluded.papers",
             pairs)
 
     def mark_ordinary_words(self, words: Sequence[str]) -> None:
         """Short forms that abstracts also use as ordinary lowercase words: never expanded."""
         for part, marks in chunks(list(words)):
-            self.conn.execute(f"UPDATE acronym SET ordinary = 1 WHERE short IN ({marks})", part)
+            self.conn.execute(f"UPDATE acronym SET ordinary = TRUE WHERE short IN ({marks})", part)
 
     def acronyms_named(self, shorts: Sequence[str], long_keys: Sequence[str]) -> list:
         """Rows (short, long_key, long, papers, ordinary) of these short forms (any case) and

@@ -35,6 +35,31 @@ HASH_BYTES = 32 << 20
 
 
 def upgrade() -> None:
+    sqlite = op.get_bind().dialect.name == "sqlite"
+    if sqlite:  # PostgreSQL's word forms came with the PostgreSQL backend (0009)
+        _stem_index()
+    op.create_table(
+        "acronym",
+        sa.Column("short", _nocase(), nullable=False),
+        sa.Column("long_key", sqlmodel.sql.sqltypes.AutoString(), nullable=False),
+        sa.Column("long", sqlmodel.sql.sqltypes.AutoString(), nullable=False),
+        sa.Column("papers", sa.Integer(), nullable=False),
+        sa.Column("ordinary", sa.Boolean(), nullable=False),
+        sa.PrimaryKeyConstraint("short", "long_key"),
+    )
+    op.create_index("ix_acronym_long_key", "acronym", ["long_key"], unique=False)
+    if sqlite:  # no catalog was on PostgreSQL before 0009
+        _learn_acronyms(op.get_bind())
+
+
+def _nocase():
+    """Case-insensitive text: SQLite's NOCASE collation; citext on PostgreSQL."""
+    from sqlalchemy.dialects.postgresql import CITEXT
+
+    return sa.String(collation="NOCASE").with_variant(CITEXT(), "postgresql")
+
+
+def _stem_index() -> None:
     op.execute("DROP TABLE IF EXISTS paper_stem")
     # content='paper' in single quotes: Datasette looks for content="paper" and must keep
     # finding paper_fts, the index of the words as written, for its search box.
@@ -53,17 +78,6 @@ def upgrade() -> None:
     END""")
     op.execute("INSERT INTO paper_stem(paper_stem) VALUES ('rebuild')")
     op.execute("CREATE VIRTUAL TABLE IF NOT EXISTS paper_vocab USING fts5vocab(paper_fts, 'row')")
-    op.create_table(
-        "acronym",
-        sa.Column("short", sa.String(collation="NOCASE"), nullable=False),
-        sa.Column("long_key", sqlmodel.sql.sqltypes.AutoString(), nullable=False),
-        sa.Column("long", sqlmodel.sql.sqltypes.AutoString(), nullable=False),
-        sa.Column("papers", sa.Integer(), nullable=False),
-        sa.Column("ordinary", sa.Boolean(), nullable=False),
-        sa.PrimaryKeyConstraint("short", "long_key"),
-    )
-    op.create_index("ix_acronym_long_key", "acronym", ["long_key"], unique=False)
-    _learn_acronyms(op.get_bind())
 
 
 def _learn_acronyms(bind) -> None:
@@ -90,6 +104,8 @@ def _learn_acronyms(bind) -> None:
 def downgrade() -> None:
     op.drop_index("ix_acronym_long_key", table_name="acronym")
     op.drop_table("acronym")
+    if op.get_bind().dialect.name != "sqlite":
+        return
     op.execute("DROP TABLE IF EXISTS paper_vocab")
     for name in ("insert", "delete", "update"):
         op.execute(f"DROP TRIGGER IF EXISTS paper_stem_{name}")

@@ -119,6 +119,13 @@ POSTGRES = [
     """ALTER TEXT SEARCH CONFIGURATION catalog_words ALTER MAPPING FOR
         asciiword, asciihword, hword_asciipart, word, hword, hword_part, numword, numhword, hword_numpart
         WITH unaccent, simple""",
+    # Word forms (as 0008's paper_stem): the same words through the Porter stemmer FTS5's
+    # `porter` tokenizer uses (Snowball's "porter"), without stop words.
+    "CREATE TEXT SEARCH DICTIONARY catalog_porter (TEMPLATE = snowball, Language = porter)",
+    "CREATE TEXT SEARCH CONFIGURATION catalog_stems (COPY = simple)",
+    """ALTER TEXT SEARCH CONFIGURATION catalog_stems ALTER MAPPING FOR
+        asciiword, asciihword, hword_asciipart, word, hword, hword_part, numword, numhword, hword_numpart
+        WITH unaccent, catalog_porter""",
     # ASCII punctuation separates words, as in FTS5's unicode61: `multi-agent` is two words,
     # `20.04` too (PostgreSQL's parser would keep them, and URLs and paths, whole); super- and
     # subscript digits are digits of the word (unicode61 keeps `C²R` one word).
@@ -126,20 +133,23 @@ POSTGRES = [
         LANGUAGE sql IMMUTABLE PARALLEL SAFE
         AS $$ SELECT regexp_replace(translate(coalesce(value, ''), '⁰¹²³⁴⁵⁶⁷⁸⁹₀₁₂₃₄₅₆₇₈₉',
             '01234567890123456789'), '[!-/:-@\[-`{-~]+', ' ', 'g') $$""",
-    """CREATE FUNCTION catalog_vector(user_title text, title text, headline text, tags text,
-            authors text, notes text, abstract text, extra text) RETURNS tsvector
+    """CREATE FUNCTION catalog_vector(config regconfig, user_title text, title text, headline text,
+            tags text, authors text, notes text, abstract text, extra text) RETURNS tsvector
         LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$ SELECT
-            setweight(to_tsvector('catalog_words', catalog_words(user_title)), 'A')
-            || setweight(to_tsvector('catalog_words', catalog_words(title)), 'A')
-            || setweight(to_tsvector('catalog_words', catalog_words(headline)), 'A')
-            || setweight(to_tsvector('catalog_words', catalog_words(tags)), 'B')
-            || setweight(to_tsvector('catalog_words', catalog_words(authors)), 'C')
-            || setweight(to_tsvector('catalog_words', catalog_words(notes)), 'C')
-            || setweight(to_tsvector('catalog_words', catalog_words(abstract)), 'D')
-            || setweight(to_tsvector('catalog_words', catalog_words(extra)), 'D') $$""",
-    """ALTER TABLE paper ADD COLUMN search_vector tsvector GENERATED ALWAYS AS (catalog_vector(
+            setweight(to_tsvector(config, catalog_words(user_title)), 'A')
+            || setweight(to_tsvector(config, catalog_words(title)), 'A')
+            || setweight(to_tsvector(config, catalog_words(headline)), 'A')
+            || setweight(to_tsvector(config, catalog_words(tags)), 'B')
+            || setweight(to_tsvector(config, catalog_words(authors)), 'C')
+            || setweight(to_tsvector(config, catalog_words(notes)), 'C')
+            || setweight(to_tsvector(config, catalog_words(abstract)), 'D')
+            || setweight(to_tsvector(config, catalog_words(extra)), 'D') $$""",
+    """ALTER TABLE paper ADD COLUMN search_vector tsvector GENERATED ALWAYS AS (catalog_vector('catalog_words',
         user_title, title, headline, tags_text, authors, notes_text, abstract_text, search_extra)) STORED""",
     "CREATE INDEX ix_paper_search ON paper USING gin (search_vector)",
+    """ALTER TABLE paper ADD COLUMN stem_vector tsvector GENERATED ALWAYS AS (catalog_vector('catalog_stems',
+        user_title, title, headline, tags_text, authors, notes_text, abstract_text, search_extra)) STORED""",
+    "CREATE INDEX ix_paper_stems ON paper USING gin (stem_vector)",
     # Listings run newest year first with papers without a year last (as SQLite orders NULLs):
     # this index hands rows over in that order, so LIMIT stops early.
     "CREATE INDEX ix_paper_listing ON paper (year DESC NULLS LAST, id DESC)",
@@ -219,10 +229,14 @@ POSTGRES_DROP = [
     "DROP FUNCTION IF EXISTS catalog_notes_text(integer)", "DROP FUNCTION IF EXISTS catalog_tags_text(integer)",
     "DROP INDEX IF EXISTS ix_paper_search",
     "DROP INDEX IF EXISTS ix_paper_listing",
+    "DROP INDEX IF EXISTS ix_paper_stems",
     "ALTER TABLE paper DROP COLUMN IF EXISTS search_vector",
-    "DROP FUNCTION IF EXISTS catalog_vector(text, text, text, text, text, text, text, text)",
+    "ALTER TABLE paper DROP COLUMN IF EXISTS stem_vector",
+    "DROP FUNCTION IF EXISTS catalog_vector(regconfig, text, text, text, text, text, text, text, text)",
     "DROP FUNCTION IF EXISTS catalog_words(text)",
     "DROP TEXT SEARCH CONFIGURATION IF EXISTS catalog_words",
+    "DROP TEXT SEARCH CONFIGURATION IF EXISTS catalog_stems",
+    "DROP TEXT SEARCH DICTIONARY IF EXISTS catalog_porter",
 ]
 
 

@@ -1,7 +1,11 @@
-"""The query language on PostgreSQL: words become a tsquery over `paper.search_vector` (made
-by migration 0007: titles weigh A, tags B, authors and notes C, abstract and search_extra D),
-filters the same SQL conditions as SQLite's (store/filters.py). A pure compiler, like
-sqlite/fts.py: query tree in, SQL and parameters out.
+"""The query language on PostgreSQL: words become tsqueries over two stored vectors that
+migration 0009 made: `paper.search_vector`, the words as written (`catalog_words`: lower case,
+accents folded; titles weigh A, tags B, authors and notes C, abstract and search_extra D), and
+`paper.stem_vector`, the same through the Porter stemmer FTS5's `porter` uses
+(`catalog_stems`), so the tiers are SQLite's (sqlite/fts.py): the words as typed, then in other
+forms, then through acronyms, then papers holding some of them. Filters are the same SQL
+conditions as SQLite's (store/filters.py). A pure compiler, like sqlite/fts.py: query tree in,
+SQL and parameters out, with the same functions (store/ranked.py walks the tiers).
 
 Safety in the manner of websearch_to_tsquery: the user's text never reaches tsquery syntax.
 Each word is cut into runs of letters and digits (ASCII punctuation separates words, as in
@@ -16,35 +20,65 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from catalog.query import Clause, Filter, Query, Text
+from collections.abc import Mapping, Sequence
+
+from catalog.query import RELEVANCE, Clause, Filter, Query, Sort, Text
 from catalog.store.filters import TAGGED, filter_sql
+from catalog.store.sqlite.fts import _long_form_at, acronym_candidates  # noqa: F401  (pure, shared)
 from catalog.text.cjk import cjk_spaced, has_cjk
 
 CONFIG = "catalog_words"
+STEMS = "catalog_stems"
+# Each index: (column, text search configuration).
+VECTORS = {"exact": ("search_vector", CONFIG), "stems": ("stem_vector", STEMS)}
 # ts_rank's weights for D, C, B, A (abstract, authors/notes, tags, titles): SQLite's bm25
 # weights (1, 2-3, 8, 10) scaled to ts_rank's 0..1.
 WEIGHTS = "'{0.1, 0.25, 0.8, 1.0}'"
 SUMMARY_COLUMNS = (
     "p.id, p.key, coalesce(p.user_title, p.title, p.headline) AS title, p.venue, p.year, "
-    "coalesce(r.status, 'unread') AS status, r.rating, p.tags_text"
+    "coalesce(r.status, 'unread') AS status, r.rating, p.tags_text, p.notes_text != '' AS has_notes"
 )
 READER_JOIN = "LEFT JOIN paper_reader r ON r.paper_id = p.id AND r.reader = ?"
 DEFAULT_ORDER = "p.year DESC NULLS LAST, p.id DESC"
+# SQLite's orders (sqlite/fts.py ORDERS): titles compare lower case, code point by code point
+# as NOCASE does; unknown years and ratings last.
+_TITLE = 'lower(coalesce(p.user_title, p.title, p.headline)) COLLATE "C"'
+ORDERS = {
+    "year": (DEFAULT_ORDER, "p.year ASC NULLS LAST, p.id ASC"),
+    "rating": ("r.rating DESC NULLS LAST, p.year DESC NULLS LAST, p.id DESC",  # the reader's
+               "r.rating ASC NULLS LAST, p.year DESC NULLS LAST, p.id DESC"),
+    "title": (f"{_TITLE} ASC, p.id ASC", f"{_TITLE} DESC, p.id DESC"),
+    "added": ("p.id DESC", "p.id ASC"),
+}
+TIERS = ("exact", "forms", "wide", "some")
 # A word as a set of ids found through the GIN index (hashed once), not a test of each
 # candidate's vector (read and decompressed row by row).
-MATCHING = f"SELECT id FROM paper WHERE search_vector @@ to_tsquery('{CONFIG}', ?)"
+MATCHING = "SELECT id FROM paper WHERE {} @@ to_tsquery('{}', ?)"
+# Whether one word (an expression of CompiledQuery.words) is in any paper.
+HOLDS_WORD = f"SELECT 1 FROM paper WHERE stem_vector @@ to_tsquery('{STEMS}', ?) LIMIT 1"
 _WORD = re.compile(r"[^\W_]+")
 # As the migration's catalog_words(): super- and subscript digits are plain digits of the word.
 _DIGITS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹₀₁₂₃₄₅₆₇₈₉", "01234567890123456789")
 
 
+def _matching(index: str) -> str:
+    return MATCHING.format(*VECTORS[index])
+
+
 @dataclass
 class CompiledQuery:
-    """`match`: a tsquery (text) that ranks, or None; `where`: conditions on `paper p`."""
+    """A query as SQL pieces, as sqlite/fts.py's: tsqueries (text) for the tiers, `match` on
+    the words as written, `forms` and `wide` on the stems, `words` one per word for partial
+    matches; `exclude`: (index, tsquery) a paper must not match; `where`: conditions on
+    `paper p`; `reader`: whose status and rating."""
 
     match: str | None = None
     where: list[str] = field(default_factory=list)
     params: list = field(default_factory=list)
+    forms: str | None = None
+    wide: str | None = None
+    words: list[str] = field(default_factory=list)
+    exclude: list[tuple[str, str]] = field(default_factory=list)
     reader: str = ""
 
 
@@ -59,28 +93,90 @@ def tsquery_phrase(text: Text) -> str | None:
     return lexemes[0] if len(lexemes) == 1 else "(" + " <-> ".join(lexemes) + ")"
 
 
-def compile_query(query: Query, reader: str = "") -> CompiledQuery:
+def _is_words(option: Text | Filter) -> bool:
+    return isinstance(option, Text) and not has_cjk(option.text)
+
+
+def _any(phrases) -> str | None:
+    found = [p for p in phrases if p]
+    return "(" + " | ".join(found) + ")" if found else None
+
+
+def compile_query(query: Query, acronyms: Mapping[str, Sequence[str]] | None = None,
+                  reader: str = "") -> CompiledQuery:
+    """As sqlite/fts.py's compile_query, in tsquery syntax."""
+    acronyms = acronyms or {}
     out = CompiledQuery(reader=reader)
-    positive: list[str] = []
+    exact: list[str] = []
+    forms: list[str] = []
+    wide: list[str] = []
     negative: list[str] = []
-    for clause in query.clauses:
-        if all(isinstance(o, Text) and not has_cjk(o.text) for o in clause.options):
-            group = [p for o in clause.options if (p := tsquery_phrase(o))]
-            if not group:  # nothing searchable: finds nothing, and excludes nothing
-                if not clause.negated:
-                    out.where.append("FALSE")
-                continue
-            (negative if clause.negated else positive).append("(" + " | ".join(group) + ")")
+    negative_exact: list[str] = []
+    only_exact: list[str] = []
+    clauses = list(query.clauses)
+    i = 0
+    while i < len(clauses):
+        clause = clauses[i]
+        if not all(_is_words(o) for o in clause.options):
+            sql, params = _clause_sql(clause, reader)
+            out.where.append(f"NOT {sql}" if clause.negated else sql)
+            out.params.extend(params)
+            i += 1
             continue
-        sql, params = _clause_sql(clause, reader)
-        out.where.append(f"NOT {sql}" if clause.negated else sql)
-        out.params.extend(params)
-    if positive:
-        out.match = " & ".join(positive + [f"!{n}" for n in negative])
-    elif negative:
-        for n in negative:
-            out.where.append(f"p.id NOT IN ({MATCHING})")
-            out.params.append(n)
+        group = _any(tsquery_phrase(o) for o in clause.options)
+        if group is None:  # nothing searchable: finds nothing, and excludes nothing
+            if not clause.negated:
+                out.where.append("FALSE")
+            i += 1
+            continue
+        if clause.negated:
+            (negative_exact if any(o.exact for o in clause.options) else negative).append(group)
+            i += 1
+            continue
+        exact.append(group)
+        if any(o.exact for o in clause.options):
+            only_exact.append(group)
+            i += 1
+            continue
+        span, also = _long_form_at(clauses, i, acronyms)
+        if span > 1:  # words spelling a long form: each word, or one of its short forms
+            phrases = [p for j in range(i, i + span) if (p := tsquery_phrase(clauses[j].options[0]))]
+            exact.extend(phrases[1:])
+            forms.extend(phrases)
+            shorts = [p for a in also if (p := tsquery_phrase(Text(a)))]
+            wide.append("((" + " & ".join(phrases) + ")" + "".join(" | " + p for p in shorts) + ")")
+            out.words.extend(phrases)
+            i += span
+            continue
+        extra = [a for o in clause.options if not o.prefix for a in acronyms.get(o.text, ())]
+        widened = _any([tsquery_phrase(o) for o in clause.options] + [tsquery_phrase(Text(a)) for a in extra])
+        forms.append(group)
+        wide.append(widened)
+        out.words.append(widened)
+        i += 1
+    if exact:
+        out.match = " & ".join(exact)
+        if negative_exact:
+            out.match += " & !(" + " | ".join(negative_exact) + ")"
+        if forms:
+            out.forms = " & ".join(forms)
+            if wide != forms:
+                out.wide = " & ".join(wide)
+            for group in only_exact:  # this form only: the stemmed tiers filter on the exact index
+                out.where.append(f"p.id IN ({_matching('exact')})")
+                out.params.append(group)
+        if negative:
+            out.exclude.append(("stems", " | ".join(negative)))
+        if negative_exact and out.forms:
+            out.exclude.append(("exact", " | ".join(negative_exact)))
+        if len(out.words) < 2:
+            out.words = []
+    else:
+        out.words = []
+        for index, negated in (("stems", negative), ("exact", negative_exact)):
+            if negated:
+                out.where.append(f"p.id NOT IN ({_matching(index)})")
+                out.params.append(" | ".join(negated))
     return out
 
 
@@ -91,7 +187,7 @@ def _clause_sql(clause: Clause, reader: str) -> tuple[str, list]:
             sql, p = filter_sql(option, reader)
         elif not has_cjk(option.text):
             phrase = tsquery_phrase(option)
-            sql, p = (f"p.id IN ({MATCHING})", [phrase]) if phrase else ("FALSE", [])
+            sql, p = (f"p.id IN ({_matching('exact')})", [phrase]) if phrase else ("FALSE", [])
         else:
             sql, p = _cjk_sql(option)
         parts.append(sql)
@@ -102,7 +198,7 @@ def _clause_sql(clause: Clause, reader: str) -> tuple[str, list]:
 def _cjk_sql(option: Text) -> tuple[str, list]:
     phrase = tsquery_phrase(Text(cjk_spaced(option.text), prefix=option.prefix)) or "''"
     return (
-        f"(p.id IN ({MATCHING})"
+        f"(p.id IN ({_matching('exact')})"
         " OR p.id IN (SELECT paper_id FROM note WHERE strpos(body, ?) > 0)"
         f" OR p.id IN ({TAGGED.format('strpos(t.name::text, ?) > 0')})"
         " OR (p.user_title IS NOT NULL AND strpos(p.user_title, ?) > 0))",
@@ -114,30 +210,120 @@ def _page(limit: int, offset: int) -> list:
     return [None if limit is None or limit < 0 else limit, offset]
 
 
-def search_sql(compiled: CompiledQuery, *, limit: int, offset: int = 0,
-               with_text: bool = False) -> tuple[str, list]:
-    """The page of papers, best first (newest first without words): SUMMARY_COLUMNS, `text`
-    and `score` (lower is better, as SQLite's bm25)."""
+def order_sql(sort: Sort) -> str:
+    """ORDER BY terms on `paper p` (and the reader's `r`) for `sort`."""
+    return ORDERS["year" if sort.field == "relevance" else sort.field][sort.reverse]
+
+
+def tier_expression(compiled: CompiledQuery, tier: str) -> str | None:
+    """The tsquery of one tier, or None when the query has no such tier."""
+    if tier == "exact":
+        return compiled.match
+    if tier == "forms":
+        return compiled.forms
+    if tier == "wide":
+        return compiled.wide if compiled.forms else None
+    return " | ".join(compiled.words) if compiled.forms and compiled.words else None
+
+
+def _matches(index: str, query: str = "?") -> str:
+    column, config = VECTORS[index]
+    return f"p.{column} @@ " + (query if query != "?" else f"to_tsquery('{config}', ?)")
+
+
+def _tier_where(compiled: CompiledQuery, tier: str, first: str = "?") -> tuple[str, str, list]:
+    """(index, conditions on `paper p` of one tier's papers, parameters): its tsquery (`first`:
+    the expression standing for it, a parameter by default), the filters, `-word`s, and none of
+    the papers an earlier tier found."""
+    index = "exact" if tier == "exact" else "stems"
+    conds = [_matches(index, first)]
+    params: list = [] if first != "?" else [tier_expression(compiled, tier)]
+    conds += compiled.where
+    params += compiled.params
+    for other, expression in compiled.exclude:
+        if tier != "exact" or other != "exact":
+            conds.append(f"NOT {_matches(other)}")
+            params.append(expression)
+    earlier = {"exact": None, "forms": ("exact", compiled.match), "wide": ("stems", compiled.forms),
+               "some": ("stems", compiled.wide or compiled.forms)}[tier]
+    if earlier:
+        conds.append(f"NOT {_matches(earlier[0])}")
+        params.append(earlier[1])
+    return index, " AND ".join(conds), params
+
+
+def _all_words_where(compiled: CompiledQuery) -> tuple[str, list]:
+    """Conditions of every paper holding all the words in some form (the tiers before "some")."""
+    widest = compiled.wide or compiled.forms
+    if widest is None:
+        return _tier_where(compiled, "exact")[1:]
+    conds, params = [_matches("stems")] + compiled.where, [widest, *compiled.params]
+    for other, expression in compiled.exclude:
+        conds.append(f"NOT {_matches(other)}")
+        params.append(expression)
+    return " AND ".join(conds), params
+
+
+def search_sql(compiled: CompiledQuery, *, limit: int, offset: int = 0, with_text: bool = False,
+               tier: str = "exact", sort: Sort = RELEVANCE) -> tuple[str, list]:
+    """As sqlite/fts.py's search_sql: SUMMARY_COLUMNS, `text` and `score` (lower is better,
+    as SQLite's bm25)."""
     text = "p.abstract_text" if with_text else "NULL"
-    where = " AND ".join(compiled.where) or "TRUE"
     if compiled.match is None:
+        where = " AND ".join(compiled.where) or "TRUE"
         return (f"SELECT {SUMMARY_COLUMNS}, {text} AS text, NULL::float AS score FROM paper p {READER_JOIN}"
-                f" WHERE {where} ORDER BY {DEFAULT_ORDER} LIMIT ? OFFSET ?",
+                f" WHERE {where} ORDER BY {order_sql(sort)} LIMIT ? OFFSET ?",
                 [compiled.reader, *compiled.params, *_page(limit, offset)])
-    return (f"WITH q AS (SELECT to_tsquery('{CONFIG}', ?) AS q),"
-            f" top AS (SELECT p.id, -ts_rank({WEIGHTS}, p.search_vector, q.q, 1) AS score FROM paper p, q"
-            f" WHERE p.search_vector @@ q.q AND {where} ORDER BY score, p.id LIMIT ? OFFSET ?)"
+    if sort.field != "relevance":
+        where, params = _all_words_where(compiled)
+        return (f"SELECT {SUMMARY_COLUMNS}, {text} AS text, NULL::float AS score FROM paper p {READER_JOIN}"
+                f" WHERE {where} ORDER BY {order_sql(sort)} LIMIT ? OFFSET ?",
+                [compiled.reader, *params, *_page(limit, offset)])
+    index, where, params = _tier_where(compiled, tier, first="q.q")
+    column, config = VECTORS[index]
+    score = f"-ts_rank({WEIGHTS}, p.{column}, q.q, 1)"
+    held: list = []
+    if tier == "some":
+        count = " + ".join(f"(p.stem_vector @@ to_tsquery('{STEMS}', ?))::int" for _ in compiled.words)
+        score = f"{score} - ({count}) * 1e6"  # each word held outranks any rank difference
+        held = list(compiled.words)
+    desc = " DESC" if sort.reverse else ""
+    return (f"WITH q AS (SELECT to_tsquery('{config}', ?) AS q),"
+            f" top AS (SELECT p.id, {score} AS score FROM paper p, q"
+            f" WHERE {where} ORDER BY score{desc}, p.id{desc} LIMIT ? OFFSET ?)"
             f" SELECT {SUMMARY_COLUMNS}, {text} AS text, top.score AS score FROM top JOIN paper p ON p.id = top.id"
-            f" {READER_JOIN} ORDER BY top.score, top.id",
-            [compiled.match, *compiled.params, *_page(limit, offset), compiled.reader])
+            f" {READER_JOIN} ORDER BY top.score{desc}, top.id{desc}",
+            [tier_expression(compiled, tier), *held, *params, *_page(limit, offset), compiled.reader])
 
 
-def count_sql(compiled: CompiledQuery) -> tuple[str, list]:
-    where = " AND ".join(compiled.where) or "TRUE"
+def count_sql(compiled: CompiledQuery, tier: str | None = None) -> tuple[str, list]:
+    """How many papers match: all words (in any form, through acronyms) by default, or one
+    tier's papers."""
     if compiled.match is None:
+        where = " AND ".join(compiled.where) or "TRUE"
         return f"SELECT count(*) FROM paper p WHERE {where}", list(compiled.params)
-    return (f"SELECT count(*) FROM paper p WHERE p.search_vector @@ to_tsquery('{CONFIG}', ?) AND {where}",
-            [compiled.match, *compiled.params])
+    where, params = _all_words_where(compiled) if tier is None else _tier_where(compiled, tier)[1:]
+    return f"SELECT count(*) FROM paper p WHERE {where}", params
+
+
+def ids_sql(compiled: CompiledQuery) -> tuple[str, list]:
+    """The ids of every paper the query finds, as a subquery (for counting facets)."""
+    if compiled.match is None:
+        return f"SELECT p.id FROM paper p WHERE {' AND '.join(compiled.where) or 'TRUE'}", list(compiled.params)
+    where, params = _all_words_where(compiled)
+    return f"SELECT p.id FROM paper p WHERE {where}", params
+
+
+def facet_sql(ids: str, *, scan: bool) -> dict[str, str]:
+    """As sqlite/fts.py's facet_sql (`scan` is SQLite's concern: the planner chooses here)."""
+    return {
+        "venues": ("SELECT coalesce(venue, '?') AS venue, year, count(*) AS papers FROM paper"
+                   f" WHERE id IN ({ids}) GROUP BY venue, year ORDER BY year DESC NULLS LAST, venue"),
+        "statuses": ("SELECT status, count(*) AS papers FROM paper_reader WHERE reader = ?"
+                     f" AND status != 'unread' AND paper_id IN ({ids}) GROUP BY status"),
+        "ratings": ("SELECT rating, count(*) AS papers FROM paper_reader WHERE reader = ?"
+                    f" AND rating IS NOT NULL AND paper_id IN ({ids}) GROUP BY rating ORDER BY rating DESC"),
+    }
 
 
 def titled_sql(title: str, limit: int) -> tuple[str, list] | None:

@@ -408,3 +408,7 @@ def titled_sql(title: str, limit: int) -> tuple[str, list] | None:
             f" FROM {FTS_TABLE} CROSS JOIN paper p"
             f" WHERE {FTS_TABLE} MATCH ? AND p.id = {FTS_TABLE}.rowid AND length(p.title) <= ? LIMIT ?",
             [phrase, 2 * len(title) + 20, limit])
+
+
+# Whether one word (an expression of CompiledQuery.words) is in any paper.
+HOLDS_WORD = f"SELECT 1 FROM {STEM_TABLE} WHERE {STEM_TABLE} MATCH ? LIMIT 1"
