@@ -88,6 +88,9 @@ def import_paths(store: Store, paths: Iterable[Path], *, venue: str | None = Non
                 file_report.error = f"{plan.path}: {exc}"
             file_report.new = file_report.known = file_report.merged = file_report.folded = 0
             file_report.merges.clear()
+    new = sum(f.new for f in report.files)
+    if new:
+        store.imported(new)
     return report
 
 

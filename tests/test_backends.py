@@ -17,6 +17,9 @@ SAME_ANSWERS = [
     "neural network", "diffusion model", "reinforcement", "year:2020..2025 graph", "has:abstract",
     "key:2x", "robust*", "status:unread", "RL", "LLM", "GPT-4", "self-supervised", "C²R",
     "venue:ICML -model", "(", '"', "naïve OR naive", "模型",
+    # word forms, acronyms and partial matches (the tiers)
+    "neurons", "pruning", "=LLMs", "SAE", "large language model", "hallucinate", "sparse autoencoder temporal",
+    "interpretab* neuron", "attention -neurons",
 ]
 
 
@@ -242,4 +245,22 @@ def test_doctor_and_hand_edits_on_a_server(pg_server, pg_seeded_template):
         finally:
             catalog.close()
     finally:
+        pg_server.drop(url)
+
+
+def test_a_large_import_vacuums_the_papers_on_a_server(pg_server, monkeypatch):
+    # The visibility map lets filtered listings read ids from an index alone (docs/benchmarks.md).
+    import psycopg
+
+    from catalog.store.postgres.store import PostgresStore
+
+    monkeypatch.setattr(PostgresStore, "VACUUM_AFTER", 50)
+    url = pg_server.create()
+    catalog = Catalog.open(url)
+    try:
+        assert catalog.import_paths([SEEDS]).files
+        with psycopg.connect(url) as conn:
+            assert conn.execute("SELECT last_vacuum FROM pg_stat_user_tables WHERE relname = 'paper'").fetchone()[0]
+    finally:
+        catalog.close()
         pg_server.drop(url)

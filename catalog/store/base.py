@@ -68,6 +68,9 @@ class Store(ABC):
     def checking(self) -> AbstractContextManager:
         """A write transaction that is always rolled back: doctor's checks change nothing."""
 
+    def imported(self, new_papers: int) -> None:
+        """After an import added `new_papers`: upkeep a backend wants then (none by default)."""
+
     def safety_copy(self, label: str) -> Path | None:
         """A copy kept before doctor repairs (a file beside a SQLite catalog); None where the
         repairs' single transaction is the safety (a server)."""

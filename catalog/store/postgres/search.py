@@ -173,9 +173,11 @@ def compile_query(query: Query, acronyms: Mapping[str, Sequence[str]] | None = N
             out.words = []
     else:
         out.words = []
+        # Tested on each paper the listing reads (its vectors are in the row): a page needs
+        # a few more rows than it shows, where the set of ids holding a common word is large.
         for index, negated in (("stems", negative), ("exact", negative_exact)):
             if negated:
-                out.where.append(f"p.id NOT IN ({_matching(index)})")
+                out.where.append(f"NOT {_matches(index)}")
                 out.params.append(" | ".join(negated))
     return out
 
@@ -269,16 +271,22 @@ def search_sql(compiled: CompiledQuery, *, limit: int, offset: int = 0, with_tex
     """As sqlite/fts.py's search_sql: SUMMARY_COLUMNS, `text` and `score` (lower is better,
     as SQLite's bm25)."""
     text = "p.abstract_text" if with_text else "NULL"
-    if compiled.match is None:
-        where = " AND ".join(compiled.where) or "TRUE"
-        return (f"SELECT {SUMMARY_COLUMNS}, {text} AS text, NULL::float AS score FROM paper p {READER_JOIN}"
-                f" WHERE {where} ORDER BY {order_sql(sort)} LIMIT ? OFFSET ?",
-                [compiled.reader, *compiled.params, *_page(limit, offset)])
-    if sort.field != "relevance":
-        where, params = _all_words_where(compiled)
-        return (f"SELECT {SUMMARY_COLUMNS}, {text} AS text, NULL::float AS score FROM paper p {READER_JOIN}"
-                f" WHERE {where} ORDER BY {order_sql(sort)} LIMIT ? OFFSET ?",
-                [compiled.reader, *params, *_page(limit, offset)])
+    if compiled.match is None or sort.field != "relevance":
+        if compiled.match is None:
+            where, params = " AND ".join(compiled.where) or "TRUE", list(compiled.params)
+        else:
+            where, params = _all_words_where(compiled)
+        order = order_sql(sort)
+        if sort.field == "rating":  # the reader's rating: sorted with the reader's rows joined
+            return (f"SELECT {SUMMARY_COLUMNS}, {text} AS text, NULL::float AS score FROM paper p {READER_JOIN}"
+                    f" WHERE {where} ORDER BY {order} LIMIT ? OFFSET ?",
+                    [compiled.reader, *params, *_page(limit, offset)])
+        # The page's ids first (the listing index alone when the filters are sets of ids),
+        # then only those rows: the paper rows are wide (the vectors are stored in them).
+        return (f"WITH top AS (SELECT p.id FROM paper p WHERE {where} ORDER BY {order} LIMIT ? OFFSET ?)"
+                f" SELECT {SUMMARY_COLUMNS}, {text} AS text, NULL::float AS score FROM top"
+                f" JOIN paper p ON p.id = top.id {READER_JOIN} ORDER BY {order}",
+                [*params, *_page(limit, offset), compiled.reader])
     index, where, params = _tier_where(compiled, tier, first="q.q")
     column, config = VECTORS[index]
     score = f"-ts_rank({WEIGHTS}, p.{column}, q.q, 1)"
