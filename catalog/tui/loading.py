@@ -275,12 +275,14 @@ class Loading:
         if current is None or current.key != message.key:
             return
         pane = self.query_one(DetailPane)
+        # The same paper read again (changed here or elsewhere): the reader keeps their place.
+        same = self.detail is not None and self.detail.summary.key == message.key
         self.detail, self.detail_styled = message.detail, message.styled
         if message.detail is None:
             pane.show_message(f"Cannot show {message.key}: {message.error}")
         else:
             pane.show(message.detail, highlight_terms(typed_query(self.query_text)), message.styled,
-                      self.similar_for_pane(message.key))
+                      self.similar_for_pane(message.key), keep_scroll=same)
 
     def refresh_detail(self) -> None:
         """Show the paper in the reading pane again (its similar papers came), in place."""

@@ -197,3 +197,37 @@ async def test_papers_with_notes_are_marked_in_the_list(seeded, settle):
         await settle(pilot)
         lines = screen_text(app, app.main.papers).splitlines()
         assert lines[1][:3] == "●✎ "
+
+
+async def test_the_reading_pane_keeps_its_place_when_the_catalog_changes_elsewhere(seeded, settle, monkeypatch):
+    """Reading an abstract scrolled down while another process changes the catalog: the
+    rows refresh, the pane shows the change and stays where the reader was; another paper
+    starts at its top."""
+    from catalog.library import Catalog
+    from catalog.tui.screens import main
+    from catalog.tui.widgets.detail import DetailPane
+
+    monkeypatch.setattr(main, "POLL", 0.05)
+    key = seeded.search("", limit=1, snippets=False)[0].key
+    seeded.add_note(key, "\n\n".join(f"Point {i}: worth reading twice." for i in range(30)))
+    other = Catalog.open(seeded.path)  # another shell: its own connections
+    app = CatalogApp(seeded, cursor_blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        pane = app.main.query_one(DetailPane)
+        assert app.main.papers.current.key == key
+        await pilot.press("enter", *"jjjjjjjj")
+        await settle(pilot)
+        assert pane.scroll_y == 8
+
+        other.tag([key], add=["elsewhere"])
+        await pilot.pause(0.3)
+        await settle(pilot)
+        assert "#elsewhere" in pane.text  # read again...
+        assert pane.scroll_y == 8  # ...where the reader was
+        assert app.main.focused is pane
+
+        await pilot.press("right_square_bracket")  # the next paper: from its top
+        await settle(pilot)
+        assert app.main.papers.cursor == 1 and pane.scroll_y == 0
+    other.close()
