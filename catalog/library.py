@@ -292,9 +292,12 @@ class Catalog:
                 by_rating=ratings + (((None, unrated),) if unrated else ()),
             )
 
-    def facets(self, query: str = "", *, cancelled: Stop | None = None) -> Facets:
+    def facets(self, query: str = "", *, cancelled: Stop | None = None,
+               partial: bool = True) -> Facets:
         """Counts of the papers `query` finds by venue and year, status, rating and tag (a
-        tag counting its children's papers too); the whole catalog for ""."""
+        tag counting its children's papers too); the whole catalog for "". The papers are
+        those `count` counts (`partial=False`: only those holding every word, as a search
+        sorted otherwise than by relevance lists)."""
         parsed = parse(query)
         with self.store.read() as tx, tx.stoppable(cancelled):
             total = tx.paper_count()
@@ -304,7 +307,7 @@ class Catalog:
                                statuses=tx.status_counts(total), ratings=tx.rating_counts(),
                                saved=tx.saved_searches(), total=total)
             else:
-                found = tx.result_facets(parsed)
+                found = tx.result_facets(parsed, partial=partial)
         return dataclasses.replace(found, query=query, catalog_total=total, tag_names=names)
 
     # --- discovery: papers like one, recommendations, topics (catalog/related.py) -----------

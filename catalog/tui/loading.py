@@ -228,21 +228,24 @@ class Loading:
     def load_facets(self, query: str | None = None) -> None:
         """Counts for the results of `query` (by default those shown: the query as it ran,
         the word being typed as a prefix), off the UI thread; a newer call cancels this one,
-        and SQLite stops at once."""
-        self._load_facets(self.papers.query_text if query is None else query)
+        and SQLite stops at once. They count the papers the list holds: by relevance, those
+        holding only some of the words too when the list shows them."""
+        self._load_facets(self.papers.query_text if query is None else query,
+                          self.papers.sort == RELEVANCE)
 
     @work(thread=True, exclusive=True, group="facets", exit_on_error=False)
-    def _load_facets(self, query: str) -> None:
+    def _load_facets(self, query: str, partial: bool) -> None:
         worker = get_current_worker()
         try:
-            facets = self.catalog.facets(query, cancelled=lambda: worker.is_cancelled)
+            facets = self.catalog.facets(query, cancelled=lambda: worker.is_cancelled, partial=partial)
         except Exception:  # superseded, or a bad query; counts are a convenience
             return
         if not worker.is_cancelled:
-            self.post_message(FacetsLoaded(facets))
+            self.post_message(FacetsLoaded(facets, partial))
 
     def on_facets_loaded(self, message: FacetsLoaded) -> None:
-        if message.facets.query != self.papers.query_text:
+        if (message.facets.query != self.papers.query_text
+                or message.partial != (self.papers.sort == RELEVANCE)):
             return  # the results have changed since
         self.load_topics()  # the Topics facet (discovering.py)
         self.facets = message.facets

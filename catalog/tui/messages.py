@@ -84,9 +84,13 @@ class DetailLoaded(Message):
 
 
 class FacetsLoaded(Message):
-    def __init__(self, facets: Facets) -> None:
+    """Counts of the papers `facets.query` finds (`partial`: with those holding some of
+    the words, as the list does by relevance)."""
+
+    def __init__(self, facets: Facets, partial: bool = True) -> None:
         super().__init__()
         self.facets = facets
+        self.partial = partial
 
 
 class CatalogChanged(Message):

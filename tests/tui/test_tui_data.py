@@ -231,3 +231,27 @@ async def test_the_reading_pane_keeps_its_place_when_the_catalog_changes_elsewhe
         await settle(pilot)
         assert app.main.papers.cursor == 1 and pane.scroll_y == 0
     other.close()
+
+
+async def test_facet_counts_are_those_of_the_list_while_typing(seeded, settle, type_search):
+    """The word being typed is searched as a prefix, and the list may go on with papers
+    holding only some of the words: the sidebar counts exactly the papers the list holds."""
+    app = CatalogApp(seeded, cursor_blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        # A prefix of a word that is no prefix of its stem (interpretab*: interpret); the last
+        # word unfinished after whole ones, so partial matches follow.
+        for typed in ("interpretab", "language mod", "graph neu"):
+            await type_search(pilot, typed)
+            papers, facets = app.main.papers, app.main.facets
+            assert papers.total == seeded.count(typed + "*") > 0
+            assert facets.query == typed + "*" and facets.total == papers.total, typed
+            assert sum(n for _, _, n in facets.venues) == papers.total, typed
+            assert f"unread {papers.total}" in _facet_labels(app), typed
+
+        await pilot.press("escape", "O")  # by year: only the papers holding every word
+        await settle(pilot)
+        papers, facets = app.main.papers, app.main.facets
+        assert papers.total == seeded.count("graph neu*", partial=False) < seeded.count("graph neu*")
+        assert facets.total == papers.total == sum(n for _, _, n in facets.venues)
+        assert f"unread {papers.total}" in _facet_labels(app)
