@@ -378,24 +378,29 @@ class Catalog:
 
     # --- exchange: exports, annotations, backups ------------------------------------------
 
-    def export_papers(self, query: str = "") -> list[ExportPaper]:
-        """The papers `query` selects (all for ""), in search order, with everything exports write."""
-        parsed = parse(query)
+    def export_papers(self, query: str = "", *, keys: Sequence[str] | None = None) -> list[ExportPaper]:
+        """The papers `query` selects (all for ""), in search order, with everything exports
+        write; or those with these `keys`, in their order (a key no paper has is left out)."""
         with self.store.read() as tx:
-            return tx.export_papers([hit.paper_id for hit in tx.search(parsed, limit=-1, partial=False)])
+            if keys is not None:
+                ids = [pid for pid in map(tx.paper_id, keys) if pid is not None]
+            else:
+                ids = [hit.paper_id for hit in tx.search(parse(query), limit=-1, partial=False)]
+            return tx.export_papers(ids)
 
     def export(self, query: str, fmt: str, path: Path | None = None, *,
-               stream: TextIO | None = None) -> ExportReport:
-        """Write the selected papers as `fmt` to `path` (replaced atomically) or to `stream`."""
+               stream: TextIO | None = None, keys: Sequence[str] | None = None) -> ExportReport:
+        """Write the selected papers (or those with these `keys`, in their order) as `fmt` to
+        `path` (replaced atomically; a folder for "vault") or to `stream`."""
         from catalog import export
 
         if fmt == "vault":
-            return self._export_vault(query, path)
+            return self._export_vault(query, path, keys)
         try:
             write = export.writer(fmt)
         except export.ExportError as exc:
             raise CatalogError(str(exc)) from None
-        papers = self.export_papers(query)
+        papers = self.export_papers(query, keys=keys)
         if path is None:
             write(papers, stream if stream is not None else sys.stdout)
         else:
@@ -406,7 +411,7 @@ class Catalog:
                 raise CatalogError(f"cannot write {path}: {exc.strerror or exc}") from None
         return ExportReport(len(papers), fmt, str(path) if path else None)
 
-    def _export_vault(self, query: str, folder: Path | None) -> ExportReport:
+    def _export_vault(self, query: str, folder: Path | None, keys: Sequence[str] | None) -> ExportReport:
         """One Markdown file per paper in `folder` (docs/formats.md, "Markdown vault")."""
         from catalog.export import vault
 
@@ -417,7 +422,7 @@ class Catalog:
             raise CatalogError(f"cannot write a vault to {folder}: it is not a folder")
         if not folder.parent.is_dir():
             raise CatalogError(f"cannot write a vault to {folder}: folder {folder.parent} does not exist")
-        papers = self.export_papers(query)
+        papers = self.export_papers(query, keys=keys)
         try:
             report = vault.write(papers, folder)
         except OSError as exc:

@@ -161,11 +161,16 @@ class Copied(Message):
 
 
 class Exported(Message):
-    def __init__(self, papers: int, format: str, path: str) -> None:
+    """`unchanged`, `skipped`: a vault's files already up to date, and those left alone."""
+
+    def __init__(self, papers: int, format: str, path: str, unchanged: int = 0,
+                 skipped: tuple[str, ...] = ()) -> None:
         super().__init__()
         self.papers = papers
         self.format = format
         self.path = path
+        self.unchanged = unchanged
+        self.skipped = skipped
 
 
 class TriageRows(Message):
