@@ -20,8 +20,8 @@ from catalog.tui.display import shorten
 
 DEFAULT_NAME = "catalog-export"
 HINT = "enter exports · the format follows the file's suffix · escape cancels"
-FOLDER_HINT = ("enter exports · one Markdown file per paper in this folder; what you wrote below "
-               "each file's marker line is kept · escape cancels")
+FOLDER_HINT = ("enter exports into this folder, one Markdown file per paper (what you wrote "
+               "below a file's marker line is kept) · escape cancels")
 
 
 @dataclass(frozen=True)
@@ -50,9 +50,8 @@ class ExportScreen(ModalScreen[ExportRequest | None]):
                 yield RadioButton(f"all {self.results:,} {_papers(self.results)} of these "
                                   f"results{query}", value=not self.marked, id="export-results")
             with Horizontal(id="export-to"):
-                yield Select([(name, name) for name in FORMATS]
-                             + [(f"{name} (a folder)", name) for name in FOLDER_FORMATS],
-                             value="bibtex", allow_blank=False, id="export-format", compact=True)
+                yield Select([(name, name) for name in (*FORMATS, *FOLDER_FORMATS)], value="bibtex",
+                             allow_blank=False, id="export-format", compact=True)
                 yield Input(DEFAULT_NAME + FORMATS["bibtex"][1], id="export-path",
                             placeholder="file to write", select_on_focus=False, compact=True)
             with Horizontal(classes="buttons"):
