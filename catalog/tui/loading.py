@@ -75,6 +75,9 @@ class Loading:
         place may be deep in the list); without, the count follows the first page. `refresh`:
         the same results again, the cursor staying on whatever paper it is on when they come."""
         self.generation += 1
+        # The counts of the results this search replaces are not wanted any more: stop them
+        # (at a million papers they take longer than a search, on the same cores).
+        self.workers.cancel_group(self, "facets")
         self.query_text, self.keep_key, self.refreshing = query, keep, refresh
         self.remembered.query = query
         self._search(self.catalog, typed_query(query), self.sort, self.generation,
