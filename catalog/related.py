@@ -102,8 +102,10 @@ def triage_order(store, untriaged: Query, limit: int, *, whole_catalog: bool) ->
 
 
 def topics(store, query: str) -> list[TopicGroup]:
-    """The list `query` selects (everything for "") in topics, stored under its scope."""
+    """The list `query` selects (everything for "") in topics, stored under its scope. Topics
+    whose papers mostly stayed together keep the numbers they had (discover.topics.renumber)."""
     from catalog.discover import topic_records
+    from catalog.discover.topics import renumber
 
     parsed = parse(query)
     scope = " ".join(query.split())
@@ -118,6 +120,8 @@ def topics(store, query: str) -> list[TopicGroup]:
         found = discovery.topics(ids)
     if not found:
         raise CatalogError("the catalog has no papers yet: `catalog import PATH` adds some")
+    with store.read() as tx:
+        found = renumber(found, tx.topic_numbers(scope))
     with store.write() as tx:  # short: the rows only (100,000 at most a second)
         tx.save_topics(scope, topic_records(scope, found))
     with store.read() as tx:

@@ -382,3 +382,57 @@ def test_topics_of_a_long_list_fit_on_a_sample(engine, monkeypatch):
     topics = engine.topics()
     assert sorted(p for t in topics for p in t.paper_ids) == list(range(1, 91))
     assert topics == engine.topics() and topics[0].size < 60
+
+
+# --- how many topics, and their numbers -----------------------------------------------------------
+
+
+def test_the_number_of_topics_fits_the_list():
+    from catalog.discover.topics import n_topics
+
+    assert n_topics(1) == n_topics(3) == 1
+    assert 4 <= n_topics(90) <= 20  # the rule for the seeds
+    sizes = [10, 90, 300, 1000, 2000, 5000, 100_000, 1_000_000]
+    counts = [n_topics(n) for n in sizes]
+    assert counts == sorted(counts)  # more papers, never fewer topics
+    assert all(2 <= c <= 20 for c in counts)
+    assert n_topics(500) <= 12 and n_topics(2000) <= 15 and n_topics(5000) <= 16  # was 16, 30, 30
+
+
+def test_a_generated_list_of_2000_papers_gets_a_readable_number_of_topics(tmp_path):
+    sys.path.insert(0, str(REPO))
+    from benchmarks import corpus
+
+    files = corpus.write_paper_lists(2000, tmp_path / "lists", per_file=1000)
+    catalog = Catalog.open(tmp_path / "c.db")
+    assert not catalog.import_paths(files).errors
+    catalog.close()
+    topics = fresh_engine(tmp_path / "c.db", tmp_path / "cache").topics()
+    assert 8 <= len(topics) <= 15
+    assert sorted(p for t in topics for p in t.paper_ids) == list(range(1, 2001))
+    assert min(t.size for t in topics) >= 20  # no sliver topics of a handful of papers
+
+
+def _topic(number: int, ids) -> "Topic":
+    from catalog.discover import Topic
+
+    return Topic(number, f"label {number}", (), tuple(ids))
+
+
+def test_renumbering_keeps_the_numbers_of_topics_that_stayed_together():
+    from catalog.discover.topics import renumber
+
+    previous = {pid: 1 for pid in range(1, 11)} | {pid: 2 for pid in range(11, 17)} | {
+        pid: 3 for pid in range(17, 21)}
+    # Old topic 2 (11-16) grew and is now the largest; old 1 lost 3 papers to a new topic;
+    # old 3 (17-20) was split in two halves: no topic holds most of it.
+    found = [_topic(1, [*range(11, 17), 21, 22, 23, 24, 25]), _topic(2, range(1, 8)),
+             _topic(3, [8, 9, 10, 17, 18]), _topic(4, [19, 20, 26])]
+    numbers = [t.number for t in renumber(found, previous)]
+    assert numbers[:2] == [2, 1]
+    assert set(numbers[2:]) == {4, 5}  # new numbers, never 3: it meant the split topic
+    assert [t.paper_ids for t in renumber(found, previous)] == [t.paper_ids for t in found]
+    assert renumber(found, {}) == found
+    # Two old topics merged into one: the one sharing more papers gives its number.
+    merged = renumber([_topic(1, range(1, 17)), _topic(2, range(17, 21))], previous)
+    assert [t.number for t in merged] == [1, 3]
