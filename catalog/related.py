@@ -146,16 +146,32 @@ def topic_papers(store, number: int) -> list[PaperSummary]:
         return tx.summaries(tx.topic_paper_ids(WHOLE_CATALOG, number))
 
 
-def refresh_after_import(store) -> None:
-    """Bring an existing cache up to date (the engine updates it incrementally where it can);
-    a catalog that never used discovery builds nothing. Derived data: a failure here costs
-    a rebuild on the next use, never the import."""
+def refresh_after_import(store, *, background: bool = False) -> None:
+    """After an import that added papers. `background` (what `catalog import` asks): start
+    catalog/refresher.py, which brings the cache up to date, or builds it when there is none,
+    in a detached process, so the import exits at once and the next discovery command finds
+    the cache ready. Otherwise (and with CATALOG_DISCOVER_REFRESH=inline) bring an existing
+    cache up to date here (the engine updates it incrementally where it can); a catalog that
+    never used discovery builds nothing. Derived data: a failure costs a rebuild on the next
+    use, never the import."""
+    from catalog import refresher
+
     discovery = engine(store)
+    how = refresher.mode() if background else "inline"
     try:
-        if discovery.status().state == "stale":
+        state = discovery.status().state
+        if how == "background" and state != "fresh" and store.path is not None:
+            refresher.start(store.path, discovery.cache_dir)
+        elif how != "off" and state == "stale":
             discovery.refresh()
     except OSError:
         pass
+
+
+def refresh(store):
+    """Bring the cache up to date now (building it if missing): the engine's UpdateReport, or
+    None when it was fresh. What catalog/refresher.py runs."""
+    return engine(store).refresh()
 
 
 def status(store):
