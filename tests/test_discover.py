@@ -436,3 +436,49 @@ def test_renumbering_keeps_the_numbers_of_topics_that_stayed_together():
     # Two old topics merged into one: the one sharing more papers gives its number.
     merged = renumber([_topic(1, range(1, 17)), _topic(2, range(17, 21))], previous)
     assert [t.number for t in merged] == [1, 3]
+
+
+# --- recommend: the trained classifier kept with the cache -----------------------------------------
+
+
+def test_recommend_again_reuses_its_classifier_without_scikit_learn(seeds_db, tmp_path, sae):
+    cache = tmp_path / "cache"
+    engine = fresh_engine(seeds_db, cache)
+    first = engine.recommend(sae[:3], limit=10)
+    models = list(cache.glob("g-*/models/*.f64"))
+    assert len(models) == 1
+    assert engine.recommend(sae[:3], limit=10) == first
+    everything = engine.recommend(sae[:3], limit=100)
+    assert everything[:10] == first
+    odd = [pid for pid in range(1, 91) if pid % 2]  # another list: the same model
+    assert engine.recommend(sae[:3], odd, limit=5) == [r for r in everything if r.paper_id % 2][:5]
+    assert engine.recommend(sae[:3], exclude_ids=odd, limit=5) == [
+        r for r in everything if not r.paper_id % 2][:5]
+    code = (
+        "import sys\n"
+        "from catalog.discover import Discovery\n"
+        "from catalog.discover.source import StoreSource\n"
+        "from catalog.store import open_store\n"
+        f"engine = Discovery(StoreSource(open_store({str(seeds_db)!r}), {str(cache)!r}))\n"
+        f"print([(r.paper_id, r.score, r.why) for r in engine.recommend({sae[:3]!r}, limit=10)])\n"
+        "print('HEAVY', sorted({m.split('.')[0] for m in sys.modules} & {'sklearn', 'scipy'}))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO,
+                         env={**os.environ, "PYTHONPATH": str(REPO)})
+    assert "HEAVY []" in out.stdout, out.stdout + out.stderr
+    assert out.stdout.splitlines()[0] == str([(r.paper_id, r.score, r.why) for r in first])
+    # Other positives train (and keep) another classifier.
+    assert engine.recommend(sae[1:4], limit=10) != first
+    assert len(list(cache.glob("g-*/models/*.f64"))) == 2
+
+
+def test_a_stored_classifier_goes_with_its_cache(seeds_db, tmp_path, sae):
+    cache = tmp_path / "cache"
+    engine = fresh_engine(seeds_db, cache)
+    first = engine.recommend(sae[:3], limit=10)
+    engine.refresh(full=True)  # a new generation: its own classifiers
+    assert not list(cache.glob("g-*/models/*.f64"))
+    assert engine.recommend(sae[:3], limit=10) == first
+    model = next(cache.glob("g-*/models/*.f64"))
+    model.write_bytes(b"broken")  # an unreadable model is trained again
+    assert engine.recommend(sae[:3], limit=10) == first
+    assert model.stat().st_size > 100
