@@ -107,6 +107,15 @@ def main(argv: list[str] | None = None) -> int:
             catalog.close()
 
 
+def running(cache_dir: Path) -> bool:
+    """Whether a refresher is at work on this cache now (for `catalog doctor`)."""
+    path = cache_dir / LOCK
+    if not path.exists():
+        return False
+    with _only_one(path) as free:
+        return not free
+
+
 class _only_one:
     """A non-blocking exclusive lock on `path`: `mine` is False when another process has it."""
 

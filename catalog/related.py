@@ -180,6 +180,14 @@ def status(store):
     return engine(store).status()
 
 
+def refreshing(store) -> bool:
+    """Whether a process an import started (catalog/refresher.py) is building or updating the
+    cache now."""
+    from catalog import refresher
+
+    return refresher.running(engine(store).cache_dir)
+
+
 def _related(store, found: Sequence) -> list[RelatedPaper]:
     with store.read() as tx:
         summaries = tx.summaries([f.paper_id for f in found])

@@ -131,3 +131,19 @@ def test_the_import_does_not_wait_for_the_build(tmp_path, monkeypatch):
         assert catalog.discovery_status().state == "missing"
     _wait_until_fresh(catalog)
     catalog.close()
+
+
+def test_doctor_says_when_the_cache_is_being_built(tmp_path):
+    from catalog.doctor import derived_data
+
+    catalog = Catalog.open(tmp_path / "c.db")
+    catalog.import_paths([SEEDS])
+    cache_dir = related.engine(catalog.store).cache_dir
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    assert "not built yet" in derived_data(catalog.store)[0]
+    with open(cache_dir / refresher.LOCK, "a+b") as held:  # as a refresher at work holds it
+        fcntl.flock(held, fcntl.LOCK_EX)
+        assert derived_data(catalog.store)[0] == (
+            "discovery cache: being built in the background since the last import")
+    assert not refresher.running(cache_dir)
+    catalog.close()
