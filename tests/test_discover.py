@@ -482,3 +482,14 @@ def test_a_stored_classifier_goes_with_its_cache(seeds_db, tmp_path, sae):
     model.write_bytes(b"broken")  # an unreadable model is trained again
     assert engine.recommend(sae[:3], limit=10) == first
     assert model.stat().st_size > 100
+
+
+def test_only_the_latest_classifiers_are_kept(seeds_db, tmp_path, sae, monkeypatch):
+    from catalog.discover import engine as engine_module
+
+    monkeypatch.setattr(engine_module, "MODELS_KEPT", 2)
+    cache = tmp_path / "cache"
+    engine = fresh_engine(seeds_db, cache)
+    for positives in (sae[:2], sae[:3], sae[:4]):
+        engine.recommend(positives, limit=3)
+    assert len(list(cache.glob("g-*/models/*.f64"))) == 2

@@ -164,6 +164,9 @@ def _building(cache_dir: Path):
             fcntl.flock(f, fcntl.LOCK_UN)
 
 
+MODELS_KEPT = 16  # classifiers kept per cache generation
+
+
 def _read_model(path: Path, size: int):
     """A stored classifier of the right size, or None (never stored, or unreadable)."""
     import numpy as np
@@ -185,6 +188,10 @@ def _write_model(path: Path, model) -> None:
         partial = path.with_name(f".{path.name}.{os.getpid()}")
         model.tofile(partial)
         os.replace(partial, path)
+        # Triage retrains as decisions come in: keep the most recent few (~1 MB each at 100k).
+        kept = sorted(path.parent.glob("*.f64"), key=lambda p: p.stat().st_mtime, reverse=True)
+        for old in kept[MODELS_KEPT:]:
+            old.unlink(missing_ok=True)
     except OSError:
         pass
 
