@@ -493,3 +493,21 @@ def test_only_the_latest_classifiers_are_kept(seeds_db, tmp_path, sae, monkeypat
     for positives in (sae[:2], sae[:3], sae[:4]):
         engine.recommend(positives, limit=3)
     assert len(list(cache.glob("g-*/models/*.f64"))) == 2
+
+
+def test_scores_are_the_matrix_product_empty_rows_included():
+    import numpy as np
+    import scipy.sparse as sp
+
+    from catalog.discover import recommend as ranking
+
+    dense = np.array([[0, 1, 2], [0, 0, 0], [3, 0, 0], [0, 0, 0], [1, 1, 1]], np.float32)
+    matrix = sp.csr_matrix(dense)
+    weights = np.array([0.5, -1, 2], np.float32)
+    for block in (1, 2, 1 << 21):
+        ranking.BLOCK, saved = block, ranking.BLOCK
+        try:
+            scores = ranking._scores(matrix.data, matrix.indices, matrix.indptr, weights)
+        finally:
+            ranking.BLOCK = saved
+        assert np.allclose(scores, dense @ weights), block

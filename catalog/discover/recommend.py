@@ -94,19 +94,22 @@ BLOCK = 1 << 21  # matrix entries scored at once (~25 MB of temporaries)
 
 def _scores(data: np.ndarray, indices: np.ndarray, indptr: np.ndarray,
             weights: np.ndarray) -> np.ndarray:
-    """Every row's weight x tf-idf, a block of rows at a time: the running sum of the
-    products, read at the rows' ends (a row's score is the difference)."""
+    """Every row's sum of weight x tf-idf, a block of rows at a time (half the time of a
+    running sum; scipy's product would need scipy's import)."""
     n = len(indptr) - 1
-    scores = np.empty(n, np.float64)
+    scores = np.zeros(n, np.float64)
     start = 0
     while start < n:
         end = int(np.searchsorted(indptr, indptr[start] + BLOCK, side="right")) - 1
         end = min(max(end, start + 1), n)
         lo, hi = int(indptr[start]), int(indptr[end])
-        products = data[lo:hi] * weights[indices[lo:hi]]
-        running = np.concatenate([[0.0], np.cumsum(products, dtype=np.float64)])
-        ends = indptr[start:end + 1] - lo
-        scores[start:end] = running[ends[1:]] - running[ends[:-1]]
+        if hi > lo:
+            products = data[lo:hi] * weights[indices[lo:hi]]
+            # Over the rows with entries only: reduceat sums from one start to the next (an
+            # empty row would get the next row's first entry instead of 0).
+            filled = np.flatnonzero(indptr[start + 1:end + 1] > indptr[start:end])
+            scores[start + filled] = np.add.reduceat(products, indptr[start + filled] - lo,
+                                                     dtype=np.float64)
         start = end
     return scores
 
