@@ -102,7 +102,8 @@ def import_cmd(ctx, paths, venue, year, mapping, verbose):
 
     catalog = _open(ctx)
     with import_progress(paths) as advance:
-        report = catalog.import_paths(paths, venue=venue, year=year, progress=advance, mapping=mapping)
+        report = catalog.import_paths(paths, venue=venue, year=year, progress=advance, mapping=mapping,
+                                      background=True)  # the discovery cache: catalog/refresher.py
     if not report.files:
         _fail("nothing to import: no paper lists (.txt, .md), .bib, .json, .jsonl or .csv files in "
               + ", ".join(str(p) for p in paths))

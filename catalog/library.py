@@ -72,9 +72,11 @@ class Catalog:
     def import_paths(self, paths: Iterable[Path], *, venue: str | None = None,
                      year: int | None = None,
                      progress: Callable[[int], None] | None = None,
-                     mapping: Sequence[str] = ()) -> ImportReport:
+                     mapping: Sequence[str] = (), background: bool = False) -> ImportReport:
         """Import paper lists, BibTeX, RIS, JSON/JSONL and CSV files (folders: all of them
-        inside). `mapping`: "field=column" for JSON and CSV files whose names the defaults miss."""
+        inside). `mapping`: "field=column" for JSON and CSV files whose names the defaults miss.
+        `background`: bring the discovery cache up to date (or build it) in a detached process
+        (catalog/refresher.py; what `catalog import` does) rather than here."""
         from catalog import importer
         from catalog.ingest.mapping import FieldMap, MappingError
 
@@ -87,7 +89,7 @@ class Catalog:
         if report.new or report.merged:
             from catalog import related
 
-            related.refresh_after_import(self.store)  # only a cache that exists: derived data
+            related.refresh_after_import(self.store, background=background)  # derived data
         return report
 
     # --- finding papers -----------------------------------------------------------------
