@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from bisect import bisect_left
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -47,12 +48,18 @@ def fold(word: str) -> str:
     return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
 
 
-def terms_of(query: Query) -> Terms:
+def terms_of(query: Query, also: Mapping[str, Sequence[str]] | None = None) -> Terms:
     """The words and phrases a query looks for (negated ones are not marked). Like FTS5, a
-    phrase, or a word with punctuation inside (`multi-agent`), matches as a sequence."""
+    phrase, or a word with punctuation inside (`multi-agent`), matches as a sequence.
+    `also`: what words or runs of words of the query also stand for, through the acronyms the
+    store knows ("SAE" -> ["sparse autoencoders"]): those are marked in any form too."""
     phrases: set[tuple[tuple[str, ...], bool]] = set()
     substrings: list[str] = []
     stems: set[tuple[str, ...]] = set()
+    for other in (o for others in (also or {}).values() for o in others):
+        if words := tuple(fold(t) for t in _WORD.findall(other)):
+            phrases.add((words, False))
+            stems.add(tuple(stem(w) for w in words))
     for clause in query.clauses:
         if clause.negated:
             continue
