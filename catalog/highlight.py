@@ -172,10 +172,18 @@ def _literal(words: tuple[str, ...], between: str, last: str) -> re.Pattern[str]
 def _ascii_patterns(terms: Terms) -> tuple[tuple[re.Pattern[str], ...], tuple[tuple[re.Pattern[str], tuple[str, ...]], ...]]:
     """spans()'s patterns for lower-cased ASCII text: one per exact word or phrase, and one
     per stemmed sequence with its words' stems."""
-    exact = tuple(_literal(words, "", r"\w*" if prefix else r"\b") for words, prefix in sorted(terms.phrases))
     forms = tuple((_literal(tuple(_stem_start(s) for s in words), r"\w*", r"\w*"), words)
                   for words in sorted(terms.stems))
+    by_stems = dict((words, pattern) for pattern, words in forms)
+    # A phrase its form's pattern finds as written needs no pass of its own (most words).
+    exact = tuple(_literal(words, "", r"\w*" if prefix else r"\b") for words, prefix in sorted(terms.phrases)
+                  if prefix or not _found_as_form(words, by_stems))
     return exact, forms
+
+
+def _found_as_form(words: tuple[str, ...], by_stems: dict) -> bool:
+    pattern = by_stems.get(tuple(stem(w) for w in words))
+    return pattern is not None and pattern.fullmatch(" ".join(words)) is not None
 
 
 def _literal_spans(low: str, terms: Terms) -> list[tuple[int, int]]:
