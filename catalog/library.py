@@ -109,7 +109,20 @@ class Catalog:
             if rest:
                 hits += tx.search(parsed, limit=rest, offset=max(0, offset - len(named)),
                                   with_text=snippets and parsed.has_text, sort=sort)
-        return _with_snippets(hits, parsed) if snippets else [hit.summary for hit in hits]
+            also = _acronyms(tx, parsed) if snippets and any(hit.text for hit in hits) else {}
+        return _with_snippets(hits, parsed, also) if snippets else [hit.summary for hit in hits]
+
+    def highlight_terms(self, query: str) -> highlight.Terms:
+        """What to mark in a paper's text for `query`: its words in any form, and the forms
+        its acronyms stand for ("SAE": "sparse autoencoders"). No words: nothing."""
+        try:
+            parsed = parse(query)
+        except QueryError:
+            return highlight.terms_of(parse(""))
+        if not parsed.has_text:
+            return highlight.terms_of(parsed)
+        with self.store.read() as tx:
+            return highlight.terms_of(parsed, _acronyms(tx, parsed))
 
     def count(self, query: str, *, cancelled: Stop | None = None, partial: bool = True) -> int:
         """How many papers `search` lists for `query`: those holding every word, and those
@@ -597,9 +610,15 @@ def _untriaged(query: Query) -> Query:
                   Clause((Filter("has", "=", "rating"),), negated=True)], query.source)
 
 
-def _with_snippets(hits: list[SearchHit], query) -> list[PaperSummary]:
-    """Summaries with a snippet of each abstract around the words the query matched."""
-    terms = highlight.terms_of(query)
+def _acronyms(tx, parsed: Query) -> dict[str, list[str]]:
+    """What the query's words also stand for (a backend without acronyms: nothing)."""
+    return tx.acronyms_for(parsed) if hasattr(tx, "acronyms_for") else {}
+
+
+def _with_snippets(hits: list[SearchHit], query, also: dict[str, list[str]]) -> list[PaperSummary]:
+    """Summaries with a snippet of each abstract around the words the query matched (and
+    the forms its acronyms stand for, `also`)."""
+    terms = highlight.terms_of(query, also)
     return [dataclasses.replace(hit.summary, snippet=highlight.snippet(hit.text, terms))
             if terms and hit.text else hit.summary for hit in hits]
 

@@ -28,8 +28,9 @@ from catalog.tui.widgets.paper_list import PAGE, PaperList
 from catalog.tui.widgets.search_bar import SearchBar
 
 
-def read_paper(catalog: Catalog, key: str) -> DetailLoaded:
-    """A paper for the reading pane, its abstract rendered (call it from a thread worker)."""
+def read_paper(catalog: Catalog, key: str, query: str = "") -> DetailLoaded:
+    """A paper for the reading pane, its abstract rendered, with what to mark in it for
+    `query` (call it from a thread worker)."""
     try:
         detail = catalog.get(key)
     except Exception as exc:  # deleted meanwhile by another process, say
@@ -38,7 +39,11 @@ def read_paper(catalog: Catalog, key: str) -> DetailLoaded:
         styled = render_styled(detail.abstract) if detail.abstract else None
     except Exception:  # imported text is arbitrary: the plain text will do
         styled = None
-    return DetailLoaded(key, detail, styled=styled)
+    try:  # the query's words, and the forms its acronyms stand for
+        terms = catalog.highlight_terms(query)
+    except Exception:  # a busy database: the words as typed will do
+        terms = highlight_terms(query)
+    return DetailLoaded(key, detail, styled=styled, terms=terms)
 
 
 class Loading:
@@ -274,7 +279,7 @@ class Loading:
 
     @work(thread=True, exclusive=True, group="detail", exit_on_error=False)
     def load_detail(self, key: str) -> None:
-        self.post_message(read_paper(self.catalog, key))
+        self.post_message(read_paper(self.catalog, key, typed_query(self.query_text)))
 
     def on_detail_loaded(self, message: DetailLoaded) -> None:
         current = self.papers.current
@@ -284,15 +289,20 @@ class Loading:
         # The same paper read again (changed here or elsewhere): the reader keeps their place.
         same = self.detail is not None and self.detail.summary.key == message.key
         self.detail, self.detail_styled = message.detail, message.styled
+        self.detail_terms = message.terms
         if message.detail is None:
             pane.show_message(f"Cannot show {message.key}: {message.error}")
         else:
-            pane.show(message.detail, highlight_terms(typed_query(self.query_text)), message.styled,
+            pane.show(message.detail, self._terms(), message.styled,
                       self.similar_for_pane(message.key), keep_scroll=same)
+
+    def _terms(self):
+        """What the reading pane marks: as the paper was loaded, else the words typed."""
+        return self.detail_terms if self.detail_terms is not None else highlight_terms(typed_query(self.query_text))
 
     def refresh_detail(self) -> None:
         """Show the paper in the reading pane again (its similar papers came), in place."""
         if self.detail is not None:
             self.query_one(DetailPane).show(
-                self.detail, highlight_terms(typed_query(self.query_text)), self.detail_styled,
+                self.detail, self._terms(), self.detail_styled,
                 self.similar_for_pane(self.detail.summary.key), keep_scroll=True)

@@ -7,6 +7,7 @@ from collections.abc import Callable
 
 from textual.message import Message
 
+from catalog.highlight import Terms
 from catalog.results import (
     Edit, Facets, PaperDetail, PaperSummary, RelatedPaper, Suggestion, TopicCount, TriageCount,
     TriageOrder,
@@ -72,15 +73,17 @@ class SearchFailed(Message):
 
 
 class DetailLoaded(Message):
-    """A paper, with its abstract rendered for display (catalog.text.tex.render_styled)."""
+    """A paper, with its abstract rendered for display (catalog.text.tex.render_styled) and
+    the terms to mark in it (Catalog.highlight_terms)."""
 
     def __init__(self, key: str, detail: PaperDetail | None, error: str | None = None,
-                 styled: Styled | None = None) -> None:
+                 styled: Styled | None = None, terms: Terms | None = None) -> None:
         super().__init__()
         self.key = key
         self.detail = detail
         self.error = error
         self.styled = styled
+        self.terms = terms  # what to mark: the query's words, and what its acronyms stand for
 
 
 class FacetsLoaded(Message):

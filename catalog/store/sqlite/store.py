@@ -138,6 +138,11 @@ class SqliteTx(PaperReads, EditQueries, ImportQueries, DiscoveryQueries, Mainten
     def _compile(self, query: Query) -> fts.CompiledQuery:
         return fts.compile_query(query, self._acronyms_for(query))
 
+    def acronyms_for(self, query: Query) -> dict[str, list[str]]:
+        """What the query's words and runs of words also stand for (the acronyms search
+        widens them by): for marking those forms in snippets and the reading pane."""
+        return self._acronyms_for(query)
+
     def _acronyms_for(self, query: Query) -> dict[str, list[str]]:
         """What the query's words and runs of words also stand for, by the acronyms the
         abstracts define: "SAE" -> ["Sparse Autoencoders"], "large language model" -> ["LLM"]."""
