@@ -109,7 +109,7 @@ class Catalog:
             if rest:
                 hits += tx.search(parsed, limit=rest, offset=max(0, offset - len(named)),
                                   with_text=snippets and parsed.has_text, sort=sort)
-            also = _acronyms(tx, parsed) if snippets and any(hit.text for hit in hits) else {}
+            also = tx.acronyms_for(parsed) if snippets and any(hit.text for hit in hits) else {}
         return _with_snippets(hits, parsed, also) if snippets else [hit.summary for hit in hits]
 
     def highlight_terms(self, query: str) -> highlight.Terms:
@@ -122,7 +122,7 @@ class Catalog:
         if not parsed.has_text:
             return highlight.terms_of(parsed)
         with self.store.read() as tx:
-            return highlight.terms_of(parsed, _acronyms(tx, parsed))
+            return highlight.terms_of(parsed, tx.acronyms_for(parsed))
 
     def count(self, query: str, *, cancelled: Stop | None = None, partial: bool = True) -> int:
         """How many papers `search` lists for `query`: those holding every word, and those
@@ -608,11 +608,6 @@ def _untriaged(query: Query) -> Query:
     """`query` narrowed to the papers not triaged yet: status unread and no rating."""
     return Query([*query.clauses, Clause((Filter("status", "=", "unread"),)),
                   Clause((Filter("has", "=", "rating"),), negated=True)], query.source)
-
-
-def _acronyms(tx, parsed: Query) -> dict[str, list[str]]:
-    """What the query's words also stand for (a backend without acronyms: nothing)."""
-    return tx.acronyms_for(parsed) if hasattr(tx, "acronyms_for") else {}
 
 
 def _with_snippets(hits: list[SearchHit], query, also: dict[str, list[str]]) -> list[PaperSummary]:
