@@ -92,8 +92,7 @@ class RankedSearch:
         """Papers holding every word (in any form, or through acronyms); `partial`: all that
         `search` lists, with the papers holding only some of the words when those are few."""
         compiled = self._compile(query)
-        if compiled.match is not None and any(o.prefix for c in query.clauses for o in c.options
-                                              if isinstance(o, Text)):
+        if compiled.match is not None and self._has_prefix(query):
             # A prefix of a word is not always a prefix of its stem (interpretab*): tier by tier.
             total = sum(self._run(*self.compiler.count_sql(compiled, tier), query)[0][0]
                         for tier in ("exact", "forms", "wide") if self.compiler.tier_expression(compiled, tier))
@@ -104,6 +103,10 @@ class RankedSearch:
             total += self._run(*self.compiler.count_sql(compiled, "some"), query)[0][0]
         return total
 
+    @staticmethod
+    def _has_prefix(query: Query) -> bool:
+        return any(o.prefix for c in query.clauses for o in c.options if isinstance(o, Text))
+
     def _unknown_word(self, compiled: object) -> bool:
         """Whether a word of the query is in no paper (a typo, most likely: "did you mean"
         says more than papers holding the other words would)."""
@@ -112,6 +115,11 @@ class RankedSearch:
 
     def _compile(self, query: Query) -> object:
         return self.compiler.compile_query(query, self._acronyms_for(query), self.user)
+
+    def acronyms_for(self, query: Query) -> dict[str, list[str]]:
+        """What the query's words and runs of words also stand for (the acronyms search
+        widens them by): for marking those forms in snippets and the reading pane."""
+        return self._acronyms_for(query)
 
     def _acronyms_for(self, query: Query) -> dict[str, list[str]]:
         """What the query's words and runs of words also stand for, by the acronyms the
@@ -138,11 +146,23 @@ class RankedSearch:
                 out[text] = out.get(text, []) + [s.upper() for s in by_key[key]]
         return out
 
-    def result_facets(self, query: Query) -> Facets:
+    def result_facets(self, query: Query, *, partial: bool = False) -> Facets:
         """Venue-year, status, rating and tag counts of the papers `query` finds (tags
-        including their children), with the saved searches; `total`: how many it finds."""
-        ids, params = self.compiler.ids_sql(self.compiler.compile_query(query, reader=self.user))
-        total = self.count(query)
+        including their children), with the saved searches; `total`: how many it finds.
+        The papers are those `count` counts: with `partial`, those `search` lists by relevance
+        (papers holding some of the words too, when few hold them all). Statuses and ratings
+        are this reader's."""
+        compiled = self._compile(query)
+        total, tiers = self.count(query), []
+        if compiled.match is not None:
+            some = (partial and self.compiler.tier_expression(compiled, "some") is not None
+                    and self._with_some(query, compiled, partial, total))
+            if some or self._has_prefix(query):  # tier by tier, as count does
+                tiers = [t for t in self.compiler.TIERS[:-1] if self.compiler.tier_expression(compiled, t)]
+            if some:
+                tiers.append("some")
+                total += self._run(*self.compiler.count_sql(compiled, "some"), query)[0][0]
+        ids, params = self.compiler.ids_sql(compiled, tiers)
         # Many results: scan the narrow indexes; few: look up each one's row.
         sql = self.compiler.facet_sql(ids, scan=total * 8 > self.paper_count())
         mine = [self.user, *params]  # statuses and ratings: this reader's
