@@ -512,7 +512,14 @@ class Catalog:
         try:
             if target.location == self.store.location:
                 raise CatalogError(f"{target.location} is this catalog; copy it somewhere else")
-            return copy_catalog(self.store, target)
+            counts = copy_catalog(self.store, target)
+            # What an import leaves behind: the backend's upkeep after a large load, and the
+            # discovery cache built in the background (catalog/refresher.py).
+            target.imported(counts.get("paper", 0))
+            from catalog import related
+
+            related.refresh_after_import(target, background=True)
+            return counts
         finally:
             target.close()
 

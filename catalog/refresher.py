@@ -1,6 +1,7 @@
 """The discovery cache brought up to date in a process of its own after `catalog import`.
 
     python -m catalog.refresher DB      # what `start` runs, detached
+    CATALOG_REFRESH_SERVER=URL python -m catalog.refresher --server   # a PostgreSQL catalog
 
 An import that adds papers leaves the cache stale, or (a catalog that never used discovery)
 missing; the next `similar`, `recommend`, `topics` or triage would pay for it: 91 s to build
@@ -32,6 +33,9 @@ import traceback
 from pathlib import Path
 
 MODE_VARIABLE = "CATALOG_DISCOVER_REFRESH"
+# A server catalog's URL reaches the process here, not in its arguments (which `ps` shows to
+# everyone on the machine: a URL may hold a password).
+SERVER_VARIABLE = "CATALOG_REFRESH_SERVER"
 LOCK = "refresh.lock"
 LOG = "refresh.log"
 LOG_LIMIT = 1_000_000  # bytes: the log starts again beyond this
@@ -44,9 +48,16 @@ def mode() -> str:
     return value if value in ("background", "inline", "off") else "background"
 
 
-def start(db: Path, cache_dir: Path) -> subprocess.Popen | None:
-    """Start the refresh of the catalog at `db` (its cache in `cache_dir`) and return at once;
-    None when it cannot start (the next discovery command builds the cache instead)."""
+def start(db: Path | str, cache_dir: Path) -> subprocess.Popen | None:
+    """Start the refresh of the catalog at `db` (a file, or a postgresql:// URL; its cache in
+    `cache_dir`) and return at once; None when it cannot start (the next discovery command
+    builds the cache instead)."""
+    from catalog.paths import is_server_url
+
+    env = None
+    args = [str(db)]
+    if is_server_url(db):
+        env, args = {**os.environ, SERVER_VARIABLE: str(db)}, ["--server"]
     try:
         cache_dir.mkdir(parents=True, exist_ok=True)
         log_path = cache_dir / LOG
@@ -55,9 +66,9 @@ def start(db: Path, cache_dir: Path) -> subprocess.Popen | None:
             detached = ({"start_new_session": True} if os.name == "posix" else
                         {"creationflags": getattr(subprocess, "DETACHED_PROCESS", 0)
                          | getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0)})
-            return subprocess.Popen([sys.executable, "-m", "catalog.refresher", str(db)],
+            return subprocess.Popen([sys.executable, "-m", "catalog.refresher", *args],
                                     stdin=subprocess.DEVNULL, stdout=log, stderr=log,
-                                    close_fds=True, **detached)
+                                    close_fds=True, env=env, **detached)
     except OSError:
         return None
 
@@ -69,9 +80,14 @@ def main(argv: list[str] | None = None) -> int:
     if len(args) != 1:
         print("usage: python -m catalog.refresher DB", file=sys.stderr)
         return 2
-    db = Path(args[0])
-    if not db.exists():  # removed since the import: nothing to do (and create nothing)
-        return 0
+    if args[0] == "--server":
+        db: Path | str = os.environ.get(SERVER_VARIABLE, "")
+        if not db:
+            return 2
+    else:
+        db = Path(args[0])
+        if not db.exists():  # removed since the import: nothing to do (and create nothing)
+            return 0
     try:
         os.nice(19)
     except (AttributeError, OSError):
@@ -97,6 +113,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     except Exception:  # noqa: BLE001 - derived data: written down, never shown
         try:
+            if catalog is None and not isinstance(db, Path):
+                raise  # a server that would not open: the traceback goes to the log below
             _log(related.engine(catalog.store).cache_dir if catalog else db.parent,
                  "failed:\n" + traceback.format_exc())
         except Exception:  # noqa: BLE001

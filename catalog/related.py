@@ -161,8 +161,10 @@ def refresh_after_import(store, *, background: bool = False) -> None:
     how = refresher.mode() if background else "inline"
     try:
         state = discovery.status().state
-        if how == "background" and state != "fresh" and store.path is not None:
-            refresher.start(store.path, discovery.cache_dir)
+        if how == "background" and state != "fresh":
+            # A file by its path, a server catalog by its URL (the process opens it as the
+            # CLI does).
+            refresher.start(store.path if store.path is not None else store.url, discovery.cache_dir)
         elif how != "off" and state == "stale":
             discovery.refresh()
     except OSError:

@@ -212,6 +212,11 @@ def test_copy_moves_everything_between_backends(seeded_any, tmp_path, pg_server)
                 assert [s.query for s in copy.saved_searches()] == ["tag:lab"]
                 assert sorted(p.key for p in copy.search("", limit=-1)) == sorted(
                     p.key for p in seeded_any.search("", limit=-1))
+                # What the import learned comes along: acronyms widen searches as before (the
+                # same papers; the ranking is each backend's).
+                assert sorted(p.key for p in copy.search("SAE", limit=-1)) == sorted(
+                    p.key for p in seeded_any.search("SAE", limit=-1))
+                assert copy.highlight_terms("SAE") == seeded_any.highlight_terms("SAE")
                 copy.add_note(key, "written in the copy")  # new ids do not collide
                 copy.import_paths([SEEDS])
             finally:

@@ -147,3 +147,37 @@ def test_doctor_says_when_the_cache_is_being_built(tmp_path):
             "discovery cache: being built in the background since the last import")
     assert not refresher.running(cache_dir)
     catalog.close()
+
+
+def test_an_import_into_a_server_catalog_builds_its_cache_in_the_background(pg_server, monkeypatch):
+    """On PostgreSQL the refresher opens the catalog by its URL (given through the environment,
+    so a password never shows in the process list) and builds the same cache."""
+    monkeypatch.setenv(refresher.MODE_VARIABLE, "background")
+    url = pg_server.create()
+    try:
+        done = _catalog(["import", str(SEEDS)], url)
+        assert done.returncode == 0, done.stderr
+        catalog = Catalog.open(url)
+        _wait_until_fresh(catalog)
+        assert catalog.discovery_status().papers == 90
+        log = (related.engine(catalog.store).cache_dir / refresher.LOG).read_text(encoding="utf-8")
+        assert "failed" not in log
+        catalog.close()
+    finally:
+        pg_server.drop(url)
+
+
+def test_a_refresher_names_a_server_catalog_in_its_environment_only(monkeypatch):
+    seen = {}
+
+    class Popen:
+        def __init__(self, args, **kwargs):
+            seen.update(args=args, env=kwargs.get("env"))
+
+    monkeypatch.setattr(refresher.subprocess, "Popen", Popen)
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as cache:
+        refresher.start("postgresql://ann:secret@host/lab", Path(cache))
+    assert not any("secret" in a for a in seen["args"])
+    assert seen["env"][refresher.SERVER_VARIABLE] == "postgresql://ann:secret@host/lab"

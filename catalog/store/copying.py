@@ -20,8 +20,13 @@ TABLES = (
     ("note", "id, paper_id, body, author, created_at, updated_at"),
     ("paper_reader", "paper_id, reader, status, rating, updated_at"),
     ("saved_search", "id, name, query, created_at"),
+    # What imports learned and discovery numbered: acronyms widen searches, topics keep numbers.
+    ("acronym", "short, long_key, long, papers, ordinary"),
+    ("topic", "scope, paper_id, number, label, rank"),
 )
 BATCH = 2000
+# Booleans SQLite keeps as 0/1, which PostgreSQL takes only as true/false.
+BOOLEANS = {"acronym": ("ordinary",)}
 
 
 def copy_catalog(source, target) -> dict[str, int]:
@@ -37,6 +42,10 @@ def copy_catalog(source, target) -> dict[str, int]:
             insert = f"INSERT INTO {table}({columns}) VALUES ({marks})"
             cursor = reader.conn.execute(f"SELECT {columns} FROM {table} ORDER BY 1")
             rows = [tuple(r) for r in cursor.all()]
+            if table in BOOLEANS:
+                at = [[c.strip() for c in columns.split(",")].index(c) for c in BOOLEANS[table]]
+                rows = [tuple(bool(v) if i in at and v is not None else v for i, v in enumerate(r))
+                        for r in rows]
             for start in range(0, len(rows), BATCH):
                 writer.conn.executemany(insert, rows[start:start + BATCH])
             counts[table] = len(rows)
