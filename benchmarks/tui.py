@@ -1,7 +1,7 @@
 """The TUI headless (Textual's run_test): time to the first screen of results as a whole
 process, keystroke-to-results latency, peak memory.
 
-    python -m benchmarks.tui CATALOG.db
+    python -m benchmarks.tui CATALOG.db        # or a postgresql:// URL
 
 With CATALOG_STATE_DIR set, sessions read (and write) the remembered state there, as
 `catalog tui` does: launch time then includes loading it and restoring the query, paper,
@@ -120,12 +120,19 @@ def report(db: Path, quick: bool = False) -> list[str]:
     ]
 
 
+def _location(value: str) -> Path | str:
+    """A catalog file, or a server's URL as given (a Path would fold its `//`)."""
+    from catalog.paths import is_server_url
+
+    return value if is_server_url(value) else Path(value)
+
+
 def main() -> None:
     if sys.argv[1] == "--probe":  # a child: one session, reported as JSON
         phrases = {"--type": PHRASES, "--type-one": PHRASES[:1]}.get(sys.argv[3] if len(sys.argv) > 3 else "", [])
-        print(json.dumps(asyncio.run(_session(Path(sys.argv[2]), phrases))))
+        print(json.dumps(asyncio.run(_session(_location(sys.argv[2]), phrases))))
         return
-    print("\n".join(report(Path(sys.argv[1]))))
+    print("\n".join(report(_location(sys.argv[1]))))
 
 
 if __name__ == "__main__":

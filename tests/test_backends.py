@@ -269,3 +269,22 @@ def test_a_large_import_vacuums_the_papers_on_a_server(pg_server, monkeypatch):
     finally:
         catalog.close()
         pg_server.drop(url)
+
+
+def test_a_large_load_on_a_server_changes_settings_for_its_transaction_only(pg_server):
+    """An import's GIN pending list and commit settings are SET LOCAL: the next transaction on
+    the same pooled connection has the server's own."""
+    url = pg_server.create()
+    try:
+        catalog = Catalog.open(url)
+        with catalog.store.write() as tx:
+            default = tx.conn.execute("SHOW gin_pending_list_limit").scalar()
+            with tx.bulk_load():
+                assert tx.conn.execute("SHOW gin_pending_list_limit").scalar() == "64MB"
+                assert tx.conn.execute("SHOW synchronous_commit").scalar() == "off"
+        with catalog.store.write() as tx:
+            assert tx.conn.execute("SHOW gin_pending_list_limit").scalar() == default != "64MB"
+        assert not catalog.import_paths([SEEDS]).errors
+        catalog.close()
+    finally:
+        pg_server.drop(url)

@@ -84,10 +84,19 @@ class PostgresTx(RankedSearch, PaperReads, EditQueries, ImportQueries, Discovery
         with stoppable(self.conn.raw, stop):
             yield
 
-    # --- bulk loads: the search vector is a generated column, so there is nothing to defer -------
+    # --- bulk loads: the search vectors are generated columns, so there is nothing to defer -------
+
+    # Within an import's transaction only (SET LOCAL): GIN indexes collect new entries in a
+    # pending list and merge it into the index when it outgrows gin_pending_list_limit (4 MB by
+    # default: many small merges during a large import); the commit does not wait for its WAL
+    # to reach the disk (a crash can lose the last imported file, never consistency).
+    BULK_SETTINGS = (("gin_pending_list_limit", "64MB"), ("work_mem", "64MB"),
+                     ("synchronous_commit", "off"))
 
     @contextmanager
     def bulk_load(self) -> Iterator[None]:
+        for name, value in self.BULK_SETTINGS:
+            self.conn.execute(f"SET LOCAL {name} = '{value}'")
         yield
 
     def index_papers_from(self, first_id: int) -> None:
