@@ -87,6 +87,16 @@ def test_each_person_has_their_own_marks(location, monkeypatch):
         bob.close()
 
 
+def test_alternative_filters_find_either(seeded_any):
+    tagged, read = key_of(seeded_any, "sparse attention"), key_of(seeded_any, "diffusion model")
+    seeded_any.tag([tagged], add=["lab/x"])
+    seeded_any.set_status([read], "read")
+    assert sorted(p.key for p in seeded_any.search("tag:lab OR status:read", limit=-1)) == sorted([tagged, read])
+    assert seeded_any.count("tag:lab OR status:read") == 2
+    assert [p.key for p in seeded_any.search("tag:lab OR status:read -tag:lab/x", limit=-1)] == [read]
+    assert seeded_any.facets("tag:lab OR status:read").total == 2
+
+
 def test_importing_again_adds_nothing(seeded_any):
     report = seeded_any.import_paths([SEEDS])
     assert (report.new, report.errors) == (0, [])

@@ -213,3 +213,17 @@ def test_ids_of_some_tiers_add_up():
                    " SELECT rowid FROM paper_stem WHERE paper_stem MATCH ?"
                    " AND +rowid NOT IN (SELECT rowid FROM paper_stem WHERE paper_stem MATCH ?)")
     assert len(params) == 3
+
+
+def test_postgres_joins_alternatives_that_are_sets_of_ids_into_one_set():
+    from catalog.store.postgres import search as pg
+
+    compiled = pg.compile_query(parse("tag:x OR status:read"), reader="ann")
+    assert compiled.where == [
+        "p.id IN (SELECT pt.paper_id FROM paper_tag pt JOIN tag t ON t.id = pt.tag_id"
+        " WHERE t.name = ? OR t.name LIKE ? ESCAPE '\\' UNION ALL"
+        " SELECT paper_id FROM paper_reader WHERE reader = ? AND status = ?)"]
+    assert compiled.params == ["x", "x/%", "ann", "read"]
+    # A test on the row (the year) keeps the OR.
+    assert pg.compile_query(parse("tag:x OR year:2020")).where[0].startswith("(p.id IN (")
+    assert not pg._id_set("p.id IN (SELECT 1) OR p.id IN (SELECT 2)")

@@ -194,7 +194,27 @@ def _clause_sql(clause: Clause, reader: str) -> tuple[str, list]:
             sql, p = _cjk_sql(option)
         parts.append(sql)
         params.extend(p)
+    if len(parts) > 1 and all(_id_set(part) for part in parts):
+        # Sets of ids (tags, marks, notes, words): one set, which the planner reads first; an
+        # OR of two `IN`s made it walk the listing index testing each paper against both
+        # (`tag:x OR status:read` at 100k: 53 ms, now under 1 ms).
+        return "p.id IN (" + " UNION ALL ".join(part[len(_IN):-1] for part in parts) + ")", params
     return "(" + " OR ".join(parts) + ")", params
+
+
+_IN = "p.id IN ("
+
+
+def _id_set(sql: str) -> bool:
+    """Whether `sql` is one `p.id IN (subquery)` and nothing more."""
+    if not sql.startswith(_IN) or not sql.endswith(")"):
+        return False
+    depth = 0
+    for i, ch in enumerate(sql[len(_IN) - 1:], len(_IN) - 1):
+        depth += {"(": 1, ")": -1}.get(ch, 0)
+        if depth == 0:
+            return i == len(sql) - 1
+    return False
 
 
 def _cjk_sql(option: Text) -> tuple[str, list]:
