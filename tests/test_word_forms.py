@@ -122,3 +122,15 @@ def test_an_exact_phrase_is_parsed_as_one_phrase():
     assert clause.options == (Text("language models", phrase=True, exact=True),)
     (clause,) = parse('-="language models"').clauses
     assert clause.negated and clause.options[0].exact
+
+
+@pytest.mark.parametrize("query", ["interpretab*", "language mod*", "neurons", "SAE", "sparse attention"])
+@pytest.mark.parametrize("sort", ["year", "-year", "title", "rating", "added"])
+def test_another_order_lists_the_papers_holding_every_word(seeded_any, query, sort):
+    """Sorted otherwise than by relevance, the list holds the same papers as the relevance
+    order's full matches (a prefix that is no prefix of its stem, interpretab*, included),
+    as many as the count without partial matches says."""
+    full = set(keys(seeded_any, query))
+    listed = [p.key for p in seeded_any.search(query, limit=-1, snippets=False, sort=sort)]
+    assert full and sorted(listed) == sorted(full)
+    assert seeded_any.count(query, partial=False) == len(listed)

@@ -47,7 +47,8 @@ class RankedSearch:
         compiled = self._compile(query)
         if compiled.match is None or sort.field != "relevance":
             sql, params = self.compiler.search_sql(compiled, limit=limit, offset=offset,
-                                                   with_text=with_text, sort=sort)
+                                                   with_text=with_text, sort=sort,
+                                                   tiers=self._all_words_tiers(query, compiled))
             match = None if compiled.match is None else "all"
             return [(row, match) for row in self._run(sql, params, query)]
         found_rows: list[tuple[object, str | None]] = []
@@ -92,10 +93,8 @@ class RankedSearch:
         """Papers holding every word (in any form, or through acronyms); `partial`: all that
         `search` lists, with the papers holding only some of the words when those are few."""
         compiled = self._compile(query)
-        if compiled.match is not None and self._has_prefix(query):
-            # A prefix of a word is not always a prefix of its stem (interpretab*): tier by tier.
-            total = sum(self._run(*self.compiler.count_sql(compiled, tier), query)[0][0]
-                        for tier in ("exact", "forms", "wide") if self.compiler.tier_expression(compiled, tier))
+        if tiers := self._all_words_tiers(query, compiled):
+            total = sum(self._run(*self.compiler.count_sql(compiled, tier), query)[0][0] for tier in tiers)
         else:
             total = self._run(*self.compiler.count_sql(compiled), query)[0][0]
         if (partial and total < SOME_BELOW and self.compiler.tier_expression(compiled, "some")
@@ -103,9 +102,14 @@ class RankedSearch:
             total += self._run(*self.compiler.count_sql(compiled, "some"), query)[0][0]
         return total
 
-    @staticmethod
-    def _has_prefix(query: Query) -> bool:
-        return any(o.prefix for c in query.clauses for o in c.options if isinstance(o, Text))
+    def _all_words_tiers(self, query: Query, compiled: object) -> list[str]:
+        """The tiers to take one by one for the papers holding every word: none, as one
+        expression finds them all, unless a word is a prefix: a prefix of a word is not always
+        a prefix of its stem (interpretab*: interpret)."""
+        if compiled.match is None or not any(o.prefix for c in query.clauses for o in c.options
+                                             if isinstance(o, Text)):
+            return []
+        return [t for t in self.compiler.TIERS[:-1] if self.compiler.tier_expression(compiled, t)]
 
     def _unknown_word(self, compiled: object) -> bool:
         """Whether a word of the query is in no paper (a typo, most likely: "did you mean"
@@ -157,7 +161,8 @@ class RankedSearch:
         if compiled.match is not None:
             some = (partial and self.compiler.tier_expression(compiled, "some") is not None
                     and self._with_some(query, compiled, partial, total))
-            if some or self._has_prefix(query):  # tier by tier, as count does
+            tiers = self._all_words_tiers(query, compiled)
+            if some and not tiers:  # tier by tier, as count does
                 tiers = [t for t in self.compiler.TIERS[:-1] if self.compiler.tier_expression(compiled, t)]
             if some:
                 tiers.append("some")

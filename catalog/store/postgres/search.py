@@ -287,13 +287,17 @@ def _all_words_where(compiled: CompiledQuery) -> tuple[str, list]:
 
 
 def search_sql(compiled: CompiledQuery, *, limit: int, offset: int = 0, with_text: bool = False,
-               tier: str = "exact", sort: Sort = RELEVANCE) -> tuple[str, list]:
+               tier: str = "exact", sort: Sort = RELEVANCE,
+               tiers: Sequence[str] | None = None) -> tuple[str, list]:
     """As sqlite/fts.py's search_sql: SUMMARY_COLUMNS, `text` and `score` (lower is better,
     as SQLite's bm25)."""
     text = "p.abstract_text" if with_text else "NULL"
     if compiled.match is None or sort.field != "relevance":
         if compiled.match is None:
             where, params = " AND ".join(compiled.where) or "TRUE", list(compiled.params)
+        elif tiers:
+            ids, params = ids_sql(compiled, tiers)
+            where = f"p.id IN ({ids})"
         else:
             where, params = _all_words_where(compiled)
         order = order_sql(sort)

@@ -322,11 +322,13 @@ def _all_words_from(compiled: CompiledQuery) -> tuple[str, str, list]:
 
 
 def search_sql(compiled: CompiledQuery, *, limit: int, offset: int = 0, with_text: bool = False,
-               tier: str = "exact", sort: Sort = RELEVANCE) -> tuple[str, list]:
+               tier: str = "exact", sort: Sort = RELEVANCE,
+               tiers: Sequence[str] | None = None) -> tuple[str, list]:
     """The page of papers, best first (newest first without words) or in `sort`'s order:
     SUMMARY_COLUMNS, then `text` (the rendered abstract, for snippets, or NULL) and `score`.
     By relevance, the papers of one tier (TIERS); "some" ranks papers by how many of the words
-    they hold, then bm25. In another order, every paper holding all the words (no tiers)."""
+    they hold, then bm25. In another order, every paper holding all the words, or the papers
+    of `tiers` (as ids_sql)."""
     text = "p.abstract_text" if with_text else "NULL"
     if compiled.match is None:
         where = " AND ".join(compiled.where) or "1"
@@ -336,8 +338,13 @@ def search_sql(compiled: CompiledQuery, *, limit: int, offset: int = 0, with_tex
     if sort.field != "relevance":
         # Every match's row is read to sort it (a top-N sort): ~100 ms for a word in half of
         # 100k papers, a few ms for typical queries.
-        _, source, params = _all_words_from(compiled)
-        return (f"WITH hits AS (SELECT rowid AS id {source})"
+        if tiers:
+            ids, params = ids_sql(compiled, tiers)
+            hits = f"hits(id) AS ({ids})"
+        else:
+            _, source, params = _all_words_from(compiled)
+            hits = f"hits AS (SELECT rowid AS id {source})"
+        return (f"WITH {hits}"
                 f" SELECT {SUMMARY_COLUMNS}, {text} AS text, NULL AS score FROM hits CROSS JOIN paper p"
                 f" {READER_JOIN} WHERE p.id = hits.id ORDER BY {order_sql(sort)} LIMIT ? OFFSET ?",
                 [*params, compiled.reader, limit, offset])
