@@ -244,8 +244,9 @@ def learn(texts: Iterable[str], *, min_papers: int = 1) -> dict[str, str]:
 def used_as_words(words: set[str], texts: Iterable[str]) -> set[str]:
     """Which of these lowercase words the texts use as ordinary words. Text is split at
     whitespace, so a link ("github.com/sony/guda") is one token and never such a word."""
-    # Each distinct token stripped once, with no Python code per token: this runs on every
-    # paper an import adds (a third of the acronyms' cost at import went to the loop it replaced).
+    # Each distinct token stripped once, with no Python code per token: this runs over every
+    # paper an import adds and is nearly all that learning acronyms costs there (a word-by-word
+    # loop took a third longer; docs/benchmarks.md).
     tokens = set(chain.from_iterable(map(str.split, texts)))
     return words.intersection(map(str.strip, tokens, repeat(_TOKEN_PUNCT)))
 
