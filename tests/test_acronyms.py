@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from catalog.acronyms import definitions, learn, long_key, reverse
+from catalog.acronyms import _TOKEN_PUNCT, definitions, learn, long_key, reverse, used_as_words
 from catalog.text.tex import render
 
 SEEDS = Path(__file__).resolve().parents[1] / "seeds"
@@ -222,3 +222,22 @@ def test_every_definition_spells_its_short_form(text):
 def test_never_raises(text):
     definitions(text)
     learn([text, text])
+
+
+def _used_as_words_word_by_word(words: set[str], texts: list[str]) -> set[str]:
+    """The definition used_as_words keeps: each whitespace-separated token, punctuation
+    stripped, compared with the words."""
+    return {w.strip(_TOKEN_PUNCT) for text in texts for w in text.split()} & words
+
+
+def test_used_as_words_finds_tokens_not_substrings():
+    texts = ["We (gan) use it, and the organ began.", "An SAE is not sae-like; see (sae).", "x\u2003rl\u3000y"]
+    assert used_as_words({"gan", "sae", "it", "an", "rl", "org"}, texts) == {"gan", "sae", "it", "rl"}
+    assert used_as_words({"gan"}, iter(["began", "the GAN"])) == set()  # any iterable, case kept
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.sets(st.text(alphabet="aIt.(s", min_size=1, max_size=3), max_size=5),
+       st.lists(st.text(alphabet="aIt.(s) ,\n\u00a0\u2028", max_size=40), max_size=6))
+def test_used_as_words_matches_word_by_word(words, texts):
+    assert used_as_words(words, texts) == _used_as_words_word_by_word(words, texts)
