@@ -1,0 +1,122 @@
+"""Search at a million papers (issue 16): the query mix, first 50 results with snippets,
+in-process, p50/p95 per query; with the impact-ordered lists (catalog/store/sqlite/topk.py)
+and without them, alternating in one run, and whether both give the same top 50.
+
+    python -m benchmarks.topk CATALOG.db [--repeats 10] [--build]
+
+`--build` first builds every list the catalog qualifies for (what `catalog doctor --fix`
+does), timing it. The catalog gets a `toread` tag on some papers if it has none (the tag
+filter needs one).
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+
+from benchmarks.measure import ms, percentiles, timed
+
+# (label, query): every query class of the issue, the frequent ones in several shapes.
+MIX = [
+    ("rare word", "hessian"),
+    ("frequent word", "model"),
+    ("most frequent word", "the"),
+    ("phrase", '"language models"'),
+    ("prefix", "interpret*"),
+    ("prefix, 3 letters", "spa*"),
+    ("prefix, 2 letters", "in*"),
+    ("prefix, 1 letter", "a*"),
+    ("two words", "sparse attention"),
+    ("query + filters", "attention venue:ICML year:2016..2020"),
+    ("frequent word + filter", "model venue:ICML"),
+    ("tag filter", "tag:toread"),
+    ("frequent word + tag", "model tag:toread"),
+]
+
+
+def _switch(on: bool) -> None:
+    try:
+        from catalog.store.sqlite import topk
+    except ImportError:  # before issue 16
+        return
+    topk.ENABLED = on
+
+
+def ensure_tag(catalog, how_many: int) -> None:
+    if not catalog.search("tag:toread", limit=1, snippets=False):
+        keys = [p.key for p in catalog.search("attention", limit=how_many, snippets=False)]
+        catalog.tag(keys, ["toread"])
+
+
+def build(db: Path) -> float:
+    from catalog.library import Catalog
+
+    catalog = Catalog.open(db)
+    try:
+        start = time.perf_counter()
+        catalog.store.refresh_top_lists(budget=None)
+        return time.perf_counter() - start
+    finally:
+        catalog.close()
+
+
+def compare(db: Path, repeats: int) -> list[dict]:
+    """Each query `repeats` times with the lists and without, alternating."""
+    from catalog.library import Catalog
+
+    catalog = Catalog.open(db)
+    ensure_tag(catalog, 500)
+    out = []
+    try:
+        for label, query in MIX:
+            sides: dict[bool, list[float]] = {True: [], False: []}
+            found: dict[bool, list] = {}
+            for on in (True, False):  # warm both alike
+                _switch(on)
+                found[on] = [(p.key, p.match) for p in catalog.search(query)]
+            for _ in range(repeats):
+                for on in (True, False):
+                    _switch(on)
+                    sides[on].append(timed(lambda: catalog.search(query)))
+            same = sum(1 for a, b in zip(found[True], found[False]) if a == b)
+            out.append({"label": label, "query": query, "with": sides[True], "without": sides[False],
+                        "shown": len(found[True]), "same": same, "of": len(found[False])})
+    finally:
+        _switch(True)
+        catalog.close()
+    return out
+
+
+def report(db: Path, repeats: int) -> list[str]:
+    from catalog.library import Catalog
+
+    catalog = Catalog.open(db)
+    papers = catalog.count("")
+    catalog.close()
+    lines = [f"### Search at {papers:,} papers: first 50 with snippets, in-process ({repeats} runs each,"
+             " alternating)", "",
+             "| query | shown | lists p50 | lists p95 | full bm25 p50 | full bm25 p95 | p50 ratio |"
+             " same top 50 |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for r in compare(db, repeats):
+        w50, w95 = percentiles(r["with"])
+        f50, f95 = percentiles(r["without"])
+        lines.append(f"| {r['label']} `{r['query']}` | {r['shown']} | {ms(w50)} | {ms(w95)} | {ms(f50)} |"
+                     f" {ms(f95)} | {w50 / max(f50, 1e-9):.2f}x | {r['same']}/{r['of']} |")
+    return lines + [""]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("db", type=Path)
+    parser.add_argument("--repeats", type=int, default=10)
+    parser.add_argument("--build", action="store_true", help="build every list first (timed)")
+    args = parser.parse_args()
+    if args.build:
+        print(f"built the lists in {build(args.db):.1f} s\n")
+    print("\n".join(report(args.db, args.repeats)))
+
+
+if __name__ == "__main__":
+    main()
