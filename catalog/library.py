@@ -29,6 +29,11 @@ from catalog.store import Store, open_store
 
 Notify = Callable[[str], None]
 Stop = Callable[[], bool]
+# After an import, the ranked lists of frequent words (issue 16) are rebuilt for at most this
+# share of the import's time, and at least TOP_LISTS_FLOOR seconds (a small import into a big
+# catalog would otherwise leave every list stale).
+TOP_LISTS_SHARE = 0.12
+TOP_LISTS_FLOOR = 5.0
 
 
 class Catalog:
@@ -82,12 +87,16 @@ class Catalog:
             field_map = FieldMap.parse(mapping)
         except MappingError as exc:
             raise CatalogError(str(exc)) from None
+        start = monotonic()
         report = importer.import_paths(self.store, paths, venue=venue, year=year,
                                        progress=progress, field_map=field_map)
         if report.new or report.merged:
             from catalog import related
 
             related.refresh_after_import(self.store)  # only a cache that exists: derived data
+            # The ranked lists of frequent words, most frequent first, within a share of the
+            # import's own time; lists left stale are not read (the full ranking serves them).
+            self.store.refresh_top_lists(budget=max(TOP_LISTS_FLOOR, TOP_LISTS_SHARE * (monotonic() - start)))
         return report
 
     # --- finding papers -----------------------------------------------------------------

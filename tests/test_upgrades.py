@@ -320,3 +320,34 @@ def test_revision_0008_indexes_word_forms_of_existing_papers(tmp_path):
         assert [p.key for p in catalog.search("prune")] == ["k000005"]
     finally:
         catalog.close()
+
+
+def test_revision_0009_adds_empty_ranked_lists_and_keeps_user_data(tmp_path, monkeypatch):
+    """An 0008 catalog with user data: after the upgrade the ranked lists of frequent words
+    (issue 16) exist, empty; the first refresh fills them (the threshold lowered to this
+    catalog's size) and search gives the full ranking; user data unchanged; a downgrade drops them."""
+    from catalog.store.sqlite import topk
+
+    path = _at(tmp_path / "old.db", "0008")
+    with sqlite3.connect(path) as conn:
+        fill(conn)
+        before = user_data(conn)
+    catalog = Catalog.open(path)
+    try:
+        assert migrate.current(path) == migrate.SCHEMA_REVISION
+        with sqlite3.connect(path) as conn:
+            assert {"term_top", "term_top_state"} <= _tables(conn)
+            assert conn.execute("SELECT count(*) FROM term_top").fetchone() == (0,)
+            assert user_data(conn) == before
+        expected = [p.key for p in catalog.search("study", limit=200)]
+        monkeypatch.setattr(topk, "MIN_PAPERS", 0)
+        built, stale = catalog.store.refresh_top_lists(budget=None)
+        assert built > 0 and stale == 0
+        assert [p.key for p in catalog.search("study", limit=200)] == expected
+        assert doctor.run(catalog.store).found == []
+    finally:
+        catalog.close()
+    migrate.downgrade(path, "0008")
+    with sqlite3.connect(path) as conn:
+        assert not {"term_top", "term_top_state"} & _tables(conn)
+        assert user_data(conn) == before

@@ -68,3 +68,8 @@ class Store(ABC):
     @abstractmethod
     def cache_dir(self) -> Path:
         """A folder of this catalog's own for derived files (discovery's vectors)."""
+
+    def refresh_top_lists(self, *, budget: float | None) -> tuple[int, int]:
+        """Rebuild the stale ranked lists of frequent words (a backend's top-k structure, if
+        it has one) for at most `budget` seconds (None: all): (built, still stale)."""
+        return 0, 0

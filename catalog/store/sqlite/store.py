@@ -22,6 +22,7 @@ from catalog.store.papers import PaperReads
 from catalog.store.sqlite import files, fts, migrations, readonly
 from catalog.store.sqlite.connection import Connection, Pool, plain_connection, stoppable, store_error
 from catalog.store.sqlite.maintenance import Maintenance
+from catalog.store.sqlite.topk import TopLists
 from catalog.store.sqlite.vocabulary import Vocabulary
 
 # PRAGMA user_version of the default catalog once the bundled seeds are fully imported. Seeding
@@ -35,7 +36,7 @@ _FETCH = 2000
 SOME_BELOW = 50
 
 
-class SqliteTx(PaperReads, EditQueries, ImportQueries, DiscoveryQueries, Maintenance, Vocabulary):
+class SqliteTx(PaperReads, EditQueries, ImportQueries, DiscoveryQueries, Maintenance, Vocabulary, TopLists):
     """One transaction on a catalog file: every query the program runs, by name."""
 
     def __init__(self, conn: Connection):
@@ -83,9 +84,11 @@ class SqliteTx(PaperReads, EditQueries, ImportQueries, DiscoveryQueries, Mainten
             if tier == "some" and not self._with_some(query, compiled, partial,
                                                       None if sort.reverse else matching_all):
                 continue
-            sql, params = fts.search_sql(compiled, limit=need, offset=skip, with_text=with_text,
-                                         tier=tier, sort=sort)
-            found = self._run(sql, params, query)
+            found = None if tier != "exact" or sort.reverse else self.top_rows(compiled, need, skip, with_text)
+            if found is None:  # no list proves this page (topk.py): rank every match
+                sql, params = fts.search_sql(compiled, limit=need, offset=skip, with_text=with_text,
+                                             tier=tier, sort=sort)
+                found = self._run(sql, params, query)
             found_rows += [(row, "some" if tier == "some" else "all") for row in found]
             # Where the next tier starts: this one is exhausted (the page is not full yet).
             if found:
@@ -372,6 +375,12 @@ class SqliteStore(Store):
                 return readonly.run(conn, statement)
         finally:
             conn.close()
+
+    def refresh_top_lists(self, *, budget: float | None) -> tuple[int, int]:
+        from catalog.store.sqlite import topk
+
+        with self._errors():
+            return topk.refresh(self, budget=budget)
 
     def schema_revision(self) -> str | None:
         return migrations.current(self.path)

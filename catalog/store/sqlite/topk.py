@@ -1,0 +1,190 @@
+"""Top-k without scoring every match (issue 16): impact-ordered lists for frequent words and prefixes.
+
+bm25 scores every paper a word matches before the first page can be shown: 0.7 us a match, so a
+word in half of a million papers costs ~350 ms, a one-letter prefix over a second. For such
+words (and prefixes) the catalog keeps the best LIST_SIZE papers of the exact tier (paper_fts,
+the words as written) in `term_top`, in ranking order, with their bm25 scores: the query's own
+`ORDER BY bm25, rowid LIMIT LIST_SIZE`, so the list is the full ranking's head by construction.
+A search reads the list in order, applies its filters to those papers, and stops at the page.
+
+Honest ranking: bm25 depends on the whole collection (paper count, average length, how many
+papers hold the word), so any write to the index can change every score. Each list carries the
+FTS5 structure record of paper_fts (`paper_fts_data` id 10, whose write counter changes with every
+write to the index) and the column weights it was built with; a list whose stamp is not the
+current one is never read (the full query runs, as before). A page is served from a list only
+when the list proves it: the list holds every match, or the filtered list still fills the page
+(any paper not listed ranks after every listed one). Otherwise the full query runs.
+
+Imports refresh the lists (Store.refresh_top_lists), most frequent first, within a time budget
+(a share of the import's own time; the rest stay stale and the full query serves them);
+`catalog doctor` reports stale lists and checks the head of a few against the full ranking,
+and `--fix` rebuilds every list.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+
+from catalog.query import Text
+from catalog.store.sqlite.fts import FTS_COLUMNS, FTS_TABLE, SUMMARY_COLUMNS, VOCAB_TABLE, CompiledQuery, fts_phrase
+
+TOP_TABLE = "term_top"  # (term, position, paper_id, score): each list in ranking order
+STATE_TABLE = "term_top_state"  # (term, stamp, weights, listed, matches): one row a list
+LIST_SIZE = 1000  # papers kept per word: pages, and room for filters to reject most of them
+# Which words get a list: those in at least this share of the papers, in catalogs of at least
+# MIN_PAPERS (below, bm25 over every match takes a few ms). Prefixes count the papers of their
+# words (an upper bound of the papers they match).
+FREQUENT = 0.05
+MIN_PAPERS = 20_000
+# A page of lists for prefixes as short as one letter; the TUI sends them from the third.
+ENABLED = True  # the benchmark switches lists off to compare against the full ranking
+
+_WEIGHTS = ", ".join(str(w) for w in FTS_COLUMNS.values())
+_STAMP = f"SELECT block FROM {FTS_TABLE}_data WHERE id = 10"
+
+
+def list_key(compiled: CompiledQuery) -> str | None:
+    """The list that could serve this query's exact tier: its MATCH expression for one plain
+    word or prefix (lowercased when ASCII, as the index folds it); None for anything else."""
+    match = compiled.match
+    if match is None or compiled.exclude or " " in match.strip("()").strip('"*'):
+        return None
+    inner = match[1:-1] if match.startswith("(") and match.endswith(")") else None
+    if inner is None or inner.count('"') != 2 or not inner.startswith('"'):
+        return None  # ORs, several words, NOT, phrases, quotes inside
+    return match.lower() if match.isascii() else match
+
+
+def key_of(term: str, prefix: bool = False) -> str:
+    return "(" + fts_phrase(Text(term, prefix=prefix)) + ")"
+
+
+def candidates(words: list[tuple[str, int]], papers: int, *, frequent: float = FREQUENT,
+               min_papers: int = MIN_PAPERS) -> list[tuple[str, int]]:
+    """(list key, papers it matches at most) of the words and prefixes that get a list, most
+    papers first: words in at least `frequent` of the papers, and prefixes of any length whose
+    words together are."""
+    if papers < min_papers:
+        return []
+    floor = max(1, int(frequent * papers))
+    prefixes: Counter = Counter()
+    out = [(key_of(term), n) for term, n in words if n >= floor]
+    for term, n in words:
+        for length in range(1, len(term)):
+            prefixes[term[:length]] += n
+    for term, n in words:  # the whole word as a prefix too (`model*`)
+        prefixes[term] += n
+    out += [(key_of(p, prefix=True), min(n, papers)) for p, n in prefixes.items() if n >= floor]
+    return sorted(out, key=lambda kn: (-kn[1], kn[0]))
+
+
+class TopLists:
+    """Mixed into the SQLite transaction, which provides `self.conn`."""
+
+    def top_stamp(self) -> bytes | None:
+        return self.conn.execute(_STAMP).scalar()
+
+    def top_rows(self, compiled: CompiledQuery, limit: int, offset: int, with_text: bool) -> list | None:
+        """The exact tier's page from a fresh list (rows as fts.search_sql's), or None when no
+        list proves it (none for this query, stale, or too short for its filters)."""
+        if not ENABLED or limit < 0:
+            return None
+        key = list_key(compiled)
+        if key is None:
+            return None
+        state = self.conn.execute(
+            f"SELECT stamp, weights, listed, matches FROM {STATE_TABLE} WHERE term = ?", (key,)).first()
+        if state is None or state[1] != _WEIGHTS or state[0] != self.top_stamp():
+            return None
+        complete = state[2] >= state[3]
+        if not complete and not compiled.where and offset + limit > state[2]:
+            return None
+        text = "p.abstract_text" if with_text else "NULL"
+        where = "".join(f" AND {w}" for w in compiled.where)
+        rows = self.conn.execute(
+            f"SELECT {SUMMARY_COLUMNS}, {text} AS text, t.score AS score FROM {TOP_TABLE} t"
+            f" CROSS JOIN paper p WHERE t.term = ? AND p.id = t.paper_id{where}"
+            " ORDER BY t.position LIMIT ? OFFSET ?", [key, *compiled.params, limit, offset]).all()
+        if len(rows) < limit and not complete:
+            return None  # the papers after the list could fill the page
+        return rows
+
+    def top_list_words(self) -> list[tuple[str, int]]:
+        return [(r[0], r[1]) for r in self.conn.execute(f"SELECT term, doc FROM {VOCAB_TABLE}").all()]
+
+    def build_top_list(self, key: str, size: int | None = None) -> int:
+        """(Re)build one list from the full ranking; how many papers it matches."""
+        size = LIST_SIZE if size is None else size
+        ranked = self.conn.execute(
+            f"SELECT rowid, bm25({FTS_TABLE}, {_WEIGHTS}) AS score FROM {FTS_TABLE}"
+            f" WHERE {FTS_TABLE} MATCH ? ORDER BY score, rowid LIMIT ?", (key, size)).all()
+        matches = len(ranked) if len(ranked) < size else self.conn.execute(
+            f"SELECT count(*) FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH ?", (key,)).scalar()
+        self.conn.execute(f"DELETE FROM {TOP_TABLE} WHERE term = ?", (key,))
+        self.conn.executemany(f"INSERT INTO {TOP_TABLE}(term, position, paper_id, score) VALUES (?, ?, ?, ?)",
+                              [(key, i, pid, score) for i, (pid, score) in enumerate(ranked)])
+        self.conn.execute(
+            f"INSERT INTO {STATE_TABLE}(term, stamp, weights, listed, matches) VALUES (?, ?, ?, ?, ?)"
+            " ON CONFLICT (term) DO UPDATE SET stamp = excluded.stamp, weights = excluded.weights,"
+            " listed = excluded.listed, matches = excluded.matches",
+            (key, self.top_stamp(), _WEIGHTS, len(ranked), matches))
+        return matches
+
+    def drop_top_lists(self, keep: set[str]) -> None:
+        """Forget the lists not in `keep` (words no longer frequent)."""
+        for (key,) in self.conn.execute(f"SELECT term FROM {STATE_TABLE}").all():
+            if key not in keep:
+                self.conn.execute(f"DELETE FROM {TOP_TABLE} WHERE term = ?", (key,))
+                self.conn.execute(f"DELETE FROM {STATE_TABLE} WHERE term = ?", (key,))
+
+    def stale_top_lists(self, keys: list[str] | None = None) -> list[str]:
+        """The lists (of `keys`, or all kept) a search would not read: missing or stale."""
+        stamp = self.top_stamp()
+        fresh = {r[0] for r in self.conn.execute(
+            f"SELECT term FROM {STATE_TABLE} WHERE stamp = ? AND weights = ?", (stamp, _WEIGHTS)).all()}
+        if keys is None:
+            keys = [r[0] for r in self.conn.execute(f"SELECT term FROM {STATE_TABLE}").all()]
+        return [k for k in keys if k not in fresh]
+
+    def top_list_mismatches(self, how_many: int = 3, depth: int = 50) -> list[str]:
+        """Fresh lists (the `how_many` longest) whose head differs from the full ranking's."""
+        stamp = self.top_stamp()
+        keys = [r[0] for r in self.conn.execute(
+            f"SELECT term FROM {STATE_TABLE} WHERE stamp = ? AND weights = ? ORDER BY matches DESC, term"
+            " LIMIT ?", (stamp, _WEIGHTS, how_many)).all()]
+        wrong = []
+        for key in keys:
+            full = [tuple(r) for r in self.conn.execute(
+                f"SELECT rowid, bm25({FTS_TABLE}, {_WEIGHTS}) AS score FROM {FTS_TABLE}"
+                f" WHERE {FTS_TABLE} MATCH ? ORDER BY score, rowid LIMIT ?", (key, depth)).all()]
+            listed = [tuple(r) for r in self.conn.execute(
+                f"SELECT paper_id, score FROM {TOP_TABLE} WHERE term = ? ORDER BY position LIMIT ?",
+                (key, depth)).all()]
+            if full != listed:
+                wrong.append(key)
+        return wrong
+
+
+def refresh(store, *, budget: float | None) -> tuple[int, int]:
+    """Build the stale lists of the words and prefixes that qualify, most papers first, one
+    write transaction each (a list's stamp is the index it was ranked on), until `budget`
+    seconds are spent (None: all); forget lists no longer wanted. (built, still stale)."""
+    start = time.perf_counter()
+    with store.read() as tx:
+        papers = tx.conn.execute("SELECT count(*) FROM paper").scalar()
+        wanted = candidates(tx.top_list_words(), papers, frequent=FREQUENT, min_papers=MIN_PAPERS)
+        stale = tx.stale_top_lists([k for k, _ in wanted])
+        kept = {r[0] for r in tx.conn.execute(f"SELECT term FROM {STATE_TABLE}").all()}
+    keys = {k for k, _ in wanted}
+    if kept - keys:
+        with store.write(catch_up=False) as tx:
+            tx.drop_top_lists(keys)
+    built = 0
+    for key in stale:
+        if budget is not None and time.perf_counter() - start > budget:
+            break
+        with store.write(catch_up=False) as tx:
+            tx.build_top_list(key, LIST_SIZE)
+        built += 1
+    return built, len(stale) - built

@@ -1,0 +1,188 @@
+"""Top-k lists of frequent words and prefixes (issue 16, catalog/store/sqlite/topk.py).
+
+The exactness check: on a 10k-paper corpus (benchmarks/corpus.py) with a list for every word
+and prefix in 5% of the papers, the first pages of frequent words, prefixes (from one letter),
+with filters, are the same papers, in the same order, with the same scores, as the full bm25
+ranking; and a list is never read once the index changed under it.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sqlite3
+
+import pytest
+
+from benchmarks import corpus
+from catalog import doctor
+from catalog.library import Catalog
+from catalog.store.sqlite import topk
+from catalog.store.sqlite.store import SqliteStore
+
+SIZE = int(os.environ.get("CATALOG_TOPK_SIZE", "10000"))
+QUERIES = ["model", "the", "Model", "learning", "interpret*", "spa*", "in*", "a*", "m*", "lan*",
+           "model venue:ICML", "model year:2016..2018", "the venue:KDD year:2020", "in* venue:ACL",
+           "a* -the", "model*"]
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    """A 10k catalog with every qualifying list built (the threshold lowered to 10k papers)."""
+    folder = tmp_path_factory.mktemp("topk")
+    files = corpus.write_paper_lists(SIZE, folder / "lists", per_file=SIZE // 4)
+    path = folder / "base.db"
+    catalog = Catalog.open(path)
+    try:
+        catalog.import_paths(files)
+    finally:
+        catalog.close()
+    saved = topk.MIN_PAPERS
+    topk.MIN_PAPERS = 0
+    try:
+        store = SqliteStore.open(path)
+        built, stale = store.refresh_top_lists(budget=None)
+        store.close()
+    finally:
+        topk.MIN_PAPERS = saved
+    assert built > 100 and stale == 0
+    return path
+
+
+@pytest.fixture
+def catalog(built, tmp_path, monkeypatch):
+    path = tmp_path / "catalog.db"
+    shutil.copy(built, path)
+    monkeypatch.setattr(topk, "MIN_PAPERS", 0)
+    catalog = Catalog.open(path)
+    yield catalog
+    catalog.close()
+
+
+@pytest.fixture
+def served(monkeypatch):
+    """The queries a list answered (their exact tier's page), by key."""
+    answered: list[str] = []
+    original = topk.TopLists.top_rows
+
+    def spy(self, compiled, limit, offset, with_text):
+        rows = original(self, compiled, limit, offset, with_text)
+        if rows is not None:
+            answered.append(topk.list_key(compiled))
+        return rows
+
+    monkeypatch.setattr(topk.TopLists, "top_rows", spy)
+    return answered
+
+
+def _page(catalog: Catalog, query: str, *, lists: bool, **kwargs) -> list:
+    topk.ENABLED = lists
+    try:
+        return [(p.key, p.match, p.snippet) for p in catalog.search(query, **kwargs)]
+    finally:
+        topk.ENABLED = True
+
+
+def _ranked(catalog: Catalog, query: str, *, lists: bool, limit: int = 50, offset: int = 0) -> list:
+    """(paper id, score) of the page, as the store ranks it."""
+    from catalog.query import parse
+
+    topk.ENABLED = lists
+    try:
+        with catalog.store.read() as tx:
+            return [(h.paper_id, h.score) for h in tx.search(parse(query), limit=limit, offset=offset)]
+    finally:
+        topk.ENABLED = True
+
+
+@pytest.mark.parametrize("query", QUERIES)
+def test_first_page_is_the_full_ranking(catalog, served, query):
+    assert _ranked(catalog, query, lists=True) == _ranked(catalog, query, lists=False)
+    assert _page(catalog, query, lists=True) == _page(catalog, query, lists=False)
+
+
+def test_lists_answer_the_frequent_words_and_prefixes(catalog, served):
+    for query in ("model", "Model", "the", "interpret*", "spa*", "in*", "a*", "model venue:ICML"):
+        _ranked(catalog, query, lists=True)
+    assert served == ['("model")', '("model")', '("the")', '("interpret"*)', '("spa"*)', '("in"*)',
+                      '("a"*)', '("model")']
+
+
+def test_later_pages_and_long_pages(catalog, served):
+    for offset, limit in ((50, 50), (900, 100), (950, 100), (0, 200)):
+        assert _ranked(catalog, "model", lists=True, limit=limit, offset=offset) == \
+            _ranked(catalog, "model", lists=False, limit=limit, offset=offset)
+    # The first two fit in the list; 950..1050 does not (the list holds 1000).
+    assert served.count('("model")') == 3
+
+
+def test_a_filter_the_list_cannot_fill_runs_the_full_query(catalog, served):
+    keys = [p.key for p in catalog.search("hessian", limit=3, snippets=False)]
+    tagged = catalog.search("model", limit=3000, snippets=False)[-1].key  # far down the ranking
+    catalog.tag([*keys, tagged], ["later"])
+    served.clear()
+    assert _ranked(catalog, "model tag:later", lists=True) == _ranked(catalog, "model tag:later", lists=False)
+    assert tagged in [p.key for p in catalog.search("model tag:later")]
+
+
+def test_an_edit_makes_the_lists_stale_and_never_wrong(catalog, served):
+    """Tagging a paper `model` puts it near the top of `model`: the old list must not hide it."""
+    last = catalog.search("model", limit=5000, snippets=False)[-1].key
+    catalog.tag([last], ["model"])
+    served.clear()
+    found = [p.key for p in catalog.search("model", snippets=False)]
+    assert last in found[:50]
+    assert served == []  # every list is stale: the index changed under them
+    assert _ranked(catalog, "model", lists=True) == _ranked(catalog, "model", lists=False)
+    report = doctor.run(catalog.store)
+    assert any("ranked list" in f.problem and "out of date" in f.problem for f in report.found)
+    fixed = doctor.run(catalog.store, fix=True)
+    assert fixed.remaining == [] and any("rebuilt" in r and "ranked list" in r for r in fixed.repaired)
+    served.clear()
+    assert [p.key for p in catalog.search("model", snippets=False)] == found
+    assert served == ['("model")']
+
+
+def test_an_import_rebuilds_the_lists(catalog, served, tmp_path, monkeypatch):
+    from catalog import library
+
+    monkeypatch.setattr(library, "TOP_LISTS_FLOOR", 600.0)  # all of them, however loaded the machine
+    more = corpus.write_paper_lists(200, tmp_path / "more", per_file=200)
+    more[0].write_text(more[0].read_text() + "A model of models, model model.\n")
+    catalog.import_paths(more)
+    with catalog.store.read() as tx:
+        assert tx.stale_top_lists() == []
+    served.clear()
+    assert _ranked(catalog, "model", lists=True) == _ranked(catalog, "model", lists=False)
+    assert served == ['("model")']
+
+
+def test_doctor_finds_a_list_that_is_not_the_ranking(catalog, built):
+    assert doctor.run(catalog.store).found == []
+    with sqlite3.connect(catalog.path) as conn:  # a hand edit: swap the first two papers of a list
+        key = conn.execute("SELECT term FROM term_top_state ORDER BY matches DESC, term LIMIT 1").fetchone()[0]
+        first, second = (r[0] for r in conn.execute(
+            "SELECT paper_id FROM term_top WHERE term = ? AND position < 2 ORDER BY position", (key,)))
+        conn.execute("UPDATE term_top SET paper_id = ? WHERE term = ? AND position = 0", (second, key))
+        conn.execute("UPDATE term_top SET paper_id = ? WHERE term = ? AND position = 1", (first, key))
+    report = doctor.run(catalog.store)
+    assert [f.problem for f in report.found] == [f"the ranked list of {key} differs from the full ranking"]
+    assert doctor.run(catalog.store, fix=True).remaining == []
+
+
+def test_small_catalogs_keep_no_lists(seeded, monkeypatch):
+    monkeypatch.setattr(topk, "MIN_PAPERS", topk.MIN_PAPERS)
+    with seeded.store.read() as tx:
+        assert tx.conn.execute("SELECT count(*) FROM term_top_state").scalar() == 0
+
+
+@pytest.mark.parametrize("query, key", [
+    ("model", '("model")'), ("Model", '("model")'), ("interp*", '("interp"*)'),
+    ('"language models"', None), ("sparse attention", None), ("a OR b", None), ("model -x", None),
+    ("=model", '("model")'), ("venue:ICML", None),
+])
+def test_which_queries_a_list_can_serve(query, key):
+    from catalog.query import parse
+    from catalog.store.sqlite.fts import compile_query
+
+    assert topk.list_key(compile_query(parse(query))) == key
