@@ -186,3 +186,17 @@ def test_which_queries_a_list_can_serve(query, key):
     from catalog.store.sqlite.fts import compile_query
 
     assert topk.list_key(compile_query(parse(query))) == key
+
+
+def test_benchmark_mix_reports_the_same_top_50(catalog):
+    """The benchmark's report (benchmarks/topk.py) on this catalog: every query of the mix
+    gives the same first page with the lists as without."""
+    from benchmarks import topk as bench
+
+    lines = bench.report(catalog.path, repeats=1)
+    rows = [line for line in lines if line.startswith("| ") and "`" in line]
+    assert len(rows) == len(bench.MIX)
+    for row in rows:
+        same = row.rstrip(" |").rsplit("| ", 1)[1]
+        shown, of = same.split("/")
+        assert shown == of, row
