@@ -340,7 +340,7 @@ def test_revision_0009_adds_empty_ranked_lists_and_keeps_user_data(tmp_path, mon
             assert conn.execute("SELECT count(*) FROM term_top").fetchone() == (0,)
             assert user_data(conn) == before
         expected = [p.key for p in catalog.search("study", limit=200)]
-        monkeypatch.setattr(topk, "MIN_PAPERS", 0)
+        monkeypatch.setattr(topk, "MIN_MATCHES", 10)
         built, stale = catalog.store.refresh_top_lists(budget=None)
         assert built > 0 and stale == 0
         assert [p.key for p in catalog.search("study", limit=200)] == expected

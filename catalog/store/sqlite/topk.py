@@ -33,11 +33,10 @@ from catalog.store.sqlite.fts import FTS_COLUMNS, FTS_TABLE, SUMMARY_COLUMNS, VO
 TOP_TABLE = "term_top"  # (term, position, paper_id, score): each list in ranking order
 STATE_TABLE = "term_top_state"  # (term, stamp, weights, listed, matches): one row a list
 LIST_SIZE = 1000  # papers kept per word: pages, and room for filters to reject most of them
-# Which words get a list: those in at least this share of the papers, in catalogs of at least
-# MIN_PAPERS (below, bm25 over every match takes a few ms). Prefixes count the papers of their
-# words (an upper bound of the papers they match).
-FREQUENT = 0.05
-MIN_PAPERS = 20_000
+# Which words and prefixes get a list: those matching at least this many papers, where bm25
+# over every match takes ~17 ms or more (0.7 us a match). Prefixes count the papers of their
+# words (an upper bound of the papers they match). A catalog smaller than this keeps none.
+MIN_MATCHES = 25_000
 # Off: every search ranks every match (benchmarks compare against that; CATALOG_TOPK_LISTS=off
 # does it for a whole process, such as the TUI's benchmark).
 ENABLED = os.environ.get("CATALOG_TOPK_LISTS", "on") != "off"
@@ -62,22 +61,15 @@ def key_of(term: str, prefix: bool = False) -> str:
     return "(" + fts_phrase(Text(term, prefix=prefix)) + ")"
 
 
-def candidates(words: list[tuple[str, int]], papers: int, *, frequent: float = FREQUENT,
-               min_papers: int = MIN_PAPERS) -> list[tuple[str, int]]:
-    """(list key, papers it matches at most) of the words and prefixes that get a list, most
-    papers first: words in at least `frequent` of the papers, and prefixes of any length whose
-    words together are."""
-    if papers < min_papers:
-        return []
-    floor = max(1, int(frequent * papers))
+def candidates(words: list[tuple[str, int]], min_matches: int) -> list[tuple[str, int]]:
+    """(list key, papers it matches at most) of the words and prefixes (of any length) that get
+    a list, most papers first: those matching at least `min_matches` papers."""
     prefixes: Counter = Counter()
-    out = [(key_of(term), n) for term, n in words if n >= floor]
     for term, n in words:
-        for length in range(1, len(term)):
+        for length in range(1, len(term) + 1):  # the whole word as a prefix too (`model*`)
             prefixes[term[:length]] += n
-    for term, n in words:  # the whole word as a prefix too (`model*`)
-        prefixes[term] += n
-    out += [(key_of(p, prefix=True), min(n, papers)) for p, n in prefixes.items() if n >= floor]
+    out = [(key_of(term), n) for term, n in words if n >= min_matches]
+    out += [(key_of(p, prefix=True), n) for p, n in prefixes.items() if n >= min_matches]
     return sorted(out, key=lambda kn: (-kn[1], kn[0]))
 
 
@@ -150,10 +142,11 @@ class TopLists:
         return [k for k in keys if k not in fresh]
 
     def top_list_mismatches(self, how_many: int = 3, depth: int = 50) -> list[str]:
-        """Fresh lists (the `how_many` longest) whose head differs from the full ranking's."""
+        """Fresh lists (the `how_many` of fewest matches: quick to rank in full) whose head differs
+        from the full ranking's."""
         stamp = self.top_stamp()
         keys = [r[0] for r in self.conn.execute(
-            f"SELECT term FROM {STATE_TABLE} WHERE stamp = ? AND weights = ? ORDER BY matches DESC, term"
+            f"SELECT term FROM {STATE_TABLE} WHERE stamp = ? AND weights = ? ORDER BY matches, term"
             " LIMIT ?", (stamp, _WEIGHTS, how_many)).all()]
         wrong = []
         for key in keys:
@@ -175,7 +168,8 @@ def refresh(store, *, budget: float | None) -> tuple[int, int]:
     start = time.perf_counter()
     with store.read() as tx:
         papers = tx.conn.execute("SELECT count(*) FROM paper").scalar()
-        wanted = candidates(tx.top_list_words(), papers, frequent=FREQUENT, min_papers=MIN_PAPERS)
+        words = tx.top_list_words() if papers >= MIN_MATCHES else []  # a small catalog keeps none
+        wanted = candidates(words, MIN_MATCHES)
         stale = tx.stale_top_lists([k for k, _ in wanted])
         kept = {r[0] for r in tx.conn.execute(f"SELECT term FROM {STATE_TABLE}").all()}
     keys = {k for k, _ in wanted}
