@@ -41,6 +41,9 @@ MIN_MATCHES = 25_000
 # does it for a whole process, such as the TUI's benchmark).
 ENABLED = os.environ.get("CATALOG_TOPK_LISTS", "on") != "off"
 
+# A row of STATE_TABLE that is no list (list keys start with "("): how many papers the catalog
+# had when the words and prefixes were last chosen.
+CHOSEN_AT = "#papers"
 _WEIGHTS = ", ".join(str(w) for w in FTS_COLUMNS.values())
 _STAMP = f"SELECT block FROM {FTS_TABLE}_data WHERE id = 10"
 
@@ -128,7 +131,7 @@ class TopLists:
     def drop_top_lists(self, keep: set[str]) -> None:
         """Forget the lists not in `keep` (words no longer frequent)."""
         for (key,) in self.conn.execute(f"SELECT term FROM {STATE_TABLE}").all():
-            if key not in keep:
+            if key not in keep and key != CHOSEN_AT:
                 self.conn.execute(f"DELETE FROM {TOP_TABLE} WHERE term = ?", (key,))
                 self.conn.execute(f"DELETE FROM {STATE_TABLE} WHERE term = ?", (key,))
 
@@ -138,7 +141,8 @@ class TopLists:
         fresh = {r[0] for r in self.conn.execute(
             f"SELECT term FROM {STATE_TABLE} WHERE stamp = ? AND weights = ?", (stamp, _WEIGHTS)).all()}
         if keys is None:
-            keys = [r[0] for r in self.conn.execute(f"SELECT term FROM {STATE_TABLE}").all()]
+            keys = [r[0] for r in self.conn.execute(f"SELECT term FROM {STATE_TABLE} WHERE term != ?",
+                                                    (CHOSEN_AT,)).all()]
         return [k for k in keys if k not in fresh]
 
     def top_list_mismatches(self, how_many: int = 3, depth: int = 50) -> list[str]:
@@ -162,20 +166,29 @@ class TopLists:
 
 
 def refresh(store, *, budget: float | None) -> tuple[int, int]:
-    """Build the stale lists of the words and prefixes that qualify, most papers first, one
-    write transaction each (a list's stamp is the index it was ranked on), until `budget`
-    seconds are spent (None: all); forget lists no longer wanted. (built, still stale)."""
+    """Build the stale lists, most papers first, one write transaction each (a list's stamp is
+    the index it was ranked on), until `budget` seconds are spent (None: all). Which words and
+    prefixes qualify is read from the whole vocabulary (seconds at 1M papers) only when asked
+    for all (budget None), when there are no lists yet, or when the catalog has grown or shrunk
+    by a quarter since; lists no longer wanted are forgotten then. (built, still stale)."""
     start = time.perf_counter()
     with store.read() as tx:
         papers = tx.conn.execute("SELECT count(*) FROM paper").scalar()
-        words = tx.top_list_words() if papers >= MIN_MATCHES else []  # a small catalog keeps none
-        wanted = candidates(words, MIN_MATCHES)
-        stale = tx.stale_top_lists([k for k, _ in wanted])
-        kept = {r[0] for r in tx.conn.execute(f"SELECT term FROM {STATE_TABLE}").all()}
-    keys = {k for k, _ in wanted}
-    if kept - keys:
+        kept = {r[0]: r[1] for r in tx.conn.execute(f"SELECT term, matches FROM {STATE_TABLE}").all()}
+        seen = kept.pop(CHOSEN_AT, None)
+        choose = budget is None or seen is None or not 0.8 * seen <= papers <= 1.25 * seen
+        if choose:
+            words = tx.top_list_words() if papers >= MIN_MATCHES else []  # a small catalog keeps none
+            wanted = [k for k, _ in candidates(words, MIN_MATCHES)]
+        else:
+            wanted = sorted(kept, key=lambda k: (-kept[k], k))
+        stale = tx.stale_top_lists(wanted)
+    if choose and (kept or wanted or seen is not None):
         with store.write(catch_up=False) as tx:
-            tx.drop_top_lists(keys)
+            tx.drop_top_lists(set(wanted))
+            tx.conn.execute(
+                f"INSERT INTO {STATE_TABLE}(term, stamp, weights, listed, matches) VALUES (?, NULL, '', 0, ?)"
+                " ON CONFLICT (term) DO UPDATE SET matches = excluded.matches", (CHOSEN_AT, papers))
     built = 0
     for key in stale:
         if budget is not None and time.perf_counter() - start > budget:
