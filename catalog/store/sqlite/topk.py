@@ -46,6 +46,9 @@ ENABLED = os.environ.get("CATALOG_TOPK_LISTS", "on") != "off"
 CHOSEN_AT = "#papers"
 _WEIGHTS = ", ".join(str(w) for w in FTS_COLUMNS.values())
 _STAMP = f"SELECT block FROM {FTS_TABLE}_data WHERE id = 10"
+# The exact tier's full ranking of one word or prefix (fts.search_sql's order), its head.
+_RANKED = (f"SELECT rowid, bm25({FTS_TABLE}, {_WEIGHTS}) AS score FROM {FTS_TABLE}"
+           f" WHERE {FTS_TABLE} MATCH ? ORDER BY score, rowid LIMIT ?")
 
 
 def list_key(compiled: CompiledQuery) -> str | None:
@@ -113,9 +116,7 @@ class TopLists:
     def build_top_list(self, key: str, size: int | None = None) -> int:
         """(Re)build one list from the full ranking; how many papers it matches."""
         size = LIST_SIZE if size is None else size
-        ranked = self.conn.execute(
-            f"SELECT rowid, bm25({FTS_TABLE}, {_WEIGHTS}) AS score FROM {FTS_TABLE}"
-            f" WHERE {FTS_TABLE} MATCH ? ORDER BY score, rowid LIMIT ?", (key, size)).all()
+        ranked = self.conn.execute(_RANKED, (key, size)).all()
         matches = len(ranked) if len(ranked) < size else self.conn.execute(
             f"SELECT count(*) FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH ?", (key,)).scalar()
         self.conn.execute(f"DELETE FROM {TOP_TABLE} WHERE term = ?", (key,))
@@ -154,9 +155,7 @@ class TopLists:
             " LIMIT ?", (stamp, _WEIGHTS, how_many)).all()]
         wrong = []
         for key in keys:
-            full = [tuple(r) for r in self.conn.execute(
-                f"SELECT rowid, bm25({FTS_TABLE}, {_WEIGHTS}) AS score FROM {FTS_TABLE}"
-                f" WHERE {FTS_TABLE} MATCH ? ORDER BY score, rowid LIMIT ?", (key, depth)).all()]
+            full = [tuple(r) for r in self.conn.execute(_RANKED, (key, depth)).all()]
             listed = [tuple(r) for r in self.conn.execute(
                 f"SELECT paper_id, score FROM {TOP_TABLE} WHERE term = ? ORDER BY position LIMIT ?",
                 (key, depth)).all()]
