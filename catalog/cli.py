@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-EPILOG = ("Query language: words (any form), =word (this form), \"phrases\", OR, -word, prefix*,"
+EPILOG = ("Query language: words (any form), \"phrases\", =word or =\"a phrase\" (this form), OR, -word, prefix*,"
           " venue:ICML year:2024..2026 tag:x status:read rating:>=4 has:notes topic:3; a key, DOI or"
           " arXiv id alone finds that paper")
 
@@ -102,7 +102,8 @@ def import_cmd(ctx, paths, venue, year, mapping, verbose):
 
     catalog = _open(ctx)
     with import_progress(paths) as advance:
-        report = catalog.import_paths(paths, venue=venue, year=year, progress=advance, mapping=mapping)
+        report = catalog.import_paths(paths, venue=venue, year=year, progress=advance, mapping=mapping,
+                                      background=True)  # the discovery cache: catalog/refresher.py
     if not report.files:
         _fail("nothing to import: no paper lists (.txt, .md), .bib, .json, .jsonl or .csv files in "
               + ", ".join(str(p) for p in paths))

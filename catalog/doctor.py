@@ -288,6 +288,10 @@ def derived_data(store) -> list[str]:
         line = (f"discovery cache: up to date ({size})" if cache.state == "fresh" else
                 f"discovery cache: out of date ({size}); the next similar, recommend or topics "
                 "updates it")
+    if cache.state != "fresh" and related.refreshing(store):
+        line = ("discovery cache: being built in the background since the last import" if
+                cache.state == "missing" else line.split(";")[0] + "; being updated in the "
+                "background since the last import")
     notes = [line]
     if topics_stale and cache.state != "missing":
         notes.append("topics of the whole catalog: none stored, or papers came or went since "

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from bisect import bisect_left
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -32,6 +33,12 @@ class Terms:
     def __bool__(self) -> bool:
         return bool(self.phrases or self.substrings)
 
+    @property
+    def ascii(self) -> bool:
+        """Every word ASCII (no CJK text): spans() may search a letter-for-letter folding."""
+        return (not self.substrings and all(w.isascii() for words, _ in self.phrases for w in words)
+                and all(s and s.isascii() for words in self.stems for s in words))
+
 
 @lru_cache(maxsize=65536)
 def fold(word: str) -> str:
@@ -41,12 +48,18 @@ def fold(word: str) -> str:
     return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
 
 
-def terms_of(query: Query) -> Terms:
+def terms_of(query: Query, also: Mapping[str, Sequence[str]] | None = None) -> Terms:
     """The words and phrases a query looks for (negated ones are not marked). Like FTS5, a
-    phrase, or a word with punctuation inside (`multi-agent`), matches as a sequence."""
+    phrase, or a word with punctuation inside (`multi-agent`), matches as a sequence.
+    `also`: what words or runs of words of the query also stand for, through the acronyms the
+    store knows ("SAE" -> ["sparse autoencoders"]): those are marked in any form too."""
     phrases: set[tuple[tuple[str, ...], bool]] = set()
     substrings: list[str] = []
     stems: set[tuple[str, ...]] = set()
+    for other in (o for others in (also or {}).values() for o in others):
+        if words := tuple(fold(t) for t in _WORD.findall(other)):
+            phrases.add((words, False))
+            stems.add(tuple(stem(w) for w in words))
     for clause in query.clauses:
         if clause.negated:
             continue
@@ -106,6 +119,17 @@ for _code in [*range(0xC0, 0x250), *range(0x2070, 0x208A), 0xB2, 0xB3, 0xB9]:
         _VARIANTS[_base] = _VARIANTS.get(_base, "") + chr(_code)
 
 
+# Lower-cased text folded one character for one: é to e, ² to 2; other characters (Greek, ß,
+# CJK) stay as they are, and no ASCII word matches them. Only the few non-ASCII characters of
+# an abstract are looked up (str.translate would look up every one: slower than the search).
+_ONE_LETTER = {ch: base for base, chars in _VARIANTS.items() for ch in chars}
+_NON_ASCII = re.compile(r"[^\x00-\x7f]")
+
+
+def _one_letter(m: re.Match[str]) -> str:
+    return _ONE_LETTER.get(m.group(), m.group())
+
+
 def _letters(word: str) -> str:
     return "".join(f"[{re.escape(c)}{_VARIANTS[c]}]" if c in _VARIANTS else re.escape(c) for c in word)
 
@@ -123,6 +147,59 @@ def _pattern(terms: Terms) -> re.Pattern[str] | None:
 
 def spans(text: str, terms: Terms) -> list[tuple[int, int]]:
     """(start, end) of every matched word or substring, in order, not overlapping."""
+    if not terms.ascii:
+        return _unicode_spans(text, terms)
+    if text.isascii():
+        return _literal_spans(text.lower(), terms)
+    low = text.lower()
+    if len(low) != len(text):  # a letter that lower-cases to two (İ): offsets would shift
+        return _unicode_spans(text, terms)
+    return _literal_spans(_NON_ASCII.sub(_one_letter, low), terms)
+
+
+def _literal(words: tuple[str, ...], between: str, last: str) -> re.Pattern[str]:
+    """Words in a row (case-sensitive), the first one at a word's start: `between` after each
+    but the last, then `last`. The first letter comes before the word-start check
+    (`h(?<=\\bh)essian`), so the regex engine searches for the literal text: `\\bhessian`,
+    or several words in one alternation, try every position of the text instead (ten to
+    forty times slower on an abstract)."""
+    first = re.escape(words[0][0])
+    body = (between + r"\W+").join(re.escape(w) for w in words)[len(first):]
+    return re.compile(rf"{first}(?<=\b{first}){body}{last}")
+
+
+@lru_cache(maxsize=256)
+def _ascii_patterns(terms: Terms) -> tuple[tuple[re.Pattern[str], ...], tuple[tuple[re.Pattern[str], tuple[str, ...]], ...]]:
+    """spans()'s patterns for lower-cased ASCII text: one per exact word or phrase, and one
+    per stemmed sequence with its words' stems."""
+    forms = tuple((_literal(tuple(_stem_start(s) for s in words), r"\w*", r"\w*"), words)
+                  for words in sorted(terms.stems))
+    by_stems = dict((words, pattern) for pattern, words in forms)
+    # A phrase its form's pattern finds as written needs no pass of its own (most words).
+    exact = tuple(_literal(words, "", r"\w*" if prefix else r"\b") for words, prefix in sorted(terms.phrases)
+                  if prefix or not _found_as_form(words, by_stems))
+    return exact, forms
+
+
+def _found_as_form(words: tuple[str, ...], by_stems: dict) -> bool:
+    pattern = by_stems.get(tuple(stem(w) for w in words))
+    return pattern is not None and pattern.fullmatch(" ".join(words)) is not None
+
+
+def _literal_spans(low: str, terms: Terms) -> list[tuple[int, int]]:
+    """spans() of a text folded letter for letter (every offset kept), each word searched for
+    as literal text."""
+    exact, forms = _ascii_patterns(terms)
+    found = [m.span() for pattern in exact for m in pattern.finditer(low)]
+    for pattern, words in forms:
+        for m in pattern.finditer(low):
+            seen = _WORD.findall(m.group())
+            if len(seen) == len(words) and all(stem(w) == s for w, s in zip(seen, words)):
+                found.append(m.span())
+    return _merged(found)
+
+
+def _unicode_spans(text: str, terms: Terms) -> list[tuple[int, int]]:
     pattern = _pattern(terms)
     found = [m.span() for m in pattern.finditer(text)] if pattern else []
     if terms.stems:

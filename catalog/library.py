@@ -77,9 +77,11 @@ class Catalog:
     def import_paths(self, paths: Iterable[Path], *, venue: str | None = None,
                      year: int | None = None,
                      progress: Callable[[int], None] | None = None,
-                     mapping: Sequence[str] = ()) -> ImportReport:
+                     mapping: Sequence[str] = (), background: bool = False) -> ImportReport:
         """Import paper lists, BibTeX, RIS, JSON/JSONL and CSV files (folders: all of them
-        inside). `mapping`: "field=column" for JSON and CSV files whose names the defaults miss."""
+        inside). `mapping`: "field=column" for JSON and CSV files whose names the defaults miss.
+        `background`: bring the discovery cache up to date (or build it) in a detached process
+        (catalog/refresher.py; what `catalog import` does) rather than here."""
         from catalog import importer
         from catalog.ingest.mapping import FieldMap, MappingError
 
@@ -93,7 +95,7 @@ class Catalog:
         if report.new or report.merged:
             from catalog import related
 
-            related.refresh_after_import(self.store)  # only a cache that exists: derived data
+            related.refresh_after_import(self.store, background=background)  # derived data
             # The ranked lists of frequent words, most frequent first, within a share of the
             # import's own time; lists left stale are not read (the full ranking serves them).
             self.store.refresh_top_lists(budget=max(TOP_LISTS_FLOOR, TOP_LISTS_SHARE * (monotonic() - start)))
@@ -116,7 +118,20 @@ class Catalog:
             if rest:
                 hits += tx.search(parsed, limit=rest, offset=max(0, offset - len(named)),
                                   with_text=snippets and parsed.has_text, sort=sort)
-        return _with_snippets(hits, parsed) if snippets else [hit.summary for hit in hits]
+            also = tx.acronyms_for(parsed) if snippets and any(hit.text for hit in hits) else {}
+        return _with_snippets(hits, parsed, also) if snippets else [hit.summary for hit in hits]
+
+    def highlight_terms(self, query: str) -> highlight.Terms:
+        """What to mark in a paper's text for `query`: its words in any form, and the forms
+        its acronyms stand for ("SAE": "sparse autoencoders"). No words: nothing."""
+        try:
+            parsed = parse(query)
+        except QueryError:
+            return highlight.terms_of(parse(""))
+        if not parsed.has_text:
+            return highlight.terms_of(parsed)
+        with self.store.read() as tx:
+            return highlight.terms_of(parsed, tx.acronyms_for(parsed))
 
     def count(self, query: str, *, cancelled: Stop | None = None, partial: bool = True) -> int:
         """How many papers `search` lists for `query`: those holding every word, and those
@@ -301,9 +316,12 @@ class Catalog:
                 by_rating=ratings + (((None, unrated),) if unrated else ()),
             )
 
-    def facets(self, query: str = "", *, cancelled: Stop | None = None) -> Facets:
+    def facets(self, query: str = "", *, cancelled: Stop | None = None,
+               partial: bool = True) -> Facets:
         """Counts of the papers `query` finds by venue and year, status, rating and tag (a
-        tag counting its children's papers too); the whole catalog for ""."""
+        tag counting its children's papers too); the whole catalog for "". The papers are
+        those `count` counts (`partial=False`: only those holding every word, as a search
+        sorted otherwise than by relevance lists)."""
         parsed = parse(query)
         with self.store.read() as tx, tx.stoppable(cancelled):
             total = tx.paper_count()
@@ -313,7 +331,7 @@ class Catalog:
                                statuses=tx.status_counts(total), ratings=tx.rating_counts(),
                                saved=tx.saved_searches(), total=total)
             else:
-                found = tx.result_facets(parsed)
+                found = tx.result_facets(parsed, partial=partial)
         return dataclasses.replace(found, query=query, catalog_total=total, tag_names=names)
 
     # --- discovery: papers like one, recommendations, topics (catalog/related.py) -----------
@@ -384,24 +402,29 @@ class Catalog:
 
     # --- exchange: exports, annotations, backups ------------------------------------------
 
-    def export_papers(self, query: str = "") -> list[ExportPaper]:
-        """The papers `query` selects (all for ""), in search order, with everything exports write."""
-        parsed = parse(query)
+    def export_papers(self, query: str = "", *, keys: Sequence[str] | None = None) -> list[ExportPaper]:
+        """The papers `query` selects (all for ""), in search order, with everything exports
+        write; or those with these `keys`, in their order (a key no paper has is left out)."""
         with self.store.read() as tx:
-            return tx.export_papers([hit.paper_id for hit in tx.search(parsed, limit=-1, partial=False)])
+            if keys is not None:
+                ids = [pid for pid in map(tx.paper_id, keys) if pid is not None]
+            else:
+                ids = [hit.paper_id for hit in tx.search(parse(query), limit=-1, partial=False)]
+            return tx.export_papers(ids)
 
     def export(self, query: str, fmt: str, path: Path | None = None, *,
-               stream: TextIO | None = None) -> ExportReport:
-        """Write the selected papers as `fmt` to `path` (replaced atomically) or to `stream`."""
+               stream: TextIO | None = None, keys: Sequence[str] | None = None) -> ExportReport:
+        """Write the selected papers (or those with these `keys`, in their order) as `fmt` to
+        `path` (replaced atomically; a folder for "vault") or to `stream`."""
         from catalog import export
 
         if fmt == "vault":
-            return self._export_vault(query, path)
+            return self._export_vault(query, path, keys)
         try:
             write = export.writer(fmt)
         except export.ExportError as exc:
             raise CatalogError(str(exc)) from None
-        papers = self.export_papers(query)
+        papers = self.export_papers(query, keys=keys)
         if path is None:
             write(papers, stream if stream is not None else sys.stdout)
         else:
@@ -412,7 +435,7 @@ class Catalog:
                 raise CatalogError(f"cannot write {path}: {exc.strerror or exc}") from None
         return ExportReport(len(papers), fmt, str(path) if path else None)
 
-    def _export_vault(self, query: str, folder: Path | None) -> ExportReport:
+    def _export_vault(self, query: str, folder: Path | None, keys: Sequence[str] | None) -> ExportReport:
         """One Markdown file per paper in `folder` (docs/formats.md, "Markdown vault")."""
         from catalog.export import vault
 
@@ -423,7 +446,7 @@ class Catalog:
             raise CatalogError(f"cannot write a vault to {folder}: it is not a folder")
         if not folder.parent.is_dir():
             raise CatalogError(f"cannot write a vault to {folder}: folder {folder.parent} does not exist")
-        papers = self.export_papers(query)
+        papers = self.export_papers(query, keys=keys)
         try:
             report = vault.write(papers, folder)
         except OSError as exc:
@@ -596,9 +619,10 @@ def _untriaged(query: Query) -> Query:
                   Clause((Filter("has", "=", "rating"),), negated=True)], query.source)
 
 
-def _with_snippets(hits: list[SearchHit], query) -> list[PaperSummary]:
-    """Summaries with a snippet of each abstract around the words the query matched."""
-    terms = highlight.terms_of(query)
+def _with_snippets(hits: list[SearchHit], query, also: dict[str, list[str]]) -> list[PaperSummary]:
+    """Summaries with a snippet of each abstract around the words the query matched (and
+    the forms its acronyms stand for, `also`)."""
+    terms = highlight.terms_of(query, also)
     return [dataclasses.replace(hit.summary, snippet=highlight.snippet(hit.text, terms))
             if terms and hit.text else hit.summary for hit in hits]
 

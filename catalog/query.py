@@ -65,18 +65,19 @@ class Query:
         return not self.clauses
 
 
-_TOKEN = re.compile(r'(-?)(?:(\w+):)?"([^"]*)("?)|(\S+)')
+_TOKEN = re.compile(r'(-?)(?:(\w+):|(=))?"([^"]*)("?)|(\S+)')
 
 
 def _tokens(source: str) -> list[tuple[str, bool]]:
-    """Split into (token, quoted) pairs; a leading '-' on a quoted token stays outside."""
+    """Split into (token, quoted) pairs; a leading '-' (and '=', this form only) on a quoted
+    token stays outside."""
     out: list[tuple[str, bool]] = []
     for m in _TOKEN.finditer(source):
-        neg, fieldname, quoted, _closing, bare = m.groups()
+        neg, fieldname, exact, quoted, _closing, bare = m.groups()
         if bare is not None:
             out.append((bare, False))
         else:
-            prefix = f"{neg}{fieldname + ':' if fieldname else ''}"
+            prefix = f"{neg}{fieldname + ':' if fieldname else ''}{exact or ''}"
             out.append((prefix + "\0" + quoted, True))
     return out
 
@@ -112,6 +113,8 @@ def _item(raw: str, quoted: bool) -> tuple[Text | Filter | None, bool]:
         head, _, text = raw.partition("\0")
         if head.startswith("-"):
             negated, head = True, head[1:]
+        if head == "=":  # ="language models": this form only
+            return (Text(text, phrase=True, exact=True) if _has_word(text) else None), negated
         if head:
             name = head[:-1].lower()
             if name in FILTERS:

@@ -48,10 +48,11 @@ def recommend(store, tag: str | None, query: str, limit: int) -> list[RelatedPap
     parsed = parse(query)
     with store.read() as tx:
         positives = tx.tagged_papers(tag) if tag else tx.liked_papers()
-        if parsed.is_empty:  # the whole catalog: no search needed (it costs ~1 s at 100k)
-            pool, left_out = tx.ids_without_status(NOT_SUGGESTED), set()
-        else:
-            pool, left_out = tx.search_ids(parsed), tx.ids_with_status(NOT_SUGGESTED)
+        # The whole catalog: no search (~1 s at 100k) and no list of every id (a scan of the
+        # paper table, ~0.3 s): every paper but those left out, which an index finds.
+        pool = None if parsed.is_empty else tx.search_ids(parsed)
+        left_out = tx.ids_with_status(NOT_SUGGESTED)
+        total = tx.paper_count()
     learned_from = f"tagged {tag!r}" if tag else "rated 4-5 or marked read"
     if not positives:
         hint = ("`catalog tags` lists the tags" if tag else
@@ -61,17 +62,17 @@ def recommend(store, tag: str | None, query: str, limit: int) -> list[RelatedPap
         raise TooFewPositives(
             f"only 1 paper is {learned_from}: recommend learns from {MIN_POSITIVES} or more; "
             "`catalog similar KEY` finds papers like one")
-    if not pool and not parsed.is_empty:
+    if pool is not None and not pool:
         raise CatalogError(f"no papers match {query!r}, so there is nothing to recommend from")
     excluded = left_out | set(positives)
-    candidates = [pid for pid in pool if pid not in excluded]
-    if not candidates:
+    candidates = None if pool is None else [pid for pid in pool if pid not in excluded]
+    if (total - len(excluded) if candidates is None else len(candidates)) <= 0:
         where = f" matching {query!r}" if query.strip() else ""
         raise CatalogError(f"nothing to recommend: every paper{where} is {learned_from}, "
                            "read or skipped")
     discovery = engine(store)
     with _cache_errors(discovery):
-        found = discovery.recommend(positives, candidates, limit)
+        found = discovery.recommend(positives, candidates, limit, exclude_ids=left_out)
     return _related(store, found)
 
 
@@ -102,8 +103,10 @@ def triage_order(store, untriaged: Query, limit: int, *, whole_catalog: bool) ->
 
 
 def topics(store, query: str) -> list[TopicGroup]:
-    """The list `query` selects (everything for "") in topics, stored under its scope."""
+    """The list `query` selects (everything for "") in topics, stored under its scope. Topics
+    whose papers mostly stayed together keep the numbers they had (discover.topics.renumber)."""
     from catalog.discover import topic_records
+    from catalog.discover.topics import renumber
 
     parsed = parse(query)
     scope = " ".join(query.split())
@@ -118,6 +121,8 @@ def topics(store, query: str) -> list[TopicGroup]:
         found = discovery.topics(ids)
     if not found:
         raise CatalogError("the catalog has no papers yet: `catalog import PATH` adds some")
+    with store.read() as tx:
+        found = renumber(found, tx.topic_numbers(scope))
     with store.write() as tx:  # short: the rows only (100,000 at most a second)
         tx.save_topics(scope, topic_records(scope, found))
     with store.read() as tx:
@@ -142,21 +147,45 @@ def topic_papers(store, number: int) -> list[PaperSummary]:
         return tx.summaries(tx.topic_paper_ids(WHOLE_CATALOG, number))
 
 
-def refresh_after_import(store) -> None:
-    """Bring an existing cache up to date (the engine updates it incrementally where it can);
-    a catalog that never used discovery builds nothing. Derived data: a failure here costs
-    a rebuild on the next use, never the import."""
+def refresh_after_import(store, *, background: bool = False) -> None:
+    """After an import that added papers. `background` (what `catalog import` asks): start
+    catalog/refresher.py, which brings the cache up to date, or builds it when there is none,
+    in a detached process, so the import exits at once and the next discovery command finds
+    the cache ready. Otherwise (and with CATALOG_DISCOVER_REFRESH=inline) bring an existing
+    cache up to date here (the engine updates it incrementally where it can); a catalog that
+    never used discovery builds nothing. Derived data: a failure costs a rebuild on the next
+    use, never the import."""
+    from catalog import refresher
+
     discovery = engine(store)
+    how = refresher.mode() if background else "inline"
     try:
-        if discovery.status().state == "stale":
+        state = discovery.status().state
+        if how == "background" and state != "fresh" and store.path is not None:
+            refresher.start(store.path, discovery.cache_dir)
+        elif how != "off" and state == "stale":
             discovery.refresh()
     except OSError:
         pass
 
 
+def refresh(store):
+    """Bring the cache up to date now (building it if missing): the engine's UpdateReport, or
+    None when it was fresh. What catalog/refresher.py runs."""
+    return engine(store).refresh()
+
+
 def status(store):
     """The discovery cache's CacheStatus (missing, stale or fresh), building nothing."""
     return engine(store).status()
+
+
+def refreshing(store) -> bool:
+    """Whether a process an import started (catalog/refresher.py) is building or updating the
+    cache now."""
+    from catalog import refresher
+
+    return refresher.running(engine(store).cache_dir)
 
 
 def _related(store, found: Sequence) -> list[RelatedPaper]:

@@ -19,6 +19,7 @@ import time
 import traceback
 from pathlib import Path
 
+from catalog.errors import Interrupted
 from catalog.library import Catalog
 
 WORDS = ["attention", "influence", "graph", "protein", "sparse", "bayesian", "tag:a0", "status:read",
@@ -29,11 +30,16 @@ class Watched(Catalog):
     """Counts operations and records every exception, including those a UI would swallow."""
 
     ops = 0
+    interrupted = 0
     errors: list[str] = []
 
     def _watch(self, fn, *args, **kwargs):
         try:
             result = fn(*args, **kwargs)
+        except Interrupted:
+            # The TUI stopping work it no longer wants (a newer search replaced it) is by design.
+            Watched.interrupted += 1
+            raise
         except Exception as exc:
             Watched.errors.append(f"{type(exc).__name__}: {exc}")
             raise

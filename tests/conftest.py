@@ -19,6 +19,9 @@ def _own_cache_folder(tmp_path_factory, monkeypatch):
     """Derived files (the discovery cache) go to a folder of the test run, not the user's
     ~/.cache; subprocesses inherit it."""
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.getbasetemp() / "xdg-cache"))
+    # `catalog import` updates the cache in the import, not in a process that would outlive
+    # the test (tests/test_refresher.py turns the background back on, and waits for it).
+    monkeypatch.setenv("CATALOG_DISCOVER_REFRESH", "inline")
 
 
 @pytest.fixture

@@ -49,3 +49,16 @@ def test_the_long_form_most_papers_use_wins_and_ties_or_ordinary_words_never_exp
             ("SAE", "stackedautoencoder", "stacked autoencoder", 1, False),
             ("IT", "informationtheory", "information theory", 3, True)]
     assert winners(rows) == {"sae": ("sparseautoencoder", "sparse autoencoders")}
+
+
+def _marked(snippet: str | None) -> list[str]:
+    return [part.split("\x03")[0].lower() for part in (snippet or "").split("\x02")[1:]]
+
+
+def test_snippets_mark_the_long_and_short_forms_an_acronym_matched_through(seeded):
+    marked = [w for p in seeded.search("SAE", limit=50) for w in _marked(p.snippet)]
+    assert any(w.startswith("sparse autoencoder") for w in marked)
+    marked = [w for p in seeded.search("large language model", limit=50) for w in _marked(p.snippet)]
+    assert "llms" in marked or "llm" in marked
+    # An exact form asks for that form only: no expansion is marked.
+    assert not any(w.startswith("sparse") for p in seeded.search("=SAE", limit=50) for w in _marked(p.snippet))

@@ -195,3 +195,12 @@ def test_facet_counts_read_an_index_when_results_are_many():
     assert few["ratings"] == ("SELECT rating, count(*) AS papers FROM paper"
                               " WHERE rating IS NOT NULL AND id IN (IDS) GROUP BY rating ORDER BY rating DESC")
     assert "INDEXED BY ix_paper_rating WHERE" in many["ratings"]
+
+
+def test_ids_of_some_tiers_add_up():
+    # Tier by tier (a prefix, partial matches): each leaves out the papers of those before.
+    sql, params = ids_sql(compile_query(parse("graph neu*")), ["exact", "some"])
+    assert sql == ("SELECT rowid FROM paper_fts WHERE paper_fts MATCH ? UNION ALL"
+                   " SELECT rowid FROM paper_stem WHERE paper_stem MATCH ?"
+                   " AND +rowid NOT IN (SELECT rowid FROM paper_stem WHERE paper_stem MATCH ?)")
+    assert len(params) == 3

@@ -382,3 +382,132 @@ def test_topics_of_a_long_list_fit_on_a_sample(engine, monkeypatch):
     topics = engine.topics()
     assert sorted(p for t in topics for p in t.paper_ids) == list(range(1, 91))
     assert topics == engine.topics() and topics[0].size < 60
+
+
+# --- how many topics, and their numbers -----------------------------------------------------------
+
+
+def test_the_number_of_topics_fits_the_list():
+    from catalog.discover.topics import n_topics
+
+    assert n_topics(1) == n_topics(3) == 1
+    assert 4 <= n_topics(90) <= 20  # the rule for the seeds
+    sizes = [10, 90, 300, 1000, 2000, 5000, 100_000, 1_000_000]
+    counts = [n_topics(n) for n in sizes]
+    assert counts == sorted(counts)  # more papers, never fewer topics
+    assert all(2 <= c <= 20 for c in counts)
+    assert n_topics(500) <= 12 and n_topics(2000) <= 15 and n_topics(5000) <= 16  # was 16, 30, 30
+
+
+def test_a_generated_list_of_2000_papers_gets_a_readable_number_of_topics(tmp_path):
+    sys.path.insert(0, str(REPO))
+    from benchmarks import corpus
+
+    files = corpus.write_paper_lists(2000, tmp_path / "lists", per_file=1000)
+    catalog = Catalog.open(tmp_path / "c.db")
+    assert not catalog.import_paths(files).errors
+    catalog.close()
+    topics = fresh_engine(tmp_path / "c.db", tmp_path / "cache").topics()
+    assert 8 <= len(topics) <= 15
+    assert sorted(p for t in topics for p in t.paper_ids) == list(range(1, 2001))
+    assert min(t.size for t in topics) >= 20  # no sliver topics of a handful of papers
+
+
+def _topic(number: int, ids) -> "Topic":
+    from catalog.discover import Topic
+
+    return Topic(number, f"label {number}", (), tuple(ids))
+
+
+def test_renumbering_keeps_the_numbers_of_topics_that_stayed_together():
+    from catalog.discover.topics import renumber
+
+    previous = {pid: 1 for pid in range(1, 11)} | {pid: 2 for pid in range(11, 17)} | {
+        pid: 3 for pid in range(17, 21)}
+    # Old topic 2 (11-16) grew and is now the largest; old 1 lost 3 papers to a new topic;
+    # old 3 (17-20) was split in two halves: no topic holds most of it.
+    found = [_topic(1, [*range(11, 17), 21, 22, 23, 24, 25]), _topic(2, range(1, 8)),
+             _topic(3, [8, 9, 10, 17, 18]), _topic(4, [19, 20, 26])]
+    numbers = [t.number for t in renumber(found, previous)]
+    assert numbers[:2] == [2, 1]
+    assert set(numbers[2:]) == {4, 5}  # new numbers, never 3: it meant the split topic
+    assert [t.paper_ids for t in renumber(found, previous)] == [t.paper_ids for t in found]
+    assert renumber(found, {}) == found
+    # Two old topics merged into one: the one sharing more papers gives its number.
+    merged = renumber([_topic(1, range(1, 17)), _topic(2, range(17, 21))], previous)
+    assert [t.number for t in merged] == [1, 3]
+
+
+# --- recommend: the trained classifier kept with the cache -----------------------------------------
+
+
+def test_recommend_again_reuses_its_classifier_without_scikit_learn(seeds_db, tmp_path, sae):
+    cache = tmp_path / "cache"
+    engine = fresh_engine(seeds_db, cache)
+    first = engine.recommend(sae[:3], limit=10)
+    models = list(cache.glob("g-*/models/*.f64"))
+    assert len(models) == 1
+    assert engine.recommend(sae[:3], limit=10) == first
+    everything = engine.recommend(sae[:3], limit=100)
+    assert everything[:10] == first
+    odd = [pid for pid in range(1, 91) if pid % 2]  # another list: the same model
+    assert engine.recommend(sae[:3], odd, limit=5) == [r for r in everything if r.paper_id % 2][:5]
+    assert engine.recommend(sae[:3], exclude_ids=odd, limit=5) == [
+        r for r in everything if not r.paper_id % 2][:5]
+    code = (
+        "import sys\n"
+        "from catalog.discover import Discovery\n"
+        "from catalog.discover.source import StoreSource\n"
+        "from catalog.store import open_store\n"
+        f"engine = Discovery(StoreSource(open_store({str(seeds_db)!r}), {str(cache)!r}))\n"
+        f"print([(r.paper_id, r.score, r.why) for r in engine.recommend({sae[:3]!r}, limit=10)])\n"
+        "print('HEAVY', sorted({m.split('.')[0] for m in sys.modules} & {'sklearn', 'scipy'}))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO,
+                         env={**os.environ, "PYTHONPATH": str(REPO)})
+    assert "HEAVY []" in out.stdout, out.stdout + out.stderr
+    assert out.stdout.splitlines()[0] == str([(r.paper_id, r.score, r.why) for r in first])
+    # Other positives train (and keep) another classifier.
+    assert engine.recommend(sae[1:4], limit=10) != first
+    assert len(list(cache.glob("g-*/models/*.f64"))) == 2
+
+
+def test_a_stored_classifier_goes_with_its_cache(seeds_db, tmp_path, sae):
+    cache = tmp_path / "cache"
+    engine = fresh_engine(seeds_db, cache)
+    first = engine.recommend(sae[:3], limit=10)
+    engine.refresh(full=True)  # a new generation: its own classifiers
+    assert not list(cache.glob("g-*/models/*.f64"))
+    assert engine.recommend(sae[:3], limit=10) == first
+    model = next(cache.glob("g-*/models/*.f64"))
+    model.write_bytes(b"broken")  # an unreadable model is trained again
+    assert engine.recommend(sae[:3], limit=10) == first
+    assert model.stat().st_size > 100
+
+
+def test_only_the_latest_classifiers_are_kept(seeds_db, tmp_path, sae, monkeypatch):
+    from catalog.discover import engine as engine_module
+
+    monkeypatch.setattr(engine_module, "MODELS_KEPT", 2)
+    cache = tmp_path / "cache"
+    engine = fresh_engine(seeds_db, cache)
+    for positives in (sae[:2], sae[:3], sae[:4]):
+        engine.recommend(positives, limit=3)
+    assert len(list(cache.glob("g-*/models/*.f64"))) == 2
+
+
+def test_scores_are_the_matrix_product_empty_rows_included():
+    import numpy as np
+    import scipy.sparse as sp
+
+    from catalog.discover import recommend as ranking
+
+    dense = np.array([[0, 1, 2], [0, 0, 0], [3, 0, 0], [0, 0, 0], [1, 1, 1]], np.float32)
+    matrix = sp.csr_matrix(dense)
+    weights = np.array([0.5, -1, 2], np.float32)
+    for block in (1, 2, 1 << 21):
+        ranking.BLOCK, saved = block, ranking.BLOCK
+        try:
+            scores = ranking._scores(matrix.data, matrix.indices, matrix.indptr, weights)
+        finally:
+            ranking.BLOCK = saved
+        assert np.allclose(scores, dense @ weights), block

@@ -187,3 +187,36 @@ def test_the_topic_table_follows_its_papers_and_the_migration_steps(catalog, tmp
     assert reopened.stored_topics() == ((), True)
     assert sum(t.size for t in reopened.topics()) == 89
     reopened.close()
+
+
+def test_topics_keep_their_numbers_run_after_run_and_after_a_small_import(tmp_path, sae_keys):
+    catalog = Catalog.open(tmp_path / "c.db")
+    files = sorted(SEEDS.glob("*.txt"))
+    catalog.import_paths(files)
+    first = catalog.topics()
+    assert catalog.topics() == first  # the same catalog: the same topics and numbers
+    sae_number = max(first, key=lambda t: sum(p.key in sae_keys for p in t.papers)).number
+    # A small import: three more papers (the refit moves the topics a little).
+    extra = tmp_path / "extra.txt"
+    paragraphs = files[0].read_text(encoding="utf-8").split("\n\n")
+    extra.write_text("Workshop 2027 Papers\n\n" + "\n\n".join(
+        p.strip() + " We revisit this in a new setting." for p in paragraphs[1:4]) + "\n",
+        encoding="utf-8")
+    assert catalog.import_paths([extra]).new == 3
+    after = catalog.topics()
+    assert sum(t.size for t in after) == 93
+    by_number = {t.number: {p.key for p in t.papers} for t in after}
+    assert sum(key in sae_keys for key in by_number[sae_number]) >= 5  # topic:N still means SAEs
+    kept = 0
+    for old in first:
+        keys = {p.key for p in old.papers}
+        home = max(after, key=lambda t: len(keys & {p.key for p in t.papers}))
+        if 2 * len(keys & {p.key for p in home.papers}) > len(keys):
+            # It keeps its number, unless it merged with another that shared more papers.
+            assert home.number in {t.number for t in first}, (old.label, home.label)
+            kept += home.number == old.number
+    assert kept >= len(first) // 2
+    assert {p.key for p in catalog.search(f"topic:{sae_number}", limit=500)} == by_number[sae_number]
+    counts, _ = catalog.stored_topics()
+    assert [c.count for c in counts] == sorted((c.count for c in counts), reverse=True)
+    catalog.close()

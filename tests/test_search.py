@@ -179,3 +179,15 @@ def test_facet_counts_are_those_of_the_results(seeded, query):
     for venue, year, n in facets.venues:
         assert n == seeded.count(f'{query} venue:"{venue}" year:{year}'), (venue, year)
     assert sum(n for _, _, n in facets.venues) == total
+
+
+@pytest.mark.parametrize("query", ["interpretab*", "language mod*", "graph neu*", "sparse attention"])
+def test_facets_count_the_papers_the_search_lists(seeded, query):
+    """A prefix that is no prefix of its stem (interpretab*: interpret), and papers holding
+    some of the words after those holding all: the facets count exactly the listed papers."""
+    listed = seeded.search(query, limit=-1, snippets=False)
+    for partial, papers in ((True, listed), (False, [p for p in listed if p.match != "some"])):
+        facets = seeded.facets(query, partial=partial)
+        assert facets.total == len(papers) == seeded.count(query, partial=partial) > 0
+        assert sum(n for _, _, n in facets.venues) == len(papers)
+        assert sum(n for _, n in facets.statuses) == len(papers)

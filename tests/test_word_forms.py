@@ -101,3 +101,24 @@ def test_separator_line(seeded):
 
     papers = seeded.search("sparse autoencoder temporal", limit=20)
     assert partial_separator(papers) == "── 1 paper holds every word; these hold some of them ──"
+
+
+def test_an_exact_phrase_matches_only_that_form(seeded):
+    exact = keys(seeded, '="sparse autoencoders"')
+    assert exact and set(exact) == set(keys(seeded, '"sparse autoencoders"', match=None)) & set(exact)
+    assert set(exact) < set(keys(seeded, '"sparse autoencoder"'))  # the singular finds more
+    singular = keys(seeded, '="sparse autoencoder"')
+    assert singular and set(singular) < set(keys(seeded, '"sparse autoencoder"')) and set(singular) != set(exact)
+    # Negated: in that form only.
+    without = keys(seeded, 'sparse -="sparse autoencoders"', match=None)
+    assert without and not set(without) & set(exact)
+    assert set(without) & set(keys(seeded, '"sparse autoencoder"'))  # other forms stay
+
+
+def test_an_exact_phrase_is_parsed_as_one_phrase():
+    from catalog.query import Text, parse
+
+    (clause,) = parse('="language models"').clauses
+    assert clause.options == (Text("language models", phrase=True, exact=True),)
+    (clause,) = parse('-="language models"').clauses
+    assert clause.negated and clause.options[0].exact

@@ -88,22 +88,40 @@ class Discovery:
         return similar(self.current(), paper_id, limit)
 
     def recommend(self, positive_ids: Iterable[int], candidate_ids: Iterable[int] | None = None,
-                  limit: int = 50) -> list[Recommendation]:
-        """Candidates (default: every other paper) ranked by likeness to the positives.
-        Positives are never recommended; an empty list when there is nothing to learn from."""
+                  limit: int = 50, exclude_ids: Iterable[int] = ()) -> list[Recommendation]:
+        """Candidates (default: every other paper) but `exclude_ids` ranked by likeness to the
+        positives. Positives are never recommended; an empty list when there is nothing to learn
+        from. The classifier trained for these positives on this cache is kept with it: the
+        same positives again rank without training (nor importing scikit-learn or scipy)."""
         import numpy as np
 
         from catalog.discover import index as index_files
-        from catalog.discover.recommend import recommend
+        from catalog.discover import recommend as ranking
 
         index = self.current()
         ids, _, _ = index_files.read_arrays(index.folder)
         positives = _rows(ids, positive_ids)
         if len(positives) == 0:
             return []
+        positive = np.zeros(len(ids), bool)
+        positive[positives] = True
         candidates = np.arange(len(ids)) if candidate_ids is None else _rows(ids, candidate_ids)
-        matrix = index_files.read_matrix(index.folder, index.rows, index.n_terms)
-        return recommend(matrix, _Terms(index), ids, positives, candidates, limit)
+        excluded = _rows(ids, exclude_ids)
+        if len(excluded):
+            candidates = np.setdiff1d(candidates, excluded, assume_unique=True)
+        stored = index.folder / "models" / f"{ranking.model_key(ids[positives].tolist())}.f64"
+        model = _read_model(stored, index.n_terms + 1)
+        if model is None:
+            matrix = index_files.read_matrix(index.folder, index.rows, index.n_terms)
+            model = ranking.train(matrix, positive)
+            if model is None:
+                return []
+            _write_model(stored, model)
+            data, indices, indptr = matrix.data, matrix.indices, matrix.indptr  # mapped once
+        else:
+            data, indices, indptr = index_files.read_csr_arrays(index.folder)
+        return ranking.rank(data, indices, indptr, model, _Terms(index), ids, positive,
+                            candidates, limit)
 
     def recommend_tag(self, tag: str, candidate_ids: Iterable[int] | None = None,
                       limit: int = 50) -> list[Recommendation]:
@@ -144,6 +162,38 @@ def _building(cache_dir: Path):
             yield
         finally:
             fcntl.flock(f, fcntl.LOCK_UN)
+
+
+MODELS_KEPT = 16  # classifiers kept per cache generation
+
+
+def _read_model(path: Path, size: int):
+    """A stored classifier of the right size, or None (never stored, or unreadable)."""
+    import numpy as np
+
+    try:
+        model = np.fromfile(path, np.float64)
+    except (OSError, ValueError):
+        return None
+    return model if len(model) == size else None
+
+
+def _write_model(path: Path, model) -> None:
+    """Keep a trained classifier beside its generation (atomically; derived data: a failure,
+    or the generation replaced meanwhile, only costs training again)."""
+    import os
+
+    try:
+        path.parent.mkdir(exist_ok=True)
+        partial = path.with_name(f".{path.name}.{os.getpid()}")
+        model.tofile(partial)
+        os.replace(partial, path)
+        # Triage retrains as decisions come in: keep the most recent few (~1 MB each at 100k).
+        kept = sorted(path.parent.glob("*.f64"), key=lambda p: p.stat().st_mtime, reverse=True)
+        for old in kept[MODELS_KEPT:]:
+            old.unlink(missing_ok=True)
+    except OSError:
+        pass
 
 
 def _rows(ids, paper_ids: Iterable[int]):

@@ -19,6 +19,8 @@ A cache is a folder of flat native-endian arrays, one generation at a time:
         x_data.f32, x_indices.i32, x_indptr.i64
                        the whole tf-idf matrix (CSR): what recommend, topics and updates
                        read, memory-mapped, with numpy
+        models/*.f64   classifiers `recommend` trained on this generation: a weight per
+                       term, then the intercept (recommend.py; named by model_key)
 
 At 100k papers of the generated corpus: 273 MB, of which the matrix is 140 MB and the
 postings 100 MB.
@@ -239,9 +241,13 @@ def read_matrix(folder: Path, rows: int, n_terms: int):
     shared with the page cache rather than copied."""
     import scipy.sparse as sp
 
-    arrays = [_mapped(folder / name, dtype) for name, dtype in
-              (("x_data.f32", "float32"), ("x_indices.i32", "int32"), ("x_indptr.i64", "int64"))]
-    return sp.csr_matrix(tuple(arrays), shape=(rows, n_terms), copy=False)
+    return sp.csr_matrix(read_csr_arrays(folder), shape=(rows, n_terms), copy=False)
+
+
+def read_csr_arrays(folder: Path):
+    """The matrix's CSR arrays (data, indices, indptr), memory-mapped, with numpy alone."""
+    return tuple(_mapped(folder / name, dtype) for name, dtype in
+                 (("x_data.f32", "float32"), ("x_indices.i32", "int32"), ("x_indptr.i64", "int64")))
 
 
 def _mapped(path: Path, dtype: str):

@@ -45,7 +45,7 @@ class Recommendation:
 
 @dataclass(frozen=True)
 class Topic:
-    number: int  # 1-based, largest topic first
+    number: int  # 1-based: largest first, or the earlier topic's it continues (topics.renumber)
     label: str  # two or three distinctive phrases, "sparse autoencoders, feature splitting"
     terms: tuple[str, ...]  # the phrases the label was made from, and a few more
     paper_ids: tuple[int, ...]  # closest to the topic's centre first

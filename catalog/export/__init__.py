@@ -29,6 +29,10 @@ FORMATS: dict[str, tuple[str, str]] = {
 }
 
 
+# Formats written as a folder of files, one per paper: name -> module.
+FOLDER_FORMATS: dict[str, str] = {"vault": "vault"}
+
+
 class ExportError(ValueError):
     pass
 

@@ -22,10 +22,17 @@ class DiscoveryQueries:
             [(scope, r.paper_id, r.number, r.label, r.rank) for r in records])
 
     def topic_counts(self, scope: str) -> list[tuple[int, str, int]]:
-        """(number, label, papers) of the topics stored for `scope`, largest first."""
+        """(number, label, papers) of the topics stored for `scope`, largest first (numbers
+        follow a topic from one grouping to the next, so they need not follow the sizes)."""
         return [(r["number"], r["label"], r["papers"]) for r in self.conn.execute(
             "SELECT number, min(label) AS label, count(*) AS papers FROM topic WHERE scope = ?"
-            " GROUP BY number ORDER BY number", (scope,))]
+            " GROUP BY number ORDER BY papers DESC, number", (scope,))]
+
+    def topic_numbers(self, scope: str) -> dict[int, int]:
+        """Paper id -> the number of its stored topic in `scope` (what a new grouping of the
+        list renumbers its topics by)."""
+        return {r["paper_id"]: r["number"] for r in self.conn.execute(
+            "SELECT paper_id, number FROM topic WHERE scope = ?", (scope,))}
 
     def topic_paper_ids(self, scope: str, number: int) -> list[int]:
         """The papers of one stored topic, closest to its centre first."""
@@ -39,12 +46,6 @@ class DiscoveryQueries:
         marks = ",".join("?" * len(statuses))
         return set(self.conn.execute(f"SELECT id FROM paper WHERE status IN ({marks})",
                                      tuple(statuses)).scalars())
-
-    def ids_without_status(self, statuses: Sequence[str]) -> list[int]:
-        """Every paper whose status is none of `statuses` (cheaper than a search for all)."""
-        marks = ",".join("?" * len(statuses))
-        return self.conn.execute(f"SELECT id FROM paper WHERE status NOT IN ({marks}) ORDER BY id",
-                                 tuple(statuses)).scalars()
 
     def keys_of(self, ids: Sequence[int]) -> dict[int, str]:
         """Paper id -> key, for the ids that still exist."""

@@ -91,7 +91,7 @@ class Discovering:
     def _similar_chosen(self, paper: RelatedPaper | None) -> None:
         if paper is not None:
             self.search_bar.set_query(f"key:{paper.key}")
-            self.papers.focus()
+            self.set_focus(self.papers)
 
     # --- the Topics facet ------------------------------------------------------------------------
 

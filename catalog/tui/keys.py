@@ -41,7 +41,8 @@ BINDINGS = [
             tooltip="More like this: the papers most like the one under the cursor, and why "
                     "(enter goes to one)", id="similar"),
     Binding("x", "export", "Export", show=False,
-            tooltip="Write the marked papers, or all the results, to a file in any export format",
+            tooltip="Write the marked papers, or all the results, to a file in any export format "
+                    "or to a Markdown vault (a folder)",
             id="export"),
     Binding("z", "zoom", "Zoom", show=False,
             tooltip="The reading pane fills the screen; z or escape gives the list back", id="zoom"),

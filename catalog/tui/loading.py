@@ -28,8 +28,9 @@ from catalog.tui.widgets.paper_list import PAGE, PaperList
 from catalog.tui.widgets.search_bar import SearchBar
 
 
-def read_paper(catalog: Catalog, key: str) -> DetailLoaded:
-    """A paper for the reading pane, its abstract rendered (call it from a thread worker)."""
+def read_paper(catalog: Catalog, key: str, query: str = "") -> DetailLoaded:
+    """A paper for the reading pane, its abstract rendered, with what to mark in it for
+    `query` (call it from a thread worker)."""
     try:
         detail = catalog.get(key)
     except Exception as exc:  # deleted meanwhile by another process, say
@@ -38,7 +39,11 @@ def read_paper(catalog: Catalog, key: str) -> DetailLoaded:
         styled = render_styled(detail.abstract) if detail.abstract else None
     except Exception:  # imported text is arbitrary: the plain text will do
         styled = None
-    return DetailLoaded(key, detail, styled=styled)
+    try:  # the query's words, and the forms its acronyms stand for
+        terms = catalog.highlight_terms(query)
+    except Exception:  # a busy database: the words as typed will do
+        terms = highlight_terms(query)
+    return DetailLoaded(key, detail, styled=styled, terms=terms)
 
 
 class Loading:
@@ -75,6 +80,9 @@ class Loading:
         place may be deep in the list); without, the count follows the first page. `refresh`:
         the same results again, the cursor staying on whatever paper it is on when they come."""
         self.generation += 1
+        # The counts of the results this search replaces are not wanted any more: stop them
+        # (at a million papers they take longer than a search, on the same cores).
+        self.workers.cancel_group(self, "facets")
         self.query_text, self.keep_key, self.refreshing = query, keep, refresh
         self.remembered.query = query
         self._search(self.catalog, typed_query(query), self.sort, self.generation,
@@ -228,21 +236,24 @@ class Loading:
     def load_facets(self, query: str | None = None) -> None:
         """Counts for the results of `query` (by default those shown: the query as it ran,
         the word being typed as a prefix), off the UI thread; a newer call cancels this one,
-        and SQLite stops at once."""
-        self._load_facets(self.papers.query_text if query is None else query)
+        and SQLite stops at once. They count the papers the list holds: by relevance, those
+        holding only some of the words too when the list shows them."""
+        self._load_facets(self.papers.query_text if query is None else query,
+                          self.papers.sort == RELEVANCE)
 
     @work(thread=True, exclusive=True, group="facets", exit_on_error=False)
-    def _load_facets(self, query: str) -> None:
+    def _load_facets(self, query: str, partial: bool) -> None:
         worker = get_current_worker()
         try:
-            facets = self.catalog.facets(query, cancelled=lambda: worker.is_cancelled)
+            facets = self.catalog.facets(query, cancelled=lambda: worker.is_cancelled, partial=partial)
         except Exception:  # superseded, or a bad query; counts are a convenience
             return
         if not worker.is_cancelled:
-            self.post_message(FacetsLoaded(facets))
+            self.post_message(FacetsLoaded(facets, partial))
 
     def on_facets_loaded(self, message: FacetsLoaded) -> None:
-        if message.facets.query != self.papers.query_text:
+        if (message.facets.query != self.papers.query_text
+                or message.partial != (self.papers.sort == RELEVANCE)):
             return  # the results have changed since
         self.load_topics()  # the Topics facet (discovering.py)
         self.facets = message.facets
@@ -268,23 +279,30 @@ class Loading:
 
     @work(thread=True, exclusive=True, group="detail", exit_on_error=False)
     def load_detail(self, key: str) -> None:
-        self.post_message(read_paper(self.catalog, key))
+        self.post_message(read_paper(self.catalog, key, typed_query(self.query_text)))
 
     def on_detail_loaded(self, message: DetailLoaded) -> None:
         current = self.papers.current
         if current is None or current.key != message.key:
             return
         pane = self.query_one(DetailPane)
+        # The same paper read again (changed here or elsewhere): the reader keeps their place.
+        same = self.detail is not None and self.detail.summary.key == message.key
         self.detail, self.detail_styled = message.detail, message.styled
+        self.detail_terms = message.terms
         if message.detail is None:
             pane.show_message(f"Cannot show {message.key}: {message.error}")
         else:
-            pane.show(message.detail, highlight_terms(typed_query(self.query_text)), message.styled,
-                      self.similar_for_pane(message.key))
+            pane.show(message.detail, self._terms(), message.styled,
+                      self.similar_for_pane(message.key), keep_scroll=same)
+
+    def _terms(self):
+        """What the reading pane marks: as the paper was loaded, else the words typed."""
+        return self.detail_terms if self.detail_terms is not None else highlight_terms(typed_query(self.query_text))
 
     def refresh_detail(self) -> None:
         """Show the paper in the reading pane again (its similar papers came), in place."""
         if self.detail is not None:
             self.query_one(DetailPane).show(
-                self.detail, highlight_terms(typed_query(self.query_text)), self.detail_styled,
+                self.detail, self._terms(), self.detail_styled,
                 self.similar_for_pane(self.detail.summary.key), keep_scroll=True)

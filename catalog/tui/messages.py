@@ -7,6 +7,7 @@ from collections.abc import Callable
 
 from textual.message import Message
 
+from catalog.highlight import Terms
 from catalog.results import (
     Edit, Facets, PaperDetail, PaperSummary, RelatedPaper, Suggestion, TopicCount, TriageCount,
     TriageOrder,
@@ -72,21 +73,27 @@ class SearchFailed(Message):
 
 
 class DetailLoaded(Message):
-    """A paper, with its abstract rendered for display (catalog.text.tex.render_styled)."""
+    """A paper, with its abstract rendered for display (catalog.text.tex.render_styled) and
+    the terms to mark in it (Catalog.highlight_terms)."""
 
     def __init__(self, key: str, detail: PaperDetail | None, error: str | None = None,
-                 styled: Styled | None = None) -> None:
+                 styled: Styled | None = None, terms: Terms | None = None) -> None:
         super().__init__()
         self.key = key
         self.detail = detail
         self.error = error
         self.styled = styled
+        self.terms = terms  # what to mark: the query's words, and what its acronyms stand for
 
 
 class FacetsLoaded(Message):
-    def __init__(self, facets: Facets) -> None:
+    """Counts of the papers `facets.query` finds (`partial`: with those holding some of
+    the words, as the list does by relevance)."""
+
+    def __init__(self, facets: Facets, partial: bool = True) -> None:
         super().__init__()
         self.facets = facets
+        self.partial = partial
 
 
 class CatalogChanged(Message):
@@ -157,11 +164,16 @@ class Copied(Message):
 
 
 class Exported(Message):
-    def __init__(self, papers: int, format: str, path: str) -> None:
+    """`unchanged`, `skipped`: a vault's files already up to date, and those left alone."""
+
+    def __init__(self, papers: int, format: str, path: str, unchanged: int = 0,
+                 skipped: tuple[str, ...] = ()) -> None:
         super().__init__()
         self.papers = papers
         self.format = format
         self.path = path
+        self.unchanged = unchanged
+        self.skipped = skipped
 
 
 class TriageRows(Message):

@@ -8,9 +8,9 @@ import re
 from catalog.highlight import Terms, terms_of
 from catalog.query import QueryError, parse
 
-# One raw token as the user typed it: a (possibly negated, possibly field-prefixed) quoted
+# One raw token as the user typed it: a (possibly negated, possibly field-prefixed or exact) quoted
 # phrase, or a run of non-space characters.
-_RAW_TOKEN = re.compile(r'-?(?:\w+:)?"[^"]*"?|\S+')
+_RAW_TOKEN = re.compile(r'-?(?:\w+:|=)?"[^"]*"?|\S+')
 # Fields that take one value: a new value replaces the old one instead of adding to it.
 _SINGLE_VALUED = ("status", "rating", "venue", "year")
 # A plain word at the very end of the query: perhaps not finished yet.

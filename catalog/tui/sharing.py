@@ -21,7 +21,6 @@ from catalog.results import ExportPaper, PaperSummary
 from catalog.text.terminal import safe
 from catalog.tui.display import first_line, shorten
 from catalog.tui.messages import ActionFailed, Copied, Exported, LinkOpened
-from catalog.tui.querytext import chunks, keys_query
 from catalog.tui.screens.confirm import ConfirmScreen
 from catalog.tui.screens.pickers import Choice, ChoiceScreen
 
@@ -63,12 +62,8 @@ COPY: dict[str, tuple[str, str, Render | None]] = {
 
 
 def export_papers(catalog: Catalog, keys: list[str]) -> list[ExportPaper]:
-    """These papers, in this order, read by `key:` queries of KEY_CHUNK keys each."""
-    found: dict[str, ExportPaper] = {}
-    for chunk in chunks(keys):
-        wanted = set(chunk)
-        found.update((p.key, p) for p in catalog.export_papers(keys_query(chunk)) if p.key in wanted)
-    return [found[k] for k in keys if k in found]
+    """These papers, in this order."""
+    return catalog.export_papers(keys=keys)
 
 
 class Sharing:
@@ -170,7 +165,8 @@ class Sharing:
         def chosen(request) -> None:  # an ExportRequest, or None
             if request is None:
                 return
-            if request.path.exists():
+            # A vault is written again in place: what the reader wrote in it is kept.
+            if request.path.exists() and request.format != "vault":
                 self.app.push_screen(
                     ConfirmScreen(f"{request.path} exists. Replace it?", yes="Replace", no="Cancel"),
                     lambda yes: yes and self._start_export(request))
@@ -187,30 +183,21 @@ class Sharing:
     @work(thread=True, group="export", exit_on_error=False)
     def _export(self, catalog: Catalog, request, query: str,
                 keys: list[str] | None) -> None:
+        """The results (the query the list shows), or the marked papers (`keys`)."""
         try:
-            if keys is None:  # the results: the query the list shows
-                report = catalog.export(query, request.format, request.path)
-                count = report.papers
-            else:
-                # TODO(lead, after the storage refactor): Catalog.export(keys=...) would make
-                # this one call; today marked papers are read by `key:` queries in chunks.
-                from catalog import export
-
-                papers = export_papers(catalog, keys)
-                write = export.writer(request.format)
-                export.write_file(request.path, lambda out: write(papers, out))
-                count = len(papers)
+            report = catalog.export(query, request.format, request.path, keys=keys)
         except (CatalogError, QueryError) as exc:
             self.post_message(ActionFailed(str(exc)))
-            return
-        except OSError as exc:
-            self.post_message(ActionFailed(f"cannot write {request.path}: {exc.strerror or exc}"))
             return
         except Exception as exc:
             self.post_message(ActionFailed(f"export failed: {first_line(exc)}"))
             return
-        self.post_message(Exported(count, request.format, str(request.path)))
+        self.post_message(Exported(report.papers, request.format, str(request.path),
+                                   report.unchanged, report.skipped))
 
     def on_exported(self, message: Exported) -> None:
         count = f"{message.papers} {'paper' if message.papers == 1 else 'papers'}"
-        self.say(f"Exported {count} as {message.format} to {message.path}", timeout=5)
+        up_to_date = f"; {message.unchanged} already up to date" if message.unchanged else ""
+        self.say(f"Exported {count} as {message.format} to {message.path}{up_to_date}", timeout=5)
+        for skipped in message.skipped:  # vault files without the marker line: left alone
+            self.say(f"skipped {skipped}", severity="warning", timeout=8)

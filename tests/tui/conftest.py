@@ -5,8 +5,11 @@ from __future__ import annotations
 import asyncio
 import inspect
 from pathlib import Path
+from time import monotonic
 
 import pytest
+
+from textual._context import active_app
 
 from catalog.tui.app import CatalogApp
 
@@ -21,6 +24,34 @@ def pytest_pyfunc_call(pyfuncitem):
         asyncio.run(pyfuncitem.obj(**{n: pyfuncitem.funcargs[n] for n in names}))
         return True
     return None
+
+
+async def _keys_handled(min_sleep: float = 0, max_sleep: float = 1) -> None:
+    """Between two keys Pilot waits until the process looks idle by its CPU time, which on a
+    loaded machine (this process starved of CPU) returns before the key is handled: the next
+    key then goes to the widget focused before (enter and S typed 'S' into the search bar,
+    tests/tui/test_tui_actions.py). Wait instead until every message queue of the app and its
+    screens is empty, the key's own messages (Submitted bubbling up, the focus moving) too."""
+    import textual._wait
+
+    await textual._wait.wait_for_idle(min_sleep, max_sleep)  # what Pilot does, then the condition
+    app = active_app.get()
+    deadline = monotonic() + 10
+    quiet = 0
+    while quiet < 3 and monotonic() < deadline:
+        await asyncio.sleep(0)
+        pumps = [app]
+        for screen in app.screen_stack:
+            pumps += screen.walk_children(with_self=True)
+        quiet = 0 if any(not p._message_queue.empty() for p in pumps) else quiet + 1
+
+
+@pytest.fixture(autouse=True)
+def keys_one_at_a_time(monkeypatch):
+    """Pilot's key presses wait on the condition (every queue drained), not on the clock."""
+    import textual.app
+
+    monkeypatch.setattr(textual.app, "wait_for_idle", _keys_handled)
 
 
 @pytest.fixture

@@ -160,6 +160,22 @@ async def test_saved_search_stored_and_applied(app, seeded, settle, type_search)
         assert app.main.papers.total == seeded.count("diffusion venue:ICLR")
 
 
+async def test_saved_search_on_a_starved_machine(app, seeded, settle, type_search, monkeypatch):
+    """The same, with Pilot's idle wait (CPU time against the clock) answering at once, as it
+    does when a loaded machine starves this process: each key still waits until the one
+    before is handled (conftest's keys_one_at_a_time), so S is never typed into the search
+    bar because the focus had not moved yet."""
+    import asyncio
+
+    import textual._wait
+
+    async def starved(*args, **kwargs) -> None:
+        await asyncio.sleep(0)
+
+    monkeypatch.setattr(textual._wait, "wait_for_idle", starved)
+    await test_saved_search_stored_and_applied(app, seeded, settle, type_search)
+
+
 async def test_saved_search_deleted_from_the_picker(app, seeded, settle):
     seeded.save_search("first", "diffusion")
     seeded.save_search("second", "venue:ICML")

@@ -197,3 +197,61 @@ async def test_papers_with_notes_are_marked_in_the_list(seeded, settle):
         await settle(pilot)
         lines = screen_text(app, app.main.papers).splitlines()
         assert lines[1][:3] == "●✎ "
+
+
+async def test_the_reading_pane_keeps_its_place_when_the_catalog_changes_elsewhere(seeded, settle, monkeypatch):
+    """Reading an abstract scrolled down while another process changes the catalog: the
+    rows refresh, the pane shows the change and stays where the reader was; another paper
+    starts at its top."""
+    from catalog.library import Catalog
+    from catalog.tui.screens import main
+    from catalog.tui.widgets.detail import DetailPane
+
+    monkeypatch.setattr(main, "POLL", 0.05)
+    key = seeded.search("", limit=1, snippets=False)[0].key
+    seeded.add_note(key, "\n\n".join(f"Point {i}: worth reading twice." for i in range(30)))
+    other = Catalog.open(seeded.path)  # another shell: its own connections
+    app = CatalogApp(seeded, cursor_blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        pane = app.main.query_one(DetailPane)
+        assert app.main.papers.current.key == key
+        await pilot.press("enter", *"jjjjjjjj")
+        await settle(pilot)
+        assert pane.scroll_y == 8
+
+        other.tag([key], add=["elsewhere"])
+        await pilot.pause(0.3)
+        await settle(pilot)
+        assert "#elsewhere" in pane.text  # read again...
+        assert pane.scroll_y == 8  # ...where the reader was
+        assert app.main.focused is pane
+
+        await pilot.press("right_square_bracket")  # the next paper: from its top
+        await settle(pilot)
+        assert app.main.papers.cursor == 1 and pane.scroll_y == 0
+    other.close()
+
+
+async def test_facet_counts_are_those_of_the_list_while_typing(seeded, settle, type_search):
+    """The word being typed is searched as a prefix, and the list may go on with papers
+    holding only some of the words: the sidebar counts exactly the papers the list holds."""
+    app = CatalogApp(seeded, cursor_blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        # A prefix of a word that is no prefix of its stem (interpretab*: interpret); the last
+        # word unfinished after whole ones, so partial matches follow.
+        for typed in ("interpretab", "language mod", "graph neu"):
+            await type_search(pilot, typed)
+            papers, facets = app.main.papers, app.main.facets
+            assert papers.total == seeded.count(typed + "*") > 0
+            assert facets.query == typed + "*" and facets.total == papers.total, typed
+            assert sum(n for _, _, n in facets.venues) == papers.total, typed
+            assert f"unread {papers.total}" in _facet_labels(app), typed
+
+        await pilot.press("escape", "O")  # by year: only the papers holding every word
+        await settle(pilot)
+        papers, facets = app.main.papers, app.main.facets
+        assert papers.total == seeded.count("graph neu*", partial=False) < seeded.count("graph neu*")
+        assert facets.total == papers.total == sum(n for _, _, n in facets.venues)
+        assert f"unread {papers.total}" in _facet_labels(app)

@@ -191,3 +191,61 @@ async def test_position_and_gg(app, seeded, settle):
         await settle(pilot)
         assert type(app.screen).__name__ == "CatalogScreen"
         assert app.main.papers.cursor == 0 and app.main.search_bar.value == ""
+
+
+async def test_x_offers_every_format_catalog_export_has(app, seeded, settle, tmp_path):
+    """The vault too: a folder, written again in place without asking; a folder given for a file format, or a vault whose parent folder is
+    missing, is refused in one line, as the CLI does."""
+    from textual.widgets import Input, Select
+
+    from catalog.cli import EXPORT_FORMATS
+    from catalog.export.vault import MARKER
+
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("space", "space")  # two marked
+        marked = list(app.main.papers.marked)
+        await pilot.press("x")
+        await settle(pilot)
+        dialog = app.screen
+        select, path = dialog.query_one("#export-format", Select), dialog.query_one("#export-path", Input)
+        assert [value for _, value in select._options if value != Select.BLANK] == list(EXPORT_FORMATS)
+        select.value = "vault"  # chosen in the list: the file name loses its suffix
+        await pilot.pause()
+        assert path.value == "catalog-export" and "one Markdown file per paper" in str(
+            dialog.query_one("#export-hint").content)
+        select.value = "ris"  # and back: a file again
+        await pilot.pause()
+        assert path.value == "catalog-export.ris"
+
+        vault = tmp_path / "notes"
+        select.value = "vault"
+        await pilot.press("ctrl+u", *str(vault), "enter")
+        await settle(pilot)
+        assert sorted(p.stem for p in vault.glob("*.md")) == sorted(marked)
+        assert f"Exported 2 papers as vault to {vault}" in toasts(app)
+        mine = vault / f"{marked[0]}.md"
+        mine.write_text(mine.read_text() + "my own thoughts\n")
+
+        await pilot.press("x")  # again: no question, what was written below the marker kept
+        await settle(pilot)
+        app.screen.query_one("#export-format", Select).value = "vault"
+        await pilot.press("ctrl+u", *str(vault), "enter")
+        await settle(pilot)
+        assert type(app.screen).__name__ == "CatalogScreen"
+        assert "2 already up to date" in toasts(app)
+        assert mine.read_text().endswith(MARKER + "\nmy own thoughts\n")
+
+        await pilot.press("x")  # a file format into a folder: refused, the dialog stays
+        await settle(pilot)
+        await pilot.press("ctrl+u", *str(vault), "enter")
+        await settle(pilot)
+        assert type(app.screen).__name__ == "ExportScreen"
+        assert f"{vault} is a folder; give a file name (or choose vault)" in toasts(app)
+
+        missing = tmp_path / "no" / "such"
+        app.screen.query_one("#export-format", Select).value = "vault"
+        await pilot.press("ctrl+u", *str(missing), "enter")
+        await settle(pilot)
+        assert f"cannot write a vault to {missing}: folder {missing.parent} does not exist" in toasts(app)
+        assert not missing.exists()

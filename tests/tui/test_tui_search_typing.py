@@ -85,3 +85,16 @@ async def test_a_typo_gets_did_you_mean_in_the_empty_list(app, settle, type_sear
         assert "Did you mean interpretability?" in message
         await type_search(pilot, "attention sink")
         assert app.main.papers.total > 0
+
+
+async def test_the_reading_pane_marks_what_an_acronym_matched_through(app, seeded, settle, type_search):
+    """`SAE` finds "Sparse Autoencoders (SAEs)": both forms are marked, as word forms are."""
+    from textual.widgets import Static
+
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await type_search(pilot, "SAE ")
+        await settle(pilot)
+        body = app.main.query_one("#detail-body", Static).render()
+        marked = {body.plain[s.start:s.end].lower() for s in body.spans}
+        assert any(w.startswith("sparse autoencoder") for w in marked), marked

@@ -98,3 +98,12 @@ def test_keys_query_stays_within_sqlite_limits(seeded):
     keys = [p.key for p in seeded.search("", limit=KEY_CHUNK, snippets=False)]
     many = (keys * (KEY_CHUNK // len(keys) + 1))[:KEY_CHUNK]
     assert {p.key for p in seeded.search(keys_query(many), limit=KEY_CHUNK)} == set(keys)
+
+
+def test_an_exact_phrase_is_one_token_when_filters_are_toggled():
+    from catalog.tui.querytext import tokens
+
+    assert tokens('="language models" -="sparse coding" x') == ['="language models"', '-="sparse coding"', "x"]
+    assert toggle_filter('="language models" venue:ICML', "venue:ICLR") == '="language models" venue:ICLR'
+    assert highlight_terms('="language models"').phrases == frozenset({(("language", "models"), False)})
+    assert not highlight_terms('="language models"').stems  # this form only: no other forms marked

@@ -407,12 +407,21 @@ def count_sql(compiled: CompiledQuery, tier: str | None = None) -> tuple[str, li
     return f"SELECT count(*) {source}", params
 
 
-def ids_sql(compiled: CompiledQuery) -> tuple[str, list]:
-    """The ids of every paper the query finds, as a subquery (for counting facets)."""
+def ids_sql(compiled: CompiledQuery, tiers: Sequence[str] | None = None) -> tuple[str, list]:
+    """The ids of every paper the query finds, as a subquery (for counting facets): those
+    holding all the words in some form, or the papers of these `tiers` (TIERS; each leaves
+    out the papers of those before it, so they add up as the count's do)."""
     if compiled.match is None:
         return f"SELECT p.id FROM paper p WHERE {' AND '.join(compiled.where) or '1'}", list(compiled.params)
-    _, source, params = _all_words_from(compiled)
-    return f"SELECT rowid {source}", params
+    if not tiers:
+        _, source, params = _all_words_from(compiled)
+        return f"SELECT rowid {source}", params
+    parts, params = [], []
+    for tier in tiers:
+        _, source, tier_params = _tier_from(compiled, tier)
+        parts.append(f"SELECT rowid {source}")
+        params += tier_params
+    return " UNION ALL ".join(parts), params
 
 
 def facet_sql(ids: str, *, scan: bool) -> dict[str, str]:

@@ -84,7 +84,7 @@ class SqliteTx(PaperReads, EditQueries, ImportQueries, DiscoveryQueries, Mainten
             if tier == "some" and not self._with_some(query, compiled, partial,
                                                       None if sort.reverse else matching_all):
                 continue
-            found = None if tier != "exact" or sort.reverse else self.top_rows(compiled, need, skip, with_text)
+            found = self.ranked_page_from_lists(compiled, tier, need, skip, with_text, sort)
             if found is None:  # no list proves this page (topk.py): rank every match
                 sql, params = fts.search_sql(compiled, limit=need, offset=skip, with_text=with_text,
                                              tier=tier, sort=sort)
@@ -116,8 +116,7 @@ class SqliteTx(PaperReads, EditQueries, ImportQueries, DiscoveryQueries, Mainten
         """Papers holding every word (in any form, or through acronyms); `partial`: all that
         `search` lists, with the papers holding only some of the words when those are few."""
         compiled = self._compile(query)
-        if compiled.match is not None and any(o.prefix for c in query.clauses for o in c.options
-                                              if isinstance(o, Text)):
+        if compiled.match is not None and self._has_prefix(query):
             # A prefix of a word is not always a prefix of its stem (interpretab*): tier by tier.
             total = sum(self._run(*fts.count_sql(compiled, tier), query)[0][0]
                         for tier in ("exact", "forms", "wide") if fts.tier_expression(compiled, tier))
@@ -128,6 +127,10 @@ class SqliteTx(PaperReads, EditQueries, ImportQueries, DiscoveryQueries, Mainten
             total += self._run(*fts.count_sql(compiled, "some"), query)[0][0]
         return total
 
+    @staticmethod
+    def _has_prefix(query: Query) -> bool:
+        return any(o.prefix for c in query.clauses for o in c.options if isinstance(o, Text))
+
     def _unknown_word(self, compiled: fts.CompiledQuery) -> bool:
         """Whether a word of the query is in no paper (a typo, most likely: "did you mean"
         says more than papers holding the other words would)."""
@@ -137,6 +140,11 @@ class SqliteTx(PaperReads, EditQueries, ImportQueries, DiscoveryQueries, Mainten
 
     def _compile(self, query: Query) -> fts.CompiledQuery:
         return fts.compile_query(query, self._acronyms_for(query))
+
+    def acronyms_for(self, query: Query) -> dict[str, list[str]]:
+        """What the query's words and runs of words also stand for (the acronyms search
+        widens them by): for marking those forms in snippets and the reading pane."""
+        return self._acronyms_for(query)
 
     def _acronyms_for(self, query: Query) -> dict[str, list[str]]:
         """What the query's words and runs of words also stand for, by the acronyms the
@@ -163,11 +171,22 @@ class SqliteTx(PaperReads, EditQueries, ImportQueries, DiscoveryQueries, Mainten
                 out[text] = out.get(text, []) + [s.upper() for s in by_key[key]]
         return out
 
-    def result_facets(self, query: Query) -> Facets:
+    def result_facets(self, query: Query, *, partial: bool = False) -> Facets:
         """Venue-year, status, rating and tag counts of the papers `query` finds (tags
-        including their children), with the saved searches; `total`: how many it finds."""
-        ids, params = fts.ids_sql(fts.compile_query(query))
-        total = self.count(query)
+        including their children), with the saved searches; `total`: how many it finds.
+        The papers are those `count` counts: with `partial`, those `search` lists by relevance
+        (papers holding some of the words too, when few hold them all)."""
+        compiled = self._compile(query)
+        total, tiers = self.count(query), []
+        if compiled.match is not None:
+            some = (partial and fts.tier_expression(compiled, "some") is not None
+                    and self._with_some(query, compiled, partial, total))
+            if some or self._has_prefix(query):  # tier by tier, as count does
+                tiers = [t for t in fts.TIERS[:-1] if fts.tier_expression(compiled, t)]
+            if some:
+                tiers.append("some")
+                total += self._run(*fts.count_sql(compiled, "some"), query)[0][0]
+        ids, params = fts.ids_sql(compiled, tiers)
         # Many results: scan the narrow indexes; few: look up each one's row.
         sql = fts.facet_sql(ids, scan=total * 8 > self.paper_count())
         run = lambda name: self._run(sql[name], params, query)  # noqa: E731

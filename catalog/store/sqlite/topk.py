@@ -85,6 +85,15 @@ class TopLists:
     def top_stamp(self) -> bytes | None:
         return self.conn.execute(_STAMP).scalar()
 
+    def ranked_page_from_lists(self, compiled: CompiledQuery, tier: str, limit: int, offset: int,
+                               with_text: bool, sort) -> list | None:
+        """The tier walk's one question (store.py): this tier's page (rows as fts.search_sql's)
+        from a ranked list, or None when no list proves it: rank every match. Only the exact
+        tier in relevance order, best first, has lists."""
+        if tier != "exact" or sort.reverse or sort.field != "relevance":
+            return None
+        return self.top_rows(compiled, limit, offset, with_text)
+
     def top_rows(self, compiled: CompiledQuery, limit: int, offset: int, with_text: bool) -> list | None:
         """The exact tier's page from a fresh list (rows as fts.search_sql's), or None when no
         list proves it (none for this query, stale, or too short for its filters)."""

@@ -1,8 +1,10 @@
-"""The export dialog: which papers (the marked ones or all results), the format, the file.
-The format follows the file's suffix and the suffix follows the format."""
+"""The export dialog: which papers (the marked ones or all results), the format, the file
+(or, for a vault, the folder). The format follows the file's suffix and the suffix follows
+the format."""
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -13,10 +15,13 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, RadioButton, RadioSet, Select
 
-from catalog.export import FORMATS, format_for
+from catalog.export import FOLDER_FORMATS, FORMATS, format_for
 from catalog.tui.display import shorten
 
 DEFAULT_NAME = "catalog-export"
+HINT = "enter exports · the format follows the file's suffix · escape cancels"
+FOLDER_HINT = ("enter exports into this folder, one Markdown file per paper (what you wrote "
+               "below a file's marker line is kept) · escape cancels")
 
 
 @dataclass(frozen=True)
@@ -32,6 +37,7 @@ class ExportScreen(ModalScreen[ExportRequest | None]):
     def __init__(self, marked: int, results: int, query: str, directory: Path) -> None:
         super().__init__(classes="dialog-screen")
         self.marked, self.results, self.query_text, self.directory = marked, results, query, directory
+        self._shown_format = "bibtex"
 
     def compose(self) -> ComposeResult:
         query = f" of {shorten(self.query_text, 30)}" if self.query_text.strip() else ""
@@ -44,15 +50,14 @@ class ExportScreen(ModalScreen[ExportRequest | None]):
                 yield RadioButton(f"all {self.results:,} {_papers(self.results)} of these "
                                   f"results{query}", value=not self.marked, id="export-results")
             with Horizontal(id="export-to"):
-                yield Select([(name, name) for name in FORMATS], value="bibtex", allow_blank=False,
-                             id="export-format", compact=True)
+                yield Select([(name, name) for name in (*FORMATS, *FOLDER_FORMATS)], value="bibtex",
+                             allow_blank=False, id="export-format", compact=True)
                 yield Input(DEFAULT_NAME + FORMATS["bibtex"][1], id="export-path",
                             placeholder="file to write", select_on_focus=False, compact=True)
             with Horizontal(classes="buttons"):
                 yield Button("Export", id="export-go", variant="primary")
                 yield Button("Cancel", id="export-cancel")
-            yield Label(Text("enter exports · the format follows the file's suffix · "
-                             "escape cancels"), classes="dialog-hint")
+            yield Label(Text(HINT), classes="dialog-hint", id="export-hint")
 
     def on_mount(self) -> None:
         path = self.query_one("#export-path", Input)
@@ -65,22 +70,36 @@ class ExportScreen(ModalScreen[ExportRequest | None]):
 
     def on_select_changed(self, event: Select.Changed) -> None:
         event.stop()
+        fmt, before = str(event.value), self._shown_format
+        self._shown_format = fmt
+        folder = fmt in FOLDER_FORMATS
+        self.query_one("#export-hint", Label).update(Text(FOLDER_HINT if folder else HINT))
         path = self.query_one("#export-path", Input)
-        current = Path(path.value)
-        suffix = FORMATS[str(event.value)][1]
-        if path.value and format_for(current) not in (None, event.value):
+        path.placeholder = "folder to write" if folder else "file to write"
+        text = path.value.rstrip("/" + os.sep)
+        if folder:  # a folder: no file suffix
+            value = str(Path(text).with_suffix("")) if format_for(Path(text)) else text or DEFAULT_NAME
+        elif not text:
+            value = DEFAULT_NAME + FORMATS[fmt][1]
+        elif before in FOLDER_FORMATS or format_for(Path(text)) not in (None, fmt):
+            value = str(Path(text).with_suffix(FORMATS[fmt][1]))
+        else:
+            value = path.value
+        if value != path.value:
             with path.prevent(Input.Changed):
-                path.value = str(current.with_suffix(suffix))
-        elif not path.value:
-            path.value = DEFAULT_NAME + suffix
+                path.value = value
+                path.cursor_position = len(value)
 
     def on_input_changed(self, event: Input.Changed) -> None:
         event.stop()
         fmt = format_for(Path(event.value)) if event.value else None
         select = self.query_one("#export-format", Select)
         if fmt is not None and fmt != select.value:
+            self._shown_format = fmt
             with select.prevent(Select.Changed):
                 select.value = fmt
+            folder = fmt in FOLDER_FORMATS
+            self.query_one("#export-hint", Label).update(Text(FOLDER_HINT if folder else HINT))
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
@@ -101,6 +120,11 @@ class ExportScreen(ModalScreen[ExportRequest | None]):
         path = Path(text).expanduser()
         if not path.is_absolute():
             path = self.directory / path
+        if self.format not in FOLDER_FORMATS and path.is_dir():
+            names = " or ".join(FOLDER_FORMATS)
+            self.notify(f"{path} is a folder; give a file name (or choose {names})",
+                        severity="warning", markup=False)
+            return
         marked = bool(self.marked) and self.query_one("#export-what", RadioSet).pressed_index == 0
         self.dismiss(ExportRequest(self.format, path, marked))
 

@@ -81,6 +81,7 @@ class CatalogScreen(Loading, Editing, Sharing, Discovering, Screen):
         self.facets: Facets | None = None
         self.detail: PaperDetail | None = None
         self.detail_styled = None  # its abstract as render_styled gave it
+        self.detail_terms = None  # what to mark in it (the query's words, its acronyms' forms)
         self.similar_found: dict[str, list] = {}  # key -> its similar papers (m), this session
         self.finding_similar: set[str] = set()  # keys whose similar papers are being found
         self.grouping_topics = False  # the Topics facet's worker is running
@@ -108,7 +109,7 @@ class CatalogScreen(Loading, Editing, Sharing, Discovering, Screen):
         # The remembered paper, when the first page holds it (finding its place deeper in the
         # results needs a query of its own; see the report on issue 14).
         self.search(query, keep=key, counted=False)
-        self.papers.focus()
+        self.set_focus(self.papers)
         if self.start_triage:
             self.triage(query, _triage_label(query))
         self.poll_version()  # the version the first results show
@@ -154,17 +155,17 @@ class CatalogScreen(Loading, Editing, Sharing, Discovering, Screen):
     # --- actions ------------------------------------------------------------------------
 
     def action_focus_search(self) -> None:
-        self.search_bar.input.focus()
+        self.set_focus(self.search_bar.input)
 
     def action_back(self) -> None:
         self.set_class(False, "-zoomed")
-        self.papers.focus()
+        self.set_focus(self.papers)
 
     def action_toggle_sidebar(self) -> None:
         sidebar = self.query_one(Sidebar)
         self._show_sidebar(not sidebar.display)
         if not sidebar.display and self.focused is sidebar:
-            self.papers.focus()
+            self.set_focus(self.papers)
 
     def _show_sidebar(self, shown: bool) -> None:
         """Classes, not sidebar.display: an inline style would beat the stylesheet's rules for
@@ -178,15 +179,15 @@ class CatalogScreen(Loading, Editing, Sharing, Discovering, Screen):
         self.set_class(False, "-zoomed")
         if not sidebar.display:
             self._show_sidebar(True)
-        sidebar.focus()
+        self.set_focus(sidebar)
 
     def action_zoom(self) -> None:
         zoomed = not self.has_class("-zoomed")
         self.set_class(zoomed, "-zoomed")
         if zoomed:
-            self.query_one(DetailPane).focus()
+            self.set_focus(self.query_one(DetailPane))
         else:
-            self.papers.focus()
+            self.set_focus(self.papers)
 
     def action_refresh(self) -> None:
         self.similar_found.clear()  # papers may have come since
@@ -285,7 +286,7 @@ class CatalogScreen(Loading, Editing, Sharing, Discovering, Screen):
 
     def go_to_top(self) -> None:
         self.set_class(False, "-zoomed")
-        self.papers.focus()
+        self.set_focus(self.papers)
         self.papers.action_jump(0)
 
     def action_saved(self, number: int) -> None:
@@ -294,16 +295,16 @@ class CatalogScreen(Loading, Editing, Sharing, Discovering, Screen):
             self.run_saved(saved[number - 1])
 
     def action_focus_list(self) -> None:
-        self.papers.focus()
+        self.set_focus(self.papers)
 
     def run_saved(self, saved: SavedQuery) -> None:
         self.search_bar.set_query(saved.query)
-        self.papers.focus()
+        self.set_focus(self.papers)
 
     def palette_action(self, action: str, on_list: bool = False) -> None:
         """Run an action chosen in the command palette, as if its key had been pressed."""
         if self.typing and (on_list or action in keys.NOT_WHILE_TYPING):
-            self.papers.focus()
+            self.set_focus(self.papers)
         self.call_after_refresh(self.app.run_action, action, self.papers if on_list else self)
 
     # --- messages from the widgets ------------------------------------------------------
@@ -315,7 +316,7 @@ class CatalogScreen(Loading, Editing, Sharing, Discovering, Screen):
 
     @on(PaperList.Opened)
     def _opened(self) -> None:
-        self.query_one(DetailPane).focus()
+        self.set_focus(self.query_one(DetailPane))
 
     @on(DetailPane.Step)
     def _step(self, message: DetailPane.Step) -> None:
@@ -330,4 +331,4 @@ class CatalogScreen(Loading, Editing, Sharing, Discovering, Screen):
 
     @on(Input.Submitted, "#search")
     def _search_submitted(self) -> None:
-        self.papers.focus()
+        self.set_focus(self.papers)

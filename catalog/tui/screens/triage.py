@@ -220,7 +220,7 @@ class TriageScreen(Screen):
 
     @work(thread=True, exclusive=True, group="triage-detail", exit_on_error=False)
     def _detail(self, key: str) -> None:
-        self.post_message(read_paper(self.catalog, key))
+        self.post_message(read_paper(self.catalog, key, self.query_text))
 
     def on_detail_loaded(self, message: DetailLoaded) -> None:
         if message.key != self.shown_key:
@@ -229,7 +229,7 @@ class TriageScreen(Screen):
             self.pane.show_message(f"Cannot show {message.key}: {message.error}")
             return
         self.queue.update([message.detail.summary])
-        self.pane.show(message.detail, highlight_terms(self.query_text), message.styled)
+        self.pane.show(message.detail, message.terms or highlight_terms(self.query_text), message.styled)
         self.show_state()
 
     def show_progress(self) -> None:

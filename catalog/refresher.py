@@ -1,0 +1,151 @@
+"""The discovery cache brought up to date in a process of its own after `catalog import`.
+
+    python -m catalog.refresher DB      # what `start` runs, detached
+
+An import that adds papers leaves the cache stale, or (a catalog that never used discovery)
+missing; the next `similar`, `recommend`, `topics` or triage would pay for it: 91 s to build
+at 100,000 papers. So `catalog import` starts this process and exits at once; it updates the
+cache (incrementally where it can: build.py's rule) while the user reads the import's report,
+and a discovery command that comes meanwhile waits on the engine's build lock for what is
+left, then finds the cache fresh.
+
+- One at a time: a process that finds another holding `refresh.lock` (in the cache folder)
+  leaves; the one running checks the catalog's version again after each update, so papers
+  imported while it worked are taken in before it stops.
+- Never in the way: its own session (a Ctrl-C at the terminal does not reach it), lowest
+  priority, no terminal: its output and any error go to `refresh.log` in the cache folder
+  (kept under LOG_LIMIT), never to the screen, and the import's exit status is the import's.
+- Derived data: if it fails or is killed, the next discovery command builds what is missing,
+  as it always did.
+
+`CATALOG_DISCOVER_REFRESH=inline` updates an existing cache inside the import instead (the
+tests use it: no process outlives a test), `off` leaves it to the next discovery command.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+import traceback
+from pathlib import Path
+
+MODE_VARIABLE = "CATALOG_DISCOVER_REFRESH"
+LOCK = "refresh.lock"
+LOG = "refresh.log"
+LOG_LIMIT = 1_000_000  # bytes: the log starts again beyond this
+ROUNDS = 5  # updates in one run at most (each for papers imported while the last one ran)
+
+
+def mode() -> str:
+    """"background" (the default), "inline" or "off"."""
+    value = os.environ.get(MODE_VARIABLE, "background").strip().lower()
+    return value if value in ("background", "inline", "off") else "background"
+
+
+def start(db: Path, cache_dir: Path) -> subprocess.Popen | None:
+    """Start the refresh of the catalog at `db` (its cache in `cache_dir`) and return at once;
+    None when it cannot start (the next discovery command builds the cache instead)."""
+    try:
+        cache_dir.mkdir(parents=True, exist_ok=True)
+        log_path = cache_dir / LOG
+        too_long = log_path.exists() and log_path.stat().st_size > LOG_LIMIT
+        with open(log_path, "wb" if too_long else "ab") as log:
+            detached = ({"start_new_session": True} if os.name == "posix" else
+                        {"creationflags": getattr(subprocess, "DETACHED_PROCESS", 0)
+                         | getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0)})
+            return subprocess.Popen([sys.executable, "-m", "catalog.refresher", str(db)],
+                                    stdin=subprocess.DEVNULL, stdout=log, stderr=log,
+                                    close_fds=True, **detached)
+    except OSError:
+        return None
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Refresh the cache of the catalog named in `argv` unless another process is at it;
+    0 when done or not needed, 1 on an error (written to the log, not raised)."""
+    args = sys.argv[1:] if argv is None else argv
+    if len(args) != 1:
+        print("usage: python -m catalog.refresher DB", file=sys.stderr)
+        return 2
+    db = Path(args[0])
+    if not db.exists():  # removed since the import: nothing to do (and create nothing)
+        return 0
+    try:
+        os.nice(19)
+    except (AttributeError, OSError):
+        pass
+    from catalog import related
+    from catalog.library import Catalog
+
+    catalog = None
+    try:
+        catalog = Catalog.open(db)
+        cache_dir = related.engine(catalog.store).cache_dir
+        cache_dir.mkdir(parents=True, exist_ok=True)
+        with _only_one(cache_dir / LOCK) as mine:
+            if not mine:
+                return 0
+            for _ in range(ROUNDS):
+                report = related.refresh(catalog.store)
+                if report is None:  # fresh
+                    break
+                _log(cache_dir, f"{report.kind} {report.papers} papers "
+                                f"(+{report.added} ~{report.changed} -{report.removed}) "
+                                f"in {report.seconds:.1f} s")
+        return 0
+    except Exception:  # noqa: BLE001 - derived data: written down, never shown
+        try:
+            _log(related.engine(catalog.store).cache_dir if catalog else db.parent,
+                 "failed:\n" + traceback.format_exc())
+        except Exception:  # noqa: BLE001
+            traceback.print_exc()  # into the log file the process writes to
+        return 1
+    finally:
+        if catalog is not None:
+            catalog.close()
+
+
+def running(cache_dir: Path) -> bool:
+    """Whether a refresher is at work on this cache now (for `catalog doctor`)."""
+    path = cache_dir / LOCK
+    if not path.exists():
+        return False
+    with _only_one(path) as free:
+        return not free
+
+
+class _only_one:
+    """A non-blocking exclusive lock on `path`: `mine` is False when another process has it."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        self.file = None
+
+    def __enter__(self) -> bool:
+        try:
+            import fcntl
+        except ImportError:  # no flock: the engine's own build lock still keeps builds apart
+            return True
+        self.file = open(self.path, "a+b")
+        try:
+            fcntl.flock(self.file, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            self.file.close()
+            self.file = None
+            return False
+        return True
+
+    def __exit__(self, *exc) -> None:
+        if self.file is not None:
+            self.file.close()  # closing releases the lock
+
+
+def _log(cache_dir: Path, line: str) -> None:
+    with open(cache_dir / LOG, "a", encoding="utf-8") as f:
+        f.write(f"{time.strftime('%Y-%m-%d %H:%M:%S')} pid {os.getpid()}: {line}\n")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
