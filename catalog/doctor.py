@@ -167,6 +167,7 @@ def _rebuild_top_lists(tx) -> str:
     keys = sorted(set(tx.stale_top_lists()) | set(tx.top_list_mismatches()))
     for key in keys:
         tx.build_top_list(key)
+    tx.clear_top_changes()
     return f"rebuilt {len(keys)} ranked list(s) of frequent words"
 
 

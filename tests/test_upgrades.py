@@ -336,7 +336,7 @@ def test_revision_0009_adds_empty_ranked_lists_and_keeps_user_data(tmp_path, mon
     try:
         assert migrate.current(path) == migrate.SCHEMA_REVISION
         with sqlite3.connect(path) as conn:
-            assert {"term_top", "term_top_state"} <= _tables(conn)
+            assert {"term_top", "term_top_state", "term_top_dirty", "term_top_was", "term_top_now"} <= _tables(conn)
             assert conn.execute("SELECT count(*) FROM term_top").fetchone() == (0,)
             assert user_data(conn) == before
         expected = [p.key for p in catalog.search("study", limit=200)]
@@ -345,9 +345,17 @@ def test_revision_0009_adds_empty_ranked_lists_and_keeps_user_data(tmp_path, mon
         assert built > 0 and stale == 0
         assert [p.key for p in catalog.search("study", limit=200)] == expected
         assert doctor.run(catalog.store).found == []
+        # An edit after the lists: the triggers note the paper, the lists follow it.
+        first = catalog.search("study", limit=1)[0].key
+        catalog.tag([first], ["study"])
+        with sqlite3.connect(path) as conn:
+            assert conn.execute("SELECT count(*) FROM term_top_dirty").fetchone() == (1,)
+        assert doctor.run(catalog.store).found == []
+        catalog.tag([first], remove=["study"])
     finally:
         catalog.close()
     migrate.downgrade(path, "0008")
     with sqlite3.connect(path) as conn:
-        assert not {"term_top", "term_top_state"} & _tables(conn)
+        assert not {"term_top", "term_top_state", "term_top_dirty", "term_top_was", "term_top_now"} & _tables(conn)
+        assert not [r for r in conn.execute("SELECT name FROM sqlite_master WHERE name LIKE 'term_top%'")]
         assert user_data(conn) == before

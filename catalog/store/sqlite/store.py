@@ -251,6 +251,7 @@ class SqliteTx(PaperReads, EditQueries, ImportQueries, DiscoveryQueries, Mainten
             self.conn.execute(
                 f"INSERT INTO {table}(rowid, {cols}) SELECT id, {cols} FROM paper WHERE id >= ?",
                 (first_id,))
+        self.mark_new_papers(first_id)  # the ranked lists' dirty set (topk.py)
 
     # --- discovery ---------------------------------------------------------------------------------
 
