@@ -2,10 +2,12 @@
 in-process, p50/p95 per query; with the impact-ordered lists (catalog/store/sqlite/topk.py)
 and without them, alternating in one run, and whether both give the same top 50.
 
-    python -m benchmarks.topk CATALOG.db [--repeats 10] [--build | --build-mix]
+    python -m benchmarks.topk CATALOG.db [--repeats 10] [--build | --build-mix] [--edit]
 
 `--build` first builds every list the catalog qualifies for (what an import's refresh does
-with no time limit), timing it; `--build-mix` only the lists the mix reads, each timed. The catalog gets a `toread` tag on some papers if it has none (the tag
+with no time limit), timing it; `--build-mix` only the lists the mix reads, each timed;
+`--edit` then makes small changes (tags, a note, 200 new papers) that the lists follow by
+rescoring. The catalog gets a `toread` tag on some papers if it has none (the tag
 filter needs one).
 """
 
@@ -74,6 +76,34 @@ def build(db: Path, only_mix: bool = False) -> str:
         catalog.close()
 
 
+def edit(db: Path, new_papers: int = 200) -> str:
+    """Small changes after the lists were built (what `--edit` times): tags on 5 papers, a
+    note, an import of `new_papers` new papers; the lists then follow by rescoring."""
+    import tempfile
+
+    from benchmarks import corpus
+    from catalog.library import Catalog
+
+    catalog = Catalog.open(db)
+    try:
+        keys = [p.key for p in catalog.search("model", limit=400, snippets=False)]
+        catalog.tag(keys[100:105], ["model"])
+        catalog.add_note(keys[200], "A note on this model and its interpretability.")
+        with tempfile.TemporaryDirectory() as folder:
+            path = Path(folder) / "more.txt"
+            path.write_text("ICML 2026 Papers\n\n" + "".join(
+                a + "\n\n" for _, _, a in corpus.abstracts(new_papers, seed=1234)), encoding="utf-8")
+            start = time.perf_counter()
+            report = catalog.import_paths([path])
+            took = time.perf_counter() - start
+        with catalog.store.read() as tx:
+            stale = len(tx.stale_top_lists())
+        return (f"edited: 6 papers tagged or noted, imported {report.new} new papers in {took:.1f} s;"
+                f" lists searches cannot read: {stale}")
+    finally:
+        catalog.close()
+
+
 def compare(db: Path, repeats: int, sides: tuple[bool, ...] = (True, False)) -> list[dict]:
     """Each query `repeats` times with the lists and without, alternating."""
     from catalog.library import Catalog
@@ -130,9 +160,13 @@ def main() -> None:
     parser.add_argument("--build-mix", action="store_true", help="build only the mix's lists first (timed)")
     parser.add_argument("--lists-only", action="store_true",
                         help="measure only with the lists (the full ranking of a 1-letter prefix takes seconds)")
+    parser.add_argument("--edit", action="store_true",
+                        help="after building: tag 5 papers, add a note, import 200 new papers (the lists rescore)")
     args = parser.parse_args()
     if args.build or args.build_mix:
         print(build(args.db, only_mix=args.build_mix) + "\n")
+    if args.edit:
+        print(edit(args.db) + "\n")
     print("\n".join(report(args.db, args.repeats, (True,) if args.lists_only else (True, False))))
 
 

@@ -194,6 +194,38 @@ def test_after_edits_a_page_past_the_list_is_ranked_in_full(catalog, served, tmp
     assert tagged in [p.key for p in catalog.search("model tag:later")]
 
 
+def test_a_large_import_leaves_the_lists_to_the_background_refresher(catalog, served, tmp_path, monkeypatch):
+    """Past DIRTY_LIMIT new papers the lists cannot be rescored: `catalog import` starts the
+    detached refresher (which rebuilds them, minutes at 1M) instead of making the import wait;
+    meanwhile searches rank every match. A small import starts nothing."""
+    from catalog import refresher, related
+
+    started = []
+    monkeypatch.setenv(refresher.MODE_VARIABLE, "background")
+    monkeypatch.setattr(refresher, "start", lambda db, cache_dir: started.append(db))
+    monkeypatch.setattr(related, "refresh_after_import", lambda *a, **k: None)  # the discovery side's
+    small = tmp_path / "small.txt"
+    small.write_text("ICML 2021 Papers\n\n" + "".join(a + "\n\n" for _, _, a in corpus.abstracts(30, seed=98)))
+    assert catalog.import_paths([small], background=True).new == 30
+    assert started == []
+    big = tmp_path / "big.txt"
+    big.write_text("ICML 2022 Papers\n\n" + "".join(
+        a + "\n\n" for _, _, a in corpus.abstracts(topk.DIRTY_LIMIT + 100, seed=99)))
+    assert catalog.import_paths([big], background=True).new == topk.DIRTY_LIMIT + 100
+    assert started == [catalog.path]
+    served.clear()
+    assert _ranked(catalog, "model", lists=True) == _ranked(catalog, "model", lists=False)
+    assert served == []  # stale, not read
+    assert refresher._top_lists(catalog, tmp_path) > 100  # what the refresher process runs
+    with catalog.store.read() as tx:
+        assert tx.stale_top_lists(rescored=False) == []
+        assert tx.conn.execute("SELECT count(*) FROM term_top_dirty").scalar() == 0
+    assert refresher._top_lists(catalog, tmp_path) == 0  # nothing left
+    served.clear()
+    assert _ranked(catalog, "model", lists=True) == _ranked(catalog, "model", lists=False)
+    assert served == ['("model")']
+
+
 def test_too_many_changes_stop_rescoring_until_a_rebuild(catalog, served, monkeypatch):
     monkeypatch.setattr(topk, "DIRTY_LIMIT", 2)  # the triggers keep counting to the migration's
     keys = [p.key for p in catalog.search("model", limit=5, snippets=False)]
@@ -212,7 +244,7 @@ def test_too_many_changes_stop_rescoring_until_a_rebuild(catalog, served, monkey
     assert served == ['("model")']
 
 
-def test_an_import_rebuilds_the_lists(catalog, served, tmp_path, monkeypatch):
+def test_a_small_import_keeps_the_lists_serving(catalog, served, tmp_path, monkeypatch):
     from catalog import library
 
     monkeypatch.setattr(library, "TOP_LISTS_FLOOR", 600.0)  # all of them, however loaded the machine

@@ -396,11 +396,17 @@ class SqliteStore(Store):
         finally:
             conn.close()
 
-    def refresh_top_lists(self, *, budget: float | None) -> tuple[int, int]:
+    def refresh_top_lists(self, *, budget: float | None, rescored: bool | None = None) -> tuple[int, int]:
         from catalog.store.sqlite import topk
 
         with self._errors():
-            return topk.refresh(self, budget=budget)
+            return topk.refresh(self, budget=budget, rescored=rescored)
+
+    def top_lists_behind(self) -> bool:
+        from catalog.store.sqlite import topk
+
+        with self._errors():
+            return topk.behind(self)
 
     def schema_revision(self) -> str | None:
         return migrations.current(self.path)

@@ -313,10 +313,17 @@ class TopLists:
         return [(r[0], r[1]) for r in self.conn.execute(f"SELECT term, doc FROM {VOCAB_TABLE}").all()]
 
     def build_top_list(self, key: str, size: int | None = None) -> int:
-        """(Re)build one list from the full ranking; how many papers it matches. Each paper's
-        term frequency and length are kept for rescoring after changes (recovered from its
-        score, and checked: a list whose scores they do not reproduce bit for bit keeps none,
-        and is not rescored)."""
+        """(Re)build one list from the full ranking, in this transaction; how many papers it
+        matches."""
+        ranked = self.rank_top_list(key, size)
+        self.store_top_list(ranked)
+        return ranked["matches"]
+
+    def rank_top_list(self, key: str, size: int | None = None) -> dict:
+        """One list as the index ranks it now (a read: seconds for the most frequent words):
+        what store_top_list writes. Each paper's term frequency and length are kept for
+        rescoring after changes (recovered from its score, and checked: a list whose scores
+        they do not reproduce bit for bit keeps none, and is not rescored)."""
         size = LIST_SIZE if size is None else size
         ranked = self.conn.execute(_RANKED, (key, size)).all()
         matches = len(ranked) if len(ranked) < size else self.conn.execute(
@@ -339,18 +346,26 @@ class TopLists:
             rows = [(key, i, pid, score, None, None) for key, i, pid, score, _, _ in rows]
         was = self.conn.execute(f"SELECT count(*) FROM {WAS_TABLE} WHERE {WAS_TABLE} MATCH ?", (key,)).scalar()
         now = self.conn.execute(f"SELECT count(*) FROM {NOW_TABLE} WHERE {NOW_TABLE} MATCH ?", (key,)).scalar()
+        return {"key": key, "stamp": self.top_stamp(), "rows": rows, "matches": matches, "papers": papers,
+                "tokens": tokens, "base": matches + was - now if exact else None}
+
+    def store_top_list(self, ranked: dict) -> bool:
+        """Write a list rank_top_list made, unless the index changed since (False)."""
+        if ranked["stamp"] != self.top_stamp():
+            return False
+        key = ranked["key"]
         self.conn.execute(f"DELETE FROM {TOP_TABLE} WHERE term = ?", (key,))
         self.conn.executemany(f"INSERT INTO {TOP_TABLE}(term, position, paper_id, score, freq, length)"
-                              " VALUES (?, ?, ?, ?, ?, ?)", rows)
+                              " VALUES (?, ?, ?, ?, ?, ?)", ranked["rows"])
         self.conn.execute(
             f"INSERT INTO {STATE_TABLE}(term, stamp, weights, listed, matches, papers, tokens, base)"
             " VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
             " ON CONFLICT (term) DO UPDATE SET stamp = excluded.stamp, weights = excluded.weights,"
             " listed = excluded.listed, matches = excluded.matches, papers = excluded.papers,"
             " tokens = excluded.tokens, base = excluded.base",
-            (key, self.top_stamp(), _WEIGHTS, len(ranked), matches, papers, tokens,
-             matches + was - now if exact else None))
-        return matches
+            (key, ranked["stamp"], _WEIGHTS, len(ranked["rows"]), ranked["matches"], ranked["papers"],
+             ranked["tokens"], ranked["base"]))
+        return True
 
     def drop_top_lists(self, keep: set[str]) -> None:
         """Forget the lists not in `keep` (words no longer frequent)."""
@@ -402,13 +417,18 @@ class TopLists:
         return wrong
 
 
-def refresh(store, *, budget: float | None) -> tuple[int, int]:
-    """Build the stale lists, most papers first, one write transaction each (a list's stamp is
-    the index it was ranked on), until `budget` seconds are spent (None: all). Which words and
-    prefixes qualify is read from the whole vocabulary (seconds at 1M papers) only when asked
-    for all (budget None), when there are no lists yet, or when the catalog has grown or shrunk
-    by a quarter since; lists no longer wanted are forgotten then. (built, still stale)."""
+def refresh(store, *, budget: float | None, rescored: bool | None = None) -> tuple[int, int]:
+    """Build the lists a search cannot read (`rescored`, the default with a budget) or all
+    ranked on an older index, most papers first, until `budget` seconds are spent (None: all).
+    Each is ranked in a read transaction (seconds for the most frequent words at 1M papers:
+    writers are not kept waiting) and written in a short write transaction, unless the index
+    changed meanwhile (then it is left for the next refresh). Which words and prefixes qualify
+    is read from the whole vocabulary (seconds at 1M papers) only when asked for all (budget
+    None), when there are no lists yet, or when the catalog has grown or shrunk by a quarter
+    since; lists no longer wanted are forgotten then. When every list is then ranked on the
+    index as it is, the changed papers are forgotten. (built, still stale)."""
     start = time.perf_counter()
+    rescored = budget is not None if rescored is None else rescored
     with store.read() as tx:
         papers = tx.conn.execute("SELECT count(*) FROM paper").scalar()
         kept = {r[0]: r[1] for r in tx.conn.execute(f"SELECT term, matches FROM {STATE_TABLE}").all()}
@@ -419,7 +439,7 @@ def refresh(store, *, budget: float | None) -> tuple[int, int]:
             wanted = [k for k, _ in candidates(words, MIN_MATCHES)]
         else:
             wanted = sorted(kept, key=lambda k: (-kept[k], k))
-        stale = tx.stale_top_lists(wanted, rescored=budget is not None)
+        stale = tx.stale_top_lists(wanted, rescored=rescored)
     if choose and (kept or wanted or seen is not None):
         with store.write(catch_up=False) as tx:
             tx.drop_top_lists(set(wanted))
@@ -430,10 +450,23 @@ def refresh(store, *, budget: float | None) -> tuple[int, int]:
     for key in stale:
         if budget is not None and time.perf_counter() - start > budget:
             break
+        with store.read() as tx:
+            ranked = tx.rank_top_list(key, LIST_SIZE)
         with store.write(catch_up=False) as tx:
-            tx.build_top_list(key, LIST_SIZE)
-        built += 1
-    if built == len(stale):  # every list ranked on the index as it is: start counting changes again
+            built += tx.store_top_list(ranked)
+    if stale or not rescored:
         with store.write(catch_up=False) as tx:
-            tx.clear_top_changes()
+            tx.clear_top_changes()  # only when every list is ranked on the index as it is
     return built, len(stale) - built
+
+
+def behind(store) -> bool:
+    """Whether refresh has work: a list searches cannot read, or the words to keep lists for
+    are to be chosen (none chosen yet in a catalog big enough, or it grew or shrank by a
+    quarter since). Cheap: an import asks before deciding where the work runs."""
+    with store.read() as tx:
+        papers = tx.conn.execute("SELECT count(*) FROM paper").scalar()
+        seen = tx.conn.execute(f"SELECT matches FROM {STATE_TABLE} WHERE term = ?", (CHOSEN_AT,)).scalar()
+        if seen is None:
+            return papers >= MIN_MATCHES
+        return not 0.8 * seen <= papers <= 1.25 * seen or bool(tx.stale_top_lists())
