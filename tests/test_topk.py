@@ -194,6 +194,30 @@ def test_after_edits_a_page_past_the_list_is_ranked_in_full(catalog, served, tmp
     assert tagged in [p.key for p in catalog.search("model tag:later")]
 
 
+def test_edits_during_a_rebuild_after_too_many_changes_leave_lists_that_follow_them(catalog, served, monkeypatch):
+    """A rebuild takes minutes at 1M papers and the user keeps editing: the lists it ranks
+    after an edit are not thrown away by the edits that came before (the changed papers are
+    counted again from the rebuild's start), so they are read, rescored, at once."""
+    monkeypatch.setattr(topk, "DIRTY_LIMIT", 2)
+    keys = [p.key for p in catalog.search("model", limit=5, snippets=False)]
+    catalog.tag(keys, ["later"])  # past the limit: no list can be rescored
+    original, calls = topk.TopLists.store_top_list, []
+
+    def edited_meanwhile(self, ranked):
+        calls.append(ranked["key"])
+        if len(calls) == 3:  # someone retitles a paper while the refresh runs
+            self.conn.execute("UPDATE paper SET user_title = 'A model' WHERE id = (SELECT min(id) FROM paper)")
+        return original(self, ranked)
+
+    monkeypatch.setattr(topk.TopLists, "store_top_list", edited_meanwhile)
+    built, left = catalog.store.refresh_top_lists(budget=None, rescored=True)
+    assert left == 1  # the list ranked before the edit and stored after it
+    served.clear()
+    for query in ("model", "the", "a*"):
+        assert _ranked(catalog, query, lists=True) == _ranked(catalog, query, lists=False)
+    assert len(served) == 3, served
+
+
 def test_a_large_import_leaves_the_lists_to_the_background_refresher(catalog, served, tmp_path, monkeypatch):
     """Past DIRTY_LIMIT new papers the lists cannot be rescored: `catalog import` starts the
     detached refresher (which rebuilds them, minutes at 1M) instead of making the import wait;

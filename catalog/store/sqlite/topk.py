@@ -297,6 +297,15 @@ class TopLists:
             self.conn.execute(f"INSERT INTO {NOW_TABLE}(rowid, {cols}) SELECT id, {cols} FROM paper WHERE id >= ?",
                               (first_id,))
 
+    def restart_top_changes(self) -> None:
+        """Past DIRTY_LIMIT (no list can be rescored): forget the changed papers and what the
+        lists knew of them, so that the lists a rebuild ranks from now on follow later edits
+        (however long the whole rebuild takes, and whatever is edited meanwhile)."""
+        if self._dirty_count() > DIRTY_LIMIT:
+            for table in (DIRTY_TABLE, WAS_TABLE, NOW_TABLE):
+                self.conn.execute(f"DELETE FROM {table}")
+            self.conn.execute(f"UPDATE {STATE_TABLE} SET base = NULL")
+
     def clear_top_changes(self) -> bool:
         """When every list was ranked on the index as it is now: forget the changed papers
         (each list's base becomes its count). Whether it did."""
@@ -446,6 +455,9 @@ def refresh(store, *, budget: float | None, rescored: bool | None = None) -> tup
             tx.conn.execute(
                 f"INSERT INTO {STATE_TABLE}(term, stamp, weights, listed, matches) VALUES (?, NULL, '', 0, ?)"
                 " ON CONFLICT (term) DO UPDATE SET matches = excluded.matches", (CHOSEN_AT, papers))
+    if stale:
+        with store.write(catch_up=False) as tx:
+            tx.restart_top_changes()
     built = 0
     for key in stale:
         if budget is not None and time.perf_counter() - start > budget:
