@@ -338,8 +338,8 @@ class Catalog:
         tag counting its children's papers too); the whole catalog for "". The papers are
         those `count` counts (`partial=False`: only those holding every word, as a search
         sorted otherwise than by relevance lists)."""
-        parsed = parse(query)
         with self.store.read() as tx, tx.stoppable(cancelled):
+            parsed = _as_one_query(tx, query)
             total = tx.paper_count()
             names = tuple(t.name for t in tx.tag_counts() if t.count)
             if parsed.is_empty:
@@ -607,6 +607,17 @@ def _understood(tx, query: str) -> tuple[Query, list[int]]:
         parsed = Query(parsed.clauses + [Clause((Filter("key", "=", key),), negated=True)
                                          for key in map(tx.key_of, named)], source=query)
     return parsed, named
+
+
+def _as_one_query(tx, query: str) -> Query:
+    """`query` as one query finding what `search` lists: the papers a key, DOI or arXiv id
+    names, or what its text finds (for counts over the whole list, such as facets)."""
+    parsed, named = _understood(tx, query)
+    if not named:
+        return parsed
+    texts = [option for clause in parsed.clauses if not clause.negated for option in clause.options]
+    keys = tuple(Filter("key", "=", tx.key_of(pid)) for pid in named)
+    return Query([Clause(keys + tuple(texts))], source=query)
 
 
 def _finds_text(tx, parsed: Query, word: str, prefix: bool) -> bool:

@@ -102,6 +102,19 @@ def test_the_named_paper_comes_first_and_is_not_shown_twice(catalog):
     assert [p.key for p in catalog.search(key, limit=1)] == [key]
 
 
+def test_facets_count_the_papers_an_identifier_lists(catalog):
+    """The TUI's sidebar counts what the list shows: the named paper and the papers citing
+    it, not zero (the words of a DOI or a key find nothing as text)."""
+    key = _key(catalog, "platypus")
+    catalog.set_status([key], "read")
+    for typed in (key, key[:4], "10.1145/3580305.3599256", "arXiv:2501.01234v2"):
+        facets = catalog.facets(typed)
+        assert facets.total == catalog.count(typed) == len(catalog.search(typed, limit=100)), typed
+        assert sum(n for _, _, n in facets.venues) == facets.total, typed
+    assert dict(catalog.facets(key).statuses) == {"read": 1}
+    assert dict(catalog.facets("10.1145/3580305.3599256").statuses) == {"unread": 2}
+
+
 def test_a_key_prefix_that_is_also_a_word_searches_as_usual(catalog, tmp_path):
     """A paper keyed `sparse7`: `sparse` means the word, `spar` (no such word) the paper."""
     words = [p.key for p in catalog.search("sparse", limit=200)]

@@ -77,7 +77,12 @@ async def test_the_topics_facet_groups_shows_and_marks_a_topic(app, seeded, sett
         # The topic holding most SAE papers, chosen in the sidebar.
         best = max(topics, key=lambda t: len(sae & {p.key for p in seeded.topic_papers(t.number)}))
         members = {p.key for p in seeded.topic_papers(best.number)}
-        sidebar.move_cursor(facet_node(sidebar, f"{best.count} {best.label}"))
+        # Its leaf shows the number `topic:N` takes and keeps the count in view.
+        leaf = facet_node(sidebar, f"{best.number}. ")
+        assert leaf.label.plain.endswith(f" {best.count}")
+        assert leaf.label.cell_len <= sidebar.size.width - 4
+        assert leaf.label.plain.startswith(f"{best.number}. {best.label[:5]}")
+        sidebar.move_cursor(leaf)
         await pilot.press("enter")
         await settle(pilot)
         assert app.main.search_bar.value == f"topic:{best.number}"

@@ -17,13 +17,15 @@ from textual.widgets.tree import TreeNode
 
 from catalog.rules import STATUSES
 from catalog.results import Facets, TopicCount
-from catalog.tui.display import one_line, stars
+from catalog.tui.display import one_line, shorten, stars
 from catalog.tui.messages import FilterChosen, FindTopics
 from catalog.tui.querytext import filter_token, is_active, tokens
 
 Data = tuple[str, bool] | None  # (query text, replaces the query?)
 FIND_TOPICS: Data = ("", True)  # the "find topics" leaf (no query is empty and replacing)
 ACTIVE = "● "  # before a facet the query uses
+TREE_INDENT = 4  # cells the tree's guides take before a leaf of a section ("├ ", scrollbar)
+TOPIC_WIDTH = 29  # the sidebar's width (app.tcss) before it is laid out
 
 
 def label(name: str, count: int | None = None, style: str = "") -> Text:
@@ -69,6 +71,11 @@ class Sidebar(Tree[Data]):
         self._venues(facets)
         self.cursor_line = line
 
+    def on_resize(self) -> None:
+        # Topic labels are shortened to the width (shown, hidden or narrow at launch).
+        if self._facets is not None and self.topics:
+            self.show_facets(self._facets)
+
     def show_topics(self, topics: tuple[TopicCount, ...], stale: bool, finding: bool = False) -> None:
         self.topics, self.topics_stale, self._finding_topics = topics, stale, finding
         if self._facets is not None:
@@ -77,16 +84,22 @@ class Sidebar(Tree[Data]):
     def _topics(self, facets: Facets) -> None:
         if not facets.total:
             return
-        items: list[tuple[Text, Data]] = [
-            (Text.assemble((f"{t.count:,} ", "dim"), one_line(t.label), no_wrap=True, end=""),
-             (f"topic:{t.number}", True))
-            for t in self.topics]
+        items: list[tuple[Text, Data]] = [(self._topic_label(t), (f"topic:{t.number}", True))
+                                          for t in self.topics]
         if self._finding_topics:
             items.append((label("finding topics…", style="italic"), None))
         elif self.topics_stale:
             items.append((label("group again (papers changed)" if self.topics else "find topics",
                                 style="dim"), FIND_TOPICS))
         self._section("Topics", items)
+
+    def _topic_label(self, topic: TopicCount) -> Text:
+        """"3. sparse autoencoders, sae… 14": the number `topic:N` and `catalog topics` use,
+        the words shortened so the count stays in view."""
+        number, count = f"{topic.number}. ", f" {topic.count:,}"
+        room = (self.size.width or TOPIC_WIDTH) - TREE_INDENT - len(number) - len(count)
+        return Text.assemble(number, shorten(topic.label, max(room, 8)), (count, "dim"),
+                             no_wrap=True, end="")
 
     def _remember_folds(self, node: TreeNode[Data]) -> None:
         for child in node.children:
