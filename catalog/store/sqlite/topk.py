@@ -58,7 +58,6 @@ DIRTY_TABLE, WAS_TABLE, NOW_TABLE, NOW_WORDS = "term_top_dirty", "term_top_was",
 DIRTY_LIMIT = 2000  # the migration's: past it the lists are no longer rescored but rebuilt
 K1, B = 1.2, 0.75  # FTS5's bm25 constants (fts5_aux.c)
 SLACK = 1e-9  # relative margin on the bound: it must never be below a true score
-_WEIGHT_OF = list(FTS_COLUMNS.values())
 _COLUMN_WEIGHT = dict(FTS_COLUMNS)
 
 # A row of STATE_TABLE that is no list (list keys start with "("): how many papers the catalog
