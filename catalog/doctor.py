@@ -12,6 +12,8 @@ inserts) or when a disk misbehaves:
     derived text   abstract_text, headline, search_extra,  repair: derive again (keys kept)
                    fingerprint not those of the abstract
     search index   FTS5 integrity-check                    repair: 'rebuild'
+    ranked lists   top-k lists of frequent words stale,    repair: rank them again
+                   or not the full ranking's head
 
 Checks run inside one write transaction (FTS5's integrity-check is an INSERT). With --fix a
 copy of the file is kept first, then every repair runs in one write transaction and the
@@ -151,6 +153,24 @@ def _rebuild(tx) -> str:
     return "rebuilt the search index"
 
 
+def _top_lists(tx) -> list[str]:
+    problems = []
+    stale = tx.stale_top_lists()
+    if stale:
+        problems.append(f"{len(stale)} ranked list(s) of frequent words are out of date (searches for"
+                        " those words rank every match until they are rebuilt)")
+    problems += [f"the ranked list of {key} differs from the full ranking" for key in tx.top_list_mismatches()]
+    return problems
+
+
+def _rebuild_top_lists(tx) -> str:
+    keys = sorted(set(tx.stale_top_lists()) | set(tx.top_list_mismatches()))
+    for key in keys:
+        tx.build_top_list(key)
+    tx.clear_top_changes()
+    return f"rebuilt {len(keys)} ranked list(s) of frequent words"
+
+
 CHECKS = (
     _Check("integrity", _integrity, _reindex),
     _Check("schema", _schema, _create_missing),
@@ -159,6 +179,7 @@ CHECKS = (
     _Check("search copies", _stale_copies, _recompute_copies),
     _Check("derived text", _derived, _rederive),
     _Check("search index", _search_index, _rebuild),
+    _Check("ranked lists", _top_lists, _rebuild_top_lists),
 )
 
 

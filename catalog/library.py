@@ -29,6 +29,11 @@ from catalog.store import Store, open_store
 
 Notify = Callable[[str], None]
 Stop = Callable[[], bool]
+# After an import that leaves ranked lists of frequent words (issue 16) searches cannot read,
+# without the background refresher: rebuilt here for at most this share of the import's time,
+# and at least TOP_LISTS_FLOOR seconds.
+TOP_LISTS_SHARE = 0.12
+TOP_LISTS_FLOOR = 5.0
 
 
 class Catalog:
@@ -84,13 +89,33 @@ class Catalog:
             field_map = FieldMap.parse(mapping)
         except MappingError as exc:
             raise CatalogError(str(exc)) from None
+        start = monotonic()
         report = importer.import_paths(self.store, paths, venue=venue, year=year,
                                        progress=progress, field_map=field_map)
         if report.new or report.merged:
             from catalog import related
 
             related.refresh_after_import(self.store, background=background)  # derived data
+            self._refresh_top_lists(background, monotonic() - start)
         return report
+
+    def _refresh_top_lists(self, background: bool, took: float) -> None:
+        """The ranked lists of frequent words after an import. A few hundred new papers need
+        nothing: searches rescore the lists with them (store/sqlite/topk.py). Past that (or
+        when words are to be chosen again), `background`: the detached refresher rebuilds
+        them (catalog/refresher.py, as for the discovery cache; minutes at 1M papers) while
+        searches rank every match; otherwise here, most frequent first, within a share of the
+        import's own time. Lists left stale are never read."""
+        from catalog import refresher
+
+        if not self.store.top_lists_behind():
+            return
+        if background and refresher.mode() == "background" and self.store.path is not None:
+            from catalog import related
+
+            refresher.start(self.store.path, related.engine(self.store).cache_dir)
+        else:
+            self.store.refresh_top_lists(budget=max(TOP_LISTS_FLOOR, TOP_LISTS_SHARE * took))
 
     # --- finding papers -----------------------------------------------------------------
 

@@ -3,6 +3,10 @@
     python -m catalog.refresher DB      # what `start` runs, detached
     CATALOG_REFRESH_SERVER=URL python -m catalog.refresher --server   # a PostgreSQL catalog
 
+It also rebuilds the ranked lists of frequent words (issue 16, store/sqlite/topk.py) when an
+import left some that searches cannot read (past a few hundred changed papers): minutes at a
+million papers, each list ranked in a read transaction, so writers never wait on it.
+
 An import that adds papers leaves the cache stale, or (a catalog that never used discovery)
 missing; the next `similar`, `recommend`, `topics` or triage would pay for it: 91 s to build
 at 100,000 papers. So `catalog import` starts this process and exits at once; it updates the
@@ -105,11 +109,13 @@ def main(argv: list[str] | None = None) -> int:
                 return 0
             for _ in range(ROUNDS):
                 report = related.refresh(catalog.store)
-                if report is None:  # fresh
+                if report is not None:
+                    _log(cache_dir, f"{report.kind} {report.papers} papers "
+                                    f"(+{report.added} ~{report.changed} -{report.removed}) "
+                                    f"in {report.seconds:.1f} s")
+                built = _top_lists(catalog, cache_dir)
+                if report is None and not built:  # both fresh
                     break
-                _log(cache_dir, f"{report.kind} {report.papers} papers "
-                                f"(+{report.added} ~{report.changed} -{report.removed}) "
-                                f"in {report.seconds:.1f} s")
         return 0
     except Exception:  # noqa: BLE001 - derived data: written down, never shown
         try:
@@ -123,6 +129,17 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         if catalog is not None:
             catalog.close()
+
+
+def _top_lists(catalog, cache_dir: Path) -> int:
+    """The ranked lists of frequent words searches cannot read (issue 16), rebuilt: how many.
+    Only when behind (a cheap check), so a small import costs nothing here."""
+    if not catalog.store.top_lists_behind():
+        return 0
+    start = time.perf_counter()
+    built, left = catalog.store.refresh_top_lists(budget=None, rescored=True)
+    _log(cache_dir, f"ranked lists: built {built}, {left} left, in {time.perf_counter() - start:.1f} s")
+    return built
 
 
 def running(cache_dir: Path) -> bool:

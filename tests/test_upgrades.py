@@ -325,3 +325,42 @@ def test_revision_0008_indexes_word_forms_of_existing_papers(tmp_path):
         assert [p.key for p in catalog.search("prune")] == ["k000005"]
     finally:
         catalog.close()
+
+
+def test_revision_0010_adds_empty_ranked_lists_and_keeps_user_data(tmp_path, monkeypatch):
+    """An 0008 catalog with user data: after the upgrade the ranked lists of frequent words
+    (issue 16) exist, empty; the first refresh fills them (the threshold lowered to this
+    catalog's size) and search gives the full ranking; user data unchanged; a downgrade drops them."""
+    from catalog.store.sqlite import topk
+
+    path = _at(tmp_path / "old.db", "0008")
+    with sqlite3.connect(path) as conn:
+        fill(conn)
+        before = user_data(conn)
+    catalog = Catalog.open(path)
+    try:
+        assert migrate.current(path) == migrate.SCHEMA_REVISION
+        with sqlite3.connect(path) as conn:
+            assert {"term_top", "term_top_state", "term_top_dirty", "term_top_was", "term_top_now"} <= _tables(conn)
+            assert conn.execute("SELECT count(*) FROM term_top").fetchone() == (0,)
+            assert user_data(conn) == before
+        expected = [p.key for p in catalog.search("study", limit=200)]
+        monkeypatch.setattr(topk, "MIN_MATCHES", 10)
+        built, stale = catalog.store.refresh_top_lists(budget=None)
+        assert built > 0 and stale == 0
+        assert [p.key for p in catalog.search("study", limit=200)] == expected
+        assert doctor.run(catalog.store).found == []
+        # An edit after the lists: the triggers note the paper, the lists follow it.
+        first = catalog.search("study", limit=1)[0].key
+        catalog.tag([first], ["study"])
+        with sqlite3.connect(path) as conn:
+            assert conn.execute("SELECT count(*) FROM term_top_dirty").fetchone() == (1,)
+        assert doctor.run(catalog.store).found == []
+        catalog.tag([first], remove=["study"])
+    finally:
+        catalog.close()
+    migrate.downgrade(path, "0008")
+    with sqlite3.connect(path) as conn:
+        assert not {"term_top", "term_top_state", "term_top_dirty", "term_top_was", "term_top_now"} & _tables(conn)
+        assert not [r for r in conn.execute("SELECT name FROM sqlite_master WHERE name LIKE 'term_top%'")]
+        assert user_data(conn) == before

@@ -82,3 +82,14 @@ class Store(ABC):
     @abstractmethod
     def cache_dir(self) -> Path:
         """A folder of this catalog's own for derived files (discovery's vectors)."""
+
+    def refresh_top_lists(self, *, budget: float | None, rescored: bool | None = None) -> tuple[int, int]:
+        """Rebuild the ranked lists of frequent words (a backend's top-k structure, if it has
+        one) searches cannot read (`rescored`, the default with a budget; else also those
+        following changes by rescoring) for at most `budget` seconds (None: all): (built,
+        still stale)."""
+        return 0, 0
+
+    def top_lists_behind(self) -> bool:
+        """Whether refresh_top_lists has work (cheap: what an import asks)."""
+        return False

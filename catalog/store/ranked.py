@@ -63,9 +63,11 @@ class RankedSearch:
             if tier == "some" and not self._with_some(query, compiled, partial,
                                                       None if sort.reverse else matching_all):
                 continue
-            sql, params = self.compiler.search_sql(compiled, limit=need, offset=skip,
-                                                   with_text=with_text, tier=tier, sort=sort)
-            found = self._run(sql, params, query)
+            found = self.ranked_page_from_lists(compiled, tier, need, skip, with_text, sort)
+            if found is None:  # no ranked list proves this page (sqlite/topk.py): rank every match
+                sql, params = self.compiler.search_sql(compiled, limit=need, offset=skip,
+                                                       with_text=with_text, tier=tier, sort=sort)
+                found = self._run(sql, params, query)
             found_rows += [(row, "some" if tier == "some" else "all") for row in found]
             # Where the next tier starts: this one is exhausted (the page is not full yet).
             if found:
@@ -77,6 +79,12 @@ class RankedSearch:
                 size = 0
             matching_all += size
         return found_rows
+
+    def ranked_page_from_lists(self, compiled: object, tier: str, limit: int, offset: int,
+                               with_text: bool, sort: Sort) -> list | None:
+        """A tier's page read from the lists of the best papers of frequent words, or None:
+        rank every match. Only SQLite keeps such lists (sqlite/topk.py)."""
+        return None
 
     def _with_some(self, query: Query, compiled: object, partial: bool,
                    matching_all: int | None) -> bool:

@@ -35,9 +35,11 @@ FTS_COLUMNS = {
 }
 VIEWS = ("papers", "paper_tags", "paper_notes")
 INSERT_TRIGGER = "paper_fts_insert"
-INSERT_TRIGGERS = (INSERT_TRIGGER, "paper_stem_insert")
+INSERT_TRIGGERS = (INSERT_TRIGGER, "paper_stem_insert", "term_top_paper_insert")
 # Papers whose `abstract` was edited by hand, waiting for their derived text (migration 0006).
 REDERIVE_TABLE = "paper_rederive"
+# Impact-ordered lists of frequent words and prefixes (topk.py, migration 0009): derived, hand-made.
+TOP_TABLES = ("term_top", "term_top_state", "term_top_dirty", "term_top_was", "term_top_now", "term_top_now_words")
 # What triggers copy onto paper.tags_text / paper.notes_text (the migrations hold their own
 # frozen copy of these); `catalog doctor` recomputes them with these. {pid}: the paper id.
 TAGS_TEXT_OF = """(SELECT coalesce(group_concat(name, ' '), '') FROM (
@@ -73,7 +75,8 @@ def is_hand_made_table(name: str) -> bool:
     """FTS5 tables and their shadow tables, views and the re-derive queue, which SQLModel
     does not describe (Alembic's autogenerate must leave them alone)."""
     return (name in (FTS_TABLE, STEM_TABLE, VOCAB_TABLE) or name.startswith((FTS_TABLE + "_", STEM_TABLE + "_"))
-            or name in VIEWS or name == REDERIVE_TABLE)
+            or name in VIEWS or name == REDERIVE_TABLE or name in TOP_TABLES
+            or name.startswith(("term_top_was_", "term_top_now_")))
 
 
 @dataclass

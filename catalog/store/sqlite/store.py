@@ -21,6 +21,7 @@ from catalog.store.ranked import RankedSearch
 from catalog.store.sqlite import files, fts, migrations, readonly
 from catalog.store.sqlite.connection import Connection, Pool, plain_connection, stoppable, store_error
 from catalog.store.sqlite.maintenance import Maintenance
+from catalog.store.sqlite.topk import TopLists
 from catalog.store.sqlite.vocabulary import Vocabulary
 
 # PRAGMA user_version of the default catalog once the bundled seeds are fully imported. Seeding
@@ -32,7 +33,8 @@ BULK_CACHE_KIB = 32 * 1024
 _FETCH = 2000
 
 
-class SqliteTx(RankedSearch, PaperReads, EditQueries, ImportQueries, DiscoveryQueries, Maintenance, Vocabulary):
+class SqliteTx(TopLists, RankedSearch, PaperReads, EditQueries, ImportQueries, DiscoveryQueries, Maintenance,
+               Vocabulary):
     """One transaction on a catalog file: every query the program runs, by name. `user`: whose
     reading status and rating it reads and writes."""
 
@@ -82,6 +84,7 @@ class SqliteTx(RankedSearch, PaperReads, EditQueries, ImportQueries, DiscoveryQu
             self.conn.execute(
                 f"INSERT INTO {table}(rowid, {cols}) SELECT id, {cols} FROM paper WHERE id >= ?",
                 (first_id,))
+        self.mark_new_papers(first_id)  # the ranked lists' dirty set (topk.py)
 
     # --- discovery ---------------------------------------------------------------------------------
 
@@ -231,6 +234,18 @@ class SqliteStore(Store):
                 return readonly.run(conn, statement)
         finally:
             conn.close()
+
+    def refresh_top_lists(self, *, budget: float | None, rescored: bool | None = None) -> tuple[int, int]:
+        from catalog.store.sqlite import topk
+
+        with self._errors():
+            return topk.refresh(self, budget=budget, rescored=rescored)
+
+    def top_lists_behind(self) -> bool:
+        from catalog.store.sqlite import topk
+
+        with self._errors():
+            return topk.behind(self)
 
     def schema_revision(self) -> str | None:
         return migrations.current(self.path)

@@ -1,0 +1,174 @@
+"""Search at a million papers (issue 16): the query mix, first 50 results with snippets,
+in-process, p50/p95 per query; with the impact-ordered lists (catalog/store/sqlite/topk.py)
+and without them, alternating in one run, and whether both give the same top 50.
+
+    python -m benchmarks.topk CATALOG.db [--repeats 10] [--build | --build-mix] [--edit]
+
+`--build` first builds every list the catalog qualifies for (what an import's refresh does
+with no time limit), timing it; `--build-mix` only the lists the mix reads, each timed;
+`--edit` then makes small changes (tags, a note, 200 new papers) that the lists follow by
+rescoring. The catalog gets a `toread` tag on some papers if it has none (the tag
+filter needs one).
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+
+from benchmarks.measure import ms, percentiles, timed
+
+# (label, query): every query class of the issue, the frequent ones in several shapes.
+MIX = [
+    ("rare word", "hessian"),
+    ("frequent word", "model"),
+    ("most frequent word", "the"),
+    ("phrase", '"language models"'),
+    ("prefix", "interpret*"),
+    ("prefix, 3 letters", "spa*"),
+    ("prefix, 2 letters", "in*"),
+    ("prefix, 1 letter", "a*"),
+    ("two words", "sparse attention"),
+    ("query + filters", "attention venue:ICML year:2016..2020"),
+    ("frequent word + filter", "model venue:ICML"),
+    ("tag filter", "tag:toread"),
+    ("frequent word + tag", "model tag:toread"),
+]
+
+
+def _switch(on: bool) -> None:
+    try:
+        from catalog.store.sqlite import topk
+    except ImportError:  # before issue 16
+        return
+    topk.ENABLED = on
+
+
+def ensure_tag(catalog, how_many: int) -> None:
+    if not catalog.search("tag:toread", limit=1, snippets=False):
+        keys = [p.key for p in catalog.search("attention", limit=how_many, snippets=False)]
+        catalog.tag(keys, ["toread"])
+
+
+def build(db: Path, only_mix: bool = False) -> str:
+    """Build the lists (every one the catalog qualifies for, or only the mix's), timed."""
+    from catalog.library import Catalog
+    from catalog.query import parse
+    from catalog.store.sqlite import fts, topk
+
+    catalog = Catalog.open(db)
+    try:
+        ensure_tag(catalog, 500)  # before: tagging writes to the index, which makes lists stale
+        start = time.perf_counter()
+        if not only_mix:
+            built, _ = catalog.store.refresh_top_lists(budget=None)
+            return f"built {built} lists in {time.perf_counter() - start:.1f} s"
+        keys = {k for _, q in MIX if (k := topk.list_key(fts.compile_query(parse(q))))}
+        times = {}
+        for key in sorted(keys):
+            one = time.perf_counter()
+            with catalog.store.write() as tx:
+                tx.build_top_list(key)
+            times[key] = time.perf_counter() - one
+        return "built " + ", ".join(f"{k} {t:.1f} s" for k, t in times.items())
+    finally:
+        catalog.close()
+
+
+def edit(db: Path, new_papers: int = 200) -> str:
+    """Small changes after the lists were built (what `--edit` times): tags on 5 papers, a
+    note, an import of `new_papers` new papers; the lists then follow by rescoring."""
+    import tempfile
+
+    from benchmarks import corpus
+    from catalog.library import Catalog
+
+    catalog = Catalog.open(db)
+    try:
+        keys = [p.key for p in catalog.search("model", limit=400, snippets=False)]
+        catalog.tag(keys[100:105], ["model"])
+        catalog.add_note(keys[200], "A note on this model and its interpretability.")
+        with tempfile.TemporaryDirectory() as folder:
+            path = Path(folder) / "more.txt"
+            path.write_text("ICML 2026 Papers\n\n" + "".join(
+                a + "\n\n" for _, _, a in corpus.abstracts(new_papers, seed=1234)), encoding="utf-8")
+            start = time.perf_counter()
+            report = catalog.import_paths([path])
+            took = time.perf_counter() - start
+        with catalog.store.read() as tx:
+            stale = len(tx.stale_top_lists())
+        return (f"edited: 6 papers tagged or noted, imported {report.new} new papers in {took:.1f} s;"
+                f" lists searches cannot read: {stale}")
+    finally:
+        catalog.close()
+
+
+def compare(db: Path, repeats: int, sides: tuple[bool, ...] = (True, False)) -> list[dict]:
+    """Each query `repeats` times with the lists and without, alternating."""
+    from catalog.library import Catalog
+
+    catalog = Catalog.open(db)
+    ensure_tag(catalog, 500)
+    out = []
+    try:
+        for label, query in MIX:
+            times: dict[bool, list[float]] = {True: [], False: []}
+            found: dict[bool, list] = {}
+            for on in sides:  # warm both alike
+                _switch(on)
+                found[on] = [(p.key, p.match) for p in catalog.search(query)]
+            for _ in range(repeats):
+                for on in sides:
+                    _switch(on)
+                    times[on].append(timed(lambda: catalog.search(query)))
+            other = found.get(False, found[sides[0]])
+            same = sum(1 for a, b in zip(found[sides[0]], other) if a == b)
+            out.append({"label": label, "query": query, "with": times[True] or [0.0],
+                        "without": times[False] or [0.0], "shown": len(found[sides[0]]), "same": same,
+                        "of": len(other)})
+    finally:
+        _switch(True)
+        catalog.close()
+    return out
+
+
+def report(db: Path, repeats: int, sides: tuple[bool, ...] = (True, False)) -> list[str]:
+    from catalog.library import Catalog
+
+    catalog = Catalog.open(db)
+    papers = catalog.count("")
+    catalog.close()
+    lines = [f"### Search at {papers:,} papers: first 50 with snippets, in-process ({repeats} runs each,"
+             " alternating)", "",
+             "| query | shown | lists p50 | lists p95 | full bm25 p50 | full bm25 p95 | p50 ratio |"
+             " same top 50 |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for r in compare(db, repeats, sides):
+        w50, w95 = percentiles(r["with"])
+        f50, f95 = percentiles(r["without"])
+        lines.append(f"| {r['label']} `{r['query']}` | {r['shown']} | {ms(w50)} | {ms(w95)} | {ms(f50)} |"
+                     f" {ms(f95)} | {w50 / max(f50, 1e-9):.2f}x | {r['same']}/{r['of']} |")
+    return lines + [""]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("db", type=Path)
+    parser.add_argument("--repeats", type=int, default=10)
+    parser.add_argument("--build", action="store_true", help="build every list first (timed)")
+    parser.add_argument("--build-mix", action="store_true", help="build only the mix's lists first (timed)")
+    parser.add_argument("--lists-only", action="store_true",
+                        help="measure only with the lists (the full ranking of a 1-letter prefix takes seconds)")
+    parser.add_argument("--edit", action="store_true",
+                        help="after building: tag 5 papers, add a note, import 200 new papers (the lists rescore)")
+    args = parser.parse_args()
+    if args.build or args.build_mix:
+        print(build(args.db, only_mix=args.build_mix) + "\n")
+    if args.edit:
+        print(edit(args.db) + "\n")
+    print("\n".join(report(args.db, args.repeats, (True,) if args.lists_only else (True, False))))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,485 @@
+"""Top-k without scoring every match (issue 16): impact-ordered lists for frequent words and prefixes.
+
+bm25 scores every paper a word matches before the first page can be shown: 0.7 us a match, so a
+word in half of a million papers costs ~350 ms, a one-letter prefix over a second. For such
+words (and prefixes) the catalog keeps the best LIST_SIZE papers of the exact tier (paper_fts,
+the words as written) in `term_top`, in ranking order, with their bm25 scores: the query's own
+`ORDER BY bm25, rowid LIMIT LIST_SIZE`, so the list is the full ranking's head by construction.
+A search reads the list in order, applies its filters to those papers, and stops at the page.
+
+Honest ranking: bm25 depends on the whole collection (paper count, average length, how many
+papers hold the word), so any write to the index can change every score. Each list carries the
+FTS5 structure record of paper_fts (`paper_fts_data` id 10, whose write counter changes with every
+write to the index) and the column weights it was built with; a list whose stamp is the current
+one is read as stored. A page is served from a list only when the list proves it: the list holds
+every match, or the filtered list still fills the page (any paper not listed ranks after every
+listed one). Otherwise the full query runs.
+
+After edits and small imports (the stamp moved): the papers whose indexed text changed since
+the lists were last all rebuilt are in `term_top_dirty` (triggers; the bulk import marks its new
+papers), with their text then and now in two small FTS5 tables. A search rescores the list's
+papers (their term frequency and length are kept: bm25 recomputed bit for bit, `bm25()` below)
+and the changed papers that match now, under the current statistics, and serves the page when
+a bound proves no other paper can reach it (`rescored`). Past DIRTY_LIMIT changed papers, or
+when anything does not add up, the full query runs, and the next refresh rebuilds the lists.
+
+Imports refresh the lists (Store.refresh_top_lists), most frequent first, within a time budget
+(a share of the import's own time; the rest stay stale and the full query serves them);
+`catalog doctor` reports stale lists and checks the head of a few against the full ranking,
+and `--fix` rebuilds every list.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import time
+from collections import Counter
+
+from catalog.query import Text
+from catalog.store.sqlite.fts import (FTS_COLUMNS, FTS_TABLE, READER_JOIN, SUMMARY_COLUMNS, VOCAB_TABLE, CompiledQuery,
+                                      fts_phrase)
+
+TOP_TABLE = "term_top"  # (term, position, paper_id, score): each list in ranking order
+STATE_TABLE = "term_top_state"  # (term, stamp, weights, listed, matches): one row a list
+LIST_SIZE = 1000  # papers kept per word: pages, and room for filters to reject most of them
+# Which words and prefixes get a list: those matching at least this many papers, where bm25
+# over every match takes ~17 ms or more (0.7 us a match). Prefixes count the papers of their
+# words (an upper bound of the papers they match). A catalog smaller than this keeps none.
+MIN_MATCHES = 25_000
+# Off: every search ranks every match (benchmarks compare against that; CATALOG_TOPK_LISTS=off
+# does it for a whole process, such as the TUI's benchmark).
+ENABLED = os.environ.get("CATALOG_TOPK_LISTS", "on") != "off"
+
+# Edits and small imports (migration 0010's triggers, the bulk import's mark_new_papers): the
+# papers whose indexed text changed since the lists were last all rebuilt, their text then
+# (an FTS5 table: which of them matched a word then) and now (and its word instances).
+DIRTY_TABLE, WAS_TABLE, NOW_TABLE, NOW_WORDS = "term_top_dirty", "term_top_was", "term_top_now", "term_top_now_words"
+DIRTY_LIMIT = 2000  # the migration's: past it the lists are no longer rescored but rebuilt
+K1, B = 1.2, 0.75  # FTS5's bm25 constants (fts5_aux.c)
+SLACK = 1e-9  # relative margin on the bound: it must never be below a true score
+_COLUMN_WEIGHT = dict(FTS_COLUMNS)
+
+# A row of STATE_TABLE that is no list (list keys start with "("): how many papers the catalog
+# had when the words and prefixes were last chosen.
+CHOSEN_AT = "#papers"
+_WEIGHTS = ", ".join(str(w) for w in FTS_COLUMNS.values())
+_STAMP = f"SELECT block FROM {FTS_TABLE}_data WHERE id = 10"
+# The exact tier's full ranking of one word or prefix (fts.search_sql's order), its head.
+_RANKED = (f"SELECT rowid, bm25({FTS_TABLE}, {_WEIGHTS}) AS score FROM {FTS_TABLE}"
+           f" WHERE {FTS_TABLE} MATCH ? ORDER BY score, rowid LIMIT ?")
+
+
+def _varints(blob: bytes) -> list[int]:
+    """SQLite's varints, one after another (FTS5's averages and docsize records)."""
+    out, i = [], 0
+    while i < len(blob):
+        value = 0
+        for j in range(9):
+            byte = blob[i]
+            i += 1
+            if j == 8:
+                value = (value << 8) | byte
+                break
+            value = (value << 7) | (byte & 0x7F)
+            if byte < 0x80:
+                break
+        out.append(value)
+    return out
+
+
+def idf(papers: int, matches: int) -> float:
+    """FTS5's bm25 IDF, as fts5_aux.c computes it (in C doubles, same order)."""
+    value = math.log((papers - matches + 0.5) / (matches + 0.5))
+    return 1e-6 if value <= 0.0 else value
+
+
+def saturation(freq: float, length: int, avgdl: float) -> float:
+    """bm25's term part of one paper: increasing in `freq`, decreasing in `length`."""
+    return (freq * (K1 + 1.0)) / (freq + K1 * (1 - B + B * length / avgdl))
+
+
+def bm25(weight: float, freq: float, length: int, avgdl: float) -> float:
+    """FTS5's bm25() of a one-phrase query, bit for bit (fts5Bm25Function): `weight` the IDF."""
+    return -1.0 * (0.0 + weight * saturation(freq, length, avgdl))
+
+
+def _term(key: str) -> tuple[str, bool] | None:
+    """(word, is a prefix) of a list key `("word")` / `("word"*)`, None unless plain ASCII."""
+    prefix = key.endswith('"*)')
+    word = key[2:-3] if prefix else key[2:-2]
+    return (word, prefix) if word.isascii() and word.isalnum() else None
+
+
+def list_key(compiled: CompiledQuery) -> str | None:
+    """The list that could serve this query's exact tier: its MATCH expression for one plain
+    word or prefix (lowercased when ASCII, as the index folds it); None for anything else."""
+    match = compiled.match
+    if match is None or compiled.exclude or " " in match.strip("()").strip('"*'):
+        return None
+    inner = match[1:-1] if match.startswith("(") and match.endswith(")") else None
+    if inner is None or inner.count('"') != 2 or not inner.startswith('"'):
+        return None  # ORs, several words, NOT, phrases, quotes inside
+    return match.lower() if match.isascii() else match
+
+
+def key_of(term: str, prefix: bool = False) -> str:
+    return "(" + fts_phrase(Text(term, prefix=prefix)) + ")"
+
+
+def candidates(words: list[tuple[str, int]], min_matches: int) -> list[tuple[str, int]]:
+    """(list key, papers it matches at most) of the words and prefixes (of any length) that get
+    a list, most papers first: those matching at least `min_matches` papers."""
+    prefixes: Counter = Counter()
+    for term, n in words:
+        for length in range(1, len(term) + 1):  # the whole word as a prefix too (`model*`)
+            prefixes[term[:length]] += n
+    out = [(key_of(term), n) for term, n in words if n >= min_matches]
+    out += [(key_of(p, prefix=True), n) for p, n in prefixes.items() if n >= min_matches]
+    return sorted(out, key=lambda kn: (-kn[1], kn[0]))
+
+
+class TopLists:
+    """Mixed into the SQLite transaction, which provides `self.conn`."""
+
+    def top_stamp(self) -> bytes | None:
+        return self.conn.execute(_STAMP).scalar()
+
+    def ranked_page_from_lists(self, compiled: CompiledQuery, tier: str, limit: int, offset: int,
+                               with_text: bool, sort) -> list | None:
+        """The tier walk's one question (store.py): this tier's page (rows as fts.search_sql's)
+        from a ranked list, or None when no list proves it: rank every match. Only the exact
+        tier in relevance order, best first, has lists."""
+        if tier != "exact" or sort.reverse or sort.field != "relevance":
+            return None
+        return self.top_rows(compiled, limit, offset, with_text)
+
+    def top_rows(self, compiled: CompiledQuery, limit: int, offset: int, with_text: bool) -> list | None:
+        """The exact tier's page from a list (rows as fts.search_sql's), or None when no list
+        proves it (none for this query, too short for its filters, or the index changed in a
+        way rescoring cannot follow)."""
+        if not ENABLED or limit < 0:
+            return None
+        key = list_key(compiled)
+        if key is None:
+            return None
+        state = self.conn.execute(
+            f"SELECT stamp, weights, listed, matches, papers, tokens, base FROM {STATE_TABLE} WHERE term = ?",
+            (key,)).first()
+        if state is None or state[1] != _WEIGHTS:
+            return None
+        if state[0] != self.top_stamp():  # written to since: rescore (or rank every match)
+            return self._rescored_rows(key, state, compiled, limit, offset, with_text)
+        complete = state[2] >= state[3]
+        if not complete and not compiled.where and offset + limit > state[2]:
+            return None
+        text = "p.abstract_text" if with_text else "NULL"
+        where = "".join(f" AND {w}" for w in compiled.where)
+        rows = self.conn.execute(
+            f"SELECT {SUMMARY_COLUMNS}, {text} AS text, t.score AS score FROM {TOP_TABLE} t"
+            f" CROSS JOIN paper p {READER_JOIN} WHERE t.term = ? AND p.id = t.paper_id{where}"
+            " ORDER BY t.position LIMIT ? OFFSET ?",
+            [compiled.reader, key, *compiled.params, limit, offset]).all()
+        if len(rows) < limit and not complete:
+            return None  # the papers after the list could fill the page
+        return rows
+
+    # --- rescoring after edits and small imports ----------------------------------------------
+
+    def _totals(self) -> tuple[int, int]:
+        """(papers, tokens) of paper_fts now: its averages record, what bm25 reads."""
+        numbers = _varints(self.conn.execute(f"SELECT block FROM {FTS_TABLE}_data WHERE id = 1").scalar() or b"")
+        return (numbers[0], sum(numbers[1:1 + len(FTS_COLUMNS)])) if numbers else (0, 0)
+
+    def _lengths(self, ids) -> dict[int, int]:
+        """Each paper's length in tokens (all columns), as bm25 reads it (paper_fts_docsize)."""
+        rows = self.conn.execute(f"SELECT id, sz FROM {FTS_TABLE}_docsize WHERE id IN"
+                                 " (SELECT value FROM json_each(?))", (json.dumps(list(ids)),)).all()
+        return {r[0]: sum(_varints(r[1])) for r in rows}
+
+    def _dirty_count(self) -> int:
+        return self.conn.execute(f"SELECT count(*) FROM (SELECT 1 FROM {DIRTY_TABLE} LIMIT ?)",
+                                 (DIRTY_LIMIT + 1,)).scalar()
+
+    def _now_freqs(self, word: str, prefix: bool, ids: list[int]) -> dict[int, float]:
+        """Term frequency (column weights applied, as bm25 counts it) of the word or prefix in
+        the changed papers' text now."""
+        if prefix:
+            cond, params = "term >= ? AND term < ?", [word, word[:-1] + chr(ord(word[-1]) + 1)]
+        else:
+            cond, params = "term = ?", [word]
+        freqs = dict.fromkeys(ids, 0.0)
+        for doc, col, n in self.conn.execute(
+                f"SELECT doc, col, count(*) FROM {NOW_WORDS} WHERE {cond} GROUP BY doc, col", params).all():
+            if doc in freqs:
+                freqs[doc] += _COLUMN_WEIGHT[col] * n
+        return freqs
+
+    def rescored(self, key: str, state) -> tuple[list[tuple[int, float]], float | None] | None:
+        """Every paper that could head this list's ranking now, with its exact bm25 score under
+        the current statistics, in ranking order, and the bound no other matching paper can
+        beat (None: there is no other); None when the changes cannot be followed.
+
+        Candidates: the listed papers (unchanged since: their stored frequency and length) and
+        the changed papers that match now (term_top_now). The word's paper count now is the
+        one at the last full rebuild (`base`) minus the changed papers that matched then
+        (term_top_was) plus those that match now. Any other matching paper is unchanged and
+        ranked at or below the list's last paper when the list was built; its bm25 term part
+        can grow only through the average length (bm25 is antitone in length/avgdl): by at
+        most avgdl_now / avgdl_then. Its IDF is every paper's, so its score is at least
+        -idf_now * last_then * max(1, avgdl_now / avgdl_then)."""
+        listed, matches, papers_then, tokens_then, base = state[2:7]
+        term = _term(key)
+        if base is None or term is None or not papers_then or self._dirty_count() > DIRTY_LIMIT:
+            return None
+        papers, tokens = self._totals()
+        if not papers:
+            return None
+        avgdl, avgdl_then = tokens / papers, tokens_then / papers_then
+        was = self.conn.execute(f"SELECT count(*) FROM {WAS_TABLE} WHERE {WAS_TABLE} MATCH ?", (key,)).scalar()
+        now = [r[0] for r in self.conn.execute(f"SELECT rowid FROM {NOW_TABLE} WHERE {NOW_TABLE} MATCH ?",
+                                               (key,)).all()]
+        weight = idf(papers, base - was + len(now))
+        dirty = {r[0] for r in self.conn.execute(f"SELECT paper_id FROM {DIRTY_TABLE}").all()}
+        rows = self.conn.execute(f"SELECT paper_id, freq, length FROM {TOP_TABLE} WHERE term = ?"
+                                 " ORDER BY position", (key,)).all()
+        if any(r[1] is None for r in rows):
+            return None
+        scores = {r[0]: bm25(weight, r[1], r[2], avgdl) for r in rows if r[0] not in dirty}
+        freqs, lengths = self._now_freqs(*term, now), self._lengths(now)
+        for pid in now:
+            if pid not in lengths or not freqs[pid]:
+                return None  # the index and the changed papers' copy disagree: do not guess
+            scores[pid] = bm25(weight, freqs[pid], lengths[pid], avgdl)
+        bound = None
+        if listed < matches:
+            last = saturation(rows[-1][1], rows[-1][2], avgdl_then) if rows else 0.0
+            bound = -(weight * last * max(1.0, avgdl / avgdl_then) * (1 + SLACK))
+        return sorted(scores.items(), key=lambda kv: (kv[1], kv[0])), bound
+
+    def _rescored_rows(self, key, state, compiled: CompiledQuery, limit: int, offset: int,
+                       with_text: bool) -> list | None:
+        found = self.rescored(key, state)
+        if found is None:
+            return None
+        ranked, bound = found
+        if compiled.where:
+            where = " AND ".join(compiled.where)
+            keep = {r[0] for r in self.conn.execute(
+                f"SELECT p.id FROM paper p WHERE p.id IN (SELECT value FROM json_each(?)) AND {where}",
+                [json.dumps([pid for pid, _ in ranked]), *compiled.params]).all()}
+            ranked = [(pid, score) for pid, score in ranked if pid in keep]
+        page = ranked[offset:offset + limit]
+        if bound is not None and (len(page) < limit or page[-1][1] >= bound):
+            return None  # a paper outside the list could be on this page
+        if not page:
+            return []
+        text = "p.abstract_text" if with_text else "NULL"
+        values = ", ".join("(?, ?, ?)" for _ in page)
+        return self.conn.execute(
+            f"WITH page(pos, id, score) AS (VALUES {values})"
+            f" SELECT {SUMMARY_COLUMNS}, {text} AS text, page.score AS score FROM page CROSS JOIN paper p"
+            f" {READER_JOIN} WHERE p.id = page.id ORDER BY page.pos",
+            [*(v for i, (pid, score) in enumerate(page) for v in (i, pid, score)), compiled.reader]).all()
+
+    def mark_new_papers(self, first_id: int) -> None:
+        """The bulk import's share of the triggers' work: papers from `first_id` are changed
+        papers (or, past DIRTY_LIMIT, enough of them to stop rescoring)."""
+        if self.conn.execute(f"SELECT 1 FROM {TOP_TABLE} LIMIT 1").first() is None:
+            return
+        new = self.conn.execute("SELECT count(*) FROM (SELECT 1 FROM paper WHERE id >= ? LIMIT ?)",
+                                (first_id, DIRTY_LIMIT + 1)).scalar()
+        self.conn.execute(f"INSERT INTO {DIRTY_TABLE}(paper_id) SELECT id FROM paper WHERE id >= ?"
+                          " ORDER BY id LIMIT ? ON CONFLICT DO NOTHING", (first_id, DIRTY_LIMIT + 1))
+        if self._dirty_count() <= DIRTY_LIMIT and new:
+            cols = ", ".join(FTS_COLUMNS)
+            self.conn.execute(f"DELETE FROM {NOW_TABLE} WHERE rowid >= ?", (first_id,))
+            self.conn.execute(f"INSERT INTO {NOW_TABLE}(rowid, {cols}) SELECT id, {cols} FROM paper WHERE id >= ?",
+                              (first_id,))
+
+    def restart_top_changes(self) -> None:
+        """Past DIRTY_LIMIT (no list can be rescored): forget the changed papers and what the
+        lists knew of them, so that the lists a rebuild ranks from now on follow later edits
+        (however long the whole rebuild takes, and whatever is edited meanwhile)."""
+        if self._dirty_count() > DIRTY_LIMIT:
+            for table in (DIRTY_TABLE, WAS_TABLE, NOW_TABLE):
+                self.conn.execute(f"DELETE FROM {table}")
+            self.conn.execute(f"UPDATE {STATE_TABLE} SET base = NULL")
+
+    def clear_top_changes(self) -> bool:
+        """When every list was ranked on the index as it is now: forget the changed papers
+        (each list's base becomes its count). Whether it did."""
+        stamp = self.top_stamp()
+        if self.conn.execute(f"SELECT 1 FROM {STATE_TABLE} WHERE term != ? AND stamp IS NOT ? LIMIT 1",
+                             (CHOSEN_AT, stamp)).first() is not None:
+            return False
+        for table in (DIRTY_TABLE, WAS_TABLE, NOW_TABLE):
+            self.conn.execute(f"DELETE FROM {table}")
+        self.conn.execute(f"UPDATE {STATE_TABLE} SET base = matches WHERE term != ?", (CHOSEN_AT,))
+        return True
+
+    def top_list_words(self) -> list[tuple[str, int]]:
+        return [(r[0], r[1]) for r in self.conn.execute(f"SELECT term, doc FROM {VOCAB_TABLE}").all()]
+
+    def build_top_list(self, key: str, size: int | None = None) -> int:
+        """(Re)build one list from the full ranking, in this transaction; how many papers it
+        matches."""
+        ranked = self.rank_top_list(key, size)
+        self.store_top_list(ranked)
+        return ranked["matches"]
+
+    def rank_top_list(self, key: str, size: int | None = None) -> dict:
+        """One list as the index ranks it now (a read: seconds for the most frequent words):
+        what store_top_list writes. Each paper's term frequency and length are kept for
+        rescoring after changes (recovered from its score, and checked: a list whose scores
+        they do not reproduce bit for bit keeps none, and is not rescored)."""
+        size = LIST_SIZE if size is None else size
+        ranked = self.conn.execute(_RANKED, (key, size)).all()
+        matches = len(ranked) if len(ranked) < size else self.conn.execute(
+            f"SELECT count(*) FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH ?", (key,)).scalar()
+        papers, tokens = self._totals()
+        lengths = self._lengths([r[0] for r in ranked])
+        rows, exact = [], bool(papers)
+        weight, avgdl = idf(papers, matches), tokens / papers if papers else 1.0
+        for i, (pid, score) in enumerate(ranked):
+            length = lengths.get(pid)
+            freq = None
+            if exact and length is not None:
+                g = -score / weight
+                k = K1 * (1 - B + B * length / avgdl)
+                freq = float(round(g * k / (K1 + 1.0 - g))) if g < K1 + 1.0 else None
+            if freq is None or bm25(weight, freq, length, avgdl) != score:
+                exact, freq = False, None
+            rows.append((key, i, pid, score, freq, length))
+        if not exact:
+            rows = [(key, i, pid, score, None, None) for key, i, pid, score, _, _ in rows]
+        was = self.conn.execute(f"SELECT count(*) FROM {WAS_TABLE} WHERE {WAS_TABLE} MATCH ?", (key,)).scalar()
+        now = self.conn.execute(f"SELECT count(*) FROM {NOW_TABLE} WHERE {NOW_TABLE} MATCH ?", (key,)).scalar()
+        return {"key": key, "stamp": self.top_stamp(), "rows": rows, "matches": matches, "papers": papers,
+                "tokens": tokens, "base": matches + was - now if exact else None}
+
+    def store_top_list(self, ranked: dict) -> bool:
+        """Write a list rank_top_list made, unless the index changed since (False)."""
+        if ranked["stamp"] != self.top_stamp():
+            return False
+        key = ranked["key"]
+        self.conn.execute(f"DELETE FROM {TOP_TABLE} WHERE term = ?", (key,))
+        self.conn.executemany(f"INSERT INTO {TOP_TABLE}(term, position, paper_id, score, freq, length)"
+                              " VALUES (?, ?, ?, ?, ?, ?)", ranked["rows"])
+        self.conn.execute(
+            f"INSERT INTO {STATE_TABLE}(term, stamp, weights, listed, matches, papers, tokens, base)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+            " ON CONFLICT (term) DO UPDATE SET stamp = excluded.stamp, weights = excluded.weights,"
+            " listed = excluded.listed, matches = excluded.matches, papers = excluded.papers,"
+            " tokens = excluded.tokens, base = excluded.base",
+            (key, ranked["stamp"], _WEIGHTS, len(ranked["rows"]), ranked["matches"], ranked["papers"],
+             ranked["tokens"], ranked["base"]))
+        return True
+
+    def drop_top_lists(self, keep: set[str]) -> None:
+        """Forget the lists not in `keep` (words no longer frequent)."""
+        for (key,) in self.conn.execute(f"SELECT term FROM {STATE_TABLE}").all():
+            if key not in keep and key != CHOSEN_AT:
+                self.conn.execute(f"DELETE FROM {TOP_TABLE} WHERE term = ?", (key,))
+                self.conn.execute(f"DELETE FROM {STATE_TABLE} WHERE term = ?", (key,))
+
+    def stale_top_lists(self, keys: list[str] | None = None, *, rescored: bool = True) -> list[str]:
+        """The lists (of `keys`, or all kept) a search would not read: missing, or ranked on
+        an older index (with `rescored`: only those rescoring cannot follow either)."""
+        stamp = self.top_stamp()
+        fresh = {r[0] for r in self.conn.execute(
+            f"SELECT term FROM {STATE_TABLE} WHERE stamp = ? AND weights = ?", (stamp, _WEIGHTS)).all()}
+        if rescored and self._dirty_count() <= DIRTY_LIMIT:
+            fresh |= {r[0] for r in self.conn.execute(
+                f"SELECT term FROM {STATE_TABLE} WHERE weights = ? AND base IS NOT NULL", (_WEIGHTS,)).all()}
+        if keys is None:
+            keys = [r[0] for r in self.conn.execute(f"SELECT term FROM {STATE_TABLE} WHERE term != ?",
+                                                    (CHOSEN_AT,)).all()]
+        return [k for k in keys if k not in fresh]
+
+    def top_list_mismatches(self, how_many: int = 3, depth: int = 50) -> list[str]:
+        """Lists a search reads (the `how_many` of fewest matches: quick to rank in full) whose
+        head (as stored, or rescored after changes) differs from the full ranking's."""
+        stamp = self.top_stamp()
+        unread = set(self.stale_top_lists(rescored=True))
+        states = [r for r in self.conn.execute(
+            f"SELECT term, stamp, weights, listed, matches, papers, tokens, base FROM {STATE_TABLE}"
+            " WHERE term != ? AND weights = ? ORDER BY matches, term", (CHOSEN_AT, _WEIGHTS)).all()
+            if r[0] not in unread][:how_many]
+        wrong = []
+        for state in states:
+            key = state[0]
+            full = [tuple(r) for r in self.conn.execute(_RANKED, (key, depth)).all()]
+            if state[1] == stamp:
+                listed = [tuple(r) for r in self.conn.execute(
+                    f"SELECT paper_id, score FROM {TOP_TABLE} WHERE term = ? ORDER BY position LIMIT ?",
+                    (key, depth)).all()]
+            else:
+                found = self.rescored(key, state[1:])
+                if found is None:
+                    continue
+                ranked, bound = found
+                listed = [r for r in ranked if bound is None or r[1] < bound][:depth]
+                full = full[:len(listed)]
+            if full != listed:
+                wrong.append(key)
+        return wrong
+
+
+def refresh(store, *, budget: float | None, rescored: bool | None = None) -> tuple[int, int]:
+    """Build the lists a search cannot read (`rescored`, the default with a budget) or all
+    ranked on an older index, most papers first, until `budget` seconds are spent (None: all).
+    Each is ranked in a read transaction (seconds for the most frequent words at 1M papers:
+    writers are not kept waiting) and written in a short write transaction, unless the index
+    changed meanwhile (then it is left for the next refresh). Which words and prefixes qualify
+    is read from the whole vocabulary (seconds at 1M papers) only when asked for all (budget
+    None), when there are no lists yet, or when the catalog has grown or shrunk by a quarter
+    since; lists no longer wanted are forgotten then. When every list is then ranked on the
+    index as it is, the changed papers are forgotten. (built, still stale)."""
+    start = time.perf_counter()
+    rescored = budget is not None if rescored is None else rescored
+    with store.read() as tx:
+        papers = tx.conn.execute("SELECT count(*) FROM paper").scalar()
+        kept = {r[0]: r[1] for r in tx.conn.execute(f"SELECT term, matches FROM {STATE_TABLE}").all()}
+        seen = kept.pop(CHOSEN_AT, None)
+        choose = budget is None or seen is None or not 0.8 * seen <= papers <= 1.25 * seen
+        if choose:
+            words = tx.top_list_words() if papers >= MIN_MATCHES else []  # a small catalog keeps none
+            wanted = [k for k, _ in candidates(words, MIN_MATCHES)]
+        else:
+            wanted = sorted(kept, key=lambda k: (-kept[k], k))
+        stale = tx.stale_top_lists(wanted, rescored=rescored)
+    if choose and (kept or wanted or seen is not None):
+        with store.write(catch_up=False) as tx:
+            tx.drop_top_lists(set(wanted))
+            tx.conn.execute(
+                f"INSERT INTO {STATE_TABLE}(term, stamp, weights, listed, matches) VALUES (?, NULL, '', 0, ?)"
+                " ON CONFLICT (term) DO UPDATE SET matches = excluded.matches", (CHOSEN_AT, papers))
+    if stale:
+        with store.write(catch_up=False) as tx:
+            tx.restart_top_changes()
+    built = 0
+    for key in stale:
+        if budget is not None and time.perf_counter() - start > budget:
+            break
+        with store.read() as tx:
+            ranked = tx.rank_top_list(key, LIST_SIZE)
+        with store.write(catch_up=False) as tx:
+            built += tx.store_top_list(ranked)
+    if stale or not rescored:
+        with store.write(catch_up=False) as tx:
+            tx.clear_top_changes()  # only when every list is ranked on the index as it is
+    return built, len(stale) - built
+
+
+def behind(store) -> bool:
+    """Whether refresh has work: a list searches cannot read, or the words to keep lists for
+    are to be chosen (none chosen yet in a catalog big enough, or it grew or shrank by a
+    quarter since). Cheap: an import asks before deciding where the work runs."""
+    with store.read() as tx:
+        papers = tx.conn.execute("SELECT count(*) FROM paper").scalar()
+        seen = tx.conn.execute(f"SELECT matches FROM {STATE_TABLE} WHERE term = ?", (CHOSEN_AT,)).scalar()
+        if seen is None:
+            return papers >= MIN_MATCHES
+        return not 0.8 * seen <= papers <= 1.25 * seen or bool(tx.stale_top_lists())

@@ -1,0 +1,350 @@
+"""Top-k lists of frequent words and prefixes (issue 16, catalog/store/sqlite/topk.py).
+
+The exactness check: on a 10k-paper corpus (benchmarks/corpus.py) with a list for every word
+and prefix in 5% of the papers, the first pages of frequent words, prefixes (from one letter),
+with filters, are the same papers, in the same order, with the same scores, as the full bm25
+ranking; and a list is never read once the index changed under it.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sqlite3
+
+import pytest
+
+from benchmarks import corpus
+from benchmarks import topk as bench
+from catalog import doctor
+from catalog.library import Catalog
+from catalog.store.sqlite import topk
+from catalog.store.sqlite.store import SqliteStore
+
+SIZE = int(os.environ.get("CATALOG_TOPK_SIZE", "10000"))
+QUERIES = ["model", "the", "Model", "learning", "interpret*", "spa*", "in*", "a*", "m*", "lan*",
+           "model venue:ICML", "model year:2016..2018", "the venue:KDD year:2020", "in* venue:ACL",
+           "a* -the", "model*"]
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    """A 10k catalog with every qualifying list built (the threshold lowered to 10k papers)."""
+    folder = tmp_path_factory.mktemp("topk")
+    files = corpus.write_paper_lists(SIZE, folder / "lists", per_file=SIZE // 4)
+    path = folder / "base.db"
+    catalog = Catalog.open(path)
+    try:
+        catalog.import_paths(files)
+        bench.ensure_tag(catalog, 50)  # the benchmark's tag filter (a write: before the lists)
+    finally:
+        catalog.close()
+    saved = topk.MIN_MATCHES
+    topk.MIN_MATCHES = SIZE // 20
+    try:
+        store = SqliteStore.open(path)
+        built, stale = store.refresh_top_lists(budget=None)
+        store.close()
+    finally:
+        topk.MIN_MATCHES = saved
+    assert built > 100 and stale == 0
+    return path
+
+
+@pytest.fixture
+def catalog(built, tmp_path, monkeypatch):
+    path = tmp_path / "catalog.db"
+    shutil.copy(built, path)
+    monkeypatch.setattr(topk, "MIN_MATCHES", SIZE // 20)
+    catalog = Catalog.open(path)
+    yield catalog
+    catalog.close()
+
+
+@pytest.fixture
+def served(monkeypatch):
+    """The queries a list answered (their exact tier's page), by key."""
+    answered: list[str] = []
+    original = topk.TopLists.top_rows
+
+    def spy(self, compiled, limit, offset, with_text):
+        rows = original(self, compiled, limit, offset, with_text)
+        if rows is not None:
+            answered.append(topk.list_key(compiled))
+        return rows
+
+    monkeypatch.setattr(topk.TopLists, "top_rows", spy)
+    return answered
+
+
+def _page(catalog: Catalog, query: str, *, lists: bool, **kwargs) -> list:
+    topk.ENABLED = lists
+    try:
+        return [(p.key, p.match, p.snippet) for p in catalog.search(query, **kwargs)]
+    finally:
+        topk.ENABLED = True
+
+
+def _ranked(catalog: Catalog, query: str, *, lists: bool, limit: int = 50, offset: int = 0) -> list:
+    """(paper id, score) of the page, as the store ranks it."""
+    from catalog.query import parse
+
+    topk.ENABLED = lists
+    try:
+        with catalog.store.read() as tx:
+            return [(h.paper_id, h.score) for h in tx.search(parse(query), limit=limit, offset=offset)]
+    finally:
+        topk.ENABLED = True
+
+
+@pytest.mark.parametrize("query", QUERIES)
+def test_first_page_is_the_full_ranking(catalog, served, query):
+    assert _ranked(catalog, query, lists=True) == _ranked(catalog, query, lists=False)
+    assert _page(catalog, query, lists=True) == _page(catalog, query, lists=False)
+
+
+def test_lists_answer_the_frequent_words_and_prefixes(catalog, served):
+    for query in ("model", "Model", "the", "interpret*", "spa*", "in*", "a*", "model venue:ICML"):
+        _ranked(catalog, query, lists=True)
+    assert served == ['("model")', '("model")', '("the")', '("interpret"*)', '("spa"*)', '("in"*)',
+                      '("a"*)', '("model")']
+
+
+def test_later_pages_and_long_pages(catalog, served):
+    for offset, limit in ((50, 50), (900, 100), (950, 100), (0, 200)):
+        assert _ranked(catalog, "model", lists=True, limit=limit, offset=offset) == \
+            _ranked(catalog, "model", lists=False, limit=limit, offset=offset)
+    # The first two fit in the list; 950..1050 does not (the list holds 1000).
+    assert served.count('("model")') == 3
+
+
+def test_a_filter_the_list_cannot_fill_runs_the_full_query(catalog, served):
+    keys = [p.key for p in catalog.search("hessian", limit=3, snippets=False)]
+    tagged = catalog.search("model", limit=3000, snippets=False)[-1].key  # far down the ranking
+    catalog.tag([*keys, tagged], ["later"])
+    served.clear()
+    assert _ranked(catalog, "model tag:later", lists=True) == _ranked(catalog, "model tag:later", lists=False)
+    assert tagged in [p.key for p in catalog.search("model tag:later")]
+
+
+def test_a_list_shows_and_filters_by_your_own_marks(catalog, served, monkeypatch):
+    """Status and rating are each person's (paper_reader): a page read from a list shows
+    yours, and status:/rating: filters over a list keep to yours, as the full ranking does."""
+    top = [p.key for p in catalog.search("model", limit=5, snippets=False)]
+    people = {}
+    for who in ("ann", "bob"):
+        monkeypatch.setenv("CATALOG_USER", who)
+        people[who] = Catalog.open(catalog.store.path)
+    ann, bob = people["ann"], people["bob"]
+    try:
+        ann.set_status(top[:2], "read")
+        ann.set_rating(top[1:3], 5)
+        for query in ("model", "model status:read", "model rating:>=4", "model -status:read"):
+            assert _page(ann, query, lists=True) == _page(ann, query, lists=False), query
+        mine = {p.key: (p.status, p.rating) for p in ann.search("model", limit=5, snippets=False)}
+        assert mine[top[0]] == ("read", None) and mine[top[1]] == ("read", 5) and mine[top[2]] == ("unread", 5)
+        assert not bob.search("model status:read", snippets=False)
+        assert {p.status for p in bob.search("model", limit=5, snippets=False)} == {"unread"}
+        assert served.count('("model")') >= 4
+    finally:
+        ann.close()
+        bob.close()
+
+
+def test_an_edit_is_followed_by_rescoring_and_never_wrong(catalog, served):
+    """Tagging a paper `model` puts it near the top of `model`: the list, rescored with the
+    changed paper under the new statistics, shows it there, as the full ranking does."""
+    last = catalog.search("model", limit=5000, snippets=False)[-1].key
+    catalog.tag([last], ["model"])
+    served.clear()
+    found = [p.key for p in catalog.search("model", snippets=False)]
+    assert last in found[:50]
+    assert served == ['("model")']  # the list still answers: rescored, not stale
+    assert _ranked(catalog, "model", lists=True) == _ranked(catalog, "model", lists=False)
+    assert doctor.run(catalog.store).found == []  # doctor checks the rescored heads too
+    with catalog.store.read() as tx:
+        assert tx.stale_top_lists() == [] and len(tx.stale_top_lists(rescored=False)) > 100
+
+
+def _edit_a_few(catalog: Catalog, tmp_path) -> None:
+    """Tags, a note, a new title, a deletion-free import of a few papers: small changes that
+    move bm25's statistics (papers, average length, how many papers hold a word)."""
+    keys = [p.key for p in catalog.search("model", limit=400, snippets=False)]
+    catalog.tag(keys[300:303], ["model", "language"])  # far down: could climb into the page
+    catalog.tag(keys[:2], ["toread"])  # longer papers at the top: they could drop
+    catalog.add_note(keys[5], "A note on the model: interpretability, attention, sparse models.")
+    catalog.add_note(keys[350], "model model model " * 20)
+    catalog.set_title(keys[1], "Untitled")  # the top paper loses its title words
+    more = tmp_path / "more.txt"  # 30 new papers (another seed: not the catalog's)
+    more.write_text("ICML 2021 Papers\n\n" + "".join(a + "\n\n" for _, _, a in corpus.abstracts(30, seed=99))
+                    + "A model of models for interpretability, model model.\n", encoding="utf-8")
+    assert catalog.import_paths([more]).new == 31
+
+
+@pytest.mark.parametrize("query", QUERIES)
+def test_after_a_few_edits_and_imports_the_first_page_is_the_full_ranking(catalog, served, tmp_path, query):
+    _edit_a_few(catalog, tmp_path)
+    with catalog.store.read() as tx:
+        assert tx.stale_top_lists() == []  # none rebuilt: every list follows the changes
+        assert tx.conn.execute("SELECT count(*) FROM term_top_dirty").scalar() > 20
+    served.clear()
+    assert _ranked(catalog, query, lists=True) == _ranked(catalog, query, lists=False)
+    assert _ranked(catalog, query, lists=True, offset=50) == _ranked(catalog, query, lists=False, offset=50)
+    assert _page(catalog, query, lists=True) == _page(catalog, query, lists=False)
+
+
+def test_rescored_lists_serve_the_frequent_words_after_edits(catalog, served, tmp_path):
+    _edit_a_few(catalog, tmp_path)
+    served.clear()
+    for query in ("model", "the", "interpret*", "spa*", "in*", "a*", "model venue:ICML"):
+        _ranked(catalog, query, lists=True)
+    assert len(served) >= 5, served  # most pages still come from the lists
+
+
+def test_after_edits_a_page_past_the_list_is_ranked_in_full(catalog, served, tmp_path):
+    """The bound: papers outside the list (not changed) may rank anywhere after its last one,
+    so a page reaching past it, or a filter the rescored list cannot fill, ranks every match."""
+    _edit_a_few(catalog, tmp_path)
+    tagged = catalog.search("model", limit=3000, snippets=False)[-1].key  # far down the ranking
+    keys = [p.key for p in catalog.search("model", limit=3, snippets=False)]
+    catalog.tag([*keys, tagged], ["later"])
+    for offset, limit in ((0, 200), (900, 50), (950, 100)):
+        served.clear()
+        assert _ranked(catalog, "model", lists=True, limit=limit, offset=offset) == \
+            _ranked(catalog, "model", lists=False, limit=limit, offset=offset)
+        assert served == ([] if offset + limit > 1000 else ['("model")']), (offset, limit)
+    served.clear()
+    assert _ranked(catalog, "model tag:later", lists=True) == _ranked(catalog, "model tag:later", lists=False)
+    assert tagged in [p.key for p in catalog.search("model tag:later")]
+
+
+def test_edits_during_a_rebuild_after_too_many_changes_leave_lists_that_follow_them(catalog, served, monkeypatch):
+    """A rebuild takes minutes at 1M papers and the user keeps editing: the lists it ranks
+    after an edit are not thrown away by the edits that came before (the changed papers are
+    counted again from the rebuild's start), so they are read, rescored, at once."""
+    monkeypatch.setattr(topk, "DIRTY_LIMIT", 2)
+    keys = [p.key for p in catalog.search("model", limit=5, snippets=False)]
+    catalog.tag(keys, ["later"])  # past the limit: no list can be rescored
+    original, calls = topk.TopLists.store_top_list, []
+
+    def edited_meanwhile(self, ranked):
+        calls.append(ranked["key"])
+        if len(calls) == 3:  # someone retitles a paper while the refresh runs
+            self.conn.execute("UPDATE paper SET user_title = 'A model' WHERE id = (SELECT min(id) FROM paper)")
+        return original(self, ranked)
+
+    monkeypatch.setattr(topk.TopLists, "store_top_list", edited_meanwhile)
+    built, left = catalog.store.refresh_top_lists(budget=None, rescored=True)
+    assert left == 1  # the list ranked before the edit and stored after it
+    served.clear()
+    for query in ("model", "the", "a*"):
+        assert _ranked(catalog, query, lists=True) == _ranked(catalog, query, lists=False)
+    assert len(served) == 3, served
+
+
+def test_a_large_import_leaves_the_lists_to_the_background_refresher(catalog, served, tmp_path, monkeypatch):
+    """Past DIRTY_LIMIT new papers the lists cannot be rescored: `catalog import` starts the
+    detached refresher (which rebuilds them, minutes at 1M) instead of making the import wait;
+    meanwhile searches rank every match. A small import starts nothing."""
+    from catalog import refresher, related
+
+    started = []
+    monkeypatch.setenv(refresher.MODE_VARIABLE, "background")
+    monkeypatch.setattr(refresher, "start", lambda db, cache_dir: started.append(db))
+    monkeypatch.setattr(related, "refresh_after_import", lambda *a, **k: None)  # the discovery side's
+    small = tmp_path / "small.txt"
+    small.write_text("ICML 2021 Papers\n\n" + "".join(a + "\n\n" for _, _, a in corpus.abstracts(30, seed=98)))
+    assert catalog.import_paths([small], background=True).new == 30
+    assert started == []
+    big = tmp_path / "big.txt"
+    big.write_text("ICML 2022 Papers\n\n" + "".join(
+        a + "\n\n" for _, _, a in corpus.abstracts(topk.DIRTY_LIMIT + 100, seed=99)))
+    assert catalog.import_paths([big], background=True).new == topk.DIRTY_LIMIT + 100
+    assert started == [catalog.path]
+    served.clear()
+    assert _ranked(catalog, "model", lists=True) == _ranked(catalog, "model", lists=False)
+    assert served == []  # stale, not read
+    assert refresher._top_lists(catalog, tmp_path) > 100  # what the refresher process runs
+    with catalog.store.read() as tx:
+        assert tx.stale_top_lists(rescored=False) == []
+        assert tx.conn.execute("SELECT count(*) FROM term_top_dirty").scalar() == 0
+    assert refresher._top_lists(catalog, tmp_path) == 0  # nothing left
+    served.clear()
+    assert _ranked(catalog, "model", lists=True) == _ranked(catalog, "model", lists=False)
+    assert served == ['("model")']
+
+
+def test_too_many_changes_stop_rescoring_until_a_rebuild(catalog, served, monkeypatch):
+    monkeypatch.setattr(topk, "DIRTY_LIMIT", 2)  # the triggers keep counting to the migration's
+    keys = [p.key for p in catalog.search("model", limit=5, snippets=False)]
+    catalog.tag(keys, ["later"])
+    served.clear()
+    assert _ranked(catalog, "model", lists=True) == _ranked(catalog, "model", lists=False)
+    assert served == []  # three changed papers: past the limit, every match is ranked
+    report = doctor.run(catalog.store)
+    assert any("ranked list" in f.problem and "out of date" in f.problem for f in report.found)
+    fixed = doctor.run(catalog.store, fix=True)
+    assert fixed.remaining == [] and any("rebuilt" in r and "ranked list" in r for r in fixed.repaired)
+    with catalog.store.read() as tx:
+        assert tx.conn.execute("SELECT count(*) FROM term_top_dirty").scalar() == 0
+    served.clear()
+    assert _ranked(catalog, "model", lists=True) == _ranked(catalog, "model", lists=False)
+    assert served == ['("model")']
+
+
+def test_a_small_import_keeps_the_lists_serving(catalog, served, tmp_path, monkeypatch):
+    from catalog import library
+
+    monkeypatch.setattr(library, "TOP_LISTS_FLOOR", 600.0)  # all of them, however loaded the machine
+    more = corpus.write_paper_lists(200, tmp_path / "more", per_file=200)
+    more[0].write_text(more[0].read_text() + "A model of models, model model.\n")
+    catalog.import_paths(more)
+    with catalog.store.read() as tx:
+        assert tx.stale_top_lists() == []
+    served.clear()
+    assert _ranked(catalog, "model", lists=True) == _ranked(catalog, "model", lists=False)
+    assert served == ['("model")']
+
+
+def test_doctor_finds_a_list_that_is_not_the_ranking(catalog, built):
+    assert doctor.run(catalog.store).found == []
+    with sqlite3.connect(catalog.path) as conn:  # a hand edit: swap the first two papers of a list
+        key = conn.execute("SELECT term FROM term_top_state WHERE term LIKE '(%' ORDER BY matches, term LIMIT 1").fetchone()[0]
+        first, second = (r[0] for r in conn.execute(
+            "SELECT paper_id FROM term_top WHERE term = ? AND position < 2 ORDER BY position", (key,)))
+        conn.execute("UPDATE term_top SET paper_id = ? WHERE term = ? AND position = 0", (second, key))
+        conn.execute("UPDATE term_top SET paper_id = ? WHERE term = ? AND position = 1", (first, key))
+    report = doctor.run(catalog.store)
+    assert [f.problem for f in report.found] == [f"the ranked list of {key} differs from the full ranking"]
+    assert doctor.run(catalog.store, fix=True).remaining == []
+
+
+def test_small_catalogs_keep_no_lists(seeded, monkeypatch):
+    
+    with seeded.store.read() as tx:
+        assert tx.conn.execute("SELECT count(*) FROM term_top_state").scalar() == 0
+
+
+@pytest.mark.parametrize("query, key", [
+    ("model", '("model")'), ("Model", '("model")'), ("interp*", '("interp"*)'),
+    ('"language models"', None), ("sparse attention", None), ("a OR b", None), ("model -x", None),
+    ("=model", '("model")'), ("venue:ICML", None),
+])
+def test_which_queries_a_list_can_serve(query, key):
+    from catalog.query import parse
+    from catalog.store.sqlite.fts import compile_query
+
+    assert topk.list_key(compile_query(parse(query))) == key
+
+
+def test_benchmark_mix_reports_the_same_top_50(catalog, served):
+    """The benchmark's report (benchmarks/topk.py) on this catalog: every query of the mix
+    gives the same first page with the lists as without, and the lists served it."""
+    lines = bench.report(catalog.path, repeats=1)
+    assert {'("model")', '("the")', '("a"*)', '("in"*)'} <= set(served)
+    rows = [line for line in lines if line.startswith("| ") and "`" in line]
+    assert len(rows) == len(bench.MIX)
+    for row in rows:
+        same = row.rstrip(" |").rsplit("| ", 1)[1]
+        shown, of = same.split("/")
+        assert shown == of, row
