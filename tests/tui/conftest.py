@@ -69,10 +69,31 @@ def settle():
         if typing:
             await pilot.pause(0.15)
         for _ in range(3):
-            await pilot.app.workers.wait_for_complete()
+            await workers_done(pilot.app)
             await pilot.pause()
 
     return wait
+
+
+async def workers_done(app, timeout: float = 30) -> None:
+    """Until no worker is pending or running. A worker a newer one replaced (an exclusive
+    group: the facets of a search typed over) ends cancelled, which is done too; Textual's
+    wait_for_complete raises WorkerCancelled for it instead, a race lost on a busy machine.
+    A worker that failed still fails the test."""
+    from textual.worker import WorkerFailed, WorkerState
+
+    deadline = monotonic() + timeout
+    while monotonic() < deadline:
+        active = [w for w in app.workers if w.state in (WorkerState.PENDING, WorkerState.RUNNING)]
+        if not active:
+            return
+        started = [w for w in active if w.state is WorkerState.RUNNING]
+        for outcome in await asyncio.gather(*(w.wait() for w in started), return_exceptions=True):
+            if isinstance(outcome, WorkerFailed):
+                raise outcome
+        if len(started) < len(active):  # not started yet: wait() refuses those
+            await asyncio.sleep(0.01)
+    raise AssertionError(f"workers still running after {timeout} s: {[w.name for w in active]}")
 
 
 @pytest.fixture

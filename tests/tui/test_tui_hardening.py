@@ -17,3 +17,22 @@ async def test_a_filter_typed_half_way_gets_an_explanation_not_a_failure(app, se
             assert ("expected a" in text or "unknown filter" in text), (typed, text)
         await type_search(pilot, "year:2026")
         assert not hint.has_class("-error")
+
+
+async def test_waiting_for_the_app_outlasts_a_worker_a_newer_one_replaced(app, settle):
+    """The tests' wait for idle (conftest's settle) must not fail when a worker it waits on is
+    cancelled by a newer one of its group (a search typed over): it failed the suite at random
+    on a busy machine."""
+    import asyncio
+    import threading
+
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        release = threading.Event()
+        app.run_worker(lambda: release.wait(5), thread=True, exclusive=True, group="typed-over")
+        waiting = asyncio.create_task(settle(pilot))
+        await asyncio.sleep(0.05)
+        app.run_worker(lambda: None, thread=True, exclusive=True, group="typed-over")
+        release.set()
+        await asyncio.wait_for(waiting, 10)
+        assert not [w for w in app.workers if w.is_running]
