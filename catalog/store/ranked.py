@@ -80,11 +80,21 @@ class RankedSearch:
             matching_all += size
         return found_rows
 
+    # The lists of the best papers of frequent words: only SQLite keeps them (sqlite/topk.py,
+    # which overrides these); another backend ranks every match and has none to check.
+
     def ranked_page_from_lists(self, compiled: object, tier: str, limit: int, offset: int,
                                with_text: bool, sort: Sort) -> list | None:
-        """A tier's page read from the lists of the best papers of frequent words, or None:
-        rank every match. Only SQLite keeps such lists (sqlite/topk.py)."""
+        """A tier's page read from the lists, or None: rank every match."""
         return None
+
+    def stale_top_lists(self) -> list[str]:
+        """The lists searches cannot read (doctor)."""
+        return []
+
+    def top_list_mismatches(self) -> list[str]:
+        """The lists whose head differs from the full ranking (doctor)."""
+        return []
 
     def _with_some(self, query: Query, compiled: object, partial: bool,
                    matching_all: int | None) -> bool:
