@@ -5,7 +5,8 @@ accents folded; titles weigh A, tags B, authors and notes C, abstract and search
 (`catalog_stems`), so the tiers are SQLite's (sqlite/fts.py): the words as typed, then in other
 forms, then through acronyms, then papers holding some of them. Filters are the same SQL
 conditions as SQLite's (store/filters.py). A pure compiler, like sqlite/fts.py: query tree in,
-SQL and parameters out, with the same functions (store/ranked.py walks the tiers).
+SQL and parameters out, with the same functions (store/tierplan.py plans the tiers of both,
+store/ranked.py walks them).
 
 Safety in the manner of websearch_to_tsquery: the user's text never reaches tsquery syntax.
 Each word is cut into runs of letters and digits (ASCII punctuation separates words, as in
@@ -24,7 +25,8 @@ from collections.abc import Mapping, Sequence
 
 from catalog.query import RELEVANCE, Clause, Filter, Query, Sort, Text
 from catalog.store.filters import TAGGED, filter_sql
-from catalog.store.sqlite.fts import _long_form_at, acronym_candidates  # noqa: F401  (pure, shared)
+from catalog.store.tierplan import Syntax, plan_tiers
+from catalog.store.tierplan import acronym_candidates  # noqa: F401  (ranked.py calls it on the compiler)
 from catalog.text.cjk import cjk_spaced, has_cjk
 
 CONFIG = "catalog_words"
@@ -93,95 +95,6 @@ def tsquery_phrase(text: Text) -> str | None:
     return lexemes[0] if len(lexemes) == 1 else "(" + " <-> ".join(lexemes) + ")"
 
 
-def _is_words(option: Text | Filter) -> bool:
-    return isinstance(option, Text) and not has_cjk(option.text)
-
-
-def _any(phrases) -> str | None:
-    found = [p for p in phrases if p]
-    return "(" + " | ".join(found) + ")" if found else None
-
-
-def compile_query(query: Query, acronyms: Mapping[str, Sequence[str]] | None = None,
-                  reader: str = "") -> CompiledQuery:
-    """As sqlite/fts.py's compile_query, in tsquery syntax."""
-    acronyms = acronyms or {}
-    out = CompiledQuery(reader=reader)
-    exact: list[str] = []
-    forms: list[str] = []
-    wide: list[str] = []
-    negative: list[str] = []
-    negative_exact: list[str] = []
-    only_exact: list[str] = []
-    clauses = list(query.clauses)
-    i = 0
-    while i < len(clauses):
-        clause = clauses[i]
-        if not all(_is_words(o) for o in clause.options):
-            sql, params = _clause_sql(clause, reader)
-            out.where.append(f"NOT {sql}" if clause.negated else sql)
-            out.params.extend(params)
-            i += 1
-            continue
-        group = _any(tsquery_phrase(o) for o in clause.options)
-        if group is None:  # nothing searchable: finds nothing, and excludes nothing
-            if not clause.negated:
-                out.where.append("FALSE")
-            i += 1
-            continue
-        if clause.negated:
-            (negative_exact if any(o.exact for o in clause.options) else negative).append(group)
-            i += 1
-            continue
-        exact.append(group)
-        if any(o.exact for o in clause.options):
-            only_exact.append(group)
-            i += 1
-            continue
-        span, also = _long_form_at(clauses, i, acronyms)
-        if span > 1:  # words spelling a long form: each word, or one of its short forms
-            phrases = [p for j in range(i, i + span) if (p := tsquery_phrase(clauses[j].options[0]))]
-            exact.extend(phrases[1:])
-            forms.extend(phrases)
-            shorts = [p for a in also if (p := tsquery_phrase(Text(a)))]
-            wide.append("((" + " & ".join(phrases) + ")" + "".join(" | " + p for p in shorts) + ")")
-            out.words.extend(phrases)
-            i += span
-            continue
-        extra = [a for o in clause.options if not o.prefix for a in acronyms.get(o.text, ())]
-        widened = _any([tsquery_phrase(o) for o in clause.options] + [tsquery_phrase(Text(a)) for a in extra])
-        forms.append(group)
-        wide.append(widened)
-        out.words.append(widened)
-        i += 1
-    if exact:
-        out.match = " & ".join(exact)
-        if negative_exact:
-            out.match += " & !(" + " | ".join(negative_exact) + ")"
-        if forms:
-            out.forms = " & ".join(forms)
-            if wide != forms:
-                out.wide = " & ".join(wide)
-            for group in only_exact:  # this form only: the stemmed tiers filter on the exact index
-                out.where.append(f"p.id IN ({_matching('exact')})")
-                out.params.append(group)
-        if negative:
-            out.exclude.append(("stems", " | ".join(negative)))
-        if negative_exact and out.forms:
-            out.exclude.append(("exact", " | ".join(negative_exact)))
-        if len(out.words) < 2:
-            out.words = []
-    else:
-        out.words = []
-        # Tested on each paper the listing reads (its vectors are in the row): a page needs
-        # a few more rows than it shows, where the set of ids holding a common word is large.
-        for index, negated in (("stems", negative), ("exact", negative_exact)):
-            if negated:
-                out.where.append(f"NOT {_matches(index)}")
-                out.params.append(" | ".join(negated))
-    return out
-
-
 def _clause_sql(clause: Clause, reader: str) -> tuple[str, list]:
     parts, params = [], []
     for option in clause.options:
@@ -226,6 +139,21 @@ def _cjk_sql(option: Text) -> tuple[str, list]:
         " OR (p.user_title IS NOT NULL AND strpos(p.user_title, ?) > 0))",
         [phrase] + [option.text] * 3,
     )
+
+
+_SYNTAX = Syntax(
+    phrase=tsquery_phrase, clause_sql=_clause_sql, and_=" & ", or_=" | ", and_not=" & !",
+    alone=lambda phrase: phrase, exact_index="exact", stem_index="stems", in_exact=f"p.id IN ({_matching('exact')})",
+    # Tested on each paper the listing reads (its vectors are in the row): a page needs a few
+    # more rows than it shows, where the set of ids holding a common word is large.
+    not_matching=lambda index: f"NOT {_matches(index)}",
+)
+
+
+def compile_query(query: Query, acronyms: Mapping[str, Sequence[str]] | None = None,
+                  reader: str = "") -> CompiledQuery:
+    """As sqlite/fts.py's compile_query: the query's tiers (store/tierplan.py) in tsquery syntax."""
+    return plan_tiers(query, acronyms or {}, _SYNTAX, CompiledQuery(reader=reader))
 
 
 def _page(limit: int, offset: int) -> list:

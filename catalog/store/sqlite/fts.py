@@ -13,14 +13,14 @@ from dataclasses import dataclass, field
 
 from catalog.query import RELEVANCE, Clause, Filter, Query, Sort, Text
 from catalog.store.filters import TAGGED as _TAGGED, filter_sql
-from catalog.text.cjk import cjk_spaced, has_cjk
+from catalog.store.tierplan import Syntax, is_words, plan_tiers
+from catalog.store.tierplan import acronym_candidates  # noqa: F401  (ranked.py calls it on the compiler)
+from catalog.text.cjk import cjk_spaced
 
 FTS_TABLE = "paper_fts"  # the words as written (unicode61): exact forms, prefixes, vocabulary
 STEM_TABLE = "paper_stem"  # the same columns, stemmed (porter): other word forms (migration 0008)
 VOCAB_TABLE = "paper_vocab"  # fts5vocab over paper_fts: the indexed words and their papers
 STEM_TOKENIZER = "porter unicode61 remove_diacritics 2"
-# Longest long form (in words) a query is checked against for acronyms.
-MAX_LONG_WORDS = 6
 # Indexed columns of `paper`, in FTS5 column order, with their bm25 weights: a hit in a title
 # or tag counts for more than one in the abstract.
 FTS_COLUMNS = {
@@ -105,122 +105,9 @@ def fts_phrase(text: Text) -> str:
     return '"' + text.text.replace('"', '""') + '"' + ("*" if text.prefix else "")
 
 
-def _is_fts(option: Text | Filter) -> bool:
-    return isinstance(option, Text) and not has_cjk(option.text)
-
-
-def compile_query(query: Query, acronyms: Mapping[str, Sequence[str]] | None = None,
-                  reader: str = "") -> CompiledQuery:
-    """`acronyms`: what a word or phrase of the query also stands for, by its text as typed
-    ("SAE" -> ["sparse autoencoder"], "large language model" -> ["LLM"]), from the store.
-    Several words in a row that spell a long form are one group: `large language model`."""
-    acronyms = acronyms or {}
-    out = CompiledQuery(reader=reader)
-    exact: list[str] = []
-    forms: list[str] = []
-    wide: list[str] = []
-    negative: list[str] = []
-    negative_exact: list[str] = []
-    only_exact: list[str] = []
-    clauses = list(query.clauses)
-    i = 0
-    while i < len(clauses):
-        clause = clauses[i]
-        if not all(_is_fts(o) for o in clause.options):
-            sql, params = _clause_sql(clause, reader)
-            out.where.append(f"NOT {sql}" if clause.negated else sql)
-            out.params.extend(params)
-            i += 1
-            continue
-        group = "(" + " OR ".join(fts_phrase(o) for o in clause.options) + ")"
-        if clause.negated:
-            if any(o.exact for o in clause.options):
-                negative_exact.append(group)
-            else:
-                negative.append(group)
-            i += 1
-            continue
-        exact.append(group)
-        if any(o.exact for o in clause.options):
-            only_exact.append(group)
-            i += 1
-            continue
-        span, also = _long_form_at(clauses, i, acronyms)
-        if span > 1:  # words spelling a long form: each word, or one of its short forms
-            words = [clauses[j].options[0] for j in range(i, i + span)]
-            exact.extend("(" + fts_phrase(w) + ")" for w in words[1:])
-            phrases = [fts_phrase(w) for w in words]
-            forms.extend("(" + p + ")" for p in phrases)
-            wide.append("((" + " AND ".join(phrases) + ") OR "
-                        + " OR ".join(fts_phrase(Text(a)) for a in also) + ")")
-            out.words.extend("(" + p + ")" for p in phrases)
-            i += span
-            continue
-        extra = [a for o in clause.options if not o.prefix for a in acronyms.get(o.text, ())]
-        widened = "(" + " OR ".join([fts_phrase(o) for o in clause.options]
-                                    + [fts_phrase(Text(a)) for a in extra]) + ")"
-        forms.append(group)
-        wide.append(widened)
-        out.words.append(widened)
-        i += 1
-    if exact:
-        out.match = " AND ".join(exact)
-        if negative_exact:
-            out.match += " NOT (" + " OR ".join(negative_exact) + ")"
-        if forms:
-            out.forms = " AND ".join(forms)
-            if wide != forms:
-                out.wide = " AND ".join(wide)
-            for group in only_exact:  # this form only: the stemmed tiers filter on the exact index
-                out.where.append(f"p.id IN (SELECT rowid FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH ?)")
-                out.params.append(group)
-        if negative:
-            out.exclude.append((STEM_TABLE, " OR ".join(negative)))
-        if negative_exact and out.forms:
-            out.exclude.append((FTS_TABLE, " OR ".join(negative_exact)))
-        if len(out.words) < 2:
-            out.words = []
-    else:
-        out.words = []
-        for table, negated in ((STEM_TABLE, negative), (FTS_TABLE, negative_exact)):
-            if negated:
-                out.where.append(f"p.id NOT IN (SELECT rowid FROM {table} WHERE {table} MATCH ?)")
-                out.params.append(" OR ".join(negated))
-    return out
-
-
-def acronym_candidates(query: Query) -> set[str]:
-    """The texts of a query an acronym could widen: its words and phrases, and runs of plain
-    words (a long form typed without quotes)."""
-    out: set[str] = set()
-    clauses = query.clauses
-    for i, clause in enumerate(clauses):
-        if clause.negated:
-            continue
-        for option in clause.options:
-            if isinstance(option, Text) and not option.prefix and not option.exact and not has_cjk(option.text):
-                out.add(option.text)
-        for span in range(2, min(MAX_LONG_WORDS, len(clauses) - i) + 1):
-            run = clauses[i:i + span]
-            if not all(not c.negated and len(c.options) == 1 and isinstance(c.options[0], Text)
-                       and not c.options[0].prefix and not c.options[0].exact for c in run):
-                break
-            out.add(" ".join(c.options[0].text for c in run))
-    return out
-
-
-def _long_form_at(clauses: list[Clause], i: int, acronyms: Mapping[str, Sequence[str]]) -> tuple[int, list[str]]:
-    """(how many plain words from clause i spell a long form the acronyms know, its short forms);
-    (1, []) when none do. The longest run wins."""
-    for span in range(min(MAX_LONG_WORDS, len(clauses) - i), 1, -1):
-        run = clauses[i:i + span]
-        if all(not c.negated and len(c.options) == 1 and isinstance(c.options[0], Text)
-               and not c.options[0].prefix and not c.options[0].exact and not has_cjk(c.options[0].text)
-               for c in run):
-            text = " ".join(c.options[0].text for c in run)
-            if text in acronyms:
-                return span, list(acronyms[text])
-    return 1, []
+# Papers a parameter finds in the unstemmed index: a word ORed with filters, or an `=word` the
+# stemmed tiers must also hold as typed.
+_IN_EXACT = f"p.id IN (SELECT rowid FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH ?)"
 
 
 def _clause_sql(clause: Clause, reader: str) -> tuple[str, list]:
@@ -228,8 +115,8 @@ def _clause_sql(clause: Clause, reader: str) -> tuple[str, list]:
     for option in clause.options:
         if isinstance(option, Filter):
             sql, p = filter_sql(option, reader)
-        elif _is_fts(option):
-            sql, p = f"p.id IN (SELECT rowid FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH ?)", [fts_phrase(option)]
+        elif is_words(option):
+            sql, p = _IN_EXACT, [fts_phrase(option)]
         else:
             sql, p = _cjk_sql(option)
         parts.append(sql)
@@ -250,6 +137,19 @@ def _cjk_sql(option: Text) -> tuple[str, list]:
         ["search_extra : " + fts_phrase(Text(cjk_spaced(option.text), prefix=option.prefix))]
         + [option.text] * 3,
     )
+
+
+_SYNTAX = Syntax(
+    phrase=fts_phrase, clause_sql=_clause_sql, and_=" AND ", or_=" OR ", and_not=" NOT ",
+    alone=lambda phrase: "(" + phrase + ")", exact_index=FTS_TABLE, stem_index=STEM_TABLE, in_exact=_IN_EXACT,
+    not_matching=lambda table: f"p.id NOT IN (SELECT rowid FROM {table} WHERE {table} MATCH ?)",
+)
+
+
+def compile_query(query: Query, acronyms: Mapping[str, Sequence[str]] | None = None,
+                  reader: str = "") -> CompiledQuery:
+    """The query's tiers (store/tierplan.py) in FTS5 syntax; `acronyms` as plan_tiers takes them."""
+    return plan_tiers(query, acronyms or {}, _SYNTAX, CompiledQuery(reader=reader))
 
 
 def _restriction(compiled: CompiledQuery) -> tuple[str, list]:
