@@ -19,6 +19,42 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 
 
+class Rows:
+    """A statement's rows, read the few ways the store needs; a backend's Result provides
+    `_cursor` and `_fetch(many)` (which turns its driver's errors into the store's)."""
+
+    __slots__ = ("_cursor",)
+
+    def _fetch(self, many: bool):
+        raise NotImplementedError
+
+    def all(self) -> list:
+        return self._fetch(True)
+
+    def first(self):
+        return self._fetch(False)
+
+    def one(self):
+        row = self._fetch(False)
+        if row is None:
+            raise LookupError("the query returned no row")
+        return row
+
+    def scalar(self):
+        row = self._fetch(False)
+        return None if row is None else row[0]
+
+    def scalars(self) -> list:
+        return [row[0] for row in self._fetch(True)]
+
+    @property
+    def rowcount(self) -> int:
+        return self._cursor.rowcount
+
+    def __iter__(self):
+        return iter(self._fetch(True))
+
+
 class Store(ABC):
     """One open catalog. Holds connections, never a transaction between calls."""
 

@@ -13,6 +13,7 @@ import psycopg
 from psycopg import errors as pg_errors
 
 from catalog.errors import Interrupted, StoreError
+from catalog.store.base import Rows
 
 # A stop request is looked at this often while a statement runs (seconds).
 STOP_POLL = 0.05
@@ -59,8 +60,10 @@ def row_factory(cursor):
     return lambda values: kind(values)
 
 
-class Result:
-    __slots__ = ("_cursor",)
+class Result(Rows):
+    """A statement's rows (store/base.py's Rows); a statement without rows reads as none."""
+
+    __slots__ = ()
 
     def __init__(self, cursor: psycopg.Cursor):
         self._cursor = cursor
@@ -72,32 +75,6 @@ class Result:
             return self._cursor.fetchall() if many else self._cursor.fetchone()
         except psycopg.Error as exc:
             raise store_error(exc) from exc
-
-    def all(self) -> list:
-        return self._fetch(True)
-
-    def first(self):
-        return self._fetch(False)
-
-    def one(self):
-        row = self._fetch(False)
-        if row is None:
-            raise LookupError("the query returned no row")
-        return row
-
-    def scalar(self):
-        row = self._fetch(False)
-        return None if row is None else row[0]
-
-    def scalars(self) -> list:
-        return [row[0] for row in self._fetch(True)]
-
-    @property
-    def rowcount(self) -> int:
-        return self._cursor.rowcount
-
-    def __iter__(self):
-        return iter(self._fetch(True))
 
 
 def store_error(exc: psycopg.Error) -> Exception:

@@ -14,6 +14,7 @@ from datetime import datetime
 from pathlib import Path
 
 from catalog.errors import Interrupted, StoreError
+from catalog.store.base import Rows
 
 BUSY_TIMEOUT_MS = 30_000
 # SQLite calls the progress handler every this many virtual-machine instructions: about a
@@ -61,11 +62,11 @@ def timestamp(value: datetime) -> str:
 sqlite3.register_adapter(datetime, timestamp)
 
 
-class Result:
-    """A statement's rows, read the few ways the store needs. SQLite reports some errors (a
-    damaged page) only when rows are fetched: those become the store's errors too."""
+class Result(Rows):
+    """A statement's rows (store/base.py's Rows). SQLite reports some errors (a damaged page)
+    only when rows are fetched: those become the store's errors too."""
 
-    __slots__ = ("_cursor",)
+    __slots__ = ()
 
     def __init__(self, cursor: sqlite3.Cursor):
         self._cursor = cursor
@@ -76,35 +77,9 @@ class Result:
         except sqlite3.Error as exc:
             raise store_error(exc) from exc
 
-    def all(self) -> list[sqlite3.Row]:
-        return self._fetch(True)
-
-    def first(self) -> sqlite3.Row | None:
-        return self._fetch(False)
-
-    def one(self) -> sqlite3.Row:
-        row = self._fetch(False)
-        if row is None:
-            raise LookupError("the query returned no row")
-        return row
-
-    def scalar(self):
-        row = self._fetch(False)
-        return None if row is None else row[0]
-
-    def scalars(self) -> list:
-        return [row[0] for row in self._fetch(True)]
-
-    @property
-    def rowcount(self) -> int:
-        return self._cursor.rowcount
-
     @property
     def lastrowid(self) -> int | None:
         return self._cursor.lastrowid
-
-    def __iter__(self):
-        return iter(self._fetch(True))
 
 
 class Connection:
