@@ -168,8 +168,6 @@ class Catalog:
         if not words:
             return []
         with self.store.read() as tx:
-            if not hasattr(tx, "papers_with_word"):  # a backend without a word list yet
-                return []
             papers = {folded: tx.papers_with_word(folded, suggest.RARE + 1) for _, folded in words}
             rare = [(typed, folded) for typed, folded in words if papers[folded] <= suggest.RARE]
             if not rare:
@@ -617,7 +615,7 @@ def _understood(tx, query: str) -> tuple[Query, list[int]]:
         pid = tx.paper_id(found.value)
         if pid is None:
             matches = tx.keys_starting(found.value, 2)
-            if len(matches) != 1 or _finds_text(tx, parsed, found.value, query.strip().endswith("*")):
+            if len(matches) != 1 or _finds_text(tx, found.value, query.strip().endswith("*")):
                 return parsed, []
             pid = matches[0][0]
         named = [pid]
@@ -641,11 +639,9 @@ def _as_one_query(tx, query: str) -> Query:
     return Query([Clause(keys + tuple(texts))], source=query)
 
 
-def _finds_text(tx, parsed: Query, word: str, prefix: bool) -> bool:
+def _finds_text(tx, word: str, prefix: bool) -> bool:
     """Whether a one-word query finds any paper as text, without ranking them all."""
-    if hasattr(tx, "papers_with_word"):
-        return tx.papers_with_word(word, 1, prefix=prefix) > 0
-    return bool(tx.search(parsed, limit=1))
+    return tx.papers_with_word(word, 1, prefix=prefix) > 0
 
 
 def _note(tx, pid: int, key: str, number: int) -> NoteView:
