@@ -1,0 +1,52 @@
+"""The `catalog` command: parse arguments, call the library, print. Nothing else lives here.
+
+This module builds the command group and dispatches; the commands live beside it, one module
+per group: files.py (import, export, annotations), searching.py (search, list, show, open,
+tags, stats, saved, tui), discovery.py (similar, recommend, topics), edits.py (tag, note,
+status, rate, title, split), database.py (doctor, sql, backup, copy, db). common.py holds
+what they share."""
+
+from __future__ import annotations
+
+import click
+
+from catalog.cli import database, discovery, edits, files, searching
+from catalog.cli.common import EPILOG, SORTS, _fail
+from catalog.cli.files import EXPORT_FORMATS
+
+__all__ = ["EXPORT_FORMATS", "SORTS", "main"]
+
+
+class CatalogGroup(click.Group):
+    """Turns the errors users can cause into one line on stderr and a non-zero exit."""
+
+    def invoke(self, ctx: click.Context):
+        from catalog.errors import CatalogError, StoreError
+        from catalog.query import QueryError
+
+        try:
+            return super().invoke(ctx)
+        except (CatalogError, QueryError) as exc:
+            _fail(str(exc))
+        except KeyboardInterrupt:
+            _fail("interrupted", code=130)
+        except UnicodeEncodeError as exc:
+            # Arguments that are not valid UTF-8 reach Python as lone surrogates.
+            bad = exc.object[max(0, exc.start - 20):exc.end + 20]
+            _fail(f"text is not valid UTF-8 (check the terminal's encoding): {bad!r}")
+        except StoreError as exc:  # the database itself failing: still one line, no traceback
+            _fail(f"database error: {exc}")
+
+
+@click.group(cls=CatalogGroup, epilog=EPILOG,
+             context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("--db", type=click.Path(), envvar=None,
+              help="Catalog database file (default: $CATALOG_DB, else your data directory).")
+@click.version_option(package_name="catalog")
+def main(db):
+    """A personal research-paper catalog: import paper lists, search, tag, rate, annotate."""
+
+
+for module in (files, searching, discovery, edits, database):
+    for command in module.COMMANDS:
+        main.add_command(command)

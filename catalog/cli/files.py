@@ -1,0 +1,130 @@
+"""Files in and out: import, export, and annotations export/import."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from catalog.cli.common import EPILOG, _fail, _open
+
+
+@click.command("import")
+# readable=False: a file that cannot be read is reported like any failing file, and the rest import.
+@click.argument("paths", nargs=-1, required=True, type=click.Path(readable=False, path_type=Path))
+@click.option("--venue", help="Venue for files without a header line (overrides the header).")
+@click.option("--year", type=click.IntRange(1900, 2100), help="Year for files without a header line.")
+@click.option("--map", "mapping", multiple=True, metavar="FIELD=COLUMN",
+              help="JSON/CSV: read FIELD (title, abstract, authors, year, venue, doi, url, arxiv_id) "
+                   "from COLUMN. Repeatable.")
+@click.option("--verbose", "-v", is_flag=True,
+              help="List each merge: which entry went into which paper, on what evidence.")
+@click.pass_context
+def import_cmd(ctx, paths, venue, year, mapping, verbose):
+    """Import paper lists, BibTeX (.bib), RIS (.ris), JSON/JSONL and CSV files, or folders of them.
+
+    Papers already in the catalog (same DOI, arXiv id, abstract or title, when nothing
+    contradicts it) are not added again: their empty fields are filled in, and your tags,
+    notes and ratings stay. Re-importing a file changes nothing. Bad entries are reported
+    and skipped. `catalog split KEY` undoes a wrong merge.
+    """
+    from catalog.progress import import_progress
+    from catalog.text.terminal import safe
+
+    catalog = _open(ctx)
+    with import_progress(paths) as advance:
+        report = catalog.import_paths(paths, venue=venue, year=year, progress=advance, mapping=mapping,
+                                      background=True)  # the discovery cache: catalog/refresher.py
+    if not report.files:
+        _fail("nothing to import: no paper lists (.txt, .md), .bib, .json, .jsonl or .csv files in "
+              + ", ".join(str(p) for p in paths))
+    for warning in report.warnings:
+        click.echo(f"catalog: skipped {safe(str(warning))}", err=True)
+    for f in report.errors:
+        click.echo(f"catalog: {safe(f.error)}", err=True)
+    if verbose:
+        for merge in report.merges:
+            click.echo(safe(merge), err=True)
+    click.echo(report.summary(verbose=verbose), err=True)
+    if report.errors or report.warnings:  # something in the files did not go in
+        sys.exit(1)
+
+
+EXPORT_FORMATS = ("bibtex", "csljson", "ris", "markdown", "csv", "jsonl", "vault")
+
+
+@click.command("export", epilog=EPILOG)
+@click.argument("query", nargs=-1)
+@click.option("--format", "-f", "fmt", type=click.Choice(EXPORT_FORMATS),
+              help="Output format (default: from the -o file's suffix: .bib .json .ris .md .csv .jsonl).")
+@click.option("--output", "-o", type=click.Path(path_type=Path),
+              help="Write to this file (replaced atomically) instead of standard output; "
+                   "for vault, the folder.")
+@click.pass_context
+def export_cmd(ctx, query, fmt, output):
+    """Export papers (all, or those QUERY selects) as BibTeX, CSL-JSON, RIS, Markdown, CSV or JSONL,
+    or as a Markdown vault: one file per paper in a folder (Obsidian, Logseq).
+
+    catalog export tag:toread --format markdown -o reading.md
+
+    catalog export --format vault ~/notes/papers    (re-export keeps what you wrote below the marker line)
+    """
+    from catalog.export import format_for
+    from catalog.text.terminal import safe
+
+    if fmt == "vault" and output is None and query:
+        *query, output = query  # catalog export [QUERY] --format vault DIR
+        output = Path(output)
+    if fmt is None:
+        fmt = format_for(output) if output else None
+        if fmt is None:
+            raise click.UsageError(f"say which format: --format {'|'.join(EXPORT_FORMATS)}")
+    if output is not None and fmt != "vault" and output.is_dir():
+        raise click.UsageError(f"{output} is a folder; give a file name (or --format vault)")
+    report = _open(ctx).export(" ".join(query), fmt, output)
+    for skipped in report.skipped:
+        click.echo(f"catalog: skipped {safe(skipped)}", err=True)
+    if output:
+        click.echo(f"Exported {report.papers} {'paper' if report.papers == 1 else 'papers'} "
+                   f"to {output} ({fmt})"
+                   + (f"; {report.unchanged} already up to date" if report.unchanged else ""), err=True)
+
+
+@click.group()
+def annotations():
+    """Your tags, notes, status, ratings, titles and saved searches, as a file to move or share."""
+
+
+@annotations.command("export")
+@click.argument("file", type=click.Path(dir_okay=False, allow_dash=True, path_type=Path))
+@click.pass_context
+def annotations_export(ctx, file):
+    """Write your annotations to FILE (JSON; - for standard output)."""
+    catalog = _open(ctx)
+    if str(file) == "-":
+        count = catalog.export_annotations(None)
+    else:
+        count = catalog.export_annotations(file)
+    click.echo(f"Exported annotations of {count} {'paper' if count == 1 else 'papers'}"
+               + (f" to {file}" if str(file) != "-" else ""), err=True)
+
+
+@annotations.command("import")
+@click.argument("file", type=click.Path(dir_okay=False, readable=False, path_type=Path))
+@click.option("--theirs", is_flag=True,
+              help="Where both sides set a different status, rating or title, take the file's.")
+@click.pass_context
+def annotations_import(ctx, file, theirs):
+    """Merge annotations from FILE: tags and notes are added (never twice), conflicts reported."""
+    from catalog.text.terminal import safe
+
+    report = _open(ctx).import_annotations(file, theirs=theirs)
+    for conflict in report.conflicts:
+        click.echo(f"catalog: conflict: {safe(conflict)}", err=True)
+    for missing in report.not_found:
+        click.echo(f"catalog: not in this catalog: {safe(missing)}", err=True)
+    click.echo(report.summary(), err=True)
+
+
+COMMANDS = (import_cmd, export_cmd, annotations)

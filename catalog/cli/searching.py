@@ -1,0 +1,230 @@
+"""Finding papers: search, list, show, open, tags, stats, saved searches and the TUI."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from catalog.cli.common import EPILOG, _fail, _open, json_option, sort_options
+
+
+@click.command(epilog=EPILOG)
+@click.argument("query", nargs=-1, required=True)
+@click.option("--limit", "-n", default=20, show_default=True, type=click.IntRange(1, 100_000))
+@sort_options("relevance")
+@json_option
+@click.pass_context
+def search(ctx, query, limit, sort, reverse, as_json):
+    """Ranked full-text search with highlighted snippets.
+
+    A key (or its first 4+ characters), a DOI or an arXiv id as the whole query finds that
+    paper first. Words that (almost) no paper holds get "did you mean" suggestions on stderr
+    (with --json: {"papers": [...], "suggestions": [...], "did_you_mean": "..."}).
+    """
+    from catalog import output
+    from catalog.identifiers import identify
+    from catalog.query import parse
+
+    text = " ".join(query)
+    if identify(text) is None and parse(text).is_empty:
+        _fail(f"nothing to search for in {text!r}: type words, \"a phrase\" or a filter like venue:ICML")
+    catalog = _open(ctx)
+    papers = catalog.search(text, limit=limit, sort=("-" if reverse else "") + sort)
+    suggestions = catalog.suggest(text)  # words (almost) no paper holds: their closest words
+    if as_json:
+        output.print_json(output.search_json(text, papers, suggestions))
+        return
+    if papers:
+        output.print_summaries(papers, with_snippets=True)
+    if suggestions:
+        output.print_suggestions(text, suggestions, found=bool(papers))
+    elif not papers and (named := identify(text)) and named.kind != "key":
+        click.echo(f"No paper has {'DOI' if named.kind == 'doi' else 'arXiv id'} {named.value}.", err=True)
+    elif not papers:
+        click.echo("No papers match; try fewer words, OR, or prefix*.", err=True)
+
+
+@click.command("list", epilog=EPILOG)
+@click.argument("query", nargs=-1)
+@click.option("--limit", "-n", default=1000, show_default=True, type=click.IntRange(1, 10_000_000))
+@sort_options("year")
+@json_option
+@click.pass_context
+def list_cmd(ctx, query, limit, sort, reverse, as_json):
+    """List papers, newest first, optionally filtered (same language as search)."""
+    from catalog import output
+
+    papers = _open(ctx).search(" ".join(query), limit=limit, snippets=False,
+                               sort=("-" if reverse else "") + sort)
+    if as_json:
+        output.print_json([p.as_json() for p in papers])
+    else:
+        output.print_summaries(papers)
+
+
+@click.command()
+@click.argument("key")
+@json_option
+@click.pass_context
+def show(ctx, key, as_json):
+    """Show one paper: abstract, tags, status, rating, notes and where it came from."""
+    from catalog import output
+
+    detail = _open(ctx).get(key)
+    if as_json:
+        output.print_json(detail.as_json())
+    else:
+        output.print_detail(detail)
+
+
+@click.command()
+@json_option
+@click.pass_context
+def tags(ctx, as_json):
+    """All tags with the number of papers carrying each."""
+    from catalog import output
+
+    found = _open(ctx).tags()
+    if as_json:
+        output.print_json([{"tag": t.name, "papers": t.count} for t in found])
+    elif not found:
+        click.echo("No tags yet: catalog tag KEY +name", err=True)
+    else:
+        output.print_tags(found)
+
+
+@click.command()
+@json_option
+@click.pass_context
+def stats(ctx, as_json):
+    """Counts per venue and year, status and rating."""
+    from catalog import output
+
+    s = _open(ctx).stats()
+    if as_json:
+        output.print_json(output.stats_json(s))
+    else:
+        output.print_stats(s)
+
+
+@click.group()
+def saved():
+    """Saved searches (the TUI's smart lists): list, add, run and delete them."""
+
+
+@saved.command("list")
+@json_option
+@click.pass_context
+def saved_list(ctx, as_json):
+    """List saved searches by name, with their queries."""
+    from catalog import output
+    from catalog.text.terminal import safe
+
+    searches = _open(ctx).saved_searches()
+    if as_json:
+        output.print_json([{"name": s.name, "query": s.query} for s in searches])
+    elif not searches:
+        click.echo("No saved searches; add one with `catalog saved add NAME QUERY`.", err=True)
+    else:
+        width = max(len(s.name) for s in searches)
+        for s in searches:
+            click.echo(f"{safe(s.name):<{width}}  {safe(s.query)}")
+
+
+@saved.command("add")
+@click.argument("name")
+@click.argument("query", nargs=-1, required=True)
+@click.pass_context
+def saved_add(ctx, name, query):
+    """Save QUERY under NAME (replacing a search of that name)."""
+    from catalog.text.terminal import safe
+
+    saved = _open(ctx).save_search(name, " ".join(query)).changes[0]
+    was = f" (was: {safe(saved.before)})" if saved.before is not None else ""
+    click.echo(f"Saved {safe(saved.name)!r}: {safe(saved.after)}{was}", err=True)
+
+
+@saved.command("run", epilog=EPILOG)
+@click.argument("name")
+@click.option("--limit", "-n", default=20, show_default=True, type=click.IntRange(1, 100_000))
+@json_option
+@click.pass_context
+def saved_run(ctx, name, limit, as_json):
+    """Run the saved search NAME, like `catalog search` (or `catalog list` without words)."""
+    from catalog import output
+    from catalog.query import parse
+
+    catalog = _open(ctx)
+    wanted = {s.name: s for s in catalog.saved_searches()}.get(" ".join(name.split()))
+    if wanted is None:
+        _fail(f"no saved search named {name!r} (see `catalog saved list`)")
+    papers = catalog.search(wanted.query, limit=limit)
+    if as_json:
+        output.print_json(output.summaries_json(papers))
+    elif not papers:
+        click.echo(f"No papers match {wanted.query!r}.", err=True)
+    else:
+        output.print_summaries(papers, with_snippets=parse(wanted.query).has_text)
+
+
+@saved.command("delete")
+@click.argument("name")
+@click.pass_context
+def saved_delete(ctx, name):
+    """Delete the saved search NAME."""
+    from catalog.text.terminal import safe
+
+    _open(ctx).delete_saved_search(" ".join(name.split()))
+    click.echo(f"Deleted saved search {safe(name)!r}", err=True)
+
+
+@click.command(epilog=EPILOG)
+@click.option("--triage", is_flag=True,
+              help="Start in triage mode: QUERY's papers (all by default) one at a time, one "
+                   "key per decision; it resumes where the last triage of QUERY stopped.")
+@click.argument("query", nargs=-1)
+@click.pass_context
+def tui(ctx, triage, query):
+    """Browse, search, tag, rate and annotate in the terminal UI (on QUERY's results, if given)."""
+    catalog = _open(ctx)  # a damaged or foreign file is refused first, as by every command
+    text = " ".join(query) if query else None
+    if text is not None:
+        from catalog.query import parse
+
+        parse(text)  # a bad filter is one line here, before the screen is taken over
+    for name, stream in (("output", sys.stdout), ("input", sys.stdin)):
+        if not stream.isatty():
+            _fail(f"catalog tui needs a terminal, and its {name} is not one (redirected?); "
+                  "catalog list, search and export write to files")
+    from catalog.tui.app import CatalogApp
+    from catalog.tui.state import StateStore
+
+    CatalogApp(catalog, state=StateStore.default(), query="" if triage and text is None else text,
+               triage=triage).run()
+
+
+@click.command("open")
+@click.argument("key")
+@click.option("--print", "print_only", is_flag=True, help="Print the address instead of opening it.")
+@click.pass_context
+def open_cmd(ctx, key, print_only):
+    """Open a paper's page (its URL, DOI or arXiv page) in your browser; $BROWSER is honoured."""
+    import webbrowser
+
+    from catalog.text.terminal import safe
+
+    detail = _open(ctx).get(key)
+    link = detail.link
+    if link is None:
+        _fail(f"{detail.summary.key} has no URL, DOI or arXiv id to open")
+    link = safe(link)
+    if print_only:
+        click.echo(link)
+        return
+    click.echo(f"opening {link}", err=True)
+    if not webbrowser.open(link):
+        _fail(f"no browser to open {link} (set $BROWSER)")
+
+
+COMMANDS = (search, list_cmd, show, open_cmd, tags, stats, saved, tui)
