@@ -5,7 +5,7 @@
     2501.01234  arXiv:2501.01234v2  https://arxiv.org/abs/2501.01234  cs/0101001
 
 Pure functions: what the text names, normalised as the store keeps it (DOIs and arXiv ids in
-lower case, arXiv ids without their version). Library.search looks the paper up.
+lower case, arXiv ids without their version). catalog/lookup.py finds the paper.
 """
 
 from __future__ import annotations

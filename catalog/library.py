@@ -8,7 +8,6 @@ annotations, export, doctor). It holds no SQL and no connection.
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import sys
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
@@ -18,6 +17,7 @@ from typing import TextIO
 from catalog import changes, highlight, rules
 from catalog.errors import CatalogError, Interrupted
 from catalog.identifiers import identify
+from catalog.lookup import as_one_query, resolve_key, understood
 from catalog.query import RELEVANCE, Clause, Filter, Query, QueryError, Sort, parse
 from catalog.resources import seeds_dir
 from catalog.results import (
@@ -127,7 +127,7 @@ class Catalog:
         raises Interrupted (the TUI's answer to a newer search)."""
         sort = Sort.parse(sort) if isinstance(sort, str) else sort
         with self.store.read() as tx, tx.stoppable(cancelled):
-            parsed, named = _understood(tx, query)
+            parsed, named = understood(tx, query)
             first = named[offset:offset + limit] if limit >= 0 else named[offset:]
             hits = [SearchHit(pid, summary, None, None) for pid, summary in zip(first, tx.summaries(first))]
             rest = limit - len(hits) if limit >= 0 else -1
@@ -153,7 +153,7 @@ class Catalog:
         """How many papers `search` lists for `query`: those holding every word, and those
         holding some when few hold all (`partial=False`: only the first)."""
         with self.store.read() as tx, tx.stoppable(cancelled):
-            parsed, named = _understood(tx, query)
+            parsed, named = understood(tx, query)
             return len(named) + tx.count(parsed, partial=partial)
 
     def suggest(self, query: str) -> list[Suggestion]:
@@ -194,7 +194,7 @@ class Catalog:
 
     def get(self, key: str) -> PaperDetail:
         with self.store.read() as tx:
-            return tx.detail(_resolve(tx, key))
+            return tx.detail(resolve_key(tx, key))
 
     def split(self, key: str, numbers: Sequence[int] = ()) -> SplitResult:
         """Undo merges: the records that joined paper `key` (all, or those of the sources
@@ -203,7 +203,7 @@ class Catalog:
         from catalog import merges
 
         with self.store.write() as tx:
-            pid = _resolve(tx, key)
+            pid = resolve_key(tx, key)
             before = len(tx.places_of(pid))
             ids = merges.split(tx, pid, tx.key_of(pid), list(dict.fromkeys(numbers)), rules.now())
             return SplitResult(tx.detail(pid).summary, tuple(tx.summaries(ids)),
@@ -215,7 +215,7 @@ class Catalog:
         add = [rules.tag_name(t) for t in add]
         remove = [rules.tag_name(t) for t in remove]
         with self.store.write() as tx:
-            ids = [_resolve(tx, k) for k in keys]
+            ids = [resolve_key(tx, k) for k in keys]
             done = [changes.change_tags(tx, pid, add, remove) for pid in ids]
             tx.drop_unused_tags()
             return _edit(tx, ids, done)
@@ -231,27 +231,27 @@ class Catalog:
 
     def _set_field(self, keys: Sequence[str], field: str, value) -> Edit:
         with self.store.write() as tx:
-            ids = [_resolve(tx, k) for k in keys]
+            ids = [resolve_key(tx, k) for k in keys]
             done = [c for pid in ids if (c := changes.set_field(tx, pid, field, value)) is not None]
             return _edit(tx, ids, done)
 
     def add_note(self, key: str, body: str) -> Edit:
         body = rules.note_body(body)
         with self.store.write() as tx:
-            pid = _resolve(tx, key)
+            pid = resolve_key(tx, key)
             change = changes.add_note(tx, pid, body)
             return _edit(tx, [pid], [change], note=tx.notes_of(pid)[-1])
 
     def edit_note(self, key: str, number: int, body: str) -> Edit:
         body = rules.note_body(body)
         with self.store.write() as tx:
-            pid = _resolve(tx, key)
+            pid = resolve_key(tx, key)
             change = changes.edit_note(tx, pid, _note(tx, pid, key, number), body)
             return _edit(tx, [pid], [change], note=tx.notes_of(pid)[number - 1])
 
     def delete_note(self, key: str, number: int) -> Edit:
         with self.store.write() as tx:
-            pid = _resolve(tx, key)
+            pid = resolve_key(tx, key)
             note = _note(tx, pid, key, number)
             return _edit(tx, [pid], [changes.delete_note(tx, pid, note)], note=note)
 
@@ -283,7 +283,7 @@ class Catalog:
     def snapshot(self, keys: Sequence[str]) -> list[PaperState]:
         """The user-changeable state of these papers."""
         with self.store.read() as tx:
-            return [tx.paper_state(_resolve(tx, key)) for key in keys]
+            return [tx.paper_state(resolve_key(tx, key)) for key in keys]
 
     # --- triage: one paper at a time (the TUI's triage mode) -------------------------------
 
@@ -337,7 +337,7 @@ class Catalog:
         those `count` counts (`partial=False`: only those holding every word, as a search
         sorted otherwise than by relevance lists)."""
         with self.store.read() as tx, tx.stoppable(cancelled):
-            parsed = _as_one_query(tx, query)
+            parsed = as_one_query(tx, query)
             total = tx.paper_count()
             names = tuple(t.name for t in tx.tag_counts() if t.count)
             if parsed.is_empty:
@@ -355,7 +355,7 @@ class Catalog:
         from catalog import related
 
         with self.store.read() as tx:
-            pid = _resolve(tx, key)
+            pid = resolve_key(tx, key)
         return related.similar(self.store, pid, limit)
 
     def recommend(self, tag: str | None = None, query: str = "", limit: int = 20) -> list[RelatedPaper]:
@@ -581,68 +581,6 @@ class Catalog:
 
 
 # --- helpers: coordination, no SQL ----------------------------------------------------------
-
-def _resolve(tx, key: str) -> int:
-    """A paper id from a key or an unambiguous key prefix; else an error with suggestions."""
-    typed = rules.typed_key(key)
-    found = tx.paper_id(typed) if typed else None
-    if found is not None:
-        return found
-    if typed:
-        matches = tx.keys_starting(typed, 6)
-        if len(matches) == 1:
-            return matches[0][0]
-        if matches:
-            raise CatalogError(f"key {key!r} is ambiguous: {', '.join(k for _, k in matches[:5])}")
-    close = difflib.get_close_matches(typed, tx.all_keys(), n=3, cutoff=0.5)
-    hint = f"; did you mean {', '.join(close)}?" if close else "; `catalog search` finds keys"
-    raise CatalogError(f"no paper with key {key!r}{hint}")
-
-
-def _understood(tx, query: str) -> tuple[Query, list[int]]:
-    """The query to run, and the papers a query that is a key, DOI or arXiv id names (they
-    come first; the query then leaves them out, so no paper is shown twice).
-
-    A full key always names its paper. A key prefix of 4+ characters names the one paper
-    whose key starts with it, but only when the word finds nothing as text: a word that is
-    also a key prefix (`graph`) searches as usual. A DOI or arXiv id is also searched as a
-    phrase (abstracts that cite it)."""
-    found = identify(query)
-    if found is None:
-        return parse(query), []
-    if found.kind == "key":
-        parsed = parse(query)
-        pid = tx.paper_id(found.value)
-        if pid is None:
-            matches = tx.keys_starting(found.value, 2)
-            if len(matches) != 1 or _finds_text(tx, found.value, query.strip().endswith("*")):
-                return parsed, []
-            pid = matches[0][0]
-        named = [pid]
-    else:
-        parsed = parse('"' + found.value.replace('"', "") + '"')
-        named = tx.ids_with_doi(found.value) if found.kind == "doi" else tx.ids_with_arxiv_id(found.value)
-    if named:
-        parsed = Query(parsed.clauses + [Clause((Filter("key", "=", key),), negated=True)
-                                         for key in map(tx.key_of, named)], source=query)
-    return parsed, named
-
-
-def _as_one_query(tx, query: str) -> Query:
-    """`query` as one query finding what `search` lists: the papers a key, DOI or arXiv id
-    names, or what its text finds (for counts over the whole list, such as facets)."""
-    parsed, named = _understood(tx, query)
-    if not named:
-        return parsed
-    texts = [option for clause in parsed.clauses if not clause.negated for option in clause.options]
-    keys = tuple(Filter("key", "=", tx.key_of(pid)) for pid in named)
-    return Query([Clause(keys + tuple(texts))], source=query)
-
-
-def _finds_text(tx, word: str, prefix: bool) -> bool:
-    """Whether a one-word query finds any paper as text, without ranking them all."""
-    return tx.papers_with_word(word, 1, prefix=prefix) > 0
-
 
 def _note(tx, pid: int, key: str, number: int) -> NoteView:
     notes = tx.notes_of(pid)

@@ -65,7 +65,7 @@ def test_the_tui_and_the_cli_reach_the_database_only_through_catalog():
     """They import neither the store nor the modules that take its transactions."""
     reaching = ("catalog.store", "catalog.importer", "catalog.dedupe", "catalog.merges",
                 "catalog.changes", "catalog.annotations", "catalog.derived", "catalog.doctor",
-                "catalog.related")
+                "catalog.related", "catalog.lookup")
     found = []
     for path, tree in _modules():
         rel = path.relative_to(PACKAGE)
