@@ -13,9 +13,10 @@ seam with one implementation per backend, and tests parametrized over backends.
 
 from __future__ import annotations
 
+import threading
 from abc import ABC, abstractmethod
-from collections.abc import Callable
-from contextlib import AbstractContextManager
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 
 
@@ -53,6 +54,51 @@ class Rows:
 
     def __iter__(self):
         return iter(self._fetch(True))
+
+
+class ConnectionPool(ABC):
+    """Connections to one catalog, each lent to one unit of work at a time, so threads such as
+    the TUI's workers never share one. Idle ones are kept: opening a connection costs more
+    than a typical query. A backend says how to open one, and when one must not be lent again."""
+
+    KEEP_IDLE = 4
+
+    def __init__(self):
+        self._idle: list = []
+        self._lock = threading.Lock()
+
+    @abstractmethod
+    def _connect(self): ...
+
+    def _spent(self, conn) -> bool:
+        """A connection left inside a transaction is closed, not lent out again."""
+        return conn.in_transaction
+
+    @contextmanager
+    def connection(self) -> Iterator:
+        with self._lock:
+            conn = self._idle.pop() if self._idle else None
+        if conn is None:
+            conn = self._connect()
+        try:
+            yield conn
+        except BaseException:
+            conn.close()  # its state is unknown; don't lend it out again
+            raise
+        if self._spent(conn):
+            conn.close()
+            return
+        with self._lock:
+            if len(self._idle) < self.KEEP_IDLE:
+                self._idle.append(conn)
+                return
+        conn.close()
+
+    def close(self) -> None:
+        with self._lock:
+            idle, self._idle = self._idle, []
+        for conn in idle:
+            conn.close()
 
 
 class Store(ABC):

@@ -122,6 +122,22 @@ def plan_tiers(query: Query, acronyms: Mapping[str, Sequence[str]], syntax: Synt
     return out
 
 
+def ids_of_tiers(tiers: Sequence[str] | None,
+                 select: Callable[[str | None], tuple[str, list]]) -> tuple[str, list]:
+    """The ids of the papers these `tiers` (TIERS) find, as one subquery for both compilers'
+    ids_sql: `select(tier)` is the backend's SELECT of one tier's ids (`select(None)`: of
+    every paper holding all the words in some form, when there are no tiers). Each tier
+    leaves out the papers of those before it, so the parts add up as the count's do."""
+    if not tiers:
+        return select(None)
+    parts, params = [], []
+    for tier in tiers:
+        sql, tier_params = select(tier)
+        parts.append(sql)
+        params += tier_params
+    return " UNION ALL ".join(parts), params
+
+
 def acronym_candidates(query: Query) -> set[str]:
     """The texts of a query an acronym could widen: its words and phrases, and runs of plain
     words (a long form typed without quotes)."""

@@ -25,7 +25,7 @@ from collections.abc import Mapping, Sequence
 
 from catalog.query import RELEVANCE, Clause, Filter, Query, Sort, Text
 from catalog.store.filters import TAGGED, filter_sql
-from catalog.store.tierplan import Syntax, plan_tiers
+from catalog.store.tierplan import Syntax, ids_of_tiers, plan_tiers
 from catalog.store.tierplan import acronym_candidates  # noqa: F401  (ranked.py calls it on the compiler)
 from catalog.text.cjk import cjk_spaced, has_cjk
 
@@ -267,20 +267,15 @@ def count_sql(compiled: CompiledQuery, tier: str | None = None) -> tuple[str, li
 
 
 def ids_sql(compiled: CompiledQuery, tiers: Sequence[str] | None = None) -> tuple[str, list]:
-    """The ids of every paper the query finds, as a subquery (for counting facets): those
-    holding all the words in some form, or the papers of these `tiers` (TIERS; each leaves
-    out the papers of those before it, so they add up as the count's do)."""
+    """As sqlite/fts.py's ids_sql (tierplan.ids_of_tiers joins the tiers)."""
     if compiled.match is None:
         return f"SELECT p.id FROM paper p WHERE {' AND '.join(compiled.where) or 'TRUE'}", list(compiled.params)
-    if not tiers:
-        where, params = _all_words_where(compiled)
+
+    def select(tier: str | None) -> tuple[str, list]:
+        where, params = _all_words_where(compiled) if tier is None else _tier_where(compiled, tier)[1:]
         return f"SELECT p.id FROM paper p WHERE {where}", params
-    parts, params = [], []
-    for tier in tiers:
-        _, where, tier_params = _tier_where(compiled, tier)
-        parts.append(f"SELECT p.id FROM paper p WHERE {where}")
-        params += tier_params
-    return " UNION ALL ".join(parts), params
+
+    return ids_of_tiers(tiers, select)
 
 
 def facet_sql(ids: str, *, scan: bool) -> dict[str, str]:

@@ -21,7 +21,7 @@ import psycopg
 from catalog.errors import CatalogError, StoreError
 from catalog.paths import current_user, login_name, shown
 from catalog.query import Text
-from catalog.store.base import Store
+from catalog.store.base import ConnectionPool, Store
 from catalog.store.discovery import DiscoveryQueries
 from catalog.store.edits import EditQueries
 from catalog.store.imports import PAPER_COLUMNS, ImportQueries
@@ -142,16 +142,13 @@ class PostgresTx(RankedSearch, PaperReads, EditQueries, ImportQueries, Discovery
                     yield row["id"], row["title"], row["abstract_text"]
 
 
-class Pool:
-    """Connections to one database, each lent to one unit of work at a time."""
-
-    KEEP_IDLE = 4
+class Pool(ConnectionPool):
+    """Connections to one database (store/base.py's ConnectionPool)."""
 
     def __init__(self, url: str, user: str):
+        super().__init__()
         self.url = url
         self.user = user
-        self._idle: list[Connection] = []
-        self._lock = threading.Lock()
 
     def _connect(self) -> Connection:
         conn = connect(self.url)
@@ -159,31 +156,8 @@ class Pool:
         conn.execute("SELECT set_config('catalog.user', ?, false)", (self.user,))
         return conn
 
-    @contextmanager
-    def connection(self) -> Iterator[Connection]:
-        with self._lock:
-            conn = self._idle.pop() if self._idle else None
-        if conn is None:
-            conn = self._connect()
-        try:
-            yield conn
-        except BaseException:
-            conn.close()
-            raise
-        if conn.in_transaction or conn.raw.closed:
-            conn.close()
-            return
-        with self._lock:
-            if len(self._idle) < self.KEEP_IDLE:
-                self._idle.append(conn)
-                return
-        conn.close()
-
-    def close(self) -> None:
-        with self._lock:
-            idle, self._idle = self._idle, []
-        for conn in idle:
-            conn.close()
+    def _spent(self, conn: Connection) -> bool:
+        return conn.in_transaction or conn.raw.closed
 
 
 class PostgresStore(Store):

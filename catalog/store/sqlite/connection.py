@@ -7,14 +7,13 @@ more than a whole `catalog search`. Rows come back as sqlite3.Row, read by colum
 from __future__ import annotations
 
 import sqlite3
-import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
 
 from catalog.errors import Interrupted, StoreError
-from catalog.store.base import Rows
+from catalog.store.base import ConnectionPool, Rows
 
 BUSY_TIMEOUT_MS = 30_000
 # SQLite calls the progress handler every this many virtual-machine instructions: about a
@@ -141,37 +140,15 @@ def plain_connection(path: Path | str, **kwargs) -> sqlite3.Connection:
     return sqlite3.connect(path, timeout=BUSY_TIMEOUT_MS / 1000, **kwargs)
 
 
-class Pool:
-    """Connections to one catalog file. Each unit of work borrows a connection of its own, so
-    threads such as the TUI's workers never use one at the same time; idle ones are kept,
-    because opening a connection (pragmas, schema) costs more than a typical query."""
-
-    KEEP_IDLE = 4
+class Pool(ConnectionPool):
+    """Connections to one catalog file (store/base.py's ConnectionPool)."""
 
     def __init__(self, path: Path):
+        super().__init__()
         self.path = path
-        self._idle: list[Connection] = []
-        self._lock = threading.Lock()
 
-    @contextmanager
-    def connection(self) -> Iterator[Connection]:
-        with self._lock:
-            conn = self._idle.pop() if self._idle else None
-        if conn is None:
-            conn = connect(self.path)
-        try:
-            yield conn
-        except BaseException:
-            conn.close()  # its state is unknown; don't lend it out again
-            raise
-        if conn.in_transaction:
-            conn.close()
-            return
-        with self._lock:
-            if len(self._idle) < self.KEEP_IDLE:
-                self._idle.append(conn)
-                return
-        conn.close()
+    def _connect(self) -> Connection:
+        return connect(self.path)
 
     @contextmanager
     def write(self) -> Iterator[Connection]:
@@ -205,12 +182,6 @@ class Pool:
                 yield conn
             finally:
                 conn.rollback()
-
-    def close(self) -> None:
-        with self._lock:
-            idle, self._idle = self._idle, []
-        for conn in idle:
-            conn.close()
 
 
 @contextmanager

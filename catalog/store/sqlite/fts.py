@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from catalog.query import RELEVANCE, Clause, Filter, Query, Sort, Text
 from catalog.store.filters import TAGGED as _TAGGED, filter_sql
-from catalog.store.tierplan import Syntax, is_words, plan_tiers
+from catalog.store.tierplan import Syntax, ids_of_tiers, is_words, plan_tiers
 from catalog.store.tierplan import acronym_candidates  # noqa: F401  (ranked.py calls it on the compiler)
 from catalog.text.cjk import cjk_spaced
 
@@ -284,15 +284,12 @@ def ids_sql(compiled: CompiledQuery, tiers: Sequence[str] | None = None) -> tupl
     out the papers of those before it, so they add up as the count's do)."""
     if compiled.match is None:
         return f"SELECT p.id FROM paper p WHERE {' AND '.join(compiled.where) or '1'}", list(compiled.params)
-    if not tiers:
-        _, source, params = _all_words_from(compiled)
+
+    def select(tier: str | None) -> tuple[str, list]:
+        _, source, params = _all_words_from(compiled) if tier is None else _tier_from(compiled, tier)
         return f"SELECT rowid {source}", params
-    parts, params = [], []
-    for tier in tiers:
-        _, source, tier_params = _tier_from(compiled, tier)
-        parts.append(f"SELECT rowid {source}")
-        params += tier_params
-    return " UNION ALL ".join(parts), params
+
+    return ids_of_tiers(tiers, select)
 
 
 def facet_sql(ids: str, *, scan: bool) -> dict[str, str]:
