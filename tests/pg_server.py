@@ -1,6 +1,10 @@
 """A throwaway PostgreSQL server for tests: initdb in a temporary folder, a Unix socket there,
 no TCP. PostgreSQL refuses to run as root, so as root it runs as the `postgres` user.
 
+A server started here stops when the process that started it is gone, however it ends
+(pytest killed by a timeout or SIGKILL included): a small watchdog process (`watch`, this
+file run as a script) waits on that process's death and runs `pg_ctl stop -m immediate`.
+
 `CATALOG_TEST_POSTGRES=postgresql://...` uses a server you already run instead (each test
 database is created on it and dropped after). `skip_reason()` says in one line why the tests
 cannot run here (no binaries), or None.
@@ -9,9 +13,12 @@ cannot run here (no binaries), or None.
 from __future__ import annotations
 
 import os
+import select
 import shutil
 import subprocess
+import sys
 import tempfile
+import time
 import uuid
 from pathlib import Path
 
@@ -51,6 +58,7 @@ class Server:
     def __init__(self):
         self.folder: Path | None = None
         self.base_url = os.environ.get(ENV_VAR)
+        self._watchdog: subprocess.Popen | None = None
 
     def start(self) -> "Server":
         if self.base_url:
@@ -62,10 +70,11 @@ class Server:
         os.chmod(self.folder, 0o700)
         quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.PIPE, "check": True}
         subprocess.run(_as_server_user([_binary("initdb"), "-D", str(data), "-U", "postgres",
-                                        "--auth=trust", "-E", "UTF8", "--locale=C.UTF-8"]), **quiet)
+                                        "--auth=trust", "-E", "UTF8", "--locale=C.UTF-8", "--no-sync"]), **quiet)
         port = "5432"
         options = (f"-k {self.folder} -p {port} -c listen_addresses='' -c fsync=off "
                    "-c synchronous_commit=off -c full_page_writes=off -c max_connections=100")
+        self._watchdog = _start_watchdog(self.folder)
         subprocess.run(_as_server_user([_binary("pg_ctl"), "-D", str(data), "-o", options,
                                         "-l", str(self.folder / "log"), "-w", "start"]), **quiet)
         self.base_url = f"postgresql://postgres@/postgres?host={self.folder}&port={port}"
@@ -96,10 +105,51 @@ class Server:
     def stop(self) -> None:
         if self.folder is None:
             return
-        subprocess.run(_as_server_user([_binary("pg_ctl"), "-D", str(self.folder / "data"), "-m", "immediate",
+        if self._watchdog is not None:
+            self._watchdog.kill()
+            self._watchdog.wait()
+        _stop_server(self.folder)
+
+
+def _stop_server(folder: Path) -> None:
+    if (folder / "data" / "postmaster.pid").exists():
+        subprocess.run(_as_server_user([_binary("pg_ctl"), "-D", str(folder / "data"), "-m", "immediate",
                                         "-w", "stop"]), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        shutil.rmtree(self.folder, ignore_errors=True)
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def _start_watchdog(folder: Path) -> subprocess.Popen:
+    """The watchdog of the server in `folder`, started before the server: once it says it is
+    watching, this process's death (however it comes) stops the server. In a session of its
+    own, so a signal to pytest's process group leaves it to do its job."""
+    watchdog = subprocess.Popen([sys.executable, __file__, str(os.getpid()), str(folder)],
+                                stdout=subprocess.PIPE, stdin=subprocess.DEVNULL, start_new_session=True)
+    if watchdog.stdout.readline() != b"watching\n":
+        raise RuntimeError("the PostgreSQL test server's watchdog did not start")
+    return watchdog
+
+
+def watch(parent: int, folder: Path) -> None:
+    """Wait until process `parent` ends, then stop the server in `folder` and remove it."""
+    try:
+        handle = os.pidfd_open(parent)  # Linux 5.3+: readable once the process has ended
+    except (AttributeError, OSError):
+        handle = None
+    if os.getppid() != parent:  # it ended before we watched it
+        handle = None
+    else:
+        print("watching", flush=True)
+        if handle is not None:
+            select.select([handle], [], [])
+        else:
+            while os.getppid() == parent:  # a parent's death makes us someone else's child
+                time.sleep(0.2)
+    _stop_server(folder)
 
 
 def _name(url: str) -> str:
     return url.split("?")[0].rsplit("/", 1)[1]
+
+
+if __name__ == "__main__":
+    watch(int(sys.argv[1]), Path(sys.argv[2]))
