@@ -79,7 +79,10 @@ if os.environ.get("CI"):
 
 
 # Sections that tests want shown after the run (the relevance table), whatever the capture mode.
-_SUMMARY = pytest.StashKey[list[str]]()
+# They travel as the test's user properties, which pytest-xdist sends from its workers to the
+# process that prints the summary.
+_SUMMARY_PROPERTY = "catalog_summary"
+_summary_lines: list[str] = []
 
 
 @pytest.fixture
@@ -87,16 +90,22 @@ def summary_section(request):
     """Call with lines of text to print them at the end of the pytest run."""
 
     def add(lines: list[str]) -> None:
-        request.config.stash.setdefault(_SUMMARY, []).extend(lines)
+        request.node.user_properties.append((_SUMMARY_PROPERTY, list(lines)))
 
     return add
 
 
+def pytest_runtest_logreport(report):
+    if report.when == "call":
+        for name, lines in report.user_properties:
+            if name == _SUMMARY_PROPERTY:
+                _summary_lines.extend(lines)
+
+
 def pytest_terminal_summary(terminalreporter, config):
-    lines = config.stash.get(_SUMMARY, [])
-    if lines:
+    if _summary_lines:
         terminalreporter.section("ranking quality on the judged queries")
-        for line in lines:
+        for line in _summary_lines:
             terminalreporter.write_line(line)
 
 
