@@ -107,3 +107,35 @@ def test_pages_from_lists_are_the_full_rankings_before_and_after_edits(pg_seeded
     for key, (listed, full) in _pages(catalog, monkeypatch).items():
         assert listed == full, key
     assert sum(served) >= 4
+
+
+def test_upgrade_from_0010_keeps_user_data_and_adds_empty_lists(pg_server, pg_seeded_template):
+    """A catalog at 0010 with tags, notes and marks: 0011 adds the (empty) lists' tables and
+    triggers, and changes nothing users wrote; a downgrade takes them away again."""
+    import psycopg
+
+    from catalog.store.postgres import migrations as pg
+
+    url = pg_server.create(template=pg_seeded_template)
+    try:
+        catalog = Catalog.open(url)
+        key = catalog.search("model", limit=1)[0].key
+        catalog.tag([key], add=["week1"])
+        catalog.add_note(key, "read the proof")
+        catalog.set_rating([key], 4)
+        catalog.close()
+        pg.downgrade(url, "0010")
+        tables = "SELECT count(*) FROM pg_tables WHERE tablename LIKE 'rank_top%'"
+        mine = "SELECT p.key, p.tags_text, p.notes_text, r.rating FROM paper p JOIN paper_reader r ON r.paper_id = p.id"
+        with psycopg.connect(url) as conn:
+            assert conn.execute(tables).fetchone() == (0,)
+            before = conn.execute(mine).fetchall()
+        catalog = Catalog.open(url)  # upgrades
+        assert catalog.search("tag:week1 has:notes rating:4")[0].key == key
+        catalog.close()
+        with psycopg.connect(url) as conn:
+            assert conn.execute(tables).fetchone() == (3,)
+            assert conn.execute("SELECT count(*) FROM rank_top_state").fetchone() == (0,)
+            assert conn.execute(mine).fetchall() == before == [(key, "week1", "read the proof", 4)]
+    finally:
+        pg_server.drop(url)
