@@ -38,11 +38,11 @@ CHANNEL = "catalog_changed"
 _FETCH = 2000
 
 
-class PostgresTx(PostgresTopLists, RankedSearch, PaperReads, EditQueries, ImportQueries, DiscoveryQueries, PostgresChecks,
-                 Maintenance):
+class PostgresTx(PostgresTopLists, RankedSearch, PaperReads, EditQueries, ImportQueries, DiscoveryQueries,
+                 PostgresChecks, Maintenance):
     """One transaction on a shared catalog; `user`: whose status and rating it reads and writes.
-    Doctor's checks are PostgreSQL's own (checks.py); the text derived from abstracts is
-    read and written with the same SQL as on SQLite (Maintenance)."""
+    Doctor's checks and the ranked lists are PostgreSQL's own (checks.py, topk.py); the text
+    derived from abstracts is read and written with the same SQL as on SQLite (Maintenance)."""
 
     def __init__(self, conn: Connection, user: str):
         self.conn = conn
