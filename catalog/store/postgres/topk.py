@@ -26,7 +26,8 @@ from catalog.store.postgres import search
 TOP_TABLE, STATE_TABLE, CHANGE_TABLE = "rank_top", "rank_top_state", "rank_top_change"
 LIST_SIZE = 1000  # papers kept per word: pages, and room for filters to reject most of them
 # Which words get a list: those in at least this many papers, where ts_rank over every match
-# takes ~10 ms or more (~5 us a match at 100k on this machine). A smaller catalog keeps none.
+# takes 10-30 ms or more (5-15 us a match at 100k on a busy 2-core machine, reading each
+# match's row). A smaller catalog keeps none.
 MIN_MATCHES = 2_000
 WINDOW = 4  # with filters: how many pages' worth of a list's papers are tried
 CHANGE_LIMIT = 2000  # migration 0011's: past it a list is ranked again, not followed
