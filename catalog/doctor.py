@@ -209,6 +209,8 @@ def run(store: SqliteStore, *, fix: bool = False) -> DoctorReport:
     # rolled back, which also keeps a damaged page from failing a COMMIT.
     with store.checking() as tx:
         report.found = examine(tx)
+        if (lists := tx.top_lists_note()) is not None:
+            report.notes.append(lists)
     report.remaining = list(report.found)
     if not fix or not report.found:
         return report

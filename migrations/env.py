@@ -27,13 +27,15 @@ def target_metadata():
 HAND_MADE_ON_POSTGRESQL = {("column", "search_vector"), ("index", "ix_paper_search"),
                            ("column", "stem_vector"), ("index", "ix_paper_stems"),
                            ("index", "ix_paper_listing")}
+# PostgreSQL's ranked lists (0011), derived data the models do not describe.
+RANK_TOP_TABLES = {"rank_top", "rank_top_state", "rank_top_change"}
 
 
 def include_name(name, type_, parent_names):
     # FTS5 tables, their shadow tables and the views are created by hand; autogenerate
     # cannot see them and would otherwise propose dropping them.
     if type_ == "table":
-        return not is_hand_made_table(name)
+        return not is_hand_made_table(name) and name not in RANK_TOP_TABLES
     return (type_, name) not in HAND_MADE_ON_POSTGRESQL
 
 

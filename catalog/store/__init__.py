@@ -12,7 +12,8 @@
     copying.py     a whole catalog from one store into another (`catalog copy`, backups)
     postgres/      the PostgreSQL backend (a shared catalog): the same transactions through a
                    connection that takes `?` placeholders, a tsvector query compiler, COPY for
-                   bulk loads, LISTEN/NOTIFY for data_version, its doctor checks
+                   bulk loads, LISTEN/NOTIFY for data_version, its doctor checks, ranked lists
+                   of frequent words (topk.py)
 
 The shared modules are plain SQL that SQLite and PostgreSQL both run; a backend adds what only
 it can do (full-text search, bulk loads, upkeep). Nothing outside this package writes SQL (a

@@ -80,8 +80,8 @@ class RankedSearch:
             matching_all += size
         return found_rows
 
-    # The lists of the best papers of frequent words: only SQLite keeps them (sqlite/topk.py,
-    # which overrides these); another backend ranks every match and has none to check.
+    # The lists of the best papers of frequent words: each backend keeps its own (sqlite/topk.py,
+    # postgres/topk.py override these); without them a search ranks every match.
 
     def ranked_page_from_lists(self, compiled: object, tier: str, limit: int, offset: int,
                                with_text: bool, sort: Sort) -> list | None:
@@ -95,6 +95,10 @@ class RankedSearch:
     def top_list_mismatches(self) -> list[str]:
         """The lists whose head differs from the full ranking (doctor)."""
         return []
+
+    def top_lists_note(self) -> str | None:
+        """What doctor says about the lists kept, beside its checks (None: nothing)."""
+        return None
 
     def _with_some(self, query: Query, compiled: object, partial: bool,
                    matching_all: int | None) -> bool:

@@ -186,10 +186,17 @@ def _tier_where(compiled: CompiledQuery, tier: str, first: str = "?") -> tuple[s
     the expression standing for it, a parameter by default), the filters, `-word`s, and none of
     the papers an earlier tier found."""
     index = "exact" if tier == "exact" else "stems"
-    conds = [_matches(index, first)]
+    others, other_params = tier_conditions(compiled, tier)
+    conds = [_matches(index, first), *others]
     params: list = [] if first != "?" else [tier_expression(compiled, tier)]
-    conds += compiled.where
-    params += compiled.params
+    return index, " AND ".join(conds), params + other_params
+
+
+def tier_conditions(compiled: CompiledQuery, tier: str) -> tuple[list[str], list]:
+    """The conditions on `paper p` a tier's papers meet besides its tsquery: the filters,
+    `-word`s, and none of the papers an earlier tier found (postgres/topk.py applies them to
+    a ranked list's papers)."""
+    conds, params = list(compiled.where), list(compiled.params)
     for other, expression in compiled.exclude:
         if tier != "exact" or other != "exact":
             conds.append(f"NOT {_matches(other)}")
@@ -199,7 +206,7 @@ def _tier_where(compiled: CompiledQuery, tier: str, first: str = "?") -> tuple[s
     if earlier:
         conds.append(f"NOT {_matches(earlier[0])}")
         params.append(earlier[1])
-    return index, " AND ".join(conds), params
+    return conds, params
 
 
 def _all_words_where(compiled: CompiledQuery) -> tuple[str, list]:

@@ -30,6 +30,7 @@ from catalog.store.ranked import RankedSearch
 from catalog.store.postgres import migrations, search
 from catalog.store.postgres.checks import PostgresChecks
 from catalog.store.postgres.connection import Connection, connect, stoppable, store_error
+from catalog.store.postgres.topk import PostgresTopLists
 from catalog.store.sqlite.maintenance import Maintenance
 
 WRITE_LOCK = 7_311_500_002
@@ -37,11 +38,11 @@ CHANNEL = "catalog_changed"
 _FETCH = 2000
 
 
-class PostgresTx(RankedSearch, PaperReads, EditQueries, ImportQueries, DiscoveryQueries, PostgresChecks,
-                 Maintenance):
+class PostgresTx(PostgresTopLists, RankedSearch, PaperReads, EditQueries, ImportQueries, DiscoveryQueries,
+                 PostgresChecks, Maintenance):
     """One transaction on a shared catalog; `user`: whose status and rating it reads and writes.
-    Doctor's checks are PostgreSQL's own (checks.py); the text derived from abstracts is
-    read and written with the same SQL as on SQLite (Maintenance)."""
+    Doctor's checks and the ranked lists are PostgreSQL's own (checks.py, topk.py); the text
+    derived from abstracts is read and written with the same SQL as on SQLite (Maintenance)."""
 
     def __init__(self, conn: Connection, user: str):
         self.conn = conn
@@ -277,6 +278,18 @@ class PostgresStore(Store):
             return
         with self._errors(), psycopg.connect(self.url, autocommit=True) as conn:
             conn.execute("VACUUM (ANALYZE) paper")
+
+    def refresh_top_lists(self, *, budget: float | None, rescored: bool | None = None) -> tuple[int, int]:
+        from catalog.store.postgres import topk
+
+        with self._errors():
+            return topk.refresh(self, budget=budget, rescored=rescored)
+
+    def top_lists_behind(self) -> bool:
+        from catalog.store.postgres import topk
+
+        with self._errors():
+            return topk.behind(self)
 
     def data_version(self) -> int:
         """Counts the changes other sessions (and this one) committed since the first call:

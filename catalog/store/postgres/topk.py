@@ -1,0 +1,275 @@
+"""Ranked lists on PostgreSQL (migration 0011): the best papers of each frequent word.
+
+A ranked search scores every match with ts_rank, which reads each match's row: a word in 10,000
+of 100,000 papers costs ~70 ms. For words in at least MIN_MATCHES papers, `rank_top` keeps the
+head of the full ranking (LIST_SIZE papers, the search's own `ORDER BY -ts_rank(...), id`) per
+index (`exact`: the words as written, `stems`: their forms). ts_rank with normalization 1 uses
+no collection statistics: a paper's score depends on that paper alone, so unlike SQLite's bm25
+lists (sqlite/topk.py) nothing drifts when other papers change.
+
+Freshness: `rank_top_change` logs every paper whose vectors changed (triggers on `paper`), in
+order. A search reads the list's entries minus the papers changed since the list was ranked,
+ranks those changed papers itself (still matching, and meeting the filters), merges both, and
+serves the page only when the list proves it: it holds every match, or enough of its papers meet
+the filters (every paper not listed ranks after the list's last). Past CHANGE_LIMIT changes a
+list is not read (the search ranks every match) until it is ranked again: imports do that within
+a time budget (Store.refresh_top_lists), `catalog doctor --fix` for all.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+from catalog.store.postgres import search
+
+TOP_TABLE, STATE_TABLE, CHANGE_TABLE = "rank_top", "rank_top_state", "rank_top_change"
+LIST_SIZE = 1000  # papers kept per word: pages, and room for filters to reject most of them
+# Which words get a list: those in at least this many papers, where ts_rank over every match
+# takes 10-30 ms or more (5-15 us a match at 100k on a busy 2-core machine, reading each
+# match's row). A smaller catalog keeps none.
+MIN_MATCHES = 2_000
+WINDOW = 4  # with filters: how many pages' worth of a list's papers are tried
+CHANGE_LIMIT = 2000  # migration 0011's: past it a list is ranked again, not followed
+ENABLED = os.environ.get("CATALOG_TOPK_LISTS", "on") != "off"
+CHOSEN_AT = "#papers"  # a state row that is no list: the catalog's size when words were chosen
+_SCORE = "-ts_rank({weights}, p.{column}, q.q, 1)"  # search.search_sql's score
+
+
+def list_key(index: str, tsquery: str) -> str:
+    """A list's key: the index and the tsquery's text (as PostgreSQL prints it)."""
+    return f"{index} {tsquery}"
+
+
+class PostgresTopLists:
+    """Mixed into the PostgreSQL transaction, which provides `self.conn` and `self.user`."""
+
+    def ranked_page_from_lists(self, compiled, tier: str, limit: int, offset: int,
+                               with_text: bool, sort) -> list | None:
+        """A tier's page (rows as search.search_sql's) from a ranked list, or None when no list
+        proves it: rank every match."""
+        if (not ENABLED or limit < 0 or tier == "some" or sort.reverse or sort.field != "relevance"):
+            return None
+        expression = search.tier_expression(compiled, tier)
+        index = "exact" if tier == "exact" else "stems"
+        column, config = search.VECTORS[index]
+        state = self.conn.execute(
+            f"SELECT key, built_at, listed, matches, (SELECT count(*) FROM (SELECT 1 FROM {CHANGE_TABLE} c"
+            f" WHERE c.seq > s.built_at LIMIT ?) AS n) AS changes FROM {STATE_TABLE} s"
+            f" WHERE key = ? || ' ' || to_tsquery('{config}', ?)::text AND weights = ?",
+            (CHANGE_LIMIT + 1, index, expression, search.WEIGHTS)).first()
+        if state is None or state["changes"] > CHANGE_LIMIT:
+            return None
+        need = offset + limit
+        complete = state["listed"] >= state["matches"]
+        if not complete and need > state["listed"]:
+            return None
+        conds, params = search.tier_conditions(compiled, tier)
+        where = "".join(f" AND {c}" for c in conds)
+        changed = [] if not state["changes"] else [r[0] for r in self.conn.execute(
+            f"SELECT DISTINCT paper_id FROM {CHANGE_TABLE} WHERE seq > ?", (state["built_at"],)).all()]
+        # With filters, only the list's first papers are tried (WINDOW pages' worth): where the
+        # filters are selective, the full query (which reads them first) is quicker than
+        # reading a long run of the list's rows.
+        window = min(state["listed"], need * WINDOW) if conds else state["listed"]
+        listed = self.conn.execute(
+            f"SELECT t.paper_id AS id, t.score FROM {TOP_TABLE} t JOIN paper p ON p.id = t.paper_id"
+            f" WHERE t.key = ? AND t.position <= ? AND t.paper_id <> ALL(?){where} ORDER BY t.position LIMIT ?",
+            [state["key"], window, changed, *params, need]).all()
+        found = [(r["score"], r["id"]) for r in listed]
+        if changed:  # ranked here, as they are now
+            score = _SCORE.format(weights=search.WEIGHTS, column=column)
+            found += [(r["score"], r["id"]) for r in self.conn.execute(
+                f"WITH q AS (SELECT to_tsquery('{config}', ?) AS q) SELECT p.id, {score} AS score"
+                f" FROM paper p, q WHERE p.id = ANY(?) AND p.{column} @@ q.q{where}",
+                [expression, changed, *params]).all()]
+            found.sort()
+        if len(listed) < need and (window < state["listed"] or not complete):
+            # The papers tried ran out under the filters: only those ranked before the last one
+            # tried are proven.
+            last = self.conn.execute(f"SELECT score, paper_id FROM {TOP_TABLE} WHERE key = ? AND position = ?",
+                                     (state["key"], window)).first()
+            if last is None:
+                return None
+            found = [f for f in found if f <= (last["score"], last["paper_id"])]
+            if len(found) < need:
+                return None
+        page = found[offset:need]
+        if not page:
+            return []
+        text = "p.abstract_text" if with_text else "NULL"
+        return self.conn.execute(
+            f"SELECT {search.SUMMARY_COLUMNS}, {text} AS text, v.score AS score"
+            " FROM unnest(?::integer[], ?::real[]) WITH ORDINALITY AS v(id, score, n)"
+            f" JOIN paper p ON p.id = v.id {search.READER_JOIN} ORDER BY v.n",
+            [[i for _, i in page], [s for s, _ in page], self.user]).all()
+
+    # --- building ----------------------------------------------------------------------------------
+
+    def top_list_words(self, min_matches: int | None = None) -> list[tuple[str, int]]:
+        """(key, papers matching) of every word in at least `min_matches` papers, in both
+        indexes, most papers first (ts_stat over every vector: seconds at 100k papers)."""
+        min_matches = MIN_MATCHES if min_matches is None else min_matches
+        out = []
+        for index, (column, _) in search.VECTORS.items():
+            out += [(list_key(index, r["q"]), r["ndoc"]) for r in self.conn.execute(
+                f"SELECT quote_literal(word)::tsquery::text AS q, ndoc FROM ts_stat('SELECT {column} FROM paper')"
+                " WHERE ndoc >= ?", (min_matches,)).all()]
+        return sorted(out, key=lambda kn: (-kn[1], kn[0]))
+
+    def build_top_list(self, key: str, size: int | None = None) -> int:
+        """Rank one list from the full ranking (in a write transaction: no change can slip
+        between the ranking and the change it is stamped with); how many papers it lists."""
+        size = LIST_SIZE if size is None else size
+        index, tsquery = key.split(" ", 1)
+        column, _ = search.VECTORS[index]
+        score = _SCORE.format(weights=search.WEIGHTS, column=column)
+        built_at = self.conn.execute(f"SELECT coalesce(max(seq), 0) FROM {CHANGE_TABLE}").scalar()
+        self.conn.execute(f"DELETE FROM {TOP_TABLE} WHERE key = ?", (key,))
+        matches = self.conn.execute(
+            f"WITH q AS (SELECT ?::tsquery AS q), ranked AS (SELECT p.id, {score} AS score, count(*) OVER () AS matches"
+            f" FROM paper p, q WHERE p.{column} @@ q.q ORDER BY score, p.id LIMIT ?),"
+            f" stored AS (INSERT INTO {TOP_TABLE}(key, position, paper_id, score)"
+            "  SELECT ?, row_number() OVER (ORDER BY score, id), id, score FROM ranked)"
+            " SELECT coalesce(max(matches), 0) FROM ranked", (tsquery, size, key)).scalar()
+        listed = min(size, matches)
+        self.conn.execute(
+            f"INSERT INTO {STATE_TABLE}(key, built_at, weights, listed, matches) VALUES (?, ?, ?, ?, ?)"
+            " ON CONFLICT (key) DO UPDATE SET built_at = excluded.built_at, weights = excluded.weights,"
+            " listed = excluded.listed, matches = excluded.matches",
+            (key, built_at, search.WEIGHTS, listed, matches))
+        return listed
+
+    def drop_top_lists(self, keep: set[str]) -> None:
+        """Forget the lists not in `keep` (words no longer frequent)."""
+        self.conn.execute(f"DELETE FROM {TOP_TABLE} WHERE NOT key = ANY(?)", (sorted(keep),))
+        self.conn.execute(f"DELETE FROM {STATE_TABLE} WHERE NOT key = ANY(?) AND key != ?",
+                          (sorted(keep), CHOSEN_AT))
+
+    def clear_top_changes(self) -> bool:
+        """Forget the changes every list was ranked after."""
+        self.conn.execute(f"DELETE FROM {CHANGE_TABLE} WHERE seq <= (SELECT coalesce(min(built_at), 0)"
+                          f" FROM {STATE_TABLE} WHERE key != ?)", (CHOSEN_AT,))
+        return True
+
+    # --- doctor ------------------------------------------------------------------------------------
+
+    def top_list_keys(self) -> list[str]:
+        return [r[0] for r in self.conn.execute(
+            f"SELECT key FROM {STATE_TABLE} WHERE key != ? ORDER BY matches DESC, key", (CHOSEN_AT,)).all()]
+
+    def stale_top_lists(self, keys: list[str] | None = None, *, rescored: bool = True) -> list[str]:
+        """The lists (of `keys`, or all kept) a search would not read: missing, ranked with
+        other weights, or more than CHANGE_LIMIT changes behind (without `rescored`: any)."""
+        behind = CHANGE_LIMIT if rescored else 0
+        fresh = {r[0] for r in self.conn.execute(
+            f"SELECT key FROM {STATE_TABLE} s WHERE key != ? AND weights = ? AND (SELECT count(*) FROM"
+            f" (SELECT 1 FROM {CHANGE_TABLE} c WHERE c.seq > s.built_at LIMIT ?) AS n) <= ?",
+            (CHOSEN_AT, search.WEIGHTS, behind + 1, behind)).all()}
+        return [k for k in (self.top_list_keys() if keys is None else keys) if k not in fresh]
+
+    def top_lists_note(self) -> str | None:
+        keys = self.top_list_keys()
+        if not keys:
+            papers = self.conn.execute("SELECT count(*) FROM paper").scalar()
+            if papers < MIN_MATCHES:
+                return f"ranked lists: none (a catalog of fewer than {MIN_MATCHES:,} papers ranks every match)"
+            return "ranked lists: none yet (the next import of new papers chooses and ranks them)"
+        stale = len(self.stale_top_lists(keys))
+        return (f"ranked lists: {len(keys):,} words in {MIN_MATCHES:,}+ papers, each listing its best"
+                f" {LIST_SIZE:,} by ts_rank" + (f"; {stale:,} out of date" if stale else ""))
+
+    def top_list_mismatches(self, how_many: int = 3, depth: int = 50) -> list[str]:
+        """Lists a search reads (the `how_many` of fewest matches: quick to rank in full) whose
+        head, as a search reads it, differs from the full ranking's."""
+        unread = set(self.stale_top_lists())
+        keys = [k for k in self.top_list_keys()[::-1] if k not in unread][:how_many]
+        wrong = []
+        for key in keys:
+            head = self._list_head(key, depth)
+            if head != self._full_head(key, depth)[:len(head)]:
+                wrong.append(key)
+        return wrong
+
+    def _full_head(self, key: str, depth: int) -> list[tuple[float, int]]:
+        index, tsquery = key.split(" ", 1)
+        column, _ = search.VECTORS[index]
+        score = _SCORE.format(weights=search.WEIGHTS, column=column)
+        return [(r["score"], r["id"]) for r in self.conn.execute(
+            f"WITH q AS (SELECT ?::tsquery AS q) SELECT p.id, {score} AS score FROM paper p, q"
+            f" WHERE p.{column} @@ q.q ORDER BY score, p.id LIMIT ?", (tsquery, depth)).all()]
+
+    def _list_head(self, key: str, depth: int) -> list[tuple[float, int]]:
+        """The first `depth` papers of a list as a search reads it (changed papers ranked anew;
+        past the list's last paper only when it lists every match)."""
+        state = self.conn.execute(f"SELECT built_at, listed, matches FROM {STATE_TABLE} WHERE key = ?",
+                                  (key,)).one()
+        index, tsquery = key.split(" ", 1)
+        column, _ = search.VECTORS[index]
+        changed = [r[0] for r in self.conn.execute(
+            f"SELECT DISTINCT paper_id FROM {CHANGE_TABLE} WHERE seq > ?", (state["built_at"],)).all()]
+        listed = [(r["score"], r["paper_id"]) for r in self.conn.execute(
+            f"SELECT paper_id, score FROM {TOP_TABLE} WHERE key = ? ORDER BY position", (key,)).all()]
+        found = [f for f in listed if f[1] not in set(changed)]
+        if changed:
+            score = _SCORE.format(weights=search.WEIGHTS, column=column)
+            found = sorted(found + [(r["score"], r["id"]) for r in self.conn.execute(
+                f"WITH q AS (SELECT ?::tsquery AS q) SELECT p.id, {score} AS score FROM paper p, q"
+                f" WHERE p.id = ANY(?) AND p.{column} @@ q.q", (tsquery, changed)).all()])
+            if listed and state["listed"] < state["matches"]:
+                found = [f for f in found if f <= listed[-1]]
+        return found[:depth]
+
+
+def refresh(store, *, budget: float | None, rescored: bool | None = None) -> tuple[int, int]:
+    """Rank the lists a search cannot read (`rescored`, the default with a budget: more than
+    CHANGE_LIMIT changes behind; otherwise every list with any change), most papers first, one
+    short write transaction each, until `budget` seconds are spent (None: all). Which words get
+    lists is read from the whole vocabulary (ts_stat: seconds at 100k papers) only when asked for
+    all (budget None), when there are no lists yet, or when the catalog has grown or shrunk by a
+    quarter since; lists no longer wanted are forgotten then. (built, still stale)."""
+    start = time.perf_counter()
+    rescored = budget is not None if rescored is None else rescored
+    with store.read() as tx:
+        papers = tx.conn.execute("SELECT count(*) FROM paper").scalar()
+        kept = {r[0]: r[1] for r in tx.conn.execute(f"SELECT key, matches FROM {STATE_TABLE}").all()}
+        seen = kept.pop(CHOSEN_AT, None)
+        choose = budget is None or seen is None or not 0.8 * seen <= papers <= 1.25 * seen
+        if choose:
+            words = tx.top_list_words() if papers >= MIN_MATCHES else []
+            wanted = [k for k, _ in words]
+        else:
+            wanted = sorted(kept, key=lambda k: (-kept[k], k))
+        stale = tx.stale_top_lists(wanted, rescored=rescored)
+    if choose and (kept or wanted or seen is not None):
+        with store.write(catch_up=False) as tx:
+            tx.drop_top_lists(set(wanted))
+            # Every word chosen has a state row, unranked until built (never read; doctor and
+            # the next refresh see it stale).
+            tx.conn.execute(f"INSERT INTO {STATE_TABLE}(key, built_at, weights, listed, matches)"
+                            " SELECT unnest(?::text[]), 0, '', 0, unnest(?::integer[]) ON CONFLICT (key) DO NOTHING",
+                            ([k for k, _ in words], [n for _, n in words]))
+            tx.conn.execute(
+                f"INSERT INTO {STATE_TABLE}(key, built_at, weights, listed, matches) VALUES (?, 0, '', 0, ?)"
+                " ON CONFLICT (key) DO UPDATE SET matches = excluded.matches", (CHOSEN_AT, papers))
+    built = 0
+    for key in stale:
+        if budget is not None and time.perf_counter() - start > budget:
+            break
+        with store.write(catch_up=False) as tx:
+            tx.build_top_list(key)
+            built += 1
+    with store.write(catch_up=False) as tx:
+        tx.clear_top_changes()
+    return built, len(stale) - built
+
+
+def behind(store) -> bool:
+    """Whether refresh has work: a list searches cannot read, or words to choose (none chosen
+    yet in a catalog big enough, or it grew or shrank by a quarter since)."""
+    with store.read() as tx:
+        papers = tx.conn.execute("SELECT count(*) FROM paper").scalar()
+        seen = tx.conn.execute(f"SELECT matches FROM {STATE_TABLE} WHERE key = ?", (CHOSEN_AT,)).scalar()
+        if seen is None:
+            return papers >= MIN_MATCHES
+        return not 0.8 * seen <= papers <= 1.25 * seen or bool(tx.stale_top_lists())

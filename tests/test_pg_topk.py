@@ -1,0 +1,141 @@
+"""Ranked lists on PostgreSQL (catalog/store/postgres/topk.py, migration 0011): a page read from
+a list is the full ranking's page (ids and scores), before and after edits and imports, and a
+list that cannot prove a page is not read."""
+
+from __future__ import annotations
+
+import pytest
+
+from catalog import doctor
+from catalog.library import Catalog
+from catalog.query import parse
+from catalog.store.postgres import topk
+
+QUERIES = ["model", "models", "learning -model", "model venue:ICLR year:>=2026"]
+
+
+def _hits(catalog, query, limit, offset):
+    with catalog.store.read() as tx:
+        return [(h.paper_id, h.score) for h in tx.search(parse(query), limit=limit, offset=offset)]
+
+
+def _full(catalog, query, limit, offset, monkeypatch):
+    monkeypatch.setattr(topk, "ENABLED", False)
+    try:
+        return _hits(catalog, query, limit, offset)
+    finally:
+        monkeypatch.setattr(topk, "ENABLED", True)
+
+
+def _pages(catalog, monkeypatch):
+    out = {}
+    for query in QUERIES:
+        for limit, offset in ((10, 0), (5, 7)):
+            listed = _hits(catalog, query, limit, offset)
+            out[(query, limit, offset)] = listed, _full(catalog, query, limit, offset, monkeypatch)
+    return out
+
+
+@pytest.fixture
+def pg_seeded(pg_server, pg_seeded_template, monkeypatch):
+    monkeypatch.setattr(topk, "MIN_MATCHES", 40)  # a few dozen lists
+    monkeypatch.setattr(topk, "LIST_SIZE", 12)  # short lists: filters and pages run past them
+    monkeypatch.setattr(topk, "WINDOW", 1)
+    url = pg_server.create(template=pg_seeded_template)
+    catalog = Catalog.open(url)
+    yield catalog
+    catalog.close()
+    pg_server.drop(url)
+
+
+def _reads(monkeypatch):
+    """Counts the pages served from a list."""
+    served = []
+    original = topk.PostgresTopLists.ranked_page_from_lists
+
+    def spy(self, *args, **kwargs):
+        rows = original(self, *args, **kwargs)
+        served.append(rows is not None)
+        return rows
+
+    monkeypatch.setattr(topk.PostgresTopLists, "ranked_page_from_lists", spy)
+    return served
+
+
+def test_pages_from_lists_are_the_full_rankings_before_and_after_edits(pg_seeded, monkeypatch, tmp_path):
+    catalog = pg_seeded
+    assert catalog.store.top_lists_behind()
+    assert "none yet" in doctor.run(catalog.store).notes[0]
+    built, stale = catalog.store.refresh_top_lists(budget=0)  # words chosen, none ranked yet
+    assert built == 0 and stale > 0 and catalog.store.top_lists_behind()
+    assert doctor.run(catalog.store).notes[0].endswith(f"; {stale} out of date")
+    built, stale = catalog.store.refresh_top_lists(budget=None)
+    assert built > 0 and stale == 0 and not catalog.store.top_lists_behind()
+    assert doctor.run(catalog.store).notes == [f"ranked lists: {built} words in 40+ papers, each listing its best 12 by ts_rank"]
+    served = _reads(monkeypatch)
+    for key, (listed, full) in _pages(catalog, monkeypatch).items():
+        assert listed == full, key
+    assert sum(served) >= 4  # the lists answered most pages
+    assert doctor.run(catalog.store).found == []
+
+    # Edits change some papers' vectors: the lists follow them (a tag, a note, a title, an import).
+    best = catalog.search("learning", limit=1)[0].key
+    low = catalog.search("model", limit=60)[-1].key
+    catalog.tag([low], add=["model"])  # the tag weighs more: it climbs into the list's head
+    catalog.add_note(best, "learning learning learning")
+    catalog.set_title(best, "Nothing of the kind")
+    (tmp_path / "more.txt").write_text("ICLR 2026 Papers\n\nA model of learning models for model data.\n",
+                                       encoding="utf-8")
+    catalog.import_paths([tmp_path / "more.txt"])
+    served.clear()
+    for key, (listed, full) in _pages(catalog, monkeypatch).items():
+        assert listed == full, key
+    assert sum(served) >= 4
+    assert low in [p.key for p in catalog.search("model", limit=12)]  # within the list's length now
+    assert doctor.run(catalog.store).found == []
+
+    # More changes than a list follows: it is not read (the full ranking answers) until ranked again.
+    monkeypatch.setattr(topk, "CHANGE_LIMIT", 2)
+    served.clear()
+    for key, (listed, full) in _pages(catalog, monkeypatch).items():
+        assert listed == full, key
+    assert not any(served)
+    report = doctor.run(catalog.store)
+    assert any(f.check == "ranked lists" and "out of date" in f.problem for f in report.found)
+    assert doctor.run(catalog.store, fix=True).healthy
+    served.clear()
+    for key, (listed, full) in _pages(catalog, monkeypatch).items():
+        assert listed == full, key
+    assert sum(served) >= 4
+
+
+def test_upgrade_from_0010_keeps_user_data_and_adds_empty_lists(pg_server, pg_seeded_template):
+    """A catalog at 0010 with tags, notes and marks: 0011 adds the (empty) lists' tables and
+    triggers, and changes nothing users wrote; a downgrade takes them away again."""
+    import psycopg
+
+    from catalog.store.postgres import migrations as pg
+
+    url = pg_server.create(template=pg_seeded_template)
+    try:
+        catalog = Catalog.open(url)
+        key = catalog.search("model", limit=1)[0].key
+        catalog.tag([key], add=["week1"])
+        catalog.add_note(key, "read the proof")
+        catalog.set_rating([key], 4)
+        catalog.close()
+        pg.downgrade(url, "0010")
+        tables = "SELECT count(*) FROM pg_tables WHERE tablename LIKE 'rank_top%'"
+        mine = "SELECT p.key, p.tags_text, p.notes_text, r.rating FROM paper p JOIN paper_reader r ON r.paper_id = p.id"
+        with psycopg.connect(url) as conn:
+            assert conn.execute(tables).fetchone() == (0,)
+            before = conn.execute(mine).fetchall()
+        catalog = Catalog.open(url)  # upgrades
+        assert catalog.search("tag:week1 has:notes rating:4")[0].key == key
+        catalog.close()
+        with psycopg.connect(url) as conn:
+            assert conn.execute(tables).fetchone() == (3,)
+            assert conn.execute("SELECT count(*) FROM rank_top_state").fetchone() == (0,)
+            assert conn.execute(mine).fetchall() == before == [(key, "week1", "read the proof", 4)]
+    finally:
+        pg_server.drop(url)
