@@ -110,10 +110,11 @@ class Catalog:
 
         if not self.store.top_lists_behind():
             return
-        if background and refresher.mode() == "background" and self.store.path is not None:
+        if background and refresher.mode() == "background":
             from catalog import related
 
-            refresher.start(self.store.path, related.engine(self.store).cache_dir)
+            location = self.store.path if self.store.path is not None else self.store.url
+            refresher.start(location, related.engine(self.store).cache_dir)
         else:
             self.store.refresh_top_lists(budget=max(TOP_LISTS_FLOOR, TOP_LISTS_SHARE * took))
 
