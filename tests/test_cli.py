@@ -87,6 +87,18 @@ def test_errors_are_one_line(run_cli, tmp_path):
         assert "Traceback" not in result.output
 
 
+def test_ctrl_c_while_the_arguments_are_read_says_one_line(run_cli, monkeypatch):
+    """A Ctrl-C can land anywhere while the command starts: in click's reading of the
+    arguments it was click's "Aborted!" and status 1."""
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(click.Path, "convert", interrupted)  # --db's value being read
+    result = run_cli("search", "attention")
+    assert (result.exit_code, result.output) == (130, "catalog: interrupted\n")
+
+
 def test_import_failure_sets_exit_code(run_cli, tmp_path):
     bad = tmp_path / "bad.bin"
     bad.write_bytes(b"\0\1\2binary")

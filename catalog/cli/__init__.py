@@ -20,6 +20,13 @@ __all__ = ["EXPORT_FORMATS", "SORTS", "main"]
 class CatalogGroup(click.Group):
     """Turns the errors users can cause into one line on stderr and a non-zero exit."""
 
+    def make_context(self, *args, **kwargs) -> click.Context:
+        # Ctrl-C while the arguments are read would be click's own "Aborted!" and status 1.
+        try:
+            return super().make_context(*args, **kwargs)
+        except KeyboardInterrupt:
+            _fail("interrupted", code=130)
+
     def invoke(self, ctx: click.Context):
         from catalog.errors import CatalogError, StoreError
         from catalog.query import QueryError
