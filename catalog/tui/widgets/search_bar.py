@@ -109,10 +109,10 @@ class SearchBar(Vertical):
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         self.remember()
-        self._fire()  # and the event goes on up: the app moves to the list
+        self._fire(finished=True)  # and the event goes on up: the app moves to the list
 
-    def _fire(self) -> None:
+    def _fire(self, finished: bool = False) -> None:
         if self._timer is not None:
             self._timer.stop()
             self._timer = None
-        self.post_message(QueryChanged(self.value))
+        self.post_message(QueryChanged(self.value, finished))
