@@ -23,6 +23,14 @@ and the changed papers that match now, under the current statistics, and serves 
 a bound proves no other paper can reach it (`rescored`). Past DIRTY_LIMIT changed papers, or
 when anything does not add up, the full query runs, and the next refresh rebuilds the lists.
 
+AND of frequent words (`sparse attention`, `language model*`): FTS5's bm25 of an AND query is
+the sum of its phrases' bm25 terms, so a paper in none of the words' lists scores at most the
+sum of the lists' bounds (each list's last score, or after edits its rescored bound). The
+papers of the lists that match the whole query are scored by FTS5 itself (the query restricted
+to their ids: bm25 on a few hundred papers instead of every match), and the page is served when
+its last paper beats that sum (`and_rows`). A word without a list is rare: ranking its matches
+is cheap, and the full query runs.
+
 Imports refresh the lists (Store.refresh_top_lists), most frequent first, within a time budget
 (a share of the import's own time; the rest stay stale and the full query serves them);
 `catalog doctor` reports stale lists and checks the head of a few against the full ranking,
@@ -124,6 +132,21 @@ def list_key(compiled: CompiledQuery) -> str | None:
     return match.lower() if match.isascii() else match
 
 
+def and_keys(compiled: CompiledQuery) -> list[str] | None:
+    """The lists whose words an AND query's exact tier holds, in its order (two or more plain
+    words or prefixes, each once); None for anything else (one word: list_key)."""
+    match = compiled.match
+    if match is None or compiled.exclude or " AND " not in match:
+        return None
+    keys = []
+    for part in match.split(" AND "):
+        key = list_key(CompiledQuery(match=part))
+        if key is None or key in keys:
+            return None  # a phrase, an OR, a NOT, a word twice: FTS5 scores it otherwise
+        keys.append(key)
+    return keys
+
+
 def key_of(term: str, prefix: bool = False) -> str:
     return "(" + fts_phrase(Text(term, prefix=prefix)) + ")"
 
@@ -163,7 +186,8 @@ class TopLists:
             return None
         key = list_key(compiled)
         if key is None:
-            return None
+            keys = and_keys(compiled)
+            return None if keys is None else self.and_rows(keys, compiled, limit, offset, with_text)
         state = self.conn.execute(
             f"SELECT stamp, weights, listed, matches, papers, tokens, base FROM {STATE_TABLE} WHERE term = ?",
             (key,)).first()
@@ -264,12 +288,13 @@ class TopLists:
         if found is None:
             return None
         ranked, bound = found
-        if compiled.where:
-            where = " AND ".join(compiled.where)
-            keep = {r[0] for r in self.conn.execute(
-                f"SELECT p.id FROM paper p WHERE p.id IN (SELECT value FROM json_each(?)) AND {where}",
-                [json.dumps([pid for pid, _ in ranked]), *compiled.params]).all()}
-            ranked = [(pid, score) for pid, score in ranked if pid in keep]
+        return self._proven_page(self._filtered(ranked, compiled), bound, compiled, limit, offset, with_text)
+
+    def _proven_page(self, ranked: list[tuple[int, float]], bound: float | None, compiled: CompiledQuery,
+                     limit: int, offset: int, with_text: bool) -> list | None:
+        """The page of `ranked` ((paper id, score), in ranking order, filters applied) as rows,
+        or None unless no other paper can reach it: none other matches (`bound` None) or the
+        page's last paper scores better than `bound`."""
         page = ranked[offset:offset + limit]
         if bound is not None and (len(page) < limit or page[-1][1] >= bound):
             return None  # a paper outside the list could be on this page
@@ -282,6 +307,58 @@ class TopLists:
             f" SELECT {SUMMARY_COLUMNS}, {text} AS text, page.score AS score FROM page CROSS JOIN paper p"
             f" {READER_JOIN} WHERE p.id = page.id ORDER BY page.pos",
             [*(v for i, (pid, score) in enumerate(page) for v in (i, pid, score)), compiled.reader]).all()
+
+    def _filtered(self, ranked: list[tuple[int, float]], compiled: CompiledQuery) -> list[tuple[int, float]]:
+        if not compiled.where:
+            return ranked
+        keep = {r[0] for r in self.conn.execute(
+            f"SELECT p.id FROM paper p WHERE p.id IN (SELECT value FROM json_each(?)) AND {' AND '.join(compiled.where)}",
+            [json.dumps([pid for pid, _ in ranked]), *compiled.params]).all()}
+        return [(pid, score) for pid, score in ranked if pid in keep]
+
+    def _list_now(self, key: str) -> tuple[list[int], float | None] | None:
+        """The papers of one list under the current statistics (rescored after changes) and
+        the bound no paper outside it beats on this word (None: it holds every match); None
+        when there is no list or it cannot be followed."""
+        state = self.conn.execute(
+            f"SELECT stamp, weights, listed, matches, papers, tokens, base FROM {STATE_TABLE} WHERE term = ?",
+            (key,)).first()
+        if state is None or state[1] != _WEIGHTS:
+            return None
+        if state[0] != self.top_stamp():
+            found = self.rescored(key, state)
+            return None if found is None else ([pid for pid, _ in found[0]], found[1])
+        rows = self.conn.execute(f"SELECT paper_id, score FROM {TOP_TABLE} WHERE term = ? ORDER BY position",
+                                 (key,)).all()
+        complete = state[2] >= state[3]
+        return [r[0] for r in rows], None if complete or not rows else rows[-1][1]
+
+    def and_rows(self, keys: list[str], compiled: CompiledQuery, limit: int, offset: int,
+                 with_text: bool) -> list | None:
+        """The exact tier's page of an AND of words that all have lists (rows as
+        fts.search_sql's), or None when the lists do not prove it.
+
+        bm25 of an AND is the sum of its words' terms (fts5_aux.c adds one per phrase), so a
+        matching paper outside every list scores no better than the sum of the lists' bounds;
+        a list holding every match of its word leaves no such paper. The papers of the lists
+        that match the whole query are scored by FTS5 (the query restricted to them: the same
+        scores, bit for bit, as the full ranking)."""
+        lists = []
+        for key in keys:
+            found = self._list_now(key)
+            if found is None:
+                return None  # a rare word (no list) or one rescoring cannot follow: rank in full
+            lists.append(found)
+        ids = sorted({pid for papers, _ in lists for pid in papers})
+        bounds = [bound for _, bound in lists]
+        bound = None if None in bounds else sum(bounds) * (1 + SLACK)
+        if bound is not None and offset + limit > len(ids):
+            return None  # fewer listed papers than the page: cannot be proven
+        scored = self.conn.execute(
+            f"SELECT rowid, bm25({FTS_TABLE}, {_WEIGHTS}) AS score FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH ?"
+            " AND +rowid IN (SELECT value FROM json_each(?))", (compiled.match, json.dumps(ids))).all()
+        ranked = sorted(((r[0], r[1]) for r in scored), key=lambda kv: (kv[1], kv[0]))
+        return self._proven_page(self._filtered(ranked, compiled), bound, compiled, limit, offset, with_text)
 
     def mark_new_papers(self, first_id: int) -> None:
         """The bulk import's share of the triggers' work: papers from `first_id` are changed
