@@ -27,7 +27,9 @@ QUERIES = ["model", "the", "Model", "learning", "interpret*", "spa*", "in*", "a*
            "a* -the", "model*",
            # AND of frequent words (their lists bound every paper outside them), with prefixes
            "language model", "the model", "Model Learning", "model the a*", "language mo*", "the in*",
-           "model learning venue:ICML", "sparse attention", "model hessian"]
+           "model learning venue:ICML", "sparse attention", "model hessian",
+           # phrases of frequent words (the words' lists bound the phrase's term part)
+           '"language models"', '"the model"', '"language models" year:2016..2020', '"of the"']
 
 
 @pytest.fixture(scope="module")
@@ -87,7 +89,8 @@ def served(monkeypatch):
     def spy(self, compiled, limit, offset, with_text):
         rows = original(self, compiled, limit, offset, with_text)
         if rows is not None:
-            answered.append(topk.list_key(compiled) or " AND ".join(topk.and_keys(compiled)))
+            answered.append(topk.list_key(compiled) or " AND ".join(topk.and_keys(compiled) or [])
+                            or " ".join(topk.phrase_keys(compiled)))
         return rows
 
     monkeypatch.setattr(topk.TopLists, "top_rows", spy)
@@ -134,6 +137,14 @@ def test_lists_answer_an_and_of_frequent_words(catalog, served):
         _ranked(catalog, query, lists=True)
     assert served == ['("language") AND ("model")', '("model") AND ("the") AND ("a"*)',
                       '("language") AND ("mo"*)', '("model") AND ("learning")']
+
+
+def test_lists_answer_a_phrase_of_frequent_words(catalog, served):
+    """A phrase held by many papers: its IDF is low, and the lists of its words bound what a
+    paper outside them can score; the page is served when its last paper beats that."""
+    for query in ('"language models"', '"language models" year:2016..2020'):
+        _ranked(catalog, query, lists=True)
+    assert served == ['("language") ("models")'] * 2
 
 
 def test_later_pages_and_long_pages(catalog, served):
@@ -377,6 +388,17 @@ def test_which_and_queries_lists_can_serve(query, keys):
     from catalog.store.sqlite.fts import compile_query
 
     assert topk.and_keys(compile_query(parse(query))) == keys
+
+
+@pytest.mark.parametrize("query, keys", [
+    ('"language models"', ['("language")', '("models")']), ('"Model of the model"', ['("model")', '("of")', '("the")']),
+    ('"model"', None), ('"multi-agent model"', None), ('x "language models"', None), ('"language models" -x', None),
+])
+def test_which_phrases_lists_can_serve(query, keys):
+    from catalog.query import parse
+    from catalog.store.sqlite.fts import compile_query
+
+    assert topk.phrase_keys(compile_query(parse(query))) == keys
 
 
 def test_benchmark_mix_reports_the_same_top_50(catalog, served):

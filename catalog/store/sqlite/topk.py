@@ -147,6 +147,19 @@ def and_keys(compiled: CompiledQuery) -> list[str] | None:
     return keys
 
 
+def phrase_keys(compiled: CompiledQuery) -> list[str] | None:
+    """The lists of the words of a phrase query's exact tier (`"language models"`: one
+    phrase of two or more plain ASCII words, no prefix), each once; None for anything else."""
+    match = compiled.match
+    if match is None or compiled.exclude or not (match.startswith('("') and match.endswith('")')):
+        return None
+    inner = match[2:-2]
+    words = inner.lower().split(" ")
+    if '"' in inner or len(words) < 2 or not all(w.isascii() and w.isalnum() for w in words):
+        return None
+    return list(dict.fromkeys(key_of(w) for w in words))
+
+
 def key_of(term: str, prefix: bool = False) -> str:
     return "(" + fts_phrase(Text(term, prefix=prefix)) + ")"
 
@@ -186,8 +199,11 @@ class TopLists:
             return None
         key = list_key(compiled)
         if key is None:
-            keys = and_keys(compiled)
-            return None if keys is None else self.and_rows(keys, compiled, limit, offset, with_text)
+            if (keys := and_keys(compiled)) is not None:
+                return self.and_rows(keys, compiled, limit, offset, with_text)
+            if (keys := phrase_keys(compiled)) is not None:
+                return self.and_rows(keys, compiled, limit, offset, with_text, phrase=True)
+            return None
         state = self.conn.execute(
             f"SELECT stamp, weights, listed, matches, papers, tokens, base FROM {STATE_TABLE} WHERE term = ?",
             (key,)).first()
@@ -240,10 +256,11 @@ class TopLists:
                 freqs[doc] += _COLUMN_WEIGHT[col] * n
         return freqs
 
-    def rescored(self, key: str, state) -> tuple[list[tuple[int, float]], float | None] | None:
+    def rescored(self, key: str, state) -> tuple[list[tuple[int, float]], float | None, float] | None:
         """Every paper that could head this list's ranking now, with its exact bm25 score under
-        the current statistics, in ranking order, and the bound no other matching paper can
-        beat (None: there is no other); None when the changes cannot be followed.
+        the current statistics, in ranking order, the bound no other matching paper can beat
+        (None: there is no other) and the word's IDF now; None when the changes cannot be
+        followed.
 
         Candidates: the listed papers (unchanged since: their stored frequency and length) and
         the changed papers that match now (term_top_now). The word's paper count now is the
@@ -280,14 +297,14 @@ class TopLists:
         if listed < matches:
             last = saturation(rows[-1][1], rows[-1][2], avgdl_then) if rows else 0.0
             bound = -(weight * last * max(1.0, avgdl / avgdl_then) * (1 + SLACK))
-        return sorted(scores.items(), key=lambda kv: (kv[1], kv[0])), bound
+        return sorted(scores.items(), key=lambda kv: (kv[1], kv[0])), bound, weight
 
     def _rescored_rows(self, key, state, compiled: CompiledQuery, limit: int, offset: int,
                        with_text: bool) -> list | None:
         found = self.rescored(key, state)
         if found is None:
             return None
-        ranked, bound = found
+        ranked, bound, _ = found
         return self._proven_page(self._filtered(ranked, compiled), bound, compiled, limit, offset, with_text)
 
     def _proven_page(self, ranked: list[tuple[int, float]], bound: float | None, compiled: CompiledQuery,
@@ -316,10 +333,12 @@ class TopLists:
             [json.dumps([pid for pid, _ in ranked]), *compiled.params]).all()}
         return [(pid, score) for pid, score in ranked if pid in keep]
 
-    def _list_now(self, key: str) -> tuple[list[int], float | None] | None:
-        """The papers of one list under the current statistics (rescored after changes) and
-        the bound no paper outside it beats on this word (None: it holds every match); None
-        when there is no list or it cannot be followed."""
+    def _list_now(self, key: str) -> tuple[list[int], float | None, float | None] | None:
+        """The papers of one list under the current statistics (rescored after changes), the
+        bound no paper outside it beats on this word (None: it holds every match) and the
+        same bound on bm25's term part alone (the score over the word's IDF: what a phrase
+        holding the word can reach at most in those papers); None when there is no list or it
+        cannot be followed."""
         state = self.conn.execute(
             f"SELECT stamp, weights, listed, matches, papers, tokens, base FROM {STATE_TABLE} WHERE term = ?",
             (key,)).first()
@@ -327,31 +346,50 @@ class TopLists:
             return None
         if state[0] != self.top_stamp():
             found = self.rescored(key, state)
-            return None if found is None else ([pid for pid, _ in found[0]], found[1])
-        rows = self.conn.execute(f"SELECT paper_id, score FROM {TOP_TABLE} WHERE term = ? ORDER BY position",
-                                 (key,)).all()
-        complete = state[2] >= state[3]
-        return [r[0] for r in rows], None if complete or not rows else rows[-1][1]
+            if found is None:
+                return None
+            ranked, bound, weight = found
+        else:
+            rows = self.conn.execute(f"SELECT paper_id, score FROM {TOP_TABLE} WHERE term = ? ORDER BY position",
+                                     (key,)).all()
+            ranked, weight = [tuple(r) for r in rows], idf(state[4], state[3])
+            bound = None if state[2] >= state[3] or not rows else rows[-1][1]
+        part = None if bound is None else -bound / weight * (1 + SLACK)
+        return [pid for pid, _ in ranked], bound, part
 
     def and_rows(self, keys: list[str], compiled: CompiledQuery, limit: int, offset: int,
-                 with_text: bool) -> list | None:
-        """The exact tier's page of an AND of words that all have lists (rows as
-        fts.search_sql's), or None when the lists do not prove it.
+                 with_text: bool, phrase: bool = False) -> list | None:
+        """The exact tier's page of an AND of words that all have lists, or of a phrase of
+        such words (`phrase`), as rows (fts.search_sql's), or None when the lists do not
+        prove it.
 
-        bm25 of an AND is the sum of its words' terms (fts5_aux.c adds one per phrase), so a
-        matching paper outside every list scores no better than the sum of the lists' bounds;
-        a list holding every match of its word leaves no such paper. The papers of the lists
-        that match the whole query are scored by FTS5 (the query restricted to them: the same
-        scores, bit for bit, as the full ranking)."""
+        AND: bm25 is the sum of its words' terms (fts5_aux.c adds one per phrase), so a
+        matching paper outside every list scores no better than the sum of the lists'
+        bounds; a list holding every match of its word leaves no such paper. Phrase: its
+        frequency in a paper is at most each word's, so its term part is at most the smallest
+        of the words' bounds on theirs, times the phrase's own IDF (its papers counted: one
+        pass over the index, no scoring). The papers of the lists that match the query are
+        scored by FTS5 (the query restricted to them: the same scores, bit for bit, as the
+        full ranking)."""
         lists = []
         for key in keys:
             found = self._list_now(key)
             if found is None:
                 return None  # a rare word (no list) or one rescoring cannot follow: rank in full
             lists.append(found)
-        ids = sorted({pid for papers, _ in lists for pid in papers})
-        bounds = [bound for _, bound in lists]
-        bound = None if None in bounds else sum(bounds) * (1 + SLACK)
+        ids = sorted({pid for papers, _, _ in lists for pid in papers})
+        if phrase:
+            parts = [part for _, _, part in lists]
+            if None in parts:
+                bound = None  # a word's list holds every paper with it: every phrase match too
+            else:
+                papers = self._totals()[0]
+                holding = self.conn.execute(f"SELECT count(*) FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH ?",
+                                            (compiled.match,)).scalar()
+                bound = -idf(papers, holding) * min(parts) * (1 + SLACK)
+        else:
+            bounds = [bound for _, bound, _ in lists]
+            bound = None if None in bounds else sum(bounds) * (1 + SLACK)
         if bound is not None and offset + limit > len(ids):
             return None  # fewer listed papers than the page: cannot be proven
         scored = self.conn.execute(
@@ -496,7 +534,7 @@ class TopLists:
                 found = self.rescored(key, state[1:])
                 if found is None:
                     continue
-                ranked, bound = found
+                ranked, bound, _ = found
                 listed = [r for r in ranked if bound is None or r[1] < bound][:depth]
                 full = full[:len(listed)]
             if full != listed:
