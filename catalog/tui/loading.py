@@ -74,16 +74,17 @@ class Loading:
     # --- search -------------------------------------------------------------------------
 
     def search(self, query: str, keep: str | None = None, counted: bool | None = None,
-               refresh: bool = False, finished: bool = False) -> None:
+               refresh: bool = False, finished: bool = False, typing: bool = False) -> None:
         """Run `query`; `keep` leaves the cursor on that paper if it is still found.
 
         `counted`: count before showing the first page (by default when keeping a paper, whose
         place may be deep in the list); without, the count follows the first page. `refresh`:
         the same results again, the cursor staying on whatever paper it is on when they come.
-        `finished`: Enter was pressed (typed_query). A key that leaves the search as it was
-        (the first letters of a word: typed_query leaves them out) runs nothing again."""
+        `finished`: Enter was pressed (typed_query). `typing`: the search bar's text changed; a
+        key that leaves the search as it was (the first letters of a word: typed_query leaves
+        them out) runs nothing again."""
         run = typed_query(query, finished)
-        if not refresh and keep is None and counted is None and (run, self.sort) == self.searched:
+        if typing and not finished and keep is None and (run, self.sort) == self.searched:
             self.query_text = self.remembered.query = query
             return  # the results on screen are this search's (or on their way)
         self.searched = (run, self.sort)
@@ -97,7 +98,7 @@ class Loading:
                      keep is not None if counted is None else counted, query)
 
     def on_query_changed(self, message: QueryChanged) -> None:
-        self.search(message.query, finished=message.finished)
+        self.search(message.query, finished=message.finished, typing=True)
 
     @work(thread=True, exclusive=True, group="search", exit_on_error=False)
     def _search(self, catalog: Catalog, query: str, sort: Sort, generation: int, counted: bool,
