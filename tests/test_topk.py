@@ -147,6 +147,20 @@ def test_lists_answer_a_phrase_of_frequent_words(catalog, served):
     assert served == ['("language") ("models")'] * 2
 
 
+def test_an_and_the_lists_did_not_prove_is_not_scored_again(catalog, monkeypatch):
+    """Scoring the lists' papers costs ~80 ms at 1M; when it did not prove the page, the same
+    page on the same index goes straight to the full ranking (still the same page)."""
+    tried = []
+    monkeypatch.setattr(topk, "_UNPROVEN", set())  # this test's own: the page is never proven here
+    monkeypatch.setattr(topk.TopLists, "_proven_page", lambda self, *a: tried.append(a) and None)
+    for _ in range(3):
+        assert _ranked(catalog, "language model", lists=True) == _ranked(catalog, "language model", lists=False)
+    assert len(tried) == 1
+    catalog.tag([catalog.search("hessian", limit=1, snippets=False)[0].key], ["later"])  # the index changed
+    _ranked(catalog, "language model", lists=True)
+    assert len(tried) == 2
+
+
 def test_later_pages_and_long_pages(catalog, served):
     for offset, limit in ((50, 50), (900, 100), (950, 100), (0, 200)):
         assert _ranked(catalog, "model", lists=True, limit=limit, offset=offset) == \

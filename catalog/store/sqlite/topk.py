@@ -28,8 +28,11 @@ the sum of its phrases' bm25 terms, so a paper in none of the words' lists score
 sum of the lists' bounds (each list's last score, or after edits its rescored bound). The
 papers of the lists that match the whole query are scored by FTS5 itself (the query restricted
 to their ids: bm25 on a few hundred papers instead of every match), and the page is served when
-its last paper beats that sum (`and_rows`). A word without a list is rare: ranking its matches
-is cheap, and the full query runs.
+its last paper beats that sum (`and_rows`). A phrase of such words (`"language models"`): its
+frequency in a paper is at most each word's, so outside the lists its term part is at most the
+smallest of the words' bounds on theirs, times the phrase's own IDF (its papers counted); that
+proves the pages of phrases many papers hold (a low IDF), the ones slow to rank in full. A word
+without a list is rare: ranking its matches is cheap, and the full query runs.
 
 Imports refresh the lists (Store.refresh_top_lists), most frequent first, within a time budget
 (a share of the import's own time; the rest stay stale and the full query serves them);
@@ -68,6 +71,8 @@ DIRTY_LIMIT = 2000  # the migration's: past it the lists are no longer rescored 
 K1, B = 1.2, 0.75  # FTS5's bm25 constants (fts5_aux.c)
 SLACK = 1e-9  # relative margin on the bound: it must never be below a true score
 _COLUMN_WEIGHT = dict(FTS_COLUMNS)
+# The ANDs and phrases whose page the lists did not prove, on an index as it was (and_rows).
+_UNPROVEN: set[tuple] = set()
 
 # A row of STATE_TABLE that is no list (list keys start with "("): how many papers the catalog
 # had when the words and prefixes were last chosen.
@@ -333,12 +338,12 @@ class TopLists:
             [json.dumps([pid for pid, _ in ranked]), *compiled.params]).all()}
         return [(pid, score) for pid, score in ranked if pid in keep]
 
-    def _list_now(self, key: str) -> tuple[list[int], float | None, float | None] | None:
-        """The papers of one list under the current statistics (rescored after changes), the
-        bound no paper outside it beats on this word (None: it holds every match) and the
-        same bound on bm25's term part alone (the score over the word's IDF: what a phrase
-        holding the word can reach at most in those papers); None when there is no list or it
-        cannot be followed."""
+    def _list_now(self, key: str) -> tuple[list[tuple[int, float]], float | None, float | None, float] | None:
+        """The papers of one list with their scores under the current statistics (rescored
+        after changes, in ranking order); the bound no paper outside it beats on this word
+        (None: it holds every match); the same bound on bm25's term part alone (the score
+        over the word's IDF: what a phrase holding the word can reach at most in those
+        papers); the word's IDF. None when there is no list or it cannot be followed."""
         state = self.conn.execute(
             f"SELECT stamp, weights, listed, matches, papers, tokens, base FROM {STATE_TABLE} WHERE term = ?",
             (key,)).first()
@@ -355,7 +360,7 @@ class TopLists:
             ranked, weight = [tuple(r) for r in rows], idf(state[4], state[3])
             bound = None if state[2] >= state[3] or not rows else rows[-1][1]
         part = None if bound is None else -bound / weight * (1 + SLACK)
-        return [pid for pid, _ in ranked], bound, part
+        return ranked, bound, part, weight
 
     def and_rows(self, keys: list[str], compiled: CompiledQuery, limit: int, offset: int,
                  with_text: bool, phrase: bool = False) -> list | None:
@@ -371,15 +376,23 @@ class TopLists:
         pass over the index, no scoring). The papers of the lists that match the query are
         scored by FTS5 (the query restricted to them: the same scores, bit for bit, as the
         full ranking)."""
+        # Scoring the listed papers costs ~80 ms at 1M papers; when that did not prove this
+        # page on this index, it will not the next time (typing, paging back): go to the full
+        # ranking at once. Only ever a reason not to serve, so never a wrong page.
+        attempt = (self.top_stamp(), self._dirty_count(), compiled.match, tuple(compiled.where),
+                   tuple(map(str, compiled.params)), compiled.reader, limit, offset)
+        if attempt in _UNPROVEN:
+            return None
         lists = []
         for key in keys:
             found = self._list_now(key)
             if found is None:
                 return None  # a rare word (no list) or one rescoring cannot follow: rank in full
             lists.append(found)
-        ids = sorted({pid for papers, _, _ in lists for pid in papers})
+        scores = [dict(ranked) for ranked, _, _, _ in lists]
+        ids = sorted({pid for known in scores for pid in known})
         if phrase:
-            parts = [part for _, _, part in lists]
+            parts = [part for _, _, part, _ in lists]
             if None in parts:
                 bound = None  # a word's list holds every paper with it: every phrase match too
             else:
@@ -387,16 +400,29 @@ class TopLists:
                 holding = self.conn.execute(f"SELECT count(*) FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH ?",
                                             (compiled.match,)).scalar()
                 bound = -idf(papers, holding) * min(parts) * (1 + SLACK)
+                # A listed paper's phrase part is at most its smallest word part (or a word's
+                # bound where it is not listed): those that cannot beat the bound do not count.
+                best = [min(-known[pid] / weight if pid in known else part
+                            for known, (_, _, part, weight) in zip(scores, lists)) for pid in ids]
+                hopeful = sum(1 for b in best if b > min(parts) * (1 + SLACK))
         else:
-            bounds = [bound for _, bound, _ in lists]
+            bounds = [bound for _, bound, _, _ in lists]
             bound = None if None in bounds else sum(bounds) * (1 + SLACK)
-        if bound is not None and offset + limit > len(ids):
-            return None  # fewer listed papers than the page: cannot be proven
+            if bound is not None:
+                # A listed paper scores at best its known words plus the others' bounds.
+                hopeful = sum(1 for pid in ids if sum(known.get(pid, b) for known, b in zip(scores, bounds)) < bound)
+        if bound is not None and offset + limit > hopeful:
+            return None  # too few listed papers could beat the bound: the lists cannot prove it
         scored = self.conn.execute(
             f"SELECT rowid, bm25({FTS_TABLE}, {_WEIGHTS}) AS score FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH ?"
             " AND +rowid IN (SELECT value FROM json_each(?))", (compiled.match, json.dumps(ids))).all()
         ranked = sorted(((r[0], r[1]) for r in scored), key=lambda kv: (kv[1], kv[0]))
-        return self._proven_page(self._filtered(ranked, compiled), bound, compiled, limit, offset, with_text)
+        rows = self._proven_page(self._filtered(ranked, compiled), bound, compiled, limit, offset, with_text)
+        if rows is None:
+            if len(_UNPROVEN) >= 256:
+                _UNPROVEN.clear()
+            _UNPROVEN.add(attempt)
+        return rows
 
     def mark_new_papers(self, first_id: int) -> None:
         """The bulk import's share of the triggers' work: papers from `first_id` are changed
