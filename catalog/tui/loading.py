@@ -201,7 +201,7 @@ class Loading:
         word = unfinished_word(query)
         if word and len(word) < PREFIX_FROM:
             out.append(Text.assemble("Still typing? A word is searched from its ",
-                                     f"{PREFIX_FROM}rd letter on, or after a space or Enter."))
+                                     f"{PREFIX_FROM}rd letter on, or after a space, Enter or a pause."))
         out.append(Text("Loosen the search: drop a word, put OR between words, or end one with *."))
         if filters:
             out.append(Text("Or remove a filter: " + "  ".join(filters)))

@@ -35,10 +35,14 @@ async def test_results_narrow_with_every_key(app, seeded, settle, type_search):
         assert app.main.papers.total == 0
 
 
-async def test_the_first_letters_of_a_word_keep_the_results_until_the_third(app, seeded, settle, type_search):
+async def test_the_first_letters_of_a_word_keep_the_results_until_the_third(app, seeded, settle, type_search,
+                                                                            monkeypatch):
     """`graph o` searched `o` as a word (next to nothing, and at a million papers a second of
     ranking): the first two letters of a word run no search, the results stay those of the
-    words before it; the third letter, a space or Enter searches it."""
+    words before it; the third letter, a space or Enter searches it (a pause too: below)."""
+    from catalog.tui.widgets import search_bar
+
+    monkeypatch.setattr(search_bar, "SHORT_WORD_WAIT", 60)  # no pause in this test
     ran = []
     original = type(app.catalog).search
 
@@ -62,6 +66,20 @@ async def test_the_first_letters_of_a_word_keep_the_results_until_the_third(app,
         await pilot.press("slash", "space")  # so is a space after it
         await settle(pilot, typing=True)
         assert ran[-1] == "graph of " and app.main.papers.total == seeded.count("graph of")
+
+
+async def test_a_pause_on_a_two_letter_word_searches_it(app, seeded, settle, type_search, monkeypatch):
+    """`RL`, `GP`: short words are words too. Typing that stops on one searches it as typed."""
+    from catalog.tui.widgets import search_bar
+
+    monkeypatch.setattr(search_bar, "SHORT_WORD_WAIT", 0.3)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("slash", "r", "l")
+        await pilot.pause(0.5)
+        await settle(pilot)
+        assert app.main.papers.total == seeded.count("rl") == 1
+        assert app.main.search_bar.value == "rl"
 
 
 async def test_the_prefix_is_highlighted_in_the_reading_pane(app, settle, type_search):
