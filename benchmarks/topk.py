@@ -30,6 +30,9 @@ MIX = [
     ("prefix, 2 letters", "in*"),
     ("prefix, 1 letter", "a*"),
     ("two words", "sparse attention"),
+    ("two frequent words", "language model"),
+    ("three words", "graph neural network"),
+    ("word + prefix (typing)", "sparse att*"),
     ("query + filters", "attention venue:ICML year:2016..2020"),
     ("frequent word + filter", "model venue:ICML"),
     ("tag filter", "tag:toread"),
@@ -51,8 +54,9 @@ def ensure_tag(catalog, how_many: int) -> None:
         catalog.tag(keys, ["toread"])
 
 
-def build(db: Path, only_mix: bool = False) -> str:
-    """Build the lists (every one the catalog qualifies for, or only the mix's), timed."""
+def build(db: Path, only_mix: bool = False, extra: tuple[str, ...] = ()) -> str:
+    """Build the lists (every one the catalog qualifies for, or only those of the mix's
+    queries and `extra` queries that a full build would make too), timed."""
     from catalog.library import Catalog
     from catalog.query import parse
     from catalog.store.sqlite import fts, topk
@@ -64,7 +68,12 @@ def build(db: Path, only_mix: bool = False) -> str:
         if not only_mix:
             built, _ = catalog.store.refresh_top_lists(budget=None)
             return f"built {built} lists in {time.perf_counter() - start:.1f} s"
-        keys = {k for _, q in MIX if (k := topk.list_key(fts.compile_query(parse(q))))}
+        keys = set()
+        for _, q in MIX + [(None, q) for q in extra]:
+            compiled = fts.compile_query(parse(q))
+            keys.update([k] if (k := topk.list_key(compiled)) else topk.and_keys(compiled) or [])
+        with catalog.store.read() as tx:  # only those a full refresh would build (frequent enough)
+            keys &= {k for k, _ in topk.candidates(tx.top_list_words(), topk.MIN_MATCHES)}
         times = {}
         for key in sorted(keys):
             one = time.perf_counter()

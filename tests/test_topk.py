@@ -24,7 +24,12 @@ from catalog.store.sqlite.store import SqliteStore
 SIZE = int(os.environ.get("CATALOG_TOPK_SIZE", "10000"))
 QUERIES = ["model", "the", "Model", "learning", "interpret*", "spa*", "in*", "a*", "m*", "lan*",
            "model venue:ICML", "model year:2016..2018", "the venue:KDD year:2020", "in* venue:ACL",
-           "a* -the", "model*"]
+           "a* -the", "model*",
+           # AND of frequent words (their lists bound every paper outside them), with prefixes
+           "language model", "the model", "Model Learning", "model the a*", "language mo*", "the in*",
+           "model learning venue:ICML", "sparse attention", "model hessian",
+           # phrases of frequent words (the words' lists bound the phrase's term part)
+           '"language models"', '"the model"', '"language models" year:2016..2020', '"of the"']
 
 
 @pytest.fixture(scope="module")
@@ -84,7 +89,8 @@ def served(monkeypatch):
     def spy(self, compiled, limit, offset, with_text):
         rows = original(self, compiled, limit, offset, with_text)
         if rows is not None:
-            answered.append(topk.list_key(compiled))
+            answered.append(topk.list_key(compiled) or " AND ".join(topk.and_keys(compiled) or [])
+                            or " ".join(topk.phrase_keys(compiled)))
         return rows
 
     monkeypatch.setattr(topk.TopLists, "top_rows", spy)
@@ -122,6 +128,37 @@ def test_lists_answer_the_frequent_words_and_prefixes(catalog, served):
         _ranked(catalog, query, lists=True)
     assert served == ['("model")', '("model")', '("the")', '("interpret"*)', '("spa"*)', '("in"*)',
                       '("a"*)', '("model")']
+
+
+def test_lists_answer_an_and_of_frequent_words(catalog, served):
+    """Two or three frequent words (or prefixes): the papers of their lists that hold them all,
+    scored, prove the page; a word without a list (rare: `hessian`) ranks every match."""
+    for query in ("language model", "model the a*", "language mo*", "model learning venue:ICML", "model hessian"):
+        _ranked(catalog, query, lists=True)
+    assert served == ['("language") AND ("model")', '("model") AND ("the") AND ("a"*)',
+                      '("language") AND ("mo"*)', '("model") AND ("learning")']
+
+
+def test_lists_answer_a_phrase_of_frequent_words(catalog, served):
+    """A phrase held by many papers: its IDF is low, and the lists of its words bound what a
+    paper outside them can score; the page is served when its last paper beats that."""
+    for query in ('"language models"', '"language models" year:2016..2020'):
+        _ranked(catalog, query, lists=True)
+    assert served == ['("language") ("models")'] * 2
+
+
+def test_an_and_the_lists_did_not_prove_is_not_scored_again(catalog, monkeypatch):
+    """Scoring the lists' papers costs ~80 ms at 1M; when it did not prove the page, the same
+    page on the same index goes straight to the full ranking (still the same page)."""
+    tried = []
+    monkeypatch.setattr(topk, "_UNPROVEN", set())  # this test's own: the page is never proven here
+    monkeypatch.setattr(topk.TopLists, "_proven_page", lambda self, *a: tried.append(a) and None)
+    for _ in range(3):
+        assert _ranked(catalog, "language model", lists=True) == _ranked(catalog, "language model", lists=False)
+    assert len(tried) == 1
+    catalog.tag([catalog.search("hessian", limit=1, snippets=False)[0].key], ["later"])  # the index changed
+    _ranked(catalog, "language model", lists=True)
+    assert len(tried) == 2
 
 
 def test_later_pages_and_long_pages(catalog, served):
@@ -213,6 +250,10 @@ def test_rescored_lists_serve_the_frequent_words_after_edits(catalog, served, tm
     for query in ("model", "the", "interpret*", "spa*", "in*", "a*", "model venue:ICML"):
         _ranked(catalog, query, lists=True)
     assert len(served) >= 5, served  # most pages still come from the lists
+    served.clear()
+    for query in ("language model", "the model", "language mo*"):
+        _ranked(catalog, query, lists=True)
+    assert len(served) >= 2, served  # and of the ANDs of frequent words
 
 
 def test_after_edits_a_page_past_the_list_is_ranked_in_full(catalog, served, tmp_path):
@@ -341,7 +382,7 @@ def test_small_catalogs_keep_no_lists(seeded, monkeypatch):
 
 @pytest.mark.parametrize("query, key", [
     ("model", '("model")'), ("Model", '("model")'), ("interp*", '("interp"*)'),
-    ('"language models"', None), ("sparse attention", None), ("a OR b", None), ("model -x", None),
+    ('"language models"', None), ("a OR b", None), ("model -x", None),
     ("=model", '("model")'), ("venue:ICML", None),
 ])
 def test_which_queries_a_list_can_serve(query, key):
@@ -349,6 +390,29 @@ def test_which_queries_a_list_can_serve(query, key):
     from catalog.store.sqlite.fts import compile_query
 
     assert topk.list_key(compile_query(parse(query))) == key
+
+
+@pytest.mark.parametrize("query, keys", [
+    ("sparse attention", ['("sparse")', '("attention")']), ("Language mo*", ['("language")', '("mo"*)']),
+    ("model venue:ICML the", ['("model")', '("the")']), ("model", None), ('"language models" x', None),
+    ("model model", None), ("model -the", None), ("model OR the", None), ("model (the OR a)", None),
+])
+def test_which_and_queries_lists_can_serve(query, keys):
+    from catalog.query import parse
+    from catalog.store.sqlite.fts import compile_query
+
+    assert topk.and_keys(compile_query(parse(query))) == keys
+
+
+@pytest.mark.parametrize("query, keys", [
+    ('"language models"', ['("language")', '("models")']), ('"Model of the model"', ['("model")', '("of")', '("the")']),
+    ('"model"', None), ('"multi-agent model"', None), ('x "language models"', None), ('"language models" -x', None),
+])
+def test_which_phrases_lists_can_serve(query, keys):
+    from catalog.query import parse
+    from catalog.store.sqlite.fts import compile_query
+
+    assert topk.phrase_keys(compile_query(parse(query))) == keys
 
 
 def test_benchmark_mix_reports_the_same_top_50(catalog, served):

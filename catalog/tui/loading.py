@@ -53,6 +53,7 @@ class Loading:
     catalog: Catalog
     generation: int
     query_text: str
+    searched: tuple[str, Sort] | None = None  # what the last search ran (typed_query), in which order
     keep_key: str | None
     counted: bool  # whether the list's total is the full count yet
     refreshing: bool  # the search under way shows the same results again (a change elsewhere)
@@ -73,23 +74,31 @@ class Loading:
     # --- search -------------------------------------------------------------------------
 
     def search(self, query: str, keep: str | None = None, counted: bool | None = None,
-               refresh: bool = False) -> None:
+               refresh: bool = False, finished: bool = False, typing: bool = False) -> None:
         """Run `query`; `keep` leaves the cursor on that paper if it is still found.
 
         `counted`: count before showing the first page (by default when keeping a paper, whose
         place may be deep in the list); without, the count follows the first page. `refresh`:
-        the same results again, the cursor staying on whatever paper it is on when they come."""
+        the same results again, the cursor staying on whatever paper it is on when they come.
+        `finished`: Enter was pressed (typed_query). `typing`: the search bar's text changed; a
+        key that leaves the search as it was (the first letters of a word: typed_query leaves
+        them out) runs nothing again."""
+        run = typed_query(query, finished)
+        if typing and not finished and keep is None and (run, self.sort) == self.searched:
+            self.query_text = self.remembered.query = query
+            return  # the results on screen are this search's (or on their way)
+        self.searched = (run, self.sort)
         self.generation += 1
         # The counts of the results this search replaces are not wanted any more: stop them
         # (at a million papers they take longer than a search, on the same cores).
         self.workers.cancel_group(self, "facets")
         self.query_text, self.keep_key, self.refreshing = query, keep, refresh
         self.remembered.query = query
-        self._search(self.catalog, typed_query(query), self.sort, self.generation,
+        self._search(self.catalog, run, self.sort, self.generation,
                      keep is not None if counted is None else counted, query)
 
     def on_query_changed(self, message: QueryChanged) -> None:
-        self.search(message.query)
+        self.search(message.query, finished=message.finished, typing=True)
 
     @work(thread=True, exclusive=True, group="search", exit_on_error=False)
     def _search(self, catalog: Catalog, query: str, sort: Sort, generation: int, counted: bool,
@@ -191,8 +200,8 @@ class Loading:
             out.append(Text(""))
         word = unfinished_word(query)
         if word and len(word) < PREFIX_FROM:
-            out.append(Text.assemble("Still typing? Words are searched as you type from ",
-                                     f"{PREFIX_FROM} letters on."))
+            out.append(Text.assemble("Still typing? A word is searched from its ",
+                                     f"{PREFIX_FROM}rd letter on, or after a space, Enter or a pause."))
         out.append(Text("Loosen the search: drop a word, put OR between words, or end one with *."))
         if filters:
             out.append(Text("Or remove a filter: " + "  ".join(filters)))
@@ -279,7 +288,7 @@ class Loading:
 
     @work(thread=True, exclusive=True, group="detail", exit_on_error=False)
     def load_detail(self, key: str) -> None:
-        self.post_message(read_paper(self.catalog, key, typed_query(self.query_text)))
+        self.post_message(read_paper(self.catalog, key, self._searched_text()))
 
     def on_detail_loaded(self, message: DetailLoaded) -> None:
         current = self.papers.current
@@ -296,9 +305,12 @@ class Loading:
             pane.show(message.detail, self._terms(), message.styled,
                       self.similar_for_pane(message.key), keep_scroll=same)
 
+    def _searched_text(self) -> str:
+        return typed_query(self.query_text) if self.searched is None else self.searched[0]
+
     def _terms(self):
         """What the reading pane marks: as the paper was loaded, else the words typed."""
-        return self.detail_terms if self.detail_terms is not None else highlight_terms(typed_query(self.query_text))
+        return self.detail_terms if self.detail_terms is not None else highlight_terms(self._searched_text())
 
     def refresh_detail(self) -> None:
         """Show the paper in the reading pane again (its similar papers came), in place."""

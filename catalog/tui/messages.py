@@ -16,11 +16,13 @@ from catalog.text.tex import Styled
 
 
 class QueryChanged(Message):
-    """The search text settled (after the debounce, or at once for a facet click)."""
+    """The search text settled (after the debounce, or at once for a facet click);
+    `finished`: Enter was pressed (a short last word is searched, not left out)."""
 
-    def __init__(self, query: str) -> None:
+    def __init__(self, query: str, finished: bool = False) -> None:
         super().__init__()
         self.query = query
+        self.finished = finished
 
 
 class FilterChosen(Message):

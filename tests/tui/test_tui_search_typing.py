@@ -35,6 +35,53 @@ async def test_results_narrow_with_every_key(app, seeded, settle, type_search):
         assert app.main.papers.total == 0
 
 
+async def test_the_first_letters_of_a_word_keep_the_results_until_the_third(app, seeded, settle, type_search,
+                                                                            monkeypatch):
+    """`graph o` searched `o` as a word (next to nothing, and at a million papers a second of
+    ranking): the first two letters of a word run no search, the results stay those of the
+    words before it; the third letter, a space or Enter searches it (a pause too: below)."""
+    from catalog.tui.widgets import search_bar
+
+    monkeypatch.setattr(search_bar, "SHORT_WORD_WAIT", 60)  # no pause in this test
+    ran = []
+    original = type(app.catalog).search
+
+    def spy(catalog, query, **kwargs):
+        ran.append(query)
+        return original(catalog, query, **kwargs)
+
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await type_search(pilot, "graph ")
+        before = shown(app)
+        app.catalog.search = spy.__get__(app.catalog)
+        for ch in "of":
+            await pilot.press(ch)
+            await settle(pilot, typing=True)
+            assert shown(app) == before and app.main.papers.total == seeded.count("graph")
+        assert ran == []
+        await pilot.press("enter")  # a finished query: `of` as a word
+        await settle(pilot)
+        assert ran == ["graph of"] and app.main.papers.total == seeded.count("graph of")
+        await pilot.press("slash", "space")  # so is a space after it
+        await settle(pilot, typing=True)
+        assert ran[-1] == "graph of " and app.main.papers.total == seeded.count("graph of")
+
+
+async def test_a_pause_on_a_two_letter_word_searches_it(app, seeded, settle, type_search, monkeypatch):
+    """`RL`, `GP`: short words are words too. Typing that stops on one searches it as typed."""
+    from catalog.tui.widgets import search_bar
+
+    monkeypatch.setattr(search_bar, "SHORT_WORD_WAIT", 0.3)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("slash", "r", "l")
+        await pilot.pause(0.5)
+        await settle(pilot)
+        assert app.main.papers.total == seeded.count("rl") == 1
+        assert app.main.search_bar.value == "rl"
+
+
 async def test_the_prefix_is_highlighted_in_the_reading_pane(app, settle, type_search):
     """The words that start with what is typed are marked (interpretability, interpretable)."""
     from textual.widgets import Static

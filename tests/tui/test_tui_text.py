@@ -32,11 +32,15 @@ def test_the_word_still_being_typed():
     assert unfinished_word("-interp") is None and unfinished_word("=interp") is None
 
 
-def test_the_word_being_typed_is_searched_as_a_prefix_from_three_letters():
+def test_the_word_being_typed_is_searched_as_a_prefix_from_three_letters_and_not_before():
     assert typed_query("interp") == "interp*"
     assert typed_query("sparse auto") == "sparse auto*"
-    assert typed_query("sparse au") == "sparse au"  # two letters: nearly every paper
+    assert typed_query("sparse au") == "sparse "  # two letters: not searched yet
+    assert typed_query("a") == typed_query("ab") == ""
+    assert typed_query("venue:ICML g") == "venue:ICML "
+    assert typed_query("sparse au", finished=True) == "sparse au"  # Enter: an exact word
     assert typed_query("sparse auto ") == "sparse auto "  # a space ends the word
+    assert typed_query("sparse au ") == "sparse au "
     for kept in ("venue:ICM", '"open phra', "pre*", "a OR", "-interp", "=interp"):
         assert typed_query(kept) == kept
 

@@ -1,7 +1,9 @@
 """The search input and the hint line under it.
 
 Typing is debounced: the first key after a pause searches at once, keys typed in quick
-succession wait until 100 ms after the last one, so a fast typist runs one search, not ten."""
+succession wait until 100 ms after the last one, so a fast typist runs one search, not ten.
+The first two letters of a word are left out of the search while typed (querytext.py) unless
+typing pauses on them: `RL` and `GP` are words too."""
 
 from __future__ import annotations
 
@@ -15,9 +17,11 @@ from textual.timer import Timer
 from textual.widgets import Input, Static
 
 from catalog.tui.messages import QueryChanged
+from catalog.tui.querytext import PREFIX_FROM, unfinished_word
 from catalog.tui.state import remember
 
 DEBOUNCE = 0.1
+SHORT_WORD_WAIT = 0.6  # a pause this long on a 1-2 letter word searches it as a word
 PLACEHOLDER = 'Search: words "a phrase" -not prefix* venue:ICML year:2025 tag:x status:read rating:>=4'
 
 
@@ -37,6 +41,7 @@ class SearchBar(Vertical):
     def __init__(self, history: list[str] | None = None, **kwargs) -> None:
         super().__init__(**kwargs)
         self._timer: Timer | None = None
+        self._pause: Timer | None = None  # searches a short word typing stopped on
         self._last_key = 0.0
         self.history = history if history is not None else []
         self._walk: int | None = None  # position in the history while walking it
@@ -59,6 +64,7 @@ class SearchBar(Vertical):
         with self.input.prevent(Input.Changed):
             self.input.value = text
         self.input.cursor_position = len(text)
+        self._stop_pause()
         if run:
             self._fire()
 
@@ -98,6 +104,7 @@ class SearchBar(Vertical):
     def on_input_changed(self, event: Input.Changed) -> None:
         event.stop()
         self._walk = None  # typing ends a walk through the history
+        self._stop_pause()
         now = monotonic()
         if self._timer is None and now - self._last_key > DEBOUNCE:
             self._fire()
@@ -106,13 +113,28 @@ class SearchBar(Vertical):
                 self._timer.stop()
             self._timer = self.set_timer(DEBOUNCE, self._fire)
         self._last_key = now
+        word = unfinished_word(self.value)
+        if word and len(word) < PREFIX_FROM:
+            self._pause = self.set_timer(SHORT_WORD_WAIT, self._paused)
+
+    def _paused(self) -> None:
+        self._pause = None
+        word = unfinished_word(self.value)
+        if word and len(word) < PREFIX_FROM:
+            self._fire(finished=True)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         self.remember()
-        self._fire()  # and the event goes on up: the app moves to the list
+        self._stop_pause()
+        self._fire(finished=True)  # and the event goes on up: the app moves to the list
 
-    def _fire(self) -> None:
+    def _fire(self, finished: bool = False) -> None:
         if self._timer is not None:
             self._timer.stop()
             self._timer = None
-        self.post_message(QueryChanged(self.value))
+        self.post_message(QueryChanged(self.value, finished))
+
+    def _stop_pause(self) -> None:
+        if self._pause is not None:
+            self._pause.stop()
+            self._pause = None
