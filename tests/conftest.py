@@ -109,6 +109,17 @@ def pytest_terminal_summary(terminalreporter, config):
             terminalreporter.write_line(line)
 
 
+# The files that take longest start first, so that no worker is left with one of them at the
+# end while the others idle (pytest-xdist hands out whole files in collection order).
+_LONGEST_FILES = ("test_topk.py", "test_crash.py", "test_tui_keys.py", "test_benchmarks.py",
+                  "test_concurrency.py")
+
+
+def pytest_collection_modifyitems(items):
+    order = {name: i for i, name in enumerate(_LONGEST_FILES)}
+    items.sort(key=lambda item: order.get(item.path.name, len(order)))  # stable: in-file order kept
+
+
 # --- both backends ----------------------------------------------------------------------------
 # Tests that take `backend` (or the fixtures below) run on SQLite and on PostgreSQL. The server
 # is started once per session as tests/pg_server.py says; without PostgreSQL binaries the
