@@ -13,6 +13,7 @@ seam with one implementation per backend, and tests parametrized over backends.
 
 from __future__ import annotations
 
+import importlib
 import threading
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator
@@ -165,13 +166,22 @@ class Store(ABC):
     def cache_dir(self) -> Path:
         """A folder of this catalog's own for derived files (discovery's vectors)."""
 
+    # The backend's module of ranked lists of frequent words (its `refresh` and `behind`), by
+    # name: imported when an import or doctor asks, never by a search that starts the program.
+    TOP_LISTS_MODULE: str | None = None
+
     def refresh_top_lists(self, *, budget: float | None, rescored: bool | None = None) -> tuple[int, int]:
-        """Rebuild the ranked lists of frequent words (a backend's top-k structure, if it has
-        one) searches cannot read (`rescored`, the default with a budget; else also those
-        following changes by rescoring) for at most `budget` seconds (None: all): (built,
-        still stale)."""
-        return 0, 0
+        """Rebuild the ranked lists of frequent words searches cannot read (`rescored`, the
+        default with a budget; else also those following changes by rescoring) for at most
+        `budget` seconds (None: all): (built, still stale)."""
+        if self.TOP_LISTS_MODULE is None:
+            return 0, 0
+        with self._errors():
+            return importlib.import_module(self.TOP_LISTS_MODULE).refresh(self, budget=budget, rescored=rescored)
 
     def top_lists_behind(self) -> bool:
         """Whether refresh_top_lists has work (cheap: what an import asks)."""
-        return False
+        if self.TOP_LISTS_MODULE is None:
+            return False
+        with self._errors():
+            return importlib.import_module(self.TOP_LISTS_MODULE).behind(self)

@@ -165,6 +165,7 @@ class PostgresStore(Store):
     """A catalog in a PostgreSQL database."""
 
     path = None
+    TOP_LISTS_MODULE = "catalog.store.postgres.topk"
 
     def __init__(self, url: str, pool: Pool, user: str):
         self.url = url
@@ -278,18 +279,6 @@ class PostgresStore(Store):
             return
         with self._errors(), psycopg.connect(self.url, autocommit=True) as conn:
             conn.execute("VACUUM (ANALYZE) paper")
-
-    def refresh_top_lists(self, *, budget: float | None, rescored: bool | None = None) -> tuple[int, int]:
-        from catalog.store.postgres import topk
-
-        with self._errors():
-            return topk.refresh(self, budget=budget, rescored=rescored)
-
-    def top_lists_behind(self) -> bool:
-        from catalog.store.postgres import topk
-
-        with self._errors():
-            return topk.behind(self)
 
     def data_version(self) -> int:
         """Counts the changes other sessions (and this one) committed since the first call:

@@ -115,6 +115,8 @@ class SqliteTx(TopLists, RankedSearch, PaperReads, EditQueries, ImportQueries, D
 class SqliteStore(Store):
     """A catalog file."""
 
+    TOP_LISTS_MODULE = "catalog.store.sqlite.topk"
+
     def __init__(self, path: Path, pool: Pool, user: str):
         self.path = path
         self.location = str(path)
@@ -234,18 +236,6 @@ class SqliteStore(Store):
                 return readonly.run(conn, statement)
         finally:
             conn.close()
-
-    def refresh_top_lists(self, *, budget: float | None, rescored: bool | None = None) -> tuple[int, int]:
-        from catalog.store.sqlite import topk
-
-        with self._errors():
-            return topk.refresh(self, budget=budget, rescored=rescored)
-
-    def top_lists_behind(self) -> bool:
-        from catalog.store.sqlite import topk
-
-        with self._errors():
-            return topk.behind(self)
 
     def schema_revision(self) -> str | None:
         return migrations.current(self.path)
