@@ -174,7 +174,8 @@ class PostgresTopLists:
             papers = self.conn.execute("SELECT count(*) FROM paper").scalar()
             if papers < MIN_MATCHES:
                 return f"ranked lists: none (a catalog of fewer than {MIN_MATCHES:,} papers ranks every match)"
-            return "ranked lists: none yet (the next import of new papers chooses and ranks them)"
+            return ("ranked lists: none yet (an import ranks them in the background;"
+                    " `catalog doctor --fix` ranks them now)")
         stale = len(self.stale_top_lists(keys))
         return (f"ranked lists: {len(keys):,} words in {MIN_MATCHES:,}+ papers, each listing its best"
                 f" {LIST_SIZE:,} by ts_rank" + (f"; {stale:,} out of date" if stale else ""))
