@@ -1,15 +1,25 @@
 """`python -m catalog` and the `catalog` command (pyproject's entry point).
 
 Ctrl-C while Python is still loading the command (a second or more on a busy machine) ends
-as it does later: one line and exit status 130, never a traceback."""
+as it does later: one line and exit status 130, never a traceback. It is held until the
+imports are done: raised inside an import it can surface as another error (Python 3.11 wraps
+it in a RuntimeError when it lands in a class's `__set_name__`) or reach click's "Aborted!"."""
 
+import signal
 import sys
 
 
 def run() -> None:
+    held = []
+    previous = signal.signal(signal.SIGINT, lambda *_: held.append(True))
     try:
-        from catalog.cli import main
-
+        try:
+            from catalog.cli import main
+            import catalog.errors, catalog.query  # noqa: E401, F401 - what the command group loads first
+        finally:
+            signal.signal(signal.SIGINT, previous)
+        if held:
+            raise KeyboardInterrupt
         main()
     except KeyboardInterrupt:
         sys.stderr.write("catalog: interrupted\n")

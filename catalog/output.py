@@ -223,7 +223,11 @@ def print_doctor(report) -> None:
     if not report.remaining:
         _line("Repaired; the catalog is healthy now." if report.repaired else "The catalog is healthy.")
     elif not report.backup and any(f.fixable for f in report.remaining):
-        _line("Run `catalog doctor --fix` to repair (a copy of the file is kept first).")
+        from catalog.paths import is_server_url
+
+        safety = ("every repair runs in one transaction" if is_server_url(str(report.path))
+                  else "a copy of the file is kept first")
+        _line(f"Run `catalog doctor --fix` to repair ({safety}).")
     else:
         if report.backup:
             _line(Text("Still wrong:", style="bold red"))

@@ -5,7 +5,9 @@ their own, `catalog sql` cannot write, other sessions' changes are noticed."""
 from __future__ import annotations
 
 import pytest
+from click.testing import CliRunner
 
+from catalog.cli import main
 from catalog.errors import CatalogError, Interrupted
 from catalog.library import Catalog
 from tests.conftest import SEEDS, key_of
@@ -254,6 +256,8 @@ def test_doctor_and_hand_edits_on_a_server(pg_server, pg_seeded_template):
             assert len(catalog.search("quokkas rottnest")) == 1  # its text was derived again
             found = doctor.run(catalog.store)
             assert not found.healthy and any("tags_text" in str(f) for f in found.found), found.found
+            said = CliRunner().invoke(main, ["--db", url, "doctor"]).output  # no file to copy there
+            assert "Run `catalog doctor --fix` to repair (every repair runs in one transaction)." in said
             fixed = doctor.run(catalog.store, fix=True)
             assert fixed.remaining == [] and fixed.backup is None
             assert catalog.search("bogus") == []

@@ -80,7 +80,11 @@ def test_ctrl_c_while_the_command_starts_says_one_line(catalog_file, after):
     process.send_signal(signal.SIGINT)
     _, out, err = _wait(process, 30)
     err = "".join(line for line in err.splitlines(keepends=True) if not line.startswith("import time:"))
-    assert (process.returncode, err, out) == (130, "catalog: interrupted\n", "")
+    # Ended by exit(130), or by SIGINT itself: CPython 3.11 ends that way, after our handler ran,
+    # once an interrupt has escaped an exec of source text (dataclasses build their methods so)
+    # on its way to the handler. A shell shows both as status 130.
+    assert (process.returncode in (130, -signal.SIGINT), err, out) == (True, "catalog: interrupted\n", ""), \
+        process.returncode
 
 
 def test_timeout_stops_a_long_query(catalog_file):

@@ -49,7 +49,7 @@ def sql(ctx, statement, timeout, as_json):
 
 
 @click.command()
-@click.option("--fix", is_flag=True, help="Repair what is wrong (a copy of the file is kept first).")
+@click.option("--fix", is_flag=True, help="Repair what is wrong (a file is copied first; on a server, one transaction).")
 @click.pass_context
 def doctor(ctx, fix):
     """Check the database (integrity, search index, rows pointing nowhere); --fix repairs.
