@@ -11,13 +11,17 @@ import sys
 
 def run() -> None:
     held = []
-    previous = signal.signal(signal.SIGINT, lambda *_: held.append(True))
+    # Only Python's own Ctrl-C handling is replaced: a SIGINT the caller ignores stays ignored.
+    holding = signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    if holding:
+        signal.signal(signal.SIGINT, lambda *_: held.append(True))
     try:
         try:
             from catalog.cli import main
             import catalog.errors, catalog.query  # noqa: E401, F401 - what the command group loads first
         finally:
-            signal.signal(signal.SIGINT, previous)
+            if holding:
+                signal.signal(signal.SIGINT, signal.default_int_handler)
         if held:
             raise KeyboardInterrupt
         main()

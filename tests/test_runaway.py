@@ -87,6 +87,23 @@ def test_ctrl_c_while_the_command_starts_says_one_line(catalog_file, after):
         process.returncode
 
 
+@pytest.mark.skipif(not hasattr(signal, "SIGINT") or os.name != "posix", reason="POSIX signals")
+def test_a_sigint_the_caller_ignores_stays_ignored_while_the_command_starts(catalog_file):
+    """A shell's background job starts with SIGINT ignored: holding Ctrl-C during start-up must
+    not turn it back on."""
+    process = subprocess.Popen([sys.executable, "-X", "importtime", "-m", "catalog", "--db", str(catalog_file),
+                                "sql", "SELECT 41 + 1"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True, env={**os.environ, "CATALOG_DB": ""},
+                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
+    for line in process.stderr:
+        if line.rstrip().endswith("| catalog"):
+            break
+    time.sleep(0.05)  # into the command's imports
+    process.send_signal(signal.SIGINT)
+    _, out, _ = _wait(process, 30)
+    assert process.returncode == 0 and "42" in out
+
+
 def test_timeout_stops_a_long_query(catalog_file):
     start_up = _start_up(catalog_file)  # the rest is the statement, stopped at 1 s
     started = time.monotonic()
