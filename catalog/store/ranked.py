@@ -16,6 +16,12 @@ from catalog.store import rows
 SOME_BELOW = 50
 
 
+def catalog_resized(seen: int, papers: int) -> bool:
+    """Whether a catalog of `papers` has grown or shrunk by a quarter since its ranked lists'
+    words were chosen at `seen` papers: then both backends choose them again."""
+    return not 0.8 * seen <= papers <= 1.25 * seen
+
+
 class RankedSearch:
     """Mixed into a backend's transaction, which provides `self.conn`, `self.user` and
     `compiler` (its query compiler module)."""

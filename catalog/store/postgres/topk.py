@@ -22,6 +22,7 @@ import os
 import time
 
 from catalog.store.postgres import search
+from catalog.store.ranked import catalog_resized
 
 TOP_TABLE, STATE_TABLE, CHANGE_TABLE = "rank_top", "rank_top_state", "rank_top_change"
 LIST_SIZE = 1000  # papers kept per word: pages, and room for filters to reject most of them
@@ -235,7 +236,7 @@ def refresh(store, *, budget: float | None, rescored: bool | None = None) -> tup
         papers = tx.conn.execute("SELECT count(*) FROM paper").scalar()
         kept = {r[0]: r[1] for r in tx.conn.execute(f"SELECT key, matches FROM {STATE_TABLE}").all()}
         seen = kept.pop(CHOSEN_AT, None)
-        choose = budget is None or seen is None or not 0.8 * seen <= papers <= 1.25 * seen
+        choose = budget is None or seen is None or catalog_resized(seen, papers)
         if choose:
             words = tx.top_list_words() if papers >= MIN_MATCHES else []
             wanted = [k for k, _ in words]
@@ -273,4 +274,4 @@ def behind(store) -> bool:
         seen = tx.conn.execute(f"SELECT matches FROM {STATE_TABLE} WHERE key = ?", (CHOSEN_AT,)).scalar()
         if seen is None:
             return papers >= MIN_MATCHES
-        return not 0.8 * seen <= papers <= 1.25 * seen or bool(tx.stale_top_lists())
+        return catalog_resized(seen, papers) or bool(tx.stale_top_lists())

@@ -49,6 +49,7 @@ import time
 from collections import Counter
 
 from catalog.query import Text
+from catalog.store.ranked import catalog_resized
 from catalog.store.sqlite.fts import (FTS_COLUMNS, FTS_TABLE, READER_JOIN, SUMMARY_COLUMNS, VOCAB_TABLE, CompiledQuery,
                                       fts_phrase)
 
@@ -584,7 +585,7 @@ def refresh(store, *, budget: float | None, rescored: bool | None = None) -> tup
         papers = tx.conn.execute("SELECT count(*) FROM paper").scalar()
         kept = {r[0]: r[1] for r in tx.conn.execute(f"SELECT term, matches FROM {STATE_TABLE}").all()}
         seen = kept.pop(CHOSEN_AT, None)
-        choose = budget is None or seen is None or not 0.8 * seen <= papers <= 1.25 * seen
+        choose = budget is None or seen is None or catalog_resized(seen, papers)
         if choose:
             words = tx.top_list_words() if papers >= MIN_MATCHES else []  # a small catalog keeps none
             wanted = [k for k, _ in candidates(words, MIN_MATCHES)]
@@ -623,4 +624,4 @@ def behind(store) -> bool:
         seen = tx.conn.execute(f"SELECT matches FROM {STATE_TABLE} WHERE term = ?", (CHOSEN_AT,)).scalar()
         if seen is None:
             return papers >= MIN_MATCHES
-        return not 0.8 * seen <= papers <= 1.25 * seen or bool(tx.stale_top_lists())
+        return catalog_resized(seen, papers) or bool(tx.stale_top_lists())
