@@ -48,14 +48,14 @@ def test_a_broken_bibtex_entry_is_reported_on_every_import_and_fails_the_exit(ru
         result = run_cli("import", str(bib))
         assert result.exit_code == 1, (attempt, result.output)
         broken = [line for line in result.stderr.splitlines() if "broken2021" in line]
-        assert len(broken) == 1 and broken[0].startswith(f"catalog: skipped {bib}:7: "), (attempt, result.stderr)
+        assert len(broken) == 1 and broken[0].startswith(f"catalog: {bib}:7: "), (attempt, result.stderr)
         assert "1 warning" in result.stderr.splitlines()[-1], (attempt, result.stderr)
     assert result.stderr.splitlines()[-1].startswith("0 new, 2 already known")
     # From another path (a copy): the same bytes, the same report, with the name it has now.
     copy = tmp_path / "copy.bib"
     copy.write_bytes(bib.read_bytes())
     result = run_cli("import", str(copy))
-    assert result.exit_code == 1 and f"catalog: skipped {copy}:7: entry 'broken2021'" in result.stderr, result.stderr
+    assert result.exit_code == 1 and f"catalog: {copy}:7: entry 'broken2021'" in result.stderr, result.stderr
 
 
 def test_a_clean_import_still_exits_zero(run_cli, tmp_path):
@@ -63,3 +63,30 @@ def test_a_clean_import_still_exits_zero(run_cli, tmp_path):
     bib.write_text(BROKEN_BIB.split("@article{broken2021")[0])
     assert run_cli("import", str(bib)).exit_code == 0
     assert run_cli("import", str(bib)).exit_code == 0
+
+
+def test_each_warning_says_once_what_became_of_its_entry(run_cli, tmp_path):
+    """A kept entry is not called skipped, and a skipped one says so once."""
+    bib = tmp_path / "refs.bib"
+    bib.write_text("@article{twice, title = {Kept with a repeated field}, title = {Other},\n"
+                   "  abstract = {The first title is used.}}\n\n"
+                   "@article{empty, year = {2020}}\n\n"
+                   "@book{cut,\n  title = {A recovered entry},\n  publisher = {Taylor {{\\&} Francis},\n"
+                   "  abstract = {Its publisher is broken.},\n}\n")
+    result = run_cli("import", str(bib))
+    lines = {line.split(": entry ")[1].split("'")[1]: line
+             for line in result.stderr.splitlines() if ": entry '" in line}
+    assert lines["twice"] == f"catalog: {bib}:1: entry 'twice' repeats a field; the first value is used"
+    assert lines["empty"] == f"catalog: {bib}:4: entry 'empty' has no title or abstract; skipped"
+    assert lines["cut"].endswith("is left out; the rest of the entry is imported"), lines["cut"]
+    assert all(line.count("skipped") <= 1 for line in result.stderr.splitlines()), result.stderr
+    assert result.stderr.splitlines()[-1].startswith("2 new"), result.stderr
+
+
+def test_a_file_of_nothing_usable_names_its_first_reason_once(run_cli, tmp_path):
+    table = tmp_path / "bad.csv"
+    table.write_text('title,abstract,year\n"x","y",2021,extra\n')
+    result = run_cli("import", str(table))
+    assert result.exit_code == 1
+    assert (f"catalog: {table}: no usable papers (line 2: row 1 has 4 cells but the header has 3)"
+            in result.stderr.splitlines()), result.stderr

@@ -109,7 +109,7 @@ def test_broken_bibtex_skips_bad_entries_with_lines(empty_catalog, db_path):
         "A Good First Entry", "A Good Second Entry with a % sign", "A Good Third Entry"]
     name = str(DATA / "broken.bib")
     warnings = report.warnings
-    assert warnings[0] == f"{name}:10: entry 'missing2020' has no title or abstract"
+    assert warnings[0] == f"{name}:10: entry 'missing2020' has no title or abstract; skipped"
     assert warnings[1].startswith(f"{name}:17: entry 'unbalanced2019' cannot be read")
     assert warnings[2].startswith(f"{name}:29: entry 'nocomma2018' cannot be read")
     assert len(warnings) == 3
@@ -210,7 +210,7 @@ def test_duplicates_within_one_file_fold(empty_catalog, tmp_path):
 def test_zotero_csv(empty_catalog):
     report = empty_catalog.import_paths([DATA / "zotero.csv"])
     assert (report.new, report.errors) == (2, [])
-    assert report.warnings == [f"{DATA / 'zotero.csv'}:4: row 3 has no title or abstract"]
+    assert report.warnings == [f"{DATA / 'zotero.csv'}:4: row 3 has no title or abstract; skipped"]
     papers = by_title(empty_catalog)
     attention = papers["Attention is all you need"]
     assert (attention.authors, attention.venue, attention.year) == (
@@ -238,8 +238,8 @@ def test_jsonl_with_a_field_map(run_cli, db_path):
     result = run_cli("import", str(path), "--map", "title=name", "--map", "abstract=summary",
                      "--map", "authors=writers", "--map", "year=when", "--map", "venue=where")
     assert result.exit_code == 1, result.output  # entries were skipped: the rest imports, the exit says so
-    assert f"catalog: skipped {path}:3: not valid JSON" in result.stderr
-    assert f"catalog: skipped {path}:4: item 3 has no title or abstract" in result.stderr
+    assert f"catalog: {path}:3: not valid JSON" in result.stderr
+    assert f"catalog: {path}:4: item 3 has no title or abstract; skipped" in result.stderr
     assert "2 new, 0 already known, 0 errors, 2 warnings (1 file)" in result.stderr
     from catalog.library import Catalog
 

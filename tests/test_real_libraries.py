@@ -275,7 +275,7 @@ def test_ris_import(empty_catalog):
     path = LIBRARIES / "library.ris"
     report = empty_catalog.import_paths([path])
     assert (report.new, report.errors) == (4, [])
-    assert report.warnings == [f"{path}:40: record 5 has no title or abstract"]
+    assert report.warnings == [f"{path}:40: record 5 has no title or abstract; skipped"]
     by_title = {p.title: p for p in papers(empty_catalog)}
     sleep = by_title["Sleep deprivation and working memory in adolescents"]
     assert (sleep.authors, sleep.venue, sleep.year, sleep.doi) == (

@@ -40,7 +40,7 @@ def import_cmd(ctx, paths, venue, year, mapping, verbose):
         _fail("nothing to import: no paper lists (.txt, .md), .bib, .json, .jsonl or .csv files in "
               + ", ".join(str(p) for p in paths))
     for warning in report.warnings:
-        click.echo(f"catalog: skipped {safe(str(warning))}", err=True)
+        click.echo(f"catalog: {safe(str(warning))}", err=True)  # each says what became of it
     for f in report.errors:
         click.echo(f"catalog: {safe(f.error)}", err=True)
     if verbose:

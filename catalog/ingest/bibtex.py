@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from catalog.ingest import fields
-from catalog.ingest.records import IngestError, RecordFile
+from catalog.ingest.records import IngestError, RecordFile, first_reason, skipped
 from catalog.ingest.textfile import read_text
 
 # bibtexparser logs every broken block; the reader reports them itself, once, with the file.
@@ -97,7 +97,7 @@ def read_bibtex(path: Path, *, venue: str | None = None, year: int | None = None
                 _normalised(entry.values), label=f"entry '{entry.key}'", position=position,
                 line=entry.line, venue_default=venue, year_default=year, tex=True))
         except fields.EntryError as exc:
-            out.warnings.append(f"{name}:{entry.line}: {exc}")
+            out.warnings.append(skipped(name, entry.line, exc))
     out.warnings[:0] = failures
     out.warnings.sort(key=_line_of)
     if not out.records:
@@ -105,8 +105,8 @@ def read_bibtex(path: Path, *, venue: str | None = None, year: int | None = None
             raise IngestError(name, failures[0].removeprefix(f"{name}:").split(": ", 1)[1].removesuffix("; skipped")
                               + " (no entry could be read)", line=_line_of(failures[0]))
         if out.warnings:
-            raise IngestError(name, f"no usable entries ({len(out.warnings)} skipped: "
-                                    f"{out.warnings[0].removeprefix(name + ':')})")
+            raise IngestError(name, f"no usable entries ({len(out.warnings)} skipped; "
+                                    f"{first_reason(name, out.warnings)})")
         raise IngestError(name, "no BibTeX entries found (expected entries like @article{key, title={...}})")
     return out
 
@@ -159,8 +159,9 @@ def _recover(raw: str, strings: dict[str, str]) -> _Entry | None:
     entry = _reparse(f"@{header[1]}{{{header[2]},\n" + ",\n".join(good) + "\n}\n") if good else None
     values = _raw_values(entry, strings) if entry is not None else {}
     if values.get("title") or values.get("abstract"):
-        # Shown as "skipped refs.bib:7: entry 'x' field 'publisher' (...); the rest ...".
-        notes = [f"field '{b}' (unbalanced braces or quotes); the rest of the entry is imported" for b in broken]
+        # Shown as "refs.bib:7: entry 'x' field 'publisher' has unbalanced ...; the rest ...".
+        notes = [f"field '{b}' has unbalanced braces or quotes and is left out; the rest of the entry is imported"
+                 for b in broken]
     else:
         notes = [f"field '{b}' has unbalanced braces or quotes" for b in broken]
     return _Entry(header[1].lower(), header[2], 0, values, notes)

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from catalog.ingest import fields, mapping
 from catalog.ingest.paperlist import MAX_ABSTRACT_CHARS
-from catalog.ingest.records import IngestError, RecordFile
+from catalog.ingest.records import IngestError, RecordFile, first_reason, skipped
 from catalog.ingest.textfile import read_text
 
 if csv.field_size_limit() < 4 * MAX_ABSTRACT_CHARS:
@@ -63,13 +63,13 @@ def read_csv(path: Path, *, field_map: mapping.FieldMap | None = None, venue: st
                     mapping.values(values, columns, semicolons=zotero), label=f"row {position}", position=position,
                     line=start, venue_default=venue, year_default=year))
             except fields.EntryError as exc:
-                out.warnings.append(f"{name}:{start}: {exc}")
+                out.warnings.append(skipped(name, start, exc))
     except csv.Error as exc:
         raise IngestError(name, f"not valid CSV ({exc})", line=reader.line_num or None) from None
     if header is None:
         raise IngestError(name, "file is empty")
     if not out.records:
-        first = out.warnings[0].removeprefix(f"{name}:") if out.warnings else "no rows after the header"
+        first = first_reason(name, out.warnings) if out.warnings else "no rows after the header"
         raise IngestError(name, f"no usable papers ({first})")
     return out
 

@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 
 from catalog.ingest import fields, mapping
-from catalog.ingest.records import IngestError, RecordFile
+from catalog.ingest.records import IngestError, RecordFile, first_reason, skipped
 from catalog.ingest.textfile import LineIndex, read_text
 
 _LIST_KEYS = ("papers", "items", "references", "records", "entries", "data", "results")
@@ -46,7 +46,7 @@ def read_jsonl(path: Path, *, field_map: mapping.FieldMap | None = None, venue: 
             reason = (f"not valid JSON ({exc.msg}, column {exc.colno})"
                       if isinstance(exc, json.JSONDecodeError) else _TOO_DEEP)
             first_bad = first_bad or (number, reason)
-            bad.append(f"{name}:{number}: {reason}; skipped")
+            bad.append(skipped(name, number, reason))
     if not items:
         raise IngestError(name, f"not JSON Lines: {first_bad[1] if first_bad else 'no lines'}",
                           line=first_bad[0] if first_bad else None)
@@ -116,8 +116,8 @@ def _records(name: str, fmt: str, items: list[tuple[int, object]], field_map: ma
             out.records.append(fields.record(mapping.values(item, columns), label=label, position=position,
                                              line=line, venue_default=venue, year_default=year))
         except fields.EntryError as exc:
-            out.warnings.append(f"{name}:{line}: {exc}")
+            out.warnings.append(skipped(name, line, exc))
     if not out.records:
-        first = out.warnings[0].removeprefix(f"{name}:") if out.warnings else "no items"
+        first = first_reason(name, out.warnings) if out.warnings else "no items"
         raise IngestError(name, f"no usable papers ({first}); the title or abstract field may need --map")
     return out

@@ -28,6 +28,17 @@ class PaperRecord:
                              self.title, self.authors, self.doi, self.arxiv_id, self.url, self.extra)
 
 
+def skipped(name: str, line: int, why: object) -> str:
+    """The warning for a paper left out of an import: where, why, and that it was skipped."""
+    return f"{name}:{line}: {why}; skipped"
+
+
+def first_reason(name: str, warnings: list[str]) -> str:
+    """The first warning as the reason a whole file failed: "line 3: item 2 has no title"."""
+    line, _, why = warnings[0].removeprefix(f"{name}:").partition(": ")
+    return f"line {line}: {why.removesuffix('; skipped')}"
+
+
 class IngestError(Exception):
     """A file cannot be imported; the message says where and what was expected."""
 

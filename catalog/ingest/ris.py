@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from catalog.ingest import fields
-from catalog.ingest.records import IngestError, RecordFile
+from catalog.ingest.records import IngestError, RecordFile, first_reason, skipped
 from catalog.ingest.textfile import read_text
 
 _TITLE = ("title", "primary_title", "translated_title")
@@ -52,9 +52,9 @@ def read_ris(path: Path, *, venue: str | None = None, year: int | None = None) -
             out.records.append(fields.record(_values(entry), label=f"record {position}", position=position,
                                              line=line, venue_default=venue, year_default=year))
         except fields.EntryError as exc:
-            out.warnings.append(f"{name}:{line}: {exc}")
+            out.warnings.append(skipped(name, line, exc))
     if not out.records:
-        raise IngestError(name, f"no usable records ({out.warnings[0].removeprefix(name + ':')})")
+        raise IngestError(name, f"no usable records ({first_reason(name, out.warnings)})")
     return out
 
 
