@@ -122,9 +122,10 @@ class Connection:
         self.raw.close()
 
 
-def connect(url: str, **settings: str) -> Connection:
+def connect(url: str, *, connect_timeout: int | None = None, **settings: str) -> Connection:
     options = " ".join(f"-c {name}={value}" for name, value in {"timezone": "UTC", **settings}.items())
-    raw = psycopg.connect(url, options=options, autocommit=True)
+    extra = {} if connect_timeout is None else {"connect_timeout": connect_timeout}
+    raw = psycopg.connect(url, options=options, autocommit=True, **extra)
     return Connection(raw)
 
 
