@@ -340,3 +340,19 @@ def test_opening_a_server_catalog_and_searching_connects_once(pg_server, pg_seed
     finally:
         catalog.close()
         pg_server.drop(url)
+
+
+def test_the_server_backend_loads_psycopg_without_scanning_installed_packages():
+    """psycopg's own version lookups (importlib.metadata, 40% of its import) are skipped:
+    the versions it reports are still the installed ones."""
+    import subprocess
+    import sys
+
+    code = ("import sys\n"
+            "import catalog.store.postgres.store, psycopg, psycopg_binary\n"
+            "scanned = 'importlib.metadata' in sys.modules\n"
+            "from importlib import metadata\n"
+            "print(scanned, psycopg.__version__ == metadata.version('psycopg'),"
+            " psycopg_binary.__version__ == metadata.version('psycopg-binary'), psycopg.pq.__impl__)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["False", "True", "True", "binary"]
