@@ -76,7 +76,7 @@ class RankedSearch:
             if together:  # one statement for these tiers' page (a server: one round trip)
                 page = self._run(*self.compiler.tiers_search_sql(compiled, together, limit=need,
                                                                  with_text=with_text), query)
-                for n, each in enumerate(together):
+                for n in range(len(together)):
                     found = [row for row in page if row["tier"] == n]
                     found_rows += [(row, "all") for row in found]
                     matching_all += len(found)  # exact unless the page is full (the walk ends)
