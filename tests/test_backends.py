@@ -302,3 +302,71 @@ def test_a_large_load_on_a_server_changes_settings_for_its_transaction_only(pg_s
         catalog.close()
     finally:
         pg_server.drop(url)
+
+
+def test_venue_counts_join_spellings_and_order_alike(empty_any, tmp_path):
+    """The venue facet counts `ICML` and `icml` as one venue, newest year first, venues
+    alphabetically without regard to case, papers without a year last; on both backends, for
+    the whole catalog and for a search."""
+    import json
+
+    rows = [{"title": f"Paper {n} on graph learning", "abstract": f"Graph learning, take {n}.", "venue": venue}
+            | ({"year": year} if year else {})
+            for n, (venue, year) in enumerate([("icml", 2025), ("ICML", 2025), ("arXiv", 2025), ("ICML", 2024),
+                                               ("Zeta", None)])]
+    (tmp_path / "papers.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    assert empty_any.import_paths([tmp_path / "papers.jsonl"]).new == 5
+    for query in ("", "graph"):
+        venues = empty_any.facets(query).venues
+        assert [(v.lower(), y, n) for v, y, n in venues] == [
+            ("arxiv", 2025, 1), ("icml", 2025, 2), ("icml", 2024, 1), ("zeta", None, 1)], query
+
+
+def test_opening_a_server_catalog_and_searching_connects_once(pg_server, pg_seeded_template, monkeypatch):
+    """The connection that checks the schema serves the first search too (the TUI's start:
+    one server process started, not two)."""
+    import psycopg
+
+    url = pg_server.create(template=pg_seeded_template)
+    connects = []
+    original = psycopg.Connection.connect.__func__
+    monkeypatch.setattr(psycopg.Connection, "connect",
+                        classmethod(lambda cls, *a, **k: connects.append(a) or original(cls, *a, **k)))
+    monkeypatch.setattr(psycopg, "connect", psycopg.Connection.connect)
+    catalog = Catalog.open(url)
+    try:
+        assert len(catalog.search("", limit=50)) == 50 and catalog.search("sparse attention")
+        assert len(connects) == 1
+    finally:
+        catalog.close()
+        pg_server.drop(url)
+
+
+def test_the_server_backend_loads_psycopg_without_scanning_installed_packages():
+    """psycopg's own version lookups (importlib.metadata, 40% of its import) are skipped:
+    the versions it reports are still the installed ones."""
+    import subprocess
+    import sys
+
+    code = ("import sys\n"
+            "import catalog.store.postgres.store, psycopg, psycopg_binary\n"
+            "scanned = 'importlib.metadata' in sys.modules\n"
+            "from importlib import metadata\n"
+            "print(scanned, psycopg.__version__ == metadata.version('psycopg'),"
+            " psycopg_binary.__version__ == metadata.version('psycopg-binary'), psycopg.pq.__impl__)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["False", "True", "True", "binary"]
+
+
+def test_server_sessions_compile_nothing_before_a_search(pg_server, pg_seeded_template):
+    """No JIT: a search whose statement the planner costs high (tiers that never run add up)
+    was compiled for ~120 ms before its 90 ms of work."""
+    url = pg_server.create(template=pg_seeded_template)
+    catalog = Catalog.open(url)
+    try:
+        assert catalog.store.run_sql("SHOW jit") == (["jit"], [("off",)])
+        with catalog.store.read() as tx:
+            assert tx.conn.execute("SHOW jit").scalar() == "off"
+    finally:
+        catalog.close()
+        pg_server.drop(url)

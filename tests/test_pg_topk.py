@@ -139,3 +139,41 @@ def test_upgrade_from_0010_keeps_user_data_and_adds_empty_lists(pg_server, pg_se
             assert conn.execute(mine).fetchall() == before == [(key, "week1", "read the proof", 4)]
     finally:
         pg_server.drop(url)
+
+
+TIER_QUERIES = ["models", "transformers", "SAE", "language models", "model venue:ICLR", "learning -model",
+                "interpretab*", "policies", "=models"]
+
+
+def test_tiers_ranked_in_one_statement_are_the_walk_tier_by_tier(pg_seeded, monkeypatch):
+    """A server ranks a word's exact form, other forms and acronyms in one statement (one
+    round trip, not one per tier plus a look at each tier's list): the same papers, scores
+    and order as tier by tier, at any page size and offset, with filters and `-word`s."""
+    from catalog.store.postgres import search
+    from catalog.store.ranked import RankedSearch
+
+    combined = []
+    original = search.tiers_search_sql
+    monkeypatch.setattr(search, "tiers_search_sql", lambda *a, **k: combined.append(a[1]) or original(*a, **k))
+    together = {}
+    for query in TIER_QUERIES:
+        for limit, offset in ((3, 0), (50, 0), (4, 2)):
+            together[(query, limit, offset)] = _hits(pg_seeded, query, limit, offset)
+    assert ["exact", "forms"] in combined and ["exact", "forms", "wide"] in combined
+    assert len(together[("transformers", 50, 0)]) > len(_hits(pg_seeded, "=transformers", 50, 0))  # other forms too
+    monkeypatch.setattr(RankedSearch, "_tiers_together", lambda *a: [])
+    for (query, limit, offset), hits in together.items():
+        assert hits == _hits(pg_seeded, query, limit, offset), (query, limit, offset)
+
+
+def test_a_rare_word_is_two_statements_on_a_server(pg_seeded, monkeypatch):
+    """Its lists' states in one statement, its tiers' page in another (it was four)."""
+    from catalog.store.postgres.connection import Connection
+
+    statements = []
+    original = Connection.execute
+    monkeypatch.setattr(Connection, "execute", lambda self, sql, *a: statements.append(sql) or original(self, sql, *a))
+    with pg_seeded.store.read() as tx:
+        statements.clear()
+        assert tx.search(parse("transformers"), limit=50)
+        assert len(statements) == 2, statements

@@ -132,10 +132,11 @@ class PaperReads:
         return tuple(TagCount(name, counts[name]) for name in sorted(counts))
 
     def venue_counts(self) -> tuple[tuple[str, int | None, int], ...]:
-        """(venue, year, papers), newest year first. Reads the venue-year index only."""
+        """(venue, year, papers), newest year first, venues without regard to case. Reads the
+        venue-year index only. (PostgreSQL's is its own: postgres/search.py venue_counts_sql.)"""
         return tuple((r["venue"], r["year"], r["papers"]) for r in self.conn.execute(
             "SELECT coalesce(venue, '?') AS venue, year, count(*) AS papers FROM paper"
-            " GROUP BY venue, year ORDER BY year DESC, venue"))
+            " GROUP BY venue, year ORDER BY year DESC, venue COLLATE NOCASE"))
 
     def status_counts(self, total: int) -> tuple[tuple[str, int], ...]:
         """(status, papers) of this reader. Only statuses other than unread have rows, so unread

@@ -3,7 +3,8 @@ typed, then in other forms, then through acronyms, then (when few hold them all)
 some of the words; counts, ids and facet counts of the same. The SQL comes from the backend's
 pure compiler (`compiler`: sqlite/fts.py or postgres/search.py), which offers the same
 functions (compile_query, tier_expression, search_sql, count_sql, ids_sql, facet_sql,
-titled_sql, HOLDS_WORD)."""
+titled_sql, HOLDS_WORD); PostgreSQL's also ranks consecutive tiers in one statement
+(tiers_search_sql), where each statement is a round trip to a server."""
 
 from __future__ import annotations
 
@@ -59,15 +60,27 @@ class RankedSearch:
             return [(row, match) for row in self._run(sql, params, query)]
         found_rows: list[tuple[object, str | None]] = []
         skip, matching_all = offset, 0
+        done: set[str] = set()  # tiers ranked together with an earlier one
         # Worst first: the tiers backwards, each one worst first ("some" then comes first).
-        for tier in self.compiler.TIERS[::-1] if sort.reverse else self.compiler.TIERS:
+        tiers = self.compiler.TIERS[::-1] if sort.reverse else self.compiler.TIERS
+        for position, tier in enumerate(tiers):
             need = limit - len(found_rows) if limit >= 0 else -1
             if need == 0:
                 break
-            if self.compiler.tier_expression(compiled, tier) is None:
+            if tier in done or self.compiler.tier_expression(compiled, tier) is None:
                 continue
             if tier == "some" and not self._with_some(query, compiled, partial,
                                                       None if sort.reverse else matching_all):
+                continue
+            together = self._tiers_together(compiled, tiers[position:], need, skip, sort)
+            if together:  # one statement for these tiers' page (a server: one round trip)
+                page = self._run(*self.compiler.tiers_search_sql(compiled, together, limit=need,
+                                                                 with_text=with_text), query)
+                for n in range(len(together)):
+                    found = [row for row in page if row["tier"] == n]
+                    found_rows += [(row, "all") for row in found]
+                    matching_all += len(found)  # exact unless the page is full (the walk ends)
+                done.update(together)
                 continue
             found = self.ranked_page_from_lists(compiled, tier, need, skip, with_text, sort)
             if found is None:  # no ranked list proves this page (sqlite/topk.py): rank every match
@@ -86,8 +99,31 @@ class RankedSearch:
             matching_all += size
         return found_rows
 
+    def _tiers_together(self, compiled: object, tiers, need: int, skip: int, sort: Sort) -> list[str]:
+        """The tiers, from the first of `tiers` on, whose page one statement can rank (the
+        compiler's `tiers_search_sql`, PostgreSQL's: a round trip saved per tier), when there
+        are two or more: the first page, best first, of consecutive tiers of papers holding
+        every word that no ranked list may serve. [] otherwise: tier by tier."""
+        if (getattr(self.compiler, "tiers_search_sql", None) is None or skip or need < 0
+                or sort.reverse or sort.field != "relevance"):
+            return []
+        together = []
+        for tier in tiers:
+            if tier == "some":
+                break
+            if self.compiler.tier_expression(compiled, tier) is None:
+                continue
+            if self.list_may_serve(compiled, tier):
+                break
+            together.append(tier)
+        return together if len(together) > 1 else []
+
     # The lists of the best papers of frequent words: each backend keeps its own (sqlite/topk.py,
     # postgres/topk.py override these); without them a search ranks every match.
+
+    def list_may_serve(self, compiled: object, tier: str) -> bool:
+        """Whether a ranked list may serve this tier's page (then it is walked alone)."""
+        return False
 
     def ranked_page_from_lists(self, compiled: object, tier: str, limit: int, offset: int,
                                with_text: bool, sort: Sort) -> list | None:
@@ -155,7 +191,15 @@ class RankedSearch:
 
     def _acronyms_for(self, query: Query) -> dict[str, list[str]]:
         """What the query's words and runs of words also stand for, by the acronyms the
-        abstracts define: "SAE" -> ["Sparse Autoencoders"], "large language model" -> ["LLM"]."""
+        abstracts define: "SAE" -> ["Sparse Autoencoders"], "large language model" -> ["LLM"].
+        Asked again for the same query (a search, then its snippets), the answer is kept: one
+        round trip less on a server."""
+        held = self.__dict__.get("_acronyms_held")
+        if held is None or held[0] is not query:
+            held = self._acronyms_held = (query, self._read_acronyms(query))
+        return held[1]
+
+    def _read_acronyms(self, query: Query) -> dict[str, list[str]]:
         from catalog.acronyms import long_key, short_form, winners
 
         texts = self.compiler.acronym_candidates(query)

@@ -62,6 +62,10 @@ class PostgresTx(PostgresTopLists, RankedSearch, PaperReads, EditQueries, Import
             f"SELECT count(*) FROM (SELECT 1 FROM paper WHERE search_vector @@ to_tsquery('{search.CONFIG}', ?)"
             " LIMIT ?) AS found", (phrase, at_most)).scalar()
 
+    def venue_counts(self) -> tuple[tuple[str, int | None, int], ...]:
+        """(venue, year, papers), newest year first (search.venue_counts_sql)."""
+        return tuple((r["venue"], r["year"], r["papers"]) for r in self.conn.execute(search.venue_counts_sql()))
+
     def vocabulary(self) -> Iterator[tuple[str, int]]:
         """(word, papers holding it) of the words starting with a Latin letter, in word order,
         through ts_stat over every paper's vector (seconds at 100k papers: the caller caches
@@ -152,10 +156,17 @@ class Pool(ConnectionPool):
         self.user = user
 
     def _connect(self) -> Connection:
-        conn = connect(self.url)
+        return self._prepared(connect(self.url))
+
+    def _prepared(self, conn: Connection) -> Connection:
         # The views show this person's status and rating (catalog_user(), migration 0009).
         conn.execute("SELECT set_config('catalog.user', ?, false)", (self.user,))
         return conn
+
+    def adopt(self, conn: Connection) -> None:
+        """Lend out `conn` (opened by the caller, idle) as if the pool had opened it."""
+        with self._lock:
+            self._idle.append(self._prepared(conn))
 
     def _spent(self, conn: Connection) -> bool:
         return conn.in_transaction or conn.raw.closed
@@ -182,8 +193,18 @@ class PostgresStore(Store):
         """The catalog in the database at `url`: created when the database is empty, migrated
         when older; a database that holds other tables, is newer, or cannot be reached is
         refused with one line."""
-        revision = _revision(url)
+        # The connection that reads the schema's revision is the pool's first: the start-up
+        # check and catch_up below, then the first search, run on one connection (one server
+        # process started, its caches warmed once).
+        first = _reach(url)
+        try:
+            revision = _revision_on(first.raw, url)
+        except BaseException:
+            first.close()
+            raise
         if revision != migrations.SCHEMA_REVISION:
+            first.close()
+            first = None
             migrations.refuse_newer(shown(url), revision)
             if revision is not None:
                 notify(f"Upgrading {shown(url)} (schema {revision})")
@@ -194,6 +215,8 @@ class PostgresStore(Store):
                 raise CatalogError(f"cannot prepare {shown(url)}: {reason}") from None
         who = user or current_user() or login_name()
         store = cls(url, Pool(url, who), who)
+        if first is not None:
+            store.pool.adopt(first)
         if catch_up:
             store.catch_up()
         return store
@@ -355,24 +378,34 @@ def _first_line(exc: BaseException) -> str:
     return (str(exc).strip().splitlines() or [type(exc).__name__])[0]
 
 
+def _reach(url: str) -> Connection:
+    """A connection to the catalog's database; a server that cannot be reached is one line."""
+    try:
+        return connect(url, connect_timeout=10)
+    except psycopg.Error as exc:
+        raise CatalogError(f"cannot open {shown(url)}: {_first_line(exc)}") from None
+
+
 def _revision(url: str) -> str | None:
     """The database's schema revision; None for an empty database. Refuses (one line) a
     server it cannot reach and a database holding other tables."""
+    conn = _reach(url)
     try:
-        conn = psycopg.connect(url, autocommit=True, connect_timeout=10)
-    except psycopg.Error as exc:
-        raise CatalogError(f"cannot open {shown(url)}: {_first_line(exc)}") from None
-    try:
-        if conn.execute("SELECT to_regclass('alembic_version')").fetchone()[0] is not None:
-            row = conn.execute("SELECT version_num FROM alembic_version").fetchone()
-            if row is None:
-                raise CatalogError(f"{shown(url)} has a catalog without its schema version")
-            return row[0]
-        tables = [r[0] for r in conn.execute(
-            "SELECT tablename FROM pg_tables WHERE schemaname = current_schema() ORDER BY tablename")]
-        if tables:
-            raise CatalogError(f"{shown(url)} is not a catalog database (it has tables "
-                               f"{', '.join(tables[:5])}); use a new database")
-        return None
+        return _revision_on(conn.raw, url)
     finally:
         conn.close()
+
+
+def _revision_on(conn: psycopg.Connection, url: str) -> str | None:
+    """_revision, on an open connection (autocommit)."""
+    if conn.execute("SELECT to_regclass('alembic_version')").fetchone()[0] is not None:
+        row = conn.execute("SELECT version_num FROM alembic_version").fetchone()
+        if row is None:
+            raise CatalogError(f"{shown(url)} has a catalog without its schema version")
+        return row[0]
+    tables = [r[0] for r in conn.execute(
+        "SELECT tablename FROM pg_tables WHERE schemaname = current_schema() ORDER BY tablename")]
+    if tables:
+        raise CatalogError(f"{shown(url)} is not a catalog database (it has tables "
+                           f"{', '.join(tables[:5])}); use a new database")
+    return None

@@ -54,11 +54,7 @@ class PostgresTopLists:
         expression = search.tier_expression(compiled, tier)
         index = "exact" if tier == "exact" else "stems"
         column, config = search.VECTORS[index]
-        state = self.conn.execute(
-            f"SELECT key, built_at, listed, matches, (SELECT count(*) FROM (SELECT 1 FROM {CHANGE_TABLE} c"
-            f" WHERE c.seq > s.built_at LIMIT ?) AS n) AS changes FROM {STATE_TABLE} s"
-            f" WHERE key = ? || ' ' || to_tsquery('{config}', ?)::text AND weights = ?",
-            (CHANGE_LIMIT + 1, index, expression, search.WEIGHTS)).first()
+        state = self._list_state(compiled, tier)
         if state is None or state["changes"] > CHANGE_LIMIT:
             return None
         need = offset + limit
@@ -104,6 +100,40 @@ class PostgresTopLists:
             " FROM unnest(?::integer[], ?::real[]) WITH ORDINALITY AS v(id, score, n)"
             f" JOIN paper p ON p.id = v.id {search.READER_JOIN} ORDER BY v.n",
             [[i for _, i in page], [s for s, _ in page], self.user]).all()
+
+    def list_may_serve(self, compiled, tier: str) -> bool:
+        """Whether a fresh list exists for this tier's words (ranked_page_from_lists may serve
+        its page); False: the tier ranks every match."""
+        if not ENABLED or tier == "some":
+            return False
+        state = self._list_state(compiled, tier)
+        return state is not None and state["changes"] <= CHANGE_LIMIT
+
+    def _list_state(self, compiled, tier: str):
+        """The state row of a tier's list (None: no list). The states of every tier of the
+        query are read in one statement, the first time one is asked for in one walk of the
+        tiers (one `compiled`, ranked.py): a rare word's walk (exact, then other forms) asks
+        twice. A new walk reads them again (changes may have been logged since)."""
+        held = self.__dict__.get("_list_states")
+        if held is None or held[0] is not compiled:
+            tiers = [t for t in search.TIERS[:-1] if search.tier_expression(compiled, t) is not None]
+            held = self._list_states = (compiled, self._read_list_states(compiled, tiers))
+        return held[1].get(tier)
+
+    def _read_list_states(self, compiled, tiers: list[str]) -> dict:
+        """{tier: its list's state row} of the `tiers` that have a list."""
+        if not tiers:
+            return {}
+        indexes = ["exact" if t == "exact" else "stems" for t in tiers]
+        rows = self.conn.execute(
+            f"SELECT v.n, s.key, s.built_at, s.listed, s.matches, (SELECT count(*) FROM (SELECT 1 FROM"
+            f" {CHANGE_TABLE} c WHERE c.seq > s.built_at LIMIT ?) AS n) AS changes"
+            " FROM unnest(?::text[], ?::text[], ?::text[]) WITH ORDINALITY AS v(idx, config, expression, n)"
+            f" JOIN {STATE_TABLE} s ON s.key = v.idx || ' ' || to_tsquery(v.config::regconfig, v.expression)::text"
+            " WHERE s.weights = ?",
+            (CHANGE_LIMIT + 1, indexes, [search.VECTORS[i][1] for i in indexes],
+             [search.tier_expression(compiled, t) for t in tiers], search.WEIGHTS)).all()
+        return {tiers[r["n"] - 1]: r for r in rows}
 
     # --- building ----------------------------------------------------------------------------------
 

@@ -305,7 +305,7 @@ def facet_sql(ids: str, *, scan: bool) -> dict[str, str]:
     return {
         "venues": (f"SELECT coalesce(venue, '?') AS venue, year, count(*) AS papers FROM paper"
                    f"{index('ix_paper_venue_year')} WHERE id IN ({ids}) GROUP BY venue, year"
-                   " ORDER BY year DESC, venue"),
+                   " ORDER BY year DESC, venue COLLATE NOCASE"),
         "statuses": ("SELECT status, count(*) AS papers FROM paper_reader WHERE reader = ?"
                      f" AND status != 'unread' AND paper_id IN ({ids}) GROUP BY status"),
         "ratings": ("SELECT rating, count(*) AS papers FROM paper_reader WHERE reader = ?"
