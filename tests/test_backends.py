@@ -342,22 +342,6 @@ def test_opening_a_server_catalog_and_searching_connects_once(pg_server, pg_seed
         pg_server.drop(url)
 
 
-def test_the_server_backend_loads_psycopg_without_scanning_installed_packages():
-    """psycopg's own version lookups (importlib.metadata, 40% of its import) are skipped:
-    the versions it reports are still the installed ones."""
-    import subprocess
-    import sys
-
-    code = ("import sys\n"
-            "import catalog.store.postgres.store, psycopg, psycopg_binary\n"
-            "scanned = 'importlib.metadata' in sys.modules\n"
-            "from importlib import metadata\n"
-            "print(scanned, psycopg.__version__ == metadata.version('psycopg'),"
-            " psycopg_binary.__version__ == metadata.version('psycopg-binary'), psycopg.pq.__impl__)\n")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.split() == ["False", "True", "True", "binary"]
-
-
 def test_server_sessions_compile_nothing_before_a_search(pg_server, pg_seeded_template):
     """No JIT: a search whose statement the planner costs high (tiers that never run add up)
     was compiled for ~120 ms before its 90 ms of work."""
