@@ -89,10 +89,10 @@ def breakdown(keys: list[dict], spans: list[tuple[str, str, float, float]]) -> l
         def took(kind, spans=mine):
             return sum(s[3] - s[2] for s in spans if s[0] == kind)
 
-        row = {"typed": key["typed"], "query": key["query"], "ms": None}
+        row = {"typed": key["typed"], "query": key["query"], "ms": None, "at": key["start"]}
         if key["applied"] is not None:
             search = next((s for s in mine if s[0] == "search"), None)
-            row.update(ms=(key["applied"] - key["start"]) * 1000,
+            row.update(ms=(key["applied"] - key["start"]) * 1000, searched_at=search[2] if search else None,
                        wait=((search[2] if search else key["applied"]) - key["start"]) * 1000,
                        page=((search[3] - search[2]) if search else 0.0) * 1000,
                        deliver=((key["applied"] - search[3]) if search else 0.0) * 1000,

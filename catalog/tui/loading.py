@@ -79,6 +79,7 @@ class Loading:
     sort: Sort  # the order of the results
     holding_all: int | None = None  # papers with every word, when partial matches follow
     settling = False  # the search shown was typed: its count and facets wait SETTLE first
+    bindings_with_paper: bool | None = None  # the footer's keys were last chosen with a paper current
     remembered: State  # for next time (state.py)
     facets: Facets | None
     detail: PaperDetail | None
@@ -306,7 +307,12 @@ class Loading:
             self.papers.refresh()
 
     def on_paper_list_highlighted(self, message: PaperList.Highlighted) -> None:
-        self.refresh_bindings()
+        # The footer's keys depend on whether a paper is under the cursor, not on which one:
+        # refreshing them rebuilds the footer and lays the screen out again, which at every
+        # key typed cost the UI thread more than the list's page.
+        if (message.paper is not None) != self.bindings_with_paper:
+            self.bindings_with_paper = message.paper is not None
+            self.refresh_bindings()
         self.show_position()
         self.remembered.key = message.paper.key if message.paper else None
         if message.paper is None:
