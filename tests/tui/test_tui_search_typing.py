@@ -190,3 +190,27 @@ async def test_keys_typed_in_a_row_count_and_facet_only_the_last(app, seeded, se
         assert app.main.papers.total == seeded.count("model*") == 74
         assert "/ 74" in screen_text(app) and not sidebar.has_class("-pending")
         assert app.main.facets.query == "model*"
+
+
+async def test_the_footer_is_rebuilt_only_when_a_paper_comes_or_goes(app, settle, type_search):
+    """Issue 16: every key that changed the results refreshed the footer's keys, which
+    rebuilds the footer and lays the screen out again (more UI time than the list's page).
+    The keys depend only on whether a paper is under the cursor (check_action): they are
+    refreshed when the list empties and when a paper comes back, not in between."""
+    async with app.run_test(size=SIZE) as pilot:
+        await type_search(pilot, "graph")
+        refreshed = []
+        refresh = app.main.refresh_bindings
+        app.main.refresh_bindings = lambda: (refreshed.append(app.main.papers.total), refresh())
+        before = app.main.papers.total
+        for ch in " neural":  # typed on: other results, each with a paper under the cursor
+            await pilot.press(ch if ch != " " else "space")
+            await pilot.pause(0.12)
+        await settle(pilot)
+        assert app.main.papers.total != before and refreshed == []
+        app.main.search_bar.input.value = "graph neural zzqxv"  # nothing matches: the paper keys go
+        await settle(pilot, typing=True)
+        assert refreshed == [0]
+        app.main.search_bar.input.value = "graph"  # and come back
+        await settle(pilot, typing=True)
+        assert app.main.papers.total > 0 and refreshed == [0, app.main.papers.total]
