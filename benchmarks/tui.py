@@ -40,7 +40,8 @@ def _watch_results() -> dict[str, float]:
     show = PaperList.show_results
 
     def timed_show(self, query, *args, **kwargs):
-        start = applied.setdefault(query, time.perf_counter())
+        start = time.perf_counter()
+        applied.setdefault(query, start)
         try:
             return show(self, query, *args, **kwargs)
         finally:

@@ -34,7 +34,7 @@ from catalog.tui.widgets.search_bar import SearchBar
 # next key (a steady typist's come 100-200 ms apart) cancels them before they cost anything. At
 # a million papers they take longer than the page itself, on the same two cores, and made the
 # next keys wait (docs/benchmarks.md, issue 16). Until its count comes the list says `200+`.
-SETTLE = 0.3
+SETTLE = 0.5
 
 
 def settled(worker, until: float) -> bool:
