@@ -2,6 +2,7 @@
 process, keystroke-to-results latency, peak memory.
 
     python -m benchmarks.tui CATALOG.db        # or a postgresql:// URL
+    python -m benchmarks.tui CATALOG.db --keys --runs 1   # and where the slowest keys' time went
 
 With CATALOG_STATE_DIR set, sessions read (and write) the remembered state there, as
 `catalog tui` does: launch time then includes loading it and restoring the query, paper,
@@ -22,19 +23,100 @@ from pathlib import Path
 PHRASES = ["sparse attention", "language models", "venue:ICML graph", "diffusion"]
 
 
+# Spans of work (kind, query, start, end) while the session runs, for the per-key breakdown:
+# the catalog calls the TUI's workers make and the list's own updating and painting.
+SPANS: list[tuple[str, str, float, float]] = []
+WORK = {"search": "search", "count": "count", "facets": "facets", "get": "paper",
+        "suggest": "suggest"}
+
+
 def _watch_results() -> dict[str, float]:
-    """When each query's first page reached the list (patched in, for measuring only)."""
+    """When each query's first page reached the list (patched in, for measuring only); and
+    SPANS: each catalog call of the session, the list's updates and its painting."""
+    from catalog.library import Catalog
     from catalog.tui.widgets.paper_list import PaperList
 
     applied: dict[str, float] = {}
     show = PaperList.show_results
 
     def timed_show(self, query, *args, **kwargs):
-        applied.setdefault(query, time.perf_counter())
-        return show(self, query, *args, **kwargs)
+        start = time.perf_counter()
+        applied.setdefault(query, start)
+        try:
+            return show(self, query, *args, **kwargs)
+        finally:
+            SPANS.append(("show", query, start, time.perf_counter()))
 
     PaperList.show_results = timed_show
+    render = PaperList.render_line
+
+    def timed_render(self, y):
+        start = time.perf_counter()
+        try:
+            return render(self, y)
+        finally:
+            SPANS.append(("paint", self.query_text, start, time.perf_counter()))
+
+    PaperList.render_line = timed_render
+    for method, kind in WORK.items():
+        setattr(Catalog, method, _spanned(getattr(Catalog, method), kind))
     return applied
+
+
+def _spanned(call, kind: str):
+    def timed(self, query="", *args, **kwargs):
+        start = time.perf_counter()
+        try:
+            return call(self, query, *args, **kwargs)
+        finally:
+            SPANS.append((kind, str(query), start, time.perf_counter()))
+    return timed
+
+
+def breakdown(keys: list[dict], spans: list[tuple[str, str, float, float]]) -> list[dict]:
+    """Where each key's time went. `keys`: {"typed", "query", "start", "applied"} (perf_counter
+    times; applied None when nothing was searched). For a key: `wait`, from the key to its
+    search starting (the UI thread's queue, the debounce); `page`, the search of its first
+    page; `deliver`, from that search's end to the list showing it (messages waiting for the
+    UI thread); `show`, the list taking the page; `paint`, painting the list's lines until the
+    next key; `count` and `facets`, this key's count and facets (after its page, while the
+    next key is typed: a count that outlives the 150 ms between keys delays the next key);
+    `busy`, the other catalog work running when the key was pressed."""
+    out = []
+    for n, key in enumerate(keys):
+        end = keys[n + 1]["start"] if n + 1 < len(keys) else float("inf")
+        mine = [s for s in spans if s[1] == key["query"] and key["start"] <= s[2] < end]
+
+        def took(kind, spans=mine):
+            return sum(s[3] - s[2] for s in spans if s[0] == kind)
+
+        row = {"typed": key["typed"], "query": key["query"], "ms": None, "at": key["start"]}
+        if key["applied"] is not None:
+            search = next((s for s in mine if s[0] == "search"), None)
+            row.update(ms=(key["applied"] - key["start"]) * 1000, searched_at=search[2] if search else None,
+                       wait=((search[2] if search else key["applied"]) - key["start"]) * 1000,
+                       page=((search[3] - search[2]) if search else 0.0) * 1000,
+                       deliver=((key["applied"] - search[3]) if search else 0.0) * 1000,
+                       show=took("show") * 1000, paint=took("paint") * 1000,
+                       count=took("count") * 1000, facets=took("facets") * 1000)
+        row["busy"] = sorted({f"{s[0]} `{s[1]}`" for s in spans
+                              if s[2] < key["start"] < s[3] and s[0] in WORK.values()})
+        out.append(row)
+    return out
+
+
+def breakdown_lines(rows: list[dict], slowest: int = 15) -> list[str]:
+    """The slowest keys, each with where its time went (milliseconds)."""
+    timed = sorted((r for r in rows if r["ms"] is not None), key=lambda r: -r["ms"])[:slowest]
+    lines = [f"Slowest {len(timed)} keys (ms; `page` the search of the first page, `deliver` its"
+             " wait for the UI thread, `count`/`facets` after the page, `busy` still running at the key):", "",
+             "| key | query sent | to results | wait | page | deliver | show | paint | count | facets | busy |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for r in timed:
+        lines.append(f"| `{r['typed']}` | `{r['query']}` | {r['ms']:.0f} | {r['wait']:.0f} | {r['page']:.0f} |"
+                     f" {r['deliver']:.0f} | {r['show']:.0f} | {r['paint']:.0f} | {r['count']:.0f} |"
+                     f" {r['facets']:.0f} | {', '.join(r['busy']) or '-'} |")
+    return lines + [""]
 
 
 async def _session(db: Path, phrases: list[str]) -> dict:
@@ -48,7 +130,7 @@ async def _session(db: Path, phrases: list[str]) -> dict:
     applied = _watch_results()
     state = StateStore.default() if os.environ.get(ENV_VAR) else None
     app = CatalogApp(Catalog.open(db), cursor_blink=False, state=state)
-    latencies, kept = [], 0
+    latencies, kept, keys = [], 0, []
     async with app.run_test(size=(120, 36)) as pilot:
         while not applied:  # the first screen: the whole catalog (or the remembered query)
             await asyncio.sleep(0.001)
@@ -64,6 +146,8 @@ async def _session(db: Path, phrases: list[str]) -> dict:
                     if app.main.searched and want == app.main.searched[0]:
                         # The first letters of a word: the TUI runs nothing, the results on
                         # screen are already this key's.
+                        keys.append({"typed": app.main.search_bar.value + ch, "query": want,
+                                     "start": time.perf_counter(), "applied": None})
                         await pilot.press(ch if ch != " " else "space")
                         latencies.append(0.0)
                         kept += 1
@@ -75,8 +159,12 @@ async def _session(db: Path, phrases: list[str]) -> dict:
                     while want not in applied and time.perf_counter() < deadline:
                         await asyncio.sleep(0.0005)
                     latencies.append(applied.get(want, deadline) - start)
-    return {"ready": ready, "latencies": latencies, "kept": kept,
-            "peak_mb": _peak_mb()}
+                    keys.append({"typed": app.main.search_bar.value, "query": want, "start": start,
+                                 "applied": applied.get(want)})
+            await pilot.pause(1.0)  # the last key's count and facets
+    return {"ready": ready, "latencies": latencies, "kept": kept, "peak_mb": _peak_mb(),
+            "keys": breakdown(keys, SPANS)}
+
 
 
 def _peak_mb() -> float:
@@ -109,11 +197,12 @@ def measure(db: Path, runs: int = 5, phrases: list[str] = PHRASES) -> dict:
     starts = [_probe(db, typing=False) for _ in range(runs)]
     typing = _probe(db, typing=True, quick=phrases != PHRASES)
     return {"startup": [r["startup"] for r in starts], "latencies": typing["latencies"], "kept": typing["kept"],
-            "peak_mb": max(r["peak_mb"] for r in [*starts, typing])}
+            "keys": typing["keys"], "peak_mb": max(r["peak_mb"] for r in [*starts, typing])}
 
 
-def report(db: Path, quick: bool = False) -> list[str]:
-    result = measure(db, runs=1, phrases=PHRASES[:1]) if quick else measure(db)
+def report(db: Path, quick: bool = False, runs: int = 5, keys: bool = False) -> list[str]:
+    """The table; `keys`: then where the time of the slowest keys went."""
+    result = measure(db, runs=1, phrases=PHRASES[:1]) if quick else measure(db, runs=runs)
     latencies = sorted(result["latencies"])
     p95 = latencies[round(0.95 * (len(latencies) - 1))]
     searching = latencies[result["kept"]:] or [0.0]
@@ -128,7 +217,7 @@ def report(db: Path, quick: bool = False) -> list[str]:
         f"| the keys that search ({len(searching)}) | median {statistics.median(searching) * 1000:.1f} ms,"
         f" p95 {searching[round(0.95 * (len(searching) - 1))] * 1000:.1f} ms |",
         f"| peak memory of the session | {result['peak_mb']:.0f} MB |", "",
-    ]
+    ] + (breakdown_lines(result["keys"]) if keys else [])
 
 
 def _location(value: str) -> Path | str:
@@ -143,7 +232,14 @@ def main() -> None:
         phrases = {"--type": PHRASES, "--type-one": PHRASES[:1]}.get(sys.argv[3] if len(sys.argv) > 3 else "", [])
         print(json.dumps(asyncio.run(_session(_location(sys.argv[2]), phrases))))
         return
-    print("\n".join(report(_location(sys.argv[1]))))
+    import argparse
+
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("db")
+    parser.add_argument("--runs", type=int, default=5, help="launches timed (the median is shown)")
+    parser.add_argument("--keys", action="store_true", help="then the slowest keys, broken down")
+    args = parser.parse_args()
+    print("\n".join(report(_location(args.db), runs=args.runs, keys=args.keys)))
 
 
 if __name__ == "__main__":

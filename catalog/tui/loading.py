@@ -4,6 +4,8 @@ still wanted and put it on screen."""
 
 from __future__ import annotations
 
+from time import monotonic, sleep
+
 from rich.cells import cell_len
 from rich.text import Text
 from textual import work
@@ -26,6 +28,23 @@ from catalog.tui.querytext import PREFIX_FROM, highlight_terms, tokens, typed_qu
 from catalog.tui.widgets.detail import DetailPane
 from catalog.tui.widgets.paper_list import PAGE, PaperList
 from catalog.tui.widgets.search_bar import SearchBar
+
+
+# While a word is typed, a key's count and facets start this long after its page is shown: the
+# next key (a steady typist's come 100-200 ms apart) cancels them before they cost anything. At
+# a million papers they take longer than the page itself, on the same two cores, and made the
+# next keys wait (docs/benchmarks.md, issue 16). Until its count comes the list says `200+`.
+SETTLE = 0.5
+
+
+def settled(worker, until: float) -> bool:
+    """Wait until `until` (monotonic()) unless the worker is cancelled first; whether it is
+    still wanted."""
+    while (left := until - monotonic()) > 0:
+        if worker.is_cancelled:
+            return False
+        sleep(min(left, 0.02))
+    return not worker.is_cancelled
 
 
 def read_paper(catalog: Catalog, key: str, query: str = "") -> DetailLoaded:
@@ -59,6 +78,8 @@ class Loading:
     refreshing: bool  # the search under way shows the same results again (a change elsewhere)
     sort: Sort  # the order of the results
     holding_all: int | None = None  # papers with every word, when partial matches follow
+    settling = False  # the search shown was typed: its count and facets wait SETTLE first
+    bindings_with_paper: bool | None = None  # the footer's keys were last chosen with a paper current
     remembered: State  # for next time (state.py)
     facets: Facets | None
     detail: PaperDetail | None
@@ -88,6 +109,7 @@ class Loading:
             self.query_text = self.remembered.query = query
             return  # the results on screen are this search's (or on their way)
         self.searched = (run, self.sort)
+        self.settling = typing and not finished
         self.generation += 1
         # The counts of the results this search replaces are not wanted any more: stop them
         # (at a million papers they take longer than a search, on the same cores).
@@ -95,16 +117,18 @@ class Loading:
         self.query_text, self.keep_key, self.refreshing = query, keep, refresh
         self.remembered.query = query
         self._search(self.catalog, run, self.sort, self.generation,
-                     keep is not None if counted is None else counted, query)
+                     keep is not None if counted is None else counted, query,
+                     SETTLE if self.settling else 0.0)
 
     def on_query_changed(self, message: QueryChanged) -> None:
         self.search(message.query, finished=message.finished, typing=True)
 
     @work(thread=True, exclusive=True, group="search", exit_on_error=False)
     def _search(self, catalog: Catalog, query: str, sort: Sort, generation: int, counted: bool,
-                typed: str) -> None:
+                typed: str, settle: float = 0.0) -> None:
         """`query`: what runs (the word being typed as a prefix); `typed`: as typed, whose
-        words are checked for typos when nothing matches."""
+        words are checked for typos when nothing matches. The count after the first page
+        waits `settle` seconds (a key typed meanwhile cancels it unstarted)."""
         worker = get_current_worker()
         stop = lambda: worker.is_cancelled  # noqa: E731  (a newer search cancels this worker)
         try:
@@ -118,7 +142,7 @@ class Loading:
             self.post_message(SearchResults(query, generation, rows, total))
             if not rows:
                 self._suggest(catalog, typed, query, generation, stop)
-            if total is None:
+            if total is None and settled(worker, monotonic() + settle):
                 total = catalog.count(query, cancelled=stop, partial=partial)
                 if not worker.is_cancelled:
                     self.post_message(SearchCount(query, generation, total))
@@ -151,7 +175,8 @@ class Loading:
         self.holding_all = (sum(p.match == "all" for p in message.rows)
                             if any(p.match == "some" for p in message.rows) else None)
         self.show_position()
-        self.load_facets(message.query)
+        self.query_one("#sidebar").set_class(True, "-pending")
+        self.load_facets(message.query, SETTLE if self.settling else 0.0)
 
     def on_search_count(self, message: SearchCount) -> None:
         if message.generation == self.generation:
@@ -242,17 +267,20 @@ class Loading:
 
     # --- facets and the paper under the cursor -----------------------------------------
 
-    def load_facets(self, query: str | None = None) -> None:
+    def load_facets(self, query: str | None = None, settle: float = 0.0) -> None:
         """Counts for the results of `query` (by default those shown: the query as it ran,
         the word being typed as a prefix), off the UI thread; a newer call cancels this one,
         and SQLite stops at once. They count the papers the list holds: by relevance, those
-        holding only some of the words too when the list shows them."""
+        holding only some of the words too when the list shows them. `settle`: they wait
+        that long first (SETTLE, while typing)."""
         self._load_facets(self.papers.query_text if query is None else query,
-                          self.papers.sort == RELEVANCE)
+                          self.papers.sort == RELEVANCE, settle)
 
     @work(thread=True, exclusive=True, group="facets", exit_on_error=False)
-    def _load_facets(self, query: str, partial: bool) -> None:
+    def _load_facets(self, query: str, partial: bool, settle: float = 0.0) -> None:
         worker = get_current_worker()
+        if not settled(worker, monotonic() + settle):
+            return
         try:
             facets = self.catalog.facets(query, cancelled=lambda: worker.is_cancelled, partial=partial)
         except Exception:  # superseded, or a bad query; counts are a convenience
@@ -266,7 +294,9 @@ class Loading:
             return  # the results have changed since
         self.load_topics()  # the Topics facet (discovering.py)
         self.facets = message.facets
-        self.query_one("#sidebar").show_facets(message.facets)
+        sidebar = self.query_one("#sidebar")
+        sidebar.show_facets(message.facets)
+        sidebar.set_class(False, "-pending")
         # The venue column fits the venues: it widens, but never narrows while searching.
         widest = max((cell_len(v) for v, _, _ in message.facets.venues), default=5)
         width = max(5, min(12, widest))
@@ -277,7 +307,12 @@ class Loading:
             self.papers.refresh()
 
     def on_paper_list_highlighted(self, message: PaperList.Highlighted) -> None:
-        self.refresh_bindings()
+        # The footer's keys depend on whether a paper is under the cursor, not on which one:
+        # refreshing them rebuilds the footer and lays the screen out again, which at every
+        # key typed cost the UI thread more than the list's page.
+        if (message.paper is not None) != self.bindings_with_paper:
+            self.bindings_with_paper = message.paper is not None
+            self.refresh_bindings()
         self.show_position()
         self.remembered.key = message.paper.key if message.paper else None
         if message.paper is None:

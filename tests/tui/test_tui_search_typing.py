@@ -7,6 +7,8 @@ import json
 
 import pytest
 
+from tests.tui.conftest import screen_text
+
 SIZE = (120, 36)
 
 
@@ -145,3 +147,70 @@ async def test_the_reading_pane_marks_what_an_acronym_matched_through(app, seede
         body = app.main.query_one("#detail-body", Static).render()
         marked = {body.plain[s.start:s.end].lower() for s in body.spans}
         assert any(w.startswith("sparse autoencoder") for w in marked), marked
+
+
+async def test_keys_typed_in_a_row_count_and_facet_only_the_last(app, seeded, settle, monkeypatch):
+    """Issue 16: each key's count and facets ran after its page on the cores the next key's
+    page needed (at a million papers they cost more than the page). They now wait SETTLE
+    after the key, and a key typed meanwhile cancels them before they start; until the last
+    key's come the list says `20+` (not an earlier search's count) and the sidebar's counts,
+    an earlier search's, are dimmed."""
+    from catalog.tui import loading
+
+    monkeypatch.setattr(loading, "PAGE", 20)  # the seeds are 90 papers: a first page that is not all
+    clock = [0.0]  # SETTLE's clock stands still while the keys are typed (however slowly)
+    monkeypatch.setattr(loading, "monotonic", lambda: clock[0])
+    counted, faceted = [], []
+    count, facets = app.catalog.count, app.catalog.facets
+
+    def count_spy(query, **kwargs):
+        counted.append(query)
+        return count(query, **kwargs)
+
+    def facets_spy(query="", **kwargs):
+        faceted.append(query)
+        return facets(query, **kwargs)
+
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.catalog.count, app.catalog.facets = count_spy, facets_spy
+        await pilot.press("slash")
+        for ch in "model":
+            await pilot.press(ch)
+            await pilot.pause(0.12)  # past the debounce: `mod*`, `mode*`, `model*` each search
+        while app.main.papers.query_text != "model*":
+            await pilot.pause(0.02)
+        await pilot.pause(0.1)
+        sidebar = app.main.query_one("#sidebar")
+        assert (app.main.papers.total, counted, faceted) == (20, [], [])
+        assert "/ 20+" in screen_text(app) and sidebar.has_class("-pending")
+        clock[0] += loading.SETTLE
+        await settle(pilot)
+        assert counted == ["model*"] and faceted == ["model*"]
+        assert app.main.papers.total == seeded.count("model*") == 74
+        assert "/ 74" in screen_text(app) and not sidebar.has_class("-pending")
+        assert app.main.facets.query == "model*"
+
+
+async def test_the_footer_is_rebuilt_only_when_a_paper_comes_or_goes(app, settle, type_search):
+    """Issue 16: every key that changed the results refreshed the footer's keys, which
+    rebuilds the footer and lays the screen out again (more UI time than the list's page).
+    The keys depend only on whether a paper is under the cursor (check_action): they are
+    refreshed when the list empties and when a paper comes back, not in between."""
+    async with app.run_test(size=SIZE) as pilot:
+        await type_search(pilot, "graph")
+        refreshed = []
+        refresh = app.main.refresh_bindings
+        app.main.refresh_bindings = lambda: (refreshed.append(app.main.papers.total), refresh())
+        before = app.main.papers.total
+        for ch in " neural":  # typed on: other results, each with a paper under the cursor
+            await pilot.press(ch if ch != " " else "space")
+            await pilot.pause(0.12)
+        await settle(pilot)
+        assert app.main.papers.total != before and refreshed == []
+        app.main.search_bar.input.value = "graph neural zzqxv"  # nothing matches: the paper keys go
+        await settle(pilot, typing=True)
+        assert refreshed == [0]
+        app.main.search_bar.input.value = "graph"  # and come back
+        await settle(pilot, typing=True)
+        assert app.main.papers.total > 0 and refreshed == [0, app.main.papers.total]

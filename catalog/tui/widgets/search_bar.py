@@ -98,7 +98,9 @@ class SearchBar(Vertical):
 
     def hint(self, content: Content | str, error: bool = False) -> None:
         hint = self.query_one("#search-hint", Static)
-        hint.update(Content(content) if isinstance(content, str) else content)
+        # One line whatever it says (app.tcss): no layout of the whole screen again, which at
+        # every result, count and cursor move cost the UI thread more than painting the list.
+        hint.update(Content(content) if isinstance(content, str) else content, layout=False)
         hint.set_class(error, "-error")
 
     def on_input_changed(self, event: Input.Changed) -> None:
