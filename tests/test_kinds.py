@@ -162,6 +162,19 @@ def test_a_known_kind_is_kept_and_a_missing_one_filled(empty_catalog, tmp_path):
     assert sorted(kinds(empty_catalog).values()) == ["article", "article"]
 
 
+def test_split_gives_the_kind_back_to_the_record_that_brought_it(empty_catalog, tmp_path):
+    abstract = "We study deep learning on many benchmarks and report results on twelve of them today."
+    (tmp_path / "list.txt").write_text(f"ICML 2020\n\n{abstract}\n")
+    (tmp_path / "lib.bib").write_text(
+        f"@article{{a, title={{Deep Learning}}, journal={{JMLR}}, year=2020, abstract={{{abstract}}}}}\n")
+    empty_catalog.import_paths([tmp_path / "list.txt"])
+    empty_catalog.import_paths([tmp_path / "lib.bib"])
+    (key,) = [p.key for p in empty_catalog.export_papers("")]
+    empty_catalog.split(key)
+    assert sorted((p.key == key, p.kind) for p in empty_catalog.export_papers("")) == [
+        (False, "article"), (True, None)]
+
+
 def test_copy_carries_the_kind(empty_catalog, tmp_path):
     (tmp_path / "lib.bib").write_text(JMLR)
     empty_catalog.import_paths([tmp_path / "lib.bib"])
