@@ -243,6 +243,29 @@ def test_csl_type_for_each_kind(kind):
     assert (item["type"], item["container-title"]) == (CSL[kind], "JMLR")
 
 
+def test_every_kind_parses_strictly_and_validates():
+    """pybtex in strict mode reads every entry type; every CSL item is valid CSL 1.0.2."""
+    import jsonschema
+    import pybtex.errors
+    from pybtex.database import parse_string
+
+    papers = [paper(kind, key=f"k{i}", title=f"Paper {i}", arxiv_id="2001.00001" if kind == "preprint" else None)
+              for i, kind in enumerate(BIBTEX)]
+    out = io.StringIO()
+    bibtex.write(papers, out)
+    pybtex.errors.set_strict_mode(True)
+    try:
+        entries = parse_string(out.getvalue(), "bibtex").entries
+    finally:
+        pybtex.errors.set_strict_mode(False)
+    assert [e.type for e in entries.values()] == [t for t, _ in BIBTEX.values()]
+    out = io.StringIO()
+    csljson.write(papers, out)
+    items = json.loads(out.getvalue())
+    jsonschema.validate(items, json.loads((DATA / "csl-data.schema.json").read_text()))
+    assert [i["type"] for i in items] == list(CSL.values())
+
+
 def test_without_a_kind_exports_are_as_before():
     """A paper of a paper list: @inproceedings with "VENUE YEAR", or @misc for arXiv."""
     out = io.StringIO()
