@@ -319,7 +319,7 @@ def _normalised(raw: dict[str, str], entry_type: str = "") -> dict[str, object]:
     arxiv = _arxiv(get)
     kind = kinds.named(entry_type)
     venue_raw = next((get(k) for k in _VENUE_FIELDS if get(k)), "")
-    if not venue_raw and kind in _KIND_VENUE and not re.search(r"\\url|://", get(_KIND_VENUE[kind])):
+    if not venue_raw and kind in _KIND_VENUE:
         venue_raw = get(_KIND_VENUE[kind])
     venue = fields.venue(venue_raw) if venue_raw else ("arXiv" if arxiv else None)
     return {
