@@ -38,7 +38,7 @@ from catalog.ingest.fields import fold_tex, name_parts, split_people, title_key
 from catalog.ingest.records import PaperRecord
 
 # Fields a record may fill on a paper that has them empty.
-FILLABLE = ("title", "authors", "venue", "year", "doi", "arxiv_id", "url")
+FILLABLE = ("title", "authors", "venue", "year", "doi", "arxiv_id", "url", "kind")
 # An abstract shorter than this (in words; two CJK characters count as one) cannot tell one
 # paper from another: "Not Available", "Keywords", "Details of the publication".
 MIN_WORDS = 10
@@ -203,7 +203,7 @@ class Paper:
             return self.record
         r = self.record
         own = PaperRecord(r.abstract, r.position, r.line, r.venue, r.year, r.title, r.authors, r.doi,
-                          r.arxiv_id, r.url, dict(r.extra))
+                          r.arxiv_id, r.url, dict(r.extra), r.kind)
         for name in taken:
             setattr(own, name, "" if name == "abstract" else None)
         return own
@@ -416,7 +416,7 @@ def _by_title(tx, record: PaperRecord, mine: Facts, claimed: dict[int, list[Fact
 
 # --- merging into catalog papers ----------------------------------------------------------------
 
-_ROW = ("id", "title", "authors", "venue", "year", "doi", "arxiv_id", "url", "abstract", "abstract_text",
+_ROW = ("id", "title", "authors", "venue", "year", "doi", "arxiv_id", "url", "kind", "abstract", "abstract_text",
         "headline", "user_title")
 
 

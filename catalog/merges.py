@@ -16,7 +16,7 @@ from catalog.dedupe import (
 from catalog.errors import CatalogError
 from catalog.ingest.records import PaperRecord
 
-_RECORD_FIELDS = ("title", "authors", "venue", "year", "doi", "arxiv_id", "url", "abstract")
+_RECORD_FIELDS = ("title", "authors", "venue", "year", "doi", "arxiv_id", "url", "kind", "abstract")
 
 
 def record_json(record: PaperRecord, *, same_abstract: bool) -> str:
@@ -50,7 +50,7 @@ def store_merges(tx, rows: list[tuple[int, int, int, str, tuple[str, ...], Paper
 
 # --- splitting a paper: undoing merges -----------------------------------------------------------------
 
-_PAPER = ("title", "authors", "venue", "year", "doi", "arxiv_id", "url", "abstract", "abstract_text",
+_PAPER = ("title", "authors", "venue", "year", "doi", "arxiv_id", "url", "kind", "abstract", "abstract_text",
           "headline", "user_title", "fingerprint")
 
 

@@ -87,6 +87,9 @@ class Paper(SQLModel, table=True):
     doi: str | None = None
     arxiv_id: str | None = None
     url: str | None = None
+    # What kind of publication: article (a journal's), conference, chapter, book, thesis,
+    # report, preprint; NULL when no source said (catalog/kinds.py).
+    kind: str | None = None
     # Kept up to date by triggers on paper_tag and note, so FTS5 can index them with the paper.
     tags_text: str = Field(default="", sa_column_kwargs={"server_default": ""})
     notes_text: str = Field(default="", sa_column_kwargs={"server_default": ""})
@@ -223,7 +226,7 @@ class PaperMerge(SQLModel, table=True):
     position: int
     evidence: str  # "same DOI 10.1000/x", "same arXiv id ...", "same abstract", "same title"
     filled: str = ""  # space-separated names of the fields the paper took from this record
-    record: str  # JSON: the record's title, authors, venue, year, doi, arxiv_id, url, abstract
+    record: str  # JSON: the record's title, authors, venue, year, doi, arxiv_id, url, kind, abstract
     merged_at: datetime = Field(default_factory=utcnow)
 
 

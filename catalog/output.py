@@ -10,6 +10,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from catalog.kinds import label as kind_label
 from catalog.results import PaperDetail, PaperSummary, Stats, Suggestion, TagCount
 from catalog.highlight import END as HIGHLIGHT_END, START as HIGHLIGHT_START
 from catalog.text.terminal import safe, stars
@@ -120,7 +121,7 @@ def print_detail(d: PaperDetail) -> None:
         stdout.print(Text(safe(d.authors), style="italic"))
     if d.user_title:
         stdout.print(Text(f"(your title; derived headline: {safe(d.headline)})", style="dim"))
-    for label, value in (("DOI", d.doi), ("arXiv", d.arxiv_id), ("URL", d.url)):
+    for label, value in (("Type", kind_label(d.kind)), ("DOI", d.doi), ("arXiv", d.arxiv_id), ("URL", d.url)):
         if value:
             stdout.print(Text(f"{label}: {safe(value)}", style="dim"))
     stdout.print()

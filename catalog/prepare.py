@@ -54,6 +54,7 @@ class PaperRow(NamedTuple):
     doi: str | None
     arxiv_id: str | None
     url: str | None
+    kind: str | None
 
 
 def paper_fields(record: PaperRecord, fp: str) -> PaperRow:
@@ -62,7 +63,7 @@ def paper_fields(record: PaperRecord, fp: str) -> PaperRow:
         title = None  # a derived headline (an export wrote it as the title) is not a real title
     rendered, headline, extra = derived_text(record.abstract, title, record.authors, derived)
     return PaperRow(fp, record.abstract, rendered, extra, headline, title, record.authors,
-                    record.venue, record.year, record.doi, record.arxiv_id, record.url)
+                    record.venue, record.year, record.doi, record.arxiv_id, record.url, record.kind)
 
 
 def derived_text(abstract: str, title: str | None, authors: str | None,

@@ -107,6 +107,7 @@ class PaperDetail:
     url: str | None
     notes: tuple[NoteView, ...]
     sources: tuple[SourceRef, ...]
+    kind: str | None = None  # catalog/kinds.py; None: not known
 
     @property
     def link(self) -> str | None:
@@ -121,6 +122,7 @@ class PaperDetail:
             "doi": self.doi,
             "arxiv_id": self.arxiv_id,
             "url": self.url,
+            "kind": self.kind,
             "abstract": self.abstract,
             "notes": [
                 {"number": n.number, "body": n.body, "author": n.author, "created_at": n.created_at.isoformat(),
@@ -362,6 +364,7 @@ class ExportPaper:
     url: str | None
     abstract: str
     added_at: datetime
+    kind: str | None = None  # catalog/kinds.py; None: not known (exports write what they always did)
 
     @property
     def display_title(self) -> str:

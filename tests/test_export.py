@@ -177,7 +177,7 @@ def test_markdown_reading_list(tricky):
 
 def test_csv_and_jsonl_have_every_column(tricky):
     expected = ["key", "title", "headline", "user_title", "authors", "venue", "year", "status", "rating",
-                "tags", "notes", "doi", "arxiv_id", "url", "abstract", "added_at"]
+                "tags", "notes", "doi", "arxiv_id", "url", "abstract", "added_at", "kind"]
     rows = list(csv.DictReader(io.StringIO(export(tricky, "csv"))))
     assert list(rows[0]) == expected and len(rows) == len(TRICKY)
     rock = next(r for r in rows if r["title"] == TRICKY[0]["title"])

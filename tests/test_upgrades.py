@@ -364,3 +364,32 @@ def test_revision_0010_adds_empty_ranked_lists_and_keeps_user_data(tmp_path, mon
         assert not {"term_top", "term_top_state", "term_top_dirty", "term_top_was", "term_top_now"} & _tables(conn)
         assert not [r for r in conn.execute("SELECT name FROM sqlite_master WHERE name LIKE 'term_top%'")]
         assert user_data(conn) == before
+
+
+def test_revision_0013_adds_the_kind_and_keeps_user_data(tmp_path):
+    """An 0011 catalog with user data: after the upgrade every paper has `kind` NULL (not
+    known), the `papers` view shows the column, an import fills it, user data is unchanged;
+    a downgrade takes the column away again and keeps the rest."""
+    path = _at(tmp_path / "old.db", "0011")
+    with sqlite3.connect(path) as conn:
+        fill(conn)
+        before = user_data(conn)
+    catalog = Catalog.open(path)
+    try:
+        with sqlite3.connect(path) as conn:
+            assert conn.execute("SELECT count(*), count(kind) FROM papers").fetchone() == (N_PAPERS, 0)
+            assert user_data(conn) == before
+        bib = tmp_path / "lib.bib"
+        bib.write_text("@article{a, title={A journal paper}, journal={Nature}, year=2001}\n")
+        assert catalog.import_paths([bib]).new == 1
+    finally:
+        catalog.close()
+    with sqlite3.connect(path) as conn:
+        assert conn.execute("SELECT title, kind FROM papers WHERE kind IS NOT NULL").fetchall() == [
+            ("A journal paper", "article")]
+    migrate.downgrade(path, "0011")
+    with sqlite3.connect(path) as conn:
+        assert "kind" not in _columns(conn, "paper")
+        assert "kind" not in [d[0] for d in conn.execute("SELECT * FROM papers LIMIT 1").description]
+        after = user_data(conn)
+        assert {k: after[k] for k in before if k != "provenance"} == {k: before[k] for k in before if k != "provenance"}

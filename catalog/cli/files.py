@@ -16,7 +16,7 @@ from catalog.cli.common import EPILOG, _fail, _open
 @click.option("--venue", help="Venue for files without a header line (overrides the header).")
 @click.option("--year", type=click.IntRange(1900, 2100), help="Year for files without a header line.")
 @click.option("--map", "mapping", multiple=True, metavar="FIELD=COLUMN",
-              help="JSON/CSV: read FIELD (title, abstract, authors, year, venue, doi, url, arxiv_id) "
+              help="JSON/CSV: read FIELD (title, abstract, authors, year, venue, doi, url, arxiv_id, kind) "
                    "from COLUMN. Repeatable.")
 @click.option("--verbose", "-v", is_flag=True,
               help="List each merge: which entry went into which paper, on what evidence.")

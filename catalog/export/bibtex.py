@@ -1,5 +1,9 @@
-"""BibTeX, written with bibtexparser: @inproceedings (booktitle "VENUE YEAR") or, for arXiv
-preprints and papers without a venue, @misc with eprint fields.
+"""BibTeX, written with bibtexparser. A paper whose kind is known (catalog/kinds.py) gets its
+entry type: @article (journal = {VENUE}), @inproceedings (booktitle = {VENUE YEAR}),
+@incollection (booktitle), @book (series), @phdthesis (school), @techreport (institution),
+@misc with eprint fields for a preprint. A paper whose kind is not known (a paper list's) is
+@inproceedings (booktitle "VENUE YEAR") or, for arXiv preprints and papers without a venue,
+@misc with eprint fields.
 
 Titles, names and venues are escaped for TeX (& % $ # _ { } ~ ^ \\), capitals protected with
 braces ({BERT}); abstracts keep their own `$...$` math, `\\url{...}` arguments and TeX
@@ -101,15 +105,35 @@ def person(name: str) -> str:
     return "{" + escape(name) + "}" if is_organisation(name) else escape(name)
 
 
+# kind -> (entry type, the field that names its venue)
+TYPES = {
+    "article": ("article", "journal"), "conference": ("inproceedings", "booktitle"),
+    "chapter": ("incollection", "booktitle"), "book": ("book", "series"),
+    "thesis": ("phdthesis", "school"), "report": ("techreport", "institution"),
+    "preprint": ("misc", "howpublished"),
+}
+
+
 def fields(p: ExportPaper) -> tuple[str, list[tuple[str, str]]]:
     """The entry type and its fields for one paper."""
     out: list[tuple[str, str]] = [("title", title(p.citation_title))]
     people = split_people(p.authors)
     if people:
         out.append(("author", " and ".join(person(n) for n in people)))
+    if p.kind in TYPES:
+        entry_type, venue_field = TYPES[p.kind]
+        if p.venue and not (p.kind == "preprint" and p.venue.lower() == "arxiv"):
+            named = f"{p.venue} {p.year}" if p.year and p.kind == "conference" else p.venue
+            out.append((venue_field, escape(named)))
+        return entry_type, _rest(p, out)
     conference = p.venue and p.venue.lower() != "arxiv"
     if conference:
         out.append(("booktitle", escape(f"{p.venue} {p.year}" if p.year else str(p.venue))))
+    return ("inproceedings" if conference else "misc"), _rest(p, out)
+
+
+def _rest(p: ExportPaper, out: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """The fields after the venue: year, identifiers, link, tags, abstract."""
     if p.year:
         out.append(("year", str(p.year)))
     if p.doi:
@@ -122,7 +146,7 @@ def fields(p: ExportPaper) -> tuple[str, list[tuple[str, str]]]:
         out.append(("keywords", escape(", ".join(p.tags))))
     if p.abstract:
         out.append(("abstract", abstract(p.abstract)))
-    return ("inproceedings" if conference else "misc"), out
+    return out
 
 
 def write(papers: Sequence[ExportPaper], out: TextIO) -> None:

@@ -1,6 +1,9 @@
 """CSL-JSON (what Zotero, Pandoc and citeproc read): an array of items, valid against the CSL
-1.0.2 input schema. Conference papers are `paper-conference` with the venue as
-container-title; arXiv preprints are `article` with the arXiv id as `number`."""
+1.0.2 input schema. A paper whose kind is known (catalog/kinds.py) has its CSL type:
+article-journal, paper-conference, chapter, book, thesis, report, or `article` for a preprint.
+One whose kind is not known (a paper list's) is `paper-conference`, or `article` for arXiv
+preprints and papers without a venue. The venue is the container-title; an arXiv id is the
+`number` (arXiv:ID)."""
 
 from __future__ import annotations
 
@@ -18,10 +21,15 @@ def person(name: str) -> dict[str, str]:
     return {"family": family, "given": given} if given and not is_organisation(name) else {"literal": name}
 
 
+# kind -> CSL type
+TYPES = {"article": "article-journal", "conference": "paper-conference", "chapter": "chapter",
+         "book": "book", "thesis": "thesis", "report": "report", "preprint": "article"}
+
+
 def item(p: ExportPaper, key: str) -> dict[str, object]:
     preprint = not p.venue or p.venue.lower() == "arxiv"
-    out: dict[str, object] = {"id": key, "type": "article" if preprint else "paper-conference",
-                              "title": p.citation_title}
+    kind = TYPES.get(p.kind or "") or ("article" if preprint else "paper-conference")
+    out: dict[str, object] = {"id": key, "type": kind, "title": p.citation_title}
     people = [n for n in split_people(p.authors) if n != "et al."]
     if people:
         out["author"] = [person(n) for n in people]

@@ -9,7 +9,7 @@ from typing import TextIO
 from catalog.results import ExportPaper
 
 COLUMNS = ("key", "title", "headline", "user_title", "authors", "venue", "year", "status", "rating",
-           "tags", "notes", "doi", "arxiv_id", "url", "abstract", "added_at")
+           "tags", "notes", "doi", "arxiv_id", "url", "abstract", "added_at", "kind")
 NOTE_SEPARATOR = "\n\n---\n\n"
 
 
@@ -20,7 +20,7 @@ def row(p: ExportPaper) -> dict[str, object]:
         "authors": p.authors, "venue": p.venue, "year": p.year, "status": p.status,
         "rating": p.rating, "tags": list(p.tags), "notes": list(p.notes), "doi": p.doi,
         "arxiv_id": p.arxiv_id, "url": p.url, "abstract": p.abstract,
-        "added_at": p.added_at.isoformat(timespec="seconds"),
+        "added_at": p.added_at.isoformat(timespec="seconds"), "kind": p.kind,
     }
 
 

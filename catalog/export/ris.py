@@ -1,5 +1,8 @@
-"""RIS (EndNote, Zotero, Mendeley), written with rispy: CPAPER for conference papers, UNPB for
-preprints; your tags as keywords and your notes as N1 notes."""
+"""RIS (EndNote, Zotero, Mendeley), written with rispy. A paper whose kind is known
+(catalog/kinds.py) gets its type: JOUR (the journal as T2 and JO), CPAPER (T2 "VENUE YEAR"),
+CHAP, BOOK, THES, RPRT, UNPB (T2 the venue); one whose kind is not known (a paper list's) is
+CPAPER, or UNPB for preprints and papers without a venue. Your tags as keywords and your
+notes as N1 notes."""
 
 from __future__ import annotations
 
@@ -16,16 +19,26 @@ def _line(value: str) -> str:
     return " ".join(value.split())
 
 
+# kind -> RIS type
+TYPES = {"article": "JOUR", "conference": "CPAPER", "chapter": "CHAP", "book": "BOOK",
+         "thesis": "THES", "report": "RPRT", "preprint": "UNPB"}
+
+
 def entry(p: ExportPaper, key: str) -> dict[str, object]:
-    preprint = not p.venue or p.venue.lower() == "arxiv"
-    out: dict[str, object] = {"type_of_reference": "UNPB" if preprint else "CPAPER", "id": key,
-                              "title": _line(p.citation_title)}
+    if p.kind in TYPES:
+        kind, preprint = TYPES[p.kind], p.kind != "conference"  # only proceedings name the year
+    else:
+        preprint = not p.venue or p.venue.lower() == "arxiv"
+        kind = "UNPB" if preprint else "CPAPER"
+    out: dict[str, object] = {"type_of_reference": kind, "id": key, "title": _line(p.citation_title)}
     people = [n for n in split_people(p.authors) if n != "et al."]
     if people:
         out["authors"] = [n if is_organisation(n) else ", ".join(filter(None, reversed(name_parts(n))))
                           for n in people]
     if p.venue:
         out["secondary_title"] = _line(f"{p.venue} {p.year}" if p.year and not preprint else p.venue)
+        if kind == "JOUR":
+            out["journal_name"] = _line(p.venue)
     if p.year:
         out["year"] = str(p.year)
     if p.abstract:

@@ -19,6 +19,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from catalog import kinds
 from catalog.ingest import fields
 from catalog.ingest.records import IngestError, RecordFile, first_reason, skipped
 from catalog.ingest.textfile import read_text
@@ -94,7 +95,7 @@ def read_bibtex(path: Path, *, venue: str | None = None, year: int | None = None
         out.warnings.extend(entry.notes)
         try:
             out.records.append(fields.record(
-                _normalised(entry.values), label=f"entry '{entry.key}'", position=position,
+                _normalised(entry.values, entry.kind), label=f"entry '{entry.key}'", position=position,
                 line=entry.line, venue_default=venue, year_default=year, tex=True))
         except fields.EntryError as exc:
             out.warnings.append(skipped(name, entry.line, exc))
@@ -308,11 +309,19 @@ def _arxiv(get) -> str | None:
     return None
 
 
-def _normalised(raw: dict[str, str]) -> dict[str, object]:
+# Where a thesis or a report appeared (this catalog's own exports write its venue so), read
+# when the entry has none of _VENUE_FIELDS.
+_KIND_VENUE = {"thesis": "school", "report": "institution"}
+
+
+def _normalised(raw: dict[str, str], entry_type: str = "") -> dict[str, object]:
     get = lambda k: raw.get(k, "").strip()  # noqa: E731
     abstract = get("abstract")
     arxiv = _arxiv(get)
+    kind = kinds.named(entry_type)
     venue_raw = next((get(k) for k in _VENUE_FIELDS if get(k)), "")
+    if not venue_raw and kind in _KIND_VENUE:
+        venue_raw = get(_KIND_VENUE[kind])
     venue = fields.venue(venue_raw) if venue_raw else ("arXiv" if arxiv else None)
     return {
         "title": get("title") or None,
@@ -323,4 +332,5 @@ def _normalised(raw: dict[str, str]) -> dict[str, object]:
         "doi": fields.doi(get("doi")),
         "arxiv_id": arxiv,
         "url": fields.url(get("url")),
+        "kind": kind,
     }

@@ -11,6 +11,7 @@ import re
 import unicodedata
 from functools import lru_cache
 
+from catalog import kinds
 from catalog.text import tex
 from catalog.text.terminal import safe
 from catalog.text.normalize import normalize
@@ -404,6 +405,7 @@ def record(values: dict[str, object], *, label: str, position: int, line: int,
         found.arxiv_id = found.doi.removeprefix("10.48550/arxiv.")
     if found.venue is None and found.arxiv_id:
         found.venue = "arXiv"
+    found.kind = kinds.settle(values.get("kind"), arxiv_id=found.arxiv_id, venue=found.venue)  # type: ignore[arg-type]
     if found.url and implied_link(found.url, found.doi, found.arxiv_id):
         found.url = None  # the catalog derives this link; exports write it
     key = values.get("key")

@@ -12,6 +12,7 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
+from catalog import kinds
 from catalog.ingest import fields
 
 DEFAULT_COLUMNS: dict[str, tuple[str, ...]] = {
@@ -25,6 +26,9 @@ DEFAULT_COLUMNS: dict[str, tuple[str, ...]] = {
     "url": ("url", "link"),
     "arxiv_id": ("arxiv id", "arxiv", "arxivid", "eprint"),
     "key": ("key",),
+    # The catalog's own name (its csv and jsonl exports), then each program's type field:
+    # CSL-JSON's `type`, Zotero's CSV `Item Type`, a spreadsheet's `type`.
+    "kind": ("kind", "item type", "type", "entry type", "entrytype", "type of reference"),
 }
 FIELDS = tuple(DEFAULT_COLUMNS)
 # Columns that may name an arXiv id among other things: CSL-JSON's `number` ("arXiv:1706.03762",
@@ -118,6 +122,7 @@ def values(row: Mapping[str, object], columns: dict[str, list[str]], *,
             break
     venue = fields.venue(_text(venue_value)) if venue_value else ("arXiv" if arxiv else None)
     key = get("key")
+    kind_column = next((c for c in columns["kind"] if row.get(c) not in (None, "", [], {})), None)
     return {
         "title": _text(title) if title is not None else None,
         "abstract": _text(abstract) if abstract is not None else "",
@@ -128,6 +133,10 @@ def values(row: Mapping[str, object], columns: dict[str, list[str]], *,
         "arxiv_id": arxiv,
         "url": found_url,
         "key": key if isinstance(key, str) else None,
+        # In a `kind` column `article` is the catalog's journal article; elsewhere (CSL's
+        # `type`) it is a manuscript: a preprint with an arXiv id, else not known.
+        "kind": kinds.named(row[kind_column], article="article" if _norm(kind_column) == "kind"
+                            else kinds.GENERIC) if kind_column else None,
     }
 
 

@@ -20,12 +20,14 @@ class PaperRecord:
     arxiv_id: str | None = None
     url: str | None = None
     extra: dict[str, str] = field(default_factory=dict)
+    kind: str | None = None  # catalog/kinds.py: article, conference, ...; None: not known
 
     def __reduce__(self):
         # Records travel to and from the import worker (catalog/reader.py) by the
         # thousand; the default pickling of a slots dataclass is 3x slower.
         return PaperRecord, (self.abstract, self.position, self.line, self.venue, self.year,
-                             self.title, self.authors, self.doi, self.arxiv_id, self.url, self.extra)
+                             self.title, self.authors, self.doi, self.arxiv_id, self.url, self.extra,
+                             self.kind)
 
 
 def skipped(name: str, line: int, why: object) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from catalog import kinds
 from catalog.ingest import fields
 from catalog.ingest.records import IngestError, RecordFile, first_reason, skipped
 from catalog.ingest.textfile import read_text
@@ -102,4 +103,5 @@ def _values(entry: dict) -> dict[str, object]:
         "doi": found_doi,
         "arxiv_id": arxiv,
         "url": next((u for u in (fields.url(u) for u in urls) if u), None),
+        "kind": kinds.named(entry.get("type_of_reference")),
     }

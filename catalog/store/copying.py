@@ -12,7 +12,7 @@ from catalog.errors import CatalogError
 TABLES = (
     ("source", "id, path, sha256, venue, year, format, imported_at, warnings"),
     ("paper", "id, key, fingerprint, abstract, abstract_text, search_extra, headline, title, user_title,"
-              " authors, venue, year, doi, arxiv_id, url, tags_text, notes_text, added_at, updated_at"),
+              " authors, venue, year, doi, arxiv_id, url, kind, tags_text, notes_text, added_at, updated_at"),
     ("provenance", "paper_id, source_id, position"),
     ("paper_merge", "id, paper_id, source_id, position, evidence, filled, record, merged_at"),
     ("tag", "id, name"),

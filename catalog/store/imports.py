@@ -12,7 +12,7 @@ from catalog.store.rows import chunks
 
 # The columns of a new paper, in the order of prepare.PaperRow, then its key and times.
 PAPER_COLUMNS = ("fingerprint", "abstract", "abstract_text", "search_extra", "headline", "title",
-                 "authors", "venue", "year", "doi", "arxiv_id", "url")
+                 "authors", "venue", "year", "doi", "arxiv_id", "url", "kind")
 # What deduplication compares of a catalog paper (dedupe.Facts).
 FACT_COLUMNS = "id, key, title, year, authors, url, doi, arxiv_id, abstract"
 # The paper columns an import or a split may write (never the user's).

@@ -58,7 +58,7 @@ class PaperReads:
     def detail(self, paper_id: int) -> PaperDetail:
         row = self.conn.execute(
             f"SELECT {SUMMARY}, p.abstract, p.abstract_text, p.headline, p.title AS real_title,"
-            f" p.user_title, p.authors, p.doi, p.arxiv_id, p.url FROM paper p {READER} WHERE p.id = ?",
+            f" p.user_title, p.authors, p.doi, p.arxiv_id, p.url, p.kind FROM paper p {READER} WHERE p.id = ?",
             (self.user, paper_id)).one()
         sources = self.conn.execute(
             "SELECT s.path, s.venue, s.year, pr.position, m.evidence FROM provenance pr"
@@ -70,7 +70,7 @@ class PaperReads:
             summary=rows.summary(row), abstract=row["abstract"], abstract_text=row["abstract_text"],
             headline=row["headline"], title=row["real_title"], user_title=row["user_title"],
             authors=row["authors"], doi=row["doi"], arxiv_id=row["arxiv_id"], url=row["url"],
-            notes=self.notes_of(paper_id), sources=tuple(rows.source(s) for s in sources))
+            notes=self.notes_of(paper_id), sources=tuple(rows.source(s) for s in sources), kind=row["kind"])
 
     def notes_of(self, paper_id: int) -> tuple:
         return tuple(rows.note(r, n) for n, r in enumerate(self.conn.execute(
@@ -89,7 +89,7 @@ class PaperReads:
         for part, marks in chunks(ids):
             for row in self.conn.execute(
                     "SELECT p.id, p.key, p.fingerprint, p.title, p.headline, p.user_title, p.authors, p.venue,"
-                    " p.year, coalesce(r.status, 'unread') AS status, r.rating, p.doi, p.arxiv_id, p.url,"
+                    " p.year, coalesce(r.status, 'unread') AS status, r.rating, p.doi, p.arxiv_id, p.url, p.kind,"
                     f" p.abstract, p.added_at FROM paper p {READER} WHERE p.id IN ({marks})",
                     (self.user, *part)):
                 found[row["id"]] = row

@@ -12,6 +12,7 @@ from textual.message import Message
 from textual.widgets import Static
 
 from catalog.highlight import Terms, spans
+from catalog.kinds import label as kind_label
 from catalog.results import PaperDetail, RelatedPaper
 from catalog.text.tex import Styled
 from catalog.tui.display import one_line, safe, stars
@@ -60,7 +61,7 @@ def paper_content(d: PaperDetail, terms: Terms, styled: Styled | None = None,
     parts: list[Content | str | tuple[str, str]] = [(one_line(s.title), "bold $text-primary"), "\n"]
     if d.user_title:
         parts += [(f"your title; derived: {one_line(d.headline)}", f"italic {MUTED}"), "\n"]
-    meta = " · ".join(x for x in (s.key, one_line(s.venue), str(s.year or "")) if x)
+    meta = " · ".join(x for x in (s.key, one_line(s.venue), str(s.year or ""), kind_label(d.kind) or "") if x)
     parts += [(meta, MUTED), "  ", (s.status, "$text-secondary")]
     if s.rating:
         parts += ["  ", (stars(s.rating), "$text-warning")]
