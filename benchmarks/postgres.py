@@ -5,10 +5,16 @@ PostgreSQL every ranked list is built first (timed), and each query runs with th
 without (ranking every match), alternated with SQLite.
 
     python -m benchmarks.postgres [N] [ROUNDS]
+    python -m benchmarks.postgres imports N ROUNDS [CHECKOUT]   # imports only
+
+`imports` alternates `catalog import` into a new SQLite file and a new PostgreSQL database
+ROUNDS times (with CHECKOUT, e.g. a worktree of main, that checkout's PostgreSQL import too,
+with this Python), and prints each time and the ratios to SQLite's median.
 """
 
 from __future__ import annotations
 
+import os
 import statistics
 import subprocess
 import sys
@@ -24,11 +30,46 @@ QUERIES = ["raphasor", "debias", "decomposition", "influence", "graph", "sparse 
            '"language model"', "model*", "year:2018 -graph"]
 
 
-def _import(location, files) -> float:
+def _import(location, files, checkout: Path | None = None) -> float:
+    """`catalog import` as a process (this checkout's, or `checkout`'s: run in that folder,
+    whose `catalog` package comes first); the discovery refresh it would start afterwards is
+    not part of the import."""
+    env = {**os.environ, "CATALOG_DISCOVER_REFRESH": "off"}
     start = time.perf_counter()
     subprocess.run([sys.executable, "-m", "catalog", "--db", str(location), "import", *map(str, files)],
-                   check=True, capture_output=True)
+                   check=True, capture_output=True, cwd=checkout, env=env)
     return time.perf_counter() - start
+
+
+def imports(n: int, rounds: int, checkout: str | None = None) -> dict[str, list[float]]:
+    """SQLite, PostgreSQL (and `checkout`'s PostgreSQL) imports of the same N papers, alternated."""
+    from tests.pg_server import Server
+
+    server = Server().start()
+    sides = {"sqlite": None, "postgresql": None}
+    if checkout:
+        sides[f"postgresql ({checkout})"] = Path(checkout).resolve()
+    times: dict[str, list[float]] = {name: [] for name in sides}
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            files = write_paper_lists(n, Path(tmp) / "lists")
+            for r in range(rounds):
+                for name, other in sides.items():
+                    if name == "sqlite":
+                        location = Path(tmp) / f"c{r}.db"
+                    else:
+                        location = server.create()
+                    times[name].append(_import(location, files, other))
+                    print(f"round {r + 1} {name}: {times[name][-1]:.1f} s", flush=True)
+                    if name != "sqlite":
+                        server.drop(location)
+    finally:
+        server.stop()
+    base = statistics.median(times["sqlite"])
+    for name, taken in times.items():
+        print(f"import {n} papers, {name}: {', '.join(f'{t:.1f}' for t in taken)} s;"
+              f" median {statistics.median(taken):.1f} s, {statistics.median(taken) / base:.2f}x sqlite")
+    return times
 
 
 def _time(catalog, query: str) -> float:
@@ -85,4 +126,7 @@ def main(n: int = 100_000, rounds: int = 1) -> None:
 
 
 if __name__ == "__main__":
-    main(*(int(a) for a in sys.argv[1:]))
+    if sys.argv[1:2] == ["imports"]:
+        imports(int(sys.argv[2]), int(sys.argv[3]), *sys.argv[4:5])
+    else:
+        main(*(int(a) for a in sys.argv[1:]))

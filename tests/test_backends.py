@@ -105,6 +105,22 @@ def test_importing_again_adds_nothing(seeded_any):
     assert seeded_any.stats().papers == 90
 
 
+def test_a_second_file_with_the_same_papers_joins_them_on_both(empty_any, tmp_path):
+    """Deduplication's lookups (fingerprints, DOIs, keys) and provenance, the same on both
+    backends: the known records join their papers, each paper lists both files."""
+    abstracts = [f"We study topic {n} with a method of our own that works on {n} graphs." for n in range(3)]
+    first, second = tmp_path / "ICML_2024.txt", tmp_path / "NeurIPS_2024.txt"
+    first.write_text("ICML 2024 Papers\n\n" + "\n\n".join(abstracts) + "\n")
+    second.write_text("NeurIPS 2024 Papers\n\n" + "\n\n".join([abstracts[1], "A new paper on sparse attention.",
+                                                                 abstracts[0], abstracts[0]]) + "\n")
+    assert empty_any.import_paths([first]).new == 3
+    report = empty_any.import_paths([second])
+    assert (report.new, report.known, report.errors) == (1, 2, [])
+    assert empty_any.stats().papers == 4
+    [paper] = empty_any.search('"topic 0"')
+    assert [(s.venue, s.position) for s in empty_any.get(paper.key).sources] == [("ICML", 1), ("NeurIPS", 3), ("NeurIPS", 4)]
+
+
 def test_sql_reads_and_never_writes(seeded_any):
     names, rows = seeded_any.store.run_sql("SELECT key, status FROM papers ORDER BY key LIMIT 2")
     assert names == ["key", "status"] and len(rows) == 2

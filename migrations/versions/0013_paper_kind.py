@@ -1,7 +1,7 @@
 """paper.kind: what kind of publication a paper is (journal article, conference paper, ...)
 
 Revision ID: 0013
-Revises: 0011
+Revises: 0012
 Create Date: 2026-12-01 15:00:00
 
 One nullable column on `paper`: `article` (a journal article), `conference`, `chapter`, `book`,
@@ -12,8 +12,8 @@ Imports fill it from each format's type (catalog/kinds.py); exports write it bac
 rebuilt, no row is rewritten, no trigger is touched.
 
 The `papers` view shows it after `year`; the view is dropped and created again with it (frozen
-here: 0009's view plus the column). Written against 0011; if 0012 lands first, this revision's
-`down_revision` becomes "0012" and nothing else changes (0012 does not touch `paper` or the views).
+here: 0009's view plus the column). 0012 before it
+rewrote only PostgreSQL's catalog_words(), neither `paper` nor the views.
 """
 from typing import Sequence, Union
 
@@ -22,7 +22,7 @@ from alembic import op
 
 
 revision: str = "0013"
-down_revision: Union[str, None] = "0011"
+down_revision: Union[str, None] = "0012"
 branch_labels: Union[str, Sequence[str], None] = None
 depends_on: Union[str, Sequence[str], None] = None
 
