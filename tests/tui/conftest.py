@@ -54,6 +54,22 @@ def keys_one_at_a_time(monkeypatch):
     monkeypatch.setattr(textual.app, "wait_for_idle", _keys_handled)
 
 
+@pytest.fixture(autouse=True)
+def toasts_kept(monkeypatch):
+    """Every notification the app posts, kept for `toasts`: a toast leaves the screen after its
+    timeout (3 s for an edit's), and on a loaded machine waiting for the workers can take
+    longer, so reading the toasts still on screen found none."""
+    import textual.app
+
+    notify = textual.app.App.notify
+
+    def kept(self, message, *args, **kwargs):
+        self.__dict__.setdefault("posted_toasts", []).append(str(message))
+        return notify(self, message, *args, **kwargs)
+
+    monkeypatch.setattr(textual.app.App, "notify", kept)
+
+
 @pytest.fixture
 def app(seeded, monkeypatch):
     # Source paths are shown relative to the working directory: the same on every checkout.
@@ -121,7 +137,8 @@ def screen_text(app, widget=None) -> str:
 
 
 def toasts(app) -> str:
-    return " | ".join(str(n.message) for n in app._notifications)
+    """What the app's notifications said, on screen or gone (toasts_kept)."""
+    return " | ".join(app.__dict__.get("posted_toasts", []))
 
 
 def statics_text(app, width: int = 200) -> str:

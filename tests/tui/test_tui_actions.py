@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from catalog.tui.widgets.sidebar import Sidebar
-from tests.tui.conftest import facet_node, statics_text
+from tests.tui.conftest import facet_node, statics_text, toasts
 
 SIZE = (120, 36)
 
@@ -220,10 +220,6 @@ async def test_undo_restores(app, seeded, settle):
         assert seeded.get(key).summary.status == "reading"
 
 
-def _toasts(app) -> str:
-    return " | ".join(str(n.message) for n in app._notifications)
-
-
 async def test_undo_never_takes_back_changes_made_elsewhere(app, seeded, settle):
     """Tag in the TUI; a shell tags, rates and writes a note; u removes the TUI's tag only."""
     from catalog.library import Catalog
@@ -247,14 +243,14 @@ async def test_undo_never_takes_back_changes_made_elsewhere(app, seeded, settle)
         await pilot.press("u")  # the status: changed since, so left alone, and said so
         await settle(pilot)
         assert seeded.get(key).summary.status == "skipped"
-        assert "changed since" in _toasts(app)
+        assert "changed since" in toasts(app)
         await pilot.press("u")  # the tag
         await settle(pilot)
         detail = seeded.get(key)
         assert detail.summary.tags == ("ext",)
         assert detail.summary.rating == 2
         assert [n.body for n in detail.notes] == ["external"]
-        assert "Undone: Tagged" in _toasts(app)
+        assert "Undone: Tagged" in toasts(app)
 
 
 async def test_invalid_query_shows_a_hint_and_keeps_results(app, settle, type_search):
@@ -380,7 +376,7 @@ async def test_saving_under_an_existing_name_asks_and_keeps_the_numbers(app, see
         await settle(pilot)
         assert [(s.name, s.query) for s in seeded.saved_searches()] == [
             ("alpha", "diffusion"), ("beta", "venue:ICLR"), ("gamma", "graph")]
-        assert "Replaced saved search 'beta' (was: venue:ICML)" in _toasts(app)
+        assert "Replaced saved search 'beta' (was: venue:ICML)" in toasts(app)
         await type_search(pilot, "")
         await pilot.press("escape", "2")  # still beta
         await settle(pilot)
