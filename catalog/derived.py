@@ -12,10 +12,11 @@ from catalog.ingest.records import PaperRecord
 from catalog.prepare import derived_text
 
 
-def _fingerprint(row) -> str:
-    """The fingerprint a paper with this row's text would get."""
+def _fingerprint(row, identifying: bool | None = None) -> str:
+    """The fingerprint a paper with this row's text would get (`identifying`: whether its
+    abstract counts as identifying it; by default, whether it is long enough to)."""
     return fingerprint(PaperRecord(row["abstract"], 0, 0, title=row["title"], doi=row["doi"],
-                                   arxiv_id=row["arxiv_id"]))
+                                   arxiv_id=row["arxiv_id"]), identifying)
 
 
 def _fresh(row) -> list[str]:
@@ -31,10 +32,11 @@ def stale(tx) -> list[int]:
 
     The fingerprint is a cheap witness, confirmed by deriving the text: a paper may keep an
     older fingerprint on purpose (another paper had its abstract first; a title and ids that
-    merges completed later)."""
+    merges completed later), or one of its title and abstract when the file that brought it
+    gave that abstract to other papers too (a publisher's placeholder: dedupe.shared_abstracts)."""
     found = set(tx.papers_to_rederive())
     for row in tx.derived_rows():
-        if row["id"] in found or row["fingerprint"] == _fingerprint(row):
+        if row["id"] in found or row["fingerprint"] in (_fingerprint(row), _fingerprint(row, False)):
             continue
         # An identifying abstract's fingerprint that no other paper has belongs to this one.
         if identifies(row["abstract"]) and not tx.fingerprint_taken(fingerprint_of(row["abstract"])):

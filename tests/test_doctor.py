@@ -96,6 +96,16 @@ def test_a_healthy_catalog_passes(filled, run_cli):
     assert "problem" not in result.stdout
 
 
+def test_real_libraries_import_healthy(db_path, run_cli):
+    """JabRef's two articles with one publisher placeholder abstract are two papers, each
+    fingerprinted by its title (dedupe.shared_abstracts): doctor must not call that stale."""
+    catalog = Catalog.open(db_path)
+    catalog.import_paths([Path(__file__).parent / "data" / "libraries"])
+    catalog.close()
+    result = run_cli("doctor")
+    assert result.exit_code == 0 and "problem" not in result.stdout, result.stdout
+
+
 @pytest.mark.parametrize("case", sorted(CORRUPTIONS))
 def test_doctor_finds_and_fixes(case, filled, db_path, run_cli):
     statements, expected = CORRUPTIONS[case]
