@@ -149,6 +149,20 @@ def test_annotations_cli_end_to_end(run_cli, tmp_path):
     assert json.loads(run_cli("show", key, "--json").stdout)["status"] == "read"
 
 
+def test_annotations_export_takes_the_file_as_catalog_export_does(run_cli, tmp_path):
+    """-o FILE as in `catalog export`; no file at all: standard output."""
+    run_cli("import", str(SEEDS))
+    key = json.loads(run_cli("list", "--json", "-n", "1").stdout)[0]["key"]
+    run_cli("tag", key, "+toread")
+    path = tmp_path / "mine.json"
+    result = run_cli("annotations", "export", "-o", str(path))
+    assert result.exit_code == 0 and f"Exported annotations of 1 paper to {path}" in result.stderr
+    assert json.loads(path.read_text())["papers"][0]["key"] == key
+    assert json.loads(run_cli("annotations", "export").stdout)["papers"][0]["key"] == key
+    both = run_cli("annotations", "export", str(tmp_path / "a.json"), "-o", str(path))
+    assert both.exit_code == 2 and "name the file once" in both.stderr
+
+
 def test_annotations_import_is_one_transaction(seeded, tmp_path, monkeypatch):
     from catalog import annotations
 

@@ -97,17 +97,19 @@ def annotations():
 
 
 @annotations.command("export")
-@click.argument("file", type=click.Path(dir_okay=False, allow_dash=True, path_type=Path))
+@click.argument("file", required=False, type=click.Path(dir_okay=False, allow_dash=True, path_type=Path))
+@click.option("-o", "--output", type=click.Path(dir_okay=False, allow_dash=True, path_type=Path),
+              help="The file to write, as FILE does (as in catalog export).")
 @click.pass_context
-def annotations_export(ctx, file):
-    """Write your annotations to FILE (JSON; - for standard output)."""
-    catalog = _open(ctx)
-    if str(file) == "-":
-        count = catalog.export_annotations(None)
-    else:
-        count = catalog.export_annotations(file)
+def annotations_export(ctx, file, output):
+    """Write your annotations to FILE (JSON); without one, or with -, to standard output."""
+    if file is not None and output is not None and file != output:
+        raise click.UsageError("name the file once: FILE or -o FILE")
+    target = output or file
+    to_file = target is not None and str(target) != "-"
+    count = _open(ctx).export_annotations(target if to_file else None)
     click.echo(f"Exported annotations of {count} {'paper' if count == 1 else 'papers'}"
-               + (f" to {file}" if str(file) != "-" else ""), err=True)
+               + (f" to {target}" if to_file else ""), err=True)
 
 
 @annotations.command("import")
