@@ -20,10 +20,17 @@ FOREVER = ("WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE
            " SELECT count(*) FROM c")
 
 
+def _as_in_a_terminal() -> None:
+    """Ctrl-C as a terminal's foreground command gets it, whatever this test runs under: a
+    shell's background job (`.ci/run &`) starts with SIGINT ignored, which its children
+    inherit, and a command keeps an ignored SIGINT ignored while it starts."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _start(db: Path, *args: str) -> subprocess.Popen:
     return subprocess.Popen([sys.executable, "-m", "catalog", "--db", str(db), *args], cwd=ROOT,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env={**os.environ, "CATALOG_DB": ""})
+                            env={**os.environ, "CATALOG_DB": ""}, preexec_fn=_as_in_a_terminal)
 
 
 @pytest.fixture(scope="module")
@@ -72,7 +79,7 @@ def test_ctrl_c_while_the_command_starts_says_one_line(catalog_file, after):
     fixed delay lands there when the machine is busy."""
     process = subprocess.Popen([sys.executable, "-X", "importtime", "-m", "catalog", "--db", str(catalog_file),
                                 "sql", FOREVER], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               text=True, env={**os.environ, "CATALOG_DB": ""})
+                               text=True, env={**os.environ, "CATALOG_DB": ""}, preexec_fn=_as_in_a_terminal)
     for line in process.stderr:
         if line.rstrip().endswith("| catalog"):
             break
