@@ -36,7 +36,8 @@ def stale(tx) -> list[int]:
     gave that abstract to other papers too (a publisher's placeholder: dedupe.shared_abstracts)."""
     found = set(tx.papers_to_rederive())
     for row in tx.derived_rows():
-        if row["id"] in found or row["fingerprint"] in (_fingerprint(row), _fingerprint(row, False)):
+        if (row["id"] in found or row["fingerprint"] == _fingerprint(row)
+                or row["fingerprint"] == _fingerprint(row, False)):  # hashed only when the first differs
             continue
         # An identifying abstract's fingerprint that no other paper has belongs to this one.
         if identifies(row["abstract"]) and not tx.fingerprint_taken(fingerprint_of(row["abstract"])):
