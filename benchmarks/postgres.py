@@ -6,10 +6,17 @@ without (ranking every match), alternated with SQLite.
 
     python -m benchmarks.postgres [N] [ROUNDS]
     python -m benchmarks.postgres imports N ROUNDS [CHECKOUT]   # imports only
+    python -m benchmarks.postgres queries URL ROUNDS [CHECKOUT]  # queries on a catalog you have
 
 `imports` alternates `catalog import` into a new SQLite file and a new PostgreSQL database
 ROUNDS times (with CHECKOUT, e.g. a worktree of main, that checkout's PostgreSQL import too,
 with this Python), and prints each time and the ratios to SQLite's median.
+
+`queries` times QUERIES (and the ANDs and phrases of SEVERAL) on an existing PostgreSQL
+catalog, each round in a fresh process of this checkout and (with CHECKOUT) of that one,
+alternated: the first search of each query (a cold connection; on this checkout an AND or
+phrase of frequent words then ranks its own list) and the median of 7 after it. Before each
+round the lists of several words are dropped, so every round starts as a new catalog would.
 """
 
 from __future__ import annotations
@@ -28,6 +35,21 @@ from benchmarks.corpus import write_paper_lists
 # 1,593 (rare); influence 10,489, graph 28,904, model 51,319 (frequent; lists on PostgreSQL).
 QUERIES = ["raphasor", "debias", "decomposition", "influence", "graph", "sparse attention", "venue:ICML year:>=2020 graph", "tag:x OR status:read",
            '"language model"', "model*", "year:2018 -graph"]
+# ANDs and phrases of frequent words (issue 15): sparse 6,089, attention 8,262 papers.
+SEVERAL = ["sparse attention", '"language model"', "graph neural network", "language model",
+           "sparse attention venue:ICML", '"language model" year:>=2020']
+_PROBE = """
+import statistics, sys, time
+from catalog.library import Catalog
+catalog = Catalog.open(sys.argv[1])
+for query in sys.argv[2:]:
+    start = time.perf_counter(); catalog.search(query, limit=50); first = time.perf_counter() - start
+    times = []
+    for _ in range(7):
+        start = time.perf_counter(); catalog.search(query, limit=50); times.append(time.perf_counter() - start)
+    print(f"{query}\t{first * 1000:.1f}\t{statistics.median(times) * 1000:.1f}", flush=True)
+catalog.close()
+"""
 
 
 def _import(location, files, checkout: Path | None = None) -> float:
@@ -125,8 +147,40 @@ def main(n: int = 100_000, rounds: int = 1) -> None:
         server.stop()
 
 
+_ALL = list(dict.fromkeys([*SEVERAL, *QUERIES]))
+
+
+def queries(url: str, rounds: int, checkout: str | None = None) -> None:
+    """QUERIES and SEVERAL on the catalog at `url`: this checkout and `checkout` alternated,
+    each round a fresh process after the lists of several words are dropped."""
+    import psycopg
+
+    sides = {"this": None, **({checkout: Path(checkout).resolve()} if checkout else {})}
+    results: dict[tuple[str, str], list[tuple[float, float]]] = {}
+    for r in range(rounds):
+        for name, folder in sides.items():
+            with psycopg.connect(url, autocommit=True) as conn:
+                for table in ("rank_top", "rank_top_state"):
+                    conn.execute(f"DELETE FROM {table} WHERE key LIKE '%&%' OR key LIKE '%<->%'")
+            out = subprocess.run([sys.executable, "-c", _PROBE, url, *_ALL], cwd=folder,
+                                 check=True, capture_output=True, text=True).stdout
+            for line in out.splitlines():
+                query, first, median = line.split("\t")
+                results.setdefault((query, name), []).append((float(first), float(median)))
+            print(f"round {r + 1} {name} done", flush=True)
+    for query in _ALL:
+        cells = []
+        for name in sides:
+            runs = results[(query, name)]
+            cells.append(f"{name}: first {', '.join(f'{f:.1f}' for f, _ in runs)} ms,"
+                         f" then {', '.join(f'{m:.1f}' for _, m in runs)} ms")
+        print(f"{query!r:34} " + " | ".join(cells))
+
+
 if __name__ == "__main__":
-    if sys.argv[1:2] == ["imports"]:
+    if sys.argv[1:2] == ["queries"]:
+        queries(sys.argv[2], int(sys.argv[3]), *sys.argv[4:5])
+    elif sys.argv[1:2] == ["imports"]:
         imports(int(sys.argv[2]), int(sys.argv[3]), *sys.argv[4:5])
     else:
         main(*(int(a) for a in sys.argv[1:]))

@@ -177,3 +177,57 @@ def test_a_rare_word_is_two_statements_on_a_server(pg_seeded, monkeypatch):
         statements.clear()
         assert tx.search(parse("transformers"), limit=50)
         assert len(statements) == 2, statements
+
+
+# In the seeds: `the`, `model`, `models` are frequent words as written, `learn` and `model` as stems.
+SEVERAL = ["the model", '"the model"', "learning models venue:ICLR", "the models -learning"]
+
+
+def _compound_keys(catalog):
+    with catalog.store.read() as tx:
+        return {k for k in tx.top_list_keys() if topk.compound(k)}
+
+
+def test_several_frequent_words_get_their_own_list_after_a_search(pg_seeded, monkeypatch):
+    """An AND or a phrase of frequent words (no word's list bounds its ranking) is ranked in
+    full once; that search keeps a list of its own, which later searches read: the full
+    ranking's pages (ids and scores), before and after edits. None is kept while another
+    writer holds the catalog; the oldest go past COMPOUND_LISTS."""
+    import psycopg
+
+    from catalog.store.postgres.store import WRITE_LOCK
+
+    catalog = pg_seeded
+    catalog.store.refresh_top_lists(budget=None)
+    with psycopg.connect(catalog.store.url, autocommit=True) as other:  # an import, say
+        other.execute(f"SELECT pg_advisory_lock({WRITE_LOCK})")
+        catalog.search("the model", limit=5)
+        assert _compound_keys(catalog) == set()
+    served = _reads(monkeypatch)
+
+    def pages():
+        for query in SEVERAL:
+            for limit, offset in ((10, 0), (5, 7)):
+                assert _hits(catalog, query, limit, offset) == _full(catalog, query, limit, offset, monkeypatch), query
+
+    pages()  # ranked in full, lists kept
+    kept = _compound_keys(catalog)
+    # (The phrase's other forms too: once its exact form is listed, a page past it ranks them.)
+    assert kept == {"exact 'the' & 'model'", "exact 'the' <-> 'model'", "stems 'the' <-> 'model'",
+                    "stems 'learn' & 'model'", "exact 'the' & 'models'"}
+    served.clear()
+    pages()
+    assert sum(served) >= 4
+    assert doctor.run(catalog.store).notes[0].startswith("ranked lists: ")
+    assert f"and {len(kept)} searches of several of them" in doctor.run(catalog.store).notes[0]
+
+    low = catalog.search("the model", limit=60)[-1].key
+    catalog.add_note(low, "The model: the model, the model.")  # it climbs to the head
+    catalog.set_title(catalog.search('"the model"', limit=1)[0].key, "Nothing of the kind")
+    pages()
+    assert low in [p.key for p in catalog.search("the model", limit=10)]
+    assert doctor.run(catalog.store).found == []
+
+    monkeypatch.setattr(topk, "COMPOUND_LISTS", 1)
+    catalog.search("model the", limit=5)
+    assert _compound_keys(catalog) == {"exact 'model' & 'the'"}

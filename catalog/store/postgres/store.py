@@ -253,9 +253,28 @@ class PostgresStore(Store):
         with self._errors(), self.pool.connection() as conn:
             conn.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
             try:
-                yield PostgresTx(conn, self.user)
+                tx = PostgresTx(conn, self.user)
+                yield tx
             finally:
                 conn.rollback()
+        if wanted := tx.__dict__.get("wanted_lists"):
+            self._keep_lists(wanted)
+
+    def _keep_lists(self, wanted: list[tuple[str, str]]) -> None:
+        """Rank the lists of several words a search found missing (postgres/topk.py), when no
+        other writer holds the catalog (an import: the next search asks again); a database
+        that refuses writes (a read-only role, a standby) keeps none."""
+        try:
+            with self.pool.connection() as conn:
+                conn.execute("BEGIN")
+                try:
+                    if conn.execute(f"SELECT pg_try_advisory_xact_lock({WRITE_LOCK})").scalar():
+                        PostgresTx(conn, self.user).keep_wanted_lists(wanted)
+                        conn.commit()
+                finally:
+                    conn.rollback()
+        except (StoreError, psycopg.Error):
+            pass
 
     @contextmanager
     def write(self, *, catch_up: bool = True) -> Iterator[PostgresTx]:

@@ -14,11 +14,23 @@ serves the page only when the list proves it: it holds every match, or enough of
 the filters (every paper not listed ranks after the list's last). Past CHANGE_LIMIT changes a
 list is not read (the search ranks every match) until it is ranked again: imports do that within
 a time budget (Store.refresh_top_lists), `catalog doctor --fix` for all.
+
+Several words (an AND or a phrase): ts_rank scores them by the distances between every pair of
+their positions (tsrank.c, calc_rank_and), which no word's list bounds: a paper low in both
+words' lists can hold them side by side many times. So such a tier gets a list of its own, kept
+like a word's: a search that ranked every match of an AND or phrase of frequent words (each
+with its list) notes it (`wanted_lists`), and its store ranks the list after the search, in a
+short write transaction it skips when another writer holds the catalog (keep_wanted_lists).
+The next search of those words reads it: `"language model"` at 100k papers checks the
+positions of 14,621 papers to find 860, then ranks those; from its list it reads 50. At most
+COMPOUND_LISTS are kept, the oldest ranked dropped first; refresh ranks them again as it does
+the words'.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import time
 
 from catalog.store.postgres import search
@@ -35,6 +47,14 @@ CHANGE_LIMIT = 2000  # migration 0011's: past it a list is ranked again, not fol
 ENABLED = os.environ.get("CATALOG_TOPK_LISTS", "on") != "off"
 CHOSEN_AT = "#papers"  # a state row that is no list: the catalog's size when words were chosen
 _SCORE = "-ts_rank({weights}, p.{column}, q.q, 1)"  # search.search_sql's score
+COMPOUND_LISTS = 500  # lists of several words kept (1,000 papers each)
+_LEXEME = re.compile(r"'((?:[^']|'')*)'")
+
+
+def compound(tsquery: str) -> bool:
+    """Whether a tsquery (or a list's key) is an AND or a phrase of plain words: no OR, no NOT,
+    no prefix (the words are quoted runs of letters and digits, so these are operators)."""
+    return ("&" in tsquery or "<" in tsquery) and not any(op in tsquery for op in ("|", "!", ":*"))
 
 
 def list_key(index: str, tsquery: str) -> str:
@@ -55,6 +75,8 @@ class PostgresTopLists:
         index = "exact" if tier == "exact" else "stems"
         column, config = search.VECTORS[index]
         state = self._list_state(compiled, tier)
+        if state is None:
+            self._want_list(compiled, tier)
         if state is None or state["changes"] > CHANGE_LIMIT:
             return None
         need = offset + limit
@@ -107,7 +129,51 @@ class PostgresTopLists:
         if not ENABLED or tier == "some":
             return False
         state = self._list_state(compiled, tier)
+        if state is None:
+            self._want_list(compiled, tier)
         return state is not None and state["changes"] <= CHANGE_LIMIT
+
+    def _want_list(self, compiled, tier: str) -> None:
+        """Note a tier of several words that has no list (ranked in full): the store may keep
+        one after this search (keep_wanted_lists)."""
+        expression = search.tier_expression(compiled, tier)
+        if expression and compound(expression):
+            wanted = self.__dict__.setdefault("wanted_lists", [])
+            if len(wanted) < 8:
+                wanted.append((id(compiled), "exact" if tier == "exact" else "stems", expression))
+
+    def keep_wanted_lists(self, wanted: list[tuple[int, str, str]]) -> int:
+        """Rank a list for the first tier of each search in `wanted` ((search, index, tsquery
+        as the compiler wrote it): tiers of several words ranked in full; a later tier is
+        ranked only when the first holds less than a page) whose words all have lists
+        (frequent: their AND reads thousands of rows), unless it has one; drop the oldest such
+        lists past COMPOUND_LISTS. How many were ranked."""
+        built, served = 0, set()
+        for walk, index, expression in dict.fromkeys(wanted):
+            if walk in served:
+                continue
+            tsquery = self.conn.execute("SELECT to_tsquery(?::regconfig, ?)::text",
+                                        (search.VECTORS[index][1], expression)).scalar()
+            key = list_key(index, tsquery)
+            words = sorted({list_key(index, f"'{w}'") for w in _LEXEME.findall(tsquery)})
+            known = self.conn.execute(f"SELECT count(*) FILTER (WHERE key = ANY(?)), count(*) FILTER (WHERE key = ?)"
+                                      f" FROM {STATE_TABLE} WHERE key = ANY(?) OR key = ?",
+                                      (words, key, words, key)).one()
+            if not compound(tsquery) or known[0] < len(words):
+                continue
+            served.add(walk)
+            if known[1]:
+                continue
+            self.build_top_list(key)
+            built += 1
+        if built:
+            old = [r[0] for r in self.conn.execute(
+                f"SELECT key FROM {STATE_TABLE} WHERE key != ? AND (key LIKE '%&%' OR key LIKE '%<%')"
+                " ORDER BY built_at DESC, key OFFSET ?", (CHOSEN_AT, COMPOUND_LISTS)).all() if compound(r[0])]
+            if old:
+                self.conn.execute(f"DELETE FROM {TOP_TABLE} WHERE key = ANY(?)", (old,))
+                self.conn.execute(f"DELETE FROM {STATE_TABLE} WHERE key = ANY(?)", (old,))
+        return built
 
     def _list_state(self, compiled, tier: str):
         """The state row of a tier's list (None: no list). The states of every tier of the
@@ -208,8 +274,10 @@ class PostgresTopLists:
             return ("ranked lists: none yet (an import ranks them in the background;"
                     " `catalog doctor --fix` ranks them now)")
         stale = len(self.stale_top_lists(keys))
-        return (f"ranked lists: {len(keys):,} words in {MIN_MATCHES:,}+ papers, each listing its best"
-                f" {LIST_SIZE:,} by ts_rank" + (f"; {stale:,} out of date" if stale else ""))
+        several = sum(1 for k in keys if compound(k))
+        return (f"ranked lists: {len(keys) - several:,} words in {MIN_MATCHES:,}+ papers"
+                + (f" and {several:,} searches of several of them" if several else "")
+                + f", each listing its best {LIST_SIZE:,} by ts_rank" + (f"; {stale:,} out of date" if stale else ""))
 
     def top_list_mismatches(self, how_many: int = 3, depth: int = 50) -> list[str]:
         """Lists a search reads (the `how_many` of fewest matches: quick to rank in full) whose
@@ -269,7 +337,11 @@ def refresh(store, *, budget: float | None, rescored: bool | None = None) -> tup
         choose = budget is None or seen is None or catalog_resized(seen, papers)
         if choose:
             words = tx.top_list_words() if papers >= MIN_MATCHES else []
-            wanted = [k for k, _ in words]
+            chosen = {k for k, _ in words}
+            # Lists of several words stay while all their words have lists.
+            wanted = [k for k, _ in words] + sorted(
+                k for k in kept if compound(k)
+                and all(list_key(k.split(" ", 1)[0], f"'{w}'") in chosen for w in _LEXEME.findall(k)))
         else:
             wanted = sorted(kept, key=lambda k: (-kept[k], k))
         stale = tx.stale_top_lists(wanted, rescored=rescored)
