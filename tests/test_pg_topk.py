@@ -228,6 +228,10 @@ def test_several_frequent_words_get_their_own_list_after_a_search(pg_seeded, mon
     assert low in [p.key for p in catalog.search("the model", limit=10)]
     assert doctor.run(catalog.store).found == []
 
+    kept = _compound_keys(catalog)
+    catalog.store.refresh_top_lists(budget=None)  # words chosen again: these lists stay, ranked anew
+    assert _compound_keys(catalog) == kept and not catalog.store.top_lists_behind()
+
     monkeypatch.setattr(topk, "COMPOUND_LISTS", 1)
     catalog.search("model the", limit=5)
     assert _compound_keys(catalog) == {"exact 'model' & 'the'"}

@@ -157,7 +157,7 @@ class PostgresTopLists:
         ranked only when the first holds less than a page) whose words all have lists
         (frequent: their AND reads thousands of rows), unless it has one; drop the oldest such
         lists past COMPOUND_LISTS. How many were ranked."""
-        built, served = 0, set()
+        built, served = [], set()
         for walk, index, expression in dict.fromkeys(wanted):
             if walk in served:
                 continue
@@ -174,15 +174,16 @@ class PostgresTopLists:
             if known[1]:
                 continue
             self.build_top_list(key)
-            built += 1
-        if built:
+            built.append(key)
+        if built:  # the lists just ranked stay; of the others, those ranked last
             old = [r[0] for r in self.conn.execute(
-                f"SELECT key FROM {STATE_TABLE} WHERE key != ? AND (key LIKE '%&%' OR key LIKE '%<%')"
-                " ORDER BY built_at DESC, key OFFSET ?", (CHOSEN_AT, COMPOUND_LISTS)).all() if compound(r[0])]
+                f"SELECT key FROM {STATE_TABLE} WHERE key != ? AND key <> ALL(?) AND (key LIKE '%&%' OR key LIKE '%<%')"
+                " ORDER BY built_at DESC, key OFFSET ?", (CHOSEN_AT, built, max(0, COMPOUND_LISTS - len(built)))).all()
+                if compound(r[0])]
             if old:
                 self.conn.execute(f"DELETE FROM {TOP_TABLE} WHERE key = ANY(?)", (old,))
                 self.conn.execute(f"DELETE FROM {STATE_TABLE} WHERE key = ANY(?)", (old,))
-        return built
+        return len(built)
 
     def _list_state(self, compiled, tier: str):
         """The state row of a tier's list (None: no list). The states of every tier of the
