@@ -138,15 +138,18 @@ class PostgresTopLists:
         if not ENABLED or tier == "some":
             return False
         state = self._list_state(compiled, tier)
-        if state is None:
+        first = self.__dict__.get("_planned") is not compiled  # the walk's first tier: ranked
+        self._planned = compiled
+        if state is None and first:
             self._want_list(compiled, tier)
         return state is not None and state["changes"] <= CHANGE_LIMIT
 
     def _want_list(self, compiled, tier: str) -> None:
         """Note a tier of several words that has no list (ranked in full): the store may keep
-        one after this search (keep_wanted_lists)."""
+        one after this search (keep_wanted_lists). Not with filters or `-word`s: those
+        searches read the filters first, and a list could serve them only within WINDOW."""
         expression = search.tier_expression(compiled, tier)
-        if expression and compound(expression):
+        if expression and compound(expression) and not compiled.where and not compiled.exclude:
             wanted = self.__dict__.setdefault("wanted_lists", [])
             if len(wanted) < 8:
                 wanted.append((id(compiled), "exact" if tier == "exact" else "stems", expression))
