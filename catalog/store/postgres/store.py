@@ -254,27 +254,29 @@ class PostgresStore(Store):
             conn.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
             try:
                 tx = PostgresTx(conn, self.user)
+                tx.rank_list = self._rank_list
                 yield tx
             finally:
                 conn.rollback()
-        if wanted := tx.__dict__.get("wanted_lists"):
-            self._keep_lists(wanted)
 
-    def _keep_lists(self, wanted: list[tuple[str, str]]) -> None:
-        """Rank the lists of several words a search found missing (postgres/topk.py), when no
-        other writer holds the catalog (an import: the next search asks again); a database
-        that refuses writes (a read-only role, a standby) keeps none."""
+    def _rank_list(self, index: str, expression: str):
+        """Rank the list of an AND or phrase of frequent words a search found missing
+        (postgres/topk.py), on another connection, committed: (its state, its papers), or None
+        when another writer holds the catalog (an import: the search ranks every match, and the
+        next one tries again) or the database refuses writes (a read-only role, a standby)."""
         try:
             with self.pool.connection() as conn:
                 conn.execute("BEGIN")
                 try:
+                    made = None
                     if conn.execute(f"SELECT pg_try_advisory_xact_lock({WRITE_LOCK})").scalar():
-                        PostgresTx(conn, self.user).keep_wanted_lists(wanted)
+                        made = PostgresTx(conn, self.user).rank_list_now(index, expression)
                         conn.commit()
+                    return made
                 finally:
                     conn.rollback()
         except (StoreError, psycopg.Error):
-            pass
+            return None
 
     @contextmanager
     def write(self, *, catch_up: bool = True) -> Iterator[PostgresTx]:

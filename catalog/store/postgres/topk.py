@@ -17,14 +17,14 @@ a time budget (Store.refresh_top_lists), `catalog doctor --fix` for all.
 
 Several words (an AND or a phrase): ts_rank scores them by the distances between every pair of
 their positions (tsrank.c, calc_rank_and), which no word's list bounds: a paper low in both
-words' lists can hold them side by side many times. So such a tier gets a list of its own, kept
-like a word's: a search that ranked every match of an AND or phrase of frequent words (each
-with its list) notes it (`wanted_lists`), and its store ranks the list after the search, in a
-short write transaction it skips when another writer holds the catalog (keep_wanted_lists).
-The next search of those words reads it: `"language model"` at 100k papers checks the
-positions of 14,621 papers to find 860, then ranks those; from its list it reads 50. At most
-COMPOUND_LISTS are kept, the oldest ranked dropped first; refresh ranks them again as it does
-the words'.
+words' lists can hold them side by side many times. So such a query gets a list of its own,
+kept like a word's. The first search of an AND or phrase of frequent words (each with its
+list), without filters or `-word`s, ranks its list instead of its page (rank_list_now: the
+store's `rank_list`, another connection, a short write transaction skipped when another writer
+holds the catalog) and reads its page from that ranking; later searches, everyone's, read the
+list. `"language model"` at 100k papers checks the positions of 14,621 papers to find 860,
+then ranks those; from its list a search reads 50. At most COMPOUND_LISTS are kept, the oldest
+ranked dropped first; refresh ranks them again as it does the words'.
 """
 
 from __future__ import annotations
@@ -76,7 +76,7 @@ class PostgresTopLists:
         column, config = search.VECTORS[index]
         state = self._list_state(compiled, tier)
         if state is None:
-            self._want_list(compiled, tier)
+            state = self._list_now(compiled, tier)
         if state is None or state["changes"] > CHANGE_LIMIT:
             return None
         need = offset + limit
@@ -92,7 +92,12 @@ class PostgresTopLists:
         # reading a long run of the list's rows.
         window = min(state["listed"], need * WINDOW) if conds else state["listed"]
         text = "p.abstract_text" if with_text else "NULL"
-        if not changed:  # the page's rows in the same statement (a server: one round trip less)
+        made = self.__dict__.get("_made_lists", {}).get(state["key"])
+        if made is not None:  # ranked just now: newer than this transaction's snapshot
+            if conds:  # (another search of the same words in this transaction) not seen here
+                return None
+            found = made
+        elif not changed:  # the page's rows in the same statement (a server: one round trip less)
             rows = self.conn.execute(
                 f"SELECT {search.SUMMARY_COLUMNS}, {text} AS text, t.score AS score FROM {TOP_TABLE} t"
                 f" JOIN paper p ON p.id = t.paper_id {search.READER_JOIN}"
@@ -101,6 +106,23 @@ class PostgresTopLists:
             if len(rows) < need and (window < state["listed"] or not complete):
                 return None  # the papers tried ran out under the filters: the page is not proven
             return rows[offset:need]
+        else:
+            found = self._listed_found(state, changed, window, need, where, params, expression, column, config)
+            if found is None:
+                return None
+        page = found[offset:need]
+        if not page:
+            return []
+        return self.conn.execute(
+            f"SELECT {search.SUMMARY_COLUMNS}, {text} AS text, v.score AS score"
+            " FROM unnest(?::integer[], ?::real[]) WITH ORDINALITY AS v(id, score, n)"
+            f" JOIN paper p ON p.id = v.id {search.READER_JOIN} ORDER BY v.n",
+            [[i for _, i in page], [s for s, _ in page], self.user]).all()
+
+    def _listed_found(self, state, changed, window, need, where, params, expression, column, config):
+        """(score, id) of a list's papers meeting the conditions, merged with the changed papers
+        ranked anew; None when they do not prove the page."""
+        complete = state["listed"] >= state["matches"]
         listed = self.conn.execute(
             f"SELECT t.paper_id AS id, t.score FROM {TOP_TABLE} t JOIN paper p ON p.id = t.paper_id"
             f" WHERE t.key = ? AND t.position <= ? AND t.paper_id <> ALL(?){where} ORDER BY t.position LIMIT ?",
@@ -123,14 +145,7 @@ class PostgresTopLists:
             found = [f for f in found if f <= (last["score"], last["paper_id"])]
             if len(found) < need:
                 return None
-        page = found[offset:need]
-        if not page:
-            return []
-        return self.conn.execute(
-            f"SELECT {search.SUMMARY_COLUMNS}, {text} AS text, v.score AS score"
-            " FROM unnest(?::integer[], ?::real[]) WITH ORDINALITY AS v(id, score, n)"
-            f" JOIN paper p ON p.id = v.id {search.READER_JOIN} ORDER BY v.n",
-            [[i for _, i in page], [s for s, _ in page], self.user]).all()
+        return found
 
     def list_may_serve(self, compiled, tier: str) -> bool:
         """Whether a fresh list exists for this tier's words (ranked_page_from_lists may serve
@@ -138,55 +153,55 @@ class PostgresTopLists:
         if not ENABLED or tier == "some":
             return False
         state = self._list_state(compiled, tier)
-        first = self.__dict__.get("_planned") is not compiled  # the walk's first tier: ranked
+        if state is None and self.__dict__.get("_planned") is not compiled:  # the walk's first tier
+            state = self._list_now(compiled, tier)
         self._planned = compiled
-        if state is None and first:
-            self._want_list(compiled, tier)
         return state is not None and state["changes"] <= CHANGE_LIMIT
 
-    def _want_list(self, compiled, tier: str) -> None:
-        """Note a tier of several words that has no list (ranked in full): the store may keep
-        one after this search (keep_wanted_lists). Not with filters or `-word`s: those
-        searches read the filters first, and a list could serve them only within WINDOW."""
+    def _list_now(self, compiled, tier: str):
+        """For an exact tier of several frequent words (each with its list) that has no list,
+        in a search without filters or `-word`s: rank its list now (the store's `rank_list`:
+        another connection, committed) and return its state; its papers are kept for this
+        transaction, whose snapshot is older than them. None: rank every match as before
+        (other words, or the store could not write)."""
         expression = search.tier_expression(compiled, tier)
-        if expression and compound(expression) and not compiled.where and not compiled.exclude:
-            wanted = self.__dict__.setdefault("wanted_lists", [])
-            if len(wanted) < 8:
-                wanted.append((id(compiled), "exact" if tier == "exact" else "stems", expression))
+        rank = self.__dict__.get("rank_list")
+        if (tier != "exact" or rank is None or not expression or not compound(expression)
+                or compiled.where or compiled.exclude):
+            return None
+        words = _LEXEME.findall(expression)
+        frequent = self.conn.execute(
+            f"SELECT count(*) FROM {STATE_TABLE} WHERE key = ANY(SELECT 'exact ' || to_tsquery(?, w)::text"
+            " FROM unnest(?::text[]) AS w)", (search.CONFIG, [f"'{w}'" for w in words])).scalar()
+        if frequent < len(set(words)):
+            return None
+        made = rank("exact", expression)
+        if made is None:
+            return None
+        state, papers = made
+        self.__dict__.setdefault("_made_lists", {})[state["key"]] = papers
+        self._list_states[1][tier] = state
+        return state
 
-    def keep_wanted_lists(self, wanted: list[tuple[int, str, str]]) -> int:
-        """Rank a list for the first tier of each search in `wanted` ((search, index, tsquery
-        as the compiler wrote it): tiers of several words ranked in full; a later tier is
-        ranked only when the first holds less than a page) whose words all have lists
-        (frequent: their AND reads thousands of rows), unless it has one; drop the oldest such
-        lists past COMPOUND_LISTS. How many were ranked."""
-        built, served = [], set()
-        for walk, index, expression in dict.fromkeys(wanted):
-            if walk in served:
-                continue
-            tsquery = self.conn.execute("SELECT to_tsquery(?::regconfig, ?)::text",
-                                        (search.VECTORS[index][1], expression)).scalar()
-            key = list_key(index, tsquery)
-            words = sorted({list_key(index, f"'{w}'") for w in _LEXEME.findall(tsquery)})
-            known = self.conn.execute(f"SELECT count(*) FILTER (WHERE key = ANY(?)), count(*) FILTER (WHERE key = ?)"
-                                      f" FROM {STATE_TABLE} WHERE key = ANY(?) OR key = ?",
-                                      (words, key, words, key)).one()
-            if not compound(tsquery) or known[0] < len(words):
-                continue
-            served.add(walk)
-            if known[1]:
-                continue
-            self.build_top_list(key)
-            built.append(key)
-        if built:  # the lists just ranked stay; of the others, those ranked last
-            old = [r[0] for r in self.conn.execute(
-                f"SELECT key FROM {STATE_TABLE} WHERE key != ? AND key <> ALL(?) AND (key LIKE '%&%' OR key LIKE '%<%')"
-                " ORDER BY built_at DESC, key OFFSET ?", (CHOSEN_AT, built, max(0, COMPOUND_LISTS - len(built)))).all()
-                if compound(r[0])]
-            if old:
-                self.conn.execute(f"DELETE FROM {TOP_TABLE} WHERE key = ANY(?)", (old,))
-                self.conn.execute(f"DELETE FROM {STATE_TABLE} WHERE key = ANY(?)", (old,))
-        return len(built)
+    def rank_list_now(self, index: str, expression: str):
+        """In a write transaction: rank the list of `expression` (a tsquery as the compiler
+        wrote it) unless one exists, and drop the oldest lists of several words past
+        COMPOUND_LISTS. (its state, its papers as (score, id)), or None when it exists."""
+        tsquery = self.conn.execute("SELECT to_tsquery(?::regconfig, ?)::text",
+                                    (search.VECTORS[index][1], expression)).scalar()
+        key = list_key(index, tsquery)
+        if not compound(tsquery) or self.conn.execute(f"SELECT 1 FROM {STATE_TABLE} WHERE key = ?", (key,)).first():
+            return None
+        built_at, matches, papers = self._rank_into(key, LIST_SIZE)
+        old = [r[0] for r in self.conn.execute(
+            f"SELECT key FROM {STATE_TABLE} WHERE key != ? AND key != ? AND (key LIKE '%&%' OR key LIKE '%<%')"
+            " ORDER BY built_at DESC, key OFFSET ?", (CHOSEN_AT, key, max(0, COMPOUND_LISTS - 1))).all()
+            if compound(r[0])]
+        if old:
+            self.conn.execute(f"DELETE FROM {TOP_TABLE} WHERE key = ANY(?)", (old,))
+            self.conn.execute(f"DELETE FROM {STATE_TABLE} WHERE key = ANY(?)", (old,))
+        state = {"key": key, "built_at": built_at, "listed": len(papers), "matches": matches, "changes": 0}
+        return state, papers
 
     def _list_state(self, compiled, tier: str):
         """The state row of a tier's list (None: no list). The states of every tier of the
@@ -230,25 +245,29 @@ class PostgresTopLists:
     def build_top_list(self, key: str, size: int | None = None) -> int:
         """Rank one list from the full ranking (in a write transaction: no change can slip
         between the ranking and the change it is stamped with); how many papers it lists."""
-        size = LIST_SIZE if size is None else size
+        return len(self._rank_into(key, LIST_SIZE if size is None else size)[2])
+
+    def _rank_into(self, key: str, size: int) -> tuple[int, int, list[tuple[float, int]]]:
+        """Rank list `key` into the tables: (the change it was ranked after, the papers
+        matching, its papers as (score, id) best first)."""
         index, tsquery = key.split(" ", 1)
         column, _ = search.VECTORS[index]
         score = _SCORE.format(weights=search.WEIGHTS, column=column)
         built_at = self.conn.execute(f"SELECT coalesce(max(seq), 0) FROM {CHANGE_TABLE}").scalar()
         self.conn.execute(f"DELETE FROM {TOP_TABLE} WHERE key = ?", (key,))
-        matches = self.conn.execute(
+        rows = self.conn.execute(
             f"WITH q AS (SELECT ?::tsquery AS q), ranked AS (SELECT p.id, {score} AS score, count(*) OVER () AS matches"
             f" FROM paper p, q WHERE p.{column} @@ q.q ORDER BY score, p.id LIMIT ?),"
             f" stored AS (INSERT INTO {TOP_TABLE}(key, position, paper_id, score)"
             "  SELECT ?, row_number() OVER (ORDER BY score, id), id, score FROM ranked)"
-            " SELECT coalesce(max(matches), 0) FROM ranked", (tsquery, size, key)).scalar()
-        listed = min(size, matches)
+            " SELECT score, id, matches FROM ranked ORDER BY score, id", (tsquery, size, key)).all()
+        matches = rows[0]["matches"] if rows else 0
         self.conn.execute(
             f"INSERT INTO {STATE_TABLE}(key, built_at, weights, listed, matches) VALUES (?, ?, ?, ?, ?)"
             " ON CONFLICT (key) DO UPDATE SET built_at = excluded.built_at, weights = excluded.weights,"
             " listed = excluded.listed, matches = excluded.matches",
-            (key, built_at, search.WEIGHTS, listed, matches))
-        return listed
+            (key, built_at, search.WEIGHTS, len(rows), matches))
+        return built_at, matches, [(r["score"], r["id"]) for r in rows]
 
     def drop_top_lists(self, keep: set[str]) -> None:
         """Forget the lists not in `keep` (words no longer frequent)."""
