@@ -149,7 +149,8 @@ class PostgresTopLists:
 
     def list_may_serve(self, compiled, tier: str) -> bool:
         """Whether a fresh list exists for this tier's words (ranked_page_from_lists may serve
-        its page); False: the tier ranks every match."""
+        its page), or was ranked now for the walk's first tier (_list_now); False: the tier
+        ranks every match."""
         if not ENABLED or tier == "some":
             return False
         state = self._list_state(compiled, tier)
@@ -171,7 +172,7 @@ class PostgresTopLists:
             return None
         words = _LEXEME.findall(expression)
         frequent = self.conn.execute(
-            f"SELECT count(*) FROM {STATE_TABLE} WHERE key = ANY(SELECT 'exact ' || to_tsquery(?, w)::text"
+            f"SELECT count(*) FROM {STATE_TABLE} WHERE key = ANY(SELECT 'exact ' || to_tsquery(?::regconfig, w)::text"
             " FROM unnest(?::text[]) AS w)", (search.CONFIG, [f"'{w}'" for w in words])).scalar()
         if frequent < len(set(words)):
             return None
