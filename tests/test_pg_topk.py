@@ -188,7 +188,7 @@ def _compound_keys(catalog):
         return {k for k in tx.top_list_keys() if topk.compound(k)}
 
 
-def test_several_frequent_words_get_their_own_list_after_a_search(pg_seeded, monkeypatch):
+def test_several_frequent_words_get_their_own_list_at_their_first_search(pg_seeded, monkeypatch):
     """An AND or a phrase of frequent words (no word's list bounds its ranking) gets a list of
     its own at its first search, which reads its page from it, as later searches do: the
     full ranking's pages (ids and scores), before and after edits. None is ranked while
