@@ -255,3 +255,38 @@ def test_no_words_list_bounds_the_rank_of_several_words(pg_server):
         assert score(side_by_side, "sparse") < score(in_the_title, "sparse")
         assert score(side_by_side, "attention") < score(in_the_title, "attention")
         assert score(side_by_side, "sparse & attention") > 10 * score(in_the_title, "sparse & attention")
+
+
+def test_a_reader_who_may_not_write_gets_the_same_pages_and_asks_the_server_once(pg_seeded, monkeypatch):
+    """A lab member with a read-only role: the searches of several frequent words rank every
+    match, as before lists, with the same pages; the refusal to keep a list is met once per
+    process, not at every search (each one an error in the server's log)."""
+    import uuid
+
+    import psycopg
+
+    catalog = pg_seeded
+    catalog.store.refresh_top_lists(budget=None)
+    role = "reader_" + uuid.uuid4().hex[:8]
+    with psycopg.connect(catalog.store.url, autocommit=True) as admin:
+        admin.execute(f"CREATE ROLE {role} LOGIN")
+        admin.execute(f"GRANT SELECT ON ALL TABLES IN SCHEMA public TO {role}")
+    tried = []
+    original = topk.PostgresTopLists.rank_list_now
+
+    def spy(self, *args):
+        tried.append(args)
+        return original(self, *args)
+
+    monkeypatch.setattr(topk.PostgresTopLists, "rank_list_now", spy)
+    reader = Catalog.open(catalog.store.url.replace("postgres@", f"{role}@", 1))
+    try:
+        for query in ("the model", '"the model"', "model the"):
+            assert _hits(reader, query, 10, 0) == _full(catalog, query, 10, 0, monkeypatch), query
+        assert len(tried) == 1
+        assert _compound_keys(catalog) == set()
+    finally:
+        reader.close()
+        with psycopg.connect(catalog.store.url, autocommit=True) as admin:
+            admin.execute(f"DROP OWNED BY {role}")
+            admin.execute(f"DROP ROLE {role}")

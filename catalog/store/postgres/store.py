@@ -211,6 +211,7 @@ class PostgresStore(Store):
         self._listener: psycopg.Connection | None = None
         self._changes = 0
         self._listen_lock = threading.Lock()
+        self._lists_refused = False  # the server refused to keep a ranked list (a read-only role)
 
     @classmethod
     def open(cls, url: str, *, notify=lambda message: None, user: str | None = None,
@@ -263,7 +264,10 @@ class PostgresStore(Store):
         """Rank the list of an AND or phrase of frequent words a search found missing
         (postgres/topk.py), on another connection, committed: (its state, its papers), or None
         when another writer holds the catalog (an import: the search ranks every match, and the
-        next one tries again) or the database refuses writes (a read-only role, a standby)."""
+        next one tries again) or the database refuses writes (a read-only role, a standby: not
+        tried again by this process, so the server's log gets one refusal, not one a search)."""
+        if self._lists_refused:
+            return None
         try:
             with self.pool.connection() as conn:
                 conn.execute("BEGIN")
@@ -275,7 +279,9 @@ class PostgresStore(Store):
                     return made
                 finally:
                     conn.rollback()
-        except (StoreError, psycopg.Error):
+        except (StoreError, psycopg.Error) as error:
+            refused = (psycopg.errors.InsufficientPrivilege, psycopg.errors.ReadOnlySqlTransaction)
+            self._lists_refused = isinstance(error.__cause__ or error, refused)
             return None
 
     @contextmanager
