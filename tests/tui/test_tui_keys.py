@@ -249,3 +249,14 @@ async def test_x_offers_every_format_catalog_export_has(app, seeded, settle, tmp
         await settle(pilot)
         assert f"cannot write a vault to {missing}: folder {missing.parent} does not exist" in toasts(app)
         assert not missing.exists()
+
+
+async def test_q_quits_from_the_list(app, settle):
+    """`q` (README, the help screen) leaves the app: the binding lives on the screen, which
+    has no quit action of its own, so before it did nothing and only ctrl+q left."""
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        assert app.focused is app.main.papers
+        await pilot.press("q")
+        await pilot.pause()
+        assert not app.is_running

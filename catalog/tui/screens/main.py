@@ -228,6 +228,11 @@ class CatalogScreen(Loading, Editing, Sharing, Discovering, Screen):
         self.set_class(False, "-zoomed")
         self.app.push_screen(TriageScreen(self, query, label), back)
 
+    async def action_quit(self) -> None:
+        """`q`: the screen's binding needs a quit action of its own (the app's ctrl+q is
+        the app's); the session is saved as the screen unmounts."""
+        await self.app.action_quit()
+
     def action_help(self) -> None:
         groups = [("Everywhere", self._keys(keys.BINDINGS)), ("Paper list", self._keys(PaperList.BINDINGS)),
                   ("Reading pane (enter from the list)", self._keys(DetailPane.BINDINGS)),
