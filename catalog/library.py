@@ -49,8 +49,17 @@ class Catalog:
         return self.store.path
 
     @classmethod
-    def open(cls, path: Path, *, seed: bool = False, notify: Notify = lambda m: None) -> "Catalog":
-        """Open (creating and migrating as needed). `seed`: load the bundled lists into a new file."""
+    def open(cls, path: Path, *, seed: bool = False, notify: Notify = lambda m: None,
+             create: bool = True) -> "Catalog":
+        """Open (creating and migrating as needed). `seed`: load the bundled lists into a new file.
+        `create=False` (commands that only read or change papers already there): a file that
+        does not exist, or is empty, is NoCatalog and nothing is written. A server URL is
+        opened as always (catalog never creates a server database; an empty one becomes a
+        catalog as before)."""
+        if not create and not seed and isinstance(path, Path) and _no_file(path):
+            from catalog.errors import NoCatalog
+
+            raise NoCatalog(path)
         catalog = cls(open_store(path, notify=notify))
         # Not "is the file new": a run killed while seeding leaves a file that still needs them.
         # Importing the seeds again is harmless: files already imported are skipped.
@@ -582,6 +591,16 @@ class Catalog:
 
 
 # --- helpers: coordination, no SQL ----------------------------------------------------------
+
+def _no_file(path: Path) -> bool:
+    """No catalog file at `path`: nothing there, or an empty file (which a new catalog would
+    fill). A folder, a device or a foreign file is left to the store's own refusal."""
+    try:
+        return path.stat().st_size == 0 and path.is_file()
+    except FileNotFoundError:
+        return True
+    except OSError:
+        return False
 
 def _note(tx, pid: int, key: str, number: int) -> NoteView:
     notes = tx.notes_of(pid)
