@@ -295,7 +295,8 @@ class Loading:
                 return
             except Exception as exc:  # a busy database, say: once more in a moment
                 failure = first_line(exc)
-                if not settled(worker, monotonic() + FACETS_RETRY * 2 ** attempt):
+                if (attempt + 1 < FACETS_TRIES
+                        and not settled(worker, monotonic() + FACETS_RETRY * 2 ** attempt)):
                     return
         else:
             if not worker.is_cancelled:
