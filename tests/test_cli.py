@@ -167,7 +167,7 @@ def test_named_database_starts_empty(tmp_path):
     """Without the bundled seeds: it holds what was imported into it, nothing more (and a
     command that only reads does not make it: test_a_mistyped_db_is_not_made_a_new_catalog)."""
     bib = SEEDS.parent / "tests" / "data" / "arxiv.bib"
-    imported = run_process(["import", str(bib)], tmp_path / "fresh.db")
+    imported = CliRunner().invoke(main, ["--db", str(tmp_path / "fresh.db"), "import", str(bib)])
     new = int(imported.stderr.split(" new")[0].split()[-1])
     out = run_process(["stats", "--json"], tmp_path / "fresh.db")
     assert 0 < json.loads(out.stdout)["papers"] == new < 90
