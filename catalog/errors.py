@@ -19,3 +19,15 @@ class StoreError(Exception):
 class TooFewPositives(CatalogError):
     """`recommend` has fewer than two papers to learn from (no tag, or one paper tagged):
     triage catches it to keep its own order until the user has said enough."""
+
+
+class NoCatalog(CatalogError):
+    """A command that only reads was given a file that does not exist (or is empty): a typo in
+    --db or $CATALOG_DB must not leave a new, empty catalog behind."""
+
+    def __init__(self, path) -> None:
+        import shlex
+
+        super().__init__(f"no catalog at {path}; import papers into it first: "
+                         f"catalog --db {shlex.quote(str(path))} import FILE")
+        self.path = path

@@ -10,12 +10,13 @@ from __future__ import annotations
 import re
 
 # The stored names, in the order docs/schema.md lists them.
-KINDS = ("article", "conference", "chapter", "book", "thesis", "report", "preprint")
+KINDS = ("article", "conference", "chapter", "book", "thesis", "masters", "report", "preprint")
 
 # How `catalog show` and the TUI name them.
 LABELS = {
     "article": "journal article", "conference": "conference paper", "chapter": "book chapter",
-    "book": "book", "thesis": "thesis", "report": "report", "preprint": "preprint",
+    "book": "book", "thesis": "thesis", "masters": "master's thesis", "report": "report",
+    "preprint": "preprint",
 }
 
 # A type that says only "not in a journal or proceedings" (BibTeX @misc, @unpublished, RIS UNPB,
@@ -32,7 +33,8 @@ for _kind, _spellings in {
                    "cpaper", "proceedingspaper"),
     "chapter": ("chapter", "incollection", "inbook", "booksection", "chap", "echap", "bookchapter"),
     "book": ("book", "mvbook", "ebook", "edbook", "booklet"),
-    "thesis": ("thesis", "phdthesis", "mastersthesis", "thes", "dissertation"),
+    "thesis": ("thesis", "phdthesis", "thes", "dissertation", "doctoralthesis"),
+    "masters": ("masters", "mastersthesis", "masterthesis"),
     "report": ("report", "techreport", "rprt"),
     "preprint": ("preprint",),
     GENERIC: ("misc", "online", "electronic", "www", "unpublished", "unpb", "manuscript"),
@@ -54,6 +56,21 @@ def named(value: object, *, article: str = "article") -> str | None:
     if name == "article":
         return article
     return _NAMES.get(name)
+
+
+# A thesis's own type (biblatex's `type`, RIS M3, CSL `genre`) that says it is a master's:
+# "Master's thesis", "MSc thesis", "M.Sc.", "MPhil", biblatex's `mathesis`.
+_MASTERS = re.compile(r"master|\bm\.?\s?sc\b|\bm\.?\s?phil\b|\bmathesis\b|\bm\.?\s?a\.?\s+thesis",
+                      re.IGNORECASE)
+# How exports name a master's thesis where the format has one thesis type (RIS M3, CSL genre).
+MASTERS_GENRE = "Master's thesis"
+
+
+def thesis(kind: str | None, genre: object) -> str | None:
+    """`kind`, or "masters" for a thesis whose own type (`genre`) says it is a master's."""
+    if kind == "thesis" and isinstance(genre, str) and _MASTERS.search(genre):
+        return "masters"
+    return kind
 
 
 def settle(kind: str | None, *, arxiv_id: str | None, venue: str | None) -> str | None:

@@ -2,26 +2,26 @@
 
 Catalog coordinates: it checks what users typed (catalog/rules.py), opens one transaction of
 the store per operation, and calls the modules that know each job (importer, changes, merges,
-annotations, export, doctor). It holds no SQL and no connection.
+annotations, export, doctor). It holds no SQL and no connection. Exports and annotations
+files are catalog/exchange.py's, mixed into Catalog.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import sys
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from time import monotonic
-from typing import TextIO
 
 from catalog import changes, highlight, rules
 from catalog.errors import CatalogError, Interrupted
+from catalog.exchange import Exchange, _writable
 from catalog.identifiers import identify
 from catalog.lookup import as_one_query, resolve_key, understood
 from catalog.query import RELEVANCE, Clause, Filter, Query, QueryError, Sort, parse
 from catalog.resources import seeds_dir
 from catalog.results import (
-    AnnotationsReport, Edit, ExportPaper, ExportReport, Facets, ImportReport, NoteView,
+    Edit, Facets, ImportReport, NoteView,
     PaperDetail, PaperState, PaperSummary, RelatedPaper, SavedQuery, SavedSearchChanged, SearchHit,
     SplitResult, Stats, Suggestion, TagCount, TopicCount, TopicGroup, TriageCount, TriageOrder,
 )
@@ -36,7 +36,7 @@ TOP_LISTS_SHARE = 0.12
 TOP_LISTS_FLOOR = 5.0
 
 
-class Catalog:
+class Catalog(Exchange):
     """One catalog. Holds no connection or session; every method is one unit of work with its
     own transaction."""
 
@@ -49,8 +49,17 @@ class Catalog:
         return self.store.path
 
     @classmethod
-    def open(cls, path: Path, *, seed: bool = False, notify: Notify = lambda m: None) -> "Catalog":
-        """Open (creating and migrating as needed). `seed`: load the bundled lists into a new file."""
+    def open(cls, path: Path, *, seed: bool = False, notify: Notify = lambda m: None,
+             create: bool = True) -> "Catalog":
+        """Open (creating and migrating as needed). `seed`: load the bundled lists into a new file.
+        `create=False` (commands that only read or change papers already there): a file that
+        does not exist, or is empty, is NoCatalog and nothing is written. A server URL is
+        opened as always (catalog never creates a server database; an empty one becomes a
+        catalog as before)."""
+        if not create and not seed and isinstance(path, Path) and _no_file(path):
+            from catalog.errors import NoCatalog
+
+            raise NoCatalog(path)
         catalog = cls(open_store(path, notify=notify))
         # Not "is the file new": a run killed while seeding leaves a file that still needs them.
         # Importing the seeds again is harmless: files already imported are skipped.
@@ -415,96 +424,7 @@ class Catalog:
         with self.store.read() as tx:
             return tx.saved_searches()
 
-    # --- exchange: exports, annotations, backups ------------------------------------------
-
-    def export_papers(self, query: str = "", *, keys: Sequence[str] | None = None) -> list[ExportPaper]:
-        """The papers `query` selects (all for ""), in search order, with everything exports
-        write; or those with these `keys`, in their order (a key no paper has is left out)."""
-        with self.store.read() as tx:
-            if keys is not None:
-                ids = [pid for pid in map(tx.paper_id, keys) if pid is not None]
-            else:
-                ids = [hit.paper_id for hit in tx.search(parse(query), limit=-1, partial=False)]
-            return tx.export_papers(ids)
-
-    def export(self, query: str, fmt: str, path: Path | None = None, *,
-               stream: TextIO | None = None, keys: Sequence[str] | None = None) -> ExportReport:
-        """Write the selected papers (or those with these `keys`, in their order) as `fmt` to
-        `path` (replaced atomically; a folder for "vault") or to `stream`."""
-        from catalog import export
-
-        if fmt == "vault":
-            return self._export_vault(query, path, keys)
-        try:
-            write = export.writer(fmt)
-        except export.ExportError as exc:
-            raise CatalogError(str(exc)) from None
-        papers = self.export_papers(query, keys=keys)
-        if path is None:
-            write(papers, stream if stream is not None else sys.stdout)
-        else:
-            _writable(path)
-            try:
-                export.write_file(path, lambda out: write(papers, out))
-            except OSError as exc:
-                raise CatalogError(f"cannot write {path}: {exc.strerror or exc}") from None
-        return ExportReport(len(papers), fmt, str(path) if path else None)
-
-    def _export_vault(self, query: str, folder: Path | None, keys: Sequence[str] | None) -> ExportReport:
-        """One Markdown file per paper in `folder` (docs/formats.md, "Markdown vault")."""
-        from catalog.export import vault
-
-        if folder is None:
-            raise CatalogError("say which folder: catalog export --format vault DIR")
-        folder = Path(folder)
-        if folder.exists() and not folder.is_dir():
-            raise CatalogError(f"cannot write a vault to {folder}: it is not a folder")
-        if not folder.parent.is_dir():
-            raise CatalogError(f"cannot write a vault to {folder}: folder {folder.parent} does not exist")
-        papers = self.export_papers(query, keys=keys)
-        try:
-            report = vault.write(papers, folder)
-        except OSError as exc:
-            raise CatalogError(f"cannot write the vault in {folder}: {exc.strerror or exc}") from None
-        return ExportReport(len(papers), "vault", str(folder), report.unchanged, tuple(report.skipped))
-
-    def export_annotations(self, path: Path | None = None, *, stream: TextIO | None = None) -> int:
-        """Write your annotations (docs/formats.md) to `path` atomically, or to `stream`;
-        returns how many papers they cover."""
-        import json
-
-        from catalog import annotations, export
-
-        with self.store.read() as tx:
-            document = annotations.collect(tx)
-        dump = lambda out: out.write(json.dumps(document, ensure_ascii=False, indent=2) + "\n")  # noqa: E731
-        if path is None:
-            dump(stream if stream is not None else sys.stdout)
-        else:
-            _writable(path)
-            try:
-                export.write_file(path, dump)
-            except OSError as exc:
-                raise CatalogError(f"cannot write {path}: {exc.strerror or exc}") from None
-        return len(document["papers"])
-
-    def import_annotations(self, path: Path, *, theirs: bool = False) -> AnnotationsReport:
-        """Merge an annotations file in one write transaction (all of it, or nothing)."""
-        import json
-
-        from catalog import annotations
-
-        try:
-            document = json.loads(Path(path).read_text(encoding="utf-8-sig"))
-        except OSError as exc:
-            raise CatalogError(f"cannot read {path}: {exc.strerror or exc}") from None
-        except UnicodeDecodeError:
-            raise CatalogError(f"{path} is not UTF-8 text (expected an annotations JSON file)") from None
-        except json.JSONDecodeError as exc:
-            raise CatalogError(f"{path}:{exc.lineno}: not valid JSON ({exc.msg})") from None
-        document = annotations.check(document, str(path))
-        with self.store.write() as tx:
-            return annotations.merge(tx, document, theirs=theirs)
+    # --- backups and copies (exports and annotations: catalog/exchange.py) --------------------
 
     def backup(self, target: Path, *, force: bool = False) -> Path:
         """A consistent copy, safe while the TUI has the catalog open. Written beside the
@@ -583,6 +503,16 @@ class Catalog:
 
 # --- helpers: coordination, no SQL ----------------------------------------------------------
 
+def _no_file(path: Path) -> bool:
+    """No catalog file at `path`: nothing there, or an empty file (which a new catalog would
+    fill). A folder, a device or a foreign file is left to the store's own refusal."""
+    try:
+        return path.stat().st_size == 0 and path.is_file()
+    except FileNotFoundError:
+        return True
+    except OSError:
+        return False
+
 def _note(tx, pid: int, key: str, number: int) -> NoteView:
     notes = tx.notes_of(pid)
     if not 1 <= number <= len(notes):
@@ -608,13 +538,6 @@ def _with_snippets(hits: list[SearchHit], query, also: dict[str, list[str]]) -> 
     terms = highlight.terms_of(query, also)
     return [dataclasses.replace(hit.summary, snippet=highlight.snippet(hit.text, terms))
             if terms and hit.text else hit.summary for hit in hits]
-
-
-def _writable(path: Path) -> None:
-    if not path.parent.exists() and str(path.parent):
-        raise CatalogError(f"cannot write {path}: folder {path.parent} does not exist")
-    if path.is_dir():
-        raise CatalogError(f"cannot write {path}: it is a folder")
 
 
 __all__ = ["Catalog", "CatalogError", "Interrupted", "QueryError"]

@@ -88,7 +88,7 @@ class Paper(SQLModel, table=True):
     arxiv_id: str | None = None
     url: str | None = None
     # What kind of publication: article (a journal's), conference, chapter, book, thesis,
-    # report, preprint; NULL when no source said (catalog/kinds.py).
+    # masters, report, preprint; NULL when no source said (catalog/kinds.py).
     kind: str | None = None
     # Kept up to date by triggers on paper_tag and note, so FTS5 can index them with the paper.
     tags_text: str = Field(default="", sa_column_kwargs={"server_default": ""})

@@ -155,7 +155,8 @@ def print_tags(tags: list[TagCount]) -> None:
 
 
 def print_stats(s: Stats) -> None:
-    stdout.print(Text(f"{s.papers} papers from {s.sources} files, {s.notes} notes, {s.tags} tags"))
+    stdout.print(Text(f"{_n(s.papers, 'paper')} from {_n(s.sources, 'file')}, {_n(s.notes, 'note')}, "
+                      f"{_n(s.tags, 'tag')}"))
     for title, rows in (("venue", [(f"{safe(v)} {y or ''}".strip(), n) for v, y, n in s.by_venue]),
                         ("status", s.by_status),
                         ("rating", [(stars(r) or "unrated", n) for r, n in s.by_rating])):
@@ -270,3 +271,8 @@ def print_topics(topics, shown: int) -> None:
         if len(papers) < topic.size:
             stdout.print(Text(f"    ... and {topic.size - len(papers)} more (--papers 0 lists all)",
                               style="dim"), soft_wrap=piped())
+
+
+def _n(count: int, noun: str) -> str:
+    """`1 note`, `2 notes`, `1,203 papers`."""
+    return f"{count:,} {noun}{'' if count == 1 else 's'}"

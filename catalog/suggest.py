@@ -133,4 +133,6 @@ def corrected(query: str, suggestions: list[Suggestion]) -> str:
     """`query` with each suggested word replaced by its first alternative."""
     for s in suggestions:
         query = re.sub(rf"(?<!\w){re.escape(s.word)}(?!\w)", lambda _, new=s.alternatives[0]: new, query)
+    if query.count('"') % 2:  # a phrase left open runs to the end: say so with its quote
+        query = query.rstrip() + '"'
     return query

@@ -6,6 +6,8 @@ import subprocess
 import sys
 
 import click
+import pytest
+from click.testing import CliRunner
 
 from catalog.cli import main
 from tests.conftest import SEEDS
@@ -162,8 +164,13 @@ def test_first_use_of_the_default_database_imports_the_seeds(tmp_path):
 
 
 def test_named_database_starts_empty(tmp_path):
+    """Without the bundled seeds: it holds what was imported into it, nothing more (and a
+    command that only reads does not make it: test_a_mistyped_db_is_not_made_a_new_catalog)."""
+    bib = SEEDS.parent / "tests" / "data" / "arxiv.bib"
+    imported = CliRunner().invoke(main, ["--db", str(tmp_path / "fresh.db"), "import", str(bib)])
+    new = int(imported.stderr.split(" new")[0].split()[-1])
     out = run_process(["stats", "--json"], tmp_path / "fresh.db")
-    assert json.loads(out.stdout)["papers"] == 0
+    assert 0 < json.loads(out.stdout)["papers"] == new < 90
 
 
 def test_a_folder_with_nothing_to_import_says_so(run_cli, tmp_path):
@@ -200,7 +207,7 @@ def test_saved_searches_from_the_command_line(run_cli):
         assert failed.exit_code == 1 and len(failed.stderr.strip().splitlines()) == 1, args
 
 
-def test_tui_refuses_when_output_is_not_a_terminal(run_cli):
+def test_tui_refuses_when_output_is_not_a_terminal(run_cli, empty_catalog):
     result = run_cli("tui")  # CliRunner's output is a buffer, as with `catalog tui > file`
     assert result.exit_code == 1
     assert result.output.strip().splitlines() == [
@@ -245,3 +252,51 @@ def test_search_and_list_sort(run_cli, seeds_copy):
     assert len(found) > 3
     bad = run_cli("search", "model", "--sort", "author")
     assert bad.exit_code == 2 and "'author' is not one of" in bad.output
+
+
+READING = [("search", "attention"), ("list",), ("show", "abcd"), ("stats",), ("tags",),
+           ("export", "--format", "bibtex"), ("sql", "SELECT 1"), ("similar", "abcd"),
+           ("recommend", "x"), ("topics",), ("saved", "list"), ("saved", "add", "n", "x"),
+           ("tag", "abcd", "+x"), ("rate", "abcd", "4"), ("note", "abcd", "text"),
+           ("annotations", "export"), ("backup", "b.db"), ("db", "current"), ("db", "upgrade"),
+           ("tui",)]
+
+
+@pytest.mark.parametrize("args", READING, ids=lambda a: " ".join(a[:2]))
+def test_a_mistyped_db_is_not_made_a_new_catalog(args, tmp_path, monkeypatch):
+    """`catalog --db typo.db stats` printed zeros and left typo.db behind: a command that does
+    not bring papers says there is no catalog there, exits non-zero and writes nothing."""
+    from catalog.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(main, ["--db", "typo.db", *args])
+    assert result.exit_code == 1, result.output
+    assert result.stderr.strip().splitlines() == [
+        "catalog: no catalog at typo.db; import papers into it first: "
+        "catalog --db typo.db import FILE"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
+
+
+def test_catalog_db_and_an_empty_file_are_refused_the_same_way(tmp_path, monkeypatch):
+    from catalog.cli import main
+
+    empty = tmp_path / "my papers.db"
+    empty.touch()
+    monkeypatch.setenv("CATALOG_DB", str(tmp_path / "nothere.db"))
+    result = CliRunner().invoke(main, ["stats"])
+    assert result.exit_code == 1 and "no catalog at" in result.stderr
+    assert not (tmp_path / "nothere.db").exists()
+    result = CliRunner().invoke(main, ["--db", str(empty), "list"])
+    assert result.exit_code == 1
+    assert f"catalog --db '{empty}' import FILE" in result.stderr
+    assert empty.stat().st_size == 0
+
+
+def test_import_still_makes_a_new_catalog(tmp_path, monkeypatch):
+    from catalog.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    assert CliRunner().invoke(main, ["--db", "new.db", "import", str(SEEDS / next(
+        p.name for p in SEEDS.iterdir() if p.suffix == ".txt"))]).exit_code == 0
+    result = CliRunner().invoke(main, ["--db", "new.db", "stats", "--json"])
+    assert result.exit_code == 0 and json.loads(result.stdout)["papers"] > 0

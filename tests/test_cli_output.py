@@ -90,3 +90,15 @@ def test_sql_into_a_pipe_is_tab_separated_with_a_header(seeded_cli, db_path):
 def test_sql_tsv_escapes_tabs_and_newlines(seeded_cli, db_path):
     out = _piped(db_path, "sql", "SELECT 'a' || char(9) || 'b' AS x, 'c' || char(10) || 'd' AS y, NULL AS z")
     assert out.stdout == "x\ty\tz\na\\tb\tc\\nd\t\n"
+
+
+def test_stats_counts_read_as_english(run_cli, tmp_path):
+    """`catalog stats` said "1 notes" after the first note."""
+    bib = tmp_path / "one.bib"
+    bib.write_text("@article{a, title={Deep Learning}, author={Doe, J.}, year={2020}, journal={JMLR}}\n")
+    run_cli("import", str(bib))
+    key = run_cli("list", "--json").stdout.split('"key": "')[1].split('"')[0]
+    run_cli("note", key, "a note")
+    run_cli("tag", key, "+x")
+    first = run_cli("stats").stdout.splitlines()[0]
+    assert first == "1 paper from 1 file, 1 note, 1 tag"

@@ -252,7 +252,7 @@ def test_export_cli_writes_files_atomically(run_cli, tmp_path):
     assert result.exit_code == 0 and (tmp_path / "papers.txt").read_text().startswith("key,title,")
 
 
-def test_export_cli_errors_are_one_line(run_cli, tmp_path):
+def test_export_cli_errors_are_one_line(run_cli, empty_catalog, tmp_path):
     cases = [
         (("export", "-o", str(tmp_path / "papers.txt")), "say which format"),
         (("export", "-f", "docx"), "Invalid value"),

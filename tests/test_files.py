@@ -259,8 +259,10 @@ def test_read_only_file_in_a_read_only_folder(good_file, tmp_path, permissions):
         out = unprivileged("--db", str(path), *args)
         assert out.returncode == 1, (args, out.stdout, out.stderr)
         assert out.stderr.count("\n") == 1 and "folder" in out.stderr and "read-only" in out.stderr, (args, out.stderr)
-    new = unprivileged("--db", str(folder / "new.db"), "list")
+    new = unprivileged("--db", str(folder / "new.db"), "import", str(SEEDS))
     assert new.returncode == 1 and new.stderr.count("\n") == 1 and "read-only" in new.stderr, new.stderr
+    new = unprivileged("--db", str(folder / "new.db"), "list")  # only reads: nothing to make
+    assert new.returncode == 1 and "no catalog at" in new.stderr, new.stderr
     # doctor checks a copy and finds it healthy
     doctor = unprivileged("--db", str(path), "doctor")
     assert doctor.returncode == 0 and "The catalog is healthy." in doctor.stdout, doctor.stdout + doctor.stderr

@@ -111,7 +111,7 @@ def test_bibtex_entry_types(empty_catalog, tmp_path):
         "A journal paper": "article", "A conference paper": "conference",
         "An old style conference paper": "conference", "A chapter": "chapter",
         "Another chapter": "chapter", "A book": "book", "A thesis": "thesis",
-        "A master's thesis": "thesis", "A report": "report", "A preprint": "preprint",
+        "A master's thesis": "masters", "A report": "report", "A preprint": "preprint",
         "An online preprint": "preprint", "A CoRR paper": "preprint",
         "A web page": None, "A patent": None,
     }
@@ -203,6 +203,7 @@ BIBTEX = {
     "chapter": ("incollection", "booktitle = {JMLR}"),
     "book": ("book", "series = {JMLR}"),
     "thesis": ("phdthesis", "school = {JMLR}"),
+    "masters": ("mastersthesis", "school = {JMLR}"),
     "report": ("techreport", "institution = {JMLR}"),
     "preprint": ("misc", "eprint = {2001.00001}"),
 }
@@ -219,7 +220,8 @@ def test_bibtex_entry_type_for_each_kind(kind):
 
 RIS = {"article": ("JOUR", "JO  - JMLR"), "conference": ("CPAPER", "T2  - JMLR 2020"),
        "chapter": ("CHAP", "T2  - JMLR"), "book": ("BOOK", "T2  - JMLR"),
-       "thesis": ("THES", "T2  - JMLR"), "report": ("RPRT", "T2  - JMLR"),
+       "thesis": ("THES", "T2  - JMLR"), "masters": ("THES", "M3  - Master's thesis"),
+       "report": ("RPRT", "T2  - JMLR"),
        "preprint": ("UNPB", "T2  - JMLR")}
 
 
@@ -232,7 +234,8 @@ def test_ris_type_for_each_kind(kind):
 
 
 CSL = {"article": "article-journal", "conference": "paper-conference", "chapter": "chapter",
-       "book": "book", "thesis": "thesis", "report": "report", "preprint": "article"}
+       "book": "book", "thesis": "thesis", "masters": "thesis", "report": "report",
+       "preprint": "article"}
 
 
 @pytest.mark.parametrize("kind", CSL)
@@ -293,3 +296,42 @@ def test_show_names_the_kind(run_cli, tmp_path):
     shown = run_cli("show", key).stdout
     assert "Type: journal article" in shown.splitlines()
     assert json.loads(run_cli("show", key, "--json").stdout)["kind"] == "article"
+
+
+MASTERS = {
+    "bib": "@mastersthesis{t, title={A master's thesis}, school={MIT}, year=2005}\n"
+           "@thesis{u, title={A biblatex one}, type={mathesis}, institution={ETH}, year=2006}\n"
+           "@phdthesis{v, title={A doctoral one}, school={MIT}, year=2007}\n",
+    "ris": "TY  - THES\nTI  - A master's thesis\nM3  - Master's thesis\nPY  - 2005\nER  - \n\n"
+           "TY  - THES\nTI  - A doctoral one\nM3  - Ph.D. thesis\nPY  - 2007\nER  - \n",
+    "json": json.dumps([{"type": "thesis", "title": "A master's thesis", "genre": "MSc thesis",
+                         "issued": {"date-parts": [[2005]]}},
+                        {"type": "thesis", "title": "A doctoral one", "genre": "PhD thesis",
+                         "issued": {"date-parts": [[2007]]}}]),
+}
+
+
+@pytest.mark.parametrize("suffix", MASTERS)
+def test_a_masters_thesis_stays_one_through_import_and_export(empty_catalog, tmp_path, suffix):
+    """A master's thesis came back as @phdthesis: BibTeX's @mastersthesis (biblatex's type
+    field, RIS's M3, CSL's genre) is kept apart from a doctoral thesis, and written back."""
+    path = tmp_path / f"theses.{suffix}"
+    path.write_text(MASTERS[suffix])
+    assert empty_catalog.import_paths([path]).errors == []
+    found = kinds(empty_catalog)
+    assert found.pop("A doctoral one") == "thesis"
+    assert set(found.values()) == {"masters"}
+    bib = export(empty_catalog, "bibtex", "master")
+    assert bib.startswith("@mastersthesis{") and "@phdthesis" not in bib
+    assert "@phdthesis{" in export(empty_catalog, "bibtex", "doctoral")
+    assert "M3  - Master's thesis" in export(empty_catalog, "ris", "master").splitlines()
+    items = json.loads(export(empty_catalog, "csljson", "master"))
+    assert {(i["type"], i["genre"]) for i in items} == {("thesis", "Master's thesis")}
+    again = tmp_path / "again.bib"  # and back again: still a master's thesis
+    again.write_text(bib)
+    other = Catalog.open(tmp_path / "other.db")
+    try:
+        other.import_paths([again])
+        assert set(kinds(other).values()) == {"masters"}
+    finally:
+        other.close()

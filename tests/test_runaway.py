@@ -205,3 +205,29 @@ def test_the_tui_tells_a_superseded_search_to_stop(seeded, monkeypatch):
     assert seen["attention"]() is True  # a newer search superseded it
     assert seen["sparse"]() is False
     assert (outcome["attention"], outcome["sparse"]) == ("stopped", "answered")
+
+
+@pytest.mark.skipif(not hasattr(signal, "SIGINT") or os.name != "posix", reason="POSIX signals")
+def test_a_sigint_the_caller_ignores_stays_ignored_while_the_query_runs(catalog_file, monkeypatch):
+    """A background job (`catalog sql ... &`) starts with SIGINT ignored: the query's own
+    Ctrl-C handler replaced that, so the job could be interrupted during its query (and not
+    during its start). Now the ignored SIGINT stays ignored throughout, as at start-up."""
+    from click.testing import CliRunner
+
+    from catalog.cli import main
+
+    seen = []
+
+    def run_sql(self, statement, *, timeout, cancelled):
+        seen.append(signal.getsignal(signal.SIGINT))
+        return ["answer"], [(42,)]
+
+    monkeypatch.setattr(Catalog, "run_sql", run_sql)
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        result = CliRunner().invoke(main, ["--db", str(catalog_file), "sql", "SELECT 42"])
+        assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    assert result.exit_code == 0 and "42" in result.stdout
+    assert seen == [signal.SIG_IGN]

@@ -119,3 +119,14 @@ def test_rapidfuzz_is_imported_only_when_a_word_needs_suggestions(tmp_path, quer
             "print('RAPIDFUZZ', 'rapidfuzz' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
     assert f"RAPIDFUZZ {imported}" in out.stdout, out.stdout + out.stderr
+
+
+def test_a_corrected_query_closes_the_quote_left_open():
+    """`catalog search '"unbalanced quote'` said `Did you mean: "unbalanced quite?`, an open
+    quote in the line to copy; the phrase ran to the end, as it does closed."""
+    from catalog import suggest
+    from catalog.results import Suggestion
+
+    assert suggest.corrected('"unbalanced quote', [Suggestion("quote", ("quite",))]) == \
+        '"unbalanced quite"'
+    assert suggest.corrected('"a b" quote', [Suggestion("quote", ("quite",))]) == '"a b" quite'

@@ -14,7 +14,8 @@ from catalog.library import Catalog
 
 PAPERS = [
     {"title": "Attention: is \"all\" you need? #1 [draft]", "authors": ["Ashish Vaswani", "Noam Shazeer"],
-     "venue": "NeurIPS", "year": 2017, "doi": "10.5555/attention", "arxiv_id": "1706.03762",
+     "venue": "NeurIPS", "year": 2017, "kind": "conference", "doi": "10.5555/attention",
+     "arxiv_id": "1706.03762",
      "abstract": "We propose the *Transformer*, with $\\mathcal{O}(n^2)$ attention.\n\nA second paragraph: "
                  "---\nnot a YAML fence."},
     {"abstract": "A paper list abstract about $\\ell_1$ sparse coding and its many uses, without a title at all.",
@@ -57,15 +58,15 @@ def test_one_markdown_file_per_paper_with_front_matter(catalog, tmp_path):
     assert meta == {
         "key": attention, "title": PAPERS[0]["title"], "aliases": [PAPERS[0]["title"]],
         "authors": ["Ashish Vaswani", "Noam Shazeer"], "venue": "NeurIPS", "year": 2017,
-        "doi": "10.5555/attention", "arxiv": "1706.03762", "url": None,
+        "kind": "conference", "doi": "10.5555/attention", "arxiv": "1706.03762", "url": None,
         "tags": ["project/thesis", "toread"], "status": "reading", "rating": 4}
     assert "We propose the Transformer, with 𝒪(n²) attention." in text  # rendered, like `show`
     assert "Check **section 3**.\n\n- the proof\n---\nstill the note" in text  # your Markdown as written
     assert text.rstrip().endswith(MARKER)
     untitled = (vault / f"{keys(catalog)['untitled']}.md").read_text(encoding="utf-8")
     meta = front_matter(untitled)
-    assert (meta["title"], meta["authors"], meta["tags"], meta["rating"], meta["status"]) == (
-        meta["aliases"][0], [], [], None, "unread")
+    assert (meta["title"], meta["authors"], meta["tags"], meta["rating"], meta["status"],
+            meta["kind"]) == (meta["aliases"][0], [], [], None, "unread", None)
     assert "ℓ₁ sparse coding" in untitled
 
 

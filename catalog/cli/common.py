@@ -18,8 +18,10 @@ def _fail(message: str, code: int = 1):
     sys.exit(code)
 
 
-def _open(ctx: click.Context):
-    """The catalog named by --db / $CATALOG_DB / the default (seeded on first use)."""
+def _open(ctx: click.Context, *, create: bool = False):
+    """The catalog named by --db / $CATALOG_DB / the default (seeded on first use). Another
+    file that does not exist yet is made only by commands that bring papers (`create`:
+    import); the others say there is no catalog there and leave nothing behind."""
     from catalog.library import Catalog
     from catalog.paths import resolve_db_path
     from catalog.text.terminal import safe
@@ -27,7 +29,8 @@ def _open(ctx: click.Context):
     if "catalog" not in ctx.meta:
         path, is_default = resolve_db_path(ctx.find_root().params.get("db"))
         ctx.meta["catalog"] = Catalog.open(
-            path, seed=is_default, notify=lambda m: click.echo(safe(m), err=True)
+            path, seed=is_default, create=create,
+            notify=lambda m: click.echo(safe(m), err=True)
         )
         ctx.call_on_close(ctx.meta["catalog"].close)
     return ctx.meta["catalog"]

@@ -31,16 +31,19 @@ def sql(ctx, statement, timeout, as_json):
         _fail('nothing to run: give one SQL statement, like "SELECT count(*) FROM papers"')
     catalog = _open(ctx)
     # SQLite holds the thread until the statement ends: Ctrl-C sets a flag its progress
-    # handler checks (signal handlers can only be set from the main thread).
+    # handler checks (signal handlers can only be set from the main thread). Only Python's
+    # own Ctrl-C handling is replaced, as at start-up (catalog/__main__.py): a SIGINT the
+    # caller ignores (a shell's background job) stays ignored.
     stop = threading.Event()
-    main_thread = threading.current_thread() is threading.main_thread()
-    previous = signal.signal(signal.SIGINT, lambda *_: stop.set()) if main_thread else None
+    own = (threading.current_thread() is threading.main_thread()
+           and signal.getsignal(signal.SIGINT) is signal.default_int_handler)
+    previous = signal.signal(signal.SIGINT, lambda *_: stop.set()) if own else None
     try:
         columns, rows = catalog.run_sql(statement, timeout=timeout, cancelled=stop.is_set)
     except Interrupted:
         raise KeyboardInterrupt from None
     finally:
-        if main_thread:
+        if own:
             signal.signal(signal.SIGINT, previous)
     if as_json:
         output.print_json([dict(zip(columns, r)) for r in rows])

@@ -32,7 +32,7 @@ def import_cmd(ctx, paths, venue, year, mapping, verbose):
     from catalog.progress import import_progress
     from catalog.text.terminal import safe
 
-    catalog = _open(ctx)
+    catalog = _open(ctx, create=True)
     with import_progress(paths) as advance:
         report = catalog.import_paths(paths, venue=venue, year=year, progress=advance, mapping=mapping,
                                       background=True)  # the discovery cache: catalog/refresher.py

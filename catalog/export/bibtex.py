@@ -1,6 +1,6 @@
 """BibTeX, written with bibtexparser. A paper whose kind is known (catalog/kinds.py) gets its
 entry type: @article (journal = {VENUE}), @inproceedings (booktitle = {VENUE YEAR}),
-@incollection (booktitle), @book (series), @phdthesis (school), @techreport (institution),
+@incollection (booktitle), @book (series), @phdthesis or @mastersthesis (school), @techreport (institution),
 @misc with eprint fields for a preprint. A paper whose kind is not known (a paper list's) is
 @inproceedings (booktitle "VENUE YEAR") or, for arXiv preprints and papers without a venue,
 @misc with eprint fields.
@@ -109,7 +109,7 @@ def person(name: str) -> str:
 TYPES = {
     "article": ("article", "journal"), "conference": ("inproceedings", "booktitle"),
     "chapter": ("incollection", "booktitle"), "book": ("book", "series"),
-    "thesis": ("phdthesis", "school"), "report": ("techreport", "institution"),
+    "thesis": ("phdthesis", "school"), "masters": ("mastersthesis", "school"), "report": ("techreport", "institution"),
     "preprint": ("misc", "howpublished"),
 }
 

@@ -1,6 +1,7 @@
 """CSL-JSON (what Zotero, Pandoc and citeproc read): an array of items, valid against the CSL
 1.0.2 input schema. A paper whose kind is known (catalog/kinds.py) has its CSL type:
-article-journal, paper-conference, chapter, book, thesis, report, or `article` for a preprint.
+article-journal, paper-conference, chapter, book, thesis (genre "Master's thesis" for a
+master's), report, or `article` for a preprint.
 One whose kind is not known (a paper list's) is `paper-conference`, or `article` for arXiv
 preprints and papers without a venue. The venue is the container-title; an arXiv id is the
 `number` (arXiv:ID)."""
@@ -11,6 +12,7 @@ import json
 from collections.abc import Sequence
 from typing import TextIO
 
+from catalog import kinds
 from catalog.export.citekeys import citation_keys
 from catalog.ingest.fields import is_organisation, name_parts, split_people
 from catalog.results import ExportPaper
@@ -23,7 +25,8 @@ def person(name: str) -> dict[str, str]:
 
 # kind -> CSL type
 TYPES = {"article": "article-journal", "conference": "paper-conference", "chapter": "chapter",
-         "book": "book", "thesis": "thesis", "report": "report", "preprint": "article"}
+         "book": "book", "thesis": "thesis", "masters": "thesis", "report": "report",
+         "preprint": "article"}
 
 
 def item(p: ExportPaper, key: str) -> dict[str, object]:
@@ -33,6 +36,8 @@ def item(p: ExportPaper, key: str) -> dict[str, object]:
     people = [n for n in split_people(p.authors) if n != "et al."]
     if people:
         out["author"] = [person(n) for n in people]
+    if p.kind == "masters":  # CSL has one thesis type: its genre says which (as Zotero writes it)
+        out["genre"] = kinds.MASTERS_GENRE
     if p.venue:
         out["container-title"] = p.venue
     if p.year:

@@ -1,6 +1,6 @@
 """RIS (EndNote, Zotero, Mendeley), written with rispy. A paper whose kind is known
 (catalog/kinds.py) gets its type: JOUR (the journal as T2 and JO), CPAPER (T2 "VENUE YEAR"),
-CHAP, BOOK, THES, RPRT, UNPB (T2 the venue); one whose kind is not known (a paper list's) is
+CHAP, BOOK, THES (a master's thesis with M3 "Master's thesis"), RPRT, UNPB (T2 the venue); one whose kind is not known (a paper list's) is
 CPAPER, or UNPB for preprints and papers without a venue. Your tags as keywords and your
 notes as N1 notes."""
 
@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TextIO
 
+from catalog import kinds
 from catalog.export.citekeys import citation_keys
 from catalog.ingest.fields import is_organisation, name_parts, split_people
 from catalog.results import ExportPaper
@@ -21,7 +22,7 @@ def _line(value: str) -> str:
 
 # kind -> RIS type
 TYPES = {"article": "JOUR", "conference": "CPAPER", "chapter": "CHAP", "book": "BOOK",
-         "thesis": "THES", "report": "RPRT", "preprint": "UNPB"}
+         "thesis": "THES", "masters": "THES", "report": "RPRT", "preprint": "UNPB"}
 
 
 def entry(p: ExportPaper, key: str) -> dict[str, object]:
@@ -39,6 +40,8 @@ def entry(p: ExportPaper, key: str) -> dict[str, object]:
         out["secondary_title"] = _line(f"{p.venue} {p.year}" if p.year and not preprint else p.venue)
         if kind == "JOUR":
             out["journal_name"] = _line(p.venue)
+    if p.kind == "masters":  # RIS has one thesis type: its type of work says which
+        out["type_of_work"] = kinds.MASTERS_GENRE
     if p.year:
         out["year"] = str(p.year)
     if p.abstract:

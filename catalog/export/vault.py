@@ -1,6 +1,6 @@
 """A Markdown vault for Obsidian and Logseq: one file per paper, `KEY.md`, in a folder.
 
-Each file starts with YAML front matter (key, title, aliases, authors, venue, year, doi,
+Each file starts with YAML front matter (key, title, aliases, authors, venue, year, kind, doi,
 arxiv, url, tags, status, rating), then the title, a line of authors and venue, the rendered
 abstract and your notes, then the MARKER line. Everything above the marker is the catalog's and
 is rewritten by each export; everything below it is yours and is kept as it is. A file
@@ -46,7 +46,7 @@ def front_matter(p: ExportPaper) -> str:
     values = {
         "key": p.key, "title": p.display_title, "aliases": aliases,
         "authors": [n for n in split_people(p.authors) if n != "et al."],
-        "venue": p.venue, "year": p.year, "doi": p.doi, "arxiv": p.arxiv_id, "url": p.url,
+        "venue": p.venue, "year": p.year, "kind": p.kind, "doi": p.doi, "arxiv": p.arxiv_id, "url": p.url,
         "tags": list(p.tags), "status": p.status, "rating": p.rating,
     }
     lines = [f"{name}: {json.dumps(value, ensure_ascii=False)}" for name, value in values.items()]

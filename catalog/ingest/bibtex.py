@@ -311,14 +311,14 @@ def _arxiv(get) -> str | None:
 
 # Where a thesis or a report appeared (this catalog's own exports write its venue so), read
 # when the entry has none of _VENUE_FIELDS.
-_KIND_VENUE = {"thesis": "school", "report": "institution"}
+_KIND_VENUE = {"thesis": "school", "masters": "school", "report": "institution"}
 
 
 def _normalised(raw: dict[str, str], entry_type: str = "") -> dict[str, object]:
     get = lambda k: raw.get(k, "").strip()  # noqa: E731
     abstract = get("abstract")
     arxiv = _arxiv(get)
-    kind = kinds.named(entry_type)
+    kind = kinds.thesis(kinds.named(entry_type), get("type"))  # biblatex: @thesis, type = {mathesis}
     venue_raw = next((get(k) for k in _VENUE_FIELDS if get(k)), "")
     if not venue_raw and kind in _KIND_VENUE:
         venue_raw = get(_KIND_VENUE[kind])

@@ -135,8 +135,9 @@ def values(row: Mapping[str, object], columns: dict[str, list[str]], *,
         "key": key if isinstance(key, str) else None,
         # In a `kind` column `article` is the catalog's journal article; elsewhere (CSL's
         # `type`) it is a manuscript: a preprint with an arXiv id, else not known.
-        "kind": kinds.named(row[kind_column], article="article" if _norm(kind_column) == "kind"
-                            else kinds.GENERIC) if kind_column else None,
+        "kind": kinds.thesis(kinds.named(row[kind_column], article="article"
+                                         if _norm(kind_column) == "kind" else kinds.GENERIC),
+                             row.get("genre")) if kind_column else None,  # CSL: thesis + genre
     }
 
 

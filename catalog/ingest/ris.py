@@ -103,5 +103,5 @@ def _values(entry: dict) -> dict[str, object]:
         "doi": found_doi,
         "arxiv_id": arxiv,
         "url": next((u for u in (fields.url(u) for u in urls) if u), None),
-        "kind": kinds.named(entry.get("type_of_reference")),
+        "kind": kinds.thesis(kinds.named(entry.get("type_of_reference")), entry.get("type_of_work")),
     }

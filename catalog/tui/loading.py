@@ -20,7 +20,7 @@ from catalog.suggest import corrected
 from catalog.text.tex import render_styled
 from catalog.tui.display import first_line
 from catalog.tui.messages import (
-    CatalogChanged, DetailLoaded, FacetsLoaded, QueryChanged, SearchCount, SearchFailed,
+    CatalogChanged, DetailLoaded, FacetsFailed, FacetsLoaded, QueryChanged, SearchCount, SearchFailed,
     SearchResults, SearchSuggestions,
 )
 from catalog.tui.state import State
@@ -35,6 +35,11 @@ from catalog.tui.widgets.search_bar import SearchBar
 # a million papers they take longer than the page itself, on the same two cores, and made the
 # next keys wait (docs/benchmarks.md, issue 16). Until its count comes the list says `200+`.
 SETTLE = 0.5
+# Facets that fail (a busy database: another process writing past the busy timeout) are tried
+# again after this long, then twice as long; a failure that lasts is said, and the sidebar
+# stays dimmed, its counts an earlier search's, until R or the next search.
+FACETS_RETRY = 0.5
+FACETS_TRIES = 3
 
 
 def settled(worker, until: float) -> bool:
@@ -281,12 +286,29 @@ class Loading:
         worker = get_current_worker()
         if not settled(worker, monotonic() + settle):
             return
-        try:
-            facets = self.catalog.facets(query, cancelled=lambda: worker.is_cancelled, partial=partial)
-        except Exception:  # superseded, or a bad query; counts are a convenience
+        for attempt in range(FACETS_TRIES):
+            try:
+                facets = self.catalog.facets(query, cancelled=lambda: worker.is_cancelled,
+                                             partial=partial)
+                break
+            except (Interrupted, QueryError):  # superseded, or a bad query the search reports
+                return
+            except Exception as exc:  # a busy database, say: once more in a moment
+                failure = first_line(exc)
+                if (attempt + 1 < FACETS_TRIES
+                        and not settled(worker, monotonic() + FACETS_RETRY * 2 ** attempt)):
+                    return
+        else:
+            if not worker.is_cancelled:
+                self.post_message(FacetsFailed(query, partial, failure))
             return
         if not worker.is_cancelled:
             self.post_message(FacetsLoaded(facets, partial))
+
+    def on_facets_failed(self, message: FacetsFailed) -> None:
+        if message.query == self.papers.query_text and message.partial == (self.papers.sort == RELEVANCE):
+            self.say(f"The sidebar's counts are an earlier search's: {message.message} "
+                     "(R counts again)", severity="warning")
 
     def on_facets_loaded(self, message: FacetsLoaded) -> None:
         if (message.facets.query != self.papers.query_text

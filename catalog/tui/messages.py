@@ -98,6 +98,17 @@ class FacetsLoaded(Message):
         self.partial = partial
 
 
+class FacetsFailed(Message):
+    """The counts for `query` could not be read, after trying again (`message`: why, one
+    line); the sidebar still shows an earlier search's."""
+
+    def __init__(self, query: str, partial: bool, message: str) -> None:
+        super().__init__()
+        self.query = query
+        self.partial = partial
+        self.message = message
+
+
 class CatalogChanged(Message):
     """The catalog's version, polled: when it moved, someone (another `catalog` command,
     another person) committed a change. None: it could not be read this time."""

@@ -89,3 +89,17 @@ async def test_detail_shows_emphasis_scripts_and_markdown_notes(tmp_path, settle
         assert "[b]literal[/b]" in text
         assert not any(style and style.link for _, style in segments)
     catalog.close()
+
+
+async def test_a_long_venue_keeps_its_count_in_view(app, seeded, settle, tmp_path):
+    """At 160 columns the sidebar showed `Monthly Notices of the Roy` and no count: the name
+    is shortened (…) so the count stays on screen."""
+    bib = tmp_path / "long.bib"
+    bib.write_text("@article{m, title={Stars}, journal={Monthly Notices of the Royal Astronomical "
+                   "Society}, year=2005}\n")
+    seeded.import_paths([bib])
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        sidebar = app.main.query_one("#sidebar")
+        lines = [line for line in screen_text(app, sidebar).splitlines() if "Monthly" in line]
+        assert len(lines) == 1 and lines[0].rstrip(" │▎▊").endswith("… 1"), lines

@@ -249,3 +249,35 @@ async def test_x_offers_every_format_catalog_export_has(app, seeded, settle, tmp
         await settle(pilot)
         assert f"cannot write a vault to {missing}: folder {missing.parent} does not exist" in toasts(app)
         assert not missing.exists()
+
+
+async def test_q_quits_from_the_list(app, settle):
+    """`q` (README, the help screen) leaves the app: the binding lives on the screen, which
+    has no quit action of its own, so before it did nothing and only ctrl+q left."""
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        assert app.focused is app.main.papers
+        await pilot.press("q")
+        await pilot.pause()
+        assert not app.is_running
+
+
+async def test_keys_typed_right_after_a_dialog_key_reach_the_dialog(app, settle):
+    """`r` `5` typed in quick succession: the 5 reached the bindings only once the rating
+    dialog was on top, and was lost (the dialog stayed open, the paper unrated). Both keys
+    arrive before either is handled, as from a quick typist on a busy machine (in tmux,
+    `r` then `5` 0.1 s later was lost; 0.25 s later was not)."""
+    from textual import events
+
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        key = app.main.papers.current.key
+        for keys in (("r", "5"), ("s", "2")):
+            for typed in keys:
+                app.post_message(events.Key(typed, typed if len(typed) == 1 else None))
+            await settle(pilot)
+            await pilot.pause(0.1)
+            await settle(pilot)
+            assert type(app.screen).__name__ == "CatalogScreen", keys
+        paper = app.catalog.get(key).summary
+        assert (paper.rating, paper.status) == (5, "queued")

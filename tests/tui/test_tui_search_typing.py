@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from tests.tui.conftest import screen_text
+from tests.tui.conftest import screen_text, toasts
 
 SIZE = (120, 36)
 
@@ -214,3 +214,41 @@ async def test_the_footer_is_rebuilt_only_when_a_paper_comes_or_goes(app, settle
         app.main.search_bar.input.value = "graph"  # and come back
         await settle(pilot, typing=True)
         assert app.main.papers.total > 0 and refreshed == [0, app.main.papers.total]
+
+
+@pytest.mark.parametrize("failures", [1, 99])
+async def test_facets_that_fail_to_load_are_tried_again_or_said(app, settle, monkeypatch,
+                                                               failures):
+    """A busy database made the facets' worker give up silently: the sidebar stayed dimmed
+    (its counts an earlier search's) until the next search. Now a failure is tried again a
+    moment later; one that lasts is said, and the sidebar stays marked as out of date."""
+    from catalog.errors import StoreError
+    from catalog.tui import loading
+
+    monkeypatch.setattr(loading, "FACETS_RETRY", 0.01)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        facets, left = app.catalog.facets, [failures]
+
+        def busy(query="", **kwargs):
+            if left[0]:
+                left[0] -= 1
+                raise StoreError("database is locked")
+            return facets(query, **kwargs)
+
+        app.catalog.facets = busy
+        await pilot.press("R")  # search again: the same results, their facets read again
+        await settle(pilot)
+        sidebar = app.main.query_one("#sidebar")
+        if failures == 1:
+            assert app.main.facets.query == app.main.papers.query_text
+            assert not sidebar.has_class("-pending")
+            assert "counts" not in toasts(app)
+        else:
+            assert sidebar.has_class("-pending")
+            assert ("The sidebar's counts are an earlier search's: database is locked "
+                    "(R counts again)") in toasts(app)
+            app.catalog.facets = facets
+            await pilot.press("R")
+            await settle(pilot)
+            assert not sidebar.has_class("-pending")

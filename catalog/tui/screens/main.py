@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from time import monotonic
 
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Container, Horizontal
@@ -227,6 +227,30 @@ class CatalogScreen(Loading, Editing, Sharing, Discovering, Screen):
 
         self.set_class(False, "-zoomed")
         self.app.push_screen(TriageScreen(self, query, label), back)
+
+    async def on_key(self, event: events.Key) -> None:
+        """A key typed right after one that opens a dialog (`r` `5` in quick succession) came
+        here before the app had run the first key's binding, and reached the bindings only
+        once the dialog was on top, where nothing took it: the rating dialog never saw the 5
+        and stayed open. So the bindings run here, as each key comes, and a key that comes
+        while a dialog is on top goes to the dialog, as if typed there."""
+        if not self.is_attached or not self.app.is_running:
+            return
+        if self.app.screen is not self:
+            if self in self.app.screen_stack:
+                event.stop()
+                event.prevent_default()
+                top = self.app.screen
+                (top.focused or top)._forward_event(events.Key(event.key, event.character))
+            return
+        if await self.app._check_bindings(event.key):  # what the app would do next
+            event.stop()
+            event.prevent_default()
+
+    async def action_quit(self) -> None:
+        """`q`: the screen's binding needs a quit action of its own (the app's ctrl+q is
+        the app's); the session is saved as the screen unmounts."""
+        await self.app.action_quit()
 
     def action_help(self) -> None:
         groups = [("Everywhere", self._keys(keys.BINDINGS)), ("Paper list", self._keys(PaperList.BINDINGS)),

@@ -72,8 +72,8 @@ class Sidebar(Tree[Data]):
         self.cursor_line = line
 
     def on_resize(self) -> None:
-        # Topic labels are shortened to the width (shown, hidden or narrow at launch).
-        if self._facets is not None and self.topics:
+        # Topic and venue labels are shortened to the width (shown, hidden or narrow at launch).
+        if self._facets is not None:
             self.show_facets(self._facets)
 
     def show_topics(self, topics: tuple[TopicCount, ...], stale: bool, finding: bool = False) -> None:
@@ -100,6 +100,13 @@ class Sidebar(Tree[Data]):
         room = (self.size.width or TOPIC_WIDTH) - TREE_INDENT - len(number) - len(count)
         return Text.assemble(number, shorten(topic.label, max(room, 8)), (count, "dim"),
                              no_wrap=True, end="")
+
+    def _fitted(self, name: str, count: int, expandable: bool = False) -> Text:
+        """A facet's label with its name shortened so the count stays in view: a long venue
+        ("Monthly Notices of the Royal Astronomical Society 2005") hid its count."""
+        room = ((self.size.width or TOPIC_WIDTH) - TREE_INDENT - len(f" {count:,}")
+                - (2 if expandable else 0))  # "▶ "
+        return label(shorten(name, max(room, 8)), count)
 
     def _remember_folds(self, node: TreeNode[Data]) -> None:
         for child in node.children:
@@ -192,7 +199,8 @@ class Sidebar(Tree[Data]):
             known = venue != "?"  # the facet's name for papers without a venue
             token = filter_token("venue", venue) if known else ""
             name = one_line(venue) if len(years) > 1 else f"{one_line(venue)} {years[0][0] or ''}"
-            node = self._add(section, label(name.strip(), sum(n for _, n in years)),
+            node = self._add(section, self._fitted(name.strip(), sum(n for _, n in years),
+                                                   expandable=len(years) > 1),
                              (token, False) if known else None, leaf=len(years) < 2)
             for year, n in years if len(years) > 1 else ():
                 if year is not None:

@@ -1,0 +1,119 @@
+"""Exports and annotations: what leaves a catalog (or comes back) as a file. Mixed into
+Catalog (library.py), whose store it reads and writes, one transaction per operation; the
+formats themselves are catalog/export/ (one module each) and catalog/annotations.py."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, TextIO
+
+from catalog.errors import CatalogError
+from catalog.query import parse
+from catalog.results import AnnotationsReport, ExportPaper, ExportReport
+
+if TYPE_CHECKING:
+    from catalog.store import Store
+
+
+class Exchange:
+    """Catalog's exports and annotations (library.py mixes it in)."""
+
+    store: Store
+
+    def export_papers(self, query: str = "", *, keys: Sequence[str] | None = None) -> list[ExportPaper]:
+        """The papers `query` selects (all for ""), in search order, with everything exports
+        write; or those with these `keys`, in their order (a key no paper has is left out)."""
+        with self.store.read() as tx:
+            if keys is not None:
+                ids = [pid for pid in map(tx.paper_id, keys) if pid is not None]
+            else:
+                ids = [hit.paper_id for hit in tx.search(parse(query), limit=-1, partial=False)]
+            return tx.export_papers(ids)
+
+    def export(self, query: str, fmt: str, path: Path | None = None, *,
+               stream: TextIO | None = None, keys: Sequence[str] | None = None) -> ExportReport:
+        """Write the selected papers (or those with these `keys`, in their order) as `fmt` to
+        `path` (replaced atomically; a folder for "vault") or to `stream`."""
+        from catalog import export
+
+        if fmt == "vault":
+            return self._export_vault(query, path, keys)
+        try:
+            write = export.writer(fmt)
+        except export.ExportError as exc:
+            raise CatalogError(str(exc)) from None
+        papers = self.export_papers(query, keys=keys)
+        if path is None:
+            write(papers, stream if stream is not None else sys.stdout)
+        else:
+            _writable(path)
+            try:
+                export.write_file(path, lambda out: write(papers, out))
+            except OSError as exc:
+                raise CatalogError(f"cannot write {path}: {exc.strerror or exc}") from None
+        return ExportReport(len(papers), fmt, str(path) if path else None)
+
+    def _export_vault(self, query: str, folder: Path | None, keys: Sequence[str] | None) -> ExportReport:
+        """One Markdown file per paper in `folder` (docs/formats.md, "Markdown vault")."""
+        from catalog.export import vault
+
+        if folder is None:
+            raise CatalogError("say which folder: catalog export --format vault DIR")
+        folder = Path(folder)
+        if folder.exists() and not folder.is_dir():
+            raise CatalogError(f"cannot write a vault to {folder}: it is not a folder")
+        if not folder.parent.is_dir():
+            raise CatalogError(f"cannot write a vault to {folder}: folder {folder.parent} does not exist")
+        papers = self.export_papers(query, keys=keys)
+        try:
+            report = vault.write(papers, folder)
+        except OSError as exc:
+            raise CatalogError(f"cannot write the vault in {folder}: {exc.strerror or exc}") from None
+        return ExportReport(len(papers), "vault", str(folder), report.unchanged, tuple(report.skipped))
+
+    def export_annotations(self, path: Path | None = None, *, stream: TextIO | None = None) -> int:
+        """Write your annotations (docs/formats.md) to `path` atomically, or to `stream`;
+        returns how many papers they cover."""
+        import json
+
+        from catalog import annotations, export
+
+        with self.store.read() as tx:
+            document = annotations.collect(tx)
+        dump = lambda out: out.write(json.dumps(document, ensure_ascii=False, indent=2) + "\n")  # noqa: E731
+        if path is None:
+            dump(stream if stream is not None else sys.stdout)
+        else:
+            _writable(path)
+            try:
+                export.write_file(path, dump)
+            except OSError as exc:
+                raise CatalogError(f"cannot write {path}: {exc.strerror or exc}") from None
+        return len(document["papers"])
+
+    def import_annotations(self, path: Path, *, theirs: bool = False) -> AnnotationsReport:
+        """Merge an annotations file in one write transaction (all of it, or nothing)."""
+        import json
+
+        from catalog import annotations
+
+        try:
+            document = json.loads(Path(path).read_text(encoding="utf-8-sig"))
+        except OSError as exc:
+            raise CatalogError(f"cannot read {path}: {exc.strerror or exc}") from None
+        except UnicodeDecodeError:
+            raise CatalogError(f"{path} is not UTF-8 text (expected an annotations JSON file)") from None
+        except json.JSONDecodeError as exc:
+            raise CatalogError(f"{path}:{exc.lineno}: not valid JSON ({exc.msg})") from None
+        document = annotations.check(document, str(path))
+        with self.store.write() as tx:
+            return annotations.merge(tx, document, theirs=theirs)
+
+
+def _writable(path: Path) -> None:
+    if not path.parent.exists() and str(path.parent):
+        raise CatalogError(f"cannot write {path}: folder {path.parent} does not exist")
+    if path.is_dir():
+        raise CatalogError(f"cannot write {path}: it is a folder")
