@@ -59,7 +59,7 @@ def build(db: Path, only_mix: bool = False, extra: tuple[str, ...] = ()) -> str:
     queries and `extra` queries that a full build would make too), timed."""
     from catalog.library import Catalog
     from catalog.query import parse
-    from catalog.store.sqlite import fts, topk
+    from catalog.store.sqlite import fts, topand, topk
 
     catalog = Catalog.open(db)
     try:
@@ -71,7 +71,7 @@ def build(db: Path, only_mix: bool = False, extra: tuple[str, ...] = ()) -> str:
         keys = set()
         for _, q in MIX + [(None, q) for q in extra]:
             compiled = fts.compile_query(parse(q))
-            keys.update([k] if (k := topk.list_key(compiled)) else topk.and_keys(compiled) or [])
+            keys.update([k] if (k := topk.list_key(compiled)) else topand.and_keys(compiled) or [])
         with catalog.store.read() as tx:  # only those a full refresh would build (frequent enough)
             keys &= {k for k, _ in topk.candidates(tx.top_list_words(), topk.MIN_MATCHES)}
         times = {}

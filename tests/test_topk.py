@@ -18,7 +18,7 @@ from benchmarks import corpus
 from benchmarks import topk as bench
 from catalog import doctor
 from catalog.library import Catalog
-from catalog.store.sqlite import topk
+from catalog.store.sqlite import topand, topk
 from catalog.store.sqlite.store import SqliteStore
 
 SIZE = int(os.environ.get("CATALOG_TOPK_SIZE", "10000"))
@@ -89,8 +89,8 @@ def served(monkeypatch):
     def spy(self, compiled, limit, offset, with_text):
         rows = original(self, compiled, limit, offset, with_text)
         if rows is not None:
-            answered.append(topk.list_key(compiled) or " AND ".join(topk.and_keys(compiled) or [])
-                            or " ".join(topk.phrase_keys(compiled)))
+            answered.append(topk.list_key(compiled) or " AND ".join(topand.and_keys(compiled) or [])
+                            or " ".join(topand.phrase_keys(compiled)))
         return rows
 
     monkeypatch.setattr(topk.TopLists, "top_rows", spy)
@@ -151,7 +151,7 @@ def test_an_and_the_lists_did_not_prove_is_not_scored_again(catalog, monkeypatch
     """Scoring the lists' papers costs ~80 ms at 1M; when it did not prove the page, the same
     page on the same index goes straight to the full ranking (still the same page)."""
     tried = []
-    monkeypatch.setattr(topk, "_UNPROVEN", set())  # this test's own: the page is never proven here
+    monkeypatch.setattr(topand, "_UNPROVEN", set())  # this test's own: the page is never proven here
     monkeypatch.setattr(topk.TopLists, "_proven_page", lambda self, *a: tried.append(a) and None)
     for _ in range(3):
         assert _ranked(catalog, "language model", lists=True) == _ranked(catalog, "language model", lists=False)
@@ -401,7 +401,7 @@ def test_which_and_queries_lists_can_serve(query, keys):
     from catalog.query import parse
     from catalog.store.sqlite.fts import compile_query
 
-    assert topk.and_keys(compile_query(parse(query))) == keys
+    assert topand.and_keys(compile_query(parse(query))) == keys
 
 
 @pytest.mark.parametrize("query, keys", [
@@ -412,7 +412,7 @@ def test_which_phrases_lists_can_serve(query, keys):
     from catalog.query import parse
     from catalog.store.sqlite.fts import compile_query
 
-    assert topk.phrase_keys(compile_query(parse(query))) == keys
+    assert topand.phrase_keys(compile_query(parse(query))) == keys
 
 
 def test_benchmark_mix_reports_the_same_top_50(catalog, served):
