@@ -161,6 +161,34 @@ def test_an_and_the_lists_did_not_prove_is_not_scored_again(catalog, monkeypatch
     assert len(tried) == 2
 
 
+# ANDs with a prefix, as typed (with filters): FTS5 ranking them counts the prefix's papers first.
+PREFIX_ANDS = ["language mo*", "model lan*", "language mo* year:2016..2020", "Model Learn* venue:ICML"]
+
+
+def test_prefix_ands_are_scored_from_the_lists_as_fts5_ranks_them(catalog, tmp_path, monkeypatch):
+    """The lists' papers of an AND are scored from the lists and their own text (no FTS5
+    ranking of the prefix), and the pages are the full ranking's, paper for paper and score
+    for score, before and after tags, notes, a title and an import."""
+    scored = []
+    original = topand.AndPages._and_scored
+
+    def spy(self, keys, *args):
+        ranked = original(self, keys, *args)
+        scored.append(ranked is not None)
+        return ranked
+
+    monkeypatch.setattr(topand.AndPages, "_and_scored", spy)
+    for edited in (False, True):
+        if edited:
+            _edit_a_few(catalog, tmp_path)
+        scored.clear()
+        for query in PREFIX_ANDS:
+            for offset in (0, 50):
+                assert _ranked(catalog, query, lists=True, offset=offset) == \
+                    _ranked(catalog, query, lists=False, offset=offset), (query, offset, edited)
+        assert scored.count(True) >= 6, scored  # most from the lists: FTS5 scored none of them
+
+
 def test_later_pages_and_long_pages(catalog, served):
     for offset, limit in ((50, 50), (900, 100), (950, 100), (0, 200)):
         assert _ranked(catalog, "model", lists=True, limit=limit, offset=offset) == \

@@ -7,9 +7,19 @@ full ranking (None).
 AND of frequent words (`sparse attention`, `language model*`): FTS5's bm25 of an AND query is
 the sum of its phrases' bm25 terms, so a paper in none of the words' lists scores at most the
 sum of the lists' bounds (each list's last score, or after edits its rescored bound). The
-papers of the lists that match the whole query are scored by FTS5 itself (the query restricted
-to their ids: bm25 on a few hundred papers instead of every match), and the page is served when
-its last paper beats that sum (`and_rows`). A phrase of such words (`"language models"`): its
+papers of the lists that match the whole query are scored, and the page is served when its
+last paper beats that sum (`and_rows`).
+
+Scoring them without FTS5 (`_and_scored`): asked for bm25, FTS5 first counts each phrase's
+papers over the whole index (the IDF), which for a prefix merges its whole match list: 1.2-1.6 s
+for `language mod*` at 1M papers, whatever else the query holds. Each term of the sum is known
+instead: a listed paper's is its score in that word's list (the word's own query: the same IDF,
+frequency and length), and for a paper missing from a list, the word's IDF comes from the
+count the list was built with (or rescored), its length from the index (`paper_fts_docsize`),
+its frequency from its own text tokenized again by FTS5 (a temporary table): bm25() of topk.py,
+bit for bit. Only the papers that could still reach the page are scored so. When that is too
+many, or anything cannot be computed exactly, FTS5 scores the listed papers (`_fts_scored`: the
+query restricted to their ids), as before. A phrase of such words (`"language models"`): its
 frequency in a paper is at most each word's, so outside the lists its term part is at most the
 smallest of the words' bounds on theirs, times the phrase's own IDF (its papers counted); that
 proves the pages of phrases many papers hold (a low IDF), the ones slow to rank in full. A word
@@ -19,12 +29,21 @@ without a list is rare: ranking its matches is cheap, and the full query runs.
 from __future__ import annotations
 
 import json
+import math
 
-from catalog.store.sqlite.fts import FTS_TABLE, CompiledQuery
-from catalog.store.sqlite.topk import _WEIGHTS, SLACK, STATE_TABLE, TOP_TABLE, idf, key_of, list_key
+from catalog.store.sqlite.fts import FTS_COLUMNS, FTS_TABLE, CompiledQuery
+from catalog.store.sqlite.topk import (_WEIGHTS, SLACK, STATE_TABLE, TOP_TABLE, _term, bm25, idf, key_of,
+                                       list_key)
 
 # The ANDs and phrases whose page the lists did not prove, on an index as it was (and_rows).
 _UNPROVEN: set[tuple] = set()
+# Papers missing from some of an AND's lists, tokenized again to score them (_and_scored): a
+# temporary contentless FTS5 table of this connection (allowed in a read transaction) with
+# paper_fts's tokenizer, and its words (~0.2 ms a paper at 1M papers). Scored in batches, best
+# first, until the rest cannot reach the page; past the limit FTS5 scores them instead.
+TEXT_TABLE, TEXT_WORDS = "temp.term_and_text", "temp.term_and_words"
+TOKENIZER = "unicode61 remove_diacritics 2"  # paper_fts's (migration 0001)
+_BATCH, _RESCORE_LIMIT = 32, 320
 
 
 def and_keys(compiled: CompiledQuery) -> list[str] | None:
@@ -143,7 +162,9 @@ class AndPages:
                 hopeful = sum(1 for pid in ids if sum(known.get(pid, b) for known, b in zip(scores, bounds)) < bound)
         if bound is not None and offset + limit > hopeful:
             return None  # too few listed papers could beat the bound: the lists cannot prove it
-        ranked = self._fts_scored(ids, compiled)
+        ranked = None if phrase else self._and_scored(keys, lists, bound, compiled, offset + limit)
+        if ranked is None:
+            ranked = self._fts_scored(ids, compiled)
         rows = self._proven_page(ranked, bound, compiled, limit, offset, with_text)
         if rows is None:
             if len(_UNPROVEN) >= 256:
@@ -161,3 +182,107 @@ class AndPages:
         ranked = sorted(((r[0], r[1]) for r in scored), key=lambda kv: (kv[1], kv[0]))
         return self._filtered(ranked, compiled)
 
+    def _and_scored(self, keys: list[str], lists: list, bound: float | None, compiled: CompiledQuery,
+                    depth: int) -> list[tuple[int, float]] | None:
+        """The listed papers that match an AND query and could be among its first `depth`
+        (filters applied), with their bm25 scores bit for bit as FTS5 ranks the query, in
+        ranking order, without asking FTS5 to rank it; None when some part cannot be computed
+        exactly (then FTS5 scores them: _fts_scored).
+
+        FTS5's bm25 of an AND is -(0.0 + x_1 + x_2 + ...) in its phrases' order, x_i the
+        paper's term of phrase i alone: the negated score of that word's (or prefix's) own
+        query, which its list holds (or rescored). A paper missing from some lists is scored
+        only if it could still reach the page (its known terms plus the other lists' bounds);
+        its missing terms come from its own text tokenized again in a small temporary FTS5
+        table (the word's or prefix's frequency there, the paper's length in the index, the
+        word's IDF from its list's count: bm25() as topk.py recomputes it). Papers that
+        cannot reach the page are left out: they rank after it."""
+        terms = [_term(key) for key in keys]
+        if None in terms:
+            return None  # not plain ASCII: the tokenizer's folding is FTS5's to apply
+        scores = [dict(ranked) for ranked, _, _, _ in lists]
+        bounds = [b for _, b, _, _ in lists]
+        weights = [w for _, _, _, w in lists]
+        ids = sorted({pid for known in scores for pid in known})
+        keep = {pid for pid, _ in self._filtered([(pid, 0.0) for pid in ids], compiled)}
+        exact: dict[int, float] = {}
+        partial: list[tuple[float, int]] = []  # (best score it could reach, paper)
+        for pid in ids:
+            if pid not in keep:
+                continue
+            xs = [-known[pid] if pid in known else None for known in scores]
+            if None not in xs:
+                exact[pid] = _and_score(xs)
+                continue
+            if any(x is None and b is None for x, b in zip(xs, bounds)):
+                continue  # that list holds every paper with its word: this one lacks it
+            best = sum(-b if x is None else x for x, b in zip(xs, bounds))
+            partial.append((-best * (1 + SLACK), pid))
+        partial.sort()
+
+        def threshold() -> float:
+            """A score the page's last paper reaches at least: only papers that can reach it
+            are to be scored."""
+            ranked = sorted(exact.values())
+            last = ranked[depth - 1] if 0 < depth <= len(ranked) else math.inf
+            return last if bound is None else min(last, bound)
+
+        papers, tokens = self._totals()
+        if not papers:
+            return None
+        avgdl = tokens / papers
+        done, limit = 0, threshold()
+        while done < len(partial) and partial[done][0] <= limit:
+            batch = [pid for best, pid in partial[done:done + _BATCH] if best <= limit]
+            done += len(batch)
+            if done > _RESCORE_LIMIT:
+                return None  # too many to tokenize again: FTS5 scores them
+            found = self._text_terms(batch, terms, weights, scores, avgdl)
+            if found is None:
+                return None
+            exact.update(found)
+            limit = threshold()
+        return sorted(exact.items(), key=lambda kv: (kv[1], kv[0]))
+
+    def _text_terms(self, ids: list[int], terms: list[tuple[str, bool]], weights: list[float],
+                    scores: list[dict[int, float]], avgdl: float) -> dict[int, float] | None:
+        """The AND scores of these papers (those that hold every word), their missing terms
+        from their text tokenized again; None when the index and the text disagree."""
+        self.conn.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS {TEXT_TABLE} USING fts5({', '.join(FTS_COLUMNS)},"
+                          f" tokenize={TOKENIZER!r}, content='')")
+        self.conn.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS {TEXT_WORDS}"
+                          f" USING fts5vocab(temp, {TEXT_TABLE.split('.')[1]}, 'instance')")
+        clear = f"INSERT INTO {TEXT_TABLE}({TEXT_TABLE.split('.')[1]}) VALUES ('delete-all')"
+        self.conn.execute(clear)
+        cols = ", ".join(FTS_COLUMNS)
+        self.conn.execute(f"INSERT INTO {TEXT_TABLE}(rowid, {cols}) SELECT id, {cols} FROM paper"
+                          " WHERE id IN (SELECT value FROM json_each(?))", (json.dumps(ids),))
+        try:
+            lengths = self._lengths(ids)
+            freqs = [self._now_freqs(word, prefix, [pid for pid in ids if pid not in known], TEXT_WORDS)
+                     for (word, prefix), known in zip(terms, scores)]
+        finally:
+            self.conn.execute(clear)
+        out = {}
+        for pid in ids:
+            if pid not in lengths:
+                return None
+            xs = []
+            for known, freq, weight in zip(scores, freqs, weights):
+                if pid in known:
+                    xs.append(-known[pid])
+                elif freq.get(pid):
+                    xs.append(-bm25(weight, freq[pid], lengths[pid], avgdl))
+                else:
+                    break  # it lacks this word: no match
+            else:
+                out[pid] = _and_score(xs)
+        return out
+
+
+def _and_score(xs: list[float]) -> float:
+    """FTS5's bm25 of an AND from its phrases' terms, added in the same order (fts5_aux.c)."""
+    total = 0.0
+    for x in xs:
+        total += x
+    return -1.0 * total

@@ -205,16 +205,16 @@ class TopLists:
         return self.conn.execute(f"SELECT count(*) FROM (SELECT 1 FROM {DIRTY_TABLE} LIMIT ?)",
                                  (DIRTY_LIMIT + 1,)).scalar()
 
-    def _now_freqs(self, word: str, prefix: bool, ids: list[int]) -> dict[int, float]:
+    def _now_freqs(self, word: str, prefix: bool, ids: list[int], words: str = NOW_WORDS) -> dict[int, float]:
         """Term frequency (column weights applied, as bm25 counts it) of the word or prefix in
-        the changed papers' text now."""
+        the changed papers' text now (or in the papers of another fts5vocab instance table)."""
         if prefix:
             cond, params = "term >= ? AND term < ?", [word, word[:-1] + chr(ord(word[-1]) + 1)]
         else:
             cond, params = "term = ?", [word]
         freqs = dict.fromkeys(ids, 0.0)
         for doc, col, n in self.conn.execute(
-                f"SELECT doc, col, count(*) FROM {NOW_WORDS} WHERE {cond} GROUP BY doc, col", params).all():
+                f"SELECT doc, col, count(*) FROM {words} WHERE {cond} GROUP BY doc, col", params).all():
             if doc in freqs:
                 freqs[doc] += _COLUMN_WEIGHT[col] * n
         return freqs
