@@ -40,10 +40,12 @@ _UNPROVEN: set[tuple] = set()
 # Papers missing from some of an AND's lists, tokenized again to score them (_and_scored): a
 # temporary contentless FTS5 table of this connection (allowed in a read transaction) with
 # paper_fts's tokenizer, and its words (~0.2 ms a paper at 1M papers). Scored in batches, best
-# first, until the rest cannot reach the page; past the limit FTS5 scores them instead.
+# first, until the rest cannot reach the page; past a budget (a paper per 1,000 matches of the
+# query's words) the full ranking runs instead.
 TEXT_TABLE, TEXT_WORDS = "temp.term_and_text", "temp.term_and_words"
 TOKENIZER = "unicode61 remove_diacritics 2"  # paper_fts's (migration 0001)
-_BATCH, _RESCORE_LIMIT = 32, 320
+_BATCH, _RESCORE_PER_MATCH, _RESCORE_AT_LEAST = 32, 0.001, 256
+_TOO_MANY = object()  # _and_scored's answer past that budget: the page goes to the full ranking
 
 
 def and_keys(compiled: CompiledQuery) -> list[str] | None:
@@ -123,9 +125,9 @@ class AndPages:
         frequency in a paper is at most each word's, so its term part is at most the smallest
         of the words' bounds on theirs, times the phrase's own IDF (its papers counted: one
         pass over the index, no scoring). The papers of the lists that match the query are
-        scored by FTS5 (the query restricted to them: the same scores, bit for bit, as the
-        full ranking)."""
-        # Scoring the listed papers costs ~80 ms at 1M papers; when that did not prove this
+        scored with the same scores, bit for bit, as the full ranking: an AND's from the lists
+        and the papers' text (_and_scored), a phrase's by FTS5 (_fts_scored)."""
+        # Scoring the listed papers costs 20-100 ms at 1M papers; when that did not prove this
         # page on this index, it will not the next time (typing, paging back): go to the full
         # ranking at once. Only ever a reason not to serve, so never a wrong page.
         attempt = (self.top_stamp(), self._dirty_count(), compiled.match, tuple(compiled.where),
@@ -163,9 +165,12 @@ class AndPages:
         if bound is not None and offset + limit > hopeful:
             return None  # too few listed papers could beat the bound: the lists cannot prove it
         ranked = None if phrase else self._and_scored(keys, lists, bound, compiled, offset + limit)
-        if ranked is None:
-            ranked = self._fts_scored(ids, compiled)
-        rows = self._proven_page(ranked, bound, compiled, limit, offset, with_text)
+        if ranked is _TOO_MANY:
+            rows = None  # ranking every match costs less than proving this page would
+        else:
+            if ranked is None:
+                ranked = self._fts_scored(ids, compiled)
+            rows = self._proven_page(ranked, bound, compiled, limit, offset, with_text)
         if rows is None:
             if len(_UNPROVEN) >= 256:
                 _UNPROVEN.clear()
@@ -183,11 +188,12 @@ class AndPages:
         return self._filtered(ranked, compiled)
 
     def _and_scored(self, keys: list[str], lists: list, bound: float | None, compiled: CompiledQuery,
-                    depth: int) -> list[tuple[int, float]] | None:
+                    depth: int) -> list[tuple[int, float]] | object | None:
         """The listed papers that match an AND query and could be among its first `depth`
         (filters applied), with their bm25 scores bit for bit as FTS5 ranks the query, in
         ranking order, without asking FTS5 to rank it; None when some part cannot be computed
-        exactly (then FTS5 scores them: _fts_scored).
+        exactly (then FTS5 scores them: _fts_scored); _TOO_MANY when more papers would have
+        to be tokenized again than the budget allows.
 
         FTS5's bm25 of an AND is -(0.0 + x_1 + x_2 + ...) in its phrases' order, x_i the
         paper's term of phrase i alone: the negated score of that word's (or prefix's) own
@@ -231,12 +237,19 @@ class AndPages:
         if not papers:
             return None
         avgdl = tokens / papers
+        # Tokenizing a paper again costs what ranking ~200 matches in full does (0.1 ms against
+        # 0.5 us a match at 1M papers). One paper per 1,000 matches of the words: a page the
+        # lists cannot prove wastes at most a fifth of its full ranking on trying (and ~25 ms
+        # in a small catalog, where a page rarely needs more).
+        matches = self.conn.execute(f"SELECT sum(matches) FROM {STATE_TABLE} WHERE term IN"
+                                    " (SELECT value FROM json_each(?))", (json.dumps(keys),)).scalar() or 0
+        budget = max(_RESCORE_AT_LEAST, int(matches * _RESCORE_PER_MATCH))
         done, limit = 0, threshold()
         while done < len(partial) and partial[done][0] <= limit:
             batch = [pid for best, pid in partial[done:done + _BATCH] if best <= limit]
             done += len(batch)
-            if done > _RESCORE_LIMIT:
-                return None  # too many to tokenize again: FTS5 scores them
+            if done > budget:
+                return _TOO_MANY
             found = self._text_terms(batch, terms, weights, scores, avgdl)
             if found is None:
                 return None
