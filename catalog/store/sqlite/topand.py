@@ -244,10 +244,11 @@ class AndPages:
         matches = self.conn.execute(f"SELECT sum(matches) FROM {STATE_TABLE} WHERE term IN"
                                     " (SELECT value FROM json_each(?))", (json.dumps(keys),)).scalar() or 0
         budget = max(_RESCORE_AT_LEAST, int(matches * _RESCORE_PER_MATCH))
-        done, limit = 0, threshold()
+        done, limit, found_ids = 0, threshold(), []
         while done < len(partial) and partial[done][0] <= limit:
             batch = [pid for best, pid in partial[done:done + _BATCH] if best <= limit]
             done += len(batch)
+            found_ids += batch
             if done > budget:
                 return _TOO_MANY
             found = self._text_terms(batch, terms, weights, scores, avgdl)
@@ -255,6 +256,15 @@ class AndPages:
                 return None
             exact.update(found)
             limit = threshold()
+            if bound is not None and done >= 2 * _BATCH:
+                # The page needs `depth` papers beating the bound. Those scored so far were the
+                # likeliest; if at their rate the rest would not make up the difference, stop
+                # trying (only ever a reason to rank in full).
+                beating = sum(1 for score in exact.values() if score < bound)
+                rate = sum(1 for pid in found_ids if exact.get(pid, 0.0) < bound) / len(found_ids)
+                hopeful = sum(1 for best, _ in partial[done:] if best < bound)
+                if beating < depth and beating + rate * hopeful < depth:
+                    return _TOO_MANY
         return sorted(exact.items(), key=lambda kv: (kv[1], kv[0]))
 
     def _text_terms(self, ids: list[int], terms: list[tuple[str, bool]], weights: list[float],
