@@ -17,13 +17,17 @@ instead: a listed paper's is its score in that word's list (the word's own query
 frequency and length), and for a paper missing from a list, the word's IDF comes from the
 count the list was built with (or rescored), its length from the index (`paper_fts_docsize`),
 its frequency from its own text tokenized again by FTS5 (a temporary table): bm25() of topk.py,
-bit for bit. Only the papers that could still reach the page are scored so. When that is too
-many, or anything cannot be computed exactly, FTS5 scores the listed papers (`_fts_scored`: the
-query restricted to their ids), as before. A phrase of such words (`"language models"`): its
-frequency in a paper is at most each word's, so outside the lists its term part is at most the
-smallest of the words' bounds on theirs, times the phrase's own IDF (its papers counted); that
-proves the pages of phrases many papers hold (a low IDF), the ones slow to rank in full. A word
-without a list is rare: ranking its matches is cheap, and the full query runs.
+bit for bit. Only the papers that could still reach the page are scored so. When that would be
+too many (more than ranking in full costs, or at their rate of beating the bound the page is out
+of reach), the full ranking runs. When anything cannot be computed exactly, and for ANDs of
+whole words in smaller catalogs (where it is cheap), FTS5 scores the listed papers
+(`_fts_scored`: the query restricted to their ids), as before.
+
+A phrase of such words (`"language models"`): its frequency in a paper is at most each word's,
+so outside the lists its term part is at most the smallest of the words' bounds on theirs,
+times the phrase's own IDF (its papers counted); that proves the pages of phrases many papers
+hold (a low IDF), the ones slow to rank in full. FTS5 scores the lists' papers. A word without
+a list is rare: ranking its matches is cheap, and the full query runs.
 """
 
 from __future__ import annotations
@@ -206,6 +210,19 @@ class AndPages:
         terms = [_term(key) for key in keys]
         if None in terms:
             return None  # not plain ASCII: the tokenizer's folding is FTS5's to apply
+        # Tokenizing a paper again costs what ranking ~200 matches in full does (0.1 ms against
+        # 0.5 us a match at 1M papers). One paper per 1,000 matches of the words: a page the
+        # lists cannot prove wastes at most a fifth of its full ranking on trying. FTS5 scores
+        # an AND of whole words cheaply in a smaller catalog (its words' match lists are short;
+        # `language model` at 100k: 10 ms): there, when the budget is under 256 papers, it does.
+        # A prefix AND always gets 256 (~25 ms): FTS5 would merge the prefix's matches.
+        matches = self.conn.execute(f"SELECT sum(matches) FROM {STATE_TABLE} WHERE term IN"
+                                    " (SELECT value FROM json_each(?))", (json.dumps(keys),)).scalar() or 0
+        budget = int(matches * _RESCORE_PER_MATCH)
+        if budget < _RESCORE_AT_LEAST:
+            if not any(prefix for _, prefix in terms):
+                return None
+            budget = _RESCORE_AT_LEAST
         scores = [dict(ranked) for ranked, _, _, _ in lists]
         bounds = [b for _, b, _, _ in lists]
         weights = [w for _, _, _, w in lists]
@@ -237,13 +254,6 @@ class AndPages:
         if not papers:
             return None
         avgdl = tokens / papers
-        # Tokenizing a paper again costs what ranking ~200 matches in full does (0.1 ms against
-        # 0.5 us a match at 1M papers). One paper per 1,000 matches of the words: a page the
-        # lists cannot prove wastes at most a fifth of its full ranking on trying (and ~25 ms
-        # in a small catalog, where a page rarely needs more).
-        matches = self.conn.execute(f"SELECT sum(matches) FROM {STATE_TABLE} WHERE term IN"
-                                    " (SELECT value FROM json_each(?))", (json.dumps(keys),)).scalar() or 0
-        budget = max(_RESCORE_AT_LEAST, int(matches * _RESCORE_PER_MATCH))
         done, limit, found_ids = 0, threshold(), []
         while done < len(partial) and partial[done][0] <= limit:
             batch = [pid for best, pid in partial[done:done + _BATCH] if best <= limit]
