@@ -18,7 +18,7 @@ from benchmarks import corpus
 from benchmarks import topk as bench
 from catalog import doctor
 from catalog.library import Catalog
-from catalog.store.sqlite import topk
+from catalog.store.sqlite import topand, topk
 from catalog.store.sqlite.store import SqliteStore
 
 SIZE = int(os.environ.get("CATALOG_TOPK_SIZE", "10000"))
@@ -89,8 +89,8 @@ def served(monkeypatch):
     def spy(self, compiled, limit, offset, with_text):
         rows = original(self, compiled, limit, offset, with_text)
         if rows is not None:
-            answered.append(topk.list_key(compiled) or " AND ".join(topk.and_keys(compiled) or [])
-                            or " ".join(topk.phrase_keys(compiled)))
+            answered.append(topk.list_key(compiled) or " AND ".join(topand.and_keys(compiled) or [])
+                            or " ".join(topand.phrase_keys(compiled)))
         return rows
 
     monkeypatch.setattr(topk.TopLists, "top_rows", spy)
@@ -151,7 +151,7 @@ def test_an_and_the_lists_did_not_prove_is_not_scored_again(catalog, monkeypatch
     """Scoring the lists' papers costs ~80 ms at 1M; when it did not prove the page, the same
     page on the same index goes straight to the full ranking (still the same page)."""
     tried = []
-    monkeypatch.setattr(topk, "_UNPROVEN", set())  # this test's own: the page is never proven here
+    monkeypatch.setattr(topand, "_UNPROVEN", set())  # this test's own: the page is never proven here
     monkeypatch.setattr(topk.TopLists, "_proven_page", lambda self, *a: tried.append(a) and None)
     for _ in range(3):
         assert _ranked(catalog, "language model", lists=True) == _ranked(catalog, "language model", lists=False)
@@ -159,6 +159,34 @@ def test_an_and_the_lists_did_not_prove_is_not_scored_again(catalog, monkeypatch
     catalog.tag([catalog.search("hessian", limit=1, snippets=False)[0].key], ["later"])  # the index changed
     _ranked(catalog, "language model", lists=True)
     assert len(tried) == 2
+
+
+# ANDs with a prefix, as typed (with filters): FTS5 ranking them counts the prefix's papers first.
+PREFIX_ANDS = ["language mo*", "model lan*", "language mo* year:2016..2020", "Model Learn* venue:ICML"]
+
+
+def test_prefix_ands_are_scored_from_the_lists_as_fts5_ranks_them(catalog, tmp_path, monkeypatch):
+    """The lists' papers of an AND are scored from the lists and their own text (no FTS5
+    ranking of the prefix), and the pages are the full ranking's, paper for paper and score
+    for score, before and after tags, notes, a title and an import."""
+    scored = []
+    original = topand.AndPages._and_scored
+
+    def spy(self, keys, *args):
+        ranked = original(self, keys, *args)
+        scored.append(ranked is not None)
+        return ranked
+
+    monkeypatch.setattr(topand.AndPages, "_and_scored", spy)
+    for edited in (False, True):
+        if edited:
+            _edit_a_few(catalog, tmp_path)
+        scored.clear()
+        for query in PREFIX_ANDS:
+            for offset in (0, 50):
+                assert _ranked(catalog, query, lists=True, offset=offset) == \
+                    _ranked(catalog, query, lists=False, offset=offset), (query, offset, edited)
+        assert scored.count(True) >= 6, scored  # most from the lists: FTS5 scored none of them
 
 
 def test_later_pages_and_long_pages(catalog, served):
@@ -401,7 +429,7 @@ def test_which_and_queries_lists_can_serve(query, keys):
     from catalog.query import parse
     from catalog.store.sqlite.fts import compile_query
 
-    assert topk.and_keys(compile_query(parse(query))) == keys
+    assert topand.and_keys(compile_query(parse(query))) == keys
 
 
 @pytest.mark.parametrize("query, keys", [
@@ -412,7 +440,7 @@ def test_which_phrases_lists_can_serve(query, keys):
     from catalog.query import parse
     from catalog.store.sqlite.fts import compile_query
 
-    assert topk.phrase_keys(compile_query(parse(query))) == keys
+    assert topand.phrase_keys(compile_query(parse(query))) == keys
 
 
 def test_benchmark_mix_reports_the_same_top_50(catalog, served):

@@ -23,16 +23,7 @@ and the changed papers that match now, under the current statistics, and serves 
 a bound proves no other paper can reach it (`rescored`). Past DIRTY_LIMIT changed papers, or
 when anything does not add up, the full query runs, and the next refresh rebuilds the lists.
 
-AND of frequent words (`sparse attention`, `language model*`): FTS5's bm25 of an AND query is
-the sum of its phrases' bm25 terms, so a paper in none of the words' lists scores at most the
-sum of the lists' bounds (each list's last score, or after edits its rescored bound). The
-papers of the lists that match the whole query are scored by FTS5 itself (the query restricted
-to their ids: bm25 on a few hundred papers instead of every match), and the page is served when
-its last paper beats that sum (`and_rows`). A phrase of such words (`"language models"`): its
-frequency in a paper is at most each word's, so outside the lists its term part is at most the
-smallest of the words' bounds on theirs, times the phrase's own IDF (its papers counted); that
-proves the pages of phrases many papers hold (a low IDF), the ones slow to rank in full. A word
-without a list is rare: ranking its matches is cheap, and the full query runs.
+ANDs and phrases of frequent words are answered from these lists by topand.py.
 
 Imports refresh the lists (Store.refresh_top_lists), most frequent first, within a time budget
 (a share of the import's own time; the rest stay stale and the full query serves them);
@@ -72,8 +63,6 @@ DIRTY_LIMIT = 2000  # the migration's: past it the lists are no longer rescored 
 K1, B = 1.2, 0.75  # FTS5's bm25 constants (fts5_aux.c)
 SLACK = 1e-9  # relative margin on the bound: it must never be below a true score
 _COLUMN_WEIGHT = dict(FTS_COLUMNS)
-# The ANDs and phrases whose page the lists did not prove, on an index as it was (and_rows).
-_UNPROVEN: set[tuple] = set()
 
 # A row of STATE_TABLE that is no list (list keys start with "("): how many papers the catalog
 # had when the words and prefixes were last chosen.
@@ -138,34 +127,6 @@ def list_key(compiled: CompiledQuery) -> str | None:
     return match.lower() if match.isascii() else match
 
 
-def and_keys(compiled: CompiledQuery) -> list[str] | None:
-    """The lists whose words an AND query's exact tier holds, in its order (two or more plain
-    words or prefixes, each once); None for anything else (one word: list_key)."""
-    match = compiled.match
-    if match is None or compiled.exclude or " AND " not in match:
-        return None
-    keys = []
-    for part in match.split(" AND "):
-        key = list_key(CompiledQuery(match=part))
-        if key is None or key in keys:
-            return None  # a phrase, an OR, a NOT, a word twice: FTS5 scores it otherwise
-        keys.append(key)
-    return keys
-
-
-def phrase_keys(compiled: CompiledQuery) -> list[str] | None:
-    """The lists of the words of a phrase query's exact tier (`"language models"`: one
-    phrase of two or more plain ASCII words, no prefix), each once; None for anything else."""
-    match = compiled.match
-    if match is None or compiled.exclude or not (match.startswith('("') and match.endswith('")')):
-        return None
-    inner = match[2:-2]
-    words = inner.lower().split(" ")
-    if '"' in inner or len(words) < 2 or not all(w.isascii() and w.isalnum() for w in words):
-        return None
-    return list(dict.fromkeys(key_of(w) for w in words))
-
-
 def key_of(term: str, prefix: bool = False) -> str:
     return "(" + fts_phrase(Text(term, prefix=prefix)) + ")"
 
@@ -205,11 +166,7 @@ class TopLists:
             return None
         key = list_key(compiled)
         if key is None:
-            if (keys := and_keys(compiled)) is not None:
-                return self.and_rows(keys, compiled, limit, offset, with_text)
-            if (keys := phrase_keys(compiled)) is not None:
-                return self.and_rows(keys, compiled, limit, offset, with_text, phrase=True)
-            return None
+            return self.compound_rows(compiled, limit, offset, with_text)  # topand.py
         state = self.conn.execute(
             f"SELECT stamp, weights, listed, matches, papers, tokens, base FROM {STATE_TABLE} WHERE term = ?",
             (key,)).first()
@@ -248,16 +205,16 @@ class TopLists:
         return self.conn.execute(f"SELECT count(*) FROM (SELECT 1 FROM {DIRTY_TABLE} LIMIT ?)",
                                  (DIRTY_LIMIT + 1,)).scalar()
 
-    def _now_freqs(self, word: str, prefix: bool, ids: list[int]) -> dict[int, float]:
+    def _now_freqs(self, word: str, prefix: bool, ids: list[int], words: str = NOW_WORDS) -> dict[int, float]:
         """Term frequency (column weights applied, as bm25 counts it) of the word or prefix in
-        the changed papers' text now."""
+        the changed papers' text now (or in the papers of another fts5vocab instance table)."""
         if prefix:
             cond, params = "term >= ? AND term < ?", [word, word[:-1] + chr(ord(word[-1]) + 1)]
         else:
             cond, params = "term = ?", [word]
         freqs = dict.fromkeys(ids, 0.0)
         for doc, col, n in self.conn.execute(
-                f"SELECT doc, col, count(*) FROM {NOW_WORDS} WHERE {cond} GROUP BY doc, col", params).all():
+                f"SELECT doc, col, count(*) FROM {words} WHERE {cond} GROUP BY doc, col", params).all():
             if doc in freqs:
                 freqs[doc] += _COLUMN_WEIGHT[col] * n
         return freqs
@@ -338,92 +295,6 @@ class TopLists:
             f"SELECT p.id FROM paper p WHERE p.id IN (SELECT value FROM json_each(?)) AND {' AND '.join(compiled.where)}",
             [json.dumps([pid for pid, _ in ranked]), *compiled.params]).all()}
         return [(pid, score) for pid, score in ranked if pid in keep]
-
-    def _list_now(self, key: str) -> tuple[list[tuple[int, float]], float | None, float | None, float] | None:
-        """The papers of one list with their scores under the current statistics (rescored
-        after changes, in ranking order); the bound no paper outside it beats on this word
-        (None: it holds every match); the same bound on bm25's term part alone (the score
-        over the word's IDF: what a phrase holding the word can reach at most in those
-        papers); the word's IDF. None when there is no list or it cannot be followed."""
-        state = self.conn.execute(
-            f"SELECT stamp, weights, listed, matches, papers, tokens, base FROM {STATE_TABLE} WHERE term = ?",
-            (key,)).first()
-        if state is None or state[1] != _WEIGHTS:
-            return None
-        if state[0] != self.top_stamp():
-            found = self.rescored(key, state)
-            if found is None:
-                return None
-            ranked, bound, weight = found
-        else:
-            rows = self.conn.execute(f"SELECT paper_id, score FROM {TOP_TABLE} WHERE term = ? ORDER BY position",
-                                     (key,)).all()
-            ranked, weight = [tuple(r) for r in rows], idf(state[4], state[3])
-            bound = None if state[2] >= state[3] or not rows else rows[-1][1]
-        part = None if bound is None else -bound / weight * (1 + SLACK)
-        return ranked, bound, part, weight
-
-    def and_rows(self, keys: list[str], compiled: CompiledQuery, limit: int, offset: int,
-                 with_text: bool, phrase: bool = False) -> list | None:
-        """The exact tier's page of an AND of words that all have lists, or of a phrase of
-        such words (`phrase`), as rows (fts.search_sql's), or None when the lists do not
-        prove it.
-
-        AND: bm25 is the sum of its words' terms (fts5_aux.c adds one per phrase), so a
-        matching paper outside every list scores no better than the sum of the lists'
-        bounds; a list holding every match of its word leaves no such paper. Phrase: its
-        frequency in a paper is at most each word's, so its term part is at most the smallest
-        of the words' bounds on theirs, times the phrase's own IDF (its papers counted: one
-        pass over the index, no scoring). The papers of the lists that match the query are
-        scored by FTS5 (the query restricted to them: the same scores, bit for bit, as the
-        full ranking)."""
-        # Scoring the listed papers costs ~80 ms at 1M papers; when that did not prove this
-        # page on this index, it will not the next time (typing, paging back): go to the full
-        # ranking at once. Only ever a reason not to serve, so never a wrong page.
-        attempt = (self.top_stamp(), self._dirty_count(), compiled.match, tuple(compiled.where),
-                   tuple(map(str, compiled.params)), compiled.reader, limit, offset)
-        if attempt in _UNPROVEN:
-            return None
-        lists = []
-        for key in keys:
-            found = self._list_now(key)
-            if found is None:
-                return None  # a rare word (no list) or one rescoring cannot follow: rank in full
-            lists.append(found)
-        scores = [dict(ranked) for ranked, _, _, _ in lists]
-        ids = sorted({pid for known in scores for pid in known})
-        if phrase:
-            parts = [part for _, _, part, _ in lists]
-            if None in parts:
-                bound = None  # a word's list holds every paper with it: every phrase match too
-            else:
-                papers = self._totals()[0]
-                holding = self.conn.execute(f"SELECT count(*) FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH ?",
-                                            (compiled.match,)).scalar()
-                bound = -idf(papers, holding) * min(parts) * (1 + SLACK)
-                # A listed paper's phrase part is at most its smallest word part (or a word's
-                # bound where it is not listed): those that cannot beat the bound do not count.
-                best = [min(-known[pid] / weight if pid in known else part
-                            for known, (_, _, part, weight) in zip(scores, lists)) for pid in ids]
-                hopeful = sum(1 for b in best if b > min(parts) * (1 + SLACK))
-        else:
-            bounds = [bound for _, bound, _, _ in lists]
-            bound = None if None in bounds else sum(bounds) * (1 + SLACK)
-            if bound is not None:
-                # A listed paper scores at best its known words plus the others' bounds.
-                hopeful = sum(1 for pid in ids if sum(known.get(pid, b) for known, b in zip(scores, bounds)) < bound)
-        if bound is not None and offset + limit > hopeful:
-            return None  # too few listed papers could beat the bound: the lists cannot prove it
-        scored = self.conn.execute(
-            f"SELECT rowid, bm25({FTS_TABLE}, {_WEIGHTS}) AS score FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH ?"
-            " AND +rowid IN (SELECT value FROM json_each(?))", (compiled.match, json.dumps(ids))).all()
-        ranked = sorted(((r[0], r[1]) for r in scored), key=lambda kv: (kv[1], kv[0]))
-        rows = self._proven_page(self._filtered(ranked, compiled), bound, compiled, limit, offset, with_text)
-        if rows is None:
-            if len(_UNPROVEN) >= 256:
-                _UNPROVEN.clear()
-            _UNPROVEN.add(attempt)
-        return rows
 
     def mark_new_papers(self, first_id: int) -> None:
         """The bulk import's share of the triggers' work: papers from `first_id` are changed
