@@ -61,11 +61,14 @@ def _start_up(catalog_file: Path) -> float:
 @pytest.mark.skipif(not hasattr(signal, "SIGINT") or os.name != "posix", reason="POSIX signals")
 def test_ctrl_c_stops_a_long_query_within_a_second(catalog_file):
     process = _start(catalog_file, "sql", FOREVER)
-    time.sleep(max(2.0, 2 * _start_up(catalog_file)))  # well into the statement
+    start_up = _start_up(catalog_file)
+    time.sleep(max(2.0, 2 * start_up))  # well into the statement
     assert process.poll() is None, process.communicate()
     process.send_signal(signal.SIGINT)
     took, out, err = _wait(process, 5)
-    assert took < 1.0, took
+    # Within a second, or on a machine so busy that a whole `catalog sql SELECT 1` takes longer
+    # (its start and exit: 0.2-0.4 s when quiet), within that: ending a process is part of both.
+    assert took < max(1.0, start_up), (took, start_up)
     assert process.returncode == 130
     assert err == "catalog: interrupted\n" and out == ""
 
