@@ -82,6 +82,7 @@ class CatalogScreen(Loading, Editing, Sharing, Discovering, Screen):
         self.detail: PaperDetail | None = None
         self.detail_styled = None  # its abstract as render_styled gave it
         self.detail_terms = None  # what to mark in it (the query's words, its acronyms' forms)
+        self.detail_asked: str | None = None  # read for the pane as results came (loading.py)
         self.similar_found: dict[str, list] = {}  # key -> its similar papers (m), this session
         self.finding_similar: set[str] = set()  # keys whose similar papers are being found
         self.grouping_topics = False  # the Topics facet's worker is running
