@@ -88,6 +88,7 @@ class Loading:
     remembered: State  # for next time (state.py)
     facets: Facets | None
     detail: PaperDetail | None
+    detail_asked: str | None  # the paper read for the pane as the results came
 
     @property
     def papers(self) -> PaperList:
@@ -180,6 +181,14 @@ class Loading:
         self.holding_all = (sum(p.match == "all" for p in message.rows)
                             if any(p.match == "some" for p in message.rows) else None)
         self.show_position()
+        # The paper under the cursor is read at once, not when the list's Highlighted comes:
+        # that message passes through each widget's queue, and on a busy machine it came
+        # after the list had been laid out and drawn and the facets shown, the reading pane
+        # empty for seconds after the list appeared.
+        current = self.papers.current
+        self.detail_asked = current.key if current is not None else None
+        if current is not None:
+            self.load_detail(current.key)
         self.query_one("#sidebar").set_class(True, "-pending")
         self.load_facets(message.query, SETTLE if self.settling else 0.0)
 
@@ -337,10 +346,11 @@ class Loading:
             self.refresh_bindings()
         self.show_position()
         self.remembered.key = message.paper.key if message.paper else None
+        asked, self.detail_asked = self.detail_asked, None
         if message.paper is None:
             self.detail = None
             self.query_one(DetailPane).show_message("")
-        else:
+        elif message.paper.key != asked:  # else on its way since the results came
             self.load_detail(message.paper.key)
 
     @work(thread=True, exclusive=True, group="detail", exit_on_error=False)

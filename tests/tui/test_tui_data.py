@@ -255,3 +255,19 @@ async def test_facet_counts_are_those_of_the_list_while_typing(seeded, settle, t
         assert papers.total == seeded.count("graph neu*", partial=False) < seeded.count("graph neu*")
         assert facets.total == papers.total == sum(n for _, _, n in facets.venues)
         assert f"unread {papers.total}" in _facet_labels(app)
+
+
+async def test_the_reading_pane_shows_the_first_paper_as_the_list_appears(seeded, settle, monkeypatch):
+    """The pane was read only when the list's Highlighted message came, which passes through
+    each widget's queue: on a busy machine (load 7) it came seconds after the list had been
+    drawn, the pane empty meanwhile. Here that message never comes at all: the pane still
+    shows the paper under the cursor."""
+    from catalog.tui.widgets.detail import DetailPane
+
+    monkeypatch.setattr(PaperList, "_announce", lambda self: None)
+    app = CatalogApp(seeded, cursor_blink=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        first = app.main.papers.current
+        shown = screen_text(app, app.main.query_one(DetailPane))
+        assert first.key in shown and first.title.split()[0] in shown

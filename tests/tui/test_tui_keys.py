@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 import webbrowser
 
+import pytest
+
 from tests.conftest import SEEDS
 from tests.tui.conftest import toasts
 
@@ -281,3 +283,22 @@ async def test_keys_typed_right_after_a_dialog_key_reach_the_dialog(app, settle)
             assert type(app.screen).__name__ == "CatalogScreen", keys
         paper = app.catalog.get(key).summary
         assert (paper.rating, paper.status) == (5, "queued")
+
+
+
+@pytest.mark.parametrize("opener", ["t", "n", "slash"])
+async def test_text_typed_right_after_a_key_that_opens_an_input_reaches_it(app, settle, opener):
+    """`t` `f` `o` `o` in quick succession: the letters that came before the tag editor had
+    focused its input were lost (in tmux, `t` then `foo` 0.1 s later lost some). The same
+    for the note editor (`n`) and the search bar (`/`)."""
+    from textual import events
+    from textual.widgets import Input, TextArea
+
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        for typed in (opener, "f", "o", "o"):
+            app.post_message(events.Key(typed, "/" if typed == "slash" else typed))
+        await settle(pilot, typing=True)
+        field = app.screen.focused
+        assert isinstance(field, (Input, TextArea))
+        assert (field.text if isinstance(field, TextArea) else field.value) == "foo"

@@ -82,6 +82,7 @@ class CatalogScreen(Loading, Editing, Sharing, Discovering, Screen):
         self.detail: PaperDetail | None = None
         self.detail_styled = None  # its abstract as render_styled gave it
         self.detail_terms = None  # what to mark in it (the query's words, its acronyms' forms)
+        self.detail_asked: str | None = None  # read for the pane as results came (loading.py)
         self.similar_found: dict[str, list] = {}  # key -> its similar papers (m), this session
         self.finding_similar: set[str] = set()  # keys whose similar papers are being found
         self.grouping_topics = False  # the Topics facet's worker is running
@@ -233,15 +234,26 @@ class CatalogScreen(Loading, Editing, Sharing, Discovering, Screen):
         here before the app had run the first key's binding, and reached the bindings only
         once the dialog was on top, where nothing took it: the rating dialog never saw the 5
         and stayed open. So the bindings run here, as each key comes, and a key that comes
-        while a dialog is on top goes to the dialog, as if typed there."""
+        while a dialog is on top goes to the dialog, as if typed there: to what the dialog
+        focuses once it is shown (`t` `foo`: the tag editor's input had no focus yet, and
+        letters sent to the dialog itself were lost), so it waits its turn in the dialog's
+        queue, behind the dialog's own start. Likewise a letter that was on its way to the
+        list when `/` moved the focus to the search bar goes to the search bar."""
         if not self.is_attached or not self.app.is_running:
             return
         if self.app.screen is not self:
             if self in self.app.screen_stack:
                 event.stop()
                 event.prevent_default()
-                top = self.app.screen
-                (top.focused or top)._forward_event(events.Key(event.key, event.character))
+                top, key = self.app.screen, events.Key(event.key, event.character)
+                top.call_later(lambda: (top.focused or top)._forward_event(key))
+            return
+        if event.is_printable and isinstance(self.focused, Input):
+            # A typed letter that reaches the screen with a text field focused was sent to
+            # another widget before the focus moved (the field itself takes every letter).
+            event.stop()
+            event.prevent_default()
+            self.focused._forward_event(events.Key(event.key, event.character))
             return
         if await self.app._check_bindings(event.key):  # what the app would do next
             event.stop()
