@@ -21,7 +21,7 @@ from catalog.text.tex import render_styled
 from catalog.tui.display import first_line
 from catalog.tui.messages import (
     CatalogChanged, DetailLoaded, FacetsFailed, FacetsLoaded, QueryChanged, SearchCount, SearchFailed,
-    SearchResults, SearchSuggestions,
+    SearchRest, SearchResults, SearchSuggestions,
 )
 from catalog.tui.state import State
 from catalog.tui.querytext import PREFIX_FROM, highlight_terms, tokens, typed_query, unfinished_word
@@ -33,8 +33,16 @@ from catalog.tui.widgets.search_bar import SearchBar
 # While a word is typed, a key's count and facets start this long after its page is shown: the
 # next key (a steady typist's come 100-200 ms apart) cancels them before they cost anything. At
 # a million papers they take longer than the page itself, on the same two cores, and made the
-# next keys wait (docs/benchmarks.md, issue 16). Until its count comes the list says `200+`.
+# next keys wait (docs/benchmarks.md, issue 16). Until its count comes the list says `200+`
+# (`50+` while only its first rows are shown: FIRST below).
 SETTLE = 0.5
+# A search asks first for the rows the screen shows (FIRST, or the list's height when it is
+# taller), shows them, then fetches the whole first page (PAGE) at once in the same worker,
+# before its count: a newer search cancels both. At a million papers a ranked list proves a
+# page of 50 where a page of 200 needed every match ranked (`venue:ICML gra*`, issue 16).
+# Rows past the first, asked for before the rest comes, show as loading. A search that keeps
+# a paper (a refresh) asks for the whole page at once: the paper may be past row FIRST.
+FIRST = 50
 # Facets that fail (a busy database: another process writing past the busy timeout) are tried
 # again after this long, then twice as long; a failure that lasts is said, and the sidebar
 # stays dimmed, its counts an earlier search's, until R or the next search.
@@ -122,33 +130,44 @@ class Loading:
         self.workers.cancel_group(self, "facets")
         self.query_text, self.keep_key, self.refreshing = query, keep, refresh
         self.remembered.query = query
-        self._search(self.catalog, run, self.sort, self.generation,
-                     keep is not None if counted is None else counted, query,
-                     SETTLE if self.settling else 0.0)
+        counted = keep is not None if counted is None else counted
+        first = PAGE if keep is not None or counted else min(PAGE, max(FIRST, self.papers.size.height))
+        self._search(self.catalog, run, self.sort, self.generation, counted, query,
+                     SETTLE if self.settling else 0.0, first)
 
     def on_query_changed(self, message: QueryChanged) -> None:
         self.search(message.query, finished=message.finished, typing=True)
 
     @work(thread=True, exclusive=True, group="search", exit_on_error=False)
     def _search(self, catalog: Catalog, query: str, sort: Sort, generation: int, counted: bool,
-                typed: str, settle: float = 0.0) -> None:
+                typed: str, settle: float = 0.0, first: int = PAGE) -> None:
         """`query`: what runs (the word being typed as a prefix); `typed`: as typed, whose
-        words are checked for typos when nothing matches. The count after the first page
-        waits `settle` seconds (a key typed meanwhile cancels it unstarted)."""
+        words are checked for typos when nothing matches. `first`: the rows asked for first
+        (FIRST); the rest of the first page follows. The count after the first page waits
+        `settle` seconds (a key typed meanwhile cancels it unstarted)."""
         worker = get_current_worker()
         stop = lambda: worker.is_cancelled  # noqa: E731  (a newer search cancels this worker)
         try:
-            rows = catalog.search(query, limit=PAGE, snippets=False, sort=sort, cancelled=stop)
+            rows = catalog.search(query, limit=first, snippets=False, sort=sort, cancelled=stop)
             if worker.is_cancelled:
                 return
             # Sorted otherwise than by relevance, the list holds only papers with every word.
             partial = sort == RELEVANCE
-            total = (len(rows) if len(rows) < PAGE
+            more = len(rows) == first < PAGE  # the first page may hold more than these
+            total = (len(rows) if len(rows) < first
                      else catalog.count(query, cancelled=stop, partial=partial) if counted else None)
-            self.post_message(SearchResults(query, generation, rows, total))
+            self.post_message(SearchResults(query, generation, rows, total, more))
             if not rows:
                 self._suggest(catalog, typed, query, generation, stop)
-            if total is None and settled(worker, monotonic() + settle):
+            until = monotonic() + settle
+            if more:  # the whole first page: the same search, the list's page machinery's size
+                rows = catalog.search(query, limit=PAGE, snippets=False, sort=sort, cancelled=stop)
+                if worker.is_cancelled:
+                    return
+                if total is None and len(rows) < PAGE:
+                    total = len(rows)
+                self.post_message(SearchRest(query, generation, rows, total))
+            if total is None and settled(worker, until):
                 total = catalog.count(query, cancelled=stop, partial=partial)
                 if not worker.is_cancelled:
                     self.post_message(SearchCount(query, generation, total))
@@ -174,12 +193,10 @@ class Loading:
         if self.refreshing and self.papers.current is not None:  # where the cursor went meanwhile
             keep = self.papers.current.key
         self.papers.show_results(message.query, message.generation, message.rows,
-                                 message.total, self._empty_message(self.query_text), keep, self.sort)
+                                 message.total, self._empty_message(self.query_text), keep, self.sort,
+                                 more=message.more)
         self.counted = message.total is not None
-        # Partial matches follow the papers holding every word only when those are few: all
-        # of them are on this first page.
-        self.holding_all = (sum(p.match == "all" for p in message.rows)
-                            if any(p.match == "some" for p in message.rows) else None)
+        self._held_all(message.rows)
         self.show_position()
         # The paper under the cursor is read at once, not when the list's Highlighted comes:
         # that message passes through each widget's queue, and on a busy machine it came
@@ -191,6 +208,20 @@ class Loading:
             self.load_detail(current.key)
         self.query_one("#sidebar").set_class(True, "-pending")
         self.load_facets(message.query, SETTLE if self.settling else 0.0)
+
+    def on_search_rest(self, message: SearchRest) -> None:
+        if message.generation != self.generation:
+            return
+        self.papers.fill(message.rows, message.total)
+        self.counted = message.total is not None
+        self._held_all(message.rows)
+        self.show_position()
+
+    def _held_all(self, rows) -> None:
+        # Partial matches follow the papers holding every word only when those are few: all
+        # of them are on the first page (once it is whole: its first rows may hold none).
+        self.holding_all = (sum(p.match == "all" for p in rows)
+                            if any(p.match == "some" for p in rows) else None)
 
     def on_search_count(self, message: SearchCount) -> None:
         if message.generation == self.generation:
@@ -205,6 +236,7 @@ class Loading:
     def on_search_failed(self, message: SearchFailed) -> None:
         if message.generation == self.generation:
             self.search_bar.hint(f"⚠ {message.message}", error=True)
+            self.papers.fetch_rest()  # the rest of the first page failed: the list asks again
 
     def show_position(self) -> None:
         """`row 51,203 / 100,000` under the search bar (`/ 200+` while the count runs), and
@@ -214,7 +246,7 @@ class Loading:
         if not total:
             parts: list = ["0 papers"]
         else:
-            of = f"{total:,}" if self.counted else f"{PAGE}+"
+            of = f"{total:,}" if self.counted else f"{papers.at_least:,}+"
             parts = [f"row {papers.cursor + 1:,} / {of}"]
             if self.holding_all is not None:
                 parts.append(f"  ·  {self.holding_all:,} with every word, then ≈ some")

@@ -35,7 +35,23 @@ class FilterChosen(Message):
 
 
 class SearchResults(Message):
-    """The first page for `query`; `total` is None while the count is still running."""
+    """The first page for `query`; `total` is None while the count is still running. `more`:
+    the rows are only the first of that page (what the screen shows first); the whole page
+    follows (SearchRest)."""
+
+    def __init__(self, query: str, generation: int, rows: list[PaperSummary],
+                 total: int | None, more: bool = False) -> None:
+        super().__init__()
+        self.query = query
+        self.generation = generation
+        self.rows = rows
+        self.total = total
+        self.more = more
+
+
+class SearchRest(Message):
+    """The whole first page for `query`, after its first rows (SearchResults' `more`); `total`
+    as SearchResults'."""
 
     def __init__(self, query: str, generation: int, rows: list[PaperSummary],
                  total: int | None) -> None:

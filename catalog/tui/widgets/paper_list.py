@@ -2,7 +2,9 @@
 
 Only the lines on screen are rendered (the Line API); rows come in pages of 200 fetched by
 offset in a thread worker when they scroll into view, and the scrollbar's height is the
-query's count. Nothing here ever holds more than a few pages of a 100k-paper catalog.
+query's count. Nothing here ever holds more than a few pages of a 100k-paper catalog. A new
+search's first page may come in two parts: the rows the screen shows first, then the whole
+page (`fill`); the rows between show as loading meanwhile, as rows of pages not fetched yet do.
 """
 
 from __future__ import annotations
@@ -88,6 +90,7 @@ class PaperList(ScrollView, can_focus=True):
         self.cursor = 0
         self.venue_width = 8
         self.pages: OrderedDict[int, list[PaperSummary]] = OrderedDict()
+        self.partial_first = False  # page 0 holds only its first rows: the rest is on its way
         self.wanted: set[int] = set()
         self.marked: dict[str, PaperSummary] = {}
         self.message: list[Text] = []
@@ -100,14 +103,17 @@ class PaperList(ScrollView, can_focus=True):
 
     def show_results(self, query: str, generation: int, rows: list[PaperSummary],
                      total: int | None, message: list[Text], keep: str | None = None,
-                     sort: Sort = RELEVANCE) -> None:
-        """A new first page. `keep`: the key to leave the cursor on, if it is still there."""
+                     sort: Sort = RELEVANCE, more: bool = False) -> None:
+        """A new first page. `keep`: the key to leave the cursor on, if it is still there.
+        `more`: the rows are the page's first only, the rest comes with `fill` (until then
+        the list is a page long, its rows past these loading)."""
         self.query_text, self.generation, self.sort = query, generation, sort
         self.pages = OrderedDict({0: rows})
+        self.partial_first = more
         self.wanted.clear()
         self.message = message
         self._wrapped = (-1, [])
-        self.set_total(total if total is not None else len(rows))
+        self.set_total(total if total is not None else max(len(rows), PAGE) if more else len(rows))
         keys = [p.key for p in rows]
         if keep in keys:
             self.cursor = keys.index(keep)
@@ -118,6 +124,27 @@ class PaperList(ScrollView, can_focus=True):
         self._scroll_to_cursor()
         self.refresh()
         self._announce()
+
+    def fill(self, rows: list[PaperSummary], total: int | None) -> None:
+        """The whole first page, after its first rows (show_results' `more`); `total`: the
+        count, or None while it runs (the list is then as long as the page)."""
+        self.partial_first = False
+        self.set_total(total if total is not None else len(rows))
+        if self.total and self.cursor >= self.total:  # the cursor went past the last row
+            self.cursor = self.total - 1
+            self._scroll_to_cursor()
+            self._announce_pending = True
+        self._take_page(0, rows)
+
+    def fetch_rest(self) -> None:
+        """The rest of the first page did not come (a busy database): fetch it as a page."""
+        if self.partial_first:
+            self._want(0)
+
+    @property
+    def at_least(self) -> int:
+        """How many results there are at least, before the count comes: the rows known."""
+        return len(self.pages.get(0, ())) if self.partial_first else self.total
 
     def set_message(self, message: list[Text]) -> None:
         """What the list says when it is empty (suggestions arrive after the results)."""
@@ -192,12 +219,18 @@ class PaperList(ScrollView, can_focus=True):
         message.stop()
         if (message.query, message.generation) != (self.query_text, self.generation):
             return
-        self.wanted.discard(message.page)
-        self.pages[message.page] = message.rows
+        if message.page == 0 and self.partial_first:  # in place of the rest that failed
+            self.fill(message.rows, len(message.rows) if len(message.rows) < PAGE else None)
+        else:
+            self._take_page(message.page, message.rows)
+
+    def _take_page(self, page: int, rows: list[PaperSummary]) -> None:
+        self.wanted.discard(page)
+        self.pages[page] = rows
         while len(self.pages) > KEEP_PAGES:
             self.pages.popitem(last=False)
         self.refresh()
-        if self._announce_pending and self.cursor // PAGE == message.page:
+        if self._announce_pending and self.cursor // PAGE == page:
             self._announce()
 
     # --- drawing ------------------------------------------------------------------------
