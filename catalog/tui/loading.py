@@ -4,6 +4,7 @@ still wanted and put it on screen."""
 
 from __future__ import annotations
 
+from threading import Event
 from time import monotonic, sleep
 
 from rich.cells import cell_len
@@ -37,11 +38,12 @@ from catalog.tui.widgets.search_bar import SearchBar
 # (`50+` while only its first rows are shown: FIRST below).
 SETTLE = 0.5
 # A search asks first for the rows the screen shows (FIRST, or the list's height when it is
-# taller), shows them, then fetches the whole first page (PAGE) at once in the same worker,
-# before its count: a newer search cancels both. At a million papers a ranked list proves a
-# page of 50 where a page of 200 needed every match ranked (`venue:ICML gra*`, issue 16).
-# Rows past the first, asked for before the rest comes, show as loading. A search that keeps
-# a paper (a refresh) asks for the whole page at once: the paper may be past row FIRST.
+# taller), shows them, then fetches the whole first page (PAGE) in the same worker, before its
+# count: a newer search cancels both. At a million papers a ranked list proves a page of 50
+# where a page of 200 needed every match ranked (`venue:ICML gra*`, issue 16). While a word is
+# typed the rest waits SETTLE too, unless the list needs a row past the first ones sooner
+# (those show as loading until it comes). A search that keeps a paper (a refresh) asks for the
+# whole page at once: the paper may be past row FIRST.
 FIRST = 50
 # Facets that fail (a busy database: another process writing past the busy timeout) are tried
 # again after this long, then twice as long; a failure that lasts is said, and the sidebar
@@ -50,12 +52,14 @@ FACETS_RETRY = 0.5
 FACETS_TRIES = 3
 
 
-def settled(worker, until: float) -> bool:
-    """Wait until `until` (monotonic()) unless the worker is cancelled first; whether it is
-    still wanted."""
+def settled(worker, until: float, hurry: Event | None = None) -> bool:
+    """Wait until `until` (monotonic()) unless the worker is cancelled first, or `hurry` is
+    set; whether it is still wanted."""
     while (left := until - monotonic()) > 0:
         if worker.is_cancelled:
             return False
+        if hurry is not None and hurry.is_set():
+            break
         sleep(min(left, 0.02))
     return not worker.is_cancelled
 
@@ -92,6 +96,7 @@ class Loading:
     sort: Sort  # the order of the results
     holding_all: int | None = None  # papers with every word, when partial matches follow
     settling = False  # the search shown was typed: its count and facets wait SETTLE first
+    rest_wanted: Event | None = None  # set: the search under way fetches its rest at once
     bindings_with_paper: bool | None = None  # the footer's keys were last chosen with a paper current
     remembered: State  # for next time (state.py)
     facets: Facets | None
@@ -132,19 +137,21 @@ class Loading:
         self.remembered.query = query
         counted = keep is not None if counted is None else counted
         first = PAGE if keep is not None or counted else min(PAGE, max(FIRST, self.papers.size.height))
+        self.rest_wanted = Event()
         self._search(self.catalog, run, self.sort, self.generation, counted, query,
-                     SETTLE if self.settling else 0.0, first)
+                     SETTLE if self.settling else 0.0, first, self.rest_wanted)
 
     def on_query_changed(self, message: QueryChanged) -> None:
         self.search(message.query, finished=message.finished, typing=True)
 
     @work(thread=True, exclusive=True, group="search", exit_on_error=False)
     def _search(self, catalog: Catalog, query: str, sort: Sort, generation: int, counted: bool,
-                typed: str, settle: float = 0.0, first: int = PAGE) -> None:
+                typed: str, settle: float = 0.0, first: int = PAGE, hurry: Event | None = None) -> None:
         """`query`: what runs (the word being typed as a prefix); `typed`: as typed, whose
         words are checked for typos when nothing matches. `first`: the rows asked for first
-        (FIRST); the rest of the first page follows. The count after the first page waits
-        `settle` seconds (a key typed meanwhile cancels it unstarted)."""
+        (FIRST); the rest of the first page follows. The rest and the count wait `settle`
+        seconds after the first rows (a key typed meanwhile cancels them unstarted); the rest
+        no longer once `hurry` is set (the list needs its rows)."""
         worker = get_current_worker()
         stop = lambda: worker.is_cancelled  # noqa: E731  (a newer search cancels this worker)
         try:
@@ -161,6 +168,8 @@ class Loading:
                 self._suggest(catalog, typed, query, generation, stop)
             until = monotonic() + settle
             if more:  # the whole first page: the same search, the list's page machinery's size
+                if not settled(worker, until, hurry):
+                    return
                 rows = catalog.search(query, limit=PAGE, snippets=False, sort=sort, cancelled=stop)
                 if worker.is_cancelled:
                     return
@@ -216,6 +225,10 @@ class Loading:
         self.counted = message.total is not None
         self._held_all(message.rows)
         self.show_position()
+
+    def on_paper_list_rest_wanted(self, message: PaperList.RestWanted) -> None:
+        if message.generation == self.generation and self.rest_wanted is not None:
+            self.rest_wanted.set()  # the search's worker fetches the rest now
 
     def _held_all(self, rows) -> None:
         # Partial matches follow the papers holding every word only when those are few: all

@@ -136,3 +136,40 @@ async def test_a_refresh_keeps_the_cursor_on_its_paper_past_the_first_rows(seede
         await settle(pilot)
         assert papers.cursor == 44 and papers.current.key == key
     other.close()
+
+
+async def test_while_typing_the_rest_waits_unless_the_list_needs_it(seeded, settle, small_pages, monkeypatch):
+    """Typed, the rest of the first page waits SETTLE as the count does (at 1M it costs as
+    much as a page: the next key cancels it unstarted), unless the list needs its rows first."""
+    from catalog.tui import loading
+
+    monkeypatch.setattr(loading, "SETTLE", 0.5)
+    clock = [0.0]  # SETTLE's clock stands still until the test moves it
+    monkeypatch.setattr(loading, "monotonic", lambda: clock[0])
+    app = CatalogApp(seeded, cursor_blink=False)
+    whole = keys(seeded.search("model*", limit=PAGE, snippets=False))
+    asked = []
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        original = type(app.catalog).search
+
+        def search(cat, q, **kwargs):
+            asked.append((q, kwargs.get("limit")))
+            return original(cat, q, **kwargs)
+
+        app.catalog.search = search.__get__(app.catalog)
+        await pilot.press("slash", *"model")
+        await shown(pilot, "model*")
+        await pilot.pause(0.2)
+        papers = app.main.papers
+        assert keys(papers.pages[0]) == whole[:FIRST] and ("model*", PAGE) not in asked
+        app.main.set_focus(papers)
+        await pilot.press("end")  # row 60: the rest is fetched now, the count still waits
+        deadline = monotonic() + 5
+        while papers.partial_first and monotonic() < deadline:
+            await pilot.pause(0.02)
+        assert keys(papers.pages[0]) == whole and papers.current.key == whole[-1]
+        assert f"row {PAGE} / {PAGE}+" in screen_text(app)
+        clock[0] += loading.SETTLE
+        await settle(pilot)
+        assert papers.total == 74 and f"row {PAGE} / 74" in screen_text(app)

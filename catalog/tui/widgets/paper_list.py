@@ -75,6 +75,14 @@ class PaperList(ScrollView, can_focus=True):
             super().__init__()
             self.field = field
 
+    class RestWanted(Message):
+        """A row past the first ones of a first page that came in two parts is wanted before
+        the rest came (show_results' `more`): the search should fetch the rest now."""
+
+        def __init__(self, generation: int) -> None:
+            super().__init__()
+            self.generation = generation
+
     class PageLoaded(Message):
         def __init__(self, query: str, generation: int, page: int, rows: list[PaperSummary]):
             super().__init__()
@@ -91,6 +99,7 @@ class PaperList(ScrollView, can_focus=True):
         self.venue_width = 8
         self.pages: OrderedDict[int, list[PaperSummary]] = OrderedDict()
         self.partial_first = False  # page 0 holds only its first rows: the rest is on its way
+        self._rest_asked = False  # RestWanted was posted for these results
         self.wanted: set[int] = set()
         self.marked: dict[str, PaperSummary] = {}
         self.message: list[Text] = []
@@ -109,7 +118,7 @@ class PaperList(ScrollView, can_focus=True):
         the list is a page long, its rows past these loading)."""
         self.query_text, self.generation, self.sort = query, generation, sort
         self.pages = OrderedDict({0: rows})
-        self.partial_first = more
+        self.partial_first, self._rest_asked = more, False
         self.wanted.clear()
         self.message = message
         self._wrapped = (-1, [])
@@ -184,7 +193,12 @@ class PaperList(ScrollView, can_focus=True):
             self._want(page)
             return None
         self.pages.move_to_end(page)
-        return rows[offset] if offset < len(rows) else None
+        if offset < len(rows):
+            return rows[offset]
+        if page == 0 and self.partial_first and not self._rest_asked:
+            self._rest_asked = True
+            self.post_message(self.RestWanted(self.generation))
+        return None
 
     def _want(self, page: int) -> None:
         if page in self.wanted:
