@@ -72,7 +72,7 @@ async def test_the_first_rows_come_at_once_and_the_rest_of_the_page_after(seeded
         await settle(pilot)
         held = HeldRest(app.catalog, "model*")
         try:
-            await pilot.press("slash", *"model")
+            app.main.search_bar.input.value = "model"  # typed: `model*`
             await shown(pilot, "model*")
             papers = app.main.papers
             assert keys(papers.pages[0]) == whole[:FIRST]
@@ -100,9 +100,9 @@ async def test_a_key_typed_before_the_rest_comes_cancels_it(seeded, settle, smal
         await settle(pilot)
         held = HeldRest(app.catalog, "model*")
         try:
-            await pilot.press("slash", *"model")
+            app.main.search_bar.input.value = "model"  # typed: `model*`
             await shown(pilot, "model*")
-            await pilot.press("s")
+            app.main.search_bar.input.value = "models"  # the next key
             await shown(pilot, "models*")
         finally:
             held.release()
@@ -158,7 +158,7 @@ async def test_while_typing_the_rest_waits_unless_the_list_needs_it(seeded, sett
             return original(cat, q, **kwargs)
 
         app.catalog.search = search.__get__(app.catalog)
-        await pilot.press("slash", *"model")
+        app.main.search_bar.input.value = "model"  # typed: `model*`
         await shown(pilot, "model*")
         await pilot.pause(0.2)
         papers = app.main.papers
