@@ -49,17 +49,9 @@ class SearchResults(Message):
         self.more = more
 
 
-class SearchRest(Message):
+class SearchRest(SearchResults):
     """The whole first page for `query`, after its first rows (SearchResults' `more`); `total`
-    as SearchResults'."""
-
-    def __init__(self, query: str, generation: int, rows: list[PaperSummary],
-                 total: int | None) -> None:
-        super().__init__()
-        self.query = query
-        self.generation = generation
-        self.rows = rows
-        self.total = total
+    as SearchResults'. (Handled by on_search_rest only: Textual names a handler per class.)"""
 
 
 class SearchCount(Message):
