@@ -72,9 +72,10 @@ def build(db: Path, only_mix: bool = False, extra: tuple[str, ...] = ()) -> str:
         keys = set()
         for _, q in MIX + [(None, q) for q in extra]:
             compiled = fts.compile_query(parse(q))
-            keys.update([k] if (k := topk.list_key(compiled)) else topand.and_keys(compiled) or [])
+            keys.update([k] if (k := topk.list_key(compiled))
+                        else topand.and_keys(compiled) or topand.phrase_keys(compiled) or [])
         with catalog.store.read() as tx:  # only those a full refresh would build (frequent enough)
-            keys &= {k for k, _ in topk.candidates(tx.top_list_words(), topk.MIN_MATCHES)}
+            keys &= {k for k, _ in topk.candidates(tx.top_list_words(), topk.min_matches(catalog.count("")))}
         times = {}
         for key in sorted(keys):
             one = time.perf_counter()

@@ -202,6 +202,7 @@ def test_saved_searches_from_the_command_line(run_cli):
     assert ran.exit_code == 0 and {p["venue"] for p in json.loads(ran.stdout)} == {"ICML"}
     assert run_cli("saved", "delete", "reading").exit_code == 0
     assert [s["name"] for s in json.loads(run_cli("saved", "list", "--json").stdout)] == ["icml math"]
+    assert run_cli("saved").stdout.split() == ["icml", "math", "MCR2", "venue:ICML"]  # lists, as `git remote`
     for args in (("run", "reading"), ("delete", "reading"), ("add", "", "x")):
         failed = run_cli("saved", *args)
         assert failed.exit_code == 1 and len(failed.stderr.strip().splitlines()) == 1, args
@@ -300,3 +301,16 @@ def test_import_still_makes_a_new_catalog(tmp_path, monkeypatch):
         p.name for p in SEEDS.iterdir() if p.suffix == ".txt"))]).exit_code == 0
     result = CliRunner().invoke(main, ["--db", "new.db", "stats", "--json"])
     assert result.exit_code == 0 and json.loads(result.stdout)["papers"] > 0
+
+
+def test_importing_only_missing_files_makes_no_catalog(tmp_path, monkeypatch):
+    """`catalog --db new.db import missing.bib` left an empty new.db behind: a typo in the file
+    name is said in one line, and no catalog is made for nothing."""
+    from catalog.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(main, ["--db", "new.db", "import", "missing.bib", "nor/this"])
+    assert result.exit_code == 1
+    assert result.stderr.strip().splitlines() == [
+        "catalog: nothing to import: missing.bib: no such file or folder; nor/this: no such file or folder"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == []

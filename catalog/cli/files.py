@@ -32,6 +32,8 @@ def import_cmd(ctx, paths, venue, year, mapping, verbose):
     from catalog.progress import import_progress
     from catalog.text.terminal import safe
 
+    if not any(path.exists() for path in paths):  # before opening: a new --db is not made for nothing
+        _fail("nothing to import: " + "; ".join(f"{path}: no such file or folder" for path in paths))
     catalog = _open(ctx, create=True)
     with import_progress(paths) as advance:
         report = catalog.import_paths(paths, venue=venue, year=year, progress=advance, mapping=mapping,

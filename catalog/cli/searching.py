@@ -108,9 +108,13 @@ def stats(ctx, as_json):
         output.print_stats(s)
 
 
-@click.group()
-def saved():
-    """Saved searches (the TUI's smart lists): list, add, run and delete them."""
+@click.group(invoke_without_command=True)
+@click.pass_context
+def saved(ctx):
+    """Saved searches (the TUI's smart lists): list, add, run and delete them. Without a
+    command, lists them."""
+    if ctx.invoked_subcommand is None:  # as `git remote` lists: the likeliest wish
+        ctx.invoke(saved_list)
 
 
 @saved.command("list")

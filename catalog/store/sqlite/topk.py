@@ -51,6 +51,10 @@ LIST_SIZE = 1000  # papers kept per word: pages, and room for filters to reject 
 # over every match takes ~17 ms or more (0.7 us a match). Prefixes count the papers of their
 # words (an upper bound of the papers they match). A catalog smaller than this keeps none.
 MIN_MATCHES = 25_000
+# In a big catalog a match costs more to rank (its doclists and rows no longer stay in cache):
+# at 1M papers `hessian`, in 24,572 papers, took 65-100 ms in full (3-4 us a match), so there a
+# list is kept from this many papers on (at 100k ranking 10,000 matches takes under 15 ms).
+BIG_CATALOG, MIN_MATCHES_BIG = 400_000, 10_000
 # Off: every search ranks every match (benchmarks compare against that; CATALOG_TOPK_LISTS=off
 # does it for a whole process, such as the TUI's benchmark).
 ENABLED = os.environ.get("CATALOG_TOPK_LISTS", "on") != "off"
@@ -129,6 +133,11 @@ def list_key(compiled: CompiledQuery) -> str | None:
 
 def key_of(term: str, prefix: bool = False) -> str:
     return "(" + fts_phrase(Text(term, prefix=prefix)) + ")"
+
+
+def min_matches(papers: int) -> int:
+    """How many papers a word or prefix must match to get a list, in a catalog this big."""
+    return MIN_MATCHES_BIG if papers >= BIG_CATALOG else MIN_MATCHES
 
 
 def candidates(words: list[tuple[str, int]], min_matches: int) -> list[tuple[str, int]]:
@@ -459,7 +468,7 @@ def refresh(store, *, budget: float | None, rescored: bool | None = None) -> tup
         choose = budget is None or seen is None or catalog_resized(seen, papers)
         if choose:
             words = tx.top_list_words() if papers >= MIN_MATCHES else []  # a small catalog keeps none
-            wanted = [k for k, _ in candidates(words, MIN_MATCHES)]
+            wanted = [k for k, _ in candidates(words, min_matches(papers))]
         else:
             wanted = sorted(kept, key=lambda k: (-kept[k], k))
         stale = tx.stale_top_lists(wanted, rescored=rescored)
