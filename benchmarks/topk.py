@@ -10,8 +10,7 @@ with no time limit), timing it; `--build-mix` only the lists the mix reads, each
 `--edit` then makes small changes (tags, a note, 200 new papers) that the lists follow by
 rescoring. `--first` times the first search of the ANDs and phrases that get lists of their
 own, each in a new process, against another checkout's. The catalog gets a `toread` tag on
-some papers if it has none (the tag
-filter needs one).
+some papers if it has none (the tag filter needs one).
 """
 
 from __future__ import annotations

@@ -42,7 +42,7 @@ searches of those words, with filters too, read it as a word's list while its st
 current one: it is never rescored (bm25 of several phrases after edits is not worth following;
 tags and notes are indexed, so any edit makes it stale). A stale one is ranked again by the
 next search that needs it, or by refresh after an import, within its budget. At 1M papers
-`"language models"` went from 0.6-0.8 s to ~15 ms so (docs/benchmarks.md).
+`"language models"` went from 0.3-0.6 s to 3.5-5.6 ms so (docs/benchmarks.md).
 """
 
 from __future__ import annotations

@@ -29,8 +29,9 @@ space where a word's never does), ranked by the first search that needs it (topa
 
 Imports refresh the lists (Store.refresh_top_lists), most frequent first, within a time budget
 (a share of the import's own time; the rest stay stale and the full query serves them);
-`catalog doctor` reports stale lists and checks the head of a few against the full ranking,
-and `--fix` rebuilds every list.
+`catalog doctor` reports stale lists of words and checks the head of a few lists against the
+full ranking, and `--fix` rebuilds them (a stale list of an AND or a phrase is no problem: the
+next search of it ranks it again; --fix drops those).
 """
 
 from __future__ import annotations
