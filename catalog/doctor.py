@@ -173,7 +173,8 @@ def _rebuild_top_lists(tx) -> str:
     stale = [k for k in tx.compound_lists()[1] if k not in keys]
     tx.drop_compound_lists(stale)
     tx.clear_top_changes()
-    dropped = f"; dropped {len(stale)} of searches of several words ranked before the last change" if stale else ""
+    dropped = (f"; dropped {len(stale)} list(s) of ANDs and phrases ranked before the last change (the next"
+               " search of each ranks it again)") if stale else ""
     return f"rebuilt {len(keys)} ranked list(s){dropped}"
 
 

@@ -569,8 +569,9 @@ def test_doctor_says_stale_lists_of_several_words_are_no_problem(catalog, own_li
                                             " change: the next search of each ranks it again), each listing"
                                             " its best 1,000 by bm25")
     with catalog.store.write() as tx:
-        assert doctor._rebuild_top_lists(tx) == ("rebuilt 0 ranked list(s); dropped 1 of searches of several"
-                                                 " words ranked before the last change")
+        assert doctor._rebuild_top_lists(tx) == ("rebuilt 0 ranked list(s); dropped 1 list(s) of ANDs and phrases"
+                                                 " ranked before the last change (the next search of each ranks it"
+                                                 " again)")
     assert _compound_lists(catalog) == ([], [])
 
 
