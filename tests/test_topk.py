@@ -601,3 +601,14 @@ def test_two_searches_at_once_keep_one_list_and_an_import_keeps_none_waiting(cat
         importing.close()
     _ranked(catalog, PHRASE, lists=True)
     assert _compound_lists(catalog)[0] == [PHRASE_KEY]
+
+
+def test_refresh_keeps_lists_of_several_words_and_ranks_stale_ones_again(catalog, own_lists):
+    _ranked(catalog, PHRASE, lists=True)
+    catalog.store.refresh_top_lists(budget=None)  # chooses the words again: keeps the phrase's list
+    assert _compound_lists(catalog) == ([PHRASE_KEY], [])
+    catalog.tag([catalog.search("hessian", limit=1, snippets=False)[0].key], ["later"])
+    assert catalog.store.refresh_top_lists(budget=60.0) == (1, 0)  # the words' lists are rescored
+    assert _compound_lists(catalog) == ([PHRASE_KEY], [])
+    assert _ranked(catalog, PHRASE, lists=True) == _ranked(catalog, PHRASE, lists=False)
+    assert own_lists == [(PHRASE_KEY, 0)]

@@ -349,7 +349,8 @@ class TopLists:
             return False
         for table in (DIRTY_TABLE, WAS_TABLE, NOW_TABLE):
             self.conn.execute(f"DELETE FROM {table}")
-        self.conn.execute(f"UPDATE {STATE_TABLE} SET base = matches WHERE term != ?", (CHOSEN_AT,))
+        self.conn.execute(f"UPDATE {STATE_TABLE} SET base = matches WHERE term != ? AND term NOT LIKE '% %'",
+                          (CHOSEN_AT,))
         return True
 
     def top_list_words(self) -> list[tuple[str, int]]:
@@ -455,7 +456,8 @@ class TopLists:
             f"SELECT term FROM {STATE_TABLE} WHERE stamp = ? AND weights = ?", (stamp, _WEIGHTS)).all()}
         if rescored and self._dirty_count() <= DIRTY_LIMIT:
             fresh |= {r[0] for r in self.conn.execute(
-                f"SELECT term FROM {STATE_TABLE} WHERE weights = ? AND base IS NOT NULL", (_WEIGHTS,)).all()}
+                f"SELECT term FROM {STATE_TABLE} WHERE weights = ? AND base IS NOT NULL AND term NOT LIKE '% %'",
+                (_WEIGHTS,)).all()}
         if keys is None:
             keys = [r[0] for r in self.conn.execute(f"SELECT term FROM {STATE_TABLE} WHERE term != ?"
                                                     " AND term NOT LIKE '% %'", (CHOSEN_AT,)).all()]
