@@ -565,7 +565,7 @@ def test_doctor_says_stale_lists_of_several_words_are_no_problem(catalog, own_li
     catalog.tag([catalog.search("hessian", limit=1, snippets=False)[0].key], ["later"])
     with catalog.store.read() as tx:
         assert doctor._top_lists(tx) == []
-        assert tx.top_lists_note().endswith(" and 1 searches of several of them (1 ranked before the last"
+        assert tx.top_lists_note().endswith(" and 1 search of several of them (1 ranked before the last"
                                             " change: the next search of each ranks it again), each listing"
                                             " its best 1,000 by bm25")
     with catalog.store.write() as tx:

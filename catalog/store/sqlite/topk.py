@@ -486,7 +486,7 @@ class TopLists:
             return None
         note = f"ranked lists: {words:,} words and prefixes in {MIN_MATCHES:,}+ papers"
         if several:
-            note += f" and {len(several):,} searches of several of them"
+            note += f" and {len(several):,} search{'es' if len(several) != 1 else ''} of several of them"
             if stale:
                 note += (f" ({len(stale):,} ranked before the last change: the next search of each"
                          " ranks it again)")
