@@ -3,12 +3,14 @@ in-process, p50/p95 per query; with the impact-ordered lists (catalog/store/sqli
 and without them, alternating in one run, and whether both give the same top 50.
 
     python -m benchmarks.topk CATALOG.db [--repeats 10] [--build | --build-mix] [--edit]
+    python -m benchmarks.topk CATALOG.db --first [--baseline CHECKOUT] [--repeats 5]
 
 `--build` first builds every list the catalog qualifies for (what an import's refresh does
 with no time limit), timing it; `--build-mix` only the lists the mix reads, each timed;
 `--edit` then makes small changes (tags, a note, 200 new papers) that the lists follow by
-rescoring. The catalog gets a `toread` tag on some papers if it has none (the tag
-filter needs one).
+rescoring. `--first` times the first search of the ANDs and phrases that get lists of their
+own, each in a new process, against another checkout's. The catalog gets a `toread` tag on
+some papers if it has none (the tag filter needs one).
 """
 
 from __future__ import annotations
@@ -165,6 +167,59 @@ def report(db: Path, repeats: int, sides: tuple[bool, ...] = (True, False)) -> l
     return lines + [""]
 
 
+# ANDs and phrases of frequent words whose words' lists do not prove the page at 1M papers: the
+# first search ranks their own list (catalog/store/sqlite/topand.py).
+FIRST = ["sparse attention", "graph neural network", '"language models"', "language model"]
+_CHILD = """import sys, time
+from catalog.library import Catalog
+catalog = Catalog.open(sys.argv[1])
+times = []
+for _ in range(2):
+    start = time.perf_counter()
+    catalog.search(sys.argv[2])
+    times.append(time.perf_counter() - start)
+print(*times)
+"""
+
+
+def first_searches(db: Path, repeats: int, baseline: str | None) -> list[str]:
+    """The first search of each FIRST query in a new process (Catalog.open not timed), then
+    the second in the same process, with the lists of several words dropped before each run;
+    alternating with the code at `baseline` (a checkout's folder, put first on PYTHONPATH)."""
+    import os
+    import subprocess
+    import sys
+
+    from catalog.store.sqlite.store import SqliteStore
+
+    here = str(Path(__file__).resolve().parents[1])
+    sides = {"this": here, **({"baseline": baseline} if baseline else {})}
+    times: dict = {(q, side): ([], []) for q in FIRST for side in sides}
+    for _ in range(repeats):
+        for query in FIRST:
+            for side, root in sides.items():
+                store = SqliteStore.open(db)
+                with store.write() as tx:
+                    tx.drop_compound_lists(tx.compound_lists()[0])
+                store.close()
+                env = {**os.environ, "PYTHONPATH": root}
+                out = subprocess.run([sys.executable, "-c", _CHILD, str(db), query], env=env, check=True,
+                                     capture_output=True, text=True, cwd=root).stdout.split()
+                times[query, side][0].append(float(out[0]))
+                times[query, side][1].append(float(out[1]))
+    lines = [f"### First search in a new process, lists of several words dropped before ({repeats} runs,"
+             " alternating)", "", "| query | " + " | ".join(f"{s} first p50 / p95 | {s} second p50" for s in sides)
+             + " |", "| --- |" + " --- | --- |" * len(sides)]
+    for query in FIRST:
+        cells = []
+        for side in sides:
+            first, second = times[query, side]
+            f50, f95 = percentiles(first)
+            cells.append(f"{ms(f50)} / {ms(f95)} | {ms(percentiles(second)[0])}")
+        lines.append(f"| `{query}` | " + " | ".join(cells) + " |")
+    return lines + [""]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("db", type=Path)
@@ -175,7 +230,13 @@ def main() -> None:
                         help="measure only with the lists (the full ranking of a 1-letter prefix takes seconds)")
     parser.add_argument("--edit", action="store_true",
                         help="after building: tag 5 papers, add a note, import 200 new papers (the lists rescore)")
+    parser.add_argument("--first", action="store_true",
+                        help="time the first search of ANDs and phrases whose lists a search ranks (new processes)")
+    parser.add_argument("--baseline", help="with --first: a checkout to alternate with (its folder)")
     args = parser.parse_args()
+    if args.first:
+        print("\n".join(first_searches(args.db, args.repeats, args.baseline)))
+        return
     if args.build or args.build_mix:
         print(build(args.db, only_mix=args.build_mix) + "\n")
     if args.edit:

@@ -164,11 +164,18 @@ def _top_lists(tx) -> list[str]:
 
 
 def _rebuild_top_lists(tx) -> str:
+    """Rebuild the lists of words out of date and any list unlike the ranking; drop the lists
+    of ANDs and phrases ranked before the last change (not a problem: the next search of each
+    ranks it again, which rebuilding hundreds here would only do sooner)."""
     keys = sorted(set(tx.stale_top_lists()) | set(tx.top_list_mismatches()))
     for key in keys:
         tx.build_top_list(key)
+    stale = [k for k in tx.compound_lists()[1] if k not in keys]
+    tx.drop_compound_lists(stale)
     tx.clear_top_changes()
-    return f"rebuilt {len(keys)} ranked list(s) of frequent words"
+    dropped = (f"; dropped {len(stale)} list(s) of ANDs and phrases ranked before the last change (the next"
+               " search of each ranks it again)") if stale else ""
+    return f"rebuilt {len(keys)} ranked list(s){dropped}"
 
 
 CHECKS = (

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import time
 import sqlite3
 
 import pytest
@@ -153,6 +154,7 @@ def test_an_and_the_lists_did_not_prove_is_not_scored_again(catalog, monkeypatch
     tried = []
     monkeypatch.setattr(topand, "_UNPROVEN", set())  # this test's own: the page is never proven here
     monkeypatch.setattr(topk.TopLists, "_proven_page", lambda self, *a: tried.append(a) and None)
+    monkeypatch.setattr(topand.AndPages, "_may_rank_now", lambda self, *a: False)  # the words' lists alone
     for _ in range(3):
         assert _ranked(catalog, "language model", lists=True) == _ranked(catalog, "language model", lists=False)
     assert len(tried) == 1
@@ -474,3 +476,159 @@ def test_benchmark_mix_reports_the_same_top_50(catalog, served):
         same = row.rstrip(" |").rsplit("| ", 1)[1]
         shown, of = same.split("/")
         assert shown == of, row
+
+
+# --- ANDs and phrases the words' lists cannot prove: lists of their own (topand.py) ----------
+
+PHRASE, PHRASE_KEY = '"of the"', '("of the")'  # at 10k the words' lists do not prove its page
+AND, AND_KEY = "Language model", '("language") AND ("model")'
+
+
+@pytest.fixture
+def own_lists(monkeypatch) -> list:
+    """The pages read from lists of several words, as (key, offset). The words' lists prove
+    every AND's page at 10k papers: here they are taken not to (and_rows answers None)."""
+    monkeypatch.setattr(topand, "_UNPROVEN", set())
+    monkeypatch.setattr(topand.AndPages, "and_rows", lambda self, *args, **kwargs: None)
+    read: list = []
+    original = topk.TopLists._listed_rows
+
+    def spy(self, key, state, compiled, limit, offset, with_text):
+        rows = original(self, key, state, compiled, limit, offset, with_text)
+        if topk.compound(key) and rows is not None:
+            read.append((key, offset))
+        return rows
+
+    monkeypatch.setattr(topk.TopLists, "_listed_rows", spy)
+    return read
+
+
+def _compound_lists(catalog: Catalog) -> tuple[list[str], list[str]]:
+    with catalog.store.read() as tx:
+        return tx.compound_lists()
+
+
+def test_an_and_or_phrase_the_lists_cannot_prove_gets_a_list_of_its_own(catalog, own_lists):
+    for query, key in ((PHRASE, PHRASE_KEY), (AND, AND_KEY)):
+        full = [_ranked(catalog, query, lists=False, offset=offset) for offset in (0, 50)]
+        assert _ranked(catalog, query, lists=True) == full[0]  # ranks its list, serves the page from it
+        assert key in _compound_lists(catalog)[0] and own_lists == []
+        assert [_ranked(catalog, query, lists=True, offset=offset) for offset in (0, 50)] == full
+        filtered = f"{query} year:2016..2020"
+        assert _ranked(catalog, filtered, lists=True) == _ranked(catalog, filtered, lists=False)
+        assert own_lists == [(key, 0), (key, 50), (key, 0)]
+        assert _page(catalog, query, lists=True) == _page(catalog, query, lists=False)
+        own_lists.clear()
+
+
+def test_after_an_edit_a_list_of_its_own_is_ranked_again_not_read(catalog, own_lists):
+    _ranked(catalog, PHRASE, lists=True)
+    low = _ranked(catalog, PHRASE, lists=False, offset=200)[0][0]
+    topk.ENABLED = False
+    try:
+        key = catalog.search(PHRASE, limit=1, offset=200, snippets=False)[0].key
+    finally:
+        topk.ENABLED = True
+    catalog.add_note(key, "Of the many, of the few, of the rest: of the others.")
+    assert _compound_lists(catalog) == ([PHRASE_KEY], [PHRASE_KEY])
+    own_lists.clear()
+    page = _ranked(catalog, PHRASE, lists=True)
+    assert page == _ranked(catalog, PHRASE, lists=False) and low in [pid for pid, _ in page]
+    assert own_lists == [] and _compound_lists(catalog) == ([PHRASE_KEY], [])  # ranked again
+    assert _ranked(catalog, PHRASE, lists=True) == page and own_lists == [(PHRASE_KEY, 0)]
+
+
+def test_lists_of_several_words_past_the_cap_drop_the_oldest(catalog, own_lists, monkeypatch):
+    monkeypatch.setattr(topk, "COMPOUND_LISTS", 2)
+    for query in ('"of the"', '"in the"', '"of a"'):
+        _ranked(catalog, query, lists=True)
+    assert _compound_lists(catalog)[0] == ['("in the")', '("of a")']
+    _ranked(catalog, '"of the"', lists=True)
+    assert _compound_lists(catalog)[0] == ['("of a")', '("of the")']
+    with catalog.store.read() as tx:
+        assert tx.conn.execute("SELECT count(DISTINCT term) FROM term_top WHERE term LIKE '% %'").scalar() == 2
+
+
+def test_a_read_only_file_searches_without_keeping_lists(catalog, own_lists, monkeypatch):
+    """SQLite refuses the write ("attempt to write a readonly database"): the page is the
+    same, no error, and the process does not try again."""
+    from catalog.store.sqlite import store as sqlite_store
+    from catalog.store.sqlite.connection import Connection
+
+    def read_only(path):
+        raw = sqlite3.connect(f"file:{path}?mode=ro", uri=True, isolation_level=None, check_same_thread=False)
+        raw.row_factory = sqlite3.Row
+        return Connection(raw)
+
+    monkeypatch.setattr(sqlite_store, "connect", read_only)
+    assert _ranked(catalog, PHRASE, lists=True) == _ranked(catalog, PHRASE, lists=False)
+    assert _compound_lists(catalog) == ([], [])
+    with catalog.store.read() as tx:
+        assert "lists_to_keep" not in tx.__dict__  # not ranked again to be kept
+    assert _page(catalog, PHRASE, lists=True) == _page(catalog, PHRASE, lists=False)
+
+
+def test_a_list_its_own_search_kept_does_not_look_like_a_change_to_the_tui(catalog, own_lists):
+    """The TUI polls Catalog.version (SQLite's data_version) and reloads when it moves: a list
+    kept by its own search must not move it (the reload would search again)."""
+    before = catalog.version()
+    _ranked(catalog, PHRASE, lists=True)
+    assert _compound_lists(catalog)[0] == [PHRASE_KEY]
+    assert catalog.version() == before
+    with sqlite3.connect(catalog.path) as conn:  # another process's change still shows
+        conn.execute("INSERT INTO catalog_setting(name, value) VALUES ('probe', 'x')")
+    assert catalog.version() != before
+
+
+def test_doctor_says_stale_lists_of_several_words_are_no_problem(catalog, own_lists):
+    _ranked(catalog, PHRASE, lists=True)
+    catalog.tag([catalog.search("hessian", limit=1, snippets=False)[0].key], ["later"])
+    with catalog.store.read() as tx:
+        assert doctor._top_lists(tx) == []
+        assert tx.top_lists_note().endswith(" and 1 search of several of them (1 ranked before the last"
+                                            " change: the next search of each ranks it again), each listing"
+                                            " its best 1,000 by bm25")
+    with catalog.store.write() as tx:
+        assert doctor._rebuild_top_lists(tx) == ("rebuilt 0 ranked list(s); dropped 1 list(s) of ANDs and phrases"
+                                                 " ranked before the last change (the next search of each ranks it"
+                                                 " again)")
+    assert _compound_lists(catalog) == ([], [])
+
+
+def test_two_searches_at_once_keep_one_list_and_an_import_keeps_none_waiting(catalog, own_lists):
+    from catalog.query import parse
+
+    full = _ranked(catalog, PHRASE, lists=False)
+    other = SqliteStore.open(catalog.path)
+    try:
+        with catalog.store.read() as a, other.read() as b:
+            pages = [[(h.paper_id, h.score) for h in tx.search(parse(PHRASE))] for tx in (a, b)]
+    finally:
+        other.close()
+    assert pages == [full, full] and _compound_lists(catalog)[0] == [PHRASE_KEY]
+    with catalog.store.read() as tx:
+        assert tx.conn.execute("SELECT count(*) FROM term_top WHERE term = ?", (PHRASE_KEY,)).scalar() == 1000
+    with catalog.store.write() as tx:
+        tx.drop_compound_lists([PHRASE_KEY])
+    importing = sqlite3.connect(catalog.path, isolation_level=None)  # another writer holds the file
+    importing.execute("BEGIN IMMEDIATE")
+    try:
+        start = time.monotonic()
+        assert _ranked(catalog, PHRASE, lists=True) == full
+        assert time.monotonic() - start < 5 and _compound_lists(catalog) == ([], [])  # not kept, not waited
+    finally:
+        importing.execute("ROLLBACK")
+        importing.close()
+    _ranked(catalog, PHRASE, lists=True)
+    assert _compound_lists(catalog)[0] == [PHRASE_KEY]
+
+
+def test_refresh_keeps_lists_of_several_words_and_ranks_stale_ones_again(catalog, own_lists):
+    _ranked(catalog, PHRASE, lists=True)
+    catalog.store.refresh_top_lists(budget=None)  # chooses the words again: keeps the phrase's list
+    assert _compound_lists(catalog) == ([PHRASE_KEY], [])
+    catalog.tag([catalog.search("hessian", limit=1, snippets=False)[0].key], ["later"])
+    assert catalog.store.refresh_top_lists(budget=60.0) == (1, 0)  # the words' lists are rescored
+    assert _compound_lists(catalog) == ([PHRASE_KEY], [])
+    assert _ranked(catalog, PHRASE, lists=True) == _ranked(catalog, PHRASE, lists=False)
+    assert own_lists == [(PHRASE_KEY, 0)]

@@ -138,6 +138,15 @@ class RankedSearch:
         """The lists whose head differs from the full ranking (doctor)."""
         return []
 
+    def compound_lists(self) -> tuple[list[str], list[str]]:
+        """(the lists of ANDs and phrases kept, those a search will rank again): SQLite's are
+        never followed after a change, so stale ones are no problem for doctor; PostgreSQL
+        follows its lists like a word's (stale_top_lists)."""
+        return [], []
+
+    def drop_compound_lists(self, keys: list[str]) -> None:
+        """Forget these lists of ANDs and phrases (doctor --fix)."""
+
     def top_lists_note(self) -> str | None:
         """What doctor says about the lists kept, beside its checks (None: nothing)."""
         return None

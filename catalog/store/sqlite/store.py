@@ -19,7 +19,7 @@ from catalog.store.imports import ImportQueries
 from catalog.store.papers import PaperReads
 from catalog.store.ranked import RankedSearch
 from catalog.store.sqlite import files, fts, migrations, readonly
-from catalog.store.sqlite.connection import Connection, Pool, plain_connection, stoppable, store_error
+from catalog.store.sqlite.connection import BUSY_TIMEOUT_MS, Connection, Pool, connect, stoppable, store_error
 from catalog.store.sqlite.maintenance import Maintenance
 from catalog.store.sqlite.topand import AndPages
 from catalog.store.sqlite.topk import TopLists
@@ -123,8 +123,10 @@ class SqliteStore(Store):
         self.location = str(path)
         self.pool = pool
         self.user = user
-        self._watch: sqlite3.Connection | None = None
+        # data_version's connection, which also writes the lists searches rank (_keep_lists).
+        self._watch: Connection | None = None
         self._watch_lock = threading.Lock()
+        self._lists_refused = False  # the file refused to keep a ranked list (read-only)
 
     @classmethod
     def open(cls, path: Path, *, notify=lambda message: None, catch_up: bool = True,
@@ -152,8 +154,47 @@ class SqliteStore(Store):
 
     @contextmanager
     def read(self) -> Iterator[SqliteTx]:
+        """A read transaction. The lists of ANDs and phrases its searches ranked (topand.py)
+        are kept after it, in a short write of their own (_keep_lists)."""
         with self._errors(), self.pool.read() as conn:
-            yield SqliteTx(conn, self.user)
+            tx = SqliteTx(conn, self.user)
+            if not self._lists_refused:
+                tx.lists_to_keep = []
+            yield tx
+        if tx.__dict__.get("lists_to_keep"):
+            self._keep_lists(tx.lists_to_keep)
+
+    def _keep_lists(self, ranked: list[dict]) -> None:
+        """Write the lists a search ranked, unless the index changed since (store_top_list) or
+        another process holds the write lock (an import: the search must not wait for it; the
+        next search of those words ranks again). A read-only file refuses: not tried again by
+        this process. On data_version's connection: a connection's own commits do not change
+        its data_version, so the TUI, which polls it to see others' changes, does not reload
+        because its own search kept a list (and then search again)."""
+        with self._watch_lock:
+            try:
+                conn = self._watcher()
+                conn.raw.execute("PRAGMA busy_timeout = 0")
+                try:
+                    conn.execute("BEGIN IMMEDIATE")
+                    try:
+                        tx = SqliteTx(conn, self.user)
+                        for one in ranked:
+                            tx.store_top_list(one)
+                        conn.commit()
+                    finally:
+                        conn.rollback()
+                finally:
+                    conn.raw.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+            except (StoreError, sqlite3.Error) as exc:  # busy ("database is locked"), or read-only
+                if "readonly" in str(exc):
+                    self._lists_refused = True
+
+    def _watcher(self) -> Connection:
+        """data_version's connection (call with _watch_lock held)."""
+        if self._watch is None:
+            self._watch = connect(self.path)
+        return self._watch
 
     @contextmanager
     def write(self, *, catch_up: bool = True) -> Iterator[SqliteTx]:
@@ -218,9 +259,7 @@ class SqliteStore(Store):
         """SQLite's data_version, read on a connection of its own: it changes when any other
         connection (another process, or this one's writes through the pool) commits."""
         with self._watch_lock:
-            if self._watch is None:
-                self._watch = plain_connection(self.path, check_same_thread=False)
-            return self._watch.execute("PRAGMA data_version").fetchone()[0]
+            return self._watcher().execute("PRAGMA data_version").scalar()
 
     def backup(self, target: Path) -> None:
         with self._errors():

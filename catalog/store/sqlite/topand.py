@@ -28,6 +28,21 @@ so outside the lists its term part is at most the smallest of the words' bounds 
 times the phrase's own IDF (its papers counted); that proves the pages of phrases many papers
 hold (a low IDF), the ones slow to rank in full. FTS5 scores the lists' papers. A word without
 a list is rare: ranking its matches is cheap, and the full query runs.
+
+Lists of their own: when the words' lists do not prove the page of an AND of frequent words,
+and for any phrase of them (the proof above counts the phrase's papers: as long as ranking
+them), with each word its list and no prefix, filter or `-word`, the search ranks the query's
+best LIST_SIZE papers instead of its page (every match is scored either way: about the same
+time) and serves its page from them; the store keeps that list (SqliteStore.read, after the
+read: a short write transaction, skipped when another writer holds the file or the file is
+read-only). Its key is the exact tier's MATCH expression (`("sparse") AND ("attention")`,
+`("language models")`) and it is built as a word's (topk's _RANKED on that key: FTS5 ranks an
+AND or phrase by its own bm25, so the list is the full ranking's head by construction). Later
+searches of those words, with filters too, read it as a word's list while its stamp is the
+current one: it is never rescored (bm25 of several phrases after edits is not worth following;
+tags and notes are indexed, so any edit makes it stale). A stale one is ranked again by the
+next search that needs it, or by refresh after an import, within its budget. At 1M papers
+`"language models"` went from 0.3-0.6 s to 3.5-5.6 ms so (docs/benchmarks.md).
 """
 
 from __future__ import annotations
@@ -36,8 +51,8 @@ import json
 import math
 
 from catalog.store.sqlite.fts import FTS_COLUMNS, FTS_TABLE, CompiledQuery
-from catalog.store.sqlite.topk import (_WEIGHTS, SLACK, STATE_TABLE, TOP_TABLE, _term, bm25, idf, key_of,
-                                       list_key)
+from catalog.store.sqlite.topk import (_WEIGHTS, LIST_SIZE, SLACK, STATE_TABLE, TOP_TABLE, _term, bm25, idf,
+                                       key_of, list_key)
 
 # The ANDs and phrases whose page the lists did not prove, on an index as it was (and_rows).
 _UNPROVEN: set[tuple] = set()
@@ -80,6 +95,17 @@ def phrase_keys(compiled: CompiledQuery) -> list[str] | None:
     return list(dict.fromkeys(key_of(w) for w in words))
 
 
+def compound_key(compiled: CompiledQuery, keys: list[str], phrase: bool) -> str | None:
+    """The key of the list of its own an AND (`keys` its words') or a phrase of frequent words
+    may have: the exact tier's MATCH expression, its words lowercased as their lists' keys;
+    None with a prefix (typed as you go: each letter would rank a list of its own)."""
+    if phrase:
+        return compiled.match.lower()  # phrase_keys: plain ASCII words, spaces, the quotes
+    if any(key.endswith("*)") for key in keys):
+        return None
+    return " AND ".join(keys)
+
+
 class AndPages:
     """Mixed into the SQLite transaction after TopLists (topk.py), whose lists and rescoring it
     reads."""
@@ -87,11 +113,61 @@ class AndPages:
     def compound_rows(self, compiled: CompiledQuery, limit: int, offset: int, with_text: bool) -> list | None:
         """The exact tier's page of an AND or a phrase of frequent words (top_rows asks for
         any query that is not one word or prefix), or None."""
-        if (keys := and_keys(compiled)) is not None:
-            return self.and_rows(keys, compiled, limit, offset, with_text)
-        if (keys := phrase_keys(compiled)) is not None:
-            return self.and_rows(keys, compiled, limit, offset, with_text, phrase=True)
-        return None
+        phrase = False
+        if (keys := and_keys(compiled)) is None:
+            if (keys := phrase_keys(compiled)) is None:
+                return None
+            phrase = True
+        key = compound_key(compiled, keys, phrase)
+        if key is None:
+            return self.and_rows(keys, compiled, limit, offset, with_text, phrase=phrase)
+        made = self.__dict__.get("_ranked_now", {}).get(key)
+        if made is not None:  # ranked by an earlier search in this transaction, not written yet
+            return self._made_page(made, compiled, limit, offset, with_text)
+        state = self.conn.execute(f"SELECT stamp, weights, listed, matches FROM {STATE_TABLE} WHERE term = ?",
+                                  (key,)).first()
+        if state is not None and state[0] == self.top_stamp() and state[1] == _WEIGHTS:
+            return self._listed_rows(key, state, compiled, limit, offset, with_text)  # None: rank in full
+        may_rank = self._may_rank_now(keys, compiled, limit, offset)
+        # Straight to ranking a list of its own: for a phrase (its lists' proof counts its
+        # papers over the whole index, as long as ranking them: 0.5 s for `"language models"`
+        # at 1M papers, every time), and for an AND whose stale list of its own says the
+        # words' lists did not prove its page before (trying them costs 20-100 ms at 1M).
+        rows = None if may_rank and (phrase or state is not None) else self.and_rows(
+            keys, compiled, limit, offset, with_text, phrase=phrase)
+        if rows is None and may_rank:
+            rows = self._rank_now(key, compiled, limit, offset, with_text)
+        return rows
+
+    def _may_rank_now(self, keys: list[str], compiled: CompiledQuery, limit: int, offset: int) -> bool:
+        """Whether this search may rank the list of its AND or phrase now: the store keeps it
+        (a read transaction of SqliteStore, on a file it may write), the page is in it, no
+        filter or `-word` (the list is the query's own ranking), and every word has its list
+        (frequent: ranking is slow; rare words are quick to rank in full)."""
+        if ("lists_to_keep" not in self.__dict__ or compiled.where or compiled.exclude
+                or offset + limit > LIST_SIZE):
+            return False
+        listed = self.conn.execute(f"SELECT count(*) FROM {STATE_TABLE} WHERE weights = ? AND term IN"
+                                   " (SELECT value FROM json_each(?))", (_WEIGHTS, json.dumps(keys))).scalar()
+        return listed == len(keys)
+
+    def _rank_now(self, key: str, compiled: CompiledQuery, limit: int, offset: int, with_text: bool) -> list:
+        """Rank the list of an AND or phrase, hand it to the store to keep, serve the page."""
+        ranked = self.rank_compound_list(key)
+        self.lists_to_keep.append(ranked)
+        made = ([(r[2], r[3]) for r in ranked["rows"]], ranked["matches"] <= len(ranked["rows"]))
+        self.__dict__.setdefault("_ranked_now", {})[key] = made
+        return self._made_page(made, compiled, limit, offset, with_text)
+
+    def _made_page(self, made: tuple[list[tuple[int, float]], bool], compiled: CompiledQuery, limit: int,
+                   offset: int, with_text: bool) -> list | None:
+        """The page from a list ranked in this transaction ((paper id, score) in ranking order,
+        whether it holds every match): as _listed_rows reads a stored one."""
+        ranked, complete = made
+        ranked = self._filtered(ranked, compiled)
+        if not complete and len(ranked) < offset + limit:
+            return None  # the papers after the list could be on this page
+        return self._proven_page(ranked, None, compiled, limit, offset, with_text)
 
     def _list_now(self, key: str) -> tuple[list[tuple[int, float]], float | None, float | None, float] | None:
         """The papers of one list with their scores under the current statistics (rescored

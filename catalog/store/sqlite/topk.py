@@ -23,12 +23,15 @@ and the changed papers that match now, under the current statistics, and serves 
 a bound proves no other paper can reach it (`rescored`). Past DIRTY_LIMIT changed papers, or
 when anything does not add up, the full query runs, and the next refresh rebuilds the lists.
 
-ANDs and phrases of frequent words are answered from these lists by topand.py.
+ANDs and phrases of frequent words are answered from these lists by topand.py, and when those do
+not prove the page, from a list of their own (keyed by the query's MATCH expression, which holds a
+space where a word's never does), ranked by the first search that needs it (topand.py).
 
 Imports refresh the lists (Store.refresh_top_lists), most frequent first, within a time budget
 (a share of the import's own time; the rest stay stale and the full query serves them);
-`catalog doctor` reports stale lists and checks the head of a few against the full ranking,
-and `--fix` rebuilds every list.
+`catalog doctor` reports stale lists of words and checks the head of a few lists against the
+full ranking, and `--fix` rebuilds them (a stale list of an AND or a phrase is no problem: the
+next search of it ranks it again; --fix drops those).
 """
 
 from __future__ import annotations
@@ -67,6 +70,10 @@ DIRTY_LIMIT = 2000  # the migration's: past it the lists are no longer rescored 
 K1, B = 1.2, 0.75  # FTS5's bm25 constants (fts5_aux.c)
 SLACK = 1e-9  # relative margin on the bound: it must never be below a true score
 _COLUMN_WEIGHT = dict(FTS_COLUMNS)
+
+# Lists of ANDs and phrases of frequent words (topand.py) kept at most, the oldest ranked dropped
+# first: 1,000 papers each (~50 KB).
+COMPOUND_LISTS = 500
 
 # A row of STATE_TABLE that is no list (list keys start with "("): how many papers the catalog
 # had when the words and prefixes were last chosen.
@@ -131,6 +138,11 @@ def list_key(compiled: CompiledQuery) -> str | None:
     return match.lower() if match.isascii() else match
 
 
+def compound(key: str) -> bool:
+    """Whether a list's key is an AND's or a phrase's (topand.py): a word's holds no space."""
+    return " " in key
+
+
 def key_of(term: str, prefix: bool = False) -> str:
     return "(" + fts_phrase(Text(term, prefix=prefix)) + ")"
 
@@ -183,6 +195,12 @@ class TopLists:
             return None
         if state[0] != self.top_stamp():  # written to since: rescore (or rank every match)
             return self._rescored_rows(key, state, compiled, limit, offset, with_text)
+        return self._listed_rows(key, state, compiled, limit, offset, with_text)
+
+    def _listed_rows(self, key: str, state, compiled: CompiledQuery, limit: int, offset: int,
+                     with_text: bool) -> list | None:
+        """The page from a list ranked on the index as it is (its stamp the current one), or
+        None when the list does not prove it."""
         complete = state[2] >= state[3]
         if not complete and not compiled.where and offset + limit > state[2]:
             return None
@@ -333,12 +351,15 @@ class TopLists:
         """When every list was ranked on the index as it is now: forget the changed papers
         (each list's base becomes its count). Whether it did."""
         stamp = self.top_stamp()
-        if self.conn.execute(f"SELECT 1 FROM {STATE_TABLE} WHERE term != ? AND stamp IS NOT ? LIMIT 1",
-                             (CHOSEN_AT, stamp)).first() is not None:
+        # Lists of several words do not count: they are never rescored, so the changed papers
+        # are nothing to them.
+        if self.conn.execute(f"SELECT 1 FROM {STATE_TABLE} WHERE term != ? AND term NOT LIKE '% %'"
+                             " AND stamp IS NOT ? LIMIT 1", (CHOSEN_AT, stamp)).first() is not None:
             return False
         for table in (DIRTY_TABLE, WAS_TABLE, NOW_TABLE):
             self.conn.execute(f"DELETE FROM {table}")
-        self.conn.execute(f"UPDATE {STATE_TABLE} SET base = matches WHERE term != ?", (CHOSEN_AT,))
+        self.conn.execute(f"UPDATE {STATE_TABLE} SET base = matches WHERE term != ? AND term NOT LIKE '% %'",
+                          (CHOSEN_AT,))
         return True
 
     def top_list_words(self) -> list[tuple[str, int]]:
@@ -357,6 +378,8 @@ class TopLists:
         rescoring after changes (recovered from its score, and checked: a list whose scores
         they do not reproduce bit for bit keeps none, and is not rescored)."""
         size = LIST_SIZE if size is None else size
+        if compound(key):
+            return self.rank_compound_list(key, size)
         ranked = self.conn.execute(_RANKED, (key, size)).all()
         matches = len(ranked) if len(ranked) < size else self.conn.execute(
             f"SELECT count(*) FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH ?", (key,)).scalar()
@@ -381,11 +404,35 @@ class TopLists:
         return {"key": key, "stamp": self.top_stamp(), "rows": rows, "matches": matches, "papers": papers,
                 "tokens": tokens, "base": matches + was - now if exact else None}
 
+    def rank_compound_list(self, key: str, size: int = LIST_SIZE) -> dict:
+        """The list of an AND or a phrase (topand.py) as the index ranks it now: the query's
+        own ranking, its head. Neither its matches are counted (a second pass over all of
+        them, as long as ranking them: `matches` says only "more than listed") nor its papers'
+        frequencies kept: such a list is read only while its stamp is the current one, never
+        rescored (bm25 of several phrases after edits is not worth following)."""
+        ranked = self.conn.execute(_RANKED, (key, size)).all()
+        papers, tokens = self._totals()
+        matches = len(ranked) if len(ranked) < size else len(ranked) + 1
+        return {"key": key, "stamp": self.top_stamp(), "rows": [(key, i, pid, score, None, None)
+                for i, (pid, score) in enumerate(ranked)], "matches": matches, "papers": papers,
+                "tokens": tokens, "base": None}
+
     def store_top_list(self, ranked: dict) -> bool:
         """Write a list rank_top_list made, unless the index changed since (False)."""
         if ranked["stamp"] != self.top_stamp():
             return False
         key = ranked["key"]
+        if compound(key):
+            # Age: term_top_state's rowid. A list of several words is written as a new row
+            # (the largest rowid), so the smallest are the oldest ranked; past COMPOUND_LISTS
+            # they are dropped. (No time column: none needed, and no migration.)
+            self.conn.execute(f"DELETE FROM {STATE_TABLE} WHERE term = ?", (key,))
+            old = [r[0] for r in self.conn.execute(
+                f"SELECT term FROM {STATE_TABLE} WHERE term LIKE '% %' ORDER BY rowid DESC LIMIT -1 OFFSET ?",
+                (COMPOUND_LISTS - 1,)).all()]
+            for term in old:
+                self.conn.execute(f"DELETE FROM {TOP_TABLE} WHERE term = ?", (term,))
+                self.conn.execute(f"DELETE FROM {STATE_TABLE} WHERE term = ?", (term,))
         self.conn.execute(f"DELETE FROM {TOP_TABLE} WHERE term = ?", (key,))
         self.conn.executemany(f"INSERT INTO {TOP_TABLE}(term, position, paper_id, score, freq, length)"
                               " VALUES (?, ?, ?, ?, ?, ?)", ranked["rows"])
@@ -400,31 +447,65 @@ class TopLists:
         return True
 
     def drop_top_lists(self, keep: set[str]) -> None:
-        """Forget the lists not in `keep` (words no longer frequent)."""
+        """Forget the lists of words and prefixes not in `keep` (no longer frequent). Lists of
+        several words stay: their searches made them, and the cap keeps their number."""
         for (key,) in self.conn.execute(f"SELECT term FROM {STATE_TABLE}").all():
-            if key not in keep and key != CHOSEN_AT:
+            if key not in keep and key != CHOSEN_AT and not compound(key):
                 self.conn.execute(f"DELETE FROM {TOP_TABLE} WHERE term = ?", (key,))
                 self.conn.execute(f"DELETE FROM {STATE_TABLE} WHERE term = ?", (key,))
 
     def stale_top_lists(self, keys: list[str] | None = None, *, rescored: bool = True) -> list[str]:
-        """The lists (of `keys`, or all kept) a search would not read: missing, or ranked on
-        an older index (with `rescored`: only those rescoring cannot follow either)."""
+        """The lists (of `keys`, or all kept of words and prefixes) a search would not read:
+        missing, or ranked on an older index (with `rescored`: only those rescoring cannot
+        follow either). A list of several words is never rescored: stale once the index
+        changed, which is no fault (the next search of its words ranks it again), so only
+        `keys` asks for those (refresh; compound_lists counts them for doctor)."""
         stamp = self.top_stamp()
         fresh = {r[0] for r in self.conn.execute(
             f"SELECT term FROM {STATE_TABLE} WHERE stamp = ? AND weights = ?", (stamp, _WEIGHTS)).all()}
         if rescored and self._dirty_count() <= DIRTY_LIMIT:
             fresh |= {r[0] for r in self.conn.execute(
-                f"SELECT term FROM {STATE_TABLE} WHERE weights = ? AND base IS NOT NULL", (_WEIGHTS,)).all()}
+                f"SELECT term FROM {STATE_TABLE} WHERE weights = ? AND base IS NOT NULL AND term NOT LIKE '% %'",
+                (_WEIGHTS,)).all()}
         if keys is None:
-            keys = [r[0] for r in self.conn.execute(f"SELECT term FROM {STATE_TABLE} WHERE term != ?",
-                                                    (CHOSEN_AT,)).all()]
+            keys = [r[0] for r in self.conn.execute(f"SELECT term FROM {STATE_TABLE} WHERE term != ?"
+                                                    " AND term NOT LIKE '% %'", (CHOSEN_AT,)).all()]
         return [k for k in keys if k not in fresh]
+
+    def compound_lists(self) -> tuple[list[str], list[str]]:
+        """(every list of several words kept, oldest ranked first; those ranked on an older
+        index): doctor's note and --fix."""
+        stamp = self.top_stamp()
+        rows = self.conn.execute(f"SELECT term, stamp = ? AND weights = ? FROM {STATE_TABLE}"
+                                 " WHERE term LIKE '% %' ORDER BY rowid", (stamp, _WEIGHTS)).all()
+        return [r[0] for r in rows], [r[0] for r in rows if not r[1]]
+
+    def drop_compound_lists(self, keys: list[str]) -> None:
+        for key in keys:
+            self.conn.execute(f"DELETE FROM {TOP_TABLE} WHERE term = ?", (key,))
+            self.conn.execute(f"DELETE FROM {STATE_TABLE} WHERE term = ?", (key,))
+
+    def top_lists_note(self) -> str | None:
+        """doctor's line on the lists kept: how many, of what, how many of several words a
+        search will rank again."""
+        words = self.conn.execute(f"SELECT count(*) FROM {STATE_TABLE} WHERE term != ? AND term NOT LIKE '% %'",
+                                  (CHOSEN_AT,)).scalar()
+        several, stale = self.compound_lists()
+        if not words and not several:
+            return None
+        note = f"ranked lists: {words:,} words and prefixes in {MIN_MATCHES:,}+ papers"
+        if several:
+            note += f" and {len(several):,} search{'es' if len(several) != 1 else ''} of several of them"
+            if stale:
+                note += (f" ({len(stale):,} ranked before the last change: the next search of each"
+                         " ranks it again)")
+        return note + f", each listing its best {LIST_SIZE:,} by bm25"
 
     def top_list_mismatches(self, how_many: int = 3, depth: int = 50) -> list[str]:
         """Lists a search reads (the `how_many` of fewest matches: quick to rank in full) whose
         head (as stored, or rescored after changes) differs from the full ranking's."""
         stamp = self.top_stamp()
-        unread = set(self.stale_top_lists(rescored=True))
+        unread = set(self.stale_top_lists(rescored=True)) | set(self.compound_lists()[1])
         states = [r for r in self.conn.execute(
             f"SELECT term, stamp, weights, listed, matches, papers, tokens, base FROM {STATE_TABLE}"
             " WHERE term != ? AND weights = ? ORDER BY matches, term", (CHOSEN_AT, _WEIGHTS)).all()
@@ -458,7 +539,8 @@ def refresh(store, *, budget: float | None, rescored: bool | None = None) -> tup
     is read from the whole vocabulary (seconds at 1M papers) only when asked for all (budget
     None), when there are no lists yet, or when the catalog has grown or shrunk by a quarter
     since; lists no longer wanted are forgotten then. When every list is then ranked on the
-    index as it is, the changed papers are forgotten. (built, still stale)."""
+    index as it is, the changed papers are forgotten. The lists of ANDs and phrases searches
+    made come after every word's, newest first. (built, still stale)."""
     start = time.perf_counter()
     rescored = budget is not None if rescored is None else rescored
     with store.read() as tx:
@@ -470,8 +552,10 @@ def refresh(store, *, budget: float | None, rescored: bool | None = None) -> tup
             words = tx.top_list_words() if papers >= MIN_MATCHES else []  # a small catalog keeps none
             wanted = [k for k, _ in candidates(words, min_matches(papers))]
         else:
-            wanted = sorted(kept, key=lambda k: (-kept[k], k))
-        stale = tx.stale_top_lists(wanted, rescored=rescored)
+            wanted = sorted((k for k in kept if not compound(k)), key=lambda k: (-kept[k], k))
+        # Then the lists of several words (searches made them), the newest ranked first.
+        several = tx.compound_lists()[0][::-1]
+        stale = tx.stale_top_lists(wanted + several, rescored=rescored)
     if choose and (kept or wanted or seen is not None):
         with store.write(catch_up=False) as tx:
             tx.drop_top_lists(set(wanted))
