@@ -194,8 +194,12 @@ class TopLists:
         if state is None or state[1] != _WEIGHTS:
             return None
         if state[0] != self.top_stamp():  # written to since: rescore (or rank every match)
-            return self._rescored_rows(key, state, compiled, limit, offset, with_text)
-        return self._listed_rows(key, state, compiled, limit, offset, with_text)
+            rows = self._rescored_rows(key, state, compiled, limit, offset, with_text)
+        else:
+            rows = self._listed_rows(key, state, compiled, limit, offset, with_text)
+        if rows is None and compiled.where:  # filters few papers pass: score each (topfew.py)
+            rows = self.few_filtered_rows(key, state[3], compiled, limit, offset, with_text)
+        return rows
 
     def _listed_rows(self, key: str, state, compiled: CompiledQuery, limit: int, offset: int,
                      with_text: bool) -> list | None:
