@@ -199,7 +199,7 @@ def test_later_pages_and_long_pages(catalog, served):
     assert served.count('("model")') == 3
 
 
-def test_a_filter_the_list_cannot_fill_runs_the_full_query(catalog, served):
+def test_a_filter_the_list_cannot_fill_is_still_the_full_ranking(catalog, served):
     keys = [p.key for p in catalog.search("hessian", limit=3, snippets=False)]
     tagged = catalog.search("model", limit=3000, snippets=False)[-1].key  # far down the ranking
     catalog.tag([*keys, tagged], ["later"])

@@ -13,7 +13,8 @@ FTS5 structure record of paper_fts (`paper_fts_data` id 10, whose write counter 
 write to the index) and the column weights it was built with; a list whose stamp is the current
 one is read as stored. A page is served from a list only when the list proves it: the list holds
 every match, or the filtered list still fills the page (any paper not listed ranks after every
-listed one). Otherwise the full query runs.
+listed one), or the filters leave few papers and each of them is scored (topfew.py). Otherwise
+the full query runs.
 
 After edits and small imports (the stamp moved): the papers whose indexed text changed since
 the lists were last all rebuilt are in `term_top_dirty` (triggers; the bulk import marks its new
