@@ -199,7 +199,7 @@ def test_later_pages_and_long_pages(catalog, served):
     assert served.count('("model")') == 3
 
 
-def test_a_filter_the_list_cannot_fill_runs_the_full_query(catalog, served):
+def test_a_filter_the_list_cannot_fill_is_still_the_full_ranking(catalog, served):
     keys = [p.key for p in catalog.search("hessian", limit=3, snippets=False)]
     tagged = catalog.search("model", limit=3000, snippets=False)[-1].key  # far down the ranking
     catalog.tag([*keys, tagged], ["later"])
@@ -632,3 +632,85 @@ def test_refresh_keeps_lists_of_several_words_and_ranks_stale_ones_again(catalog
     assert _compound_lists(catalog) == ([PHRASE_KEY], [])
     assert _ranked(catalog, PHRASE, lists=True) == _ranked(catalog, PHRASE, lists=False)
     assert own_lists == [(PHRASE_KEY, 0)]
+
+
+# --- a frequent word with filters few papers pass (topfew.py) ---------------------------------
+
+@pytest.fixture
+def few_served(monkeypatch) -> list:
+    """The pages the few-papers path served: (list key, offset)."""
+    from catalog.store.sqlite import topfew
+
+    answered: list = []
+    original = topfew.FewFiltered.few_filtered_rows
+
+    def spy(self, key, matches, compiled, limit, offset, with_text):
+        rows = original(self, key, matches, compiled, limit, offset, with_text)
+        if rows is not None:
+            answered.append((key, offset))
+        return rows
+
+    monkeypatch.setattr(topfew.FewFiltered, "few_filtered_rows", spy)
+    return answered
+
+
+def _tag_few(catalog: Catalog) -> list[str]:
+    """`few` on 9 papers: 2 at the top of `model` (listed), 4 far down (past its list), 3 that
+    do not hold it (`hessian`'s best); 3 of them read by this reader."""
+    ranking = [p.key for p in catalog.search("model", limit=3000, snippets=False)]
+    other = [p.key for p in catalog.search("hessian -model -mod*", limit=3, snippets=False)]
+    keys = ranking[:2] + ranking[1500:3000:400] + other
+    catalog.tag(keys, ["few"])
+    catalog.set_status([ranking[0], ranking[1900], ranking[2300]], "read")
+    return keys
+
+
+FEW_QUERIES = ["model tag:few", "mod* tag:few", "model tag:few status:read", "mod* tag:few -status:read"]
+
+
+def test_a_filter_few_papers_pass_is_scored_paper_by_paper(catalog, few_served):
+    _tag_few(catalog)
+    for query in FEW_QUERIES:
+        for offset in (0, 3):  # pages 1 and 2
+            few_served.clear()
+            mine = _ranked(catalog, query, lists=True, limit=3, offset=offset)
+            assert mine == _ranked(catalog, query, lists=False, limit=3, offset=offset), (query, offset)
+            assert few_served and few_served[0][1] == offset, query  # served so, not ranked in full
+        assert _page(catalog, query, lists=True) == _page(catalog, query, lists=False), query
+    assert len(_ranked(catalog, "model tag:few", lists=True)) == 6  # the 3 without `model` do not match
+
+
+def test_a_filter_few_papers_pass_after_an_edit(catalog, served, few_served):
+    """After an edit (the list rescored), with the edited papers among the filtered ones."""
+    keys = _tag_few(catalog)
+    catalog.add_note(keys[3], "model model model: a note on the model")  # climbs the ranking
+    catalog.add_note(keys[-1], "a model after all")  # now matches
+    for query in FEW_QUERIES:
+        for offset in (0, 3):
+            served.clear()
+            few_served.clear()
+            assert _ranked(catalog, query, lists=True, limit=3, offset=offset) == \
+                _ranked(catalog, query, lists=False, limit=3, offset=offset), (query, offset)
+            assert served, query  # page 1 may come from the rescored list (its bound proves it)
+            assert few_served or offset == 0, query  # page 2 cannot: each filtered paper scored
+    assert len(_ranked(catalog, "model tag:few", lists=True)) == 7
+
+
+def test_a_filter_many_papers_pass_or_text_the_index_disagrees_with_ranks_in_full(catalog, few_served, monkeypatch):
+    from catalog.store.sqlite import topfew
+
+    _tag_few(catalog)
+    monkeypatch.setattr(topfew, "FEW_PER_MATCH", 1e-4)  # at most a few papers: 9 are too many
+    assert _ranked(catalog, "model tag:few", lists=True) == _ranked(catalog, "model tag:few", lists=False)
+    assert few_served == []
+    monkeypatch.setattr(topfew, "FEW_PER_MATCH", 0.002)
+    with catalog.store.write() as tx:  # a paper's text no longer what the index holds: never a guess
+        tx.conn.execute("DROP TRIGGER IF EXISTS paper_au")
+        names = [r[0] for r in tx.conn.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'"
+                                               " AND tbl_name = 'paper'").all()]
+        for name in names:
+            tx.conn.execute(f"DROP TRIGGER {name}")
+        tx.conn.execute("UPDATE paper SET abstract_text = abstract_text || ' model' WHERE id IN"
+                        " (SELECT paper_id FROM paper_tag JOIN tag ON tag.id = tag_id WHERE name = 'few')")
+    assert _ranked(catalog, "model tag:few", lists=True) == _ranked(catalog, "model tag:few", lists=False)
+    assert few_served == []

@@ -51,8 +51,8 @@ import json
 import math
 
 from catalog.store.sqlite.fts import FTS_COLUMNS, FTS_TABLE, CompiledQuery
-from catalog.store.sqlite.topk import (_WEIGHTS, LIST_SIZE, SLACK, STATE_TABLE, TOP_TABLE, _term, bm25, idf,
-                                       key_of, list_key)
+from catalog.store.sqlite.topk import (_WEIGHTS, LIST_SIZE, SLACK, STATE_TABLE, TOP_TABLE, _term, _varints, bm25,
+                                       idf, key_of, list_key)
 
 # The ANDs and phrases whose page the lists did not prove, on an index as it was (and_rows).
 _UNPROVEN: set[tuple] = set()
@@ -368,13 +368,15 @@ class AndPages:
                           " WHERE id IN (SELECT value FROM json_each(?))", (json.dumps(ids),))
         try:
             lengths = self._lengths(ids)
+            # Their lengths tokenized again: the index's, or the text is not what it indexed.
+            again = {r[0]: sum(_varints(r[1])) for r in self.conn.execute(f"SELECT id, sz FROM {TEXT_TABLE}_docsize")}
             freqs = [self._now_freqs(word, prefix, [pid for pid in ids if pid not in known], TEXT_WORDS)
                      for (word, prefix), known in zip(terms, scores)]
         finally:
             self.conn.execute(clear)
         out = {}
         for pid in ids:
-            if pid not in lengths:
+            if pid not in lengths or again.get(pid) != lengths[pid]:
                 return None
             xs = []
             for known, freq, weight in zip(scores, freqs, weights):

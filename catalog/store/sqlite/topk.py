@@ -13,7 +13,8 @@ FTS5 structure record of paper_fts (`paper_fts_data` id 10, whose write counter 
 write to the index) and the column weights it was built with; a list whose stamp is the current
 one is read as stored. A page is served from a list only when the list proves it: the list holds
 every match, or the filtered list still fills the page (any paper not listed ranks after every
-listed one). Otherwise the full query runs.
+listed one), or the filters leave few papers and each of them is scored (topfew.py). Otherwise
+the full query runs.
 
 After edits and small imports (the stamp moved): the papers whose indexed text changed since
 the lists were last all rebuilt are in `term_top_dirty` (triggers; the bulk import marks its new
@@ -194,8 +195,12 @@ class TopLists:
         if state is None or state[1] != _WEIGHTS:
             return None
         if state[0] != self.top_stamp():  # written to since: rescore (or rank every match)
-            return self._rescored_rows(key, state, compiled, limit, offset, with_text)
-        return self._listed_rows(key, state, compiled, limit, offset, with_text)
+            rows = self._rescored_rows(key, state, compiled, limit, offset, with_text)
+        else:
+            rows = self._listed_rows(key, state, compiled, limit, offset, with_text)
+        if rows is None and compiled.where:  # filters few papers pass: score each (topfew.py)
+            rows = self.few_filtered_rows(key, state[3], compiled, limit, offset, with_text)
+        return rows
 
     def _listed_rows(self, key: str, state, compiled: CompiledQuery, limit: int, offset: int,
                      with_text: bool) -> list | None:
