@@ -498,7 +498,8 @@ class TopLists:
         several, stale = self.compound_lists()
         if not words and not several:
             return None
-        note = f"ranked lists: {words:,} words and prefixes in {MIN_MATCHES:,}+ papers"
+        papers = self.conn.execute("SELECT count(*) FROM paper").scalar()
+        note = f"ranked lists: {words:,} words and prefixes in {min_matches(papers):,}+ papers"
         if several:
             note += f" and {len(several):,} search{'es' if len(several) != 1 else ''} of several of them"
             if stale:
