@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import settings as _settings
 
 from catalog.library import Catalog
 
@@ -74,8 +75,6 @@ def key_of(catalog: Catalog, query: str) -> str:
 # per-example deadline: it times the machine, not the code (on a loaded 2-core machine an
 # example of test_highlight took 340 ms against its 200 ms and failed .ci/run, which does not
 # set CI). These tests check what the code does; speed has its benchmarks.
-from hypothesis import settings as _settings  # noqa: E402
-
 _settings.register_profile("ci", derandomize=True, deadline=None)
 _settings.register_profile("catalog", deadline=None)
 _settings.load_profile("ci" if os.environ.get("CI") else "catalog")

@@ -61,6 +61,15 @@ async def shown(pilot, query: str, timeout: float = 5) -> None:
     assert pilot.app.main.papers.query_text == query, "its first rows never came"
 
 
+async def type_model_holding_its_rest(app, pilot) -> HeldRest:
+    """`model` typed (searched as `model*`) and its first rows shown, the rest of its first
+    page held until the returned HeldRest is released."""
+    held = HeldRest(app.catalog, "model*")
+    app.main.search_bar.input.value = "model"  # typed: `model*`
+    await shown(pilot, "model*")
+    return held
+
+
 def keys(rows) -> list[str]:
     return [p.key for p in rows]
 
@@ -70,10 +79,8 @@ async def test_the_first_rows_come_at_once_and_the_rest_of_the_page_after(seeded
     whole = keys(seeded.search("model*", limit=PAGE, snippets=False))
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        held = HeldRest(app.catalog, "model*")
+        held = await type_model_holding_its_rest(app, pilot)
         try:
-            app.main.search_bar.input.value = "model"  # typed: `model*`
-            await shown(pilot, "model*")
             papers = app.main.papers
             assert keys(papers.pages[0]) == whole[:FIRST]
             assert "row 1 / 25+" in screen_text(app)
@@ -98,10 +105,8 @@ async def test_a_key_typed_before_the_rest_comes_cancels_it(seeded, settle, smal
     app = CatalogApp(seeded, cursor_blink=False)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        held = HeldRest(app.catalog, "model*")
+        held = await type_model_holding_its_rest(app, pilot)
         try:
-            app.main.search_bar.input.value = "model"  # typed: `model*`
-            await shown(pilot, "model*")
             app.main.search_bar.input.value = "models"  # the next key
             await shown(pilot, "models*")
         finally:
