@@ -8,6 +8,7 @@ ranking; and a list is never read once the index changed under it.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import time
@@ -133,11 +134,13 @@ def test_lists_answer_the_frequent_words_and_prefixes(catalog, served):
 
 def test_lists_answer_an_and_of_frequent_words(catalog, served):
     """Two or three frequent words (or prefixes): the papers of their lists that hold them all,
-    scored, prove the page; a word without a list (rare: `hessian`) ranks every match."""
+    scored, prove the page, or (whole words) a list of its own ranked by its first search; a
+    word without a list (rare: `hessian`) with a frequent one (`model`) gets a list of its own
+    too (ranking walks `model`'s papers)."""
     for query in ("language model", "model the a*", "language mo*", "model learning venue:ICML", "model hessian"):
         _ranked(catalog, query, lists=True)
     assert served == ['("language") AND ("model")', '("model") AND ("the") AND ("a"*)',
-                      '("language") AND ("mo"*)', '("model") AND ("learning")']
+                      '("language") AND ("mo"*)', '("model") AND ("learning")', '("model") AND ("hessian")']
 
 
 def test_lists_answer_a_phrase_of_frequent_words(catalog, served):
@@ -714,3 +717,127 @@ def test_a_filter_many_papers_pass_or_text_the_index_disagrees_with_ranks_in_ful
                         " (SELECT paper_id FROM paper_tag JOIN tag ON tag.id = tag_id WHERE name = 'few')")
     assert _ranked(catalog, "model tag:few", lists=True) == _ranked(catalog, "model tag:few", lists=False)
     assert few_served == []
+
+
+# --- ANDs of whole words whose lists' proof would cost what ranking does (topand.py) -----------
+
+def _drop_word_lists(catalog: Catalog, keys: list[str]) -> None:
+    with catalog.store.write() as tx:
+        for table in ("term_top", "term_top_state"):
+            tx.conn.execute(f"DELETE FROM {table} WHERE term IN (SELECT value FROM json_each(?))", (json.dumps(keys),))
+
+
+def test_an_and_whose_proof_fts5_would_score_gets_a_list_of_its_own_at_once(catalog, monkeypatch):
+    """At 10k papers FTS5 would score the lists' papers of `language model` (_fts_scored: it
+    counts both words' papers over the index, what ranking costs): its first search ranks a list
+    of its own instead of trying the lists, every later one reads it."""
+    tried = []
+    original = topand.AndPages.and_rows
+    monkeypatch.setattr(topand, "_UNPROVEN", set())
+    monkeypatch.setattr(topand.AndPages, "and_rows", lambda self, *a, **k: tried.append(a[0]) or original(self, *a, **k))
+    full = [_ranked(catalog, AND, lists=False, offset=offset) for offset in (0, 50)]
+    assert _ranked(catalog, AND, lists=True) == full[0]
+    assert _compound_lists(catalog)[0] == [AND_KEY] and tried == []
+    assert [_ranked(catalog, AND, lists=True, offset=offset) for offset in (0, 50)] == full
+    assert _page(catalog, AND, lists=True) == _page(catalog, AND, lists=False)
+    # With a prefix the lists' papers are tokenized again (no FTS5 pass): the lists prove it.
+    assert _ranked(catalog, "language mo*", lists=True) == _ranked(catalog, "language mo*", lists=False)
+    assert tried == [['("language")', '("mo"*)']] and _compound_lists(catalog)[0] == [AND_KEY]
+
+
+def test_an_and_of_words_without_lists_that_match_many_papers_gets_a_list_of_its_own(catalog, monkeypatch):
+    """`sparse attention` at 100k: neither word in 25,000 papers (no list), together in 36,025:
+    ranking it walks them all. Its first search ranks a list of its own; an AND of words that
+    together match fewer papers than a word needs for a list keeps none (quick to rank)."""
+    query, key = "sparse attention", '("sparse") AND ("attention")'
+    _drop_word_lists(catalog, ['("sparse")', '("attention")'])
+    with catalog.store.read() as tx:
+        matches = sum(tx.conn.execute("SELECT count(*) FROM paper_fts WHERE paper_fts MATCH ?", (w,)).scalar()
+                      for w in ("sparse", "attention"))
+    monkeypatch.setattr(topk, "MIN_MATCHES", matches + 1)  # together: fewer than a list needs
+    full = [_ranked(catalog, query, lists=False, offset=offset) for offset in (0, 50)]
+    assert [_ranked(catalog, query, lists=True, offset=offset) for offset in (0, 50)] == full
+    assert _compound_lists(catalog) == ([], [])
+    monkeypatch.setattr(topk, "MIN_MATCHES", matches)
+    assert _ranked(catalog, query, lists=True) == full[0]
+    assert _compound_lists(catalog)[0] == [key]
+    filtered = f"{query} year:2016..2020"
+    for q, offset in ((query, 0), (query, 50), (filtered, 0), (filtered, 50)):
+        assert _ranked(catalog, q, lists=True, offset=offset) == _ranked(catalog, q, lists=False, offset=offset)
+    with catalog.store.read() as tx:
+        listed = tx.conn.execute("SELECT listed FROM term_top_state WHERE term = ?", (key,)).scalar()
+        both = tx.conn.execute("SELECT count(*) FROM paper_fts WHERE paper_fts MATCH ?", (key,)).scalar()
+    assert listed == min(both, 1000) and _page(catalog, query, lists=True) == _page(catalog, query, lists=False)
+
+
+# --- ANDs with a prefix, remembered by the process (topand.py) --------------------------------
+
+@pytest.fixture
+def remembered(monkeypatch) -> list:
+    """The pages of prefix ANDs served from the process's memory, as (query's MATCH, offset);
+    the memory empty to start with."""
+    monkeypatch.setattr(topand, "_REMEMBERED", {})
+    monkeypatch.setattr(topand, "_UNPROVEN", set())
+    read: list = []
+    original = topand.AndPages._made_page
+
+    def spy(self, made, compiled, limit, offset, with_text):
+        rows = original(self, made, compiled, limit, offset, with_text)
+        if rows is not None and " " in compiled.match and "*" in compiled.match:
+            read.append((compiled.match, offset))
+        return rows
+
+    monkeypatch.setattr(topand.AndPages, "_made_page", spy)
+    return read
+
+
+def test_a_prefix_and_ranked_in_full_is_remembered_not_kept(catalog, remembered, monkeypatch):
+    """A prefix AND the lists do not prove is ranked REMEMBER_DEPTH deep: the TUI's page of
+    200 after its first 50 rows, and the same search again, read that; the catalog keeps no
+    list of it (typing would fill it); a page past the depth, or a filter, ranks in full."""
+    monkeypatch.setattr(topand.AndPages, "and_rows", lambda self, *a, **k: None)
+    query, match = "sparse att*", '("sparse") AND ("att"*)'
+    full = _ranked(catalog, query, lists=False, limit=300)
+    assert _ranked(catalog, query, lists=True) == full[:50]
+    assert remembered == [(match, 0)]  # ranked here, served from what it ranked
+    for limit, offset in ((200, 0), (50, 150), (50, 0)):
+        assert _ranked(catalog, query, lists=True, limit=limit, offset=offset) == full[offset:offset + limit]
+    assert remembered == [(match, 0), (match, 0), (match, 150), (match, 0)]
+    assert _ranked(catalog, query, lists=True, limit=50, offset=180) == full[180:230]  # past 200: ranked again
+    assert remembered[-1] == (match, 180)
+    filtered = f"{query} year:2016..2020"
+    assert _ranked(catalog, filtered, lists=True) == _ranked(catalog, filtered, lists=False)
+    assert len(remembered) == 5 and _compound_lists(catalog) == ([], [])
+    assert _page(catalog, query, lists=True) == _page(catalog, query, lists=False)
+
+
+def test_a_prefix_and_remembered_is_not_read_after_an_edit(catalog, remembered, monkeypatch):
+    """A note that lifts a paper from far down to the top: the remembered head is of the index
+    as it was, and must not be served."""
+    monkeypatch.setattr(topand.AndPages, "and_rows", lambda self, *a, **k: None)
+    query = "sparse att*"
+    _ranked(catalog, query, lists=True)
+    low = _ranked(catalog, query, lists=False, offset=300)[0][0]
+    topk.ENABLED = False
+    try:
+        key = catalog.search(query, limit=1, offset=300, snippets=False)[0].key
+    finally:
+        topk.ENABLED = True
+    catalog.add_note(key, "Sparse attention: sparse attention, attending sparsely, sparse attention again.")
+    page = _ranked(catalog, query, lists=True)
+    assert page == _ranked(catalog, query, lists=False) and low in [pid for pid, _ in page]
+
+
+def test_a_prefix_and_the_lists_proved_is_remembered(catalog, remembered, monkeypatch):
+    """`language mo*` proved from its words' lists (their papers tokenized again): the same page
+    again, and the pages before it, are read from memory, not proved again."""
+    proved = []
+    original = topand.AndPages._and_scored
+    monkeypatch.setattr(topand.AndPages, "_and_scored", lambda self, *a: proved.append(1) or original(self, *a))
+    for query in ("language mo*", "language mo* year:2016..2020"):
+        for offset in (0, 50, 0, 50):
+            assert _ranked(catalog, query, lists=True, offset=offset) == \
+                _ranked(catalog, query, lists=False, offset=offset), (query, offset)
+    match = '("language") AND ("mo"*)'
+    assert remembered == [(match, 0), (match, 50)]  # a filter is never remembered: proved each time
+    assert len(proved) == 6

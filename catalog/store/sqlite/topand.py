@@ -30,10 +30,13 @@ hold (a low IDF), the ones slow to rank in full. FTS5 scores the lists' papers. 
 a list is rare: ranking its matches is cheap, and the full query runs.
 
 Lists of their own: when the words' lists do not prove the page of an AND of frequent words,
-and for any phrase of them (the proof above counts the phrase's papers: as long as ranking
-them), with each word its list and no prefix, filter or `-word`, the search ranks the query's
-best LIST_SIZE papers instead of its page (every match is scored either way: about the same
-time) and serves its page from them; the store keeps that list (SqliteStore.read, after the
+for any phrase of them (the proof above counts the phrase's papers: as long as ranking them),
+for an AND whose proof FTS5 would score (_fts_scored counts every word's papers over the index:
+as long as ranking them), and for an AND or phrase a word has no list for, with no prefix,
+filter or `-word`, and its words together in as many papers as a word needs for a list (ranking
+walks them all: `sparse attention` at 100k, neither word with a list, 10-30 ms), the search
+ranks the query's best LIST_SIZE papers instead of its page (every match is scored either way:
+about the same time) and serves its page from them; the store keeps that list (SqliteStore.read, after the
 read: a short write transaction, skipped when another writer holds the file or the file is
 read-only). Its key is the exact tier's MATCH expression (`("sparse") AND ("attention")`,
 `("language models")`) and it is built as a word's (topk's _RANKED on that key: FTS5 ranks an
@@ -43,16 +46,22 @@ current one: it is never rescored (bm25 of several phrases after edits is not wo
 tags and notes are indexed, so any edit makes it stale). A stale one is ranked again by the
 next search that needs it, or by refresh after an import, within its budget. At 1M papers
 `"language models"` went from 0.3-0.6 s to 3.5-5.6 ms so (docs/benchmarks.md).
+
+ANDs with a prefix (`sparse att*`, as typed) keep no list in the catalog: typing would rank and
+keep one for each letter. The process remembers the head of the last REMEMBERED it ranked in
+full or proved from the lists, on the index as it was (_prefix_and_rows): the TUI's page of 200
+after a query's first 50 rows, paging back, and the same search again read it.
 """
 
 from __future__ import annotations
 
 import json
 import math
+import threading
 
 from catalog.store.sqlite.fts import FTS_COLUMNS, FTS_TABLE, CompiledQuery
-from catalog.store.sqlite.topk import (_WEIGHTS, LIST_SIZE, SLACK, STATE_TABLE, TOP_TABLE, _term, _varints, bm25,
-                                       idf, key_of, list_key)
+from catalog.store.sqlite.topk import (_RANKED, _WEIGHTS, LIST_SIZE, SLACK, STATE_TABLE, TOP_TABLE, _term, _varints, bm25,
+                                       idf, key_of, list_key, min_matches)
 
 # The ANDs and phrases whose page the lists did not prove, on an index as it was (and_rows).
 _UNPROVEN: set[tuple] = set()
@@ -65,6 +74,25 @@ TEXT_TABLE, TEXT_WORDS = "temp.term_and_text", "temp.term_and_words"
 TOKENIZER = "unicode61 remove_diacritics 2"  # paper_fts's (migration 0001)
 _BATCH, _RESCORE_PER_MATCH, _RESCORE_AT_LEAST = 32, 0.001, 256
 _TOO_MANY = object()  # _and_scored's answer past that budget: the page goes to the full ranking
+
+# ANDs with a prefix keep no list in the catalog (typing would rank one for each letter). A
+# process remembers instead the head of the last ones it ranked in full or proved from the
+# lists, each on the index as it was (_prefix_and_rows): the TUI asks for a typed query's first
+# 50 rows, then for its page of 200 (the same ranking), and a search made again (paging back,
+# typing back, the same query later) reads it from memory. Ranked in full, REMEMBER_DEPTH
+# deep: ranking 200 costs what ranking 50 does (every match is scored either way).
+REMEMBERED, REMEMBER_DEPTH = 32, 200
+_REMEMBERED: dict[tuple, tuple[list[tuple[int, float]], bool]] = {}
+_REMEMBERED_LOCK = threading.Lock()
+
+
+def _remember(memo: tuple, made: tuple[list[tuple[int, float]], bool]) -> None:
+    """Keep a head (as _made_page reads it) for `memo`, forgetting the oldest past REMEMBERED."""
+    with _REMEMBERED_LOCK:
+        _REMEMBERED.pop(memo, None)
+        _REMEMBERED[memo] = made
+        while len(_REMEMBERED) > REMEMBERED:
+            _REMEMBERED.pop(next(iter(_REMEMBERED)))
 
 
 def and_keys(compiled: CompiledQuery) -> list[str] | None:
@@ -120,7 +148,7 @@ class AndPages:
             phrase = True
         key = compound_key(compiled, keys, phrase)
         if key is None:
-            return self.and_rows(keys, compiled, limit, offset, with_text, phrase=phrase)
+            return self._prefix_and_rows(keys, compiled, limit, offset, with_text)
         made = self.__dict__.get("_ranked_now", {}).get(key)
         if made is not None:  # ranked by an earlier search in this transaction, not written yet
             return self._made_page(made, compiled, limit, offset, with_text)
@@ -131,25 +159,88 @@ class AndPages:
         may_rank = self._may_rank_now(keys, compiled, limit, offset)
         # Straight to ranking a list of its own: for a phrase (its lists' proof counts its
         # papers over the whole index, as long as ranking them: 0.5 s for `"language models"`
-        # at 1M papers, every time), and for an AND whose stale list of its own says the
-        # words' lists did not prove its page before (trying them costs 20-100 ms at 1M).
-        rows = None if may_rank and (phrase or state is not None) else self.and_rows(
-            keys, compiled, limit, offset, with_text, phrase=phrase)
+        # at 1M papers, every time), for an AND whose stale list of its own says the words'
+        # lists did not prove its page before (trying them costs 20-100 ms at 1M), and for an
+        # AND whose lists' proof would be FTS5's (_fts_scored: it counts every word's papers
+        # over the index, about what ranking costs: `language model` at 100k papers, 15-20 ms
+        # every time against 2-3 ms from a list of its own) or that a word has no list for.
+        straight = may_rank and (phrase or state is not None or self._text_budget(keys) is None)
+        rows = None if straight else self.and_rows(keys, compiled, limit, offset, with_text, phrase=phrase)
         if rows is None and may_rank:
             rows = self._rank_now(key, compiled, limit, offset, with_text)
         return rows
 
+    def _prefix_and_rows(self, keys: list[str], compiled: CompiledQuery, limit: int, offset: int,
+                         with_text: bool) -> list | None:
+        """The page of an AND with a prefix (`sparse att*`): from the head this process last
+        ranked or proved of it on this index, else from its words' lists, else (no filter)
+        ranked in full here, REMEMBER_DEPTH deep, and remembered; None: the full ranking."""
+        memo = None if compiled.where else self._memo_key(compiled)
+        if memo is not None and (made := _REMEMBERED.get(memo)) is not None:
+            rows = self._made_page(made, compiled, limit, offset, with_text)
+            if rows is not None:
+                return rows
+        self.__dict__.pop("_proven_head", None)
+        rows = self.and_rows(keys, compiled, limit, offset, with_text)
+        if memo is None:
+            return rows
+        if rows is not None:
+            _remember(memo, (self.__dict__.pop("_proven_head"), False))
+            return rows
+        depth = max(REMEMBER_DEPTH, offset + limit)
+        ranked = [(r[0], r[1]) for r in self.conn.execute(_RANKED, (compiled.match, depth)).all()]
+        made = (ranked, len(ranked) < depth)  # fewer than asked for: every match
+        _remember(memo, made)
+        return self._made_page(made, compiled, limit, offset, with_text)
+
+    def _memo_key(self, compiled: CompiledQuery) -> tuple:
+        """What a remembered head is valid for: this catalog file, its index as it is (the
+        stamp, which every write to the index changes, and its totals record), the query."""
+        file = self.conn.execute("PRAGMA database_list").first()[2]
+        totals = self.conn.execute(f"SELECT block FROM {FTS_TABLE}_data WHERE id = 1").scalar()
+        return file, self.top_stamp(), totals, compiled.match
+
     def _may_rank_now(self, keys: list[str], compiled: CompiledQuery, limit: int, offset: int) -> bool:
         """Whether this search may rank the list of its AND or phrase now: the store keeps it
         (a read transaction of SqliteStore, on a file it may write), the page is in it, no
-        filter or `-word` (the list is the query's own ranking), and every word has its list
-        (frequent: ranking is slow; rare words are quick to rank in full)."""
+        filter or `-word` (the list is the query's own ranking), and its words together match
+        as many papers as a word needs for a list (topk.min_matches): ranking walks all their
+        papers, slow (at 100k `sparse attention`, 13,185 + 22,840 papers, neither word with a
+        list: 10-30 ms); rare words are quick to rank in full, and keep no list."""
         if ("lists_to_keep" not in self.__dict__ or compiled.where or compiled.exclude
                 or offset + limit > LIST_SIZE):
             return False
-        listed = self.conn.execute(f"SELECT count(*) FROM {STATE_TABLE} WHERE weights = ? AND term IN"
-                                   " (SELECT value FROM json_each(?))", (_WEIGHTS, json.dumps(keys))).scalar()
-        return listed == len(keys)
+        return self._words_matches(keys) >= min_matches(self._totals()[0])
+
+    def _words_matches(self, keys: list[str]) -> int:
+        """How many papers the words match, added up: a word's list says (as it was built),
+        the others are counted (each in fewer papers than a list needs: ~1 ms at 100k)."""
+        listed = dict(self.conn.execute(f"SELECT term, matches FROM {STATE_TABLE} WHERE weights = ? AND term IN"
+                                        " (SELECT value FROM json_each(?))", (_WEIGHTS, json.dumps(keys))).all())
+        return sum(listed[key] if key in listed else self.conn.execute(
+            f"SELECT count(*) FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH ?", (key,)).scalar() for key in keys)
+
+    def _text_budget(self, keys: list[str]) -> int | None:
+        """How many papers _and_scored may tokenize again to prove an AND's page from its
+        words' lists; None when FTS5 scores them instead (_fts_scored: an AND of whole words
+        in a smaller catalog), or a word has no list.
+
+        Tokenizing a paper again costs what ranking ~200 matches in full does (0.1 ms against
+        0.5 us a match at 1M papers). One paper per 1,000 matches of the words: a page the
+        lists cannot prove wastes at most a fifth of its full ranking on trying. FTS5 scores
+        an AND of whole words cheaply in a smaller catalog (its words' match lists are short;
+        `language model` at 100k: 10 ms): there, when the budget is under 256 papers, it does.
+        A prefix AND always gets 256 (~25 ms): FTS5 would merge the prefix's matches."""
+        rows = self.conn.execute(f"SELECT count(*), sum(matches) FROM {STATE_TABLE} WHERE weights = ? AND term IN"
+                                 " (SELECT value FROM json_each(?))", (_WEIGHTS, json.dumps(keys))).first()
+        if rows[0] < len(keys):
+            return None
+        budget = int((rows[1] or 0) * _RESCORE_PER_MATCH)
+        if budget < _RESCORE_AT_LEAST:
+            if not any(key.endswith("*)") for key in keys):
+                return None
+            budget = _RESCORE_AT_LEAST
+        return budget
 
     def _rank_now(self, key: str, compiled: CompiledQuery, limit: int, offset: int, with_text: bool) -> list:
         """Rank the list of an AND or phrase, hand it to the store to keep, serve the page."""
@@ -251,6 +342,8 @@ class AndPages:
             if ranked is None:
                 ranked = self._fts_scored(ids, compiled)
             rows = self._proven_page(ranked, bound, compiled, limit, offset, with_text)
+            if rows is not None:  # its head is the full ranking's too (for _prefix_and_rows)
+                self._proven_head = ranked[:offset + limit]
         if rows is None:
             if len(_UNPROVEN) >= 256:
                 _UNPROVEN.clear()
@@ -286,19 +379,9 @@ class AndPages:
         terms = [_term(key) for key in keys]
         if None in terms:
             return None  # not plain ASCII: the tokenizer's folding is FTS5's to apply
-        # Tokenizing a paper again costs what ranking ~200 matches in full does (0.1 ms against
-        # 0.5 us a match at 1M papers). One paper per 1,000 matches of the words: a page the
-        # lists cannot prove wastes at most a fifth of its full ranking on trying. FTS5 scores
-        # an AND of whole words cheaply in a smaller catalog (its words' match lists are short;
-        # `language model` at 100k: 10 ms): there, when the budget is under 256 papers, it does.
-        # A prefix AND always gets 256 (~25 ms): FTS5 would merge the prefix's matches.
-        matches = self.conn.execute(f"SELECT sum(matches) FROM {STATE_TABLE} WHERE term IN"
-                                    " (SELECT value FROM json_each(?))", (json.dumps(keys),)).scalar() or 0
-        budget = int(matches * _RESCORE_PER_MATCH)
-        if budget < _RESCORE_AT_LEAST:
-            if not any(prefix for _, prefix in terms):
-                return None
-            budget = _RESCORE_AT_LEAST
+        budget = self._text_budget(keys)
+        if budget is None:
+            return None
         scores = [dict(ranked) for ranked, _, _, _ in lists]
         bounds = [b for _, b, _, _ in lists]
         weights = [w for _, _, _, w in lists]
