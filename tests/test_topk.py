@@ -644,6 +644,7 @@ def few_served(monkeypatch) -> list:
     """The pages the few-papers path served: (list key, offset)."""
     from catalog.store.sqlite import topfew
 
+    monkeypatch.setattr(topk, "_UNSERVED", set())
     answered: list = []
     original = topfew.FewFiltered.few_filtered_rows
 
@@ -707,6 +708,7 @@ def test_a_filter_many_papers_pass_or_text_the_index_disagrees_with_ranks_in_ful
     assert _ranked(catalog, "model tag:few", lists=True) == _ranked(catalog, "model tag:few", lists=False)
     assert few_served == []
     monkeypatch.setattr(topfew, "FEW_PER_MATCH", 0.002)
+    topk._UNSERVED.clear()  # that page was not served on this index: it would not be tried again
     with catalog.store.write() as tx:  # a paper's text no longer what the index holds: never a guess
         tx.conn.execute("DROP TRIGGER IF EXISTS paper_au")
         names = [r[0] for r in tx.conn.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'"
@@ -841,3 +843,28 @@ def test_a_prefix_and_the_lists_proved_is_remembered(catalog, remembered, monkey
     match = '("language") AND ("mo"*)'
     assert remembered == [(match, 0), (match, 50)]  # a filter is never remembered: proved each time
     assert len(proved) == 6
+
+
+def test_a_filtered_page_the_list_did_not_serve_is_not_tried_again_on_the_same_index(catalog, few_served,
+                                                                                   monkeypatch):
+    """`model tag:toread` at 100k: the list walked under the tag's filter and the tag's papers
+    counted for nothing (5-6 ms on a 15 ms ranking). The same page on the same index goes
+    straight to the full ranking; after a change to the index the list is tried again."""
+    from catalog.store.sqlite import topfew
+
+    _tag_few(catalog)
+    monkeypatch.setattr(topfew, "FEW_PER_MATCH", 1e-4)  # too many papers to score each
+    walked = []  # the list tried (as it is, or rescored after the tags)
+    for name in ("_listed_rows", "_rescored_rows"):
+        original = getattr(topk.TopLists, name)
+        monkeypatch.setattr(topk.TopLists, name, lambda self, *a, original=original: walked.append(a) or original(self, *a))
+    query = "model tag:few"
+    for _ in range(3):
+        assert _ranked(catalog, query, lists=True) == _ranked(catalog, query, lists=False)
+    assert len(walked) == 1 and few_served == []
+    assert _ranked(catalog, query, lists=True, offset=3) == _ranked(catalog, query, lists=False, offset=3)
+    assert len(walked) == 2  # another page: tried
+    catalog.tag([catalog.search("model", limit=1, snippets=False)[0].key], ["few"])  # the index changed
+    monkeypatch.setattr(topfew, "FEW_PER_MATCH", 0.002)
+    assert _ranked(catalog, query, lists=True) == _ranked(catalog, query, lists=False)
+    assert len(walked) == 3
