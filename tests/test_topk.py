@@ -736,7 +736,8 @@ def test_an_and_whose_proof_fts5_would_score_gets_a_list_of_its_own_at_once(cata
     tried = []
     original = topand.AndPages.and_rows
     monkeypatch.setattr(topand, "_UNPROVEN", set())
-    monkeypatch.setattr(topand.AndPages, "and_rows", lambda self, *a, **k: tried.append(a[0]) or original(self, *a, **k))
+    monkeypatch.setattr(topand.AndPages, "and_rows",
+                        lambda self, *a, **k: tried.append(a[0]) or original(self, *a, **k))
     full = [_ranked(catalog, AND, lists=False, offset=offset) for offset in (0, 50)]
     assert _ranked(catalog, AND, lists=True) == full[0]
     assert _compound_lists(catalog)[0] == [AND_KEY] and tried == []
@@ -857,7 +858,8 @@ def test_a_filtered_page_the_list_did_not_serve_is_not_tried_again_on_the_same_i
     walked = []  # the list tried (as it is, or rescored after the tags)
     for name in ("_listed_rows", "_rescored_rows"):
         original = getattr(topk.TopLists, name)
-        monkeypatch.setattr(topk.TopLists, name, lambda self, *a, original=original: walked.append(a) or original(self, *a))
+        monkeypatch.setattr(topk.TopLists, name,
+                            lambda self, *a, original=original: walked.append(a) or original(self, *a))
     query = "model tag:few"
     for _ in range(3):
         assert _ranked(catalog, query, lists=True) == _ranked(catalog, query, lists=False)

@@ -60,8 +60,8 @@ import math
 import threading
 
 from catalog.store.sqlite.fts import FTS_COLUMNS, FTS_TABLE, CompiledQuery
-from catalog.store.sqlite.topk import (_RANKED, _WEIGHTS, LIST_SIZE, SLACK, STATE_TABLE, TOP_TABLE, _term, _varints, bm25,
-                                       idf, key_of, list_key, min_matches)
+from catalog.store.sqlite.topk import (_RANKED, _WEIGHTS, LIST_SIZE, SLACK, STATE_TABLE, TOP_TABLE, _term, _varints,
+                                       bm25, idf, key_of, list_key, min_matches)
 
 # The ANDs and phrases whose page the lists did not prove, on an index as it was (and_rows).
 _UNPROVEN: set[tuple] = set()
@@ -182,10 +182,11 @@ class AndPages:
                 return rows
         self.__dict__.pop("_proven_head", None)
         rows = self.and_rows(keys, compiled, limit, offset, with_text)
-        if memo is None:
-            return rows
+        if memo is None or (rows is None and offset + limit > LIST_SIZE):
+            return rows  # a page deep down: ranked in full as it asks, not remembered
         if rows is not None:
-            _remember(memo, (self.__dict__.pop("_proven_head"), False))
+            if (head := self.__dict__.pop("_proven_head", None)) is not None:
+                _remember(memo, (head, False))
             return rows
         depth = max(REMEMBER_DEPTH, offset + limit)
         ranked = [(r[0], r[1]) for r in self.conn.execute(_RANKED, (compiled.match, depth)).all()]
