@@ -51,6 +51,19 @@ from catalog.store.sqlite.fts import (FTS_COLUMNS, FTS_TABLE, READER_JOIN, SUMMA
 TOP_TABLE = "term_top"  # (term, position, paper_id, score): each list in ranking order
 STATE_TABLE = "term_top_state"  # (term, stamp, weights, listed, matches): one row a list
 LIST_SIZE = 1000  # papers kept per word: pages, and room for filters to reject most of them
+# Words and prefixes in at least DEEP_SHARE of the papers keep their best DEEP_LIST_SIZE: a filter
+# passing a share s of a word's papers needs about 50 / s of its best to fill a page (at 1M
+# papers `attention venue:ICML year:2016..2020` passes 4.5% of `attention`'s 230,901: ~1,100),
+# and such a word is the slowest to rank in full when the list is short. Only a filtered page of
+# the word alone walks past LIST_SIZE (_listed_rows, _rescored_rows); whatever reads a list for a
+# bound (the AND proofs, fewfilter, doctor) reads its first LIST_SIZE, the LIST_SIZE-th score its
+# bound, as if the list were LIST_SIZE long: their cost does not grow. A share, not a count, so
+# the rule is the same at any catalog size.
+DEEP_SHARE, DEEP_LIST_SIZE = 0.10, 2000
+# A deep list's papers past LIST_SIZE are walked for a filtered page only when, at the rate its
+# first LIST_SIZE passed the filters, the whole list would hold at least this share of the page
+# (a filter few papers pass goes to topfew.py at once, without walking 2,000 papers for nothing).
+DEEPER_HOPE = 0.75
 # Which words and prefixes get a list: those matching at least this many papers, where bm25
 # over every match takes ~17 ms or more (0.7 us a match). Prefixes count the papers of their
 # words (an upper bound of the papers they match). A catalog smaller than this keeps none.
@@ -148,6 +161,19 @@ def key_of(term: str, prefix: bool = False) -> str:
     return "(" + fts_phrase(Text(term, prefix=prefix)) + ")"
 
 
+def list_depth(matches: int, papers: int) -> int:
+    """How many papers a word's or prefix's list keeps: DEEP_LIST_SIZE for those in DEEP_SHARE
+    of the papers or more, else LIST_SIZE."""
+    return DEEP_LIST_SIZE if papers and matches >= DEEP_SHARE * papers else LIST_SIZE
+
+
+def _worth_deeper(found: int, need: int, listed: int, complete: bool) -> bool:
+    """Whether to walk a deep list past its first LIST_SIZE papers for a filtered page: it holds
+    every match (the walk is the answer), or at the rate its first LIST_SIZE passed the filters
+    (`found` of the `need` the page needs) the whole list would come near filling the page."""
+    return complete or found * listed >= DEEPER_HOPE * need * LIST_SIZE
+
+
 def min_matches(papers: int) -> int:
     """How many papers a word or prefix must match to get a list, in a catalog this big."""
     return MIN_MATCHES_BIG if papers >= BIG_CATALOG else MIN_MATCHES
@@ -206,9 +232,18 @@ class TopLists:
                      with_text: bool) -> list | None:
         """The page from a list ranked on the index as it is (its stamp the current one), or
         None when the list does not prove it."""
-        complete = state[2] >= state[3]
-        if not complete and not compiled.where and offset + limit > state[2]:
+        listed, complete, need = state[2], state[2] >= state[3], offset + limit
+        if not complete and not compiled.where and need > listed:
             return None
+        if listed > LIST_SIZE:  # a deep list: its first LIST_SIZE, then deeper when worth it
+            ranked = self._listed_ids(key, compiled, 0, LIST_SIZE, need)
+            if len(ranked) < need:
+                if not _worth_deeper(len(ranked), need, listed, complete):
+                    return None  # few pass its filters: fewfilter or the full ranking
+                ranked += self._listed_ids(key, compiled, LIST_SIZE, listed, need - len(ranked))
+                if len(ranked) < need and not complete:
+                    return None  # the papers after the list could fill the page
+            return self._proven_page(ranked, None, compiled, limit, offset, with_text)
         text = "p.abstract_text" if with_text else "NULL"
         where = "".join(f" AND {w}" for w in compiled.where)
         rows = self.conn.execute(
@@ -219,6 +254,16 @@ class TopLists:
         if len(rows) < limit and not complete:
             return None  # the papers after the list could fill the page
         return rows
+
+    def _listed_ids(self, key: str, compiled: CompiledQuery, start: int, stop: int, most: int) -> list[tuple[int, float]]:
+        """(paper id, score) of a list's papers at positions start..stop-1 that pass the
+        filters, in ranking order, at most `most`."""
+        where = "".join(f" AND {w}" for w in compiled.where)
+        rows = self.conn.execute(
+            f"SELECT t.paper_id, t.score FROM {TOP_TABLE} t CROSS JOIN paper p {READER_JOIN}"
+            f" WHERE t.term = ? AND t.position >= ? AND t.position < ? AND p.id = t.paper_id{where}"
+            " ORDER BY t.position LIMIT ?", [compiled.reader, key, start, stop, *compiled.params, most]).all()
+        return [(r[0], r[1]) for r in rows]
 
     # --- rescoring after edits and small imports ----------------------------------------------
 
@@ -251,11 +296,14 @@ class TopLists:
                 freqs[doc] += _COLUMN_WEIGHT[col] * n
         return freqs
 
-    def rescored(self, key: str, state) -> tuple[list[tuple[int, float]], float | None, float] | None:
+    def rescored(self, key: str, state, depth: int | None = None
+                 ) -> tuple[list[tuple[int, float]], float | None, float] | None:
         """Every paper that could head this list's ranking now, with its exact bm25 score under
         the current statistics, in ranking order, the bound no other matching paper can beat
         (None: there is no other) and the word's IDF now; None when the changes cannot be
-        followed.
+        followed. Only the list's first `depth` papers (None: all) are read, as if the list
+        ended there: its depth-th paper gives the bound (the papers after it, as any paper not
+        listed, ranked at or below it when the list was built).
 
         Candidates: the listed papers (unchanged since: their stored frequency and length) and
         the changed papers that match now (term_top_now). The word's paper count now is the
@@ -267,8 +315,26 @@ class TopLists:
         -idf_now * last_then * max(1, avgdl_now / avgdl_then)."""
         listed, matches, papers_then, tokens_then, base = state[2:7]
         term = _term(key)
-        if base is None or term is None or not papers_then or self._dirty_count() > DIRTY_LIMIT:
+        if base is None or term is None or not papers_then:
             return None
+        dirty_ids = tuple(r[0] for r in self.conn.execute(
+            f"SELECT paper_id FROM {DIRTY_TABLE} ORDER BY paper_id LIMIT ?", (DIRTY_LIMIT + 1,)).all())
+        if len(dirty_ids) > DIRTY_LIMIT:
+            return None
+        depth = listed if depth is None else min(depth, listed)
+        # One search may rescore a list twice (its filtered page, then fewfilter's scores); a
+        # write transaction may search, change the index and search again: the memo is keyed by
+        # the index's stamp and the changed papers, besides the list's state and the depth.
+        memo = self.__dict__.setdefault("_rescored_memo", {})
+        seen = (key, depth, tuple(state), self.top_stamp(), dirty_ids)
+        if seen not in memo:
+            memo[seen] = self._rescore(key, term, state, depth, set(dirty_ids))
+        return memo[seen]
+
+    def _rescore(self, key: str, term: tuple[str, bool], state, depth: int, dirty: set[int]
+                 ) -> tuple[list[tuple[int, float]], float | None, float] | None:
+        """rescored's work, for the list's first `depth` papers."""
+        listed, matches, papers_then, tokens_then, base = state[2:7]
         papers, tokens = self._totals()
         if not papers:
             return None
@@ -277,9 +343,8 @@ class TopLists:
         now = [r[0] for r in self.conn.execute(f"SELECT rowid FROM {NOW_TABLE} WHERE {NOW_TABLE} MATCH ?",
                                                (key,)).all()]
         weight = idf(papers, base - was + len(now))
-        dirty = {r[0] for r in self.conn.execute(f"SELECT paper_id FROM {DIRTY_TABLE}").all()}
         rows = self.conn.execute(f"SELECT paper_id, freq, length FROM {TOP_TABLE} WHERE term = ?"
-                                 " ORDER BY position", (key,)).all()
+                                 " ORDER BY position LIMIT ?", (key, depth)).all()
         if any(r[1] is None for r in rows):
             return None
         scores = {r[0]: bm25(weight, r[1], r[2], avgdl) for r in rows if r[0] not in dirty}
@@ -289,13 +354,28 @@ class TopLists:
                 return None  # the index and the changed papers' copy disagree: do not guess
             scores[pid] = bm25(weight, freqs[pid], lengths[pid], avgdl)
         bound = None
-        if listed < matches:
+        if depth < listed or listed < matches:
             last = saturation(rows[-1][1], rows[-1][2], avgdl_then) if rows else 0.0
             bound = -(weight * last * max(1.0, avgdl / avgdl_then) * (1 + SLACK))
         return sorted(scores.items(), key=lambda kv: (kv[1], kv[0])), bound, weight
 
     def _rescored_rows(self, key, state, compiled: CompiledQuery, limit: int, offset: int,
                        with_text: bool) -> list | None:
+        """The page from a list ranked on an older index, rescored (rescored), or None. A deep
+        list is rescored to LIST_SIZE first (its LIST_SIZE-th paper the bound), and whole only
+        when that does not prove the page and the whole list is worth it (as _listed_rows)."""
+        found = self.rescored(key, state, LIST_SIZE)
+        if found is None:
+            return None
+        ranked, bound, _ = found
+        ranked = self._filtered(ranked, compiled)
+        rows = self._proven_page(ranked, bound, compiled, limit, offset, with_text)
+        listed, complete, need = state[2], state[2] >= state[3], offset + limit
+        if rows is not None or listed <= LIST_SIZE:
+            return rows
+        beating = sum(1 for _, score in ranked if bound is None or score < bound)
+        if not _worth_deeper(beating, need, listed, complete):
+            return None
         found = self.rescored(key, state)
         if found is None:
             return None
@@ -381,14 +461,19 @@ class TopLists:
         """One list as the index ranks it now (a read: seconds for the most frequent words):
         what store_top_list writes. Each paper's term frequency and length are kept for
         rescoring after changes (recovered from its score, and checked: a list whose scores
-        they do not reproduce bit for bit keeps none, and is not rescored)."""
-        size = LIST_SIZE if size is None else size
+        they do not reproduce bit for bit keeps none, and is not rescored). `size` None: as deep
+        as list_depth says for the papers it matches (counted first)."""
         if compound(key):
-            return self.rank_compound_list(key, size)
-        ranked = self.conn.execute(_RANKED, (key, size)).all()
-        matches = len(ranked) if len(ranked) < size else self.conn.execute(
-            f"SELECT count(*) FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH ?", (key,)).scalar()
+            return self.rank_compound_list(key, LIST_SIZE if size is None else size)
         papers, tokens = self._totals()
+        count = f"SELECT count(*) FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH ?"
+        if size is None:  # its depth by the share of papers it matches (list_depth)
+            matches = self.conn.execute(count, (key,)).scalar()
+            size = list_depth(matches, papers)
+            ranked = self.conn.execute(_RANKED, (key, size)).all()
+        else:
+            ranked = self.conn.execute(_RANKED, (key, size)).all()
+            matches = len(ranked) if len(ranked) < size else self.conn.execute(count, (key,)).scalar()
         lengths = self._lengths([r[0] for r in ranked])
         rows, exact = [], bool(papers)
         weight, avgdl = idf(papers, matches), tokens / papers if papers else 1.0
@@ -505,7 +590,13 @@ class TopLists:
             if stale:
                 note += (f" ({len(stale):,} ranked before the last change: the next search of each"
                          " ranks it again)")
-        return note + f", each listing its best {LIST_SIZE:,} by bm25"
+        deep = self.conn.execute(f"SELECT count(*) FROM {STATE_TABLE} WHERE term != ? AND term NOT LIKE '% %'"
+                                 " AND listed > ?", (CHOSEN_AT, LIST_SIZE)).scalar()
+        note += f", each listing its best {LIST_SIZE:,} by bm25"
+        if deep:
+            note += (f" ({deep:,} of them, in {DEEP_SHARE:.0%}+ of the papers, their best"
+                     f" {DEEP_LIST_SIZE:,})")
+        return note
 
     def top_list_mismatches(self, how_many: int = 3, depth: int = 50) -> list[str]:
         """Lists a search reads (the `how_many` of fewest matches: quick to rank in full) whose
@@ -525,7 +616,7 @@ class TopLists:
                     f"SELECT paper_id, score FROM {TOP_TABLE} WHERE term = ? ORDER BY position LIMIT ?",
                     (key, depth)).all()]
             else:
-                found = self.rescored(key, state[1:])
+                found = self.rescored(key, state[1:], LIST_SIZE)
                 if found is None:
                     continue
                 ranked, bound, _ = found
@@ -576,7 +667,7 @@ def refresh(store, *, budget: float | None, rescored: bool | None = None) -> tup
         if budget is not None and time.perf_counter() - start > budget:
             break
         with store.read() as tx:
-            ranked = tx.rank_top_list(key, LIST_SIZE)
+            ranked = tx.rank_top_list(key)
         with store.write(catch_up=False) as tx:
             built += tx.store_top_list(ranked)
     if stale or not rescored:
