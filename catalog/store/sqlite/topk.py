@@ -16,13 +16,22 @@ every match, or the filtered list still fills the page (any paper not listed ran
 listed one), or the filters leave few papers and each of them is scored (topfew.py). Otherwise
 the full query runs.
 
+Deep lists: a word or prefix in DEEP_SHARE of the papers or more keeps its best DEEP_LIST_SIZE,
+so that filters passing a few percent of its papers still fill a page from its list (at 1M
+`attention venue:ICML year:2016..2020`). Only a filtered page of that word walks past the first
+LIST_SIZE, and only when the filters passed enough of those to make it worth it; whatever reads
+a list for a bound (ANDs, phrases, topfew.py, doctor) reads its first LIST_SIZE, the LIST_SIZE-th
+score the bound, as if the list ended there (any paper after it ranks after that one).
+
 After edits and small imports (the stamp moved): the papers whose indexed text changed since
 the lists were last all rebuilt are in `term_top_dirty` (triggers; the bulk import marks its new
 papers), with their text then and now in two small FTS5 tables. A search rescores the list's
 papers (their term frequency and length are kept: bm25 recomputed bit for bit, `bm25()` below)
 and the changed papers that match now, under the current statistics, and serves the page when
-a bound proves no other paper can reach it (`rescored`). Past DIRTY_LIMIT changed papers, or
-when anything does not add up, the full query runs, and the next refresh rebuilds the lists.
+a bound proves no other paper can reach it (`rescored`: of a deep list, its first LIST_SIZE,
+then the whole list when that does not prove a filtered page; once per search). Past
+DIRTY_LIMIT changed papers, or when anything does not add up, the full query runs, and the
+next refresh rebuilds the lists.
 
 ANDs and phrases of frequent words are answered from these lists by topand.py, and when those do
 not prove the page, from a list of their own (keyed by the query's MATCH expression, which holds a
@@ -235,7 +244,7 @@ class TopLists:
         listed, complete, need = state[2], state[2] >= state[3], offset + limit
         if not complete and not compiled.where and need > listed:
             return None
-        if listed > LIST_SIZE:  # a deep list: its first LIST_SIZE, then deeper when worth it
+        if listed > LIST_SIZE and compiled.where:  # a deep list: its first LIST_SIZE, then deeper when worth it
             ranked = self._listed_ids(key, compiled, 0, LIST_SIZE, need)
             if len(ranked) < need:
                 if not _worth_deeper(len(ranked), need, listed, complete):
