@@ -710,9 +710,9 @@ def test_a_filter_few_papers_pass_does_not_walk_a_deep_list(catalog, few_served,
     goes to topfew.py without reading the rest of the list."""
     _tag_few(catalog)
     walked = []
-    original = topk.TopLists._listed_ids
-    monkeypatch.setattr(topk.TopLists, "_listed_ids", lambda self, key, c, start, stop, most: walked.append(start)
-                        or original(self, key, c, start, stop, most))
+    original = topk.TopLists._listed_slice
+    monkeypatch.setattr(topk.TopLists, "_listed_slice", lambda self, key, c, start, *rest: walked.append(start)
+                        or original(self, key, c, start, *rest))
     with catalog.store.write() as tx:
         tx.build_top_list('("model")')  # read as ranked (tagging changed the index)
     assert _ranked(catalog, "model tag:few", lists=True) == _ranked(catalog, "model tag:few", lists=False)

@@ -245,14 +245,14 @@ class TopLists:
         if not complete and not compiled.where and need > listed:
             return None
         if listed > LIST_SIZE and compiled.where:  # a deep list: its first LIST_SIZE, then deeper when worth it
-            ranked = self._listed_ids(key, compiled, 0, LIST_SIZE, need)
-            if len(ranked) < need:
-                if not _worth_deeper(len(ranked), need, listed, complete):
+            rows = self._listed_slice(key, compiled, 0, LIST_SIZE, need, with_text)
+            if len(rows) < need:
+                if not _worth_deeper(len(rows), need, listed, complete):
                     return None  # few pass its filters: fewfilter or the full ranking
-                ranked += self._listed_ids(key, compiled, LIST_SIZE, listed, need - len(ranked))
-                if len(ranked) < need and not complete:
+                rows += self._listed_slice(key, compiled, LIST_SIZE, listed, need - len(rows), with_text)
+                if len(rows) < need and not complete:
                     return None  # the papers after the list could fill the page
-            return self._proven_page(ranked, None, compiled, limit, offset, with_text)
+            return rows[offset:]
         text = "p.abstract_text" if with_text else "NULL"
         where = "".join(f" AND {w}" for w in compiled.where)
         rows = self.conn.execute(
@@ -264,15 +264,17 @@ class TopLists:
             return None  # the papers after the list could fill the page
         return rows
 
-    def _listed_ids(self, key: str, compiled: CompiledQuery, start: int, stop: int, most: int) -> list[tuple[int, float]]:
-        """(paper id, score) of a list's papers at positions start..stop-1 that pass the
-        filters, in ranking order, at most `most`."""
+    def _listed_slice(self, key: str, compiled: CompiledQuery, start: int, stop: int, most: int,
+                      with_text: bool) -> list:
+        """The rows (fts.search_sql's) of a list's papers at positions start..stop-1 that pass
+        the filters, in ranking order, at most `most`."""
+        text = "p.abstract_text" if with_text else "NULL"
         where = "".join(f" AND {w}" for w in compiled.where)
-        rows = self.conn.execute(
-            f"SELECT t.paper_id, t.score FROM {TOP_TABLE} t CROSS JOIN paper p {READER_JOIN}"
-            f" WHERE t.term = ? AND t.position >= ? AND t.position < ? AND p.id = t.paper_id{where}"
-            " ORDER BY t.position LIMIT ?", [compiled.reader, key, start, stop, *compiled.params, most]).all()
-        return [(r[0], r[1]) for r in rows]
+        return list(self.conn.execute(
+            f"SELECT {SUMMARY_COLUMNS}, {text} AS text, t.score AS score FROM {TOP_TABLE} t"
+            f" CROSS JOIN paper p {READER_JOIN} WHERE t.term = ? AND t.position >= ? AND t.position < ?"
+            f" AND p.id = t.paper_id{where} ORDER BY t.position LIMIT ?",
+            [compiled.reader, key, start, stop, *compiled.params, most]).all())
 
     # --- rescoring after edits and small imports ----------------------------------------------
 
