@@ -752,10 +752,13 @@ def test_a_stale_list_is_rescored_once_per_search_and_again_after_a_change(catal
 
     _tag_few(catalog)  # tagging changed the index: every list is rescored
     calls = []
-    original = topk.TopLists._rescore
-    monkeypatch.setattr(topk.TopLists, "_rescore", lambda self, key, *a: calls.append(key) or original(self, key, *a))
+    for name in ("_rescored_changes", "_rescored_at"):  # the changed papers; the list's
+        original = getattr(topk.TopLists, name)
+        monkeypatch.setattr(topk.TopLists, name, lambda self, key, *a, _original=original, _name=name:
+                            calls.append((_name, key)) or _original(self, key, *a))
     assert _ranked(catalog, "model tag:few", lists=True) == _ranked(catalog, "model tag:few", lists=False)
-    assert calls == ['("model")'] and few_served == [('("model")', 0)]
+    once = [("_rescored_changes", '("model")'), ("_rescored_at", '("model")')]
+    assert calls == once and few_served == [('("model")', 0)]
     with catalog.store.write() as tx:
         first = [(h.paper_id, h.score) for h in tx.search(parse("model tag:few"), limit=50)]
         far = first[-1][0]
@@ -763,7 +766,7 @@ def test_a_stale_list_is_rescored_once_per_search_and_again_after_a_change(catal
                         (" model model model model" * 5, far))
         calls.clear()
         again = [(h.paper_id, h.score) for h in tx.search(parse("model tag:few"), limit=50)]
-        assert calls == ['("model")']
+        assert calls == once
         topk.ENABLED = False
         try:
             full = [(h.paper_id, h.score) for h in tx.search(parse("model tag:few"), limit=50)]

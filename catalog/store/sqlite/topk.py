@@ -333,19 +333,26 @@ class TopLists:
         if len(dirty_ids) > DIRTY_LIMIT:
             return None
         depth = listed if depth is None else min(depth, listed)
-        # One search may rescore a list twice (its filtered page, then fewfilter's scores); a
-        # write transaction may search, change the index and search again: the memo is keyed by
-        # the index's stamp and the changed papers, besides the list's state and the depth.
+        # One search may rescore a list twice (its filtered page, then fewfilter's scores, or
+        # a deep list's first LIST_SIZE, then all of it); a write transaction may search,
+        # change the index and search again: the memo is keyed by the index's stamp and the
+        # changed papers, besides the list's state. The changed papers are scored once, the
+        # list's papers read and scored as deep as asked so far.
         memo = self.__dict__.setdefault("_rescored_memo", {})
-        seen = (key, depth, tuple(state), self.top_stamp(), dirty_ids)
+        seen = (key, tuple(state), self.top_stamp(), dirty_ids)
         if seen not in memo:
-            memo[seen] = self._rescore(key, term, state, depth, set(dirty_ids))
-        return memo[seen]
+            memo[seen] = self._rescored_changes(key, term, state, set(dirty_ids))
+        found = memo[seen]
+        if found is None:
+            return None
+        if depth not in found["at"]:
+            found["at"][depth] = self._rescored_at(key, found, state, depth)
+        return found["at"][depth]
 
-    def _rescore(self, key: str, term: tuple[str, bool], state, depth: int, dirty: set[int]
-                 ) -> tuple[list[tuple[int, float]], float | None, float] | None:
-        """rescored's work, for the list's first `depth` papers."""
-        listed, matches, papers_then, tokens_then, base = state[2:7]
+    def _rescored_changes(self, key: str, term: tuple[str, bool], state, dirty: set[int]) -> dict | None:
+        """rescored's work on the changed papers: the word's IDF now, the averages, the changed
+        papers that match now with their scores; None when they cannot be followed."""
+        papers_then, tokens_then, base = state[4:7]
         papers, tokens = self._totals()
         if not papers:
             return None
@@ -354,21 +361,35 @@ class TopLists:
         now = [r[0] for r in self.conn.execute(f"SELECT rowid FROM {NOW_TABLE} WHERE {NOW_TABLE} MATCH ?",
                                                (key,)).all()]
         weight = idf(papers, base - was + len(now))
-        rows = self.conn.execute(f"SELECT paper_id, freq, length FROM {TOP_TABLE} WHERE term = ?"
-                                 " ORDER BY position LIMIT ?", (key, depth)).all()
-        if any(r[1] is None for r in rows):
-            return None
-        scores = {r[0]: bm25(weight, r[1], r[2], avgdl) for r in rows if r[0] not in dirty}
+        changed = {}
         freqs, lengths = self._now_freqs(*term, now), self._lengths(now)
         for pid in now:
             if pid not in lengths or not freqs[pid]:
                 return None  # the index and the changed papers' copy disagree: do not guess
-            scores[pid] = bm25(weight, freqs[pid], lengths[pid], avgdl)
+            changed[pid] = bm25(weight, freqs[pid], lengths[pid], avgdl)
+        return {"weight": weight, "avgdl": avgdl, "avgdl_then": avgdl_then, "dirty": dirty, "changed": changed,
+                "rows": [], "scores": [], "at": {}}
+
+    def _rescored_at(self, key: str, found: dict, state, depth: int
+                     ) -> tuple[list[tuple[int, float]], float | None, float] | None:
+        """rescored's answer for the list's first `depth` papers (read past those read so far)."""
+        listed, matches = state[2:4]
+        rows, scores, weight, avgdl = found["rows"], found["scores"], found["weight"], found["avgdl"]
+        if len(rows) < depth:
+            more = self.conn.execute(f"SELECT paper_id, freq, length FROM {TOP_TABLE} WHERE term = ?"
+                                     " AND position >= ? ORDER BY position LIMIT ?",
+                                     (key, len(rows), depth - len(rows))).all()
+            if any(r[1] is None for r in more):
+                return None
+            rows += [tuple(r) for r in more]
+            scores += [bm25(weight, r[1], r[2], avgdl) for r in more]
+        ranked = {pid: score for (pid, _, _), score in zip(rows[:depth], scores) if pid not in found["dirty"]}
+        ranked.update(found["changed"])
         bound = None
         if depth < listed or listed < matches:
-            last = saturation(rows[-1][1], rows[-1][2], avgdl_then) if rows else 0.0
-            bound = -(weight * last * max(1.0, avgdl / avgdl_then) * (1 + SLACK))
-        return sorted(scores.items(), key=lambda kv: (kv[1], kv[0])), bound, weight
+            last = saturation(rows[depth - 1][1], rows[depth - 1][2], found["avgdl_then"]) if depth else 0.0
+            bound = -(weight * last * max(1.0, avgdl / found["avgdl_then"]) * (1 + SLACK))
+        return sorted(ranked.items(), key=lambda kv: (kv[1], kv[0])), bound, weight
 
     def _rescored_rows(self, key, state, compiled: CompiledQuery, limit: int, offset: int,
                        with_text: bool) -> list | None:
@@ -379,19 +400,24 @@ class TopLists:
         if found is None:
             return None
         ranked, bound, _ = found
-        ranked = self._filtered(ranked, compiled)
-        rows = self._proven_page(ranked, bound, compiled, limit, offset, with_text)
+        kept = self._filtered(ranked, compiled)
+        rows = self._proven_page(kept, bound, compiled, limit, offset, with_text)
         listed, complete, need = state[2], state[2] >= state[3], offset + limit
         if rows is not None or listed <= LIST_SIZE:
             return rows
-        beating = sum(1 for _, score in ranked if bound is None or score < bound)
+        beating = sum(1 for _, score in kept if bound is None or score < bound)
         if not _worth_deeper(beating, need, listed, complete):
             return None
         found = self.rescored(key, state)
         if found is None:
             return None
-        ranked, bound, _ = found
-        return self._proven_page(self._filtered(ranked, compiled), bound, compiled, limit, offset, with_text)
+        deep, bound, _ = found
+        if compiled.where:  # the filters on the papers not seen yet only
+            seen = {pid for pid, _ in ranked}
+            passed = {pid for pid, _ in kept} | {pid for pid, _ in self._filtered(
+                [(pid, score) for pid, score in deep if pid not in seen], compiled)}
+            deep = [(pid, score) for pid, score in deep if pid in passed]
+        return self._proven_page(deep, bound, compiled, limit, offset, with_text)
 
     def _proven_page(self, ranked: list[tuple[int, float]], bound: float | None, compiled: CompiledQuery,
                      limit: int, offset: int, with_text: bool) -> list | None:
