@@ -381,7 +381,7 @@ class TopLists:
                                      (key, len(rows), depth - len(rows))).all()
             if any(r[1] is None for r in more):
                 return None
-            rows += [tuple(r) for r in more]
+            rows += more
             scores += [bm25(weight, r[1], r[2], avgdl) for r in more]
         ranked = {pid: score for (pid, _, _), score in zip(rows[:depth], scores) if pid not in found["dirty"]}
         ranked.update(found["changed"])
