@@ -24,6 +24,9 @@ from catalog.store.sqlite import topand, topk
 from catalog.store.sqlite.store import SqliteStore
 
 SIZE = int(os.environ.get("CATALOG_TOPK_SIZE", "10000"))
+# Words and prefixes in 30% of the papers (`model`, `the`, `a*`, `in*`, ...) keep deep lists
+# (topk.DEEP_LIST_SIZE), the others LIST_SIZE: both kinds under every test below.
+DEEP_SHARE = 0.3
 QUERIES = ["model", "the", "Model", "learning", "interpret*", "spa*", "in*", "a*", "m*", "lan*",
            "model venue:ICML", "model year:2016..2018", "the venue:KDD year:2020", "in* venue:ACL",
            "a* -the", "model*",
@@ -46,14 +49,14 @@ def built(tmp_path_factory):
         bench.ensure_tag(catalog, 50)  # the benchmark's tag filter (a write: before the lists)
     finally:
         catalog.close()
-    saved = topk.MIN_MATCHES
-    topk.MIN_MATCHES = SIZE // 20
+    saved = topk.MIN_MATCHES, topk.DEEP_SHARE
+    topk.MIN_MATCHES, topk.DEEP_SHARE = SIZE // 20, DEEP_SHARE
     try:
         store = SqliteStore.open(path)
         built, stale = store.refresh_top_lists(budget=None)
         store.close()
     finally:
-        topk.MIN_MATCHES = saved
+        topk.MIN_MATCHES, topk.DEEP_SHARE = saved
     assert built > 100 and stale == 0
     return path
 
@@ -63,6 +66,7 @@ def catalog(built, tmp_path, monkeypatch):
     path = tmp_path / "catalog.db"
     shutil.copy(built, path)
     monkeypatch.setattr(topk, "MIN_MATCHES", SIZE // 20)
+    monkeypatch.setattr(topk, "DEEP_SHARE", DEEP_SHARE)
     catalog = Catalog.open(path)
     yield catalog
     catalog.close()
@@ -155,15 +159,23 @@ def test_an_and_the_lists_did_not_prove_is_not_scored_again(catalog, monkeypatch
     """Scoring the lists' papers costs ~80 ms at 1M; when it did not prove the page, the same
     page on the same index goes straight to the full ranking (still the same page)."""
     tried = []
-    monkeypatch.setattr(topand, "_UNPROVEN", set())  # this test's own: the page is never proven here
+    monkeypatch.setattr(topand, "_UNPROVEN", {})  # this test's own: the page is never proven here
     monkeypatch.setattr(topk.TopLists, "_proven_page", lambda self, *a: tried.append(a) and None)
     monkeypatch.setattr(topand.AndPages, "_may_rank_now", lambda self, *a: False)  # the words' lists alone
     for _ in range(3):
         assert _ranked(catalog, "language model", lists=True) == _ranked(catalog, "language model", lists=False)
     assert len(tried) == 1
+    # Nor a page ending further down (a larger page, a later one): each needs more papers
+    # beating the same bound. A smaller page might be proven: tried.
+    for offset, limit in ((0, 200), (50, 50), (10, 40)):
+        assert _ranked(catalog, "language model", lists=True, limit=limit, offset=offset) == \
+            _ranked(catalog, "language model", lists=False, limit=limit, offset=offset)
+    assert len(tried) == 1
+    _ranked(catalog, "language model", lists=True, limit=20)
+    assert len(tried) == 2
     catalog.tag([catalog.search("hessian", limit=1, snippets=False)[0].key], ["later"])  # the index changed
     _ranked(catalog, "language model", lists=True)
-    assert len(tried) == 2
+    assert len(tried) == 3
 
 
 # ANDs with a prefix, as typed (with filters): FTS5 ranking them counts the prefix's papers first.
@@ -194,12 +206,23 @@ def test_prefix_ands_are_scored_from_the_lists_as_fts5_ranks_them(catalog, tmp_p
         assert scored.count(True) >= 6, scored  # most from the lists: FTS5 scored none of them
 
 
-def test_later_pages_and_long_pages(catalog, served):
-    for offset, limit in ((50, 50), (900, 100), (950, 100), (0, 200)):
-        assert _ranked(catalog, "model", lists=True, limit=limit, offset=offset) == \
-            _ranked(catalog, "model", lists=False, limit=limit, offset=offset)
-    # The first two fit in the list; 950..1050 does not (the list holds 1000).
-    assert served.count('("model")') == 3
+def _listed(catalog: Catalog, key: str) -> tuple[int, int]:
+    """(papers listed, papers matching) of a word's list."""
+    with catalog.store.read() as tx:
+        return tuple(tx.conn.execute("SELECT listed, matches FROM term_top_state WHERE term = ?", (key,)).first())
+
+
+@pytest.mark.parametrize("word", ["model", "language"])
+def test_later_pages_and_long_pages(catalog, served, word):
+    """`model` has a deep list (2,000), `language` one of 1,000: a page is served from the list
+    when it ends within it."""
+    listed, matches = _listed(catalog, f'("{word}")')
+    assert listed < matches and listed == (topk.DEEP_LIST_SIZE if word == "model" else topk.LIST_SIZE)
+    pages = ((50, 50), (900, 100), (950, 100), (0, 200), (1900, 100), (1950, 100))
+    for offset, limit in pages:
+        assert _ranked(catalog, word, lists=True, limit=limit, offset=offset) == \
+            _ranked(catalog, word, lists=False, limit=limit, offset=offset)
+    assert served.count(f'("{word}")') == sum(1 for offset, limit in pages if offset + limit <= listed)
 
 
 def test_a_filter_the_list_cannot_fill_is_still_the_full_ranking(catalog, served):
@@ -289,21 +312,25 @@ def test_rescored_lists_serve_the_frequent_words_after_edits(catalog, served, tm
     assert len(served) >= 2, served  # and of the ANDs of frequent words
 
 
-def test_after_edits_a_page_past_the_list_is_ranked_in_full(catalog, served, tmp_path):
+@pytest.mark.parametrize("word", ["model", "language"])
+def test_after_edits_a_page_past_the_list_is_ranked_in_full(catalog, served, tmp_path, word):
     """The bound: papers outside the list (not changed) may rank anywhere after its last one,
-    so a page reaching past it, or a filter the rescored list cannot fill, ranks every match."""
+    so a page reaching past it, or a filter the rescored list cannot fill, ranks every match.
+    A deep list (`model`'s) is rescored to its end for a page past its first LIST_SIZE."""
+    listed, _ = _listed(catalog, f'("{word}")')
     _edit_a_few(catalog, tmp_path)
-    tagged = catalog.search("model", limit=3000, snippets=False)[-1].key  # far down the ranking
-    keys = [p.key for p in catalog.search("model", limit=3, snippets=False)]
+    tagged = catalog.search(word, limit=3000, snippets=False)[-1].key  # far down the ranking
+    keys = [p.key for p in catalog.search(word, limit=3, snippets=False)]
     catalog.tag([*keys, tagged], ["later"])
-    for offset, limit in ((0, 200), (900, 50), (950, 100)):
+    for offset, limit in ((0, 200), (900, 50), (950, 100), (1900, 50), (1950, 100)):
         served.clear()
-        assert _ranked(catalog, "model", lists=True, limit=limit, offset=offset) == \
-            _ranked(catalog, "model", lists=False, limit=limit, offset=offset)
-        assert served == ([] if offset + limit > 1000 else ['("model")']), (offset, limit)
+        assert _ranked(catalog, word, lists=True, limit=limit, offset=offset) == \
+            _ranked(catalog, word, lists=False, limit=limit, offset=offset)
+        assert served == ([] if offset + limit > listed else [f'("{word}")']), (offset, limit)
     served.clear()
-    assert _ranked(catalog, "model tag:later", lists=True) == _ranked(catalog, "model tag:later", lists=False)
-    assert tagged in [p.key for p in catalog.search("model tag:later")]
+    query = f"{word} tag:later"
+    assert _ranked(catalog, query, lists=True) == _ranked(catalog, query, lists=False)
+    assert tagged in [p.key for p in catalog.search(query)]
 
 
 def test_edits_during_a_rebuild_after_too_many_changes_leave_lists_that_follow_them(catalog, few_lists, served, monkeypatch):
@@ -491,7 +518,7 @@ AND, AND_KEY = "Language model", '("language") AND ("model")'
 def own_lists(monkeypatch) -> list:
     """The pages read from lists of several words, as (key, offset). The words' lists prove
     every AND's page at 10k papers: here they are taken not to (and_rows answers None)."""
-    monkeypatch.setattr(topand, "_UNPROVEN", set())
+    monkeypatch.setattr(topand, "_UNPROVEN", {})
     monkeypatch.setattr(topand.AndPages, "and_rows", lambda self, *args, **kwargs: None)
     read: list = []
     original = topk.TopLists._listed_rows
@@ -590,7 +617,8 @@ def test_doctor_says_stale_lists_of_several_words_are_no_problem(catalog, own_li
         assert doctor._top_lists(tx) == []
         assert tx.top_lists_note().endswith(" and 1 search of several of them (1 ranked before the last"
                                             " change: the next search of each ranks it again), each listing"
-                                            " its best 1,000 by bm25")
+                                            " its best 1,000 by bm25 (364 of them, in 30%+ of the papers, their"
+                                            " best 2,000)")
     with catalog.store.write() as tx:
         assert doctor._rebuild_top_lists(tx) == ("rebuilt 0 ranked list(s); dropped 1 list(s) of ANDs and phrases"
                                                  " ranked before the last change (the next search of each ranks it"
@@ -637,6 +665,120 @@ def test_refresh_keeps_lists_of_several_words_and_ranks_stale_ones_again(catalog
     assert own_lists == [(PHRASE_KEY, 0)]
 
 
+# --- deep lists: words in a large share of the papers (topk.DEEP_LIST_SIZE) ------------------
+
+@pytest.mark.parametrize("papers", [10_000, 100_000, 1_000_000])
+def test_how_deep_a_list_is_goes_by_the_share_of_papers_a_word_matches(papers):
+    share = topk.DEEP_SHARE
+    assert topk.list_depth(int(papers * share), papers) == topk.DEEP_LIST_SIZE
+    assert topk.list_depth(int(papers * share) - 1, papers) == topk.LIST_SIZE
+    assert topk.list_depth(0, 0) == topk.LIST_SIZE
+
+
+def _every_30th(catalog: Catalog) -> list[str]:
+    """`every30` on every 30th paper of `model`'s best 2,000 (none elsewhere): ~34 of them in
+    its first 1,000, ~67 in its deep list. `model`'s list is ranked again after the tagging
+    (which changed the index), the other lists left stale."""
+    ranking = [p.key for p in catalog.search("model", limit=topk.DEEP_LIST_SIZE, snippets=False)]
+    catalog.tag(ranking[::30], ["every30"])
+    with catalog.store.write() as tx:
+        tx.build_top_list('("model")')
+    assert _listed(catalog, '("model")')[0] == topk.DEEP_LIST_SIZE
+    return ranking[::30]
+
+
+def test_a_deep_list_fills_a_filtered_page_its_first_thousand_cannot(catalog, served, few_served, tmp_path):
+    """The first 1,000 of `model` hold ~34 papers of the filter, its deep list ~67: page 1 of
+    50 comes from the deep list, exact, also after edits (the list rescored to its end, its
+    2,000th paper the bound); page 2 is ranked in full."""
+    _every_30th(catalog)
+    for edited in (False, True):
+        if edited:
+            _edit_a_few(catalog, tmp_path)
+            with catalog.store.read() as tx:
+                assert tx.conn.execute("SELECT stamp != ? FROM term_top_state WHERE term = ?",
+                                       (tx.top_stamp(), '("model")')).scalar()  # rescored, not read
+        for query in ("model tag:every30", "model tag:every30 -status:read"):
+            served.clear()
+            assert _ranked(catalog, query, lists=True) == _ranked(catalog, query, lists=False), (query, edited)
+            assert served == ['("model")'] and few_served == [], (query, edited)
+            assert _page(catalog, query, lists=True) == _page(catalog, query, lists=False)
+            served.clear()
+            assert _ranked(catalog, query, lists=True, offset=50) == _ranked(catalog, query, lists=False, offset=50)
+            assert served == [], (query, edited)
+
+
+def test_a_filter_few_papers_pass_does_not_walk_a_deep_list(catalog, few_served, monkeypatch):
+    """A filter that passes too few of a deep list's first 1,000 to fill the page at that rate
+    goes to topfew.py without reading the rest of the list."""
+    _tag_few(catalog)
+    walked = []
+    original = topk.TopLists._listed_slice
+    monkeypatch.setattr(topk.TopLists, "_listed_slice", lambda self, key, c, start, *rest: walked.append(start)
+                        or original(self, key, c, start, *rest))
+    with catalog.store.write() as tx:
+        tx.build_top_list('("model")')  # read as ranked (tagging changed the index)
+    assert _ranked(catalog, "model tag:few", lists=True) == _ranked(catalog, "model tag:few", lists=False)
+    assert walked == [0] and few_served == [('("model")', 0)]
+
+
+def test_what_reads_a_deep_list_for_a_bound_reads_its_first_thousand(catalog, tmp_path):
+    """The AND proofs, fewfilter and doctor read a deep list as if it were LIST_SIZE long: its
+    first LIST_SIZE papers, the LIST_SIZE-th score their bound (after edits: rescored so)."""
+    key, size = '("model")', topk.LIST_SIZE
+    with catalog.store.read() as tx:
+        rows = [tuple(r) for r in tx.conn.execute("SELECT paper_id, score FROM term_top WHERE term = ?"
+                                                  " ORDER BY position", (key,)).all()]
+        ranked, bound, _, _ = tx._list_now(key)
+    assert len(rows) == topk.DEEP_LIST_SIZE
+    assert ranked == rows[:size] and bound == rows[size - 1][1]
+    _edit_a_few(catalog, tmp_path)
+    with catalog.store.read() as tx:
+        state = tx.conn.execute("SELECT stamp, weights, listed, matches, papers, tokens, base FROM term_top_state"
+                                " WHERE term = ?", (key,)).first()
+        ranked, bound, _, _ = tx._list_now(key)
+        deep, deep_bound, _ = tx.rescored(key, state)
+        full = [tuple(r) for r in tx.conn.execute(topk._RANKED, (key, 3000)).all()]
+    assert size <= len(ranked) < size + 40  # its first 1,000 and the changed papers
+    assert bound < deep_bound  # the deep rescoring's bound is further down (a worse score)
+    # Each is the full ranking down to its bound.
+    assert [r for r in ranked if r[1] < bound] == [r for r in full if r[1] < bound]
+    assert [r for r in deep if r[1] < deep_bound] == [r for r in full if r[1] < deep_bound]
+    assert doctor.run(catalog.store).found == []
+
+
+def test_a_stale_list_is_rescored_once_per_search_and_again_after_a_change(catalog, few_served, monkeypatch):
+    """`model tag:few` on a stale list: its filtered page (not proven) and fewfilter's scores
+    share one rescoring. In a write transaction that changes the index between two searches,
+    the second rescores again (the memo is keyed by the index's stamp and the changed papers)."""
+    from catalog.query import parse
+
+    _tag_few(catalog)  # tagging changed the index: every list is rescored
+    calls = []
+    for name in ("_rescored_changes", "_rescored_at"):  # the changed papers; the list's
+        original = getattr(topk.TopLists, name)
+        monkeypatch.setattr(topk.TopLists, name, lambda self, key, *a, _original=original, _name=name:
+                            calls.append((_name, key)) or _original(self, key, *a))
+    assert _ranked(catalog, "model tag:few", lists=True) == _ranked(catalog, "model tag:few", lists=False)
+    once = [("_rescored_changes", '("model")'), ("_rescored_at", '("model")')]
+    assert calls == once and few_served == [('("model")', 0)]
+    with catalog.store.write() as tx:
+        first = [(h.paper_id, h.score) for h in tx.search(parse("model tag:few"), limit=50)]
+        far = first[-1][0]
+        tx.conn.execute("UPDATE paper SET abstract_text = abstract_text || ? WHERE id = ?",
+                        (" model model model model" * 5, far))
+        calls.clear()
+        again = [(h.paper_id, h.score) for h in tx.search(parse("model tag:few"), limit=50)]
+        assert calls == once
+        topk.ENABLED = False
+        try:
+            full = [(h.paper_id, h.score) for h in tx.search(parse("model tag:few"), limit=50)]
+        finally:
+            topk.ENABLED = True
+        tx.conn.rollback()
+    assert again == full and again != first and again[0][0] == far
+
+
 # --- a frequent word with filters few papers pass (topfew.py) ---------------------------------
 
 @pytest.fixture
@@ -659,13 +801,15 @@ def few_served(monkeypatch) -> list:
 
 
 def _tag_few(catalog: Catalog) -> list[str]:
-    """`few` on 9 papers: 2 at the top of `model` (listed), 4 far down (past its list), 3 that
-    do not hold it (`hessian`'s best); 3 of them read by this reader."""
-    ranking = [p.key for p in catalog.search("model", limit=3000, snippets=False)]
+    """`few` on 9 papers: 2 at the top of `model` (listed), 4 far down (past its deep list), 3
+    that do not hold it (`hessian`'s best); 3 of them read by this reader."""
+    ranking = [p.key for p in catalog.search("model", limit=4000, snippets=False)]
+    deep = {p.key for p in catalog.search("mod*", limit=topk.DEEP_LIST_SIZE, snippets=False)}
+    far = [key for key in ranking[2500:] if key not in deep][::300][:4]  # past both deep lists
     other = [p.key for p in catalog.search("hessian -model -mod*", limit=3, snippets=False)]
-    keys = ranking[:2] + ranking[1500:3000:400] + other
+    keys = ranking[:2] + far + other
     catalog.tag(keys, ["few"])
-    catalog.set_status([ranking[0], ranking[1900], ranking[2300]], "read")
+    catalog.set_status([ranking[0], far[1], far[2]], "read")
     return keys
 
 

@@ -63,8 +63,9 @@ from catalog.store.sqlite.fts import FTS_COLUMNS, FTS_TABLE, CompiledQuery
 from catalog.store.sqlite.topk import (_RANKED, _WEIGHTS, LIST_SIZE, SLACK, STATE_TABLE, TOP_TABLE, _term, _varints,
                                        bm25, idf, key_of, list_key, min_matches)
 
-# The ANDs and phrases whose page the lists did not prove, on an index as it was (and_rows).
-_UNPROVEN: set[tuple] = set()
+# The ANDs and phrases whose page the lists did not prove, on an index as it was (and_rows): the
+# attempt (all but the page) -> the smallest end (offset + limit) of a page not proven.
+_UNPROVEN: dict[tuple, int] = {}
 # Papers missing from some of an AND's lists, tokenized again to score them (_and_scored): a
 # temporary contentless FTS5 table of this connection (allowed in a read transaction) with
 # paper_fts's tokenizer, and its words (~0.2 ms a paper at 1M papers). Scored in batches, best
@@ -266,22 +267,25 @@ class AndPages:
         after changes, in ranking order); the bound no paper outside it beats on this word
         (None: it holds every match); the same bound on bm25's term part alone (the score
         over the word's IDF: what a phrase holding the word can reach at most in those
-        papers); the word's IDF. None when there is no list or it cannot be followed."""
+        papers); the word's IDF. None when there is no list or it cannot be followed. Only
+        the list's first LIST_SIZE papers are read (a deep list's LIST_SIZE-th score the bound,
+        topk.DEEP_LIST_SIZE): what reads a list for a bound costs the same at any depth."""
         state = self.conn.execute(
             f"SELECT stamp, weights, listed, matches, papers, tokens, base FROM {STATE_TABLE} WHERE term = ?",
             (key,)).first()
         if state is None or state[1] != _WEIGHTS:
             return None
         if state[0] != self.top_stamp():
-            found = self.rescored(key, state)
+            found = self.rescored(key, state, LIST_SIZE)
             if found is None:
                 return None
             ranked, bound, weight = found
         else:
-            rows = self.conn.execute(f"SELECT paper_id, score FROM {TOP_TABLE} WHERE term = ? ORDER BY position",
-                                     (key,)).all()
+            rows = self.conn.execute(f"SELECT paper_id, score FROM {TOP_TABLE} WHERE term = ? ORDER BY position"
+                                     " LIMIT ?", (key, LIST_SIZE)).all()
             ranked, weight = [tuple(r) for r in rows], idf(state[4], state[3])
-            bound = None if state[2] >= state[3] or not rows else rows[-1][1]
+            whole = state[2] >= state[3] and len(rows) >= state[2]  # every match, all of it read
+            bound = None if whole or not rows else rows[-1][1]
         part = None if bound is None else -bound / weight * (1 + SLACK)
         return ranked, bound, part, weight
 
@@ -301,10 +305,13 @@ class AndPages:
         and the papers' text (_and_scored), a phrase's by FTS5 (_fts_scored)."""
         # Scoring the listed papers costs 20-100 ms at 1M papers; when that did not prove this
         # page on this index, it will not the next time (typing, paging back): go to the full
-        # ranking at once. Only ever a reason not to serve, so never a wrong page.
+        # ranking at once. Nor will it prove a page ending further down (a larger page at the
+        # same offset, a later page): each test below only gets harder as the page's end, its
+        # last paper, moves down the ranking. Only ever a reason not to serve, never a wrong page.
         attempt = (self.top_stamp(), self._dirty_count(), compiled.match, tuple(compiled.where),
-                   tuple(map(str, compiled.params)), compiled.reader, limit, offset)
-        if attempt in _UNPROVEN:
+                   tuple(map(str, compiled.params)), compiled.reader)
+        end = offset + limit
+        if _UNPROVEN.get(attempt, end + 1) <= end:
             return None
         lists = []
         for key in keys:
@@ -348,7 +355,7 @@ class AndPages:
         if rows is None:
             if len(_UNPROVEN) >= 256:
                 _UNPROVEN.clear()
-            _UNPROVEN.add(attempt)
+            _UNPROVEN[attempt] = min(end, _UNPROVEN.get(attempt, end))
         return rows
 
     def _fts_scored(self, ids: list[int], compiled: CompiledQuery) -> list[tuple[int, float]]:

@@ -16,13 +16,22 @@ every match, or the filtered list still fills the page (any paper not listed ran
 listed one), or the filters leave few papers and each of them is scored (topfew.py). Otherwise
 the full query runs.
 
+Deep lists: a word or prefix in DEEP_SHARE of the papers or more keeps its best DEEP_LIST_SIZE,
+so that filters passing a few percent of its papers still fill a page from its list (at 1M
+`attention venue:ICML year:2016..2020`). Only a filtered page of that word walks past the first
+LIST_SIZE, and only when the filters passed enough of those to make it worth it; whatever reads
+a list for a bound (ANDs, phrases, topfew.py, doctor) reads its first LIST_SIZE, the LIST_SIZE-th
+score the bound, as if the list ended there (any paper after it ranks after that one).
+
 After edits and small imports (the stamp moved): the papers whose indexed text changed since
 the lists were last all rebuilt are in `term_top_dirty` (triggers; the bulk import marks its new
 papers), with their text then and now in two small FTS5 tables. A search rescores the list's
 papers (their term frequency and length are kept: bm25 recomputed bit for bit, `bm25()` below)
 and the changed papers that match now, under the current statistics, and serves the page when
-a bound proves no other paper can reach it (`rescored`). Past DIRTY_LIMIT changed papers, or
-when anything does not add up, the full query runs, and the next refresh rebuilds the lists.
+a bound proves no other paper can reach it (`rescored`: of a deep list, its first LIST_SIZE,
+then the whole list when that does not prove a filtered page; once per search). Past
+DIRTY_LIMIT changed papers, or when anything does not add up, the full query runs, and the
+next refresh rebuilds the lists.
 
 ANDs and phrases of frequent words are answered from these lists by topand.py, and when those do
 not prove the page, from a list of their own (keyed by the query's MATCH expression, which holds a
@@ -51,6 +60,19 @@ from catalog.store.sqlite.fts import (FTS_COLUMNS, FTS_TABLE, READER_JOIN, SUMMA
 TOP_TABLE = "term_top"  # (term, position, paper_id, score): each list in ranking order
 STATE_TABLE = "term_top_state"  # (term, stamp, weights, listed, matches): one row a list
 LIST_SIZE = 1000  # papers kept per word: pages, and room for filters to reject most of them
+# Words and prefixes in at least DEEP_SHARE of the papers keep their best DEEP_LIST_SIZE: a filter
+# passing a share s of a word's papers needs about 50 / s of its best to fill a page (at 1M
+# papers `attention venue:ICML year:2016..2020` passes 4.5% of `attention`'s 230,901: ~1,100),
+# and such a word is the slowest to rank in full when the list is short. Only a filtered page of
+# the word alone walks past LIST_SIZE (_listed_rows, _rescored_rows); whatever reads a list for a
+# bound (the AND proofs, fewfilter, doctor) reads its first LIST_SIZE, the LIST_SIZE-th score its
+# bound, as if the list were LIST_SIZE long: their cost does not grow. A share, not a count, so
+# the rule is the same at any catalog size.
+DEEP_SHARE, DEEP_LIST_SIZE = 0.10, 2000
+# A deep list's papers past LIST_SIZE are walked for a filtered page only when, at the rate its
+# first LIST_SIZE passed the filters, the whole list would hold at least this share of the page
+# (a filter few papers pass goes to topfew.py at once, without walking 2,000 papers for nothing).
+DEEPER_HOPE = 0.75
 # Which words and prefixes get a list: those matching at least this many papers, where bm25
 # over every match takes ~17 ms or more (0.7 us a match). Prefixes count the papers of their
 # words (an upper bound of the papers they match). A catalog smaller than this keeps none.
@@ -156,6 +178,19 @@ def key_of(term: str, prefix: bool = False) -> str:
     return "(" + fts_phrase(Text(term, prefix=prefix)) + ")"
 
 
+def list_depth(matches: int, papers: int) -> int:
+    """How many papers a word's or prefix's list keeps: DEEP_LIST_SIZE for those in DEEP_SHARE
+    of the papers or more, else LIST_SIZE."""
+    return DEEP_LIST_SIZE if papers and matches >= DEEP_SHARE * papers else LIST_SIZE
+
+
+def _worth_deeper(found: int, need: int, listed: int, complete: bool) -> bool:
+    """Whether to walk a deep list past its first LIST_SIZE papers for a filtered page: it holds
+    every match (the walk is the answer), or at the rate its first LIST_SIZE passed the filters
+    (`found` of the `need` the page needs) the whole list would come near filling the page."""
+    return complete or found * listed >= DEEPER_HOPE * need * LIST_SIZE
+
+
 def min_matches(papers: int) -> int:
     """How many papers a word or prefix must match to get a list, in a catalog this big."""
     return MIN_MATCHES_BIG if papers >= BIG_CATALOG else MIN_MATCHES
@@ -224,9 +259,18 @@ class TopLists:
                      with_text: bool) -> list | None:
         """The page from a list ranked on the index as it is (its stamp the current one), or
         None when the list does not prove it."""
-        complete = state[2] >= state[3]
-        if not complete and not compiled.where and offset + limit > state[2]:
+        listed, complete, need = state[2], state[2] >= state[3], offset + limit
+        if not complete and not compiled.where and need > listed:
             return None
+        if listed > LIST_SIZE and compiled.where:  # a deep list: its first LIST_SIZE, then deeper when worth it
+            rows = self._listed_slice(key, compiled, 0, LIST_SIZE, need, with_text)
+            if len(rows) < need:
+                if not _worth_deeper(len(rows), need, listed, complete):
+                    return None  # few pass its filters: fewfilter or the full ranking
+                rows += self._listed_slice(key, compiled, LIST_SIZE, listed, need - len(rows), with_text)
+                if len(rows) < need and not complete:
+                    return None  # the papers after the list could fill the page
+            return rows[offset:]
         text = "p.abstract_text" if with_text else "NULL"
         where = "".join(f" AND {w}" for w in compiled.where)
         rows = self.conn.execute(
@@ -237,6 +281,18 @@ class TopLists:
         if len(rows) < limit and not complete:
             return None  # the papers after the list could fill the page
         return rows
+
+    def _listed_slice(self, key: str, compiled: CompiledQuery, start: int, stop: int, most: int,
+                      with_text: bool) -> list:
+        """The rows (fts.search_sql's) of a list's papers at positions start..stop-1 that pass
+        the filters, in ranking order, at most `most`."""
+        text = "p.abstract_text" if with_text else "NULL"
+        where = "".join(f" AND {w}" for w in compiled.where)
+        return list(self.conn.execute(
+            f"SELECT {SUMMARY_COLUMNS}, {text} AS text, t.score AS score FROM {TOP_TABLE} t"
+            f" CROSS JOIN paper p {READER_JOIN} WHERE t.term = ? AND t.position >= ? AND t.position < ?"
+            f" AND p.id = t.paper_id{where} ORDER BY t.position LIMIT ?",
+            [compiled.reader, key, start, stop, *compiled.params, most]).all())
 
     # --- rescoring after edits and small imports ----------------------------------------------
 
@@ -269,11 +325,14 @@ class TopLists:
                 freqs[doc] += _COLUMN_WEIGHT[col] * n
         return freqs
 
-    def rescored(self, key: str, state) -> tuple[list[tuple[int, float]], float | None, float] | None:
+    def rescored(self, key: str, state, depth: int | None = None
+                 ) -> tuple[list[tuple[int, float]], float | None, float] | None:
         """Every paper that could head this list's ranking now, with its exact bm25 score under
         the current statistics, in ranking order, the bound no other matching paper can beat
         (None: there is no other) and the word's IDF now; None when the changes cannot be
-        followed.
+        followed. Only the list's first `depth` papers (None: all) are read, as if the list
+        ended there: its depth-th paper gives the bound (the papers after it, as any paper not
+        listed, ranked at or below it when the list was built).
 
         Candidates: the listed papers (unchanged since: their stored frequency and length) and
         the changed papers that match now (term_top_now). The word's paper count now is the
@@ -285,8 +344,33 @@ class TopLists:
         -idf_now * last_then * max(1, avgdl_now / avgdl_then)."""
         listed, matches, papers_then, tokens_then, base = state[2:7]
         term = _term(key)
-        if base is None or term is None or not papers_then or self._dirty_count() > DIRTY_LIMIT:
+        if base is None or term is None or not papers_then:
             return None
+        dirty_ids = tuple(r[0] for r in self.conn.execute(
+            f"SELECT paper_id FROM {DIRTY_TABLE} ORDER BY paper_id LIMIT ?", (DIRTY_LIMIT + 1,)).all())
+        if len(dirty_ids) > DIRTY_LIMIT:
+            return None
+        depth = listed if depth is None else min(depth, listed)
+        # One search may rescore a list twice (its filtered page, then fewfilter's scores, or
+        # a deep list's first LIST_SIZE, then all of it); a write transaction may search,
+        # change the index and search again: the memo is keyed by the index's stamp and the
+        # changed papers, besides the list's state. The changed papers are scored once, the
+        # list's papers read and scored as deep as asked so far.
+        memo = self.__dict__.setdefault("_rescored_memo", {})
+        seen = (key, tuple(state), self.top_stamp(), dirty_ids)
+        if seen not in memo:
+            memo[seen] = self._rescored_changes(key, term, state, set(dirty_ids))
+        found = memo[seen]
+        if found is None:
+            return None
+        if depth not in found["at"]:
+            found["at"][depth] = self._rescored_at(key, found, state, depth)
+        return found["at"][depth]
+
+    def _rescored_changes(self, key: str, term: tuple[str, bool], state, dirty: set[int]) -> dict | None:
+        """rescored's work on the changed papers: the word's IDF now, the averages, the changed
+        papers that match now with their scores; None when they cannot be followed."""
+        papers_then, tokens_then, base = state[4:7]
         papers, tokens = self._totals()
         if not papers:
             return None
@@ -295,30 +379,63 @@ class TopLists:
         now = [r[0] for r in self.conn.execute(f"SELECT rowid FROM {NOW_TABLE} WHERE {NOW_TABLE} MATCH ?",
                                                (key,)).all()]
         weight = idf(papers, base - was + len(now))
-        dirty = {r[0] for r in self.conn.execute(f"SELECT paper_id FROM {DIRTY_TABLE}").all()}
-        rows = self.conn.execute(f"SELECT paper_id, freq, length FROM {TOP_TABLE} WHERE term = ?"
-                                 " ORDER BY position", (key,)).all()
-        if any(r[1] is None for r in rows):
-            return None
-        scores = {r[0]: bm25(weight, r[1], r[2], avgdl) for r in rows if r[0] not in dirty}
+        changed = {}
         freqs, lengths = self._now_freqs(*term, now), self._lengths(now)
         for pid in now:
             if pid not in lengths or not freqs[pid]:
                 return None  # the index and the changed papers' copy disagree: do not guess
-            scores[pid] = bm25(weight, freqs[pid], lengths[pid], avgdl)
+            changed[pid] = bm25(weight, freqs[pid], lengths[pid], avgdl)
+        return {"weight": weight, "avgdl": avgdl, "avgdl_then": avgdl_then, "dirty": dirty, "changed": changed,
+                "rows": [], "scores": [], "at": {}}
+
+    def _rescored_at(self, key: str, found: dict, state, depth: int
+                     ) -> tuple[list[tuple[int, float]], float | None, float] | None:
+        """rescored's answer for the list's first `depth` papers (read past those read so far)."""
+        listed, matches = state[2:4]
+        rows, scores, weight, avgdl = found["rows"], found["scores"], found["weight"], found["avgdl"]
+        if len(rows) < depth:
+            more = self.conn.execute(f"SELECT paper_id, freq, length FROM {TOP_TABLE} WHERE term = ?"
+                                     " AND position >= ? ORDER BY position LIMIT ?",
+                                     (key, len(rows), depth - len(rows))).all()
+            if any(r[1] is None for r in more):
+                return None
+            rows += more
+            scores += [bm25(weight, r[1], r[2], avgdl) for r in more]
+        ranked = {pid: score for (pid, _, _), score in zip(rows[:depth], scores) if pid not in found["dirty"]}
+        ranked.update(found["changed"])
         bound = None
-        if listed < matches:
-            last = saturation(rows[-1][1], rows[-1][2], avgdl_then) if rows else 0.0
-            bound = -(weight * last * max(1.0, avgdl / avgdl_then) * (1 + SLACK))
-        return sorted(scores.items(), key=lambda kv: (kv[1], kv[0])), bound, weight
+        if depth < listed or listed < matches:
+            last = saturation(rows[depth - 1][1], rows[depth - 1][2], found["avgdl_then"]) if depth else 0.0
+            bound = -(weight * last * max(1.0, avgdl / found["avgdl_then"]) * (1 + SLACK))
+        return sorted(ranked.items(), key=lambda kv: (kv[1], kv[0])), bound, weight
 
     def _rescored_rows(self, key, state, compiled: CompiledQuery, limit: int, offset: int,
                        with_text: bool) -> list | None:
-        found = self.rescored(key, state)
+        """The page from a list ranked on an older index, rescored (rescored), or None. A deep
+        list is rescored to LIST_SIZE first (its LIST_SIZE-th paper the bound), and whole only
+        when that does not prove the page and the whole list is worth it (as _listed_rows)."""
+        found = self.rescored(key, state, LIST_SIZE)
         if found is None:
             return None
         ranked, bound, _ = found
-        return self._proven_page(self._filtered(ranked, compiled), bound, compiled, limit, offset, with_text)
+        kept = self._filtered(ranked, compiled)
+        rows = self._proven_page(kept, bound, compiled, limit, offset, with_text)
+        listed, complete, need = state[2], state[2] >= state[3], offset + limit
+        if rows is not None or listed <= LIST_SIZE:
+            return rows
+        beating = sum(1 for _, score in kept if bound is None or score < bound)
+        if not _worth_deeper(beating, need, listed, complete):
+            return None
+        found = self.rescored(key, state)
+        if found is None:
+            return None
+        deep, bound, _ = found
+        if compiled.where:  # the filters on the papers not seen yet only
+            seen = {pid for pid, _ in ranked}
+            passed = {pid for pid, _ in kept} | {pid for pid, _ in self._filtered(
+                [(pid, score) for pid, score in deep if pid not in seen], compiled)}
+            deep = [(pid, score) for pid, score in deep if pid in passed]
+        return self._proven_page(deep, bound, compiled, limit, offset, with_text)
 
     def _proven_page(self, ranked: list[tuple[int, float]], bound: float | None, compiled: CompiledQuery,
                      limit: int, offset: int, with_text: bool) -> list | None:
@@ -399,14 +516,19 @@ class TopLists:
         """One list as the index ranks it now (a read: seconds for the most frequent words):
         what store_top_list writes. Each paper's term frequency and length are kept for
         rescoring after changes (recovered from its score, and checked: a list whose scores
-        they do not reproduce bit for bit keeps none, and is not rescored)."""
-        size = LIST_SIZE if size is None else size
+        they do not reproduce bit for bit keeps none, and is not rescored). `size` None: as deep
+        as list_depth says for the papers it matches (counted first)."""
         if compound(key):
-            return self.rank_compound_list(key, size)
-        ranked = self.conn.execute(_RANKED, (key, size)).all()
-        matches = len(ranked) if len(ranked) < size else self.conn.execute(
-            f"SELECT count(*) FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH ?", (key,)).scalar()
+            return self.rank_compound_list(key, LIST_SIZE if size is None else size)
         papers, tokens = self._totals()
+        count = f"SELECT count(*) FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH ?"
+        if size is None:  # its depth by the share of papers it matches (list_depth)
+            matches = self.conn.execute(count, (key,)).scalar()
+            size = list_depth(matches, papers)
+            ranked = self.conn.execute(_RANKED, (key, size)).all()
+        else:
+            ranked = self.conn.execute(_RANKED, (key, size)).all()
+            matches = len(ranked) if len(ranked) < size else self.conn.execute(count, (key,)).scalar()
         lengths = self._lengths([r[0] for r in ranked])
         rows, exact = [], bool(papers)
         weight, avgdl = idf(papers, matches), tokens / papers if papers else 1.0
@@ -523,7 +645,13 @@ class TopLists:
             if stale:
                 note += (f" ({len(stale):,} ranked before the last change: the next search of each"
                          " ranks it again)")
-        return note + f", each listing its best {LIST_SIZE:,} by bm25"
+        deep = self.conn.execute(f"SELECT count(*) FROM {STATE_TABLE} WHERE term != ? AND term NOT LIKE '% %'"
+                                 " AND listed > ?", (CHOSEN_AT, LIST_SIZE)).scalar()
+        note += f", each listing its best {LIST_SIZE:,} by bm25"
+        if deep:
+            note += (f" ({deep:,} of them, in {DEEP_SHARE:.0%}+ of the papers, their best"
+                     f" {DEEP_LIST_SIZE:,})")
+        return note
 
     def top_list_mismatches(self, how_many: int = 3, depth: int = 50) -> list[str]:
         """Lists a search reads (the `how_many` of fewest matches: quick to rank in full) whose
@@ -543,7 +671,7 @@ class TopLists:
                     f"SELECT paper_id, score FROM {TOP_TABLE} WHERE term = ? ORDER BY position LIMIT ?",
                     (key, depth)).all()]
             else:
-                found = self.rescored(key, state[1:])
+                found = self.rescored(key, state[1:], LIST_SIZE)
                 if found is None:
                     continue
                 ranked, bound, _ = found
@@ -594,7 +722,7 @@ def refresh(store, *, budget: float | None, rescored: bool | None = None) -> tup
         if budget is not None and time.perf_counter() - start > budget:
             break
         with store.read() as tx:
-            ranked = tx.rank_top_list(key, LIST_SIZE)
+            ranked = tx.rank_top_list(key)
         with store.write(catch_up=False) as tx:
             built += tx.store_top_list(ranked)
     if stale or not rescored:
