@@ -665,6 +665,19 @@ def test_refresh_keeps_lists_of_several_words_and_ranks_stale_ones_again(catalog
     assert own_lists == [(PHRASE_KEY, 0)]
 
 
+def test_refresh_ranks_again_only_the_newest_stale_lists_of_several_words(catalog, own_lists, monkeypatch):
+    """Past COMPOUND_REFRESH, an older stale list waits for its next search (which ranks it)."""
+    monkeypatch.setattr(topk, "COMPOUND_REFRESH", 1)
+    _ranked(catalog, PHRASE, lists=True)
+    _ranked(catalog, AND, lists=True)  # the newest
+    catalog.tag([catalog.search("hessian", limit=1, snippets=False)[0].key], ["later"])
+    assert _compound_lists(catalog) == ([PHRASE_KEY, AND_KEY], [PHRASE_KEY, AND_KEY])
+    catalog.store.refresh_top_lists(budget=None)
+    assert _compound_lists(catalog) == ([PHRASE_KEY, AND_KEY], [PHRASE_KEY])
+    assert _ranked(catalog, PHRASE, lists=True) == _ranked(catalog, PHRASE, lists=False)
+    assert _compound_lists(catalog) == ([AND_KEY, PHRASE_KEY], [])
+
+
 # --- deep lists: words in a large share of the papers (topk.DEEP_LIST_SIZE) ------------------
 
 @pytest.mark.parametrize("papers", [10_000, 100_000, 1_000_000])
