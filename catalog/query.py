@@ -86,7 +86,8 @@ def parse(source: str) -> Query:
     query = Query(source=source)
     pending_or = False
     negate_next = False
-    for raw, quoted in _tokens(source):
+    # A NUL separates words to the index's tokenizer, and would end FTS5's MATCH string.
+    for raw, quoted in _tokens(source.replace("\0", " ")):
         if not quoted and raw == "OR":
             pending_or = bool(query.clauses)  # a dangling OR is ignored
             continue

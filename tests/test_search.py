@@ -114,6 +114,13 @@ def test_random_strings_never_raise_anything_but_query_errors(seeded, query):
         assert str(exc) and "\n" not in str(exc)
 
 
+
+@pytest.mark.parametrize("query", ["0 \x000", "language\x00mod*", '"language\x00models"'])
+def test_a_nul_in_a_query_separates_words_as_it_does_in_the_text(seeded, query):
+    """FTS5 would read its MATCH string only up to the NUL (`unterminated string`)."""
+    spaced = query.replace("\x00", " ")
+    assert [p.key for p in seeded.search(query, limit=20)] == [p.key for p in seeded.search(spaced, limit=20)]
+
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.lists(st.sampled_from(HOSTILE + ["venue:ICML", "year:2026", "tag:x", "-", "OR", "NOT",
                                            "model", "lang*", '"a b"', "中文"]), max_size=6))

@@ -892,7 +892,7 @@ def test_an_and_whose_proof_fts5_would_score_gets_a_list_of_its_own_at_once(cata
     of its own instead of trying the lists, every later one reads it."""
     tried = []
     original = topand.AndPages.and_rows
-    monkeypatch.setattr(topand, "_UNPROVEN", set())
+    monkeypatch.setattr(topand, "_UNPROVEN", {})
     monkeypatch.setattr(topand.AndPages, "and_rows",
                         lambda self, *a, **k: tried.append(a[0]) or original(self, *a, **k))
     full = [_ranked(catalog, AND, lists=False, offset=offset) for offset in (0, 50)]
@@ -937,7 +937,7 @@ def remembered(monkeypatch) -> list:
     """The pages of prefix ANDs served from the process's memory, as (query's MATCH, offset);
     the memory empty to start with."""
     monkeypatch.setattr(topand, "_REMEMBERED", {})
-    monkeypatch.setattr(topand, "_UNPROVEN", set())
+    monkeypatch.setattr(topand, "_UNPROVEN", {})
     read: list = []
     original = topand.AndPages._made_page
 
