@@ -160,6 +160,25 @@ def seed_texts() -> list[str]:
     return texts
 
 
+
+def test_equal_weights_keep_their_order_on_any_cpu():
+    """Which of a paper's equal-weight terms make its TOP (and which papers a term's postings)
+    must not depend on the CPU: numpy's default sort orders ties by its SIMD path."""
+    import numpy as np
+
+    from catalog.discover.index import _strongest
+
+    rng = np.random.default_rng(1)
+    indptr = np.arange(0, 2001, 400)  # 5 rows of 400 entries, weights in three values only
+    indices = np.tile(np.arange(400, dtype=np.int32), 5)
+    data = rng.choice(np.array([0.1, 0.2, 0.3], np.float32), 2000)
+    kept, picked, _ = _strongest(indptr, indices, data, 32)
+    assert kept.tolist() == [32] * 5
+    for row in range(5):
+        weights = data[indptr[row]:indptr[row + 1]]
+        strongest = sorted(range(400), key=lambda i: (-weights[i], i))[:32]  # ties: lower index first
+        assert picked[row * 32:(row + 1) * 32].tolist() == strongest
+
 def test_tokens_are_scikit_learns_word_analyzer_less_digits():
     from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS, CountVectorizer
 

@@ -184,8 +184,10 @@ def _strongest(indptr, indices, data, per_group: int):
     Groups are sorted a block of about BLOCK entries at a time by one key: the group in the
     high 32 bits, the weight's bits inverted in the low ones (positive float32 bit patterns
     order like the numbers); the results are written into arrays sized beforehand, so the
-    memory needed beyond the matrix stays near the size of what is kept. numpy's sort is
-    deterministic: equal weights come out in the same order for the same matrix."""
+    memory needed beyond the matrix stays near the size of what is kept. Equal weights keep
+    their order (the lower index first): numpy's default sort orders them by its SIMD path,
+    which differs from one CPU to another (on an AVX-512 machine the seeds' SAE papers lost a
+    neighbour), so the sort is the stable one."""
     import numpy as np
 
     kept = np.minimum(np.diff(indptr), per_group)
@@ -201,7 +203,7 @@ def _strongest(indptr, indices, data, per_group: int):
         lengths = np.diff(indptr[start:end + 1])
         group = np.repeat(np.arange(end - start, dtype=np.int64), lengths)
         weight = np.asarray(data[lo:hi], np.float32)
-        order = np.argsort((group << 32) | (np.uint32(0xFFFFFFFF) - weight.view(np.uint32)).astype(np.int64))
+        order = np.argsort((group << 32) | (np.uint32(0xFFFFFFFF) - weight.view(np.uint32)).astype(np.int64), kind="stable")
         rank = np.arange(hi - lo) - np.repeat(indptr[start:end] - lo, lengths)
         picked = order[rank < per_group]
         out_indices[starts[start]:starts[end]] = indices[lo:hi][picked]
