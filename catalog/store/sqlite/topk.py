@@ -74,9 +74,11 @@ DEEP_SHARE, DEEP_LIST_SIZE = 0.10, 2000
 # (a filter few papers pass goes to topfew.py at once, without walking 2,000 papers for nothing).
 DEEPER_HOPE = 0.75
 # Which words and prefixes get a list: those matching at least this many papers, where bm25
-# over every match takes ~17 ms or more (0.7 us a match). Prefixes count the papers of their
+# over every match takes ~14 ms or more (0.7 us a match): with a filter's join on each match,
+# what is not listed still ranks in about 20 ms at 100k (from 25,000, `attention venue:ICML
+# year:2016..2020`, 22,840 papers of the word, took 20-23 ms). Prefixes count the papers of their
 # words (an upper bound of the papers they match). A catalog smaller than this keeps none.
-MIN_MATCHES = 25_000
+MIN_MATCHES = 20_000
 # In a big catalog a match costs more to rank (its doclists and rows no longer stay in cache):
 # at 1M papers `hessian`, in 24,572 papers, took 65-100 ms in full (3-4 us a match), so there a
 # list is kept from this many papers on (at 100k ranking 10,000 matches takes under 15 ms).
