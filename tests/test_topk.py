@@ -551,14 +551,19 @@ def test_an_and_or_phrase_the_lists_cannot_prove_gets_a_list_of_its_own(catalog,
         own_lists.clear()
 
 
-def test_after_an_edit_a_list_of_its_own_is_ranked_again_not_read(catalog, own_lists):
-    _ranked(catalog, PHRASE, lists=True)
-    low = _ranked(catalog, PHRASE, lists=False, offset=200)[0][0]
+def _far_down(catalog: Catalog, query: str, offset: int) -> tuple[int, str]:
+    """(id, key) of the paper at `offset` in the full ranking of `query`."""
+    low = _ranked(catalog, query, lists=False, offset=offset)[0][0]
     topk.ENABLED = False
     try:
-        key = catalog.search(PHRASE, limit=1, offset=200, snippets=False)[0].key
+        return low, catalog.search(query, limit=1, offset=offset, snippets=False)[0].key
     finally:
         topk.ENABLED = True
+
+
+def test_after_an_edit_a_list_of_its_own_is_ranked_again_not_read(catalog, own_lists):
+    _ranked(catalog, PHRASE, lists=True)
+    low, key = _far_down(catalog, PHRASE, 200)
     catalog.add_note(key, "Of the many, of the few, of the rest: of the others.")
     assert _compound_lists(catalog) == ([PHRASE_KEY], [PHRASE_KEY])
     own_lists.clear()
@@ -977,12 +982,7 @@ def test_a_prefix_and_remembered_is_not_read_after_an_edit(catalog, remembered, 
     monkeypatch.setattr(topand.AndPages, "and_rows", lambda self, *a, **k: None)
     query = "sparse att*"
     _ranked(catalog, query, lists=True)
-    low = _ranked(catalog, query, lists=False, offset=300)[0][0]
-    topk.ENABLED = False
-    try:
-        key = catalog.search(query, limit=1, offset=300, snippets=False)[0].key
-    finally:
-        topk.ENABLED = True
+    low, key = _far_down(catalog, query, 300)
     catalog.add_note(key, "Sparse attention: sparse attention, attending sparsely, sparse attention again.")
     page = _ranked(catalog, query, lists=True)
     assert page == _ranked(catalog, query, lists=False) and low in [pid for pid, _ in page]
