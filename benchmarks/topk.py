@@ -62,7 +62,7 @@ def build(db: Path, only_mix: bool = False, extra: tuple[str, ...] = ()) -> str:
     queries and `extra` queries that a full build would make too), timed."""
     from catalog.library import Catalog
     from catalog.query import parse
-    from catalog.store.sqlite import fts, topand, topk
+    from catalog.store.sqlite import fts, topand, topbuild, topk
 
     catalog = Catalog.open(db)
     try:
@@ -77,7 +77,7 @@ def build(db: Path, only_mix: bool = False, extra: tuple[str, ...] = ()) -> str:
             keys.update([k] if (k := topk.list_key(compiled))
                         else topand.and_keys(compiled) or topand.phrase_keys(compiled) or [])
         with catalog.store.read() as tx:  # only those a full refresh would build (frequent enough)
-            keys &= {k for k, _ in topk.candidates(tx.top_list_words(), topk.min_matches(catalog.count("")))}
+            keys &= {k for k, _ in topbuild.candidates(tx.top_list_words(), topk.min_matches(catalog.count("")))}
         times = {}
         for key in sorted(keys):
             one = time.perf_counter()

@@ -9,9 +9,9 @@
     filters.py     the query language's filters as SQL conditions (both backends)
     sqlite/        the SQLite backend: connections and pragmas, files, migrations, the FTS5
                    query compiler and search, doctor's checks, `catalog sql`, ranked lists of
-                   frequent words and prefixes (topk.py), the pages of their ANDs and
-                   phrases (topand.py) and of one of them under filters few papers pass
-                   (topfew.py)
+                   frequent words and prefixes (read and rescored: topk.py; chosen, built and
+                   refreshed: topbuild.py), the pages of their ANDs and phrases (topand.py)
+                   and of one of them under filters few papers pass (topfew.py)
     copying.py     a whole catalog from one store into another (`catalog copy`, backups)
     postgres/      the PostgreSQL backend (a shared catalog): the same transactions through a
                    connection that takes `?` placeholders, a tsvector query compiler, COPY for

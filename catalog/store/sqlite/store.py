@@ -22,6 +22,7 @@ from catalog.store.sqlite import files, fts, migrations, readonly
 from catalog.store.sqlite.connection import BUSY_TIMEOUT_MS, Connection, Pool, connect, stoppable, store_error
 from catalog.store.sqlite.maintenance import Maintenance
 from catalog.store.sqlite.topand import AndPages
+from catalog.store.sqlite.topbuild import TopListUpkeep
 from catalog.store.sqlite.topfew import FewFiltered
 from catalog.store.sqlite.topk import TopLists
 from catalog.store.sqlite.vocabulary import Vocabulary
@@ -35,7 +36,7 @@ BULK_CACHE_KIB = 32 * 1024
 _FETCH = 2000
 
 
-class SqliteTx(TopLists, AndPages, FewFiltered, RankedSearch, PaperReads, EditQueries, ImportQueries,
+class SqliteTx(TopLists, TopListUpkeep, AndPages, FewFiltered, RankedSearch, PaperReads, EditQueries, ImportQueries,
                DiscoveryQueries, Maintenance, Vocabulary):
     """One transaction on a catalog file: every query the program runs, by name. `user`: whose
     reading status and rating it reads and writes."""
@@ -117,7 +118,7 @@ class SqliteTx(TopLists, AndPages, FewFiltered, RankedSearch, PaperReads, EditQu
 class SqliteStore(Store):
     """A catalog file."""
 
-    TOP_LISTS_MODULE = "catalog.store.sqlite.topk"
+    TOP_LISTS_MODULE = "catalog.store.sqlite.topbuild"
 
     def __init__(self, path: Path, pool: Pool, user: str):
         self.path = path
