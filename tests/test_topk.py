@@ -8,10 +8,6 @@ ranking; and a list is never read once the index changed under it.
 
 from __future__ import annotations
 
-import json
-import os
-import shutil
-import time
 import sqlite3
 
 import pytest
@@ -20,13 +16,9 @@ from benchmarks import corpus
 from benchmarks import topk as bench
 from catalog import doctor
 from catalog.library import Catalog
-from catalog.store.sqlite import topand, topk
-from catalog.store.sqlite.store import SqliteStore
+from catalog.store.sqlite import topand, topbuild, topk
+from tests.topk_catalog import SIZE, _page, _ranked, built, catalog, served  # noqa: F401 (fixtures)
 
-SIZE = int(os.environ.get("CATALOG_TOPK_SIZE", "10000"))
-# Words and prefixes in 30% of the papers (`model`, `the`, `a*`, `in*`, ...) keep deep lists
-# (topk.DEEP_LIST_SIZE), the others LIST_SIZE: both kinds under every test below.
-DEEP_SHARE = 0.3
 QUERIES = ["model", "the", "Model", "learning", "interpret*", "spa*", "in*", "a*", "m*", "lan*",
            "model venue:ICML", "model year:2016..2018", "the venue:KDD year:2020", "in* venue:ACL",
            "a* -the", "model*",
@@ -35,41 +27,6 @@ QUERIES = ["model", "the", "Model", "learning", "interpret*", "spa*", "in*", "a*
            "model learning venue:ICML", "sparse attention", "model hessian",
            # phrases of frequent words (the words' lists bound the phrase's term part)
            '"language models"', '"the model"', '"language models" year:2016..2020', '"of the"']
-
-
-@pytest.fixture(scope="module")
-def built(tmp_path_factory):
-    """A 10k catalog with every qualifying list built (the threshold lowered to 10k papers)."""
-    folder = tmp_path_factory.mktemp("topk")
-    files = corpus.write_paper_lists(SIZE, folder / "lists", per_file=SIZE // 4)
-    path = folder / "base.db"
-    catalog = Catalog.open(path)
-    try:
-        catalog.import_paths(files)
-        bench.ensure_tag(catalog, 50)  # the benchmark's tag filter (a write: before the lists)
-    finally:
-        catalog.close()
-    saved = topk.MIN_MATCHES, topk.DEEP_SHARE
-    topk.MIN_MATCHES, topk.DEEP_SHARE = SIZE // 20, DEEP_SHARE
-    try:
-        store = SqliteStore.open(path)
-        built, stale = store.refresh_top_lists(budget=None)
-        store.close()
-    finally:
-        topk.MIN_MATCHES, topk.DEEP_SHARE = saved
-    assert built > 100 and stale == 0
-    return path
-
-
-@pytest.fixture
-def catalog(built, tmp_path, monkeypatch):
-    path = tmp_path / "catalog.db"
-    shutil.copy(built, path)
-    monkeypatch.setattr(topk, "MIN_MATCHES", SIZE // 20)
-    monkeypatch.setattr(topk, "DEEP_SHARE", DEEP_SHARE)
-    catalog = Catalog.open(path)
-    yield catalog
-    catalog.close()
 
 
 @pytest.fixture
@@ -84,43 +41,6 @@ def few_lists(catalog, monkeypatch) -> None:
                             " WHERE matches < ? AND term != '#papers')", (half,))
         kept = {r[0] for r in tx.conn.execute("SELECT term FROM term_top_state").all()}
     assert {'("model")', '("the")', '("a"*)'} <= kept
-
-
-@pytest.fixture
-def served(monkeypatch):
-    """The queries a list answered (their exact tier's page), by key."""
-    answered: list[str] = []
-    original = topk.TopLists.top_rows
-
-    def spy(self, compiled, limit, offset, with_text):
-        rows = original(self, compiled, limit, offset, with_text)
-        if rows is not None:
-            answered.append(topk.list_key(compiled) or " AND ".join(topand.and_keys(compiled) or [])
-                            or " ".join(topand.phrase_keys(compiled)))
-        return rows
-
-    monkeypatch.setattr(topk.TopLists, "top_rows", spy)
-    return answered
-
-
-def _page(catalog: Catalog, query: str, *, lists: bool, **kwargs) -> list:
-    topk.ENABLED = lists
-    try:
-        return [(p.key, p.match, p.snippet) for p in catalog.search(query, **kwargs)]
-    finally:
-        topk.ENABLED = True
-
-
-def _ranked(catalog: Catalog, query: str, *, lists: bool, limit: int = 50, offset: int = 0) -> list:
-    """(paper id, score) of the page, as the store ranks it."""
-    from catalog.query import parse
-
-    topk.ENABLED = lists
-    try:
-        with catalog.store.read() as tx:
-            return [(h.paper_id, h.score) for h in tx.search(parse(query), limit=limit, offset=offset)]
-    finally:
-        topk.ENABLED = True
 
 
 @pytest.mark.parametrize("query", QUERIES)
@@ -340,7 +260,7 @@ def test_edits_during_a_rebuild_after_too_many_changes_leave_lists_that_follow_t
     monkeypatch.setattr(topk, "DIRTY_LIMIT", 2)
     keys = [p.key for p in catalog.search("model", limit=5, snippets=False)]
     catalog.tag(keys, ["later"])  # past the limit: no list can be rescored
-    original, calls = topk.TopLists.store_top_list, []
+    original, calls = topbuild.TopListUpkeep.store_top_list, []
 
     def edited_meanwhile(self, ranked):
         calls.append(ranked["key"])
@@ -348,7 +268,7 @@ def test_edits_during_a_rebuild_after_too_many_changes_leave_lists_that_follow_t
             self.conn.execute("UPDATE paper SET user_title = 'A model' WHERE id = (SELECT min(id) FROM paper)")
         return original(self, ranked)
 
-    monkeypatch.setattr(topk.TopLists, "store_top_list", edited_meanwhile)
+    monkeypatch.setattr(topbuild.TopListUpkeep, "store_top_list", edited_meanwhile)
     built, left = catalog.store.refresh_top_lists(budget=None, rescored=True)
     assert left == 1  # the list ranked before the edit and stored after it
     served.clear()
@@ -445,7 +365,7 @@ def test_a_big_catalog_keeps_lists_of_less_frequent_words(catalog, monkeypatch):
     BIG_CATALOG papers, words and prefixes get lists from MIN_MATCHES_BIG papers on."""
     with catalog.store.read() as tx:
         words = tx.top_list_words()
-    between = [k for k, n in topk.candidates(words, SIZE // 40) if n < SIZE // 20]
+    between = [k for k, n in topbuild.candidates(words, SIZE // 40) if n < SIZE // 20]
     assert between and set(between).isdisjoint(_kept(catalog))
     monkeypatch.setattr(topk, "BIG_CATALOG", SIZE)
     monkeypatch.setattr(topk, "MIN_MATCHES_BIG", SIZE // 40)
@@ -506,181 +426,6 @@ def test_benchmark_mix_reports_the_same_top_50(catalog, served):
         same = row.rstrip(" |").rsplit("| ", 1)[1]
         shown, of = same.split("/")
         assert shown == of, row
-
-
-# --- ANDs and phrases the words' lists cannot prove: lists of their own (topand.py) ----------
-
-PHRASE, PHRASE_KEY = '"of the"', '("of the")'  # at 10k the words' lists do not prove its page
-AND, AND_KEY = "Language model", '("language") AND ("model")'
-
-
-@pytest.fixture
-def own_lists(monkeypatch) -> list:
-    """The pages read from lists of several words, as (key, offset). The words' lists prove
-    every AND's page at 10k papers: here they are taken not to (and_rows answers None)."""
-    monkeypatch.setattr(topand, "_UNPROVEN", {})
-    monkeypatch.setattr(topand.AndPages, "and_rows", lambda self, *args, **kwargs: None)
-    read: list = []
-    original = topk.TopLists._listed_rows
-
-    def spy(self, key, state, compiled, limit, offset, with_text):
-        rows = original(self, key, state, compiled, limit, offset, with_text)
-        if topk.compound(key) and rows is not None:
-            read.append((key, offset))
-        return rows
-
-    monkeypatch.setattr(topk.TopLists, "_listed_rows", spy)
-    return read
-
-
-def _compound_lists(catalog: Catalog) -> tuple[list[str], list[str]]:
-    with catalog.store.read() as tx:
-        return tx.compound_lists()
-
-
-def test_an_and_or_phrase_the_lists_cannot_prove_gets_a_list_of_its_own(catalog, own_lists):
-    for query, key in ((PHRASE, PHRASE_KEY), (AND, AND_KEY)):
-        full = [_ranked(catalog, query, lists=False, offset=offset) for offset in (0, 50)]
-        assert _ranked(catalog, query, lists=True) == full[0]  # ranks its list, serves the page from it
-        assert key in _compound_lists(catalog)[0] and own_lists == []
-        assert [_ranked(catalog, query, lists=True, offset=offset) for offset in (0, 50)] == full
-        filtered = f"{query} year:2016..2020"
-        assert _ranked(catalog, filtered, lists=True) == _ranked(catalog, filtered, lists=False)
-        assert own_lists == [(key, 0), (key, 50), (key, 0)]
-        assert _page(catalog, query, lists=True) == _page(catalog, query, lists=False)
-        own_lists.clear()
-
-
-def _far_down(catalog: Catalog, query: str, offset: int) -> tuple[int, str]:
-    """(id, key) of the paper at `offset` in the full ranking of `query`."""
-    low = _ranked(catalog, query, lists=False, offset=offset)[0][0]
-    topk.ENABLED = False
-    try:
-        return low, catalog.search(query, limit=1, offset=offset, snippets=False)[0].key
-    finally:
-        topk.ENABLED = True
-
-
-def test_after_an_edit_a_list_of_its_own_is_ranked_again_not_read(catalog, own_lists):
-    _ranked(catalog, PHRASE, lists=True)
-    low, key = _far_down(catalog, PHRASE, 200)
-    catalog.add_note(key, "Of the many, of the few, of the rest: of the others.")
-    assert _compound_lists(catalog) == ([PHRASE_KEY], [PHRASE_KEY])
-    own_lists.clear()
-    page = _ranked(catalog, PHRASE, lists=True)
-    assert page == _ranked(catalog, PHRASE, lists=False) and low in [pid for pid, _ in page]
-    assert own_lists == [] and _compound_lists(catalog) == ([PHRASE_KEY], [])  # ranked again
-    assert _ranked(catalog, PHRASE, lists=True) == page and own_lists == [(PHRASE_KEY, 0)]
-
-
-def test_lists_of_several_words_past_the_cap_drop_the_oldest(catalog, own_lists, monkeypatch):
-    monkeypatch.setattr(topk, "COMPOUND_LISTS", 2)
-    for query in ('"of the"', '"in the"', '"of a"'):
-        _ranked(catalog, query, lists=True)
-    assert _compound_lists(catalog)[0] == ['("in the")', '("of a")']
-    _ranked(catalog, '"of the"', lists=True)
-    assert _compound_lists(catalog)[0] == ['("of a")', '("of the")']
-    with catalog.store.read() as tx:
-        assert tx.conn.execute("SELECT count(DISTINCT term) FROM term_top WHERE term LIKE '% %'").scalar() == 2
-
-
-def test_a_read_only_file_searches_without_keeping_lists(catalog, own_lists, monkeypatch):
-    """SQLite refuses the write ("attempt to write a readonly database"): the page is the
-    same, no error, and the process does not try again."""
-    from catalog.store.sqlite import store as sqlite_store
-    from catalog.store.sqlite.connection import Connection
-
-    def read_only(path):
-        raw = sqlite3.connect(f"file:{path}?mode=ro", uri=True, isolation_level=None, check_same_thread=False)
-        raw.row_factory = sqlite3.Row
-        return Connection(raw)
-
-    monkeypatch.setattr(sqlite_store, "connect", read_only)
-    assert _ranked(catalog, PHRASE, lists=True) == _ranked(catalog, PHRASE, lists=False)
-    assert _compound_lists(catalog) == ([], [])
-    with catalog.store.read() as tx:
-        assert "lists_to_keep" not in tx.__dict__  # not ranked again to be kept
-    assert _page(catalog, PHRASE, lists=True) == _page(catalog, PHRASE, lists=False)
-
-
-def test_a_list_its_own_search_kept_does_not_look_like_a_change_to_the_tui(catalog, own_lists):
-    """The TUI polls Catalog.version (SQLite's data_version) and reloads when it moves: a list
-    kept by its own search must not move it (the reload would search again)."""
-    before = catalog.version()
-    _ranked(catalog, PHRASE, lists=True)
-    assert _compound_lists(catalog)[0] == [PHRASE_KEY]
-    assert catalog.version() == before
-    with sqlite3.connect(catalog.path) as conn:  # another process's change still shows
-        conn.execute("INSERT INTO catalog_setting(name, value) VALUES ('probe', 'x')")
-    assert catalog.version() != before
-
-
-def test_doctor_says_stale_lists_of_several_words_are_no_problem(catalog, own_lists):
-    _ranked(catalog, PHRASE, lists=True)
-    catalog.tag([catalog.search("hessian", limit=1, snippets=False)[0].key], ["later"])
-    with catalog.store.read() as tx:
-        assert doctor._top_lists(tx) == []
-        assert tx.top_lists_note().endswith(" and 1 search of several of them (1 ranked before the last"
-                                            " change: the next search of each ranks it again), each listing"
-                                            " its best 1,000 by bm25 (364 of them, in 30%+ of the papers, their"
-                                            " best 2,000)")
-    with catalog.store.write() as tx:
-        assert doctor._rebuild_top_lists(tx) == ("rebuilt 0 ranked list(s); dropped 1 list(s) of ANDs and phrases"
-                                                 " ranked before the last change (the next search of each ranks it"
-                                                 " again)")
-    assert _compound_lists(catalog) == ([], [])
-
-
-def test_two_searches_at_once_keep_one_list_and_an_import_keeps_none_waiting(catalog, own_lists):
-    from catalog.query import parse
-
-    full = _ranked(catalog, PHRASE, lists=False)
-    other = SqliteStore.open(catalog.path)
-    try:
-        with catalog.store.read() as a, other.read() as b:
-            pages = [[(h.paper_id, h.score) for h in tx.search(parse(PHRASE))] for tx in (a, b)]
-    finally:
-        other.close()
-    assert pages == [full, full] and _compound_lists(catalog)[0] == [PHRASE_KEY]
-    with catalog.store.read() as tx:
-        assert tx.conn.execute("SELECT count(*) FROM term_top WHERE term = ?", (PHRASE_KEY,)).scalar() == 1000
-    with catalog.store.write() as tx:
-        tx.drop_compound_lists([PHRASE_KEY])
-    importing = sqlite3.connect(catalog.path, isolation_level=None)  # another writer holds the file
-    importing.execute("BEGIN IMMEDIATE")
-    try:
-        start = time.monotonic()
-        assert _ranked(catalog, PHRASE, lists=True) == full
-        assert time.monotonic() - start < 5 and _compound_lists(catalog) == ([], [])  # not kept, not waited
-    finally:
-        importing.execute("ROLLBACK")
-        importing.close()
-    _ranked(catalog, PHRASE, lists=True)
-    assert _compound_lists(catalog)[0] == [PHRASE_KEY]
-
-
-def test_refresh_keeps_lists_of_several_words_and_ranks_stale_ones_again(catalog, own_lists):
-    _ranked(catalog, PHRASE, lists=True)
-    catalog.store.refresh_top_lists(budget=None)  # chooses the words again: keeps the phrase's list
-    assert _compound_lists(catalog) == ([PHRASE_KEY], [])
-    catalog.tag([catalog.search("hessian", limit=1, snippets=False)[0].key], ["later"])
-    assert catalog.store.refresh_top_lists(budget=60.0) == (1, 0)  # the words' lists are rescored
-    assert _compound_lists(catalog) == ([PHRASE_KEY], [])
-    assert _ranked(catalog, PHRASE, lists=True) == _ranked(catalog, PHRASE, lists=False)
-    assert own_lists == [(PHRASE_KEY, 0)]
-
-
-def test_refresh_ranks_again_only_the_newest_stale_lists_of_several_words(catalog, own_lists, monkeypatch):
-    """Past COMPOUND_REFRESH, an older stale list waits for its next search (which ranks it)."""
-    monkeypatch.setattr(topk, "COMPOUND_REFRESH", 1)
-    _ranked(catalog, PHRASE, lists=True)
-    _ranked(catalog, AND, lists=True)  # the newest
-    catalog.tag([catalog.search("hessian", limit=1, snippets=False)[0].key], ["later"])
-    assert _compound_lists(catalog) == ([PHRASE_KEY, AND_KEY], [PHRASE_KEY, AND_KEY])
-    catalog.store.refresh_top_lists(budget=None)
-    assert _compound_lists(catalog) == ([PHRASE_KEY, AND_KEY], [PHRASE_KEY])
-    assert _ranked(catalog, PHRASE, lists=True) == _ranked(catalog, PHRASE, lists=False)
-    assert _compound_lists(catalog) == ([AND_KEY, PHRASE_KEY], [])
 
 
 # --- deep lists: words in a large share of the papers (topk.DEEP_LIST_SIZE) ------------------
@@ -881,126 +626,6 @@ def test_a_filter_many_papers_pass_or_text_the_index_disagrees_with_ranks_in_ful
                         " (SELECT paper_id FROM paper_tag JOIN tag ON tag.id = tag_id WHERE name = 'few')")
     assert _ranked(catalog, "model tag:few", lists=True) == _ranked(catalog, "model tag:few", lists=False)
     assert few_served == []
-
-
-# --- ANDs of whole words whose lists' proof would cost what ranking does (topand.py) -----------
-
-def _drop_word_lists(catalog: Catalog, keys: list[str]) -> None:
-    with catalog.store.write() as tx:
-        for table in ("term_top", "term_top_state"):
-            tx.conn.execute(f"DELETE FROM {table} WHERE term IN (SELECT value FROM json_each(?))", (json.dumps(keys),))
-
-
-def test_an_and_whose_proof_fts5_would_score_gets_a_list_of_its_own_at_once(catalog, monkeypatch):
-    """At 10k papers FTS5 would score the lists' papers of `language model` (_fts_scored: it
-    counts both words' papers over the index, what ranking costs): its first search ranks a list
-    of its own instead of trying the lists, every later one reads it."""
-    tried = []
-    original = topand.AndPages.and_rows
-    monkeypatch.setattr(topand, "_UNPROVEN", {})
-    monkeypatch.setattr(topand.AndPages, "and_rows",
-                        lambda self, *a, **k: tried.append(a[0]) or original(self, *a, **k))
-    full = [_ranked(catalog, AND, lists=False, offset=offset) for offset in (0, 50)]
-    assert _ranked(catalog, AND, lists=True) == full[0]
-    assert _compound_lists(catalog)[0] == [AND_KEY] and tried == []
-    assert [_ranked(catalog, AND, lists=True, offset=offset) for offset in (0, 50)] == full
-    assert _page(catalog, AND, lists=True) == _page(catalog, AND, lists=False)
-    # With a prefix the lists' papers are tokenized again (no FTS5 pass): the lists prove it.
-    assert _ranked(catalog, "language mo*", lists=True) == _ranked(catalog, "language mo*", lists=False)
-    assert tried == [['("language")', '("mo"*)']] and _compound_lists(catalog)[0] == [AND_KEY]
-
-
-def test_an_and_of_words_without_lists_that_match_many_papers_gets_a_list_of_its_own(catalog, monkeypatch):
-    """`sparse attention` at 100k: neither word in 25,000 papers (no list), together in 36,025:
-    ranking it walks them all. Its first search ranks a list of its own; an AND of words that
-    together match fewer papers than a word needs for a list keeps none (quick to rank)."""
-    query, key = "sparse attention", '("sparse") AND ("attention")'
-    _drop_word_lists(catalog, ['("sparse")', '("attention")'])
-    with catalog.store.read() as tx:
-        matches = sum(tx.conn.execute("SELECT count(*) FROM paper_fts WHERE paper_fts MATCH ?", (w,)).scalar()
-                      for w in ("sparse", "attention"))
-    monkeypatch.setattr(topk, "MIN_MATCHES", matches + 1)  # together: fewer than a list needs
-    full = [_ranked(catalog, query, lists=False, offset=offset) for offset in (0, 50)]
-    assert [_ranked(catalog, query, lists=True, offset=offset) for offset in (0, 50)] == full
-    assert _compound_lists(catalog) == ([], [])
-    monkeypatch.setattr(topk, "MIN_MATCHES", matches)
-    assert _ranked(catalog, query, lists=True) == full[0]
-    assert _compound_lists(catalog)[0] == [key]
-    filtered = f"{query} year:2016..2020"
-    for q, offset in ((query, 0), (query, 50), (filtered, 0), (filtered, 50)):
-        assert _ranked(catalog, q, lists=True, offset=offset) == _ranked(catalog, q, lists=False, offset=offset)
-    with catalog.store.read() as tx:
-        listed = tx.conn.execute("SELECT listed FROM term_top_state WHERE term = ?", (key,)).scalar()
-        both = tx.conn.execute("SELECT count(*) FROM paper_fts WHERE paper_fts MATCH ?", (key,)).scalar()
-    assert listed == min(both, 1000) and _page(catalog, query, lists=True) == _page(catalog, query, lists=False)
-
-
-# --- ANDs with a prefix, remembered by the process (topand.py) --------------------------------
-
-@pytest.fixture
-def remembered(monkeypatch) -> list:
-    """The pages of prefix ANDs served from the process's memory, as (query's MATCH, offset);
-    the memory empty to start with."""
-    monkeypatch.setattr(topand, "_REMEMBERED", {})
-    monkeypatch.setattr(topand, "_UNPROVEN", {})
-    read: list = []
-    original = topand.AndPages._made_page
-
-    def spy(self, made, compiled, limit, offset, with_text):
-        rows = original(self, made, compiled, limit, offset, with_text)
-        if rows is not None and " " in compiled.match and "*" in compiled.match:
-            read.append((compiled.match, offset))
-        return rows
-
-    monkeypatch.setattr(topand.AndPages, "_made_page", spy)
-    return read
-
-
-def test_a_prefix_and_ranked_in_full_is_remembered_not_kept(catalog, remembered, monkeypatch):
-    """A prefix AND the lists do not prove is ranked REMEMBER_DEPTH deep: the TUI's page of
-    200 after its first 50 rows, and the same search again, read that; the catalog keeps no
-    list of it (typing would fill it); a page past the depth, or a filter, ranks in full."""
-    monkeypatch.setattr(topand.AndPages, "and_rows", lambda self, *a, **k: None)
-    query, match = "sparse att*", '("sparse") AND ("att"*)'
-    full = _ranked(catalog, query, lists=False, limit=300)
-    assert _ranked(catalog, query, lists=True) == full[:50]
-    assert remembered == [(match, 0)]  # ranked here, served from what it ranked
-    for limit, offset in ((200, 0), (50, 150), (50, 0)):
-        assert _ranked(catalog, query, lists=True, limit=limit, offset=offset) == full[offset:offset + limit]
-    assert remembered == [(match, 0), (match, 0), (match, 150), (match, 0)]
-    assert _ranked(catalog, query, lists=True, limit=50, offset=180) == full[180:230]  # past 200: ranked again
-    assert remembered[-1] == (match, 180)
-    filtered = f"{query} year:2016..2020"
-    assert _ranked(catalog, filtered, lists=True) == _ranked(catalog, filtered, lists=False)
-    assert len(remembered) == 5 and _compound_lists(catalog) == ([], [])
-    assert _page(catalog, query, lists=True) == _page(catalog, query, lists=False)
-
-
-def test_a_prefix_and_remembered_is_not_read_after_an_edit(catalog, remembered, monkeypatch):
-    """A note that lifts a paper from far down to the top: the remembered head is of the index
-    as it was, and must not be served."""
-    monkeypatch.setattr(topand.AndPages, "and_rows", lambda self, *a, **k: None)
-    query = "sparse att*"
-    _ranked(catalog, query, lists=True)
-    low, key = _far_down(catalog, query, 300)
-    catalog.add_note(key, "Sparse attention: sparse attention, attending sparsely, sparse attention again.")
-    page = _ranked(catalog, query, lists=True)
-    assert page == _ranked(catalog, query, lists=False) and low in [pid for pid, _ in page]
-
-
-def test_a_prefix_and_the_lists_proved_is_remembered(catalog, remembered, monkeypatch):
-    """`language mo*` proved from its words' lists (their papers tokenized again): the same page
-    again, and the pages before it, are read from memory, not proved again."""
-    proved = []
-    original = topand.AndPages._and_scored
-    monkeypatch.setattr(topand.AndPages, "_and_scored", lambda self, *a: proved.append(1) or original(self, *a))
-    for query in ("language mo*", "language mo* year:2016..2020"):
-        for offset in (0, 50, 0, 50):
-            assert _ranked(catalog, query, lists=True, offset=offset) == \
-                _ranked(catalog, query, lists=False, offset=offset), (query, offset)
-    match = '("language") AND ("mo"*)'
-    assert remembered == [(match, 0), (match, 50)]  # a filter is never remembered: proved each time
-    assert len(proved) == 6
 
 
 def test_a_filtered_page_the_list_did_not_serve_is_not_tried_again_on_the_same_index(catalog, few_served,

@@ -1,0 +1,314 @@
+"""Lists of ANDs and phrases of frequent words (issue 16, catalog/store/sqlite/topand.py): the
+lists of their own that searches rank and the catalog keeps, and the heads of prefix ANDs the
+process remembers; on the shared 10k catalog (tests/topk_catalog.py), every page the full
+ranking's.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+
+import pytest
+
+from catalog import doctor
+from catalog.library import Catalog
+from catalog.store.sqlite import topand, topbuild, topk
+from catalog.store.sqlite.store import SqliteStore
+from tests.topk_catalog import _page, _ranked, built, catalog  # noqa: F401 (fixtures)
+
+
+# --- ANDs and phrases the words' lists cannot prove: lists of their own (topand.py) ----------
+
+PHRASE, PHRASE_KEY = '"of the"', '("of the")'  # at 10k the words' lists do not prove its page
+AND, AND_KEY = "Language model", '("language") AND ("model")'
+
+
+@pytest.fixture
+def own_lists(monkeypatch) -> list:
+    """The pages read from lists of several words, as (key, offset). The words' lists prove
+    every AND's page at 10k papers: here they are taken not to (and_rows answers None)."""
+    monkeypatch.setattr(topand, "_UNPROVEN", {})
+    monkeypatch.setattr(topand.AndPages, "and_rows", lambda self, *args, **kwargs: None)
+    read: list = []
+    original = topk.TopLists._listed_rows
+
+    def spy(self, key, state, compiled, limit, offset, with_text):
+        rows = original(self, key, state, compiled, limit, offset, with_text)
+        if topk.compound(key) and rows is not None:
+            read.append((key, offset))
+        return rows
+
+    monkeypatch.setattr(topk.TopLists, "_listed_rows", spy)
+    return read
+
+
+def _compound_lists(catalog: Catalog) -> tuple[list[str], list[str]]:
+    with catalog.store.read() as tx:
+        return tx.compound_lists()
+
+
+def test_an_and_or_phrase_the_lists_cannot_prove_gets_a_list_of_its_own(catalog, own_lists):
+    for query, key in ((PHRASE, PHRASE_KEY), (AND, AND_KEY)):
+        full = [_ranked(catalog, query, lists=False, offset=offset) for offset in (0, 50)]
+        assert _ranked(catalog, query, lists=True) == full[0]  # ranks its list, serves the page from it
+        assert key in _compound_lists(catalog)[0] and own_lists == []
+        assert [_ranked(catalog, query, lists=True, offset=offset) for offset in (0, 50)] == full
+        filtered = f"{query} year:2016..2020"
+        assert _ranked(catalog, filtered, lists=True) == _ranked(catalog, filtered, lists=False)
+        assert own_lists == [(key, 0), (key, 50), (key, 0)]
+        assert _page(catalog, query, lists=True) == _page(catalog, query, lists=False)
+        own_lists.clear()
+
+
+def _far_down(catalog: Catalog, query: str, offset: int) -> tuple[int, str]:
+    """(id, key) of the paper at `offset` in the full ranking of `query`."""
+    low = _ranked(catalog, query, lists=False, offset=offset)[0][0]
+    topk.ENABLED = False
+    try:
+        return low, catalog.search(query, limit=1, offset=offset, snippets=False)[0].key
+    finally:
+        topk.ENABLED = True
+
+
+def test_after_an_edit_a_list_of_its_own_is_ranked_again_not_read(catalog, own_lists):
+    _ranked(catalog, PHRASE, lists=True)
+    low, key = _far_down(catalog, PHRASE, 200)
+    catalog.add_note(key, "Of the many, of the few, of the rest: of the others.")
+    assert _compound_lists(catalog) == ([PHRASE_KEY], [PHRASE_KEY])
+    own_lists.clear()
+    page = _ranked(catalog, PHRASE, lists=True)
+    assert page == _ranked(catalog, PHRASE, lists=False) and low in [pid for pid, _ in page]
+    assert own_lists == [] and _compound_lists(catalog) == ([PHRASE_KEY], [])  # ranked again
+    assert _ranked(catalog, PHRASE, lists=True) == page and own_lists == [(PHRASE_KEY, 0)]
+
+
+def test_lists_of_several_words_past_the_cap_drop_the_oldest(catalog, own_lists, monkeypatch):
+    monkeypatch.setattr(topbuild, "COMPOUND_LISTS", 2)
+    for query in ('"of the"', '"in the"', '"of a"'):
+        _ranked(catalog, query, lists=True)
+    assert _compound_lists(catalog)[0] == ['("in the")', '("of a")']
+    _ranked(catalog, '"of the"', lists=True)
+    assert _compound_lists(catalog)[0] == ['("of a")', '("of the")']
+    with catalog.store.read() as tx:
+        assert tx.conn.execute("SELECT count(DISTINCT term) FROM term_top WHERE term LIKE '% %'").scalar() == 2
+
+
+def test_a_read_only_file_searches_without_keeping_lists(catalog, own_lists, monkeypatch):
+    """SQLite refuses the write ("attempt to write a readonly database"): the page is the
+    same, no error, and the process does not try again."""
+    from catalog.store.sqlite import store as sqlite_store
+    from catalog.store.sqlite.connection import Connection
+
+    def read_only(path):
+        raw = sqlite3.connect(f"file:{path}?mode=ro", uri=True, isolation_level=None, check_same_thread=False)
+        raw.row_factory = sqlite3.Row
+        return Connection(raw)
+
+    monkeypatch.setattr(sqlite_store, "connect", read_only)
+    assert _ranked(catalog, PHRASE, lists=True) == _ranked(catalog, PHRASE, lists=False)
+    assert _compound_lists(catalog) == ([], [])
+    with catalog.store.read() as tx:
+        assert "lists_to_keep" not in tx.__dict__  # not ranked again to be kept
+    assert _page(catalog, PHRASE, lists=True) == _page(catalog, PHRASE, lists=False)
+
+
+def test_a_list_its_own_search_kept_does_not_look_like_a_change_to_the_tui(catalog, own_lists):
+    """The TUI polls Catalog.version (SQLite's data_version) and reloads when it moves: a list
+    kept by its own search must not move it (the reload would search again)."""
+    before = catalog.version()
+    _ranked(catalog, PHRASE, lists=True)
+    assert _compound_lists(catalog)[0] == [PHRASE_KEY]
+    assert catalog.version() == before
+    with sqlite3.connect(catalog.path) as conn:  # another process's change still shows
+        conn.execute("INSERT INTO catalog_setting(name, value) VALUES ('probe', 'x')")
+    assert catalog.version() != before
+
+
+def test_doctor_says_stale_lists_of_several_words_are_no_problem(catalog, own_lists):
+    _ranked(catalog, PHRASE, lists=True)
+    catalog.tag([catalog.search("hessian", limit=1, snippets=False)[0].key], ["later"])
+    with catalog.store.read() as tx:
+        assert doctor._top_lists(tx) == []
+        assert tx.top_lists_note().endswith(" and 1 search of several of them (1 ranked before the last"
+                                            " change: the next search of each ranks it again), each listing"
+                                            " its best 1,000 by bm25 (364 of them, in 30%+ of the papers, their"
+                                            " best 2,000)")
+    with catalog.store.write() as tx:
+        assert doctor._rebuild_top_lists(tx) == ("rebuilt 0 ranked list(s); dropped 1 list(s) of ANDs and phrases"
+                                                 " ranked before the last change (the next search of each ranks it"
+                                                 " again)")
+    assert _compound_lists(catalog) == ([], [])
+
+
+def test_two_searches_at_once_keep_one_list_and_an_import_keeps_none_waiting(catalog, own_lists):
+    from catalog.query import parse
+
+    full = _ranked(catalog, PHRASE, lists=False)
+    other = SqliteStore.open(catalog.path)
+    try:
+        with catalog.store.read() as a, other.read() as b:
+            pages = [[(h.paper_id, h.score) for h in tx.search(parse(PHRASE))] for tx in (a, b)]
+    finally:
+        other.close()
+    assert pages == [full, full] and _compound_lists(catalog)[0] == [PHRASE_KEY]
+    with catalog.store.read() as tx:
+        assert tx.conn.execute("SELECT count(*) FROM term_top WHERE term = ?", (PHRASE_KEY,)).scalar() == 1000
+    with catalog.store.write() as tx:
+        tx.drop_compound_lists([PHRASE_KEY])
+    importing = sqlite3.connect(catalog.path, isolation_level=None)  # another writer holds the file
+    importing.execute("BEGIN IMMEDIATE")
+    try:
+        start = time.monotonic()
+        assert _ranked(catalog, PHRASE, lists=True) == full
+        assert time.monotonic() - start < 5 and _compound_lists(catalog) == ([], [])  # not kept, not waited
+    finally:
+        importing.execute("ROLLBACK")
+        importing.close()
+    _ranked(catalog, PHRASE, lists=True)
+    assert _compound_lists(catalog)[0] == [PHRASE_KEY]
+
+
+def test_refresh_keeps_lists_of_several_words_and_ranks_stale_ones_again(catalog, own_lists):
+    _ranked(catalog, PHRASE, lists=True)
+    catalog.store.refresh_top_lists(budget=None)  # chooses the words again: keeps the phrase's list
+    assert _compound_lists(catalog) == ([PHRASE_KEY], [])
+    catalog.tag([catalog.search("hessian", limit=1, snippets=False)[0].key], ["later"])
+    assert catalog.store.refresh_top_lists(budget=60.0) == (1, 0)  # the words' lists are rescored
+    assert _compound_lists(catalog) == ([PHRASE_KEY], [])
+    assert _ranked(catalog, PHRASE, lists=True) == _ranked(catalog, PHRASE, lists=False)
+    assert own_lists == [(PHRASE_KEY, 0)]
+
+
+def test_refresh_ranks_again_only_the_newest_stale_lists_of_several_words(catalog, own_lists, monkeypatch):
+    """Past COMPOUND_REFRESH, an older stale list waits for its next search (which ranks it)."""
+    monkeypatch.setattr(topbuild, "COMPOUND_REFRESH", 1)
+    _ranked(catalog, PHRASE, lists=True)
+    _ranked(catalog, AND, lists=True)  # the newest
+    catalog.tag([catalog.search("hessian", limit=1, snippets=False)[0].key], ["later"])
+    assert _compound_lists(catalog) == ([PHRASE_KEY, AND_KEY], [PHRASE_KEY, AND_KEY])
+    catalog.store.refresh_top_lists(budget=None)
+    assert _compound_lists(catalog) == ([PHRASE_KEY, AND_KEY], [PHRASE_KEY])
+    assert _ranked(catalog, PHRASE, lists=True) == _ranked(catalog, PHRASE, lists=False)
+    assert _compound_lists(catalog) == ([AND_KEY, PHRASE_KEY], [])
+
+
+# --- ANDs of whole words whose lists' proof would cost what ranking does (topand.py) -----------
+
+def _drop_word_lists(catalog: Catalog, keys: list[str]) -> None:
+    with catalog.store.write() as tx:
+        for table in ("term_top", "term_top_state"):
+            tx.conn.execute(f"DELETE FROM {table} WHERE term IN (SELECT value FROM json_each(?))", (json.dumps(keys),))
+
+
+def test_an_and_whose_proof_fts5_would_score_gets_a_list_of_its_own_at_once(catalog, monkeypatch):
+    """At 10k papers FTS5 would score the lists' papers of `language model` (_fts_scored: it
+    counts both words' papers over the index, what ranking costs): its first search ranks a list
+    of its own instead of trying the lists, every later one reads it."""
+    tried = []
+    original = topand.AndPages.and_rows
+    monkeypatch.setattr(topand, "_UNPROVEN", {})
+    monkeypatch.setattr(topand.AndPages, "and_rows",
+                        lambda self, *a, **k: tried.append(a[0]) or original(self, *a, **k))
+    full = [_ranked(catalog, AND, lists=False, offset=offset) for offset in (0, 50)]
+    assert _ranked(catalog, AND, lists=True) == full[0]
+    assert _compound_lists(catalog)[0] == [AND_KEY] and tried == []
+    assert [_ranked(catalog, AND, lists=True, offset=offset) for offset in (0, 50)] == full
+    assert _page(catalog, AND, lists=True) == _page(catalog, AND, lists=False)
+    # With a prefix the lists' papers are tokenized again (no FTS5 pass): the lists prove it.
+    assert _ranked(catalog, "language mo*", lists=True) == _ranked(catalog, "language mo*", lists=False)
+    assert tried == [['("language")', '("mo"*)']] and _compound_lists(catalog)[0] == [AND_KEY]
+
+
+def test_an_and_of_words_without_lists_that_match_many_papers_gets_a_list_of_its_own(catalog, monkeypatch):
+    """`sparse attention` at 100k: neither word in 25,000 papers (no list), together in 36,025:
+    ranking it walks them all. Its first search ranks a list of its own; an AND of words that
+    together match fewer papers than a word needs for a list keeps none (quick to rank)."""
+    query, key = "sparse attention", '("sparse") AND ("attention")'
+    _drop_word_lists(catalog, ['("sparse")', '("attention")'])
+    with catalog.store.read() as tx:
+        matches = sum(tx.conn.execute("SELECT count(*) FROM paper_fts WHERE paper_fts MATCH ?", (w,)).scalar()
+                      for w in ("sparse", "attention"))
+    monkeypatch.setattr(topk, "MIN_MATCHES", matches + 1)  # together: fewer than a list needs
+    full = [_ranked(catalog, query, lists=False, offset=offset) for offset in (0, 50)]
+    assert [_ranked(catalog, query, lists=True, offset=offset) for offset in (0, 50)] == full
+    assert _compound_lists(catalog) == ([], [])
+    monkeypatch.setattr(topk, "MIN_MATCHES", matches)
+    assert _ranked(catalog, query, lists=True) == full[0]
+    assert _compound_lists(catalog)[0] == [key]
+    filtered = f"{query} year:2016..2020"
+    for q, offset in ((query, 0), (query, 50), (filtered, 0), (filtered, 50)):
+        assert _ranked(catalog, q, lists=True, offset=offset) == _ranked(catalog, q, lists=False, offset=offset)
+    with catalog.store.read() as tx:
+        listed = tx.conn.execute("SELECT listed FROM term_top_state WHERE term = ?", (key,)).scalar()
+        both = tx.conn.execute("SELECT count(*) FROM paper_fts WHERE paper_fts MATCH ?", (key,)).scalar()
+    assert listed == min(both, 1000) and _page(catalog, query, lists=True) == _page(catalog, query, lists=False)
+
+
+# --- ANDs with a prefix, remembered by the process (topand.py) --------------------------------
+
+@pytest.fixture
+def remembered(monkeypatch) -> list:
+    """The pages of prefix ANDs served from the process's memory, as (query's MATCH, offset);
+    the memory empty to start with."""
+    monkeypatch.setattr(topand, "_REMEMBERED", {})
+    monkeypatch.setattr(topand, "_UNPROVEN", {})
+    read: list = []
+    original = topand.AndPages._made_page
+
+    def spy(self, made, compiled, limit, offset, with_text):
+        rows = original(self, made, compiled, limit, offset, with_text)
+        if rows is not None and " " in compiled.match and "*" in compiled.match:
+            read.append((compiled.match, offset))
+        return rows
+
+    monkeypatch.setattr(topand.AndPages, "_made_page", spy)
+    return read
+
+
+def test_a_prefix_and_ranked_in_full_is_remembered_not_kept(catalog, remembered, monkeypatch):
+    """A prefix AND the lists do not prove is ranked REMEMBER_DEPTH deep: the TUI's page of
+    200 after its first 50 rows, and the same search again, read that; the catalog keeps no
+    list of it (typing would fill it); a page past the depth, or a filter, ranks in full."""
+    monkeypatch.setattr(topand.AndPages, "and_rows", lambda self, *a, **k: None)
+    query, match = "sparse att*", '("sparse") AND ("att"*)'
+    full = _ranked(catalog, query, lists=False, limit=300)
+    assert _ranked(catalog, query, lists=True) == full[:50]
+    assert remembered == [(match, 0)]  # ranked here, served from what it ranked
+    for limit, offset in ((200, 0), (50, 150), (50, 0)):
+        assert _ranked(catalog, query, lists=True, limit=limit, offset=offset) == full[offset:offset + limit]
+    assert remembered == [(match, 0), (match, 0), (match, 150), (match, 0)]
+    assert _ranked(catalog, query, lists=True, limit=50, offset=180) == full[180:230]  # past 200: ranked again
+    assert remembered[-1] == (match, 180)
+    filtered = f"{query} year:2016..2020"
+    assert _ranked(catalog, filtered, lists=True) == _ranked(catalog, filtered, lists=False)
+    assert len(remembered) == 5 and _compound_lists(catalog) == ([], [])
+    assert _page(catalog, query, lists=True) == _page(catalog, query, lists=False)
+
+
+def test_a_prefix_and_remembered_is_not_read_after_an_edit(catalog, remembered, monkeypatch):
+    """A note that lifts a paper from far down to the top: the remembered head is of the index
+    as it was, and must not be served."""
+    monkeypatch.setattr(topand.AndPages, "and_rows", lambda self, *a, **k: None)
+    query = "sparse att*"
+    _ranked(catalog, query, lists=True)
+    low, key = _far_down(catalog, query, 300)
+    catalog.add_note(key, "Sparse attention: sparse attention, attending sparsely, sparse attention again.")
+    page = _ranked(catalog, query, lists=True)
+    assert page == _ranked(catalog, query, lists=False) and low in [pid for pid, _ in page]
+
+
+def test_a_prefix_and_the_lists_proved_is_remembered(catalog, remembered, monkeypatch):
+    """`language mo*` proved from its words' lists (their papers tokenized again): the same page
+    again, and the pages before it, are read from memory, not proved again."""
+    proved = []
+    original = topand.AndPages._and_scored
+    monkeypatch.setattr(topand.AndPages, "_and_scored", lambda self, *a: proved.append(1) or original(self, *a))
+    for query in ("language mo*", "language mo* year:2016..2020"):
+        for offset in (0, 50, 0, 50):
+            assert _ranked(catalog, query, lists=True, offset=offset) == \
+                _ranked(catalog, query, lists=False, offset=offset), (query, offset)
+    match = '("language") AND ("mo"*)'
+    assert remembered == [(match, 0), (match, 50)]  # a filter is never remembered: proved each time
+    assert len(proved) == 6
