@@ -54,7 +54,7 @@ def _probe(action: str, db: str, cache: str, arg: str) -> dict:
 
         catalog = Catalog.open(Path(db))
         with catalog.store.read() as tx:
-            paper_id = tx.paper_id(arg)
+            paper_id = tx.papers.paper_id(arg)
         arg = str(paper_id)
     from catalog.discover import Discovery
     from catalog.discover.source import StoreSource

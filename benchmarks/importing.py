@@ -80,12 +80,12 @@ def _store_prepared(files: list[Path], db: Path) -> float:
     os.sync()
     start = time.perf_counter()
     for n, (venue, year, rows) in enumerate(prepared):
-        with store.write() as tx, tx.bulk_load():
-            source = tx.add_source(path=f"file{n}", sha256=str(n), venue=venue, year=year,
-                                   format="paperlist", imported_at="2026-01-01", warnings="")
-            ids = tx.insert_papers(rows, [row.fingerprint[:12] for row in rows], "2026-01-01")
-            tx.add_provenance([(paper_id, source, position) for position, paper_id in enumerate(ids, 1)])
-            tx.index_papers_from(ids[0])
+        with store.write() as tx, tx.imports.bulk_load():
+            source = tx.imports.add_source(path=f"file{n}", sha256=str(n), venue=venue, year=year,
+                                           format="paperlist", imported_at="2026-01-01", warnings="")
+            ids = tx.imports.insert_papers(rows, [row.fingerprint[:12] for row in rows], "2026-01-01")
+            tx.imports.add_provenance([(paper_id, source, position) for position, paper_id in enumerate(ids, 1)])
+            tx.imports.index_papers_from(ids[0])
     store.close()
     return time.perf_counter() - start
 

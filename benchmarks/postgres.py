@@ -112,7 +112,7 @@ def _compare(db, url) -> None:
     sqlite, postgres = Catalog.open(db), Catalog.open(url)
     try:
         start = time.perf_counter()
-        built, _ = postgres.store.refresh_top_lists(budget=None)
+        built, _ = postgres.store.lists.refresh(budget=None)
         print(f"postgresql ranked lists: {built} built in {time.perf_counter() - start:.1f} s")
         for query in QUERIES:
             topk.ENABLED = False

@@ -69,7 +69,7 @@ def build(db: Path, only_mix: bool = False, extra: tuple[str, ...] = ()) -> str:
         ensure_tag(catalog, 500)  # before: tagging writes to the index, which makes lists stale
         start = time.perf_counter()
         if not only_mix:
-            built, _ = catalog.store.refresh_top_lists(budget=None)
+            built, _ = catalog.store.lists.refresh(budget=None)
             return f"built {built} lists in {time.perf_counter() - start:.1f} s"
         keys = set()
         for _, q in MIX + [(None, q) for q in extra]:
@@ -77,12 +77,12 @@ def build(db: Path, only_mix: bool = False, extra: tuple[str, ...] = ()) -> str:
             keys.update([k] if (k := topk.list_key(compiled))
                         else topand.and_keys(compiled) or topand.phrase_keys(compiled) or [])
         with catalog.store.read() as tx:  # only those a full refresh would build (frequent enough)
-            keys &= {k for k, _ in topbuild.candidates(tx.top_list_words(), topk.min_matches(catalog.count("")))}
+            keys &= {k for k, _ in topbuild.candidates(tx.lists.words(), topk.min_matches(catalog.count("")))}
         times = {}
         for key in sorted(keys):
             one = time.perf_counter()
             with catalog.store.write() as tx:
-                tx.build_top_list(key)
+                tx.lists.build(key)
             times[key] = time.perf_counter() - one
         return "built " + ", ".join(f"{k} {t:.1f} s" for k, t in times.items())
     finally:
@@ -110,7 +110,7 @@ def edit(db: Path, new_papers: int = 200) -> str:
             report = catalog.import_paths([path])
             took = time.perf_counter() - start
         with catalog.store.read() as tx:
-            stale = len(tx.stale_top_lists())
+            stale = len(tx.lists.stale())
         return (f"edited: 6 papers tagged or noted, imported {report.new} new papers in {took:.1f} s;"
                 f" lists searches cannot read: {stale}")
     finally:
@@ -200,7 +200,7 @@ def first_searches(db: Path, repeats: int, baseline: str | None) -> list[str]:
             for side, root in sides.items():
                 store = SqliteStore.open(db)
                 with store.write() as tx:
-                    tx.drop_compound_lists(tx.compound_lists()[0])
+                    tx.lists.drop(tx.lists.several()[0])
                 store.close()
                 env = {**os.environ, "PYTHONPATH": root}
                 out = subprocess.run([sys.executable, "-c", _CHILD, str(db), query], env=env, check=True,

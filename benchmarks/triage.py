@@ -49,8 +49,8 @@ def main() -> None:
         old, new = [], []
         for _ in range(3):
             with catalog.store.read() as tx:
-                old.append(_median(lambda: tx.search(query, limit=-1), 1))
-                new.append(_median(lambda: tx.search_ids(query), 1))
+                old.append(_median(lambda: tx.search.page(query, limit=-1), 1))
+                new.append(_median(lambda: tx.search.ids(query), 1))
         o, n = statistics.median(old), statistics.median(new)
         print(f"untriaged ids of the whole catalog: summaries {o:.2f} s, search_ids {n:.2f} s ({n / o:.2f}x)")
         for label, call in (("untriaged('', limit=500)", lambda: catalog.untriaged("", limit=500)),

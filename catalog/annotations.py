@@ -25,9 +25,9 @@ VERSION = 1
 
 def collect(tx) -> dict[str, Any]:
     """Every paper you annotated, and your saved searches, as the file's JSON object."""
-    searches = [{"name": s.name, "query": s.query} for s in tx.saved_searches()]
+    searches = [{"name": s.name, "query": s.query} for s in tx.edits.saved_searches()]
     return {"format": FORMAT, "version": VERSION, "exported_at": now().isoformat(timespec="seconds") + "Z",
-            "papers": tx.annotated_papers(), "saved_searches": searches}
+            "papers": tx.edits.annotated_papers(), "saved_searches": searches}
 
 
 def check(document: object, name: str) -> dict[str, Any]:
@@ -60,21 +60,21 @@ def merge(tx, document: dict[str, Any], *, theirs: bool = False) -> AnnotationsR
         report.matched += 1
         entry = _cleaned(entry)
         if _merge_paper(tx, pid, entry, label, report, theirs):
-            tx.touch(pid)
-    tx.drop_unused_tags()
+            tx.edits.touch(pid)
+    tx.edits.drop_unused_tags()
     for entry in document.get("saved_searches", []):
         if not isinstance(entry, dict) or not entry.get("name") or not isinstance(entry.get("query"), str):
             continue
         name, query = user_line(str(entry["name"])), user_line(entry["query"])
         if not name:
             continue
-        have = tx.saved_query(name)
+        have = tx.edits.saved_query(name)
         if have is None:
-            tx.save_query(name, query)
+            tx.edits.save_query(name, query)
             report.searches_added += 1
         elif have != query:
             if theirs:
-                tx.save_query(name, query)
+                tx.edits.save_query(name, query)
                 report.searches_added += 1
             report.conflicts.append(f"saved search {name!r}: yours {have!r}, theirs {query!r}"
                                     + (" (took theirs)" if theirs else " (kept yours)"))
@@ -104,17 +104,17 @@ def find(tx, entry: dict[str, Any]) -> int | None:
     """The catalog paper an entry is about: same key and content, else the same fingerprint,
     DOI, arXiv id or title, else (last) the same key."""
     key, fp = entry.get("key"), entry.get("fingerprint")
-    by_key = tx.paper_with("key", key) if isinstance(key, str) and key else None
-    if by_key is not None and (not fp or tx.fingerprint_of(by_key) == fp):
+    by_key = tx.edits.paper_with("key", key) if isinstance(key, str) and key else None
+    if by_key is not None and (not fp or tx.edits.fingerprint_of(by_key) == fp):
         return by_key
     for column, value in (("fingerprint", fp), ("doi", entry.get("doi")), ("arxiv_id", entry.get("arxiv_id"))):
         if isinstance(value, str) and value:
-            found = tx.paper_with(column, value)
+            found = tx.edits.paper_with(column, value)
             if found is not None:
                 return found
     if isinstance(entry.get("title"), str) and entry["title"]:
         wanted = title_key(entry["title"])
-        for row in tx.papers_titled(entry["title"]):
+        for row in tx.search.titled(entry["title"]):
             if title_key(row["title"]) == wanted:
                 return row["id"]
     return by_key
@@ -126,11 +126,11 @@ def _merge_paper(tx, pid: int, entry: dict[str, Any], label: str,
     for column, value, unset in (("status", entry.get("status"), "unread"),
                                  ("rating", entry.get("rating"), None),
                                  ("user_title", entry.get("user_title"), None)):
-        mine = tx.user_field(pid, column)
+        mine = tx.edits.user_field(pid, column)
         if not _valid(column, value) or value == unset or value == mine:
             continue
         if mine == unset or theirs:
-            tx.set_user_field(pid, column, value)
+            tx.edits.set_user_field(pid, column, value)
             report.fields_set += 1
             touched = True
         if mine != unset:
@@ -143,10 +143,10 @@ def _merge_paper(tx, pid: int, entry: dict[str, Any], label: str,
         except CatalogError:
             report.conflicts.append(f"{label}: tag {tag!r} is not a valid tag (skipped)")
             continue
-        if tx.add_tag(pid, name):
+        if tx.edits.add_tag(pid, name):
             report.tags_added += 1
             touched = True
-    have = {" ".join(b.split()) for b in tx.note_bodies(pid)}
+    have = {" ".join(b.split()) for b in tx.edits.note_bodies(pid)}
     for note in entry.get("notes") or []:
         body = note.get("body") if isinstance(note, dict) else note
         if not isinstance(body, str) or not body.strip() or " ".join(body.split()) in have:
@@ -156,7 +156,7 @@ def _merge_paper(tx, pid: int, entry: dict[str, Any], label: str,
         author = note.get("author") if isinstance(note, dict) else None
         author = " ".join(safe(author).split())[:100] if isinstance(author, str) else None
         stamp = now()
-        tx.add_note(pid, body.strip(), created or stamp, updated or created or stamp, author=author or None)
+        tx.edits.add_note(pid, body.strip(), created or stamp, updated or created or stamp, author=author or None)
         have.add(" ".join(body.split()))
         report.notes_added += 1
         touched = True

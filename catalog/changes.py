@@ -13,51 +13,51 @@ from catalog.rules import USER_FIELDS, now
 
 def change_tags(tx, pid: int, add: Sequence[str], remove: Sequence[str]) -> TagsChanged:
     """Add and remove tags on one paper; the change names only what really changed."""
-    have = {name.casefold() for name in tx.tags_of(pid)}
+    have = {name.casefold() for name in tx.edits.tags_of(pid)}
     added = tuple(dict.fromkeys(t for t in add if t.casefold() not in have))
     adding = {a.casefold() for a in added}
     removed = tuple(dict.fromkeys(t for t in remove if t.casefold() in have and t.casefold() not in adding))
     for name in added:
-        tx.add_tag(pid, name)
+        tx.edits.add_tag(pid, name)
     for name in removed:
-        tx.remove_tag(pid, name)
+        tx.edits.remove_tag(pid, name)
     if added or removed:
-        tx.touch(pid)
-    return TagsChanged(tx.key_of(pid), added, removed)
+        tx.edits.touch(pid)
+    return TagsChanged(tx.papers.key_of(pid), added, removed)
 
 
 def set_field(tx, pid: int, field: str, value) -> FieldChanged | None:
     """Set status, rating or the user's title; None when it already had that value."""
-    before = tx.user_field(pid, field)
+    before = tx.edits.user_field(pid, field)
     if before == value:
         return None
-    tx.set_user_field(pid, field, value)
-    return FieldChanged(tx.key_of(pid), field, before, value)
+    tx.edits.set_user_field(pid, field, value)
+    return FieldChanged(tx.papers.key_of(pid), field, before, value)
 
 
 def add_note(tx, pid: int, body: str) -> NoteChanged:
     created = now()
-    note_id = tx.add_note(pid, body, created, created)
-    tx.touch(pid)
-    return NoteChanged(tx.key_of(pid), note_id, None, body, created)
+    note_id = tx.edits.add_note(pid, body, created, created)
+    tx.edits.touch(pid)
+    return NoteChanged(tx.papers.key_of(pid), note_id, None, body, created)
 
 
 def edit_note(tx, pid: int, note, body: str) -> NoteChanged:
-    tx.set_note(note.id, body)
-    tx.touch(pid)
-    return NoteChanged(tx.key_of(pid), note.id, note.body, body, note.created_at)
+    tx.edits.set_note(note.id, body)
+    tx.edits.touch(pid)
+    return NoteChanged(tx.papers.key_of(pid), note.id, note.body, body, note.created_at)
 
 
 def delete_note(tx, pid: int, note) -> NoteChanged:
-    tx.delete_note(note.id)
-    tx.touch(pid)
-    return NoteChanged(tx.key_of(pid), note.id, note.body, None, note.created_at, note.author)
+    tx.edits.delete_note(note.id)
+    tx.edits.touch(pid)
+    return NoteChanged(tx.papers.key_of(pid), note.id, note.body, None, note.created_at, note.author)
 
 
 def save_search(tx, name: str, query: str | None) -> SavedSearchChanged:
     """Save (or with None delete) the search `name`."""
-    before = tx.saved_query(name)
-    tx.save_query(name, query)
+    before = tx.edits.saved_query(name)
+    tx.edits.save_query(name, query)
     return SavedSearchChanged(name, before, query)
 
 
@@ -66,12 +66,12 @@ def save_search(tx, name: str, query: str | None) -> SavedSearchChanged:
 def revert(tx, pid: int | None, change: Change) -> tuple[Change | None, str | None]:
     """Undo one change where the catalog still shows it: (what was done, or None; why not)."""
     if isinstance(change, TagsChanged):
-        have = {name.casefold() for name in tx.tags_of(pid)}
+        have = {name.casefold() for name in tx.edits.tags_of(pid)}
         inverse = change_tags(tx, pid, [t for t in change.removed if t.casefold() not in have],
                               [t for t in change.added if t.casefold() in have])
         return (inverse if inverse.added or inverse.removed else None), None
     if isinstance(change, FieldChanged):
-        current = tx.user_field(pid, change.field)
+        current = tx.edits.user_field(pid, change.field)
         if current == change.before:
             return None, None
         if current != change.after:
@@ -80,7 +80,7 @@ def revert(tx, pid: int | None, change: Change) -> tuple[Change | None, str | No
         return set_field(tx, pid, change.field, change.before), None
     if isinstance(change, NoteChanged):
         return _revert_note(tx, pid, change)
-    current = tx.saved_query(change.name)
+    current = tx.edits.saved_query(change.name)
     if current == change.before:
         return None, None
     if current != change.after:
@@ -90,20 +90,20 @@ def revert(tx, pid: int | None, change: Change) -> tuple[Change | None, str | No
 
 def _revert_note(tx, pid: int, change: NoteChanged) -> tuple[Change | None, str | None]:
     if change.after is None:  # deleted: put it back where it was
-        note_id = tx.add_note(pid, change.before, change.created_at, author=change.author or None)
-        tx.touch(pid)
+        note_id = tx.edits.add_note(pid, change.before, change.created_at, author=change.author or None)
+        tx.edits.touch(pid)
         return NoteChanged(change.key, note_id, None, change.before, change.created_at, change.author), None
-    current = tx.note_body(change.note_id)
+    current = tx.edits.note_body(change.note_id)
     if current is None:
         return None, (None if change.before is None
                       else f"a note on {change.key} was deleted since: not brought back")
     if current != change.after:
         return None, f"a note on {change.key} was edited since: left as is"
     if change.before is None:  # created: delete it
-        tx.delete_note(change.note_id)
+        tx.edits.delete_note(change.note_id)
     else:
-        tx.set_note(change.note_id, change.before)
-    tx.touch(pid)
+        tx.edits.set_note(change.note_id, change.before)
+    tx.edits.touch(pid)
     return NoteChanged(change.key, change.note_id, change.after, change.before, change.created_at), None
 
 

@@ -36,8 +36,7 @@ from pathlib import Path
 
 from catalog.importing import derived
 from catalog.errors import CatalogError, StoreError
-from catalog.store.sqlite import checkup, files, migrations
-from catalog.store.sqlite.store import SqliteStore
+from catalog.store import Store, check_file as file_check
 
 
 @dataclass(frozen=True)
@@ -75,60 +74,60 @@ class _Check:
 
 
 def _integrity(tx) -> list[str]:
-    problems = tx.integrity_problems()
+    problems = tx.upkeep.integrity_problems()
     if len(problems) > 5:
         problems = [*problems[:5], f"... and {len(problems) - 5} more"]
     return problems
 
 
 def _reindex(tx) -> str:
-    tx.reindex()
+    tx.upkeep.reindex()
     return "rebuilt every index (REINDEX)"
 
 
 def _schema(tx) -> list[str]:
-    return [f"{kind} {name} is missing" for kind, name, _ in tx.missing_objects()]
+    return [f"{missing.kind} {missing.name} is missing" for missing in tx.upkeep.missing_objects()]
 
 
 def _create_missing(tx) -> str:
-    missing = tx.missing_objects()
-    tx.create_objects(missing)
-    return "created " + ", ".join(f"{kind} {name}" for kind, name, _ in missing)
+    missing = tx.upkeep.missing_objects()
+    tx.upkeep.create_objects(missing)
+    return "created " + ", ".join(f"{created.kind} {created.name}" for created in missing)
 
 
 def _orphans(tx) -> list[str]:
     counts: dict[tuple[str, str], int] = {}
-    for table, _, parent in tx.dangling_rows():
-        counts[(table, parent)] = counts.get((table, parent), 0) + 1
+    for row in tx.upkeep.dangling_rows():
+        counts[(row.table, row.parent)] = counts.get((row.table, row.parent), 0) + 1
     return [f"{n} {table} row(s) point to a {parent} that does not exist"
             for (table, parent), n in sorted(counts.items())]
 
 
 def _delete_orphans(tx) -> str:
-    counts = tx.delete_dangling()
+    counts = tx.upkeep.delete_dangling()
     return "deleted rows that pointed nowhere: " + ", ".join(
         f"{n} from {table}" for table, n in sorted(counts.items()))
 
 
 def _empty_sources(tx) -> list[str]:
-    n = tx.empty_sources()
+    n = tx.upkeep.empty_sources()
     return [f"{n} imported file(s) hold no papers; importing them again would be skipped"] if n else []
 
 
 def _delete_empty_sources(tx) -> str:
-    n = tx.delete_empty_sources()
+    n = tx.upkeep.delete_empty_sources()
     return f"forgot {n} imported file(s) without papers (import them again to get their papers)"
 
 
 def _stale_copies(tx) -> list[str]:
     return [f"{n} paper(s) have a {column} that does not match their "
             f"{'tags' if column == 'tags_text' else 'notes'}"
-            for column, n in tx.stale_copies().items() if n]
+            for column, n in tx.upkeep.stale_copies().items() if n]
 
 
 def _recompute_copies(tx) -> str:
     return "recomputed " + ", ".join(f"{column} of {n} paper(s)"
-                                     for column, n in tx.recompute_copies().items() if n)
+                                     for column, n in tx.upkeep.recompute_copies().items() if n)
 
 
 def _derived(tx) -> list[str]:
@@ -145,7 +144,7 @@ def _rederive(tx) -> str:
 
 
 def _search_index(tx) -> list[str]:
-    problem = tx.search_index_problem()
+    problem = tx.upkeep.search_index_problem()
     if problem is None:
         return []
     # FTS5 says "database disk image is malformed" for an index that is merely out of date.
@@ -154,17 +153,17 @@ def _search_index(tx) -> list[str]:
 
 
 def _rebuild(tx) -> str:
-    tx.rebuild_search_index()
+    tx.upkeep.rebuild_search_index()
     return "rebuilt the search index"
 
 
 def _top_lists(tx) -> list[str]:
     problems = []
-    stale = tx.stale_top_lists()
+    stale = tx.lists.stale()
     if stale:
         problems.append(f"{len(stale)} ranked list(s) of frequent words are out of date (searches for"
                         " those words rank every match until they are rebuilt)")
-    problems += [f"the ranked list of {key} differs from the full ranking" for key in tx.top_list_mismatches()]
+    problems += [f"the ranked list of {key} differs from the full ranking" for key in tx.lists.mismatches()]
     return problems
 
 
@@ -172,12 +171,12 @@ def _rebuild_top_lists(tx) -> str:
     """Rebuild the lists of words out of date and any list unlike the ranking; drop the lists
     of ANDs and phrases ranked before the last change (not a problem: the next search of each
     ranks it again, which rebuilding hundreds here would only do sooner)."""
-    keys = sorted(set(tx.stale_top_lists()) | set(tx.top_list_mismatches()))
+    keys = sorted(set(tx.lists.stale()) | set(tx.lists.mismatches()))
     for key in keys:
-        tx.build_top_list(key)
-    stale = [k for k in tx.compound_lists()[1] if k not in keys]
-    tx.drop_compound_lists(stale)
-    tx.clear_top_changes()
+        tx.lists.build(key)
+    stale = [k for k in tx.lists.several()[1] if k not in keys]
+    tx.lists.drop(stale)
+    tx.lists.forget_changes()
     dropped = (f"; dropped {len(stale)} list(s) of ANDs and phrases ranked before the last change (the next"
                " search of each ranks it again)") if stale else ""
     return f"rebuilt {len(keys)} ranked list(s){dropped}"
@@ -215,13 +214,13 @@ def examine(tx) -> list[Finding]:
     return [f for check in CHECKS for f in _run_check(tx, check)]
 
 
-def run(store: SqliteStore, *, fix: bool = False) -> DoctorReport:
+def run(store: Store, *, fix: bool = False) -> DoctorReport:
     report = DoctorReport(store.path or store.location, checked=[c.name for c in CHECKS])
     # Checking changes nothing: its transaction (a write one, for FTS5's integrity-check) is
     # rolled back, which also keeps a damaged page from failing a COMMIT.
     with store.checking() as tx:
         report.found = examine(tx)
-        if (lists := tx.top_lists_note()) is not None:
+        if (lists := tx.lists.note()) is not None:
             report.notes.append(lists)
     report.remaining = list(report.found)
     if not fix or not report.found:
@@ -253,37 +252,38 @@ def check_file(path: Path, *, fix: bool = False, notify=lambda message: None) ->
     if is_server_url(path):
         from catalog.store import open_store
 
-        store = open_store(path, notify=notify, catch_up=False)
+        store = open_store(path, notify=notify)
         try:
             return run(store, fix=fix)
         finally:
             store.close()
-    if path.is_file() and not checkup.writable(path):
-        return _check_read_only(path, fix)
-    return _check(path, path, fix, notify)
+    catalog_file = file_check(path)
+    if catalog_file.read_only():
+        return _check_read_only(catalog_file, fix)
+    return _check(catalog_file, path, fix, notify)
 
 
-def _check(path: Path, shown: Path, fix: bool, notify) -> DoctorReport:
-    state = files.inspect_file(path)
+def _check(catalog_file, shown: Path, fix: bool, notify) -> DoctorReport:
+    state = catalog_file.state()
     if state.kind == "new":
         raise CatalogError(f"there is no catalog at {shown} to check")
     if state.kind == "foreign":
-        raise CatalogError(files.refusal(shown, state))
+        raise CatalogError(catalog_file.refusal(state, shown))
     if state.kind in ("damaged", "unreadable"):
-        return _damaged(path, shown, state, fix)
-    migrations.refuse_newer(shown, state.revision)
+        return _damaged(catalog_file, shown, state, fix)
+    catalog_file.refuse_newer(state, shown)
     version: list[Finding] = []
     report = DoctorReport(shown)
     if state.revision is None:
         report.checked = ["schema version"]
-        version, stamped = _schema_version(path, state, fix, report)
+        version, stamped = _schema_version(catalog_file, state, fix, report)
         if not stamped:
             report.found = report.remaining = version
             return report
-    store = SqliteStore.open(path, notify=notify, catch_up=False)
+    store = catalog_file.open(notify)
     try:
         checked = run(store, fix=fix)
-        if path == shown:  # not a copy: the cache belongs to the file's own path
+        if catalog_file.path == shown:  # not a copy: the cache belongs to the file's own path
             checked.notes.extend(derived_data(store))
     finally:
         store.close()
@@ -324,9 +324,10 @@ def derived_data(store) -> list[str]:
     return notes
 
 
-def _check_read_only(path: Path, fix: bool) -> DoctorReport:
+def _check_read_only(catalog_file, fix: bool) -> DoctorReport:
     """A read-only catalog is checked on a copy (FTS5 checks its index with an INSERT)."""
-    with checkup.copy_of(path) as copy:
+    path = catalog_file.path
+    with catalog_file.copy() as copy:
         report = _check(copy, path, False, lambda message: None)
     report.notes.append(f"{path} is read-only: checked a copy of it")
     if fix and report.remaining:
@@ -335,13 +336,13 @@ def _check_read_only(path: Path, fix: bool) -> DoctorReport:
     return report
 
 
-def _damaged(path: Path, shown: Path, state, fix: bool) -> DoctorReport:
+def _damaged(catalog_file, shown: Path, state, fix: bool) -> DoctorReport:
     """What can be said about a file SQLite cannot read as a whole; nothing is written."""
     report = DoctorReport(shown, checked=["file"])
     problems = [f"{'cannot open it' if state.kind == 'unreadable' else 'SQLite cannot read it'}: "
                 f"{state.problem}"]
     if state.kind == "damaged":
-        problems.extend(checkup.readable_parts(path))
+        problems.extend(catalog_file.readable_parts())
     report.found = report.remaining = [Finding("file", p, fixable=False) for p in problems]
     copies = sorted(shown.parent.glob(shown.name + ".*.bak"), key=lambda p: p.stat().st_mtime)
     if copies:
@@ -351,11 +352,11 @@ def _damaged(path: Path, shown: Path, state, fix: bool) -> DoctorReport:
     return report
 
 
-def _schema_version(path: Path, state, fix: bool, report: DoctorReport) -> tuple[list[Finding], bool]:
+def _schema_version(catalog_file, state, fix: bool, report: DoctorReport) -> tuple[list[Finding], bool]:
     """A catalog whose alembic_version is gone or empty: which revision its tables match,
     and with `fix` that revision written back (a copy of the file kept first)."""
     what = "is empty" if "alembic_version" in state.tables else "is gone"
-    revision = checkup.matching_revision(path)
+    revision = catalog_file.matching_revision()
     if revision is None:
         return [Finding("schema version", f"the alembic_version table {what}, and the tables "
                         "match no schema this version of catalog knows", fixable=False)], False
@@ -363,7 +364,7 @@ def _schema_version(path: Path, state, fix: bool, report: DoctorReport) -> tuple
                                         f"(the tables are those of schema {revision})")
     if not fix:
         return [finding], False
-    report.backup = files.backup_copy(path, "before-doctor")
-    checkup.write_schema_version(path, revision)
+    report.backup = catalog_file.backup("before-doctor")
+    catalog_file.write_schema_version(revision)
     report.repaired.append(f"wrote schema version {revision} back into alembic_version")
     return [finding], True

@@ -27,10 +27,10 @@ class Exchange:
         write; or those with these `keys`, in their order (a key no paper has is left out)."""
         with self.store.read() as tx:
             if keys is not None:
-                ids = [pid for pid in map(tx.paper_id, keys) if pid is not None]
+                ids = [pid for pid in map(tx.papers.paper_id, keys) if pid is not None]
             else:
-                ids = [hit.paper_id for hit in tx.search(parse(query), limit=-1, partial=False)]
-            return tx.export_papers(ids)
+                ids = [hit.paper_id for hit in tx.search.page(parse(query), limit=-1, partial=False)]
+            return tx.papers.export_papers(ids)
 
     def export(self, query: str, fmt: str, path: Path | None = None, *,
                stream: TextIO | None = None, keys: Sequence[str] | None = None) -> ExportReport:

@@ -61,7 +61,7 @@ class Catalog(Exchange):
             from catalog.errors import NoCatalog
 
             raise NoCatalog(path)
-        catalog = cls(open_store(path, notify=notify))
+        catalog = cls(open_store(path, notify=notify, rederive=_rederive))
         # Not "is the file new": a run killed while seeding leaves a file that still needs them.
         # Importing the seeds again is harmless: files already imported are skipped.
         if seed and not catalog.store.is_seeded():
@@ -118,7 +118,7 @@ class Catalog(Exchange):
         import's own time. Lists left stale are never read."""
         from catalog.discover import refresher
 
-        if not self.store.top_lists_behind():
+        if not self.store.lists.behind():
             return
         if background and refresher.mode() == "background":
             from catalog.discover import related
@@ -126,7 +126,7 @@ class Catalog(Exchange):
             location = self.store.path if self.store.path is not None else self.store.url
             refresher.start(location, related.engine(self.store).cache_dir)
         else:
-            self.store.refresh_top_lists(budget=max(TOP_LISTS_FLOOR, TOP_LISTS_SHARE * took))
+            self.store.lists.refresh(budget=max(TOP_LISTS_FLOOR, TOP_LISTS_SHARE * took))
 
     # --- finding papers -----------------------------------------------------------------
 
@@ -140,12 +140,12 @@ class Catalog(Exchange):
         with self.store.read() as tx, tx.stoppable(cancelled):
             parsed, named = understood(tx, query)
             first = named[offset:offset + limit] if limit >= 0 else named[offset:]
-            hits = [SearchHit(pid, summary, None, None) for pid, summary in zip(first, tx.summaries(first))]
+            hits = [SearchHit(pid, summary, None, None) for pid, summary in zip(first, tx.papers.summaries(first))]
             rest = limit - len(hits) if limit >= 0 else -1
             if rest:
-                hits += tx.search(parsed, limit=rest, offset=max(0, offset - len(named)),
-                                  with_text=snippets and parsed.has_text, sort=sort)
-            also = tx.acronyms_for(parsed) if snippets and any(hit.text for hit in hits) else {}
+                hits += tx.search.page(parsed, limit=rest, offset=max(0, offset - len(named)),
+                                       with_text=snippets and parsed.has_text, sort=sort)
+            also = tx.search.acronyms_for(parsed) if snippets and any(hit.text for hit in hits) else {}
         return _with_snippets(hits, parsed, also) if snippets else [hit.summary for hit in hits]
 
     def highlight_terms(self, query: str) -> highlight.Terms:
@@ -158,14 +158,14 @@ class Catalog(Exchange):
         if not parsed.has_text:
             return highlight.terms_of(parsed)
         with self.store.read() as tx:
-            return highlight.terms_of(parsed, tx.acronyms_for(parsed))
+            return highlight.terms_of(parsed, tx.search.acronyms_for(parsed))
 
     def count(self, query: str, *, cancelled: Stop | None = None, partial: bool = True) -> int:
         """How many papers `search` lists for `query`: those holding every word, and those
         holding some when few hold all (`partial=False`: only the first)."""
         with self.store.read() as tx, tx.stoppable(cancelled):
             parsed, named = understood(tx, query)
-            return len(named) + tx.count(parsed, partial=partial)
+            return len(named) + tx.search.count(parsed, partial=partial)
 
     def suggest(self, query: str) -> list[Suggestion]:
         """For each word of `query` that (almost) no paper holds, the index's closest words that
@@ -179,7 +179,7 @@ class Catalog(Exchange):
         if not words:
             return []
         with self.store.read() as tx:
-            papers = {folded: tx.papers_with_word(folded, suggest.RARE + 1) for _, folded in words}
+            papers = {folded: tx.search.papers_with_word(folded, suggest.RARE + 1) for _, folded in words}
             rare = [(typed, folded) for typed, folded in words if papers[folded] <= suggest.RARE]
             if not rare:
                 return []
@@ -192,20 +192,20 @@ class Catalog(Exchange):
         folder for the next process (reading them from the index takes ~1 s at 100k papers)."""
         from catalog.searching import suggest
 
-        stamp = tx.vocabulary_stamp()
+        stamp = tx.search.vocabulary_stamp()
         if self._words is not None and self._words.stamp == stamp:
             return self._words
         folder = self.store.cache_dir() / "vocabulary"
         words = suggest.WordList.load(folder, stamp)
         if words is None:
-            words = suggest.WordList.build(stamp, tx.vocabulary())
+            words = suggest.WordList.build(stamp, tx.search.vocabulary())
             words.save(folder)
         self._words = words
         return words
 
     def get(self, key: str) -> PaperDetail:
         with self.store.read() as tx:
-            return tx.detail(resolve_key(tx, key))
+            return tx.papers.detail(resolve_key(tx, key))
 
     def split(self, key: str, numbers: Sequence[int] = ()) -> SplitResult:
         """Undo merges: the records that joined paper `key` (all, or those of the sources
@@ -215,10 +215,10 @@ class Catalog(Exchange):
 
         with self.store.write() as tx:
             pid = resolve_key(tx, key)
-            before = len(tx.places_of(pid))
-            ids = merges.split(tx, pid, tx.key_of(pid), list(dict.fromkeys(numbers)), rules.now())
-            return SplitResult(tx.detail(pid).summary, tuple(tx.summaries(ids)),
-                               before - len(tx.places_of(pid)))
+            before = len(tx.imports.places_of(pid))
+            ids = merges.split(tx, pid, tx.papers.key_of(pid), list(dict.fromkeys(numbers)), rules.now())
+            return SplitResult(tx.papers.detail(pid).summary, tuple(tx.papers.summaries(ids)),
+                               before - len(tx.imports.places_of(pid)))
 
     # --- user data: each change returns an Edit, which `undo` takes back -----------------
 
@@ -228,7 +228,7 @@ class Catalog(Exchange):
         with self.store.write() as tx:
             ids = [resolve_key(tx, k) for k in keys]
             done = [changes.change_tags(tx, pid, add, remove) for pid in ids]
-            tx.drop_unused_tags()
+            tx.edits.drop_unused_tags()
             return _edit(tx, ids, done)
 
     def set_status(self, keys: Sequence[str], status: str) -> Edit:
@@ -251,14 +251,14 @@ class Catalog(Exchange):
         with self.store.write() as tx:
             pid = resolve_key(tx, key)
             change = changes.add_note(tx, pid, body)
-            return _edit(tx, [pid], [change], note=tx.notes_of(pid)[-1])
+            return _edit(tx, [pid], [change], note=tx.papers.notes_of(pid)[-1])
 
     def edit_note(self, key: str, number: int, body: str) -> Edit:
         body = rules.note_body(body)
         with self.store.write() as tx:
             pid = resolve_key(tx, key)
             change = changes.edit_note(tx, pid, _note(tx, pid, key, number), body)
-            return _edit(tx, [pid], [change], note=tx.notes_of(pid)[number - 1])
+            return _edit(tx, [pid], [change], note=tx.papers.notes_of(pid)[number - 1])
 
     def delete_note(self, key: str, number: int) -> Edit:
         with self.store.write() as tx:
@@ -278,7 +278,7 @@ class Catalog(Exchange):
             for change in reversed(edit.changes):
                 pid = None
                 if not isinstance(change, SavedSearchChanged):
-                    pid = tx.paper_id(change.key)
+                    pid = tx.papers.paper_id(change.key)
                     if pid is None:
                         conflicts.append(f"paper {change.key} is no longer in the catalog")
                         continue
@@ -288,13 +288,13 @@ class Catalog(Exchange):
                     done.append(inverse)
                 if conflict:
                     conflicts.append(conflict)
-            tx.drop_unused_tags()
+            tx.edits.drop_unused_tags()
             return _edit(tx, ids, done, conflicts=conflicts)
 
     def snapshot(self, keys: Sequence[str]) -> list[PaperState]:
         """The user-changeable state of these papers."""
         with self.store.read() as tx:
-            return [tx.paper_state(resolve_key(tx, key)) for key in keys]
+            return [tx.papers.paper_state(resolve_key(tx, key)) for key in keys]
 
     # --- triage: one paper at a time (the TUI's triage mode) -------------------------------
 
@@ -303,14 +303,14 @@ class Catalog(Exchange):
         unread, or rated)."""
         parsed = parse(query)
         with self.store.read() as tx:
-            total = tx.count(parsed)
-            left = tx.count(_untriaged(parsed)) if total else 0
+            total = tx.search.count(parsed)
+            left = tx.search.count(_untriaged(parsed)) if total else 0
         return TriageCount(total, total - left)
 
     def untriaged(self, query: str, *, limit: int = 500) -> list[PaperSummary]:
         """The first `limit` papers of `query` not triaged yet, in the search's own order."""
         with self.store.read() as tx:
-            return [hit.summary for hit in tx.search(_untriaged(parse(query)), limit=limit)]
+            return [hit.summary for hit in tx.search.page(_untriaged(parse(query)), limit=limit)]
 
     def triage_order(self, query: str, *, limit: int = 500) -> TriageOrder | None:
         """The untriaged papers of `query`, most promising first: ranked by the discovery
@@ -326,18 +326,18 @@ class Catalog(Exchange):
 
     def tags(self) -> list[TagCount]:
         with self.store.read() as tx:
-            return tx.tag_counts()
+            return tx.papers.tag_counts()
 
     def stats(self) -> Stats:
         with self.store.read() as tx:
-            total = tx.paper_count()
-            ratings = tx.rating_counts()
+            total = tx.papers.paper_count()
+            ratings = tx.papers.rating_counts()
             unrated = total - sum(n for _, n in ratings)
-            counts = tx.row_counts()
+            counts = tx.papers.row_counts()
             return Stats(
                 papers=total, sources=counts["sources"], notes=counts["notes"], tags=counts["tags"],
-                by_venue=tx.venue_counts(),
-                by_status=tuple(sorted(tx.status_counts(total), key=lambda row: -row[1])),
+                by_venue=tx.papers.venue_counts(),
+                by_status=tuple(sorted(tx.papers.status_counts(total), key=lambda row: -row[1])),
                 by_rating=ratings + (((None, unrated),) if unrated else ()),
             )
 
@@ -349,15 +349,16 @@ class Catalog(Exchange):
         sorted otherwise than by relevance lists)."""
         with self.store.read() as tx, tx.stoppable(cancelled):
             parsed = as_one_query(tx, query)
-            total = tx.paper_count()
-            names = tuple(t.name for t in tx.tag_counts() if t.count)
+            total = tx.papers.paper_count()
+            names = tuple(t.name for t in tx.papers.tag_counts() if t.count)
+            saved = tx.edits.saved_searches()
             if parsed.is_empty:
-                found = Facets(venues=tx.venue_counts(), tags=tx.tags_with_children(),
-                               statuses=tx.status_counts(total), ratings=tx.rating_counts(),
-                               saved=tx.saved_searches(), total=total)
+                found = Facets(venues=tx.papers.venue_counts(), tags=tx.papers.tags_with_children(),
+                               statuses=tx.papers.status_counts(total), ratings=tx.papers.rating_counts(),
+                               saved=saved, total=total)
             else:
-                found = tx.result_facets(parsed, partial=partial)
-        return dataclasses.replace(found, query=query, catalog_total=total, tag_names=names)
+                found = tx.search.facets(parsed, partial=partial)
+        return dataclasses.replace(found, saved=saved, query=query, catalog_total=total, tag_names=names)
 
     # --- discovery: papers like one, recommendations, topics (catalog/discover/related.py) -----------
 
@@ -417,13 +418,13 @@ class Catalog(Exchange):
 
     def delete_saved_search(self, name: str) -> Edit:
         with self.store.write() as tx:
-            if tx.saved_query(name) is None:
+            if tx.edits.saved_query(name) is None:
                 raise CatalogError(f"no saved search named {name!r}")
             return Edit((changes.save_search(tx, name, None),))
 
     def saved_searches(self) -> tuple[SavedQuery, ...]:
         with self.store.read() as tx:
-            return tx.saved_searches()
+            return tx.edits.saved_searches()
 
     # --- backups and copies (exports and annotations: catalog/exchange.py) --------------------
 
@@ -453,7 +454,7 @@ class Catalog(Exchange):
         database); rows copied per table. Keys stay the same."""
         from catalog.store.copying import copy_catalog
 
-        target = open_store(location, notify=notify, catch_up=False)
+        target = open_store(location, notify=notify)
         try:
             if target.location == self.store.location:
                 raise CatalogError(f"{target.location} is this catalog; copy it somewhere else")
@@ -504,6 +505,14 @@ class Catalog(Exchange):
 
 # --- helpers: coordination, no SQL ----------------------------------------------------------
 
+def _rederive(tx, ids: list[int]) -> int:
+    """The store's catch-up step: the text of abstracts edited by hand derived again (the
+    import pipeline's; imported only when there are such edits)."""
+    from catalog.importing import derived
+
+    return derived.refresh(tx, ids)
+
+
 def _no_file(path: Path) -> bool:
     """No catalog file at `path`: nothing there, or an empty file (which a new catalog would
     fill). A folder, a device or a foreign file is left to the store's own refusal."""
@@ -515,7 +524,7 @@ def _no_file(path: Path) -> bool:
         return False
 
 def _note(tx, pid: int, key: str, number: int) -> NoteView:
-    notes = tx.notes_of(pid)
+    notes = tx.papers.notes_of(pid)
     if not 1 <= number <= len(notes):
         have = f"it has {len(notes)}" if notes else "it has none"
         raise CatalogError(f"paper {key} has no note {number} ({have})")
@@ -524,7 +533,7 @@ def _note(tx, pid: int, key: str, number: int) -> NoteView:
 
 def _edit(tx, ids: Sequence[int], done: Sequence, *, note: NoteView | None = None,
           conflicts: Sequence[str] = ()) -> Edit:
-    return Edit(tuple(done), tuple(tx.summaries(list(dict.fromkeys(ids)))), note, tuple(conflicts))
+    return Edit(tuple(done), tuple(tx.papers.summaries(list(dict.fromkeys(ids)))), note, tuple(conflicts))
 
 
 def _untriaged(query: Query) -> Query:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from catalog.store.sqlite import migrations as migrate
+from catalog.store import schema
 from catalog.resources import migrations_dir
 
 FUTURE_REVISION = "9001_test_future"
@@ -64,21 +64,21 @@ def install(folder: Path) -> Path:
     """A copy of migrations/ with the pretend revision on top; returns the copy."""
     target = folder / "migrations"
     shutil.copytree(migrations_dir(), target, ignore=shutil.ignore_patterns("__pycache__"))
-    down = migrate.head_revision()
+    down = schema.head_revision()
     (target / "versions" / f"{FUTURE_REVISION}.py").write_text(
         _MIGRATION.format(revision=FUTURE_REVISION, down=down), encoding="utf-8")
     return target
 
 
 def patch(monkeypatch, migrations: Path) -> None:
-    monkeypatch.setattr(migrate, "migrations_dir", lambda: migrations)
-    monkeypatch.setattr(migrate, "SCHEMA_REVISION", FUTURE_REVISION)
+    monkeypatch.setattr(schema, "migrations_dir", lambda: migrations)
+    monkeypatch.setattr(schema, "SCHEMA_REVISION", FUTURE_REVISION)
 
 
 def prelude(migrations: Path) -> str:
     """Python source that makes a fresh interpreter use the copy; then call catalog's main."""
     return (
-        "import pathlib, catalog.store.sqlite.migrations as m\n"
+        "import pathlib, catalog.store.schema as m\n"
         f"m.migrations_dir = lambda: pathlib.Path({str(migrations)!r})\n"
         f"m.SCHEMA_REVISION = {FUTURE_REVISION!r}\n"
         "from catalog.cli import main\n"

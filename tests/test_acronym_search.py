@@ -5,6 +5,7 @@ from __future__ import annotations
 import sqlite3
 
 from catalog.searching.acronyms import winners
+from catalog.store.base import AcronymRow
 
 
 def keys(catalog, query: str) -> list[str]:
@@ -48,7 +49,7 @@ def test_the_long_form_most_papers_use_wins_and_ties_or_ordinary_words_never_exp
             ("SAE", "sparseautoencoder", "sparse autoencoders", 4, False),
             ("SAE", "stackedautoencoder", "stacked autoencoder", 1, False),
             ("IT", "informationtheory", "information theory", 3, True)]
-    assert winners(rows) == {"sae": ("sparseautoencoder", "sparse autoencoders")}
+    assert winners([AcronymRow(*row) for row in rows]) == {"sae": ("sparseautoencoder", "sparse autoencoders")}
 
 
 def _marked(snippet: str | None) -> list[str]:

@@ -14,6 +14,12 @@ from tests.conftest import SEEDS, key_of
 
 
 @pytest.fixture
+def seeded_both(seeded_any):
+    """The annotating catalog, on each backend."""
+    return seeded_any
+
+
+@pytest.fixture
 def colleague(tmp_path: Path):
     catalog = Catalog.open(tmp_path / "colleague.db")
     # Another order, so nothing depends on ids.
@@ -35,10 +41,10 @@ def annotate(catalog: Catalog) -> tuple[str, str]:
     return mcr, neurons
 
 
-def test_annotations_move_between_catalogs(seeded, colleague, tmp_path):
-    mcr, neurons = annotate(seeded)
+def test_annotations_move_between_catalogs(seeded_both, colleague, tmp_path):
+    mcr, neurons = annotate(seeded_both)
     path = tmp_path / "notes.json"
-    assert seeded.export_annotations(path) == 2
+    assert seeded_both.export_annotations(path) == 2
     document = json.loads(path.read_text())
     assert (document["format"], document["version"]) == ("catalog-annotations", 1)
     entry = next(p for p in document["papers"] if p["key"] == mcr)
@@ -65,10 +71,10 @@ def test_annotations_move_between_catalogs(seeded, colleague, tmp_path):
     assert len(colleague.get(mcr).notes) == 2
 
 
-def test_conflicts_keep_yours_unless_theirs(seeded, colleague, tmp_path):
-    mcr, neurons = annotate(seeded)
+def test_conflicts_keep_yours_unless_theirs(seeded_both, colleague, tmp_path):
+    mcr, neurons = annotate(seeded_both)
     path = tmp_path / "notes.json"
-    seeded.export_annotations(path)
+    seeded_both.export_annotations(path)
     colleague.set_status([mcr], "read")
     colleague.set_title(neurons, "My own title")
     colleague.save_search("thesis", "tag:thesis")
@@ -85,16 +91,16 @@ def test_conflicts_keep_yours_unless_theirs(seeded, colleague, tmp_path):
     assert colleague.saved_searches()[0].query == "tag:project/thesis"
 
 
-def test_papers_match_by_fingerprint_doi_or_title_when_keys_differ(seeded, tmp_path):
-    mcr, _ = annotate(seeded)
+def test_papers_match_by_fingerprint_doi_or_title_when_keys_differ(seeded_both, tmp_path):
+    mcr, _ = annotate(seeded_both)
     path = tmp_path / "notes.json"
-    seeded.export_annotations(path)
+    seeded_both.export_annotations(path)
     document = json.loads(path.read_text())
     for entry in document["papers"]:
         entry["key"] = "zzzzzzz"  # another catalog's keys
     document["papers"].append({"key": "qqqqqqq", "title": "A Paper Nobody Has", "tags": ["x"]})
     path.write_text(json.dumps(document))
-    report = seeded.import_annotations(path)
+    report = seeded_both.import_annotations(path)
     assert (report.matched, report.not_found) == (2, ["qqqqqqq 'A Paper Nobody Has'"])
     # A catalog that knows the papers only by title and DOI (from BibTeX) matches by those.
     bib = tmp_path / "refs.bib"
@@ -163,14 +169,15 @@ def test_annotations_export_takes_the_file_as_catalog_export_does(run_cli, tmp_p
     assert both.exit_code == 2 and "name the file once" in both.stderr
 
 
-def test_annotations_import_is_one_transaction(seeded, tmp_path, monkeypatch):
+def test_annotations_import_is_one_transaction(seeded_both, tmp_path, monkeypatch):
     from catalog import annotations
 
-    mcr, _ = annotate(seeded)
-    path = tmp_path / "notes.json"
-    seeded.export_annotations(path)
     other = Catalog.open(tmp_path / "other.db")
     other.import_paths([SEEDS])
+    mcr, _ = annotate(other)
+    path = tmp_path / "notes.json"
+    other.export_annotations(path)
+    other.close()
     calls = []
     real = annotations._merge_paper
 
@@ -182,9 +189,8 @@ def test_annotations_import_is_one_transaction(seeded, tmp_path, monkeypatch):
 
     monkeypatch.setattr(annotations, "_merge_paper", failing)
     with pytest.raises(RuntimeError):
-        other.import_annotations(path)
-    assert other.get(mcr).summary.tags == ()  # the first paper's changes were rolled back too
-    other.close()
+        seeded_both.import_annotations(path)
+    assert seeded_both.get(mcr).summary.tags == ()  # the first paper's changes were rolled back too
 
 
 # --- backup -----------------------------------------------------------------------------------

@@ -210,7 +210,7 @@ def test_the_commands_end_to_end(location, tmp_path):
     refused = _cli(location, "sql", "DELETE FROM paper")
     assert refused.exit_code != 0 and "read-only" in refused.stderr
     assert "@inproceedings{" in _cli(location, "export", "-f", "bibtex", "tag:group").output
-    from catalog.store.sqlite.migrations import SCHEMA_REVISION
+    from catalog.store.schema import SCHEMA_REVISION
 
     assert _cli(location, "db", "current").output.strip() == SCHEMA_REVISION
     assert _cli(location, "doctor").exit_code == 0
@@ -309,7 +309,7 @@ def test_a_large_load_on_a_server_changes_settings_for_its_transaction_only(pg_s
         catalog = Catalog.open(url)
         with catalog.store.write() as tx:
             default = tx.conn.execute("SHOW gin_pending_list_limit").scalar()
-            with tx.bulk_load():
+            with tx.imports.bulk_load():
                 assert tx.conn.execute("SHOW gin_pending_list_limit").scalar() == "64MB"
                 assert tx.conn.execute("SHOW synchronous_commit").scalar() == "off"
         with catalog.store.write() as tx:

@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 
 from benchmarks.corpus import write_paper_lists
-from catalog.store.sqlite import migrations as migrate
+from catalog.store import schema
 from catalog.importing.dedupe import fingerprint
 from catalog.importing.importer import file_sha256
 from catalog.ingest.paperlist import read_paper_list
@@ -86,7 +86,7 @@ def assert_consistent(path: Path) -> sqlite3.Connection | None:
         assert present == set(), present
         conn.close()
         return None
-    assert conn.execute("SELECT version_num FROM alembic_version").fetchall() == [(migrate.head_revision(),)]
+    assert conn.execute("SELECT version_num FROM alembic_version").fetchall() == [(schema.head_revision(),)]
     assert {"paper", "paper_fts", "paper_fts_insert", "papers", "note_insert"} <= present
     conn.execute("INSERT INTO paper_fts(paper_fts, rank) VALUES ('integrity-check', 1)")
     conn.rollback()
@@ -259,7 +259,7 @@ def test_kill_during_a_migration(corpus, tmp_path):
         assert conn.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
         revision = conn.execute("SELECT version_num FROM alembic_version").fetchone()[0]
         columns = {r[1] for r in conn.execute("PRAGMA table_info(paper)")}
-        assert revision in (migrate.head_revision(), future_schema.FUTURE_REVISION)
+        assert revision in (schema.head_revision(), future_schema.FUTURE_REVISION)
         assert ("read_at" in columns) == (revision == future_schema.FUTURE_REVISION)
         conn.execute("INSERT INTO paper_fts(paper_fts, rank) VALUES ('integrity-check', 1)")
         conn.rollback()

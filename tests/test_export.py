@@ -202,7 +202,8 @@ def test_a_query_selects_what_is_exported(tricky):
 # --- round trips ------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("fmt", ["jsonl", "csv"])
-def test_round_trip_into_a_fresh_catalog(seeded, tmp_path, fmt):
+def test_round_trip_into_a_fresh_catalog(seeded_any, tmp_path, fmt):
+    seeded = seeded_any
     from tests.conftest import key_of
 
     key = key_of(seeded, "MCR2")

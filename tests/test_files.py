@@ -17,7 +17,7 @@ from click.testing import CliRunner
 
 from catalog.cli import main
 from catalog.library import Catalog
-from catalog.store.sqlite import migrations as migrate
+from catalog.store import schema
 from tests.conftest import SEEDS
 from tests.privileges import permissions, unprivileged  # noqa: F401  (a fixture)
 KEY = "abcdefg"
@@ -225,7 +225,7 @@ def test_doctor_puts_a_lost_schema_version_back(case, good_file, tmp_path):
     make(good_file, path)
     before = path.read_bytes()
     found = _run(str(path), ("doctor",), tmp_path)
-    assert found.exit_code == 1 and "schema version" in found.stdout and migrate.SCHEMA_REVISION in found.stdout, found.output
+    assert found.exit_code == 1 and "schema version" in found.stdout and schema.SCHEMA_REVISION in found.stdout, found.output
     assert path.read_bytes() == before
     fixed = _run(str(path), ("doctor", "--fix"), tmp_path)
     assert fixed.exit_code == 0 and "healthy now" in fixed.stdout, fixed.output

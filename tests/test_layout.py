@@ -86,3 +86,39 @@ def test_the_prepared_row_and_the_stores_columns_agree():
     from catalog.store.imports import PAPER_COLUMNS
 
     assert PaperRow._fields == PAPER_COLUMNS
+
+
+def _imported_modules(tree: ast.Module) -> list[str]:
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out += [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            out.append(node.module)
+            out += [f"{node.module}.{a.name}" for a in node.names]
+    return out
+
+
+def test_the_store_imports_nothing_above_it_and_postgres_nothing_of_sqlite():
+    """The store is the bottom of the house: it never reaches up into the import pipeline,
+    discovery, the library or the interfaces (their steps come in as arguments); and the
+    PostgreSQL backend shares only what store/ itself holds."""
+    above = ("catalog.importing", "catalog.discover", "catalog.library", "catalog.doctor", "catalog.exchange",
+             "catalog.changes", "catalog.annotations", "catalog.cli", "catalog.tui", "catalog.export")
+    found = []
+    for path, tree in _modules(outside_store=False):
+        rel = path.relative_to(PACKAGE)
+        if rel.parts[0] != "store":
+            continue
+        for module in _imported_modules(tree):
+            if module.startswith(above) or (rel.parts[1] == "postgres" and module.startswith("catalog.store.sqlite")):
+                found.append(f"{rel}: {module}")
+    assert found == []
+
+
+def test_the_store_loads_no_module_by_its_name():
+    """What the store runs is named by its imports (a reader, and farm-studio, can follow it)."""
+    found = [f"{path.relative_to(PACKAGE.parent)}:{node.lineno}" for path, tree in _modules(outside_store=False)
+             if path.relative_to(PACKAGE).parts[0] == "store"
+             for node in ast.walk(tree) if isinstance(node, ast.Attribute) and node.attr == "import_module"]
+    assert found == []

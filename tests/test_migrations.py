@@ -9,17 +9,18 @@ from alembic import command
 from alembic.script import ScriptDirectory
 
 from catalog.errors import CatalogError
+from catalog.store import schema
 from catalog.store.sqlite import migrations as migrate
 from catalog.library import Catalog
 from tests.conftest import SEEDS
 
 
 def revisions() -> list[str]:
-    return [rev for rev, _, _ in migrate.history()]
+    return [rev for rev, _, _ in schema.history()]
 
 
 def test_program_knows_the_newest_migration():
-    assert migrate.SCHEMA_REVISION == migrate.head_revision()
+    assert schema.SCHEMA_REVISION == schema.head_revision()
 
 
 def test_stairway_upgrade_downgrade_upgrade(tmp_path):
@@ -40,7 +41,7 @@ def test_stairway_upgrade_downgrade_upgrade(tmp_path):
 def test_models_and_migrations_agree(tmp_path):
     path = tmp_path / "check.db"
     migrate.upgrade(path)
-    config = migrate.alembic_config()
+    config = schema.alembic_config()
     with migrate.sqlalchemy_engine(path).connect() as conn:
         config.attributes["connection"] = conn
         command.check(config)  # raises when autogenerate would change anything
@@ -64,8 +65,8 @@ def test_not_a_database_is_refused(tmp_path):
 
 
 def test_the_checkout_finds_migrations():
-    assert (migrate.alembic_config().get_main_option("script_location"))
-    assert ScriptDirectory.from_config(migrate.alembic_config()).get_current_head()
+    assert (schema.alembic_config().get_main_option("script_location"))
+    assert ScriptDirectory.from_config(schema.alembic_config()).get_current_head()
     assert SEEDS.is_dir()
 
 
@@ -85,7 +86,7 @@ def test_on_postgresql_the_stairway_holds_and_models_agree(pg_server, tmp_path):
                                 " AND tablename != 'alembic_version'").fetchall()
         assert left == []
         pg.upgrade(url)
-        config = migrate.alembic_config()
+        config = schema.alembic_config()
         engine = pg.engine(url)
         with engine.connect() as conn:
             config.attributes["connection"] = conn

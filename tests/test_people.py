@@ -159,12 +159,12 @@ def test_triage_and_discovery_read_only_your_own_marks(shared):
     assert not set(keys) & {p.key for p in bob.untriaged("", limit=1000)}
     # What recommend and triage learn from, and what recommend leaves out, are each person's.
     with ann.store.read() as tx:
-        ids = [tx.paper_id(k) for k in keys]
-        assert tx.liked_papers() == [] and not tx.ids_with_status(("read", "skipped"))
-        assert not set(tx.promising_papers()) & set(ids)
+        ids = [tx.papers.paper_id(k) for k in keys]
+        assert tx.discovery.liked_papers() == [] and not tx.discovery.ids_with_status(("read", "skipped"))
+        assert not set(tx.discovery.promising_papers()) & set(ids)
     with bob.store.read() as tx:
-        assert tx.liked_papers() == sorted(ids) and set(ids) <= set(tx.promising_papers())
-        assert tx.ids_with_status(("read", "skipped")) == set(ids[2:])
+        assert tx.discovery.liked_papers() == sorted(ids) and set(ids) <= set(tx.discovery.promising_papers())
+        assert tx.discovery.ids_with_status(("read", "skipped")) == set(ids[2:])
 
 
 @pytest.mark.parametrize("query", ["", "model"])

@@ -16,7 +16,7 @@ QUERIES = ["model", "models", "learning -model", "model venue:ICLR year:>=2026"]
 
 def _hits(catalog, query, limit, offset):
     with catalog.store.read() as tx:
-        return [(h.paper_id, h.score) for h in tx.search(parse(query), limit=limit, offset=offset)]
+        return [(h.paper_id, h.score) for h in tx.search.page(parse(query), limit=limit, offset=offset)]
 
 
 def _full(catalog, query, limit, offset, monkeypatch):
@@ -51,26 +51,26 @@ def pg_seeded(pg_server, pg_seeded_template, monkeypatch):
 def _reads(monkeypatch):
     """Counts the pages served from a list."""
     served = []
-    original = topk.PostgresTopLists.ranked_page_from_lists
+    original = topk.PostgresLists.page
 
     def spy(self, *args, **kwargs):
         rows = original(self, *args, **kwargs)
         served.append(rows is not None)
         return rows
 
-    monkeypatch.setattr(topk.PostgresTopLists, "ranked_page_from_lists", spy)
+    monkeypatch.setattr(topk.PostgresLists, "page", spy)
     return served
 
 
 def test_pages_from_lists_are_the_full_rankings_before_and_after_edits(pg_seeded, monkeypatch, tmp_path):
     catalog = pg_seeded
-    assert catalog.store.top_lists_behind()
+    assert catalog.store.lists.behind()
     assert "none yet" in doctor.run(catalog.store).notes[0]
-    built, stale = catalog.store.refresh_top_lists(budget=0)  # words chosen, none ranked yet
-    assert built == 0 and stale > 0 and catalog.store.top_lists_behind()
+    built, stale = catalog.store.lists.refresh(budget=0)  # words chosen, none ranked yet
+    assert built == 0 and stale > 0 and catalog.store.lists.behind()
     assert doctor.run(catalog.store).notes[0].endswith(f"; {stale} out of date")
-    built, stale = catalog.store.refresh_top_lists(budget=None)
-    assert built > 0 and stale == 0 and not catalog.store.top_lists_behind()
+    built, stale = catalog.store.lists.refresh(budget=None)
+    assert built > 0 and stale == 0 and not catalog.store.lists.behind()
     assert doctor.run(catalog.store).notes == [f"ranked lists: {built} words in 40+ papers, each listing its best 12 by ts_rank"]
     served = _reads(monkeypatch)
     for key, (listed, full) in _pages(catalog, monkeypatch).items():
@@ -154,7 +154,8 @@ def test_tiers_ranked_in_one_statement_are_the_walk_tier_by_tier(pg_seeded, monk
 
     combined = []
     original = search.tiers_search_sql
-    monkeypatch.setattr(search, "tiers_search_sql", lambda *a, **k: combined.append(a[1]) or original(*a, **k))
+    monkeypatch.setattr(search.TsCompiler, "tiers_search_sql",
+                        staticmethod(lambda *a, **k: combined.append(a[1]) or original(*a, **k)))
     together = {}
     for query in TIER_QUERIES:
         for limit, offset in ((3, 0), (50, 0), (4, 2)):
@@ -175,7 +176,7 @@ def test_a_rare_word_is_two_statements_on_a_server(pg_seeded, monkeypatch):
     monkeypatch.setattr(Connection, "execute", lambda self, sql, *a: statements.append(sql) or original(self, sql, *a))
     with pg_seeded.store.read() as tx:
         statements.clear()
-        assert tx.search(parse("transformers"), limit=50)
+        assert tx.search.page(parse("transformers"), limit=50)
         assert len(statements) == 2, statements
 
 
@@ -185,7 +186,7 @@ SEVERAL = ["the model", '"the model"', "the model venue:ICLR", "the model -learn
 
 def _compound_keys(catalog):
     with catalog.store.read() as tx:
-        return {k for k in tx.top_list_keys() if topk.compound(k)}
+        return {k for k in tx.lists.keys() if topk.compound(k)}
 
 
 def test_several_frequent_words_get_their_own_list_at_their_first_search(pg_seeded, monkeypatch):
@@ -198,7 +199,7 @@ def test_several_frequent_words_get_their_own_list_at_their_first_search(pg_seed
     from catalog.store.postgres.store import WRITE_LOCK
 
     catalog = pg_seeded
-    catalog.store.refresh_top_lists(budget=None)
+    catalog.store.lists.refresh(budget=None)
     with psycopg.connect(catalog.store.url, autocommit=True) as other:  # an import, say
         other.execute(f"SELECT pg_advisory_lock({WRITE_LOCK})")
         catalog.search("the model", limit=5)
@@ -229,8 +230,8 @@ def test_several_frequent_words_get_their_own_list_at_their_first_search(pg_seed
     assert doctor.run(catalog.store).found == []
 
     kept = _compound_keys(catalog)
-    catalog.store.refresh_top_lists(budget=None)  # words chosen again: these lists stay, ranked anew
-    assert _compound_keys(catalog) == kept and not catalog.store.top_lists_behind()
+    catalog.store.lists.refresh(budget=None)  # words chosen again: these lists stay, ranked anew
+    assert _compound_keys(catalog) == kept and not catalog.store.lists.behind()
 
     monkeypatch.setattr(topk, "COMPOUND_LISTS", 1)
     catalog.search("model the", limit=5)
@@ -266,19 +267,19 @@ def test_a_reader_who_may_not_write_gets_the_same_pages_and_asks_the_server_once
     import psycopg
 
     catalog = pg_seeded
-    catalog.store.refresh_top_lists(budget=None)
+    catalog.store.lists.refresh(budget=None)
     role = "reader_" + uuid.uuid4().hex[:8]
     with psycopg.connect(catalog.store.url, autocommit=True) as admin:
         admin.execute(f"CREATE ROLE {role} LOGIN")
         admin.execute(f"GRANT SELECT ON ALL TABLES IN SCHEMA public TO {role}")
     tried = []
-    original = topk.PostgresTopLists.rank_list_now
+    original = topk.PostgresLists.rank_list_now
 
     def spy(self, *args):
         tried.append(args)
         return original(self, *args)
 
-    monkeypatch.setattr(topk.PostgresTopLists, "rank_list_now", spy)
+    monkeypatch.setattr(topk.PostgresLists, "rank_list_now", spy)
     reader = Catalog.open(catalog.store.url.replace("postgres@", f"{role}@", 1))
     try:
         for query in ("the model", '"the model"', "model the"):

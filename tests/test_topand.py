@@ -46,7 +46,7 @@ def own_lists(monkeypatch) -> list:
 
 def _compound_lists(catalog: Catalog) -> tuple[list[str], list[str]]:
     with catalog.store.read() as tx:
-        return tx.compound_lists()
+        return tx.lists.several()
 
 
 def test_an_and_or_phrase_the_lists_cannot_prove_gets_a_list_of_its_own(catalog, own_lists):
@@ -110,7 +110,7 @@ def test_a_read_only_file_searches_without_keeping_lists(catalog, own_lists, mon
     assert _ranked(catalog, PHRASE, lists=True) == _ranked(catalog, PHRASE, lists=False)
     assert _compound_lists(catalog) == ([], [])
     with catalog.store.read() as tx:
-        assert "lists_to_keep" not in tx.__dict__  # not ranked again to be kept
+        assert "lists_to_keep" not in tx.lists.__dict__  # not ranked again to be kept
     assert _page(catalog, PHRASE, lists=True) == _page(catalog, PHRASE, lists=False)
 
 
@@ -131,10 +131,10 @@ def test_doctor_says_stale_lists_of_several_words_are_no_problem(catalog, own_li
     catalog.tag([catalog.search("hessian", limit=1, snippets=False)[0].key], ["later"])
     with catalog.store.read() as tx:
         assert doctor._top_lists(tx) == []
-        assert tx.top_lists_note().endswith(" and 1 search of several of them (1 ranked before the last"
-                                            " change: the next search of each ranks it again), each listing"
-                                            " its best 1,000 by bm25 (364 of them, in 30%+ of the papers, their"
-                                            " best 2,000)")
+        assert tx.lists.note().endswith(" and 1 search of several of them (1 ranked before the last"
+                                        " change: the next search of each ranks it again), each listing"
+                                        " its best 1,000 by bm25 (364 of them, in 30%+ of the papers, their"
+                                        " best 2,000)")
     with catalog.store.write() as tx:
         assert doctor._rebuild_top_lists(tx) == ("rebuilt 0 ranked list(s); dropped 1 list(s) of ANDs and phrases"
                                                  " ranked before the last change (the next search of each ranks it"
@@ -149,14 +149,14 @@ def test_two_searches_at_once_keep_one_list_and_an_import_keeps_none_waiting(cat
     other = SqliteStore.open(catalog.path)
     try:
         with catalog.store.read() as a, other.read() as b:
-            pages = [[(h.paper_id, h.score) for h in tx.search(parse(PHRASE))] for tx in (a, b)]
+            pages = [[(h.paper_id, h.score) for h in tx.search.page(parse(PHRASE))] for tx in (a, b)]
     finally:
         other.close()
     assert pages == [full, full] and _compound_lists(catalog)[0] == [PHRASE_KEY]
     with catalog.store.read() as tx:
         assert tx.conn.execute("SELECT count(*) FROM term_top WHERE term = ?", (PHRASE_KEY,)).scalar() == 1000
     with catalog.store.write() as tx:
-        tx.drop_compound_lists([PHRASE_KEY])
+        tx.lists.drop([PHRASE_KEY])
     importing = sqlite3.connect(catalog.path, isolation_level=None)  # another writer holds the file
     importing.execute("BEGIN IMMEDIATE")
     try:
@@ -172,10 +172,10 @@ def test_two_searches_at_once_keep_one_list_and_an_import_keeps_none_waiting(cat
 
 def test_refresh_keeps_lists_of_several_words_and_ranks_stale_ones_again(catalog, own_lists):
     _ranked(catalog, PHRASE, lists=True)
-    catalog.store.refresh_top_lists(budget=None)  # chooses the words again: keeps the phrase's list
+    catalog.store.lists.refresh(budget=None)  # chooses the words again: keeps the phrase's list
     assert _compound_lists(catalog) == ([PHRASE_KEY], [])
     catalog.tag([catalog.search("hessian", limit=1, snippets=False)[0].key], ["later"])
-    assert catalog.store.refresh_top_lists(budget=60.0) == (1, 0)  # the words' lists are rescored
+    assert catalog.store.lists.refresh(budget=60.0) == (1, 0)  # the words' lists are rescored
     assert _compound_lists(catalog) == ([PHRASE_KEY], [])
     assert _ranked(catalog, PHRASE, lists=True) == _ranked(catalog, PHRASE, lists=False)
     assert own_lists == [(PHRASE_KEY, 0)]
@@ -188,7 +188,7 @@ def test_refresh_ranks_again_only_the_newest_stale_lists_of_several_words(catalo
     _ranked(catalog, AND, lists=True)  # the newest
     catalog.tag([catalog.search("hessian", limit=1, snippets=False)[0].key], ["later"])
     assert _compound_lists(catalog) == ([PHRASE_KEY, AND_KEY], [PHRASE_KEY, AND_KEY])
-    catalog.store.refresh_top_lists(budget=None)
+    catalog.store.lists.refresh(budget=None)
     assert _compound_lists(catalog) == ([PHRASE_KEY, AND_KEY], [PHRASE_KEY])
     assert _ranked(catalog, PHRASE, lists=True) == _ranked(catalog, PHRASE, lists=False)
     assert _compound_lists(catalog) == ([AND_KEY, PHRASE_KEY], [])

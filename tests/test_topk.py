@@ -190,7 +190,7 @@ def test_an_edit_is_followed_by_rescoring_and_never_wrong(catalog, served):
     assert _ranked(catalog, "model", lists=True) == _ranked(catalog, "model", lists=False)
     assert doctor.run(catalog.store).found == []  # doctor checks the rescored heads too
     with catalog.store.read() as tx:
-        assert tx.stale_top_lists() == [] and len(tx.stale_top_lists(rescored=False)) > 100
+        assert tx.lists.stale() == [] and len(tx.lists.stale(rescored=False)) > 100
 
 
 def _edit_a_few(catalog: Catalog, tmp_path) -> None:
@@ -212,7 +212,7 @@ def _edit_a_few(catalog: Catalog, tmp_path) -> None:
 def test_after_a_few_edits_and_imports_the_first_page_is_the_full_ranking(catalog, served, tmp_path, query):
     _edit_a_few(catalog, tmp_path)
     with catalog.store.read() as tx:
-        assert tx.stale_top_lists() == []  # none rebuilt: every list follows the changes
+        assert tx.lists.stale() == []  # none rebuilt: every list follows the changes
         assert tx.conn.execute("SELECT count(*) FROM term_top_dirty").scalar() > 20
     served.clear()
     assert _ranked(catalog, query, lists=True) == _ranked(catalog, query, lists=False)
@@ -269,7 +269,7 @@ def test_edits_during_a_rebuild_after_too_many_changes_leave_lists_that_follow_t
         return original(self, ranked)
 
     monkeypatch.setattr(topbuild.TopListUpkeep, "store_top_list", edited_meanwhile)
-    built, left = catalog.store.refresh_top_lists(budget=None, rescored=True)
+    built, left = catalog.store.lists.refresh(budget=None, rescored=True)
     assert left == 1  # the list ranked before the edit and stored after it
     served.clear()
     for query in ("model", "the", "a*"):
@@ -301,7 +301,7 @@ def test_a_large_import_leaves_the_lists_to_the_background_refresher(catalog, fe
     assert served == []  # stale, not read
     assert refresher._top_lists(catalog.store, tmp_path) > 100  # what the refresher process runs (187 lists)
     with catalog.store.read() as tx:
-        assert tx.stale_top_lists(rescored=False) == []
+        assert tx.lists.stale(rescored=False) == []
         assert tx.conn.execute("SELECT count(*) FROM term_top_dirty").scalar() == 0
     assert refresher._top_lists(catalog.store, tmp_path) == 0  # nothing left
     served.clear()
@@ -335,7 +335,7 @@ def test_a_small_import_keeps_the_lists_serving(catalog, served, tmp_path, monke
     more[0].write_text(more[0].read_text() + "A model of models, model model.\n")
     catalog.import_paths(more)
     with catalog.store.read() as tx:
-        assert tx.stale_top_lists() == []
+        assert tx.lists.stale() == []
     served.clear()
     assert _ranked(catalog, "model", lists=True) == _ranked(catalog, "model", lists=False)
     assert served == ['("model")']
@@ -364,7 +364,7 @@ def test_a_big_catalog_keeps_lists_of_less_frequent_words(catalog, monkeypatch):
     """At a million papers ranking `hessian` (24,572 papers) in full took 65-100 ms: past
     BIG_CATALOG papers, words and prefixes get lists from MIN_MATCHES_BIG papers on."""
     with catalog.store.read() as tx:
-        words = tx.top_list_words()
+        words = tx.lists.words()
     between = [k for k, n in topbuild.candidates(words, SIZE // 40) if n < SIZE // 20]
     assert between and set(between).isdisjoint(_kept(catalog))
     monkeypatch.setattr(topk, "BIG_CATALOG", SIZE)
@@ -372,7 +372,7 @@ def test_a_big_catalog_keeps_lists_of_less_frequent_words(catalog, monkeypatch):
     with catalog.store.write() as tx:  # as if the catalog had grown by a quarter: words chosen again
         tx.conn.execute("DELETE FROM term_top_state WHERE term = '#papers'")
     # No time to build any (the benchmark times that): the new words are the lists left to build.
-    assert catalog.store.refresh_top_lists(budget=0.0) == (0, len(between))
+    assert catalog.store.lists.refresh(budget=0.0) == (0, len(between))
 
 
 def _kept(catalog) -> set[str]:
@@ -445,7 +445,7 @@ def _every_30th(catalog: Catalog) -> list[str]:
     ranking = [p.key for p in catalog.search("model", limit=topk.DEEP_LIST_SIZE, snippets=False)]
     catalog.tag(ranking[::30], ["every30"])
     with catalog.store.write() as tx:
-        tx.build_top_list('("model")')
+        tx.lists.build('("model")')
     assert _listed(catalog, '("model")')[0] == topk.DEEP_LIST_SIZE
     return ranking[::30]
 
@@ -460,7 +460,7 @@ def test_a_deep_list_fills_a_filtered_page_its_first_thousand_cannot(catalog, se
             _edit_a_few(catalog, tmp_path)
             with catalog.store.read() as tx:
                 assert tx.conn.execute("SELECT stamp != ? FROM term_top_state WHERE term = ?",
-                                       (tx.top_stamp(), '("model")')).scalar()  # rescored, not read
+                                       (tx.lists.top_stamp(), '("model")')).scalar()  # rescored, not read
         for query in ("model tag:every30", "model tag:every30 -status:read"):
             served.clear()
             assert _ranked(catalog, query, lists=True) == _ranked(catalog, query, lists=False), (query, edited)
@@ -480,7 +480,7 @@ def test_a_filter_few_papers_pass_does_not_walk_a_deep_list(catalog, few_served,
     monkeypatch.setattr(topk.TopLists, "_listed_slice", lambda self, key, c, start, *rest: walked.append(start)
                         or original(self, key, c, start, *rest))
     with catalog.store.write() as tx:
-        tx.build_top_list('("model")')  # read as ranked (tagging changed the index)
+        tx.lists.build('("model")')  # read as ranked (tagging changed the index)
     assert _ranked(catalog, "model tag:few", lists=True) == _ranked(catalog, "model tag:few", lists=False)
     assert walked == [0] and few_served == [('("model")', 0)]
 
@@ -492,15 +492,15 @@ def test_what_reads_a_deep_list_for_a_bound_reads_its_first_thousand(catalog, tm
     with catalog.store.read() as tx:
         rows = [tuple(r) for r in tx.conn.execute("SELECT paper_id, score FROM term_top WHERE term = ?"
                                                   " ORDER BY position", (key,)).all()]
-        ranked, bound, _, _ = tx._list_now(key)
+        ranked, bound, _, _ = tx.lists._list_now(key)
     assert len(rows) == topk.DEEP_LIST_SIZE
     assert ranked == rows[:size] and bound == rows[size - 1][1]
     _edit_a_few(catalog, tmp_path)
     with catalog.store.read() as tx:
         state = tx.conn.execute("SELECT stamp, weights, listed, matches, papers, tokens, base FROM term_top_state"
                                 " WHERE term = ?", (key,)).first()
-        ranked, bound, _, _ = tx._list_now(key)
-        deep, deep_bound, _ = tx.rescored(key, state)
+        ranked, bound, _, _ = tx.lists._list_now(key)
+        deep, deep_bound, _ = tx.lists.rescored(key, state)
         full = [tuple(r) for r in tx.conn.execute(topk._RANKED, (key, 3000)).all()]
     assert size <= len(ranked) < size + 40  # its first 1,000 and the changed papers
     assert bound < deep_bound  # the deep rescoring's bound is further down (a worse score)
@@ -526,16 +526,16 @@ def test_a_stale_list_is_rescored_once_per_search_and_again_after_a_change(catal
     once = [("_rescored_changes", '("model")'), ("_rescored_at", '("model")')]
     assert calls == once and few_served == [('("model")', 0)]
     with catalog.store.write() as tx:
-        first = [(h.paper_id, h.score) for h in tx.search(parse("model tag:few"), limit=50)]
+        first = [(h.paper_id, h.score) for h in tx.search.page(parse("model tag:few"), limit=50)]
         far = first[-1][0]
         tx.conn.execute("UPDATE paper SET abstract_text = abstract_text || ? WHERE id = ?",
                         (" model model model model" * 5, far))
         calls.clear()
-        again = [(h.paper_id, h.score) for h in tx.search(parse("model tag:few"), limit=50)]
+        again = [(h.paper_id, h.score) for h in tx.search.page(parse("model tag:few"), limit=50)]
         assert calls == once
         topk.ENABLED = False
         try:
-            full = [(h.paper_id, h.score) for h in tx.search(parse("model tag:few"), limit=50)]
+            full = [(h.paper_id, h.score) for h in tx.search.page(parse("model tag:few"), limit=50)]
         finally:
             topk.ENABLED = True
         tx.conn.rollback()

@@ -12,6 +12,12 @@ def cache_home(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
 
 
+@pytest.fixture
+def seeded(seeded_any):
+    """On each backend."""
+    return seeded_any
+
+
 def test_triaged_means_a_status_other_than_unread_or_a_rating(seeded):
     keys = [p.key for p in seeded.untriaged("", limit=4)]
     seeded.set_status(keys[:1], "queued")

@@ -3,7 +3,7 @@
 The real history has one revision, so every test also runs against a pretend next revision
 (tests/future_schema.py) that rebuilds the `paper` table the way Alembic's batch mode does:
 the migration most likely to lose user data. The tests are written over
-`migrate.history()`, so real revisions are covered as they are added.
+`schema.history()`, so real revisions are covered as they are added.
 
 User data is written with plain SQL valid at the older revision: columns are read from
 `PRAGMA table_info`, and only the tables and columns that hold user data today are filled
@@ -25,6 +25,7 @@ import pytest
 
 from catalog.errors import CatalogError
 from catalog import doctor
+from catalog.store import schema
 from catalog.store.sqlite import files, migrations as migrate
 from catalog.importing.dedupe import fingerprint_of
 from catalog.library import Catalog
@@ -121,7 +122,7 @@ def user_data(conn: sqlite3.Connection) -> dict:
 
 
 def _revisions() -> list[str]:
-    return [rev for rev, _, _ in migrate.history()]
+    return [rev for rev, _, _ in schema.history()]
 
 
 def _at(path: Path, revision: str) -> Path:
@@ -289,7 +290,7 @@ def test_revision_0003_keeps_merges_from_then_on(tmp_path):
     conn.close()
     catalog = Catalog.open(path)
     try:
-        assert migrate.current(path) == migrate.SCHEMA_REVISION
+        assert migrate.current(path) == schema.SCHEMA_REVISION
         with pytest.raises(CatalogError, match="merged before this version"):
             catalog.split("kmerged")
         report = catalog.import_paths([seeds])
@@ -313,7 +314,7 @@ def test_revision_0008_indexes_word_forms_of_existing_papers(tmp_path):
         before = user_data(conn)
     catalog = Catalog.open(path)
     try:
-        assert migrate.current(path) == migrate.SCHEMA_REVISION
+        assert migrate.current(path) == schema.SCHEMA_REVISION
         found = {p.key for p in catalog.search("study topic3", limit=500) if p.match == "all"}
         assert found == {f"k{i:06d}" for i in range(N_PAPERS) if i % 7 == 3}
         assert catalog.search("=study") == [] and len(catalog.search("=studies", limit=500)) == N_PAPERS
@@ -339,14 +340,14 @@ def test_revision_0010_adds_empty_ranked_lists_and_keeps_user_data(tmp_path, mon
         before = user_data(conn)
     catalog = Catalog.open(path)
     try:
-        assert migrate.current(path) == migrate.SCHEMA_REVISION
+        assert migrate.current(path) == schema.SCHEMA_REVISION
         with sqlite3.connect(path) as conn:
             assert {"term_top", "term_top_state", "term_top_dirty", "term_top_was", "term_top_now"} <= _tables(conn)
             assert conn.execute("SELECT count(*) FROM term_top").fetchone() == (0,)
             assert user_data(conn) == before
         expected = [p.key for p in catalog.search("study", limit=200)]
         monkeypatch.setattr(topk, "MIN_MATCHES", 10)
-        built, stale = catalog.store.refresh_top_lists(budget=None)
+        built, stale = catalog.store.lists.refresh(budget=None)
         assert built > 0 and stale == 0
         assert [p.key for p in catalog.search("study", limit=200)] == expected
         assert doctor.run(catalog.store).found == []

@@ -51,7 +51,7 @@ def _build(path: Path) -> None:
     topk.MIN_MATCHES, topk.DEEP_SHARE = SIZE // 20, DEEP_SHARE
     try:
         store = SqliteStore.open(path)
-        built, stale = store.refresh_top_lists(budget=None)
+        built, stale = store.lists.refresh(budget=None)
         store.close()
     finally:
         topk.MIN_MATCHES, topk.DEEP_SHARE = saved
@@ -101,6 +101,6 @@ def _ranked(catalog: Catalog, query: str, *, lists: bool, limit: int = 50, offse
     topk.ENABLED = lists
     try:
         with catalog.store.read() as tx:
-            return [(h.paper_id, h.score) for h in tx.search(parse(query), limit=limit, offset=offset)]
+            return [(h.paper_id, h.score) for h in tx.search.page(parse(query), limit=limit, offset=offset)]
     finally:
         topk.ENABLED = True

@@ -134,10 +134,10 @@ def main(argv: list[str] | None = None) -> int:
 def _top_lists(store, cache_dir: Path) -> int:
     """The ranked lists of frequent words searches cannot read (issue 16), rebuilt: how many.
     Only when behind (a cheap check), so a small import costs nothing here."""
-    if not store.top_lists_behind():
+    if not store.lists.behind():
         return 0
     start = time.perf_counter()
-    built, left = store.refresh_top_lists(budget=None, rescored=True)
+    built, left = store.lists.refresh(budget=None, rescored=True)
     _log(cache_dir, f"ranked lists: built {built}, {left} left, in {time.perf_counter() - start:.1f} s")
     return built
 

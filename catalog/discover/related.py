@@ -41,12 +41,12 @@ def similar(store, paper_id: int, limit: int) -> list[RelatedPaper]:
 def recommend(store, tag: str | None, query: str, limit: int) -> list[RelatedPaper]:
     parsed = parse(query)
     with store.read() as tx:
-        positives = tx.tagged_papers(tag) if tag else tx.liked_papers()
+        positives = tx.discovery.tagged_papers(tag) if tag else tx.discovery.liked_papers()
         # The whole catalog: no search (~1 s at 100k) and no list of every id (a scan of the
         # paper table, ~0.3 s): every paper but those left out, which an index finds.
-        pool = None if parsed.is_empty else tx.search_ids(parsed)
-        left_out = tx.ids_with_status(NOT_SUGGESTED)
-        total = tx.paper_count()
+        pool = None if parsed.is_empty else tx.search.ids(parsed)
+        left_out = tx.discovery.ids_with_status(NOT_SUGGESTED)
+        total = tx.papers.paper_count()
     learned_from = f"tagged {tag!r}" if tag else "rated 4-5 or marked read"
     if not positives:
         hint = ("`catalog tags` lists the tags" if tag else
@@ -75,23 +75,23 @@ def triage_order(store, untriaged: Query, limit: int, *, whole_catalog: bool) ->
     promising first, learnt from the papers the user rated 4-5, queued, is reading, read or
     tagged; None when there are none of those."""
     with store.read() as tx:
-        positives = tx.promising_papers()
+        positives = tx.discovery.promising_papers()
         if not positives:
             return None
         # The whole catalog: rank every paper and drop the triaged ones afterwards, which
         # costs a count and a few summaries instead of reading 100k ids in search order.
         if whole_catalog:
             candidates = None
-            wanted = limit + len(positives) + tx.paper_count() - tx.count(untriaged)
+            wanted = limit + len(positives) + tx.papers.paper_count() - tx.search.count(untriaged)
         else:
-            candidates, wanted = tx.search_ids(untriaged), limit
+            candidates, wanted = tx.search.ids(untriaged), limit
     if candidates is not None and not candidates:
         return TriageOrder((), len(positives))
     discovery = engine(store)
     with _cache_errors(discovery):
         ranked = discovery.recommend(positives, candidates, wanted)
     with store.read() as tx:
-        papers = tx.summaries([r.paper_id for r in ranked])
+        papers = tx.papers.summaries([r.paper_id for r in ranked])
     untriaged_papers = [p for p in papers if p.status == "unread" and p.rating is None]
     return TriageOrder(tuple(untriaged_papers[:limit]), len(positives))
 
@@ -107,7 +107,7 @@ def topics(store, query: str) -> list[TopicGroup]:
     ids = None
     if not parsed.is_empty:
         with store.read() as tx:
-            ids = tx.search_ids(parsed)
+            ids = tx.search.ids(parsed)
         if not ids:
             raise CatalogError(f"no papers match {query!r}, so there are no topics to find")
     discovery = engine(store)
@@ -116,12 +116,12 @@ def topics(store, query: str) -> list[TopicGroup]:
     if not found:
         raise CatalogError("the catalog has no papers yet: `catalog import PATH` adds some")
     with store.read() as tx:
-        found = renumber(found, tx.topic_numbers(scope))
+        found = renumber(found, tx.discovery.topic_numbers(scope))
     with store.write() as tx:  # short: the rows only (100,000 at most a second)
-        tx.save_topics(scope, topic_records(scope, found))
+        tx.discovery.save_topics(scope, topic_records(scope, found))
     with store.read() as tx:
-        summaries = {s.key: s for s in tx.summaries([pid for t in found for pid in t.paper_ids])}
-        keys = tx.keys_of([pid for t in found for pid in t.paper_ids])
+        summaries = {s.key: s for s in tx.papers.summaries([pid for t in found for pid in t.paper_ids])}
+        keys = tx.papers.keys_of([pid for t in found for pid in t.paper_ids])
     return [TopicGroup(t.number, t.label, t.terms,
                        tuple(summaries[keys[pid]] for pid in t.paper_ids if pid in keys))
             for t in found]
@@ -131,14 +131,14 @@ def stored_topics(store) -> tuple[tuple[TopicCount, ...], bool]:
     """The whole catalog's stored topics, and whether they are out of date (papers were
     added or removed since they were made, or there are none)."""
     with store.read() as tx:
-        counts = tuple(TopicCount(n, label, size) for n, label, size in tx.topic_counts(WHOLE_CATALOG))
-        total = tx.paper_count()
+        counts = tuple(TopicCount(n, label, size) for n, label, size in tx.discovery.topic_counts(WHOLE_CATALOG))
+        total = tx.papers.paper_count()
     return counts, sum(c.count for c in counts) != total
 
 
 def topic_papers(store, number: int) -> list[PaperSummary]:
     with store.read() as tx:
-        return tx.summaries(tx.topic_paper_ids(WHOLE_CATALOG, number))
+        return tx.papers.summaries(tx.discovery.topic_paper_ids(WHOLE_CATALOG, number))
 
 
 def refresh_after_import(store, *, background: bool = False) -> None:
@@ -180,8 +180,8 @@ def refreshing(store) -> bool:
 
 def _related(store, found: Sequence) -> list[RelatedPaper]:
     with store.read() as tx:
-        summaries = tx.summaries([f.paper_id for f in found])
-        keys = tx.keys_of([f.paper_id for f in found])
+        summaries = tx.papers.summaries([f.paper_id for f in found])
+        keys = tx.papers.keys_of([f.paper_id for f in found])
     by_key = {s.key: s for s in summaries}
     result = []
     for f in found:

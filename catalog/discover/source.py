@@ -17,21 +17,21 @@ class StoreSource:
 
     def version(self) -> CatalogVersion:
         with self.store.read() as tx:
-            return CatalogVersion(*tx.text_version())
+            return CatalogVersion(*tx.discovery.text_version())
 
     def paper_texts(self, ids: Collection[int] | None = None, *, after_id: int = 0
                     ) -> Iterator[PaperText]:
         with self.store.read() as tx:
-            for paper_id, title, abstract in tx.paper_texts(ids, after_id=after_id):
+            for paper_id, title, abstract in tx.discovery.paper_texts(ids, after_id=after_id):
                 yield PaperText(paper_id, f"{title}\n{abstract}")
 
     def tagged(self, tag: str) -> list[int]:
         with self.store.read() as tx:
-            return tx.tagged_papers(tag)
+            return tx.discovery.tagged_papers(tag)
 
     def liked(self) -> list[int]:
         with self.store.read() as tx:
-            return tx.liked_papers()
+            return tx.discovery.liked_papers()
 
     def cache_dir(self) -> Path:
         return self._cache_dir or self.store.cache_dir()
@@ -39,7 +39,7 @@ class StoreSource:
     def save_topics(self, scope: str, records: Sequence[TopicRecord]) -> None:
         """Into the `topic` table (migration 0007), replacing the scope's rows."""
         with self.store.write() as tx:
-            tx.save_topics(scope, records)
+            tx.discovery.save_topics(scope, records)
 
 
 def engine(store):

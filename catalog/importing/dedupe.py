@@ -358,7 +358,7 @@ def match(tx, papers: list[Paper]) -> tuple[dict[int, Found], set[str]]:
         if not values:
             continue
         hits: dict[str, list[int]] = {}
-        for value, pid in tx.papers_with_values(column, values):
+        for value, pid in tx.imports.papers_with_values(column, values):
             hits.setdefault(value, []).append(pid)
         for i, p in enumerate(papers):
             value = p.record.doi if kind == DOI else p.record.arxiv_id
@@ -371,12 +371,12 @@ def match(tx, papers: list[Paper]) -> tuple[dict[int, Found], set[str]]:
             if fp != p.fp:
                 by_fp.setdefault(fp, []).append(i)
     taken: set[str] = set()
-    for fp, pid in tx.papers_with_values("fingerprint", by_fp):
+    for fp, pid in tx.imports.papers_with_values("fingerprint", by_fp):
         taken.add(fp)
         for i in by_fp[fp]:
             if papers[i].identifying and fp in papers[i].fingerprints:
                 candidates.setdefault(i, []).append((pid, ABSTRACT))
-    rows = tx.paper_facts({pid for found in candidates.values() for pid, _ in found})
+    rows = tx.imports.paper_facts({pid for found in candidates.values() for pid, _ in found})
     out: dict[int, Found] = {}
     # The batch's papers a catalog paper took so far: two papers the batch keeps apart (their
     # DOIs or arXiv ids differ) must not become one through the catalog paper they both resemble.
@@ -407,7 +407,7 @@ def _by_title(tx, record: PaperRecord, mine: Facts, claimed: dict[int, list[Fact
     wanted = title_key(record.title)
     if not wanted:
         return None
-    for row in tx.papers_titled(record.title or ""):
+    for row in tx.search.titled(record.title or ""):
         if (title_key(row["title"]) == wanted and contradiction(_row_facts(row), mine, TITLE) is None
                 and _free(claimed.get(row["id"], ()), mine)):
             return row["id"], row["key"]
@@ -430,7 +430,7 @@ def merge(tx, matched: list[tuple[int, PaperRecord]], now: datetime) -> tuple[in
     filled: list[tuple[str, ...]] = [()] * len(matched)
     changed = 0
     # A cheap first look: which papers lack something these records have.
-    for have in tx.missing_fields(by_pid, FILLABLE):
+    for have in tx.imports.missing_fields(by_pid, FILLABLE):
         lacks_abstract = bool(have.pop("lacks_abstract"))
         pid = have.pop("id")
         union = PaperRecord("", 0, 0)
@@ -454,7 +454,7 @@ def merge(tx, matched: list[tuple[int, PaperRecord]], now: datetime) -> tuple[in
 
 def _update(tx, pid: int, record: PaperRecord, now: datetime) -> set[str]:
     """Fill the paper's empty fields from `record`; the names of those filled."""
-    current = tx.paper_columns(pid, _ROW)
+    current = tx.imports.paper_columns(pid, _ROW)
     changes: dict[str, object] = {}
     if record.title and title_key(record.title) in {title_key(current["headline"]), title_key(current["user_title"])}:
         record.title = None  # this catalog's own headline (or your title) coming back from an export
@@ -480,7 +480,7 @@ def abstract_columns(tx, abstract: str, current: dict) -> dict[str, object]:
     # paper list holding this abstract later finds this paper. The key stays.
     if identifies(abstract):
         fp = fingerprint_of(abstract)
-        if not tx.fingerprint_taken(fp):
+        if not tx.imports.fingerprint_taken(fp):
             changes["fingerprint"] = fp
     return changes
 
@@ -493,4 +493,4 @@ def save(tx, pid: int, changes: dict[str, object], current: dict, now: datetime)
             tex.search_extra(current["abstract"]),
             cjk_search_text(current["title"], current["headline"], current["abstract_text"], current["authors"]))))
     changes["updated_at"] = now
-    tx.update_paper(pid, changes)
+    tx.imports.update_paper(pid, changes)

@@ -34,13 +34,13 @@ def stale(tx) -> list[int]:
     older fingerprint on purpose (another paper had its abstract first; a title and ids that
     merges completed later), or one of its title and abstract when the file that brought it
     gave that abstract to other papers too (a publisher's placeholder: dedupe.shared_abstracts)."""
-    found = set(tx.papers_to_rederive())
-    for row in tx.derived_rows():
+    found = set(tx.imports.papers_to_rederive())
+    for row in tx.imports.derived_rows():
         if (row["id"] in found or row["fingerprint"] == _fingerprint(row)
                 or row["fingerprint"] == _fingerprint(row, False)):  # hashed only when the first differs
             continue
         # An identifying abstract's fingerprint that no other paper has belongs to this one.
-        if identifies(row["abstract"]) and not tx.fingerprint_taken(fingerprint_of(row["abstract"])):
+        if identifies(row["abstract"]) and not tx.imports.fingerprint_taken(fingerprint_of(row["abstract"])):
             found.add(row["id"])
         elif _fresh(row) != _current(row):
             found.add(row["id"])
@@ -51,15 +51,15 @@ def refresh(tx, ids: Sequence[int]) -> int:
     """Derive these papers' text again; keys stay (a key is the paper's identity), and so does
     a fingerprint another paper has. Returns how many changed."""
     changed = 0
-    for row in tx.derived_rows(ids):
+    for row in tx.imports.derived_rows(ids):
         fresh = _fresh(row)
         wanted = _fingerprint(row)
-        if wanted != row["fingerprint"] and tx.fingerprint_taken(wanted, other_than=row["id"]):
+        if wanted != row["fingerprint"] and tx.imports.fingerprint_taken(wanted, other_than=row["id"]):
             wanted = row["fingerprint"]  # the same text as another paper: a duplicate, left to the user
         if fresh != _current(row) or wanted != row["fingerprint"]:
             abstract_text, headline, search_extra = fresh
-            tx.set_derived(row["id"], abstract_text=abstract_text, headline=headline,
-                           search_extra=search_extra, fingerprint=wanted)
+            tx.imports.set_derived(row["id"], abstract_text=abstract_text, headline=headline,
+                                   search_extra=search_extra, fingerprint=wanted)
             changed += 1
-    tx.rederived(ids)
+    tx.imports.rederived(ids)
     return changed

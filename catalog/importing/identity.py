@@ -30,8 +30,8 @@ def insert_papers(tx, papers: list[dedupe.Paper], rows: list[prepare.PaperRow], 
     fps = unique_fingerprints(tx, [p.fp for p in papers], taken)
     keys = assign_keys(tx, fps, preferred=[p.record.extra.get("key") for p in papers])
     stamp = now.isoformat(" ")  # formatted once, not twice per row
-    return tx.insert_papers([row._replace(fingerprint=fp) for fp, row in zip(fps, rows)],
-                            [keys[fp] for fp in fps], stamp)
+    return tx.imports.insert_papers([row._replace(fingerprint=fp) for fp, row in zip(fps, rows)],
+                                    [keys[fp] for fp in fps], stamp)
 
 
 def unique_fingerprints(tx, fps: list[str], taken: set[str], keep: str | None = None) -> list[str]:
@@ -46,7 +46,7 @@ def unique_fingerprints(tx, fps: list[str], taken: set[str], keep: str | None = 
         while (candidate in taken or candidate in seen) and candidate != keep:
             n += 1
             candidate = hashlib.sha256(f"{fp}/{n}".encode()).hexdigest()[:32]
-            if candidate != keep and tx.fingerprint_taken(candidate):
+            if candidate != keep and tx.imports.fingerprint_taken(candidate):
                 taken.add(candidate)
         seen.add(candidate)
         out.append(candidate)
@@ -61,7 +61,7 @@ def assign_keys(tx, fingerprints: list[str], preferred: list[str | None] | None 
     candidates = {fp: key_candidates(fp) for fp in fingerprints}
     wanted = {fp: next(keys) for fp, keys in candidates.items()}
     asked = {fp: key for fp, key in zip(fingerprints, preferred or []) if key}
-    taken = tx.existing_keys(list(wanted.values()) + list(asked.values()))
+    taken = tx.imports.existing_keys(list(wanted.values()) + list(asked.values()))
     keys: dict[str, str] = {}
     for fp, key in asked.items():
         if key not in taken:
@@ -71,7 +71,7 @@ def assign_keys(tx, fingerprints: list[str], preferred: list[str | None] | None 
         if fp in keys:
             continue
         candidate = wanted[fp]
-        while candidate in taken or (candidate != wanted[fp] and tx.existing_keys([candidate])):
+        while candidate in taken or (candidate != wanted[fp] and tx.imports.existing_keys([candidate])):
             candidate = next(candidates[fp])
         keys[fp] = candidate
         taken.add(candidate)

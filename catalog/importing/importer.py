@@ -135,7 +135,7 @@ def _plan(store: Store, path: Path, venue, year, field_map) -> _Plan:
         plan.error = exc
         return plan
     with store.read() as tx:
-        plan.known = tx.source_with(plan.sha) is not None
+        plan.known = tx.imports.source_with(plan.sha) is not None
     return plan
 
 
@@ -146,11 +146,11 @@ def _import_file(store: Store, reader: Reader, plan: _Plan, report: FileReport,
     opened: Opened | None = None if items is None else next(items)
     with store.write() as tx:
         # Asked again under the write lock: another import may have stored these bytes since.
-        known_source = tx.source_with(plan.sha)
+        known_source = tx.imports.source_with(plan.sha)
         if known_source is not None:
             # The same bytes were imported before (maybe under another name): nothing to do
             # but say again what they lacked.
-            report.known = tx.papers_from(known_source["id"])
+            report.known = tx.imports.papers_from(known_source["id"])
             report.warnings.extend(_named_warnings(plan.path, known_source["warnings"]))
             return
         if items is None:  # known when planned, removed since (by `catalog doctor --fix`, say)
@@ -158,12 +158,12 @@ def _import_file(store: Store, reader: Reader, plan: _Plan, report: FileReport,
             opened = next(items)
         report.warnings.extend(opened.warnings)
         now = rules.now()
-        source_id = tx.add_source(
+        source_id = tx.imports.add_source(
             # A file name that is not UTF-8 is kept readable (U+FFFD) rather than failing.
             path=os.fsencode(plan.path.resolve()).decode("utf-8", "replace"), sha256=plan.sha,
             venue=opened.venue, year=opened.year, format=opened.format, imported_at=now,
             warnings=_unnamed_warnings(plan.path, opened.warnings))
-        with tx.bulk_load():
+        with tx.imports.bulk_load():
             unindexed = _Unindexed()
             for batch in items:
                 _store_batch(tx, batch, source_id, now, report, unindexed)
@@ -200,7 +200,7 @@ class _Unindexed:
 
     def flush(self, tx) -> None:
         if self.first is not None:
-            tx.index_papers_from(self.first)
+            tx.imports.index_papers_from(self.first)
             self.first = None
 
 
@@ -228,7 +228,7 @@ def _store_batch(tx, batch: Batch, source_id: int, now: datetime,
         report.merged += changed
     report.new += len(new)
     report.known += len({ids[i] for i in matched})
-    tx.add_provenance(
+    tx.imports.add_provenance(
         [(ids[i], source_id, position) for i, p in enumerate(papers) for position in p.positions])
     merges.store_merges(tx, _merges(papers, ids, found, dict(zip(matched, filled)), source_id, report), now)
 
@@ -243,9 +243,9 @@ def _learn_acronyms(tx, defined: list[list[tuple[str, str]]], texts: list[str]) 
             pairs[(short, key)] = (surface, n + 1)
     if not pairs:
         return
-    tx.add_acronyms([(short, key, long, n) for (short, key), (long, n) in pairs.items()])
+    tx.imports.add_acronyms([(short, key, long, n) for (short, key), (long, n) in pairs.items()])
     if ordinary := acronyms.used_as_words({short.lower() for short, _ in pairs}, texts):
-        tx.mark_ordinary_words(sorted(ordinary))
+        tx.imports.mark_ordinary_words(sorted(ordinary))
 
 
 def _merges(papers: list[dedupe.Paper], ids: dict[int, int], found: dict[int, dedupe.Found],

@@ -41,7 +41,7 @@ def store_merges(tx, rows: list[tuple[int, int, int, str, tuple[str, ...], Paper
                  now: datetime) -> None:
     """Keep each merge: (paper id, source id, position, evidence, fields filled, record)."""
     if rows:
-        tx.add_merges(
+        tx.imports.add_merges(
             [(pid, source, position, evidence, " ".join(filled),
               record_json(record, same_abstract=bool(record.abstract) and evidence == describe(ABSTRACT, record)),
               now)
@@ -60,38 +60,38 @@ def split(tx, pid: int, key: str, numbers: list[int], now: datetime) -> list[int
     your annotations and what its own record said; it loses what only they gave, and takes it
     from the records that stay where they have it. Records that leave together and are one
     paper by the rules above stay one paper. Returns the new papers' ids."""
-    sources = tx.places_of(pid)
-    rows = [tuple(r) for r in tx.merges_into(pid)]
-    if not rows:
+    sources = tx.imports.places_of(pid)
+    merged = tx.imports.merges_into(pid)
+    if not merged:
         if len(sources) > 1:
             raise CatalogError(f"paper {key}'s records were merged before this version of catalog kept "
                                f"merges, so they cannot be split (import the files into a new catalog)")
         raise CatalogError(f"paper {key} came from one record; there is nothing to split")
-    by_place = {(r[1], r[2]): r for r in rows}
+    by_place = {(m.source_id, m.position): m for m in merged}
     if numbers:
         leaving = []
         for n in numbers:
             if not 1 <= n <= len(sources):
                 raise CatalogError(f"paper {key} has no source {n} (it has {len(sources)}; see catalog show {key})")
-            row = by_place.get(tuple(sources[n - 1]))
-            if row is None:
+            merge = by_place.get(tuple(sources[n - 1]))
+            if merge is None:
                 raise CatalogError(f"source {n} is the paper's own record (the one it was first imported from); "
                                    f"split the others off it")
-            leaving.append(row)
+            leaving.append(merge)
     else:
-        leaving = list(rows)
-    current = tx.paper_columns(pid, _PAPER)
-    records = {r[0]: record_from_json(r[5], r[2], abstract=current["abstract"]) for r in rows}
-    gone = {r[0] for r in leaving}
-    if any("abstract" in r[4].split() for r in leaving):
+        leaving = list(merged)
+    current = tx.imports.paper_columns(pid, _PAPER)
+    records = {m.id: record_from_json(m.record, m.position, abstract=current["abstract"]) for m in merged}
+    gone = {m.id for m in leaving}
+    if any("abstract" in m.filled.split() for m in leaving):
         # Records that joined by this abstract keep it written out: the paper's changes now.
-        for r in rows:
-            if r[0] not in gone and '"same_abstract"' in r[5]:
-                tx.set_merge(r[0], record=record_json(records[r[0]], same_abstract=False))
-    _revert(tx, pid, current, [(r[0], r[4]) for r in leaving],
-            [(r[0], set(r[4].split()), records[r[0]]) for r in rows if r[0] not in gone], now)
-    tx.delete_merges(gone)
-    return _papers_of(tx, pid, [(r[1], r[2], records[r[0]]) for r in leaving], now)
+        for m in merged:
+            if m.id not in gone and '"same_abstract"' in m.record:
+                tx.imports.set_merge(m.id, record=record_json(records[m.id], same_abstract=False))
+    _revert(tx, pid, current, [(m.id, m.filled) for m in leaving],
+            [(m.id, set(m.filled.split()), records[m.id]) for m in merged if m.id not in gone], now)
+    tx.imports.delete_merges(gone)
+    return _papers_of(tx, pid, [(m.source_id, m.position, records[m.id]) for m in leaving], now)
 
 
 def _revert(tx, pid: int, current: dict, leaving: list[tuple[int, str]],
@@ -107,7 +107,7 @@ def _revert(tx, pid: int, current: dict, leaving: list[tuple[int, str]],
         for name in gave:
             values[name] = getattr(record, name)
         if gave:
-            tx.set_merge(merge_id, filled=" ".join(sorted(filled | set(gave))))
+            tx.imports.set_merge(merge_id, filled=" ".join(sorted(filled | set(gave))))
     changes: dict[str, object] = {n: v for n, v in values.items() if n != "abstract"}
     current.update(changes)
     if "abstract" in cleared or ("title" in cleared and not current["abstract"]):
@@ -120,7 +120,7 @@ def _revert(tx, pid: int, current: dict, leaving: list[tuple[int, str]],
         # A leaving record's abstract must no longer find this paper.
         from catalog.importing.identity import unique_fingerprints
 
-        taken = {fp} if tx.fingerprint_taken(fp, other_than=pid) else set()
+        taken = {fp} if tx.imports.fingerprint_taken(fp, other_than=pid) else set()
         changes["fingerprint"] = unique_fingerprints(tx, [fp], taken, keep=current["fingerprint"])[0]
     save(tx, pid, changes, current, now)
 
@@ -135,12 +135,12 @@ def _papers_of(tx, pid: int, leaving: list[tuple[int, int, PaperRecord]], now: d
     for n, (_, _, record) in enumerate(leaving):
         record.position = n  # where each record came from, through group()
     papers = group([record for _, _, record in leaving])
-    taken = {fp for fp, _ in tx.papers_with_values("fingerprint", [p.fp for p in papers])}
+    taken = {fp for fp, _ in tx.imports.papers_with_values("fingerprint", [p.fp for p in papers])}
     ids = insert_papers(tx, papers, [prepare.paper_fields(p.record, p.fp) for p in papers], taken, now)
     rows = []
     for new, paper in zip(ids, papers):
         for n in paper.positions:
-            tx.move_record(*places[n], from_paper=pid, to_paper=new)
+            tx.imports.move_record(*places[n], from_paper=pid, to_paper=new)
         rows.extend((new, *places[m.record.position], m.evidence, m.filled, m.record) for m in paper.merges)
     store_merges(tx, rows, now)
     return ids

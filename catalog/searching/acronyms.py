@@ -262,18 +262,18 @@ def short_form(word: str) -> str | None:
 
 
 def winners(rows: Iterable) -> dict[str, tuple[str, str]]:
-    """short form (lowercase) -> (long_key, long form) from stored rows (short, long_key,
-    long, papers, ordinary): the long form most papers define it with; none on a tie, or
-    when texts use the short form as an ordinary word."""
+    """short form (lowercase) -> (long_key, long form) from the stored acronyms (the store's
+    AcronymRow): the long form most papers define it with; none on a tie, or when texts use
+    the short form as an ordinary word."""
     by_short: dict[str, list] = defaultdict(list)
     for row in rows:
-        by_short[row[0].lower()].append(row)
+        by_short[row.short.lower()].append(row)
     out = {}
     for short, found in by_short.items():
-        if any(r[4] for r in found):
+        if any(r.ordinary for r in found):
             continue
-        found.sort(key=lambda r: -r[3])
-        if len(found) > 1 and found[0][3] == found[1][3]:
+        found.sort(key=lambda r: -r.papers)
+        if len(found) > 1 and found[0].papers == found[1].papers:
             continue
-        out[short] = (found[0][1], found[0][2])
+        out[short] = (found[0].long_key, found[0].long)
     return out

@@ -20,16 +20,16 @@ from catalog.searching.query import Clause, Filter, Query, parse
 def resolve_key(tx, key: str) -> int:
     """A paper id from a key or an unambiguous key prefix; else an error with suggestions."""
     typed = rules.typed_key(key)
-    found = tx.paper_id(typed) if typed else None
+    found = tx.papers.paper_id(typed) if typed else None
     if found is not None:
         return found
     if typed:
-        matches = tx.keys_starting(typed, 6)
+        matches = tx.papers.keys_starting(typed, 6)
         if len(matches) == 1:
             return matches[0][0]
         if matches:
             raise CatalogError(f"key {key!r} is ambiguous: {', '.join(k for _, k in matches[:5])}")
-    close = difflib.get_close_matches(typed, tx.all_keys(), n=3, cutoff=0.5)
+    close = difflib.get_close_matches(typed, tx.papers.all_keys(), n=3, cutoff=0.5)
     hint = f"; did you mean {', '.join(close)}?" if close else "; `catalog search` finds keys"
     raise CatalogError(f"no paper with key {key!r}{hint}")
 
@@ -47,19 +47,19 @@ def understood(tx, query: str) -> tuple[Query, list[int]]:
         return parse(query), []
     if found.kind == "key":
         parsed = parse(query)
-        pid = tx.paper_id(found.value)
+        pid = tx.papers.paper_id(found.value)
         if pid is None:
-            matches = tx.keys_starting(found.value, 2)
+            matches = tx.papers.keys_starting(found.value, 2)
             if len(matches) != 1 or _finds_text(tx, found.value, query.strip().endswith("*")):
                 return parsed, []
             pid = matches[0][0]
         named = [pid]
     else:
         parsed = parse('"' + found.value.replace('"', "") + '"')
-        named = tx.ids_with_doi(found.value) if found.kind == "doi" else tx.ids_with_arxiv_id(found.value)
+        named = tx.papers.ids_with_doi(found.value) if found.kind == "doi" else tx.papers.ids_with_arxiv_id(found.value)
     if named:
         parsed = Query(parsed.clauses + [Clause((Filter("key", "=", key),), negated=True)
-                                         for key in map(tx.key_of, named)], source=query)
+                                         for key in map(tx.papers.key_of, named)], source=query)
     return parsed, named
 
 
@@ -70,10 +70,10 @@ def as_one_query(tx, query: str) -> Query:
     if not named:
         return parsed
     texts = [option for clause in parsed.clauses if not clause.negated for option in clause.options]
-    keys = tuple(Filter("key", "=", tx.key_of(pid)) for pid in named)
+    keys = tuple(Filter("key", "=", tx.papers.key_of(pid)) for pid in named)
     return Query([Clause(keys + tuple(texts))], source=query)
 
 
 def _finds_text(tx, word: str, prefix: bool) -> bool:
     """Whether a one-word query finds any paper as text, without ranking them all."""
-    return tx.papers_with_word(word, 1, prefix=prefix) > 0
+    return tx.search.papers_with_word(word, 1, prefix=prefix) > 0

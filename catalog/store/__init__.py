@@ -1,59 +1,74 @@
-"""All of the program's SQL, behind one interface (base.Store and its transactions).
+"""All of the program's SQL, behind declared role interfaces (base.py: Store, Transaction and
+its roles).
 
-    base.py        the interface: Store (read/write transactions, whole-catalog operations)
+    base.py        the seam: Store, Transaction, its roles (papers, edits, imports, search,
+                   discovery, upkeep, lists), the named results they return
+    compiler.py    the query compiler's interface and its CompiledQuery (one per backend)
+    tierplan.py    the search tiers a query's words make, planned once for both compilers
+    schema.py      the schema's revision and history (Alembic), one for every backend
     rows.py        rows to the dataclasses of catalog/results.py, by column name; IN-list chunks
-    papers.py      reading papers: keys, summaries, details, export records, counts
-    edits.py       what users write: tags, status/rating/title, notes, saved searches
-    imports.py     sources, new papers, provenance, dedupe lookups, merges and splits
-    discovery.py   stored topics; which papers a recommendation leaves out
+    papers.py      Papers: keys, summaries, details, export records, counts
+    edits.py       Edits: tags, status/rating/title, notes, saved searches, annotations
+    imports.py     Imports: sources, new papers, provenance, dedupe lookups, merges, acronyms,
+                   the text derived from abstracts
+    discovery.py   Discovery: stored topics, which papers it learns from or leaves out
+    ranked.py      Search: the tiers walked, counts, facets, acronyms
     filters.py     the query language's filters as SQL conditions (both backends)
-    sqlite/        the SQLite backend: connections and pragmas, files, migrations, the FTS5
-                   query compiler and search, doctor's checks, `catalog sql`, ranked lists of
-                   frequent words and prefixes (read and rescored: topk.py; chosen, built and
-                   refreshed: topbuild.py), the pages of their ANDs and phrases (topand.py)
-                   and of one of them under filters few papers pass (topfew.py)
     copying.py     a whole catalog from one store into another (`catalog copy`, backups)
-    postgres/      the PostgreSQL backend (a shared catalog): the same transactions through a
-                   connection that takes `?` placeholders, a tsvector query compiler, COPY for
-                   bulk loads, LISTEN/NOTIFY for data_version, its doctor checks, ranked lists
-                   of frequent words (topk.py)
+    sqlite/        the SQLite backend: connections and pragmas, files and their checks,
+                   migrations, the FTS5 compiler, its own roles, doctor's checks, `catalog sql`,
+                   ranked lists of frequent words (top*.py)
+    postgres/      the PostgreSQL backend (a shared catalog): the same roles through a
+                   connection that takes `?` placeholders, a tsvector compiler, COPY for bulk
+                   loads, LISTEN/NOTIFY for data_version, its doctor checks, ranked lists (topk.py)
 
 The shared modules are plain SQL that SQLite and PostgreSQL both run; a backend adds what only
-it can do (full-text search, bulk loads, upkeep). Nothing outside this package writes SQL (a
-test checks), holds a connection, or reads a row by position.
+it can do (full-text search, bulk loads, upkeep). postgres/ never imports sqlite/. Nothing
+outside this package writes SQL (a test checks), holds a connection, or reads a row by position.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from catalog.errors import StoreError
-from catalog.store.base import Store
+from catalog.store.base import Store, Transaction
 
 
 def open_store(location: Path | str, *, notify=lambda message: None, user: str | None = None,
-               catch_up: bool = True) -> Store:
+               rederive: Callable[[Transaction, list[int]], object] | None = None) -> Store:
     """The catalog at `location` (a file path, or a postgresql:// URL): created when nothing
     is there, migrated when older, refused with one line (CatalogError) when it is not a
     catalog or cannot be opened. `user`: whose reading status and rating it reads and writes
-    (None: $CATALOG_USER's default). psycopg is imported only for a server."""
+    (None: $CATALOG_USER's default). `rederive`: the step that derives the text of abstracts
+    edited by hand, run at open and before each write (None: never). psycopg is imported
+    only for a server."""
     from catalog.paths import is_server_url
 
     if is_server_url(location):
         from catalog.store.postgres.store import PostgresStore
 
-        return PostgresStore.open(str(location), notify=notify, user=user, catch_up=catch_up)
+        return PostgresStore.open(str(location), notify=notify, user=user, rederive=rederive)
     from catalog.store.sqlite.store import SqliteStore
 
-    return SqliteStore.open(Path(location), notify=notify, user=user, catch_up=catch_up)
+    return SqliteStore.open(Path(location), notify=notify, user=user, rederive=rederive)
+
+
+def check_file(path: Path):
+    """What `catalog doctor` can learn of (and do to) a catalog file before it is opened,
+    including files no other command opens: a FileCheck (sqlite/checkup.py)."""
+    from catalog.store.sqlite.checkup import FileCheck
+
+    return FileCheck(Path(path))
 
 
 def schema_history() -> list[tuple[str, str | None, str]]:
     """(revision, parent, message) of every migration, oldest first: one history for every
     backend."""
-    from catalog.store.sqlite.migrations import history
+    from catalog.store.schema import history
 
     return history()
 
 
-__all__ = ["Store", "StoreError", "open_store", "schema_history"]
+__all__ = ["Store", "StoreError", "Transaction", "check_file", "open_store", "schema_history"]

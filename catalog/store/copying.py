@@ -49,7 +49,12 @@ def copy_catalog(source, target) -> dict[str, int]:
             for start in range(0, len(rows), BATCH):
                 writer.conn.executemany(insert, rows[start:start + BATCH])
             counts[table] = len(rows)
-        after = getattr(writer, "ids_copied", None)
-        if after:
-            after()
+        writer.imports.ids_copied()
     return counts
+
+
+def new_file_store(path, *, user: str):
+    """A new, empty catalog file at `path` (a server's backup is one)."""
+    from catalog.store.sqlite.store import SqliteStore
+
+    return SqliteStore.open(path, user=user)

@@ -1,17 +1,17 @@
-"""What discovery reads and writes besides the papers' texts (store/sqlite/store.py streams
-those): the stored topics of a list, and which papers a recommendation may not suggest.
-Plain SQL both backends run."""
+"""What discovery reads and writes besides the papers' texts (each backend streams those):
+the stored topics of a list, which papers it learns from, and which papers a recommendation
+may not suggest. Plain SQL both backends run."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from catalog.store.rows import chunks
+from catalog.store.base import Discovery
 
 
-class DiscoveryQueries:
-    """Mixed into a backend's transaction, which provides `self.conn` and `self.user` (whose
-    reading status counts)."""
+class DiscoveryQueries(Discovery):
+    """The Discovery role in SQL both backends run, but for the papers' texts (the backend's
+    own); `user`: whose reading status and rating count."""
 
     # --- stored topics (the `topic` table, migration 0007) ----------------------------------
 
@@ -55,10 +55,23 @@ class DiscoveryQueries:
         assert "unread" not in statuses  # unread papers have no row
         return f"SELECT paper_id FROM paper_reader WHERE reader = ? AND status IN ({marks})"
 
-    def keys_of(self, ids: Sequence[int]) -> dict[int, str]:
-        """Paper id -> key, for the ids that still exist."""
-        found: dict[int, str] = {}
-        for part, marks in chunks(ids):
-            for row in self.conn.execute(f"SELECT id, key FROM paper WHERE id IN ({marks})", part):
-                found[row["id"]] = row["key"]
-        return found
+    def tagged_papers(self, tag: str) -> list[int]:
+        """Ids of the papers carrying `tag` or a tag below it (`project` takes `project/x`)."""
+        pattern = tag.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "/%"
+        return self.conn.execute(
+            "SELECT DISTINCT pt.paper_id FROM paper_tag pt JOIN tag t ON t.id = pt.tag_id"
+            " WHERE t.name = ? OR t.name LIKE ? ESCAPE '\\' ORDER BY pt.paper_id", (tag, pattern)).scalars()
+
+    def liked_papers(self) -> list[int]:
+        """Ids of the papers this reader rated 4 or 5 or marked read."""
+        return self.conn.execute(
+            "SELECT paper_id FROM paper_reader WHERE reader = ? AND (rating >= 4 OR status = 'read')"
+            " ORDER BY paper_id", (self.user,)).scalars()
+
+    def promising_papers(self) -> list[int]:
+        """Ids of the papers this reader has shown interest in: rated 4 or 5, queued, being read
+        or read, or tagged (what triage ranks the rest by)."""
+        return self.conn.execute(
+            "SELECT paper_id FROM paper_reader WHERE reader = ?"
+            " AND (rating >= 4 OR status IN ('queued', 'reading', 'read'))"
+            " UNION SELECT paper_id FROM paper_tag ORDER BY 1", (self.user,)).scalars()

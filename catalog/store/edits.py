@@ -7,14 +7,15 @@ from datetime import datetime
 
 from catalog.results import SavedQuery
 from catalog.rules import USER_FIELDS, now
+from catalog.store.base import Edits
 
 
 # The fields that are each reader's own (paper_reader); user_title is shared (paper).
 READER_FIELDS = ("status", "rating")
 
 
-class EditQueries:
-    """Mixed into a backend's transaction, which provides `self.conn` and `self.user`."""
+class EditQueries(Edits):
+    """The Edits role in SQL both backends run; statuses and ratings are `user`'s."""
 
     # --- tags -----------------------------------------------------------------------------
 
@@ -145,24 +146,3 @@ class EditQueries:
 
     def fingerprint_of(self, paper_id: int) -> str:
         return self.conn.execute("SELECT fingerprint FROM paper WHERE id = ?", (paper_id,)).scalar()
-
-    def tagged_papers(self, tag: str) -> list[int]:
-        """Ids of the papers carrying `tag` or a tag below it (`project` takes `project/x`)."""
-        pattern = tag.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "/%"
-        return self.conn.execute(
-            "SELECT DISTINCT pt.paper_id FROM paper_tag pt JOIN tag t ON t.id = pt.tag_id"
-            " WHERE t.name = ? OR t.name LIKE ? ESCAPE '\\' ORDER BY pt.paper_id", (tag, pattern)).scalars()
-
-    def liked_papers(self) -> list[int]:
-        """Ids of the papers this reader rated 4 or 5 or marked read."""
-        return self.conn.execute(
-            "SELECT paper_id FROM paper_reader WHERE reader = ? AND (rating >= 4 OR status = 'read')"
-            " ORDER BY paper_id", (self.user,)).scalars()
-
-    def promising_papers(self) -> list[int]:
-        """Ids of the papers this reader has shown interest in: rated 4 or 5, queued, being read
-        or read, or tagged (what triage ranks the rest by)."""
-        return self.conn.execute(
-            "SELECT paper_id FROM paper_reader WHERE reader = ?"
-            " AND (rating >= 4 OR status IN ('queued', 'reading', 'read'))"
-            " UNION SELECT paper_id FROM paper_tag ORDER BY 1", (self.user,)).scalars()

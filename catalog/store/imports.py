@@ -1,13 +1,16 @@
 """Importing: the files imported (sources), new papers and their keys, where each paper was
-seen (provenance), looking papers up for deduplication, filling their fields, and the record
-of merges that `catalog split` undoes. Plain SQL both backends run; the FTS side of a bulk
-load is the backend's own (bulk_load, index_papers_from, papers_titled)."""
+seen (provenance), looking papers up for deduplication, filling their fields, the record of
+merges that `catalog split` undoes, the acronyms abstracts define, and the text derived from
+abstracts. Plain SQL both backends run; a bulk load is the backend's own (bulk_load,
+index_papers_from)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from datetime import datetime
 
+from catalog.errors import StoreError
+from catalog.store.base import Imports, MergeRecord
 from catalog.store.rows import chunks
 
 # The columns of a new paper, in the order of prepare.PaperRow, then its key and times.
@@ -17,10 +20,15 @@ PAPER_COLUMNS = ("fingerprint", "abstract", "abstract_text", "search_extra", "he
 FACT_COLUMNS = "id, key, title, year, authors, url, doi, arxiv_id, abstract"
 # The paper columns an import or a split may write (never the user's).
 WRITABLE = frozenset({*PAPER_COLUMNS, "updated_at"})
+# Papers whose `abstract` was edited by hand, waiting for their derived text (migration 0006).
+REDERIVE_TABLE = "paper_rederive"
+# What derived text is checked against (prepare.derived_text and dedupe.fingerprint).
+DERIVED_COLUMNS = ("id", "abstract", "title", "authors", "doi", "arxiv_id", "fingerprint",
+                   "abstract_text", "headline", "search_extra")
 
 
-class ImportQueries:
-    """Mixed into a backend's transaction, which provides `self.conn`."""
+class ImportQueries(Imports):
+    """The Imports role in SQL both backends run, but for bulk loads (the backend's own)."""
 
     # --- sources ----------------------------------------------------------------------------
 
@@ -122,11 +130,12 @@ class ImportQueries:
             "INSERT INTO paper_merge(paper_id, source_id, position, evidence, filled, record, merged_at)"
             " VALUES (?, ?, ?, ?, ?, ?, ?)", merges)
 
-    def merges_into(self, paper_id: int) -> list:
-        """Rows (id, source_id, position, evidence, filled, record) of the records that joined it."""
-        return self.conn.execute(
-            "SELECT id, source_id, position, evidence, filled, record FROM paper_merge"
-            " WHERE paper_id = ? ORDER BY id", (paper_id,)).all()
+    def merges_into(self, paper_id: int) -> list[MergeRecord]:
+        """The records that joined the paper, oldest first."""
+        return [MergeRecord(r["id"], r["source_id"], r["position"], r["evidence"], r["filled"], r["record"])
+                for r in self.conn.execute(
+                    "SELECT id, source_id, position, evidence, filled, record FROM paper_merge"
+                    " WHERE paper_id = ? ORDER BY id", (paper_id,))]
 
     def set_merge(self, merge_id: int, *, record: str | None = None, filled: str | None = None) -> None:
         if record is not None:
@@ -164,13 +173,33 @@ class ImportQueries:
         for part, marks in chunks(list(words)):
             self.conn.execute(f"UPDATE acronym SET ordinary = TRUE WHERE short IN ({marks})", part)
 
-    def acronyms_named(self, shorts: Sequence[str], long_keys: Sequence[str]) -> list:
-        """Rows (short, long_key, long, papers, ordinary) of these short forms (any case) and
-        of every short form one of these long forms has."""
-        shorts, long_keys = list(shorts) or [""], list(long_keys) or [""]
-        short_marks, key_marks = ", ".join("?" * len(shorts)), ", ".join("?" * len(long_keys))
-        return self.conn.execute(
-            "SELECT short, long_key, long, papers, ordinary FROM acronym WHERE short IN"
-            f" (SELECT short FROM acronym WHERE short IN ({short_marks})"
-            f" UNION SELECT short FROM acronym WHERE long_key IN ({key_marks}))",
-            [*shorts, *long_keys]).all()
+    # --- text derived from abstracts (importing/derived.py) -------------------------------------
+
+    def papers_to_rederive(self) -> list[int]:
+        """Ids of papers whose abstract was edited by hand since their text was derived (a
+        trigger notes them)."""
+        try:
+            return self.conn.execute(f"SELECT paper_id FROM {REDERIVE_TABLE}").scalars()
+        except StoreError as exc:  # a file not migrated yet
+            if "no such table" in str(exc):
+                return []
+            raise
+
+    def rederived(self, ids: Iterable[int]) -> None:
+        self.conn.executemany(f"DELETE FROM {REDERIVE_TABLE} WHERE paper_id = ?", [(i,) for i in ids])
+
+    def derived_rows(self, ids: Iterable[int] | None = None) -> list:
+        """Rows of DERIVED_COLUMNS: of these papers, or of all."""
+        select = f"SELECT {', '.join(DERIVED_COLUMNS)} FROM paper"
+        if ids is None:
+            return self.conn.execute(select).all()
+        out = []
+        for part, marks in chunks(list(ids)):
+            out.extend(self.conn.execute(f"{select} WHERE id IN ({marks})", part).all())
+        return out
+
+    def set_derived(self, paper_id: int, *, abstract_text: str, headline: str, search_extra: str,
+                    fingerprint: str) -> None:
+        self.conn.execute(
+            "UPDATE paper SET abstract_text = ?, headline = ?, search_extra = ?, fingerprint = ?"
+            " WHERE id = ?", (abstract_text, headline, search_extra, fingerprint, paper_id))

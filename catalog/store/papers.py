@@ -7,6 +7,7 @@ from collections.abc import Sequence
 
 from catalog.results import ExportPaper, PaperDetail, PaperState, PaperSummary, TagCount
 from catalog.store import rows
+from catalog.store.base import Papers
 from catalog.store.rows import chunks
 
 SUMMARY = ("p.id, p.key, coalesce(p.user_title, p.title, p.headline) AS title, p.venue, p.year,"
@@ -15,9 +16,8 @@ SUMMARY = ("p.id, p.key, coalesce(p.user_title, p.title, p.headline) AS title, p
 READER = "LEFT JOIN paper_reader r ON r.paper_id = p.id AND r.reader = ?"
 
 
-class PaperReads:
-    """Mixed into a backend's transaction, which provides `self.conn` and `self.user` (whose
-    reading status and rating it reads and writes)."""
+class PaperReads(Papers):
+    """The Papers role in SQL both backends run; statuses and ratings are `user`'s."""
 
     # --- keys -----------------------------------------------------------------------------
 
@@ -43,6 +43,13 @@ class PaperReads:
 
     def key_of(self, paper_id: int) -> str:
         return self.conn.execute("SELECT key FROM paper WHERE id = ?", (paper_id,)).scalar()
+
+    def keys_of(self, ids: Sequence[int]) -> dict[int, str]:
+        found: dict[int, str] = {}
+        for part, marks in chunks(ids):
+            for row in self.conn.execute(f"SELECT id, key FROM paper WHERE id IN ({marks})", part):
+                found[row["id"]] = row["key"]
+        return found
 
     # --- papers ---------------------------------------------------------------------------
 

@@ -1,17 +1,20 @@
 """Search through tiers of matches, the same on both backends: papers holding every word as
 typed, then in other forms, then through acronyms, then (when few hold them all) papers holding
 some of the words; counts, ids and facet counts of the same. The SQL comes from the backend's
-pure compiler (`compiler`: sqlite/fts.py or postgres/search.py), which offers the same
-functions (compile_query, tier_expression, search_sql, count_sql, ids_sql, facet_sql,
-titled_sql, HOLDS_WORD); PostgreSQL's also ranks consecutive tiers in one statement
-(tiers_search_sql), where each statement is a round trip to a server."""
+pure compiler (compiler.py's interface: sqlite/fts.py, postgres/search.py); a tier's page
+comes from a ranked list when one proves it (the transaction's `lists`). PostgreSQL's compiler
+also ranks consecutive tiers in one statement, where each statement is a round trip."""
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 from catalog.errors import StoreError
 from catalog.searching.query import RELEVANCE, Query, QueryError, Sort, Text
 from catalog.results import Facets, SearchHit
 from catalog.store import rows
+from catalog.store.base import AcronymRow, Papers, RankedLists, Search
+from catalog.store.compiler import CompiledQuery, Compiler
 
 # Papers holding only some of the words are listed when fewer than this many hold them all.
 SOME_BELOW = 50
@@ -23,15 +26,20 @@ def catalog_resized(seen: int, papers: int) -> bool:
     return not 0.8 * seen <= papers <= 1.25 * seen
 
 
-class RankedSearch:
-    """Mixed into a backend's transaction, which provides `self.conn`, `self.user` and
-    `compiler` (its query compiler module)."""
+class RankedSearch(Search):
+    """The Search role: the tiers walked with the backend's `compiler`, pages from `lists`
+    where they prove them; a backend adds the index's words (papers_with_word, vocabulary)."""
 
-    compiler = None
+    def __init__(self, conn, user: str, compiler: Compiler, papers: Papers, lists: RankedLists):
+        super().__init__(conn, user)
+        self.compiler = compiler
+        self.papers = papers
+        self.lists = lists
+        self._acronyms_held: tuple[Query, dict[str, list[str]]] | None = None
 
-    def search(self, query: Query, *, limit: int = 50, offset: int = 0,
-               with_text: bool = False, partial: bool = True,
-               sort: Sort = RELEVANCE) -> list[SearchHit]:
+    def page(self, query: Query, *, limit: int = 50, offset: int = 0,
+             with_text: bool = False, partial: bool = True,
+             sort: Sort = RELEVANCE) -> list[SearchHit]:
         """The page of papers `query` finds, best first (newest first without words) or in
         `sort`'s order. `with_text`: each hit carries its rendered abstract, for snippets.
         limit -1: all.
@@ -43,7 +51,7 @@ class RankedSearch:
         return [SearchHit(row["id"], rows.summary(row, match), row["text"], row["score"])
                 for row, match in self._ranked_rows(query, limit, offset, with_text, partial, sort)]
 
-    def search_ids(self, query: Query) -> list[int]:
+    def ids(self, query: Query) -> list[int]:
         """The ids of every paper holding all of `query`'s words, in search order (no
         summaries built: at 100k papers that halves the time)."""
         return [row["id"] for row, _ in self._ranked_rows(query, -1, 0, False, False, RELEVANCE)]
@@ -82,8 +90,8 @@ class RankedSearch:
                     matching_all += len(found)  # exact unless the page is full (the walk ends)
                 done.update(together)
                 continue
-            found = self.ranked_page_from_lists(compiled, tier, need, skip, with_text, sort)
-            if found is None:  # no ranked list proves this page (sqlite/topk.py): rank every match
+            found = self.lists.page(compiled, tier, need, skip, with_text, sort)
+            if found is None:  # no ranked list proves this page: rank every match
                 sql, params = self.compiler.search_sql(compiled, limit=need, offset=skip,
                                                        with_text=with_text, tier=tier, sort=sort)
                 found = self._run(sql, params, query)
@@ -99,12 +107,13 @@ class RankedSearch:
             matching_all += size
         return found_rows
 
-    def _tiers_together(self, compiled: object, tiers, need: int, skip: int, sort: Sort) -> list[str]:
+    def _tiers_together(self, compiled: CompiledQuery, tiers: Sequence[str], need: int, skip: int,
+                        sort: Sort) -> list[str]:
         """The tiers, from the first of `tiers` on, whose page one statement can rank (the
         compiler's `tiers_search_sql`, PostgreSQL's: a round trip saved per tier), when there
         are two or more: the first page, best first, of consecutive tiers of papers holding
         every word that no ranked list may serve. [] otherwise: tier by tier."""
-        if (getattr(self.compiler, "tiers_search_sql", None) is None or skip or need < 0
+        if (not self.compiler.ranks_tiers_together or skip or need < 0
                 or sort.reverse or sort.field != "relevance"):
             return []
         together = []
@@ -113,45 +122,12 @@ class RankedSearch:
                 break
             if self.compiler.tier_expression(compiled, tier) is None:
                 continue
-            if self.list_may_serve(compiled, tier):
+            if self.lists.may_serve(compiled, tier):
                 break
             together.append(tier)
         return together if len(together) > 1 else []
 
-    # The lists of the best papers of frequent words: each backend keeps its own (sqlite/topk.py,
-    # postgres/topk.py override these); without them a search ranks every match.
-
-    def list_may_serve(self, compiled: object, tier: str) -> bool:
-        """Whether a ranked list may serve this tier's page (then it is walked alone)."""
-        return False
-
-    def ranked_page_from_lists(self, compiled: object, tier: str, limit: int, offset: int,
-                               with_text: bool, sort: Sort) -> list | None:
-        """A tier's page read from the lists, or None: rank every match."""
-        return None
-
-    def stale_top_lists(self) -> list[str]:
-        """The lists searches cannot read (doctor)."""
-        return []
-
-    def top_list_mismatches(self) -> list[str]:
-        """The lists whose head differs from the full ranking (doctor)."""
-        return []
-
-    def compound_lists(self) -> tuple[list[str], list[str]]:
-        """(the lists of ANDs and phrases kept, those a search will rank again): SQLite's are
-        never followed after a change, so stale ones are no problem for doctor; PostgreSQL
-        follows its lists like a word's (stale_top_lists)."""
-        return [], []
-
-    def drop_compound_lists(self, keys: list[str]) -> None:
-        """Forget these lists of ANDs and phrases (doctor --fix)."""
-
-    def top_lists_note(self) -> str | None:
-        """What doctor says about the lists kept, beside its checks (None: nothing)."""
-        return None
-
-    def _with_some(self, query: Query, compiled: object, partial: bool,
+    def _with_some(self, query: Query, compiled: CompiledQuery, partial: bool,
                    matching_all: int | None) -> bool:
         """Whether papers holding only some of the words are listed: when asked (`partial`),
         fewer than SOME_BELOW papers hold them all (`matching_all`, counted when None) and
@@ -175,7 +151,7 @@ class RankedSearch:
             total += self._run(*self.compiler.count_sql(compiled, "some"), query)[0][0]
         return total
 
-    def _all_words_tiers(self, query: Query, compiled: object) -> list[str]:
+    def _all_words_tiers(self, query: Query, compiled: CompiledQuery) -> list[str]:
         """The tiers to take one by one for the papers holding every word: none, as one
         expression finds them all, unless a word is a prefix: a prefix of a word is not always
         a prefix of its stem (interpretab*: interpret)."""
@@ -184,13 +160,13 @@ class RankedSearch:
             return []
         return [t for t in self.compiler.TIERS[:-1] if self.compiler.tier_expression(compiled, t)]
 
-    def _unknown_word(self, compiled: object) -> bool:
+    def _unknown_word(self, compiled: CompiledQuery) -> bool:
         """Whether a word of the query is in no paper (a typo, most likely: "did you mean"
         says more than papers holding the other words would)."""
-        return any(not self._run(self.compiler.HOLDS_WORD, [word], Query())
+        return any(not self._run(self.compiler.holds_word_sql(), [word], Query())
                    for word in compiled.words)
 
-    def _compile(self, query: Query) -> object:
+    def _compile(self, query: Query) -> CompiledQuery:
         return self.compiler.compile_query(query, self._acronyms_for(query), self.user)
 
     def acronyms_for(self, query: Query) -> dict[str, list[str]]:
@@ -203,7 +179,7 @@ class RankedSearch:
         abstracts define: "SAE" -> ["Sparse Autoencoders"], "large language model" -> ["LLM"].
         Asked again for the same query (a search, then its snippets), the answer is kept: one
         round trip less on a server."""
-        held = self.__dict__.get("_acronyms_held")
+        held = self._acronyms_held
         if held is None or held[0] is not query:
             held = self._acronyms_held = (query, self._read_acronyms(query))
         return held[1]
@@ -218,7 +194,7 @@ class RankedSearch:
         keys = {t: k for t in texts if len(k := long_key(t)) >= 6 and not t.isalnum()}
         if not shorts and not keys:
             return {}
-        won = winners(self.acronyms_named(sorted(set(shorts.values())), sorted(set(keys.values()))))
+        won = winners(self._acronyms_named(sorted(set(shorts.values())), sorted(set(keys.values()))))
         out: dict[str, list[str]] = {}
         for text, short in shorts.items():
             if short.lower() in won:
@@ -231,9 +207,22 @@ class RankedSearch:
                 out[text] = out.get(text, []) + [s.upper() for s in by_key[key]]
         return out
 
-    def result_facets(self, query: Query, *, partial: bool = False) -> Facets:
+    def _acronyms_named(self, shorts: Sequence[str], long_keys: Sequence[str]) -> list[AcronymRow]:
+        """The acronyms of these short forms (any case) and every short form one of these long
+        forms has."""
+        shorts, long_keys = list(shorts) or [""], list(long_keys) or [""]
+        short_marks, key_marks = ", ".join("?" * len(shorts)), ", ".join("?" * len(long_keys))
+        return [AcronymRow(r["short"], r["long_key"], r["long"], r["papers"], bool(r["ordinary"]))
+                for r in self.conn.execute(
+                    "SELECT short, long_key, long, papers, ordinary FROM acronym WHERE short IN"
+                    f" (SELECT short FROM acronym WHERE short IN ({short_marks})"
+                    f" UNION SELECT short FROM acronym WHERE long_key IN ({key_marks}))",
+                    [*shorts, *long_keys])]
+
+    def facets(self, query: Query, *, partial: bool = False) -> Facets:
         """Venue-year, status, rating and tag counts of the papers `query` finds (tags
-        including their children), with the saved searches; `total`: how many it finds.
+        including their children); `total`: how many it finds (the saved searches are the
+        caller's to add).
         The papers are those `count` counts: with `partial`, those `search` lists by relevance
         (papers holding some of the words too, when few hold them all). Statuses and ratings
         are this reader's."""
@@ -250,19 +239,19 @@ class RankedSearch:
                 total += self._run(*self.compiler.count_sql(compiled, "some"), query)[0][0]
         ids, params = self.compiler.ids_sql(compiled, tiers)
         # Many results: scan the narrow indexes; few: look up each one's row.
-        sql = self.compiler.facet_sql(ids, scan=total * 8 > self.paper_count())
+        sql = self.compiler.facet_sql(ids, scan=total * 8 > self.papers.paper_count())
         mine = [self.user, *params]  # statuses and ratings: this reader's
         run = lambda name: self._run(sql[name], params if name == "venues" else mine, query)  # noqa: E731
         others = tuple((r["status"], r["papers"]) for r in run("statuses"))
         unread = total - sum(n for _, n in others)
         return Facets(
             venues=tuple((r["venue"], r["year"], r["papers"]) for r in run("venues")),
-            tags=self.tags_with_children((ids, params)),
+            tags=self.papers.tags_with_children((ids, params)),
             statuses=((("unread", unread),) if unread else ()) + others,
             ratings=tuple((r["rating"], r["papers"]) for r in run("ratings")),
-            saved=self.saved_searches(), total=total)
+            saved=(), total=total)
 
-    def papers_titled(self, title: str, limit: int = 20) -> list:
+    def titled(self, title: str, limit: int = 20) -> list:
         """Rows (dedupe's FACT_COLUMNS) of papers whose real title holds `title` as a phrase."""
         built = self.compiler.titled_sql(title, limit)
         return [] if built is None else self._run(*built, Query(source=title))

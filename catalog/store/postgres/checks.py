@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from collections import Counter
 
+from catalog.store.base import Upkeep
 
-class PostgresChecks:
+
+class PostgresChecks(Upkeep):
     """What `catalog doctor` checks on a server (catalog/doctor.py runs the same checks as on
     SQLite). PostgreSQL keeps its own pages, keys and the generated search vector right, so
     integrity, rows pointing nowhere and the search index have nothing to find; the copies of

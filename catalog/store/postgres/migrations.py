@@ -4,8 +4,7 @@ opening a new database at once never both create it."""
 
 from __future__ import annotations
 
-from catalog.errors import CatalogError
-from catalog.store.sqlite.migrations import SCHEMA_REVISION, alembic_config, known_revisions
+from catalog.store.schema import alembic_config
 
 # pg_advisory_xact_lock keys: schema changes, and the one writer at a time (store.py).
 MIGRATION_LOCK = 7_311_500_001
@@ -21,14 +20,6 @@ def engine(url: str):
     from sqlalchemy import create_engine
 
     return create_engine(sqlalchemy_url(url), connect_args={"options": "-c timezone=UTC"})
-
-
-def refuse_newer(location: str, revision: str | None) -> None:
-    if revision is None or revision == SCHEMA_REVISION:
-        return
-    if revision not in known_revisions():
-        raise CatalogError(f"{location} was written by a newer version of catalog (schema {revision}); "
-                           "upgrade catalog to open it")
 
 
 def _run(url: str, action) -> None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import threading
-from collections.abc import Callable, Collection, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -20,156 +20,53 @@ import psycopg
 
 from catalog.errors import CatalogError, StoreError
 from catalog.paths import current_user, login_name, shown
-from catalog.searching.query import Text
-from catalog.store.base import ConnectionPool, Store
-from catalog.store.discovery import DiscoveryQueries
+from catalog.store import schema
+from catalog.store.base import ConnectionPool, RankedListUpkeep, Store, Transaction
 from catalog.store.edits import EditQueries
-from catalog.store.imports import FACT_COLUMNS, PAPER_COLUMNS, ImportQueries
-from catalog.store.papers import PaperReads
-from catalog.store.ranked import RankedSearch
-from catalog.store.postgres import migrations, search
+from catalog.store.postgres import migrations, topk
 from catalog.store.postgres.checks import PostgresChecks
 from catalog.store.postgres.connection import Connection, connect, stoppable, store_error
-from catalog.store.postgres.topk import PostgresTopLists
-from catalog.store.sqlite.maintenance import Maintenance
+from catalog.store.postgres.roles import PostgresDiscovery, PostgresImports, PostgresPapers, PostgresSearch
+from catalog.store.postgres.search import TS
+from catalog.store.postgres.topk import PostgresLists
 
 WRITE_LOCK = 7_311_500_002
 CHANNEL = "catalog_changed"
-_FETCH = 2000
 
 
-class PostgresTx(PostgresTopLists, RankedSearch, PaperReads, EditQueries, ImportQueries, DiscoveryQueries,
-                 PostgresChecks, Maintenance):
-    """One transaction on a shared catalog; `user`: whose status and rating it reads and writes.
-    Doctor's checks and the ranked lists are PostgreSQL's own (checks.py, topk.py); the text
-    derived from abstracts is read and written with the same SQL as on SQLite (Maintenance)."""
+class PostgresTx(Transaction):
+    """One transaction on a shared catalog, by role; `user`: whose status and rating it reads
+    and writes. `conn` is the store's own (tests and the store's modules read it)."""
 
     def __init__(self, conn: Connection, user: str):
         self.conn = conn
-        self.user = user
-
-    compiler = search
-
-    # --- typo suggestions (catalog/searching/suggest.py): the words as written, from the exact vector ------
-
-    def papers_with_word(self, word: str, at_most: int, *, prefix: bool = False) -> int:
-        """How many papers hold this (folded) word, or with `prefix` a word starting with it,
-        counted up to `at_most`."""
-        phrase = search.tsquery_phrase(Text(word, prefix=prefix))
-        if phrase is None:
-            return 0
-        return self.conn.execute(
-            f"SELECT count(*) FROM (SELECT 1 FROM paper WHERE search_vector @@ to_tsquery('{search.CONFIG}', ?)"
-            " LIMIT ?) AS found", (phrase, at_most)).scalar()
-
-    def venue_counts(self) -> tuple[tuple[str, int | None, int], ...]:
-        """(venue, year, papers), newest year first (search.venue_counts_sql)."""
-        return tuple((r["venue"], r["year"], r["papers"]) for r in self.conn.execute(search.venue_counts_sql()))
-
-    def vocabulary(self) -> Iterator[tuple[str, int]]:
-        """(word, papers holding it) of the words starting with a Latin letter, in word order,
-        through ts_stat over every paper's vector (seconds at 100k papers: the caller caches
-        it by `vocabulary_stamp`)."""
-        cursor = self.conn.execute(
-            "SELECT word, ndoc FROM ts_stat('SELECT search_vector FROM paper')"
-            " WHERE word >= 'a' AND word < '{' ORDER BY word COLLATE \"C\"")._cursor
-        while batch := cursor.fetchmany(5000):
-            for row in batch:
-                yield row["word"], row["ndoc"]
-
-    def vocabulary_stamp(self) -> str:
-        newest = self.conn.execute("SELECT coalesce(max(id), 0) FROM paper").scalar()
-        sources = self.conn.execute("SELECT count(*), coalesce(max(id), 0) FROM source").one()
-        titled = self.conn.execute("SELECT count(*), coalesce(max(updated_at)::text, '') FROM paper"
-                                   " WHERE user_title IS NOT NULL").one()
-        return f"{newest}/{sources[0]}/{sources[1]}/{titled[0]}/{titled[1]}"
+        self.papers = PostgresPapers(conn, user)
+        self.edits = EditQueries(conn, user)
+        self.imports = PostgresImports(conn, user)
+        self.lists = PostgresLists(conn, user)
+        self.search = PostgresSearch(conn, user, TS, self.papers, self.lists)
+        self.discovery = PostgresDiscovery(conn, user)
+        self.upkeep = PostgresChecks(conn, user)
 
     @contextmanager
     def stoppable(self, stop: Callable[[], bool] | None) -> Iterator[None]:
         with stoppable(self.conn.raw, stop):
             yield
 
-    # --- bulk loads: the search vectors are generated columns, so there is nothing to defer -------
 
-    # Within an import's transaction only (SET LOCAL): GIN indexes collect new entries in a
-    # pending list and merge it into the index when it outgrows gin_pending_list_limit (4 MB by
-    # default: many small merges during a large import); the commit does not wait for its WAL
-    # to reach the disk (a crash can lose the last imported file, never consistency).
-    BULK_SETTINGS = (("gin_pending_list_limit", "64MB"), ("work_mem", "64MB"),
-                     ("synchronous_commit", "off"))
+class PostgresListUpkeep(RankedListUpkeep):
+    """The ranked lists of a shared catalog across transactions (topk.py's refresh)."""
 
-    @contextmanager
-    def bulk_load(self) -> Iterator[None]:
-        for name, value in self.BULK_SETTINGS:
-            self.conn.execute(f"SET LOCAL {name} = '{value}'")
-        yield
+    def __init__(self, store: "PostgresStore"):
+        self.store = store
 
-    def index_papers_from(self, first_id: int) -> None:
-        pass
+    def refresh(self, *, budget: float | None, rescored: bool | None = None) -> tuple[int, int]:
+        with self.store._errors():
+            return topk.refresh(self.store, budget=budget, rescored=rescored)
 
-    def insert_papers(self, papers, keys, stamp) -> list[int]:
-        """New papers through COPY, ids max+1 onwards (this transaction holds the write lock),
-        then the id sequence moved past them."""
-        first = self.max_paper_id() + 1
-        columns = ("id", "key", *PAPER_COLUMNS, "tags_text", "notes_text", "added_at", "updated_at")
-        with self.conn.raw.cursor() as cursor:
-            with cursor.copy(f"COPY paper ({', '.join(columns)}) FROM STDIN") as copy:
-                for n, (key, paper) in enumerate(zip(keys, papers)):
-                    copy.write_row((first + n, key, *paper, "", "", stamp, stamp))
-            cursor.execute("SELECT setval(pg_get_serial_sequence('paper', 'id'), greatest(max(id), 1))"
-                           " FROM paper")
-        return list(range(first, first + len(papers)))
-
-    # --- an import's lookups and provenance: one statement with arrays each --------------------
-    # The shared SQL (store/imports.py) sends chunks of `IN (?, ?, ...)` and one INSERT per
-    # record; psycopg parses each long placeholder list anew and pipelines 10,000 INSERTs
-    # for 10,000 records (4 s of a 10,000-paper import under load). An array parameter is
-    # one placeholder; unnest() inserts them all at once.
-
-    def existing_keys(self, keys: Iterable[str]) -> set[str]:
-        return set(self.conn.execute("SELECT key FROM paper WHERE key = ANY(?)", (list(keys),)).scalars())
-
-    def papers_with_values(self, column: str, values: Iterable[str]) -> list[tuple[str, int]]:
-        assert column in ("doi", "arxiv_id", "fingerprint")
-        return [(r[column], r["id"]) for r in self.conn.execute(
-            f"SELECT {column}, id FROM paper WHERE {column} = ANY(?)", (list(values),))]
-
-    def paper_facts(self, ids: Iterable[int]) -> dict[int, object]:
-        return {row["id"]: row for row in self.conn.execute(
-            f"SELECT {FACT_COLUMNS} FROM paper WHERE id = ANY(?::int[])", (list(ids),))}
-
-    def add_provenance(self, places: Iterable[tuple[int, int, int]]) -> None:
-        columns = [list(column) for column in zip(*places)]
-        if columns:
-            self.conn.execute(
-                "INSERT INTO provenance(paper_id, source_id, position)"
-                " SELECT * FROM unnest(?::int[], ?::int[], ?::int[]) ON CONFLICT DO NOTHING", columns)
-
-    def ids_copied(self) -> None:
-        """After rows arrived with their ids (copying.py): each id sequence moves past them."""
-        for table in ("source", "paper", "paper_merge", "tag", "note", "saved_search"):
-            self.conn.execute(f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), greatest(max(id), 1))"
-                              f" FROM {table}")
-
-    # --- discovery ---------------------------------------------------------------------------------
-
-    def text_version(self) -> tuple[int, int, str]:
-        count, max_id = self.conn.execute("SELECT count(*), coalesce(max(id), 0) FROM paper").one()
-        sources = self.conn.execute("SELECT count(*), coalesce(max(id), 0) FROM source").one()
-        titled = self.conn.execute("SELECT count(*), coalesce(max(updated_at)::text, '') FROM paper"
-                                   " WHERE user_title IS NOT NULL").one()
-        return count, max_id, f"sources {sources[0]}/{sources[1]}; titles {titled[0]}/{titled[1]}"
-
-    def paper_texts(self, ids: Collection[int] | None = None, *, after_id: int = 0
-                    ) -> Iterator[tuple[int, str, str]]:
-        wanted = None if ids is None else set(ids)
-        cursor = self.conn.execute(
-            "SELECT id, coalesce(user_title, title, '') AS title, abstract_text FROM paper"
-            " WHERE id > ? ORDER BY id", (after_id,))._cursor
-        while batch := cursor.fetchmany(_FETCH):
-            for row in batch:
-                if wanted is None or row["id"] in wanted:
-                    yield row["id"], row["title"], row["abstract_text"]
+    def behind(self) -> bool:
+        with self.store._errors():
+            return topk.behind(self.store)
 
 
 class Pool(ConnectionPool):
@@ -201,9 +98,9 @@ class PostgresStore(Store):
     """A catalog in a PostgreSQL database."""
 
     path = None
-    TOP_LISTS_MODULE = "catalog.store.postgres.topk"
 
-    def __init__(self, url: str, pool: Pool, user: str):
+    def __init__(self, url: str, pool: Pool, user: str, rederive=None):
+        super().__init__(rederive)
         self.url = url
         self.location = shown(url)
         self.pool = pool
@@ -212,10 +109,11 @@ class PostgresStore(Store):
         self._changes = 0
         self._listen_lock = threading.Lock()
         self._lists_refused = False  # the server refused to keep a ranked list (a read-only role)
+        self.lists = PostgresListUpkeep(self)
 
     @classmethod
     def open(cls, url: str, *, notify=lambda message: None, user: str | None = None,
-             catch_up: bool = True) -> "PostgresStore":
+             rederive=None) -> "PostgresStore":
         """The catalog in the database at `url`: created when the database is empty, migrated
         when older; a database that holds other tables, is newer, or cannot be reached is
         refused with one line."""
@@ -228,10 +126,10 @@ class PostgresStore(Store):
         except BaseException:
             first.close()
             raise
-        if revision != migrations.SCHEMA_REVISION:
+        if revision != schema.SCHEMA_REVISION:
             first.close()
             first = None
-            migrations.refuse_newer(shown(url), revision)
+            schema.refuse_newer(shown(url), revision)
             if revision is not None:
                 notify(f"Upgrading {shown(url)} (schema {revision})")
             try:
@@ -240,11 +138,10 @@ class PostgresStore(Store):
                 reason = str(getattr(exc, "orig", None) or exc).splitlines()[0]
                 raise CatalogError(f"cannot prepare {shown(url)}: {reason}") from None
         who = user or current_user() or login_name()
-        store = cls(url, Pool(url, who), who)
+        store = cls(url, Pool(url, who), who, rederive)
         if first is not None:
             store.pool.adopt(first)
-        if catch_up:
-            store.catch_up()
+        store.catch_up()
         return store
 
     # --- transactions ------------------------------------------------------------------------------
@@ -255,7 +152,7 @@ class PostgresStore(Store):
             conn.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
             try:
                 tx = PostgresTx(conn, self.user)
-                tx.rank_list = self._rank_list
+                tx.lists.rank_list = self._rank_list
                 yield tx
             finally:
                 conn.rollback()
@@ -274,7 +171,7 @@ class PostgresStore(Store):
                 try:
                     made = None
                     if conn.execute(f"SELECT pg_try_advisory_xact_lock({WRITE_LOCK})").scalar():
-                        made = PostgresTx(conn, self.user).rank_list_now(index, expression)
+                        made = PostgresTx(conn, self.user).lists.rank_list_now(index, expression)
                         conn.commit()
                     return made
                 finally:
@@ -291,10 +188,8 @@ class PostgresStore(Store):
             conn.execute(f"SELECT pg_advisory_xact_lock({WRITE_LOCK})")
             try:
                 tx = PostgresTx(conn, self.user)
-                if catch_up and (edited := tx.papers_to_rederive()):
-                    from catalog.importing.derived import refresh
-
-                    refresh(tx, edited)
+                if catch_up:
+                    self._catch_up_in(tx)
                 yield tx
             except BaseException:
                 conn.rollback()
@@ -318,13 +213,6 @@ class PostgresStore(Store):
             raise CatalogError(f"lost the connection to {self.location}: {_first_line(exc)}") from None
         except psycopg.Error as exc:
             raise store_error(exc) from exc
-
-    def catch_up(self) -> None:
-        with self.read() as tx:
-            if not tx.papers_to_rederive():
-                return
-        with self.write():
-            pass
 
     def close(self) -> None:
         self.pool.close()
@@ -371,15 +259,14 @@ class PostgresStore(Store):
         import os
         import tempfile
 
-        from catalog.store.copying import copy_catalog
-        from catalog.store.sqlite.store import SqliteStore
+        from catalog.store.copying import copy_catalog, new_file_store
 
         folder = Path(target).resolve().parent
         handle, partial = tempfile.mkstemp(prefix=f".{Path(target).name}.", suffix=".partial", dir=folder)
         os.close(handle)
         os.unlink(partial)
         try:
-            copy = SqliteStore.open(Path(partial), user=self.user, catch_up=False)
+            copy = new_file_store(Path(partial), user=self.user)
             try:
                 copy_catalog(self, copy)
             finally:

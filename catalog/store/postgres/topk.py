@@ -13,7 +13,7 @@ ranks those changed papers itself (still matching, and meeting the filters), mer
 serves the page only when the list proves it: it holds every match, or enough of its papers meet
 the filters (every paper not listed ranks after the list's last). Past CHANGE_LIMIT changes a
 list is not read (the search ranks every match) until it is ranked again: imports do that within
-a time budget (Store.refresh_top_lists), `catalog doctor --fix` for all.
+a time budget (store.lists.refresh), `catalog doctor --fix` for all.
 
 Several words (an AND or a phrase): ts_rank scores them by the distances between every pair of
 their positions (tsrank.c, calc_rank_and), which no word's list bounds: a paper low in both
@@ -33,6 +33,8 @@ import os
 import re
 import time
 
+from catalog.store.base import RankedLists
+from catalog.store.compiler import TIERS
 from catalog.store.postgres import search
 from catalog.store.ranked import catalog_resized
 
@@ -62,11 +64,14 @@ def list_key(index: str, tsquery: str) -> str:
     return f"{index} {tsquery}"
 
 
-class PostgresTopLists:
-    """Mixed into the PostgreSQL transaction, which provides `self.conn` and `self.user`."""
+class PostgresLists(RankedLists):
+    """The ranked lists of a transaction on a shared catalog. `rank_list`: the store's way to
+    rank a list of several words on another connection (read transactions only)."""
 
-    def ranked_page_from_lists(self, compiled, tier: str, limit: int, offset: int,
-                               with_text: bool, sort) -> list | None:
+    rank_list = None
+
+    def page(self, compiled, tier: str, limit: int, offset: int,
+             with_text: bool, sort) -> list | None:
         """A tier's page (rows as search.search_sql's) from a ranked list, or None when no list
         proves it: rank every match."""
         if (not ENABLED or limit < 0 or tier == "some" or sort.reverse or sort.field != "relevance"):
@@ -147,7 +152,7 @@ class PostgresTopLists:
                 return None
         return found
 
-    def list_may_serve(self, compiled, tier: str) -> bool:
+    def may_serve(self, compiled, tier: str) -> bool:
         """Whether a fresh list exists for this tier's words (ranked_page_from_lists may serve
         its page), or was ranked now for the walk's first tier (_list_now); False: the tier
         ranks every match."""
@@ -166,7 +171,7 @@ class PostgresTopLists:
         transaction, whose snapshot is older than them. None: rank every match as before
         (other words, or the store could not write)."""
         expression = search.tier_expression(compiled, tier)
-        rank = self.__dict__.get("rank_list")
+        rank = self.rank_list
         if (tier != "exact" or rank is None or not expression or not compound(expression)
                 or compiled.where or compiled.exclude):
             return None
@@ -211,7 +216,7 @@ class PostgresTopLists:
         twice. A new walk reads them again (changes may have been logged since)."""
         held = self.__dict__.get("_list_states")
         if held is None or held[0] is not compiled:
-            tiers = [t for t in search.TIERS[:-1] if search.tier_expression(compiled, t) is not None]
+            tiers = [t for t in TIERS[:-1] if search.tier_expression(compiled, t) is not None]
             held = self._list_states = (compiled, self._read_list_states(compiled, tiers))
         return held[1].get(tier)
 
@@ -232,7 +237,7 @@ class PostgresTopLists:
 
     # --- building ----------------------------------------------------------------------------------
 
-    def top_list_words(self, min_matches: int | None = None) -> list[tuple[str, int]]:
+    def words(self, min_matches: int | None = None) -> list[tuple[str, int]]:
         """(key, papers matching) of every word in at least `min_matches` papers, in both
         indexes, most papers first (ts_stat over every vector: seconds at 100k papers)."""
         min_matches = MIN_MATCHES if min_matches is None else min_matches
@@ -243,7 +248,7 @@ class PostgresTopLists:
                 " WHERE ndoc >= ?", (min_matches,)).all()]
         return sorted(out, key=lambda kn: (-kn[1], kn[0]))
 
-    def build_top_list(self, key: str, size: int | None = None) -> int:
+    def build(self, key: str, size: int | None = None) -> int:
         """Rank one list from the full ranking (in a write transaction: no change can slip
         between the ranking and the change it is stamped with); how many papers it lists."""
         return len(self._rank_into(key, LIST_SIZE if size is None else size)[2])
@@ -276,7 +281,16 @@ class PostgresTopLists:
         self.conn.execute(f"DELETE FROM {STATE_TABLE} WHERE NOT key = ANY(?) AND key != ?",
                           (sorted(keep), CHOSEN_AT))
 
-    def clear_top_changes(self) -> bool:
+    def several(self) -> tuple[list[str], list[str]]:
+        """(the lists of several words kept, none a search would rank again: they follow
+        changes as a word's do, and `stale` counts them)."""
+        return [k for k in self.keys() if compound(k)], []
+
+    def drop(self, keys: list[str]) -> None:
+        self.conn.execute(f"DELETE FROM {TOP_TABLE} WHERE key = ANY(?)", (list(keys),))
+        self.conn.execute(f"DELETE FROM {STATE_TABLE} WHERE key = ANY(?)", (list(keys),))
+
+    def forget_changes(self) -> bool:
         """Forget the changes every list was ranked after."""
         self.conn.execute(f"DELETE FROM {CHANGE_TABLE} WHERE seq <= (SELECT coalesce(min(built_at), 0)"
                           f" FROM {STATE_TABLE} WHERE key != ?)", (CHOSEN_AT,))
@@ -284,11 +298,11 @@ class PostgresTopLists:
 
     # --- doctor ------------------------------------------------------------------------------------
 
-    def top_list_keys(self) -> list[str]:
+    def keys(self) -> list[str]:
         return [r[0] for r in self.conn.execute(
             f"SELECT key FROM {STATE_TABLE} WHERE key != ? ORDER BY matches DESC, key", (CHOSEN_AT,)).all()]
 
-    def stale_top_lists(self, keys: list[str] | None = None, *, rescored: bool = True) -> list[str]:
+    def stale(self, keys: list[str] | None = None, *, rescored: bool = True) -> list[str]:
         """The lists (of `keys`, or all kept) a search would not read: missing, ranked with
         other weights, or more than CHANGE_LIMIT changes behind (without `rescored`: any)."""
         behind = CHANGE_LIMIT if rescored else 0
@@ -296,27 +310,27 @@ class PostgresTopLists:
             f"SELECT key FROM {STATE_TABLE} s WHERE key != ? AND weights = ? AND (SELECT count(*) FROM"
             f" (SELECT 1 FROM {CHANGE_TABLE} c WHERE c.seq > s.built_at LIMIT ?) AS n) <= ?",
             (CHOSEN_AT, search.WEIGHTS, behind + 1, behind)).all()}
-        return [k for k in (self.top_list_keys() if keys is None else keys) if k not in fresh]
+        return [k for k in (self.keys() if keys is None else keys) if k not in fresh]
 
-    def top_lists_note(self) -> str | None:
-        keys = self.top_list_keys()
+    def note(self) -> str | None:
+        keys = self.keys()
         if not keys:
             papers = self.conn.execute("SELECT count(*) FROM paper").scalar()
             if papers < MIN_MATCHES:
                 return f"ranked lists: none (a catalog of fewer than {MIN_MATCHES:,} papers ranks every match)"
             return ("ranked lists: none yet (an import ranks them in the background;"
                     " `catalog doctor --fix` ranks them now)")
-        stale = len(self.stale_top_lists(keys))
+        stale = len(self.stale(keys))
         several = sum(1 for k in keys if compound(k))
         return (f"ranked lists: {len(keys) - several:,} words in {MIN_MATCHES:,}+ papers"
                 + (f" and {several:,} searches of several of them" if several else "")
                 + f", each listing its best {LIST_SIZE:,} by ts_rank" + (f"; {stale:,} out of date" if stale else ""))
 
-    def top_list_mismatches(self, how_many: int = 3, depth: int = 50) -> list[str]:
+    def mismatches(self, how_many: int = 3, depth: int = 50) -> list[str]:
         """Lists a search reads (the `how_many` of fewest matches: quick to rank in full) whose
         head, as a search reads it, differs from the full ranking's."""
-        unread = set(self.stale_top_lists())
-        keys = [k for k in self.top_list_keys()[::-1] if k not in unread][:how_many]
+        unread = set(self.stale())
+        keys = [k for k in self.keys()[::-1] if k not in unread][:how_many]
         wrong = []
         for key in keys:
             head = self._list_head(key, depth)
@@ -369,7 +383,7 @@ def refresh(store, *, budget: float | None, rescored: bool | None = None) -> tup
         seen = kept.pop(CHOSEN_AT, None)
         choose = budget is None or seen is None or catalog_resized(seen, papers)
         if choose:
-            words = tx.top_list_words() if papers >= MIN_MATCHES else []
+            words = tx.lists.words() if papers >= MIN_MATCHES else []
             chosen = {k for k, _ in words}
             # Lists of several words stay while all their words have lists.
             wanted = [k for k, _ in words] + sorted(
@@ -377,10 +391,10 @@ def refresh(store, *, budget: float | None, rescored: bool | None = None) -> tup
                 and all(list_key(k.split(" ", 1)[0], f"'{w}'") in chosen for w in _LEXEME.findall(k)))
         else:
             wanted = sorted(kept, key=lambda k: (-kept[k], k))
-        stale = tx.stale_top_lists(wanted, rescored=rescored)
+        stale = tx.lists.stale(wanted, rescored=rescored)
     if choose and (kept or wanted or seen is not None):
         with store.write(catch_up=False) as tx:
-            tx.drop_top_lists(set(wanted))
+            tx.lists.drop_top_lists(set(wanted))
             # Every word chosen has a state row, unranked until built (never read; doctor and
             # the next refresh see it stale).
             tx.conn.execute(f"INSERT INTO {STATE_TABLE}(key, built_at, weights, listed, matches)"
@@ -394,10 +408,10 @@ def refresh(store, *, budget: float | None, rescored: bool | None = None) -> tup
         if budget is not None and time.perf_counter() - start > budget:
             break
         with store.write(catch_up=False) as tx:
-            tx.build_top_list(key)
+            tx.lists.build(key)
             built += 1
     with store.write(catch_up=False) as tx:
-        tx.clear_top_changes()
+        tx.lists.forget_changes()
     return built, len(stale) - built
 
 
@@ -409,4 +423,4 @@ def behind(store) -> bool:
         seen = tx.conn.execute(f"SELECT matches FROM {STATE_TABLE} WHERE key = ?", (CHOSEN_AT,)).scalar()
         if seen is None:
             return papers >= MIN_MATCHES
-        return catalog_resized(seen, papers) or bool(tx.stale_top_lists())
+        return catalog_resized(seen, papers) or bool(tx.lists.stale())

@@ -1,6 +1,7 @@
 """What `catalog doctor` can learn of a SQLite file that no other command opens: a damaged
 file (what SQLite can still read), a catalog whose schema version is gone (which revision its
-tables match, and putting it back), a read-only catalog (checked on a copy)."""
+tables match, and putting it back), a read-only catalog (checked on a copy). `FileCheck` is
+what doctor holds (catalog.store.check_file)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,8 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from catalog.errors import CatalogError
+from catalog.store import schema
+from catalog.store.sqlite import files
 from catalog.store.sqlite.connection import plain_connection
 from catalog.store.sqlite.fts import FTS_TABLE
 
@@ -20,6 +23,51 @@ _COUNTED = (("paper", "papers"), ("note", "notes"), ("paper_tag", "tags on paper
 # Alembic's own definition of its version table.
 _ALEMBIC_VERSION_TABLE = ("CREATE TABLE IF NOT EXISTS alembic_version (version_num VARCHAR(32) NOT NULL,"
                           " CONSTRAINT alembic_version_pkc PRIMARY KEY (version_num))")
+
+
+class FileCheck:
+    """A catalog file as doctor sees it before (or instead of) opening it as a store."""
+
+    def __init__(self, path: Path):
+        self.path = path
+
+    def state(self) -> files.FileState:
+        """What the path holds (CatalogError for what is no database file at all)."""
+        return files.inspect_file(self.path)
+
+    def refusal(self, state: files.FileState, shown: Path) -> str:
+        """The one line for a file no command may open as a catalog ("" when it may be)."""
+        return files.refusal(shown, state)
+
+    def refuse_newer(self, state: files.FileState, shown: Path) -> None:
+        schema.refuse_newer(shown, state.revision)
+
+    def read_only(self) -> bool:
+        """A file this process may read but not change (or its folder)."""
+        return self.path.is_file() and not writable(self.path)
+
+    @contextmanager
+    def copy(self) -> Iterator["FileCheck"]:
+        with copy_of(self.path) as copy:
+            yield FileCheck(copy)
+
+    def readable_parts(self) -> list[str]:
+        return readable_parts(self.path)
+
+    def matching_revision(self) -> str | None:
+        return matching_revision(self.path)
+
+    def write_schema_version(self, revision: str) -> None:
+        write_schema_version(self.path, revision)
+
+    def backup(self, label: str) -> Path:
+        return files.backup_copy(self.path, label)
+
+    def open(self, notify=lambda message: None):
+        """The catalog as a store (SqliteStore), its hand edits left for doctor to find."""
+        from catalog.store.sqlite.store import SqliteStore
+
+        return SqliteStore.open(self.path, notify=notify)
 
 
 def writable(path: Path) -> bool:
@@ -75,14 +123,14 @@ def _table_columns(conn: sqlite3.Connection) -> dict[str, tuple[str, ...]]:
 
 def matching_revision(path: Path) -> str | None:
     """The newest known revision whose tables and columns are exactly the file's."""
-    from catalog.store.sqlite.migrations import history, upgrade
+    from catalog.store.sqlite.migrations import upgrade
 
     conn = plain_connection(path)
     try:
         have = _table_columns(conn)
     finally:
         conn.close()
-    for revision, _, _ in reversed(history()):
+    for revision, _, _ in reversed(schema.history()):
         with tempfile.TemporaryDirectory() as tmp:
             reference = Path(tmp) / "reference.db"
             upgrade(reference, revision)

@@ -9,12 +9,11 @@ exact-string tests (tests/test_compiler.py); the store runs what they build.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-
 from catalog.searching.query import RELEVANCE, Clause, Filter, Query, Sort, Text
+from catalog.store.compiler import CompiledQuery, Compiler
 from catalog.store.filters import TAGGED as _TAGGED, filter_sql
+from catalog.store.imports import REDERIVE_TABLE
 from catalog.store.tierplan import Syntax, ids_of_tiers, is_words, plan_tiers
-from catalog.store.tierplan import acronym_candidates  # noqa: F401  (ranked.py calls it on the compiler)
 from catalog.text.cjk import cjk_spaced
 
 FTS_TABLE = "paper_fts"  # the words as written (unicode61): exact forms, prefixes, vocabulary
@@ -36,8 +35,6 @@ FTS_COLUMNS = {
 VIEWS = ("papers", "paper_tags", "paper_notes")
 INSERT_TRIGGER = "paper_fts_insert"
 INSERT_TRIGGERS = (INSERT_TRIGGER, "paper_stem_insert", "term_top_paper_insert")
-# Papers whose `abstract` was edited by hand, waiting for their derived text (migration 0006).
-REDERIVE_TABLE = "paper_rederive"
 # Impact-ordered lists of frequent words and prefixes (topk.py, migration 0009): derived, hand-made.
 TOP_TABLES = ("term_top", "term_top_state", "term_top_dirty", "term_top_was", "term_top_now", "term_top_now_words")
 # What triggers copy onto paper.tags_text / paper.notes_text (the migrations hold their own
@@ -77,28 +74,6 @@ def is_hand_made_table(name: str) -> bool:
     return (name in (FTS_TABLE, STEM_TABLE, VOCAB_TABLE) or name.startswith((FTS_TABLE + "_", STEM_TABLE + "_"))
             or name in VIEWS or name == REDERIVE_TABLE or name in TOP_TABLES
             or name.startswith(("term_top_was_", "term_top_now_")))
-
-
-@dataclass
-class CompiledQuery:
-    """A query as SQL pieces: FTS5 expressions that rank, and filters on `paper p`.
-
-    Words match in tiers, each ranked by bm25 and shown after the one before:
-    `match` the words as typed (the unstemmed index), `forms` every word in any form (the
-    stemmed index), `wide` also through the acronyms the catalog knows ("SAE" for "sparse
-    autoencoder"); these are the papers matching all words. `words` holds one stemmed
-    expression per word, for papers matching only some of them (ranked by how many).
-    `exclude`: (table, expression) pairs a paper must not match (`-word`, in any form).
-    `reader`: whose status and rating the filters, the rating order and the rows read."""
-
-    match: str | None = None  # FTS5 expression on the unstemmed index, if any words
-    where: list[str] = field(default_factory=list)
-    params: list = field(default_factory=list)
-    forms: str | None = None  # on the stemmed index; None when no word may take other forms
-    wide: str | None = None  # with acronym expansions; None when there are none
-    words: list[str] = field(default_factory=list)
-    exclude: list[tuple[str, str]] = field(default_factory=list)
-    reader: str = ""
 
 
 def fts_phrase(text: Text) -> str:
@@ -168,8 +143,6 @@ def order_sql(sort: Sort) -> str:
     """ORDER BY terms on `paper p` for `sort`; relevance without words is newest first."""
     return ORDERS["year" if sort.field == "relevance" else sort.field][sort.reverse]
 
-
-TIERS = ("exact", "forms", "wide", "some")
 
 
 def _not_in(table: str) -> str:
@@ -328,3 +301,21 @@ def titled_sql(title: str, limit: int) -> tuple[str, list] | None:
 
 # Whether one word (an expression of CompiledQuery.words) is in any paper.
 HOLDS_WORD = f"SELECT 1 FROM {STEM_TABLE} WHERE {STEM_TABLE} MATCH ? LIMIT 1"
+
+
+class Fts5Compiler(Compiler):
+    """The query compiler over SQLite's two FTS5 indexes (this module's functions)."""
+
+    compile_query = staticmethod(compile_query)
+    tier_expression = staticmethod(tier_expression)
+    search_sql = staticmethod(search_sql)
+    count_sql = staticmethod(count_sql)
+    ids_sql = staticmethod(ids_sql)
+    facet_sql = staticmethod(facet_sql)
+    titled_sql = staticmethod(titled_sql)
+
+    def holds_word_sql(self) -> str:
+        return HOLDS_WORD
+
+
+FTS5 = Fts5Compiler()

@@ -1,7 +1,7 @@
-"""What `catalog doctor` checks and repairs in a SQLite catalog, as transaction methods:
-integrity, missing schema objects, rows pointing nowhere, imported files without papers, the
-search copies of tags and notes, text derived from abstracts, and the FTS index. catalog/doctor.py
-decides what to run and reports; this module only reads and writes."""
+"""What `catalog doctor` checks and repairs in a SQLite catalog (the Upkeep role): integrity,
+missing schema objects, rows pointing nowhere, imported files without papers, the search
+copies of tags and notes, and the FTS index. catalog/doctor.py decides what to run and
+reports; this module only reads and writes."""
 
 from __future__ import annotations
 
@@ -11,18 +11,13 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from catalog.errors import StoreError
-from catalog.store.rows import chunks
+from catalog.store.base import DanglingRow, SchemaObject, Upkeep
 from catalog.store.sqlite.connection import plain_connection
-from catalog.store.sqlite.fts import (
-    FTS_TABLE, NOTES_TEXT_OF, REDERIVE_TABLE, STEM_TABLE, TAGS_TEXT_OF,
-)
+from catalog.store.sqlite.fts import FTS_TABLE, NOTES_TEXT_OF, STEM_TABLE, TAGS_TEXT_OF
 
 _COPIES = {"tags_text": TAGS_TEXT_OF, "notes_text": NOTES_TEXT_OF}
 _ORDER = {"table": 0, "index": 1, "view": 2, "trigger": 3}
 _EMPTY_SOURCES = "FROM source WHERE id NOT IN (SELECT source_id FROM provenance)"
-# What derived text is checked against (prepare.derived_text and dedupe.fingerprint).
-DERIVED_COLUMNS = ("id", "abstract", "title", "authors", "doi", "arxiv_id", "fingerprint",
-                   "abstract_text", "headline", "search_extra")
 
 
 def reference_schema(revision: str = "head") -> dict[str, tuple[str, str]]:
@@ -42,8 +37,8 @@ def reference_schema(revision: str = "head") -> dict[str, tuple[str, str]]:
             if not (kind == "table" and name.startswith(FTS_TABLE + "_")) and name != "alembic_version"}
 
 
-class Maintenance:
-    """Mixed into the SQLite transaction, which provides `self.conn`."""
+class Maintenance(Upkeep):
+    """doctor's checks and repairs on a catalog file."""
 
     # --- integrity ----------------------------------------------------------------------------
 
@@ -55,25 +50,26 @@ class Maintenance:
 
     # --- schema objects -------------------------------------------------------------------------
 
-    def missing_objects(self) -> list[tuple[str, str, str]]:
-        """(type, name, sql) of what this program's schema has and the file lacks."""
+    def missing_objects(self) -> list[SchemaObject]:
+        """What this program's schema has and the file lacks, tables first."""
         present = set(self.conn.execute("SELECT name FROM sqlite_master").scalars())
-        missing = [(kind, name, sql) for name, (kind, sql) in reference_schema().items()
+        missing = [SchemaObject(kind, name, sql) for name, (kind, sql) in reference_schema().items()
                    if name not in present]
-        return sorted(missing, key=lambda m: (_ORDER.get(m[0], 9), m[1]))
+        return sorted(missing, key=lambda m: (_ORDER.get(m.kind, 9), m.name))
 
-    def create_objects(self, objects: Iterable[tuple[str, str, str]]) -> None:
-        for _, _, sql in objects:
-            self.conn.execute(sql)
+    def create_objects(self, objects: Iterable[SchemaObject]) -> None:
+        for missing in objects:
+            self.conn.execute(missing.sql)
 
     # --- rows pointing nowhere -------------------------------------------------------------------
 
-    def dangling_rows(self) -> list[tuple[str, int | None, str]]:
-        """(table, rowid, parent table) of rows whose foreign key points nowhere."""
-        return [(r[0], r[1], r[2]) for r in self.conn.execute("PRAGMA foreign_key_check")]
+    def dangling_rows(self) -> list[DanglingRow]:
+        """Rows whose foreign key points nowhere."""
+        return [DanglingRow(r["table"], r["rowid"], r["parent"])
+                for r in self.conn.execute("PRAGMA foreign_key_check")]
 
     def delete_dangling(self) -> Counter:
-        rows = {(table, rowid) for table, rowid, _ in self.dangling_rows() if rowid is not None}
+        rows = {(row.table, row.rowid) for row in self.dangling_rows() if row.rowid is not None}
         for table, rowid in sorted(rows):
             self.conn.execute(f'DELETE FROM "{table}" WHERE rowid = ?', (rowid,))
         return Counter(table for table, _ in rows)
@@ -103,37 +99,6 @@ class Maintenance:
             out[column] = self.conn.execute(
                 f"UPDATE paper SET {column} = {value} WHERE {column} IS NOT {value}").rowcount
         return out
-
-    # --- text derived from abstracts -------------------------------------------------------------------
-
-    def papers_to_rederive(self) -> list[int]:
-        """Ids of papers whose abstract was edited by hand since their text was derived (a
-        trigger notes them)."""
-        try:
-            return self.conn.execute(f"SELECT paper_id FROM {REDERIVE_TABLE}").scalars()
-        except StoreError as exc:  # a file not migrated yet
-            if "no such table" in str(exc):
-                return []
-            raise
-
-    def rederived(self, ids: Iterable[int]) -> None:
-        self.conn.executemany(f"DELETE FROM {REDERIVE_TABLE} WHERE paper_id = ?", [(i,) for i in ids])
-
-    def derived_rows(self, ids: Iterable[int] | None = None) -> list:
-        """Rows of DERIVED_COLUMNS: of these papers, or of all."""
-        select = f"SELECT {', '.join(DERIVED_COLUMNS)} FROM paper"
-        if ids is None:
-            return self.conn.execute(select).all()
-        out = []
-        for part, marks in chunks(list(ids)):
-            out.extend(self.conn.execute(f"{select} WHERE id IN ({marks})", part).all())
-        return out
-
-    def set_derived(self, paper_id: int, *, abstract_text: str, headline: str, search_extra: str,
-                    fingerprint: str) -> None:
-        self.conn.execute(
-            "UPDATE paper SET abstract_text = ?, headline = ?, search_extra = ?, fingerprint = ?"
-            " WHERE id = ?", (abstract_text, headline, search_extra, fingerprint, paper_id))
 
     # --- the FTS index ------------------------------------------------------------------------------
 

@@ -7,30 +7,16 @@ from __future__ import annotations
 from pathlib import Path
 
 from catalog.errors import CatalogError
-from catalog.resources import migrations_dir
+from catalog.store import schema
 from catalog.store.sqlite.connection import BUSY_TIMEOUT_MS, Pool, configure_connection
 from catalog.store.sqlite.files import backup_copy
-
-# The newest migration this program knows; a test checks it against migrations/versions.
-# Kept here so opening an up-to-date catalog never imports Alembic.
-SCHEMA_REVISION = "0013"
-
-
-def refuse_newer(path: Path, revision: str | None) -> None:
-    if revision is None or revision == SCHEMA_REVISION:
-        return
-    if revision not in known_revisions():
-        raise CatalogError(
-            f"{path} was written by a newer version of catalog (schema {revision}); "
-            "upgrade catalog to open it"
-        )
 
 
 def ensure_schema(pool: Pool, revision: str | None, *, notify=lambda message: None) -> None:
     """Bring a file at `revision` (None: new) to this program's schema, keeping a copy first
     when it holds papers. Alembic re-reads the revision inside its own transaction, so a
     concurrent upgrade by another process is harmless."""
-    if revision == SCHEMA_REVISION:
+    if revision == schema.SCHEMA_REVISION:
         return
     if revision is not None and _holds_papers(pool):
         backup = backup_copy(pool.path, f"before-{revision}")
@@ -54,34 +40,6 @@ def _holds_papers(pool: Pool) -> bool:
 
 # --- Alembic --------------------------------------------------------------------------------
 
-def alembic_config():
-    from alembic.config import Config
-
-    config = Config()
-    config.set_main_option("script_location", str(migrations_dir()))
-    return config
-
-
-def _scripts():
-    from alembic.script import ScriptDirectory
-
-    return ScriptDirectory.from_config(alembic_config())
-
-
-def head_revision() -> str:
-    return _scripts().get_current_head()
-
-
-def known_revisions() -> set[str]:
-    return {rev.revision for rev in _scripts().walk_revisions()}
-
-
-def history() -> list[tuple[str, str | None, str]]:
-    """(revision, down_revision, message), oldest first."""
-    revs = [(r.revision, r.down_revision, r.doc or "") for r in _scripts().walk_revisions()]
-    return list(reversed(revs))
-
-
 def sqlalchemy_engine(path: Path | str):
     """An SQLAlchemy engine on the file, with the catalog's pragmas (Alembic needs one)."""
     from sqlalchemy import create_engine, event
@@ -100,7 +58,7 @@ def _run_in_one_transaction(path: Path, action) -> None:
     # batch mode rebuilds a table by dropping it, and dropping `paper` with foreign keys on
     # cascades to every tag, note and provenance row. The pragma is a no-op inside a
     # transaction, so it is set before BEGIN, and the keys are checked before COMMIT instead.
-    config = alembic_config()
+    config = schema.alembic_config()
     engine = sqlalchemy_engine(path)
     with engine.connect() as conn:
         conn.exec_driver_sql("PRAGMA foreign_keys = OFF")

@@ -6,121 +6,75 @@ from __future__ import annotations
 import hashlib
 import sqlite3
 import threading
-from collections.abc import Callable, Collection, Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 from catalog.errors import CatalogError, StoreError
 from catalog.paths import current_user, login_name
-from catalog.store.base import Store
-from catalog.store.discovery import DiscoveryQueries
+from catalog.store.base import RankedListUpkeep, RankedLists, Store, Transaction
 from catalog.store.edits import EditQueries
-from catalog.store.imports import ImportQueries
 from catalog.store.papers import PaperReads
-from catalog.store.ranked import RankedSearch
-from catalog.store.sqlite import files, fts, migrations, readonly
+from catalog.store import schema
+from catalog.store.sqlite import files, migrations, readonly, topbuild
 from catalog.store.sqlite.connection import BUSY_TIMEOUT_MS, Connection, Pool, connect, stoppable, store_error
+from catalog.store.sqlite.fts import FTS5
 from catalog.store.sqlite.maintenance import Maintenance
+from catalog.store.sqlite.roles import SqliteDiscovery, SqliteImports, SqliteSearch
 from catalog.store.sqlite.topand import AndPages
 from catalog.store.sqlite.topbuild import TopListUpkeep
 from catalog.store.sqlite.topfew import FewFiltered
 from catalog.store.sqlite.topk import TopLists
-from catalog.store.sqlite.vocabulary import Vocabulary
 
 # PRAGMA user_version of the default catalog once the bundled seeds are fully imported. Seeding
 # imports several files; a process killed half-way leaves this unset and the next run finishes.
 SEEDED = 1
-# Page cache of a bulk import (KiB): the key and fingerprint indexes take random inserts,
-# and the 2 MB default sends their pages to disk and back.
-BULK_CACHE_KIB = 32 * 1024
-_FETCH = 2000
 
 
-class SqliteTx(TopLists, TopListUpkeep, AndPages, FewFiltered, RankedSearch, PaperReads, EditQueries, ImportQueries,
-               DiscoveryQueries, Maintenance, Vocabulary):
-    """One transaction on a catalog file: every query the program runs, by name. `user`: whose
-    reading status and rating it reads and writes."""
+class SqliteLists(TopLists, TopListUpkeep, AndPages, FewFiltered, RankedLists):
+    """The ranked lists of a transaction on a catalog file."""
+
+
+class SqliteTx(Transaction):
+    """One transaction on a catalog file, by role. `user`: whose reading status and rating it
+    reads and writes. `conn` is the store's own (tests and the store's modules read it)."""
 
     def __init__(self, conn: Connection, user: str):
         self.conn = conn
-        self.user = user
-
-    compiler = fts
+        self.papers = PaperReads(conn, user)
+        self.edits = EditQueries(conn, user)
+        self.lists = SqliteLists(conn, user)
+        self.imports = SqliteImports(conn, user, self.lists)
+        self.search = SqliteSearch(conn, user, FTS5, self.papers, self.lists)
+        self.discovery = SqliteDiscovery(conn, user)
+        self.upkeep = Maintenance(conn, user)
 
     @contextmanager
     def stoppable(self, stop: Callable[[], bool] | None) -> Iterator[None]:
-        """Statements inside stop (Interrupted) as soon as `stop()` is true."""
         with stoppable(self.conn.raw, stop):
             yield
 
-    # --- bulk loads ------------------------------------------------------------------------------
 
-    @contextmanager
-    def bulk_load(self) -> Iterator[None]:
-        """Within this write transaction, make many inserts into `paper` cheap.
+class SqliteListUpkeep(RankedListUpkeep):
+    """The ranked lists of a catalog file across transactions (topbuild.py's refresh)."""
 
-        The per-row FTS insert trigger is dropped (the caller indexes new rows with
-        `index_papers_from`) and created again from its own stored SQL before the caller
-        commits; the page cache is larger meanwhile. Other connections never see the trigger
-        missing: DDL is transactional, and a crash or a rollback restores it with everything else.
-        """
-        marks = ", ".join("?" * len(fts.INSERT_TRIGGERS))
-        triggers = self.conn.execute(
-            f"SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND name IN ({marks})",
-            fts.INSERT_TRIGGERS).all()
-        cache = self.conn.execute("PRAGMA cache_size").scalar()
-        self.conn.execute(f"PRAGMA cache_size = {-BULK_CACHE_KIB}")
-        for name, _ in triggers:
-            self.conn.execute(f"DROP TRIGGER {name}")
-        try:
-            yield
-        finally:
-            self.conn.execute(f"PRAGMA cache_size = {int(cache)}")
-        # Not in `finally`: after an error the caller rolls back, which restores the triggers.
-        for _, sql in triggers:
-            self.conn.execute(sql)
+    def __init__(self, store: "SqliteStore"):
+        self.store = store
 
-    def index_papers_from(self, first_id: int) -> None:
-        """Index papers with id >= first_id in one statement (the bulk-import path)."""
-        cols = ", ".join(fts.FTS_COLUMNS)
-        for table in (fts.FTS_TABLE, fts.STEM_TABLE):
-            self.conn.execute(
-                f"INSERT INTO {table}(rowid, {cols}) SELECT id, {cols} FROM paper WHERE id >= ?",
-                (first_id,))
-        self.mark_new_papers(first_id)  # the ranked lists' dirty set (topk.py)
+    def refresh(self, *, budget: float | None, rescored: bool | None = None) -> tuple[int, int]:
+        with self.store._errors():
+            return topbuild.refresh(self.store, budget=budget, rescored=rescored)
 
-    # --- discovery ---------------------------------------------------------------------------------
-
-    def text_version(self) -> tuple[int, int, str]:
-        """(papers, max id, a stamp that changes when a known paper's text may have): imports
-        add a source row, retitling sets user_title (a partial index holds those papers).
-        Tags, ratings and statuses change none of these."""
-        count, max_id = self.conn.execute("SELECT count(*), coalesce(max(id), 0) FROM paper").one()
-        sources = self.conn.execute("SELECT count(*), coalesce(max(id), 0) FROM source").one()
-        titled = self.conn.execute("SELECT count(*), coalesce(max(updated_at), '') FROM paper"
-                                   " WHERE user_title IS NOT NULL").one()
-        return count, max_id, f"sources {sources[0]}/{sources[1]}; titles {titled[0]}/{titled[1]}"
-
-    def paper_texts(self, ids: Collection[int] | None = None, *, after_id: int = 0
-                    ) -> Iterator[tuple[int, str, str]]:
-        """(id, title, rendered abstract) in id order, streamed; the title is the user's or
-        the real one (not the headline: made from the abstract, it would count words twice)."""
-        wanted = None if ids is None else set(ids)
-        cursor = self.conn.raw.execute(
-            "SELECT id, coalesce(user_title, title, '') AS title, abstract_text FROM paper"
-            " WHERE id > ? ORDER BY id", (after_id,))
-        while batch := cursor.fetchmany(_FETCH):
-            for row in batch:
-                if wanted is None or row["id"] in wanted:
-                    yield row["id"], row["title"], row["abstract_text"]
+    def behind(self) -> bool:
+        with self.store._errors():
+            return topbuild.behind(self.store)
 
 
 class SqliteStore(Store):
     """A catalog file."""
 
-    TOP_LISTS_MODULE = "catalog.store.sqlite.topbuild"
-
-    def __init__(self, path: Path, pool: Pool, user: str):
+    def __init__(self, path: Path, pool: Pool, user: str, rederive=None):
+        super().__init__(rederive)
         self.path = path
         self.location = str(path)
         self.pool = pool
@@ -129,27 +83,28 @@ class SqliteStore(Store):
         self._watch: Connection | None = None
         self._watch_lock = threading.Lock()
         self._lists_refused = False  # the file refused to keep a ranked list (read-only)
+        self.lists = SqliteListUpkeep(self)
 
     @classmethod
-    def open(cls, path: Path, *, notify=lambda message: None, catch_up: bool = True,
-             user: str | None = None) -> "SqliteStore":
+    def open(cls, path: Path, *, notify=lambda message: None, user: str | None = None,
+             rederive=None) -> "SqliteStore":
         """The catalog at `path`, created when nothing is there and migrated when it is older.
         A file that is not a catalog, is damaged or cannot be opened is refused with one line
         before anything writes to it (no table, no migration, no journal-mode switch).
-        `catch_up`: derive the text of abstracts edited by hand since (doctor does it itself).
+        `rederive`: the step that derives the text of abstracts edited by hand (the import
+        pipeline's), run at open and at each write (None: never; doctor does it itself).
         `user`: who reads (None: $CATALOG_USER, else the catalog's owner, else the login name)."""
         state = files.inspect_file(path)
         problem = files.refusal(path, state)
         if problem:
             raise CatalogError(problem)
-        migrations.refuse_newer(path, state.revision)
+        schema.refuse_newer(path, state.revision)
         if state.kind == "new":
             files.prepare_new(path)
         pool = Pool(path)
         migrations.ensure_schema(pool, state.revision, notify=notify)
-        store = cls(path, pool, user or current_user() or _owner(pool) or login_name())
-        if catch_up:
-            store.catch_up()
+        store = cls(path, pool, user or current_user() or _owner(pool) or login_name(), rederive)
+        store.catch_up()
         return store
 
     # --- transactions ------------------------------------------------------------------------------
@@ -161,10 +116,10 @@ class SqliteStore(Store):
         with self._errors(), self.pool.read() as conn:
             tx = SqliteTx(conn, self.user)
             if not self._lists_refused:
-                tx.lists_to_keep = []
+                tx.lists.lists_to_keep = []
             yield tx
-        if tx.__dict__.get("lists_to_keep"):
-            self._keep_lists(tx.lists_to_keep)
+        if tx.lists.__dict__.get("lists_to_keep"):
+            self._keep_lists(tx.lists.lists_to_keep)
 
     def _keep_lists(self, ranked: list[dict]) -> None:
         """Write the lists a search ranked, unless the index changed since (store_top_list) or
@@ -182,7 +137,7 @@ class SqliteStore(Store):
                     try:
                         tx = SqliteTx(conn, self.user)
                         for one in ranked:
-                            tx.store_top_list(one)
+                            tx.lists.store_top_list(one)
                         conn.commit()
                     finally:
                         conn.rollback()
@@ -202,10 +157,8 @@ class SqliteStore(Store):
     def write(self, *, catch_up: bool = True) -> Iterator[SqliteTx]:
         with self._errors(), self.pool.write() as conn:
             tx = SqliteTx(conn, self.user)
-            if catch_up and (edited := tx.papers_to_rederive()):
-                from catalog.importing.derived import refresh
-
-                refresh(tx, edited)
+            if catch_up:
+                self._catch_up_in(tx)
             yield tx
 
     @contextmanager
@@ -229,14 +182,9 @@ class SqliteStore(Store):
             raise store_error(exc) from exc
 
     def catch_up(self) -> None:
-        """Derive the text of papers whose abstract was edited by hand (in the sqlite3 shell)
-        since; one small read when there are none. A read-only catalog is left as it is."""
-        with self.read() as tx:
-            if not tx.papers_to_rederive():
-                return
+        """As Store.catch_up (edits in the sqlite3 shell); a read-only catalog is left as it is."""
         try:
-            with self.write():
-                pass  # write() does it
+            super().catch_up()
         except CatalogError:
             pass
 

@@ -1,6 +1,6 @@
 """Making and keeping the ranked lists of topk.py (issue 16): which words and prefixes get one,
 ranking and writing them, dropping those no longer wanted, what `catalog doctor` reports, and
-the refresh after imports (Store.refresh_top_lists, `behind`: what an import asks first).
+the refresh after imports (store.lists.refresh, `behind`: what an import asks first).
 
 topk.py reads the lists and follows edits by rescoring; topand.py ranks the lists of ANDs and
 phrases its searches need through `rank_compound_list` here. The tunables the tests change for
@@ -43,10 +43,10 @@ class TopListUpkeep:
     """Mixed into the SQLite transaction with TopLists (topk.py), whose reading and
     rescoring it relies on."""
 
-    def top_list_words(self) -> list[tuple[str, int]]:
+    def words(self) -> list[tuple[str, int]]:
         return [(r[0], r[1]) for r in self.conn.execute(f"SELECT term, doc FROM {VOCAB_TABLE}").all()]
 
-    def build_top_list(self, key: str, size: int | None = None) -> int:
+    def build(self, key: str, size: int | None = None) -> int:
         """(Re)build one list from the full ranking, in this transaction; how many papers it
         matches."""
         ranked = self.rank_top_list(key, size)
@@ -140,7 +140,7 @@ class TopListUpkeep:
                 self.conn.execute(f"DELETE FROM {TOP_TABLE} WHERE term = ?", (key,))
                 self.conn.execute(f"DELETE FROM {STATE_TABLE} WHERE term = ?", (key,))
 
-    def stale_top_lists(self, keys: list[str] | None = None, *, rescored: bool = True) -> list[str]:
+    def stale(self, keys: list[str] | None = None, *, rescored: bool = True) -> list[str]:
         """The lists (of `keys`, or all kept of words and prefixes) a search would not read:
         missing, or ranked on an older index (with `rescored`: only those rescoring cannot
         follow either). A list of several words is never rescored: stale once the index
@@ -158,7 +158,7 @@ class TopListUpkeep:
                                                     " AND term NOT LIKE '% %'", (CHOSEN_AT,)).all()]
         return [k for k in keys if k not in fresh]
 
-    def compound_lists(self) -> tuple[list[str], list[str]]:
+    def several(self) -> tuple[list[str], list[str]]:
         """(every list of several words kept, oldest ranked first; those ranked on an older
         index): doctor's note and --fix."""
         stamp = self.top_stamp()
@@ -166,17 +166,17 @@ class TopListUpkeep:
                                  " WHERE term LIKE '% %' ORDER BY rowid", (stamp, _WEIGHTS)).all()
         return [r[0] for r in rows], [r[0] for r in rows if not r[1]]
 
-    def drop_compound_lists(self, keys: list[str]) -> None:
+    def drop(self, keys: list[str]) -> None:
         for key in keys:
             self.conn.execute(f"DELETE FROM {TOP_TABLE} WHERE term = ?", (key,))
             self.conn.execute(f"DELETE FROM {STATE_TABLE} WHERE term = ?", (key,))
 
-    def top_lists_note(self) -> str | None:
+    def note(self) -> str | None:
         """doctor's line on the lists kept: how many, of what, how many of several words a
         search will rank again."""
         words = self.conn.execute(f"SELECT count(*) FROM {STATE_TABLE} WHERE term != ? AND term NOT LIKE '% %'",
                                   (CHOSEN_AT,)).scalar()
-        several, stale = self.compound_lists()
+        several, stale = self.several()
         if not words and not several:
             return None
         papers = self.conn.execute("SELECT count(*) FROM paper").scalar()
@@ -194,11 +194,11 @@ class TopListUpkeep:
                      f" {DEEP_LIST_SIZE:,})")
         return note
 
-    def top_list_mismatches(self, how_many: int = 3, depth: int = 50) -> list[str]:
+    def mismatches(self, how_many: int = 3, depth: int = 50) -> list[str]:
         """Lists a search reads (the `how_many` of fewest matches: quick to rank in full) whose
         head (as stored, or rescored after changes) differs from the full ranking's."""
         stamp = self.top_stamp()
-        unread = set(self.stale_top_lists(rescored=True)) | set(self.compound_lists()[1])
+        unread = set(self.stale(rescored=True)) | set(self.several()[1])
         states = [r for r in self.conn.execute(
             f"SELECT term, stamp, weights, listed, matches, papers, tokens, base FROM {STATE_TABLE}"
             " WHERE term != ? AND weights = ? ORDER BY matches, term", (CHOSEN_AT, _WEIGHTS)).all()
@@ -242,34 +242,34 @@ def refresh(store, *, budget: float | None, rescored: bool | None = None) -> tup
         seen = kept.pop(CHOSEN_AT, None)
         choose = budget is None or seen is None or catalog_resized(seen, papers)
         if choose:
-            words = tx.top_list_words() if papers >= topk.MIN_MATCHES else []  # a small catalog keeps none
+            words = tx.lists.words() if papers >= topk.MIN_MATCHES else []  # a small catalog keeps none
             wanted = [k for k, _ in candidates(words, min_matches(papers))]
         else:
             wanted = sorted((k for k in kept if not compound(k)), key=lambda k: (-kept[k], k))
         # Then the stale lists of several words (searches made them), the newest ranked first,
         # COMPOUND_REFRESH at most: the next search of any other ranks it again.
-        several = tx.stale_top_lists(tx.compound_lists()[0][::-1], rescored=rescored)[:COMPOUND_REFRESH]
-        stale = tx.stale_top_lists(wanted, rescored=rescored) + several
+        several = tx.lists.stale(tx.lists.several()[0][::-1], rescored=rescored)[:COMPOUND_REFRESH]
+        stale = tx.lists.stale(wanted, rescored=rescored) + several
     if choose and (kept or wanted or seen is not None):
         with store.write(catch_up=False) as tx:
-            tx.drop_top_lists(set(wanted))
+            tx.lists.drop_top_lists(set(wanted))
             tx.conn.execute(
                 f"INSERT INTO {STATE_TABLE}(term, stamp, weights, listed, matches) VALUES (?, NULL, '', 0, ?)"
                 " ON CONFLICT (term) DO UPDATE SET matches = excluded.matches", (CHOSEN_AT, papers))
     if stale:
         with store.write(catch_up=False) as tx:
-            tx.restart_top_changes()
+            tx.lists.restart_top_changes()
     built = 0
     for key in stale:
         if budget is not None and time.perf_counter() - start > budget:
             break
         with store.read() as tx:
-            ranked = tx.rank_top_list(key)
+            ranked = tx.lists.rank_top_list(key)
         with store.write(catch_up=False) as tx:
-            built += tx.store_top_list(ranked)
+            built += tx.lists.store_top_list(ranked)
     if stale or not rescored:
         with store.write(catch_up=False) as tx:
-            tx.clear_top_changes()  # only when every list is ranked on the index as it is
+            tx.lists.forget_changes()  # only when every list is ranked on the index as it is
     return built, len(stale) - built
 
 
@@ -282,4 +282,4 @@ def behind(store) -> bool:
         seen = tx.conn.execute(f"SELECT matches FROM {STATE_TABLE} WHERE term = ?", (CHOSEN_AT,)).scalar()
         if seen is None:
             return papers >= topk.MIN_MATCHES
-        return catalog_resized(seen, papers) or bool(tx.stale_top_lists())
+        return catalog_resized(seen, papers) or bool(tx.lists.stale())

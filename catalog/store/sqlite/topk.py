@@ -38,7 +38,7 @@ not prove the page, from a list of their own (keyed by the query's MATCH express
 space where a word's never does), ranked by the first search that needs it (topand.py).
 
 Which words get lists, ranking and writing them, refresh and doctor's checks are topbuild.py's.
-Imports refresh the lists (Store.refresh_top_lists), most frequent first, within a time budget
+Imports refresh the lists (store.lists.refresh), most frequent first, within a time budget
 (a share of the import's own time; the rest stay stale and the full query serves them);
 `catalog doctor` reports stale lists of words and checks the head of a few lists against the
 full ranking, and `--fix` rebuilds them (a stale list of an AND or a phrase is no problem: the
@@ -193,13 +193,21 @@ def min_matches(papers: int) -> int:
 
 
 class TopLists:
-    """Mixed into the SQLite transaction, which provides `self.conn`."""
+    """Mixed into the SQLite transaction's lists, which provide `self.conn`."""
 
     def top_stamp(self) -> bytes | None:
         return self.conn.execute(_STAMP).scalar()
 
-    def ranked_page_from_lists(self, compiled: CompiledQuery, tier: str, limit: int, offset: int,
-                               with_text: bool, sort) -> list | None:
+    def may_serve(self, compiled: CompiledQuery, tier: str) -> bool:
+        """SQLite walks tier by tier: no tiers are ranked together for a list to keep apart."""
+        return False
+
+    def keys(self) -> list[str]:
+        return [r[0] for r in self.conn.execute(f"SELECT term FROM {STATE_TABLE} WHERE term != ?",
+                                                (CHOSEN_AT,)).all()]
+
+    def page(self, compiled: CompiledQuery, tier: str, limit: int, offset: int,
+             with_text: bool, sort) -> list | None:
         """The tier walk's one question (store.py): this tier's page (rows as fts.search_sql's)
         from a ranked list, or None when no list proves it: rank every match. Only the exact
         tier in relevance order, best first, has lists."""
@@ -471,7 +479,7 @@ class TopLists:
                 self.conn.execute(f"DELETE FROM {table}")
             self.conn.execute(f"UPDATE {STATE_TABLE} SET base = NULL")
 
-    def clear_top_changes(self) -> bool:
+    def forget_changes(self) -> bool:
         """When every list was ranked on the index as it is now: forget the changed papers
         (each list's base becomes its count). Whether it did."""
         stamp = self.top_stamp()

@@ -1,0 +1,94 @@
+"""The query compiler's interface: a query tree (catalog/searching/query.py) in, SQL and its
+parameters out, without touching a database. Each backend has one (sqlite/fts.py: FTS5,
+postgres/search.py: tsvector); the search tiers both share are planned in tierplan.py, and
+ranked.py runs what a compiler builds. Pinned by exact-string tests (tests/test_compiler.py).
+
+Words match in tiers, each ranked and shown after the one before: the words as typed
+("exact"), in other forms ("forms"), also through the acronyms the catalog knows ("wide"),
+then papers holding only some of them ("some")."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from catalog.searching.query import RELEVANCE, Query, Sort
+from catalog.store.tierplan import acronym_candidates
+
+TIERS = ("exact", "forms", "wide", "some")
+
+
+@dataclass
+class CompiledQuery:
+    """A query as SQL pieces: full-text expressions that rank, and filters on `paper p`.
+
+    `match` the words as typed (the exact index), `forms` every word in any form (the stemmed
+    index; None when no word may take other forms), `wide` also through the acronyms (None
+    when there are none): these are the papers matching all words. `words` holds one stemmed
+    expression per word, for papers matching only some of them (ranked by how many).
+    `exclude`: (index, expression) pairs a paper must not match (`-word`, in any form).
+    `reader`: whose status and rating the filters, the rating order and the rows read."""
+
+    match: str | None = None
+    where: list[str] = field(default_factory=list)
+    params: list = field(default_factory=list)
+    forms: str | None = None
+    wide: str | None = None
+    words: list[str] = field(default_factory=list)
+    exclude: list[tuple[str, str]] = field(default_factory=list)
+    reader: str = ""
+
+
+class Compiler(ABC):
+    """One backend's SQL for the query language. Every method is pure."""
+
+    TIERS = TIERS
+    #: Whether tiers_search_sql ranks consecutive tiers in one statement (a server: one round
+    #: trip instead of one per tier).
+    ranks_tiers_together = False
+
+    @abstractmethod
+    def compile_query(self, query: Query, acronyms: Mapping[str, Sequence[str]] | None = None,
+                      reader: str = "") -> CompiledQuery:
+        """The query's tiers; `acronyms`: what a word or phrase also stands for, by its text."""
+
+    @abstractmethod
+    def tier_expression(self, compiled: CompiledQuery, tier: str) -> str | None:
+        """The full-text expression of one tier, or None when the query has no such tier."""
+
+    @abstractmethod
+    def search_sql(self, compiled: CompiledQuery, *, limit: int, offset: int = 0, with_text: bool = False,
+                   tier: str = "exact", sort: Sort = RELEVANCE,
+                   tiers: Sequence[str] | None = None) -> tuple[str, list]:
+        """A page's rows: the summary columns, then `text` (the rendered abstract or NULL)
+        and `score` (lower is better)."""
+
+    def tiers_search_sql(self, compiled: CompiledQuery, tiers: Sequence[str], *, limit: int,
+                         with_text: bool = False) -> tuple[str, list]:
+        """The first page of several tiers in one statement, each row with its `tier` (its
+        place in `tiers`); only where ranks_tiers_together."""
+        raise NotImplementedError
+
+    @abstractmethod
+    def count_sql(self, compiled: CompiledQuery, tier: str | None = None) -> tuple[str, list]: ...
+
+    @abstractmethod
+    def ids_sql(self, compiled: CompiledQuery, tiers: Sequence[str] | None = None) -> tuple[str, list]: ...
+
+    @abstractmethod
+    def facet_sql(self, ids: str, *, scan: bool) -> dict[str, str]:
+        """Venue-year, status and rating counts of the papers the subquery `ids` selects."""
+
+    @abstractmethod
+    def titled_sql(self, title: str, limit: int) -> tuple[str, list] | None:
+        """Deduplication's candidates: papers whose real title holds `title`'s words."""
+
+    @abstractmethod
+    def holds_word_sql(self) -> str:
+        """Whether one word (an expression of CompiledQuery.words, the parameter) is in any
+        paper: a statement returning a row or none."""
+
+    def acronym_candidates(self, query: Query) -> set[str]:
+        """The texts of a query an acronym could widen."""
+        return acronym_candidates(query)

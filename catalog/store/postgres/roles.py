@@ -1,0 +1,146 @@
+"""The roles of a PostgreSQL transaction that a server does its own way: venue counts grouped
+without case (Papers), COPY and array parameters for imports (Imports), the index's words
+from the exact vector (Search), and the papers' texts streamed for discovery (Discovery).
+The rest of each role is the shared SQL (store/papers.py, imports.py, ranked.py,
+discovery.py)."""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterable, Iterator
+from contextlib import contextmanager
+
+from catalog.searching.query import Text
+from catalog.store.discovery import DiscoveryQueries
+from catalog.store.imports import FACT_COLUMNS, PAPER_COLUMNS, ImportQueries
+from catalog.store.papers import PaperReads
+from catalog.store.postgres import search
+from catalog.store.ranked import RankedSearch
+
+_FETCH = 2000
+
+
+class PostgresPapers(PaperReads):
+    def venue_counts(self) -> tuple[tuple[str, int | None, int], ...]:
+        """(venue, year, papers), newest year first (search.venue_counts_sql)."""
+        return tuple((r["venue"], r["year"], r["papers"]) for r in self.conn.execute(search.venue_counts_sql()))
+
+
+class PostgresImports(ImportQueries):
+    """Imports through COPY, and lookups with one array parameter each."""
+
+    # --- bulk loads: the search vectors are generated columns, so there is nothing to defer -------
+
+    # Within an import's transaction only (SET LOCAL): GIN indexes collect new entries in a
+    # pending list and merge it into the index when it outgrows gin_pending_list_limit (4 MB by
+    # default: many small merges during a large import); the commit does not wait for its WAL
+    # to reach the disk (a crash can lose the last imported file, never consistency).
+    BULK_SETTINGS = (("gin_pending_list_limit", "64MB"), ("work_mem", "64MB"),
+                     ("synchronous_commit", "off"))
+
+    @contextmanager
+    def bulk_load(self) -> Iterator[None]:
+        for name, value in self.BULK_SETTINGS:
+            self.conn.execute(f"SET LOCAL {name} = '{value}'")
+        yield
+
+    def index_papers_from(self, first_id: int) -> None:
+        pass
+
+    def insert_papers(self, papers, keys, stamp) -> list[int]:
+        """New papers through COPY, ids max+1 onwards (this transaction holds the write lock),
+        then the id sequence moved past them."""
+        first = self.max_paper_id() + 1
+        columns = ("id", "key", *PAPER_COLUMNS, "tags_text", "notes_text", "added_at", "updated_at")
+        with self.conn.raw.cursor() as cursor:
+            with cursor.copy(f"COPY paper ({', '.join(columns)}) FROM STDIN") as copy:
+                for n, (key, paper) in enumerate(zip(keys, papers)):
+                    copy.write_row((first + n, key, *paper, "", "", stamp, stamp))
+            cursor.execute("SELECT setval(pg_get_serial_sequence('paper', 'id'), greatest(max(id), 1))"
+                           " FROM paper")
+        return list(range(first, first + len(papers)))
+
+    # --- an import's lookups and provenance: one statement with arrays each --------------------
+    # The shared SQL (store/imports.py) sends chunks of `IN (?, ?, ...)` and one INSERT per
+    # record; psycopg parses each long placeholder list anew and pipelines 10,000 INSERTs
+    # for 10,000 records (4 s of a 10,000-paper import under load). An array parameter is
+    # one placeholder; unnest() inserts them all at once.
+
+    def existing_keys(self, keys: Iterable[str]) -> set[str]:
+        return set(self.conn.execute("SELECT key FROM paper WHERE key = ANY(?)", (list(keys),)).scalars())
+
+    def papers_with_values(self, column: str, values: Iterable[str]) -> list[tuple[str, int]]:
+        assert column in ("doi", "arxiv_id", "fingerprint")
+        return [(r[column], r["id"]) for r in self.conn.execute(
+            f"SELECT {column}, id FROM paper WHERE {column} = ANY(?)", (list(values),))]
+
+    def paper_facts(self, ids: Iterable[int]) -> dict[int, object]:
+        return {row["id"]: row for row in self.conn.execute(
+            f"SELECT {FACT_COLUMNS} FROM paper WHERE id = ANY(?::int[])", (list(ids),))}
+
+    def add_provenance(self, places: Iterable[tuple[int, int, int]]) -> None:
+        columns = [list(column) for column in zip(*places)]
+        if columns:
+            self.conn.execute(
+                "INSERT INTO provenance(paper_id, source_id, position)"
+                " SELECT * FROM unnest(?::int[], ?::int[], ?::int[]) ON CONFLICT DO NOTHING", columns)
+
+    def ids_copied(self) -> None:
+        """After rows arrived with their ids (copying.py): each id sequence moves past them."""
+        for table in ("source", "paper", "paper_merge", "tag", "note", "saved_search"):
+            self.conn.execute(f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), greatest(max(id), 1))"
+                              f" FROM {table}")
+
+
+class PostgresSearch(RankedSearch):
+    """Search, with the words as written (the exact vector) for typo suggestions
+    (catalog/searching/suggest.py)."""
+
+    def papers_with_word(self, word: str, at_most: int, *, prefix: bool = False) -> int:
+        """How many papers hold this (folded) word, or with `prefix` a word starting with it,
+        counted up to `at_most`."""
+        phrase = search.tsquery_phrase(Text(word, prefix=prefix))
+        if phrase is None:
+            return 0
+        return self.conn.execute(
+            f"SELECT count(*) FROM (SELECT 1 FROM paper WHERE search_vector @@ to_tsquery('{search.CONFIG}', ?)"
+            " LIMIT ?) AS found", (phrase, at_most)).scalar()
+
+    def vocabulary(self) -> Iterator[tuple[str, int]]:
+        """(word, papers holding it) of the words starting with a Latin letter, in word order,
+        through ts_stat over every paper's vector (seconds at 100k papers: the caller caches
+        it by `vocabulary_stamp`)."""
+        cursor = self.conn.execute(
+            "SELECT word, ndoc FROM ts_stat('SELECT search_vector FROM paper')"
+            " WHERE word >= 'a' AND word < '{' ORDER BY word COLLATE \"C\"")._cursor
+        while batch := cursor.fetchmany(5000):
+            for row in batch:
+                yield row["word"], row["ndoc"]
+
+    def vocabulary_stamp(self) -> str:
+        newest = self.conn.execute("SELECT coalesce(max(id), 0) FROM paper").scalar()
+        sources = self.conn.execute("SELECT count(*), coalesce(max(id), 0) FROM source").one()
+        titled = self.conn.execute("SELECT count(*), coalesce(max(updated_at)::text, '') FROM paper"
+                                   " WHERE user_title IS NOT NULL").one()
+        return f"{newest}/{sources[0]}/{sources[1]}/{titled[0]}/{titled[1]}"
+
+
+class PostgresDiscovery(DiscoveryQueries):
+    """Discovery, with the papers' texts streamed from the server."""
+
+    def text_version(self) -> tuple[int, int, str]:
+        count, max_id = self.conn.execute("SELECT count(*), coalesce(max(id), 0) FROM paper").one()
+        sources = self.conn.execute("SELECT count(*), coalesce(max(id), 0) FROM source").one()
+        titled = self.conn.execute("SELECT count(*), coalesce(max(updated_at)::text, '') FROM paper"
+                                   " WHERE user_title IS NOT NULL").one()
+        return count, max_id, f"sources {sources[0]}/{sources[1]}; titles {titled[0]}/{titled[1]}"
+
+    def paper_texts(self, ids: Collection[int] | None = None, *, after_id: int = 0
+                    ) -> Iterator[tuple[int, str, str]]:
+        wanted = None if ids is None else set(ids)
+        cursor = self.conn.execute(
+            "SELECT id, coalesce(user_title, title, '') AS title, abstract_text FROM paper"
+            " WHERE id > ? ORDER BY id", (after_id,))._cursor
+        while batch := cursor.fetchmany(_FETCH):
+            for row in batch:
+                if wanted is None or row["id"] in wanted:
+                    yield row["id"], row["title"], row["abstract_text"]

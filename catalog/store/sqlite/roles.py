@@ -1,0 +1,126 @@
+"""The roles of a SQLite transaction that SQLite does its own way: bulk loads into the FTS5
+indexes (Imports), the index's words for suggestions (Search), and the papers' texts streamed
+for discovery (Discovery). The rest of each role is the shared SQL (store/imports.py,
+ranked.py, discovery.py)."""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterator
+from contextlib import contextmanager
+
+from catalog.store.base import RankedLists
+from catalog.store.discovery import DiscoveryQueries
+from catalog.store.imports import ImportQueries
+from catalog.store.ranked import RankedSearch
+from catalog.store.sqlite import fts
+
+# Page cache of a bulk import (KiB): the key and fingerprint indexes take random inserts,
+# and the 2 MB default sends their pages to disk and back.
+BULK_CACHE_KIB = 32 * 1024
+_FETCH = 2000
+# The index's words (fts5vocab), in a temp table: private to this connection, and allowed in
+# a read transaction.
+VOCAB_TABLE = f"temp.{fts.FTS_TABLE}_vocab"
+
+
+class SqliteImports(ImportQueries):
+    """Imports, with bulk loads that index the new papers in one statement; `lists` hears of
+    them (its changed papers)."""
+
+    def __init__(self, conn, user: str, lists: RankedLists):
+        super().__init__(conn, user)
+        self.lists = lists
+
+    @contextmanager
+    def bulk_load(self) -> Iterator[None]:
+        """Within this write transaction, make many inserts into `paper` cheap.
+
+        The per-row FTS insert trigger is dropped (the caller indexes new rows with
+        `index_papers_from`) and created again from its own stored SQL before the caller
+        commits; the page cache is larger meanwhile. Other connections never see the trigger
+        missing: DDL is transactional, and a crash or a rollback restores it with everything else.
+        """
+        marks = ", ".join("?" * len(fts.INSERT_TRIGGERS))
+        triggers = self.conn.execute(
+            f"SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND name IN ({marks})",
+            fts.INSERT_TRIGGERS).all()
+        cache = self.conn.execute("PRAGMA cache_size").scalar()
+        self.conn.execute(f"PRAGMA cache_size = {-BULK_CACHE_KIB}")
+        for trigger in triggers:
+            self.conn.execute(f"DROP TRIGGER {trigger['name']}")
+        try:
+            yield
+        finally:
+            self.conn.execute(f"PRAGMA cache_size = {int(cache)}")
+        # Not in `finally`: after an error the caller rolls back, which restores the triggers.
+        for trigger in triggers:
+            self.conn.execute(trigger["sql"])
+
+    def index_papers_from(self, first_id: int) -> None:
+        """Index papers with id >= first_id in one statement (the bulk-import path)."""
+        cols = ", ".join(fts.FTS_COLUMNS)
+        for table in (fts.FTS_TABLE, fts.STEM_TABLE):
+            self.conn.execute(
+                f"INSERT INTO {table}(rowid, {cols}) SELECT id, {cols} FROM paper WHERE id >= ?",
+                (first_id,))
+        self.lists.mark_new_papers(first_id)
+
+
+class SqliteSearch(RankedSearch):
+    """Search, with the words of the index for "did you mean" (catalog/searching/suggest.py),
+    read through FTS5's fts5vocab as indexed (folded to lower case, without diacritics)."""
+
+    def papers_with_word(self, word: str, at_most: int, *, prefix: bool = False) -> int:
+        """How many papers hold this (folded) word (with `prefix`, a word starting with it),
+        counted up to `at_most`: a common word stops early instead of ranking its papers."""
+        return self.conn.execute(
+            f"SELECT count(*) FROM (SELECT 1 FROM {fts.FTS_TABLE} WHERE {fts.FTS_TABLE} MATCH ? LIMIT ?)",
+            ('"' + word.replace('"', '""') + '"' + ("*" if prefix else ""), at_most)).scalar()
+
+    def vocabulary(self) -> Iterator[tuple[str, int]]:
+        """(word, papers holding it) for the words of the index that start with a Latin letter
+        (numbers, ids and CJK runs are no typos to fix), in word order. Reads most of the index
+        (about a second at 100k papers): the caller caches it, by `vocabulary_stamp`."""
+        self.conn.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS {VOCAB_TABLE}"
+                          f" USING fts5vocab(main, {fts.FTS_TABLE}, row)")
+        cursor = self.conn.raw.execute(f"SELECT term, doc FROM {VOCAB_TABLE} WHERE term >= 'a' AND term < '{{'")
+        while batch := cursor.fetchmany(5000):
+            for term, doc in batch:
+                yield term, doc
+
+    def vocabulary_stamp(self) -> str:
+        """Changes when papers are imported or their text changes, from indexes alone (no
+        count of the papers: that reads the whole table). Tags and notes written since are
+        left out of suggestions until then."""
+        newest = self.conn.execute("SELECT coalesce(max(id), 0) FROM paper").scalar()
+        sources = self.conn.execute("SELECT count(*), coalesce(max(id), 0) FROM source").one()
+        titled = self.conn.execute("SELECT count(*), coalesce(max(updated_at), '') FROM paper"
+                                   " WHERE user_title IS NOT NULL").one()
+        return f"{newest}/{sources[0]}/{sources[1]}/{titled[0]}/{titled[1]}"
+
+
+class SqliteDiscovery(DiscoveryQueries):
+    """Discovery, with the papers' texts streamed from the file."""
+
+    def text_version(self) -> tuple[int, int, str]:
+        """(papers, max id, a stamp that changes when a known paper's text may have): imports
+        add a source row, retitling sets user_title (a partial index holds those papers).
+        Tags, ratings and statuses change none of these."""
+        count, max_id = self.conn.execute("SELECT count(*), coalesce(max(id), 0) FROM paper").one()
+        sources = self.conn.execute("SELECT count(*), coalesce(max(id), 0) FROM source").one()
+        titled = self.conn.execute("SELECT count(*), coalesce(max(updated_at), '') FROM paper"
+                                   " WHERE user_title IS NOT NULL").one()
+        return count, max_id, f"sources {sources[0]}/{sources[1]}; titles {titled[0]}/{titled[1]}"
+
+    def paper_texts(self, ids: Collection[int] | None = None, *, after_id: int = 0
+                    ) -> Iterator[tuple[int, str, str]]:
+        """(id, title, rendered abstract) in id order, streamed; the title is the user's or
+        the real one (not the headline: made from the abstract, it would count words twice)."""
+        wanted = None if ids is None else set(ids)
+        cursor = self.conn.raw.execute(
+            "SELECT id, coalesce(user_title, title, '') AS title, abstract_text FROM paper"
+            " WHERE id > ? ORDER BY id", (after_id,))
+        while batch := cursor.fetchmany(_FETCH):
+            for row in batch:
+                if wanted is None or row["id"] in wanted:
+                    yield row["id"], row["title"], row["abstract_text"]
