@@ -56,9 +56,9 @@ def test_the_word_list_is_cached_and_renewed_when_the_index_changes(seeded, tmp_
     # another process (a new Catalog) reads the saved list instead of the whole index
     other = Catalog.open(seeded.path)
     try:
-        from catalog.store.sqlite.store import SqliteTx
+        from catalog.store.sqlite.roles import SqliteSearch
 
-        monkeypatch.setattr(SqliteTx, "vocabulary", lambda self: pytest.fail("read the index again"))
+        monkeypatch.setattr(SqliteSearch, "vocabulary", lambda self: pytest.fail("read the index again"))
         assert _alternatives(other, "interpretabilty")
         monkeypatch.undo()
         monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
