@@ -107,7 +107,7 @@ def _time(catalog, query: str) -> float:
 def _compare(db, url) -> None:
     """Each query on SQLite, on PostgreSQL ranking every match, and from its lists, alternated."""
     from catalog.library import Catalog
-    from catalog.store.postgres import topk
+    from catalog.store import lists
 
     sqlite, postgres = Catalog.open(db), Catalog.open(url)
     try:
@@ -115,9 +115,9 @@ def _compare(db, url) -> None:
         built, _ = postgres.store.lists.refresh(budget=None)
         print(f"postgresql ranked lists: {built} built in {time.perf_counter() - start:.1f} s")
         for query in QUERIES:
-            topk.ENABLED = False
+            lists.ENABLED = False
             full = _time(postgres, query)
-            topk.ENABLED = True
+            lists.ENABLED = True
             listed = _time(postgres, query)
             print(f"{query!r:36} sqlite {_time(sqlite, query):6.1f} ms   postgresql {full:6.1f} ms,"
                   f" with lists {listed:6.1f} ms")

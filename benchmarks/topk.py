@@ -1,15 +1,18 @@
 """Search at a million papers (issue 16): the query mix, first 50 results with snippets,
-in-process, p50/p95 per query; with the impact-ordered lists (catalog/store/sqlite/topk.py)
-and without them, alternating in one run, and whether both give the same top 50.
+in-process, p50/p95 per query; with the ranked lists (catalog/store/lists/) and without
+them, alternating in one run, and whether both give the same top 50.
 
     python -m benchmarks.topk CATALOG.db [--repeats 10] [--build | --build-mix] [--edit]
     python -m benchmarks.topk CATALOG.db --first [--baseline CHECKOUT] [--repeats 5]
+    python -m benchmarks.topk CATALOG.db --against CHECKOUT [--repeats 10]
 
 `--build` first builds every list the catalog qualifies for (what an import's refresh does
 with no time limit), timing it; `--build-mix` only the lists the mix reads, each timed;
 `--edit` then makes small changes (tags, a note, 200 new papers) that the lists follow by
 rescoring. `--first` times the first search of the ANDs and phrases that get lists of their
-own, each in a new process, against another checkout's. The catalog gets a `toread` tag on
+own, each in a new process, against another checkout's. `--against` times the mix with the
+lists in this checkout's code and another's (a copy of the catalog each), in processes
+alternating round by round. The catalog gets a `toread` tag on
 some papers if it has none (the tag filter needs one).
 """
 
@@ -44,11 +47,9 @@ MIX = [
 
 
 def _switch(on: bool) -> None:
-    try:
-        from catalog.store.sqlite import topk
-    except ImportError:  # before issue 16
-        return
-    topk.ENABLED = on
+    from catalog.store import lists
+
+    lists.ENABLED = on
 
 
 def ensure_tag(catalog, how_many: int) -> None:
@@ -62,7 +63,8 @@ def build(db: Path, only_mix: bool = False, extra: tuple[str, ...] = ()) -> str:
     queries and `extra` queries that a full build would make too), timed."""
     from catalog.library import Catalog
     from catalog.searching.query import parse
-    from catalog.store.sqlite import fts, topand, topbuild, topk
+    from catalog.store.lists import scoring
+    from catalog.store.sqlite import fts
 
     catalog = Catalog.open(db)
     try:
@@ -74,10 +76,10 @@ def build(db: Path, only_mix: bool = False, extra: tuple[str, ...] = ()) -> str:
         keys = set()
         for _, q in MIX + [(None, q) for q in extra]:
             compiled = fts.compile_query(parse(q))
-            keys.update([k] if (k := topk.list_key(compiled))
-                        else topand.and_keys(compiled) or topand.phrase_keys(compiled) or [])
+            keys.update([k] if (k := scoring.word_key(compiled))
+                        else scoring.and_keys(compiled) or scoring.phrase_keys(compiled) or [])
         with catalog.store.read() as tx:  # only those a full refresh would build (frequent enough)
-            keys &= {k for k, _ in topbuild.candidates(tx.lists.words(), topk.min_matches(catalog.count("")))}
+            keys &= {k for k, _ in scoring.candidates(tx.lists.words(), scoring.min_matches(catalog.count("")))}
         times = {}
         for key in sorted(keys):
             one = time.perf_counter()
@@ -168,7 +170,7 @@ def report(db: Path, repeats: int, sides: tuple[bool, ...] = (True, False)) -> l
 
 
 # ANDs and phrases of frequent words whose words' lists do not prove the page at 1M papers: the
-# first search ranks their own list (catalog/store/sqlite/topand.py).
+# first search ranks their own list (catalog/store/lists/sqlite_several.py).
 FIRST = ["sparse attention", "graph neural network", '"language models"', "language model"]
 _CHILD = """import sys, time
 from catalog.library import Catalog
@@ -220,6 +222,58 @@ def first_searches(db: Path, repeats: int, baseline: str | None) -> list[str]:
     return lines + [""]
 
 
+_MIX_CHILD = """import json, sys, time
+from catalog.library import Catalog
+catalog = Catalog.open(sys.argv[1])
+times = {}
+for query in json.loads(sys.argv[2]):
+    catalog.search(query)  # warm: the first search of a process opens its connections
+    times[query] = []
+    for _ in range(int(sys.argv[3])):
+        start = time.perf_counter()
+        catalog.search(query)
+        times[query].append(time.perf_counter() - start)
+print(json.dumps(times))
+"""
+
+
+def against(db: Path, repeats: int, baseline: str, inner: int = 3) -> list[str]:
+    """The mix with the lists, this checkout's code against `baseline`'s (its folder, put
+    first on PYTHONPATH), each on a copy of the catalog, a process per side per round,
+    alternating; `inner` searches of each query a round after a warm one."""
+    import json
+    import os
+    import shutil
+    import subprocess
+    import sys
+    import tempfile
+
+    here = str(Path(__file__).resolve().parents[1])
+    sides = {"this": here, "baseline": baseline}
+    queries = [q for _, q in MIX]
+    times: dict = {(q, side): [] for q in queries for side in sides}
+    with tempfile.TemporaryDirectory(dir=db.parent) as folder:
+        copies = {side: Path(folder) / f"{side}.db" for side in sides}
+        for copy in copies.values():
+            shutil.copy(db, copy)
+        for _ in range(repeats):
+            for side, root in sides.items():
+                env = {**os.environ, "PYTHONPATH": root, "CATALOG_DISCOVER_REFRESH": "off"}
+                out = subprocess.run([sys.executable, "-c", _MIX_CHILD, str(copies[side]), json.dumps(queries),
+                                      str(inner)], env=env, check=True, capture_output=True, text=True, cwd=root)
+                for query, found in json.loads(out.stdout).items():
+                    times[query, side] += found
+    lines = [f"### The mix with the lists: this checkout against {baseline} ({repeats} rounds of {inner},"
+             " alternating)", "", "| query | this p50 | this p95 | baseline p50 | baseline p95 | p50 ratio |",
+             "| --- | --- | --- | --- | --- | --- |"]
+    for label, query in MIX:
+        t50, t95 = percentiles(times[query, "this"])
+        b50, b95 = percentiles(times[query, "baseline"])
+        lines.append(f"| {label} `{query}` | {ms(t50)} | {ms(t95)} | {ms(b50)} | {ms(b95)} |"
+                     f" {t50 / max(b50, 1e-9):.2f}x |")
+    return lines + [""]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("db", type=Path)
@@ -233,7 +287,11 @@ def main() -> None:
     parser.add_argument("--first", action="store_true",
                         help="time the first search of ANDs and phrases whose lists a search ranks (new processes)")
     parser.add_argument("--baseline", help="with --first: a checkout to alternate with (its folder)")
+    parser.add_argument("--against", help="time the mix with the lists against another checkout (its folder)")
     args = parser.parse_args()
+    if args.against:
+        print("\n".join(against(args.db, args.repeats, args.against)))
+        return
     if args.first:
         print("\n".join(first_searches(args.db, args.repeats, args.baseline)))
         return

@@ -12,12 +12,14 @@ inserts) or when a disk misbehaves:
     derived text   abstract_text, headline, search_extra,  repair: derive again (keys kept)
                    fingerprint not those of the abstract
     search index   FTS5 integrity-check                    repair: 'rebuild'
-    ranked lists   top-k lists of frequent words stale,    repair: rank them again
-                   or not the full ranking's head
+    ranked lists   a big catalog's frequent words without  repair: rank them (after the
+                   lists, lists out of date, or not the    others, in short transactions
+                   full ranking's head                     of their own, with progress)
 
 Checks run inside one write transaction (FTS5's integrity-check is an INSERT). With --fix a
-copy of the file is kept first, then every repair runs in one write transaction and the
-checks run again, so the report says what was done and what is still wrong.
+copy of the file is kept first, then every repair runs in one write transaction, the ranked
+lists (derived data, minutes at a million papers) are ranked after it, and the checks run
+again, so the report says what was done and what is still wrong.
 
 `check_file` is what `catalog doctor` runs: it also takes files no other command opens.
 
@@ -70,7 +72,10 @@ class DoctorReport:
 class _Check:
     name: str
     find: Callable[[object], list[str]]  # a transaction -> the problems, one line each
-    fix: Callable[[object], str]  # a transaction -> what it did
+    fix: Callable[[object], str] | None  # a transaction -> what it did
+    # Or, for derived data too long to rank in the repairs' transaction: (store, notify) ->
+    # what it did, after that transaction.
+    after: Callable[[Store, Callable[[str], None]], str] | None = None
 
 
 def _integrity(tx) -> list[str]:
@@ -157,29 +162,37 @@ def _rebuild(tx) -> str:
     return "rebuilt the search index"
 
 
-def _top_lists(tx) -> list[str]:
+def _ranked_lists(tx) -> list[str]:
+    found = tx.lists.problems()
     problems = []
-    stale = tx.lists.stale()
-    if stale:
-        problems.append(f"{len(stale)} ranked list(s) of frequent words are out of date (searches for"
+    if found.choose_at:
+        problems.append(f"the frequent words of these {found.choose_at:,} papers have no ranked lists (searches"
+                        " for them rank every match until they are ranked)")
+    if found.stale:
+        problems.append(f"{len(found.stale)} ranked list(s) of frequent words are out of date (searches for"
                         " those words rank every match until they are rebuilt)")
-    problems += [f"the ranked list of {key} differs from the full ranking" for key in tx.lists.mismatches()]
-    return problems
+    return problems + [f"the ranked list of {key} differs from the full ranking" for key in found.differing]
 
 
-def _rebuild_top_lists(tx) -> str:
-    """Rebuild the lists of words out of date and any list unlike the ranking; drop the lists
-    of ANDs and phrases ranked before the last change (not a problem: the next search of each
-    ranks it again, which rebuilding hundreds here would only do sooner)."""
-    keys = sorted(set(tx.lists.stale()) | set(tx.lists.mismatches()))
-    for key in keys:
-        tx.lists.build(key)
-    stale = [k for k in tx.lists.several()[1] if k not in keys]
-    tx.lists.drop(stale)
-    tx.lists.forget_changes()
-    dropped = (f"; dropped {len(stale)} list(s) of ANDs and phrases ranked before the last change (the next"
-               " search of each ranks it again)") if stale else ""
-    return f"rebuilt {len(keys)} ranked list(s){dropped}"
+def _rank_lists_again(store: Store, notify: Callable[[str], None] = lambda message: None) -> str:
+    """Rebuild any list unlike the ranking and drop the lists of ANDs and phrases ranked
+    before the last change (not a problem: the next search of each ranks it again, which
+    ranking hundreds here would only do sooner), in one transaction; then rank the lists out
+    of date and those of the frequent words chosen again, each in short transactions of its
+    own, saying how far it got."""
+    with store.write(catch_up=False) as tx:
+        rebuilt, dropped = tx.lists.repair()
+
+    def progress(done: int, of: int) -> None:
+        if done == of or done % max(1, of // 10) == 0:
+            notify(f"ranking lists: {done:,} of {of:,}")
+
+    built, left = store.lists.refresh(budget=None, rescored=True, progress=progress)
+    also = (f"; dropped {dropped} list(s) of ANDs and phrases ranked before the last change (the next"
+            " search of each ranks it again)") if dropped else ""
+    if left:
+        also += f"; {left} left, the catalog changed meanwhile (run it again)"
+    return f"rebuilt {rebuilt + built} ranked list(s){also}"
 
 
 CHECKS = (
@@ -190,7 +203,7 @@ CHECKS = (
     _Check("search copies", _stale_copies, _recompute_copies),
     _Check("derived text", _derived, _rederive),
     _Check("search index", _search_index, _rebuild),
-    _Check("ranked lists", _top_lists, _rebuild_top_lists),
+    _Check("ranked lists", _ranked_lists, None, _rank_lists_again),
 )
 
 
@@ -214,7 +227,7 @@ def examine(tx) -> list[Finding]:
     return [f for check in CHECKS for f in _run_check(tx, check)]
 
 
-def run(store: Store, *, fix: bool = False) -> DoctorReport:
+def run(store: Store, *, fix: bool = False, notify: Callable[[str], None] = lambda message: None) -> DoctorReport:
     report = DoctorReport(store.path or store.location, checked=[c.name for c in CHECKS])
     # Checking changes nothing: its transaction (a write one, for FTS5's integrity-check) is
     # rolled back, which also keeps a damaged page from failing a COMMIT.
@@ -226,19 +239,28 @@ def run(store: Store, *, fix: bool = False) -> DoctorReport:
     if not fix or not report.found:
         return report
     report.backup = store.safety_copy("before-doctor")  # a server: the one transaction is the safety
+    found = {f.check for f in report.found}
     try:
         with store.write(catch_up=False) as tx:  # the "derived text" check does it, and says so
             for check in CHECKS:
-                if _run_check(tx, check):
-                    try:
-                        report.repaired.append(check.fix(tx))
-                    except StoreError as exc:
-                        report.repaired.append(f"could not repair {check.name}: {str(exc).splitlines()[0]}")
-            report.remaining = examine(tx)
+                if check.fix is not None and _run_check(tx, check):
+                    report.repaired.append(_repair(check.name, lambda: check.fix(tx)))
     except StoreError as exc:  # the repairs could not be committed: nothing changed
         report.repaired = [f"could not save the repairs: {str(exc).splitlines()[0]}"]
-        report.remaining = list(report.found)
+        return report
+    for check in CHECKS:
+        if check.after is not None and check.name in found:
+            report.repaired.append(_repair(check.name, lambda: check.after(store, notify)))
+    with store.checking() as tx:
+        report.remaining = examine(tx)
     return report
+
+
+def _repair(name: str, action: Callable[[], str]) -> str:
+    try:
+        return action()
+    except StoreError as exc:
+        return f"could not repair {name}: {str(exc).splitlines()[0]}"
 
 
 # --- files the other commands refuse: damaged, unversioned, read-only -----------------------
@@ -254,7 +276,7 @@ def check_file(path: Path, *, fix: bool = False, notify=lambda message: None) ->
 
         store = open_store(path, notify=notify)
         try:
-            return run(store, fix=fix)
+            return run(store, fix=fix, notify=notify)
         finally:
             store.close()
     catalog_file = file_check(path)
@@ -282,7 +304,7 @@ def _check(catalog_file, shown: Path, fix: bool, notify) -> DoctorReport:
             return report
     store = catalog_file.open(notify)
     try:
-        checked = run(store, fix=fix)
+        checked = run(store, fix=fix, notify=notify)
         if catalog_file.path == shown:  # not a copy: the cache belongs to the file's own path
             checked.notes.extend(derived_data(store))
     finally:

@@ -30,11 +30,11 @@ from catalog.store import Store, open_store
 
 Notify = Callable[[str], None]
 Stop = Callable[[], bool]
-# After an import that leaves ranked lists of frequent words (issue 16) searches cannot read,
-# without the background refresher: rebuilt here for at most this share of the import's time,
-# and at least TOP_LISTS_FLOOR seconds.
-TOP_LISTS_SHARE = 0.12
-TOP_LISTS_FLOOR = 5.0
+# After an import that leaves ranked lists of frequent words searches cannot read, without
+# the background refresher: ranked again here for at most this share of the import's time,
+# and at least RANKED_LISTS_FLOOR seconds.
+RANKED_LISTS_SHARE = 0.12
+RANKED_LISTS_FLOOR = 5.0
 
 
 class Catalog(Exchange):
@@ -106,12 +106,12 @@ class Catalog(Exchange):
             from catalog.discover import related
 
             related.refresh_after_import(self.store, background=background)  # derived data
-            self._refresh_top_lists(background, monotonic() - start)
+            self._refresh_ranked_lists(background, monotonic() - start)
         return report
 
-    def _refresh_top_lists(self, background: bool, took: float) -> None:
+    def _refresh_ranked_lists(self, background: bool, took: float) -> None:
         """The ranked lists of frequent words after an import. A few hundred new papers need
-        nothing: searches rescore the lists with them (store/sqlite/topk.py). Past that (or
+        nothing: searches follow them (catalog/store/lists/). Past that (or
         when words are to be chosen again), `background`: the detached refresher rebuilds
         them (catalog/discover/refresher.py, as for the discovery cache; minutes at 1M papers) while
         searches rank every match; otherwise here, most frequent first, within a share of the
@@ -126,7 +126,7 @@ class Catalog(Exchange):
             location = self.store.path if self.store.path is not None else self.store.url
             refresher.start(location, related.engine(self.store).cache_dir)
         else:
-            self.store.lists.refresh(budget=max(TOP_LISTS_FLOOR, TOP_LISTS_SHARE * took))
+            self.store.lists.refresh(budget=max(RANKED_LISTS_FLOOR, RANKED_LISTS_SHARE * took))
 
     # --- finding papers -----------------------------------------------------------------
 
@@ -146,6 +146,8 @@ class Catalog(Exchange):
                 hits += tx.search.page(parsed, limit=rest, offset=max(0, offset - len(named)),
                                        with_text=snippets and parsed.has_text, sort=sort)
             also = tx.search.acronyms_for(parsed) if snippets and any(hit.text for hit in hits) else {}
+            ranked = tx.lists.to_keep()
+        self.store.lists.keep(ranked)  # the lists this search ranked of its own, for the next one
         return _with_snippets(hits, parsed, also) if snippets else [hit.summary for hit in hits]
 
     def highlight_terms(self, query: str) -> highlight.Terms:

@@ -113,7 +113,7 @@ def pytest_terminal_summary(terminalreporter, config):
 
 # The files that take longest start first, so that no worker is left with one of them at the
 # end while the others idle (pytest-xdist hands out whole files in collection order).
-_LONGEST_FILES = ("test_topk.py", "test_crash.py", "test_tui_keys.py", "test_benchmarks.py",
+_LONGEST_FILES = ("test_ranked_lists.py", "test_crash.py", "test_tui_keys.py", "test_benchmarks.py",
                   "test_concurrency.py")
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sqlite3
 
 from catalog.searching.acronyms import winners
-from catalog.store.base import AcronymRow
+from catalog.store.rows import AcronymRow
 
 
 def keys(catalog, query: str) -> list[str]:

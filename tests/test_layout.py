@@ -122,3 +122,32 @@ def test_the_store_loads_no_module_by_its_name():
              if path.relative_to(PACKAGE).parts[0] == "store"
              for node in ast.walk(tree) if isinstance(node, ast.Attribute) and node.attr == "import_module"]
     assert found == []
+
+
+def test_the_stores_classes_are_composed_not_stacked():
+    """At most three bases a class, and no class over 600 lines counting its bases: a reader
+    finds what an object does in one or two places, and no method waits for a later base to
+    override it."""
+    import importlib
+    import inspect
+    import pkgutil
+
+    import catalog.store
+
+    found = []
+    for module in pkgutil.walk_packages(catalog.store.__path__, "catalog.store."):
+        if module.name.startswith("catalog.store.postgres"):
+            try:
+                import psycopg  # noqa: F401
+            except ImportError:
+                continue
+        loaded = importlib.import_module(module.name)
+        for name, cls in inspect.getmembers(loaded, inspect.isclass):
+            if cls.__module__ != loaded.__name__:
+                continue
+            bases = [b for b in cls.__bases__ if b is not object]
+            lines = sum(len(inspect.getsource(k).splitlines()) for k in cls.__mro__
+                        if k.__module__.startswith("catalog."))
+            if len(bases) > 3 or lines > 600:
+                found.append(f"{module.name}.{name}: {len(bases)} bases, {lines} lines")
+    assert found == []

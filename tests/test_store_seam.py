@@ -11,7 +11,7 @@ import pytest
 from catalog.store import base
 
 ROLES = {"papers": base.Papers, "edits": base.Edits, "imports": base.Imports, "search": base.Search,
-         "discovery": base.Discovery, "upkeep": base.Upkeep}
+         "discovery": base.Discovery, "upkeep": base.Upkeep, "lists": base.RankedLists}
 
 
 def _public_methods(cls) -> set[str]:
@@ -36,3 +36,9 @@ def test_a_backend_missing_part_of_a_role_cannot_be_made():
 
     with pytest.raises(TypeError, match="abstract"):
         Incomplete(None, "ann")
+
+
+def test_the_store_is_its_interface_and_its_lists_theirs(empty_any):
+    store = empty_any.store
+    assert isinstance(store, base.Store) and isinstance(store.lists, base.RankedListUpkeep)
+    assert _public_methods(type(store.lists)) == _public_methods(base.RankedListUpkeep)

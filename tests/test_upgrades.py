@@ -330,9 +330,9 @@ def test_revision_0008_indexes_word_forms_of_existing_papers(tmp_path):
 
 def test_revision_0010_adds_empty_ranked_lists_and_keeps_user_data(tmp_path, monkeypatch):
     """An 0008 catalog with user data: after the upgrade the ranked lists of frequent words
-    (issue 16) exist, empty; the first refresh fills them (the threshold lowered to this
-    catalog's size) and search gives the full ranking; user data unchanged; a downgrade drops them."""
-    from catalog.store.sqlite import topk
+    exist, empty; the first refresh fills them (the threshold lowered to this catalog's size)
+    and search gives the full ranking; user data unchanged; a downgrade drops them."""
+    from catalog.store.lists import scoring
 
     path = _at(tmp_path / "old.db", "0008")
     with sqlite3.connect(path) as conn:
@@ -346,7 +346,7 @@ def test_revision_0010_adds_empty_ranked_lists_and_keeps_user_data(tmp_path, mon
             assert conn.execute("SELECT count(*) FROM term_top").fetchone() == (0,)
             assert user_data(conn) == before
         expected = [p.key for p in catalog.search("study", limit=200)]
-        monkeypatch.setattr(topk, "MIN_MATCHES", 10)
+        monkeypatch.setattr(scoring, "MIN_MATCHES", 10)
         built, stale = catalog.store.lists.refresh(budget=None)
         assert built > 0 and stale == 0
         assert [p.key for p in catalog.search("study", limit=200)] == expected

@@ -3,9 +3,11 @@
     python -m catalog.discover.refresher DB      # what `start` runs, detached
     CATALOG_REFRESH_SERVER=URL python -m catalog.discover.refresher --server   # a PostgreSQL catalog
 
-It also rebuilds the ranked lists of frequent words (issue 16, store/sqlite/topk.py) when an
+It also ranks again the ranked lists of frequent words (catalog/store/lists/) when an
 import left some that searches cannot read (past a few hundred changed papers): minutes at a
-million papers, each list ranked in a read transaction, so writers never wait on it.
+million papers, each list ranked in a read transaction, so writers never wait on it. Searches
+keep no list of their own while it runs (they give way), a write held up by another writer is
+tried again, and what it ranked stays ranked: a run cut short is resumed by the next.
 
 An import that adds papers leaves the cache stale, or (a catalog that never used discovery)
 missing; the next `similar`, `recommend`, `topics` or triage would pay for it: 91 s to build
@@ -113,7 +115,7 @@ def main(argv: list[str] | None = None) -> int:
                     _log(cache_dir, f"{report.kind} {report.papers} papers "
                                     f"(+{report.added} ~{report.changed} -{report.removed}) "
                                     f"in {report.seconds:.1f} s")
-                built = _top_lists(store, cache_dir)
+                built = _ranked_lists(store, cache_dir)
                 if report is None and not built:  # both fresh
                     break
         return 0
@@ -131,8 +133,8 @@ def main(argv: list[str] | None = None) -> int:
             store.close()
 
 
-def _top_lists(store, cache_dir: Path) -> int:
-    """The ranked lists of frequent words searches cannot read (issue 16), rebuilt: how many.
+def _ranked_lists(store, cache_dir: Path) -> int:
+    """The ranked lists of frequent words searches cannot read, ranked again: how many.
     Only when behind (a cheap check), so a small import costs nothing here."""
     if not store.lists.behind():
         return 0

@@ -2,11 +2,15 @@
 its roles).
 
     base.py        the seam: Store, Transaction, its roles (papers, edits, imports, search,
-                   discovery, upkeep, lists), the named results they return
+                   discovery, upkeep, lists) and the store's lists across transactions
+    rows.py        rows to the dataclasses of catalog/results.py and the store's named results,
+                   by column name; the summary columns; IN-list chunks
+    pool.py        what both backends' connections share: rows, a pool of connections
     compiler.py    the query compiler's interface and its CompiledQuery (one per backend)
     tierplan.py    the search tiers a query's words make, planned once for both compilers
+    fts5.py        SQLite's full-text index: tables, columns and weights, a word quoted
+    tsvector.py    PostgreSQL's full-text index: its vectors and ts_rank's weights
     schema.py      the schema's revision and history (Alembic), one for every backend
-    rows.py        rows to the dataclasses of catalog/results.py, by column name; IN-list chunks
     papers.py      Papers: keys, summaries, details, export records, counts
     edits.py       Edits: tags, status/rating/title, notes, saved searches, annotations
     imports.py     Imports: sources, new papers, provenance, dedupe lookups, merges, acronyms,
@@ -14,13 +18,13 @@ its roles).
     discovery.py   Discovery: stored topics, which papers it learns from or leaves out
     ranked.py      Search: the tiers walked, counts, facets, acronyms
     filters.py     the query language's filters as SQL conditions (both backends)
+    lists/         the ranked lists of frequent words: scoring, reading, building, upkeep
     copying.py     a whole catalog from one store into another (`catalog copy`, backups)
     sqlite/        the SQLite backend: connections and pragmas, files and their checks,
-                   migrations, the FTS5 compiler, its own roles, doctor's checks, `catalog sql`,
-                   ranked lists of frequent words (top*.py)
+                   migrations, the FTS5 compiler, its own roles, doctor's checks, `catalog sql`
     postgres/      the PostgreSQL backend (a shared catalog): the same roles through a
                    connection that takes `?` placeholders, a tsvector compiler, COPY for bulk
-                   loads, LISTEN/NOTIFY for data_version, its doctor checks, ranked lists (topk.py)
+                   loads, LISTEN/NOTIFY for data_version, its doctor checks
 
 The shared modules are plain SQL that SQLite and PostgreSQL both run; a backend adds what only
 it can do (full-text search, bulk loads, upkeep). postgres/ never imports sqlite/. Nothing

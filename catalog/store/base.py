@@ -15,7 +15,7 @@ statement). A `Transaction` is a set of role objects, each with one job:
 Each role is an abstract class below; the shared modules (papers.py, edits.py, imports.py,
 discovery.py, ranked.py) implement them in SQL both backends run, and a backend composes its
 transaction from those and its own (sqlite/, postgres/). Role objects return the dataclasses
-of catalog/results.py or the named results here, read by column name. Nothing outside this
+of catalog/results.py or the named results of rows.py, read by column name. Nothing outside this
 package sees a connection, a cursor or SQL.
 
 Modelled on harlequin's adapters (HarlequinAdapter / Connection / Cursor): a small abstract
@@ -24,135 +24,14 @@ seam with one implementation per backend, and tests parametrized over backends.
 
 from __future__ import annotations
 
-import threading
 from abc import ABC, abstractmethod
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import AbstractContextManager, contextmanager
-from dataclasses import dataclass
+from contextlib import AbstractContextManager
 from datetime import datetime
 from pathlib import Path
-from typing import NamedTuple
 
-
-# --- named results ------------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class MergeRecord:
-    """A record that joined a paper at an import (what `catalog split` undoes)."""
-
-    id: int
-    source_id: int
-    position: int
-    evidence: str
-    filled: str  # the paper's fields it filled, space-separated
-    record: str  # the record as JSON
-
-
-@dataclass(frozen=True)
-class AcronymRow:
-    """An acronym the abstracts define, with how many papers define it so."""
-
-    short: str
-    long_key: str  # the long form as compared
-    long: str  # the long form as written
-    papers: int
-    ordinary: bool  # texts also use the short form as an ordinary word: never expanded
-
-
-class SchemaObject(NamedTuple):
-    kind: str  # table, index, view, trigger
-    name: str
-    sql: str
-
-
-class DanglingRow(NamedTuple):
-    table: str
-    rowid: int | None
-    parent: str
-
-
-# --- rows and connections -------------------------------------------------------------------
-
-class Rows:
-    """A statement's rows, read the few ways the store needs; a backend's Result provides
-    `_cursor` and `_fetch(many)` (which turns its driver's errors into the store's)."""
-
-    __slots__ = ("_cursor",)
-
-    def _fetch(self, many: bool):
-        raise NotImplementedError
-
-    def all(self) -> list:
-        return self._fetch(True)
-
-    def first(self):
-        return self._fetch(False)
-
-    def one(self):
-        row = self._fetch(False)
-        if row is None:
-            raise LookupError("the query returned no row")
-        return row
-
-    def scalar(self):
-        row = self._fetch(False)
-        return None if row is None else row[0]
-
-    def scalars(self) -> list:
-        return [row[0] for row in self._fetch(True)]
-
-    @property
-    def rowcount(self) -> int:
-        return self._cursor.rowcount
-
-    def __iter__(self):
-        return iter(self._fetch(True))
-
-
-class ConnectionPool(ABC):
-    """Connections to one catalog, each lent to one unit of work at a time, so threads such as
-    the TUI's workers never share one. Idle ones are kept: opening a connection costs more
-    than a typical query. A backend says how to open one, and when one must not be lent again."""
-
-    KEEP_IDLE = 4
-
-    def __init__(self):
-        self._idle: list = []
-        self._lock = threading.Lock()
-
-    @abstractmethod
-    def _connect(self): ...
-
-    def _spent(self, conn) -> bool:
-        """A connection left inside a transaction is closed, not lent out again."""
-        return conn.in_transaction
-
-    @contextmanager
-    def connection(self) -> Iterator:
-        with self._lock:
-            conn = self._idle.pop() if self._idle else None
-        if conn is None:
-            conn = self._connect()
-        try:
-            yield conn
-        except BaseException:
-            conn.close()  # its state is unknown; don't lend it out again
-            raise
-        if self._spent(conn):
-            conn.close()
-            return
-        with self._lock:
-            if len(self._idle) < self.KEEP_IDLE:
-                self._idle.append(conn)
-                return
-        conn.close()
-
-    def close(self) -> None:
-        with self._lock:
-            idle, self._idle = self._idle, []
-        for conn in idle:
-            conn.close()
+from catalog.store.rows import DanglingRow, ListProblems, MergeRecord, SchemaObject
 
 
 # --- the roles of a transaction -------------------------------------------------------------
@@ -513,24 +392,25 @@ class RankedLists(Role):
         """Whether a list may serve this tier's page (then it is walked alone)."""
 
     @abstractmethod
+    def to_keep(self) -> list:
+        """The lists this transaction's searches ranked of their own, for the caller to keep
+        after it (store.lists.keep): a read never writes them itself."""
+
+    @abstractmethod
     def keys(self) -> list[str]:
         """Every list kept."""
 
     @abstractmethod
     def words(self) -> list[tuple[str, int]]:
-        """(key, papers matching) of the words that could have a list."""
+        """(word, papers holding it) of the words that could have lists."""
 
     @abstractmethod
     def stale(self, keys: list[str] | None = None, *, rescored: bool = True) -> list[str]:
         """The lists (of `keys`, or all of words) a search would not read."""
 
     @abstractmethod
-    def mismatches(self) -> list[str]:
-        """The lists whose head differs from the full ranking's."""
-
-    @abstractmethod
     def build(self, key: str) -> int:
-        """Rank one list again from the full ranking."""
+        """Rank one list again from the full ranking; how many papers it matches."""
 
     @abstractmethod
     def several(self) -> tuple[list[str], list[str]]:
@@ -540,8 +420,13 @@ class RankedLists(Role):
     def drop(self, keys: list[str]) -> None: ...
 
     @abstractmethod
-    def forget_changes(self) -> None:
-        """Forget the changes every list was ranked after."""
+    def problems(self) -> ListProblems:
+        """What doctor reports."""
+
+    @abstractmethod
+    def repair(self) -> tuple[int, int]:
+        """What doctor --fix does in its transaction (store.lists.refresh ranks the rest after
+        it): (lists whose head differs ranked again, stale lists of several words dropped)."""
 
     @abstractmethod
     def note(self) -> str | None:
@@ -567,17 +452,26 @@ class Transaction(ABC):
 # --- the catalog as a whole -----------------------------------------------------------------
 
 class RankedListUpkeep(ABC):
-    """A store's ranked lists across transactions: ranking again those searches cannot read."""
+    """A store's ranked lists across transactions: ranking again those searches cannot read,
+    and keeping those searches ranked."""
 
     @abstractmethod
-    def refresh(self, *, budget: float | None, rescored: bool | None = None) -> tuple[int, int]:
+    def refresh(self, *, budget: float | None, rescored: bool | None = None,
+                progress: Callable[[int, int], None] | None = None) -> tuple[int, int]:
         """Rank again the lists searches cannot read (`rescored`, the default with a budget;
-        else also those following changes) for at most `budget` seconds (None: all): (built,
-        still stale)."""
+        else also those following changes) for at most `budget` seconds (None: all, the
+        frequent words chosen again first): (built, still stale). Each list is ranked in a
+        transaction of its own; one another writer holds up is tried again, and what is done
+        stays done. `progress(done, of)` after each list."""
 
     @abstractmethod
     def behind(self) -> bool:
         """Whether refresh has work (cheap: what an import asks)."""
+
+    @abstractmethod
+    def keep(self, made: list) -> None:
+        """Write the lists a read ranked (its tx.lists.to_keep()), in a short write that never
+        waits for another writer: skipped when one holds the catalog."""
 
 
 class Store(ABC):

@@ -13,6 +13,17 @@ class DiscoveryQueries(Discovery):
     """The Discovery role in SQL both backends run, but for the papers' texts (the backend's
     own); `user`: whose reading status and rating count."""
 
+    def text_version(self) -> tuple[int, int, str]:
+        """(papers, max id, a stamp that changes when a known paper's text may have): imports
+        add a source row, retitling sets user_title (a partial index holds those papers).
+        Tags, ratings and statuses change none of these."""
+        papers = self.conn.execute("SELECT count(*) AS n, coalesce(max(id), 0) AS newest FROM paper").one()
+        sources = self.conn.execute("SELECT count(*) AS n, coalesce(max(id), 0) AS newest FROM source").one()
+        titled = self.conn.execute("SELECT count(*) AS n, coalesce(CAST(max(updated_at) AS TEXT), '') AS newest"
+                                   " FROM paper WHERE user_title IS NOT NULL").one()
+        return (papers["n"], papers["newest"],
+                f"sources {sources['n']}/{sources['newest']}; titles {titled['n']}/{titled['newest']}")
+
     # --- stored topics (the `topic` table, migration 0007) ----------------------------------
 
     def save_topics(self, scope: str, records: Iterable) -> None:

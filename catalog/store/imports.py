@@ -10,7 +10,8 @@ from collections.abc import Iterable, Sequence
 from datetime import datetime
 
 from catalog.errors import StoreError
-from catalog.store.base import Imports, MergeRecord
+from catalog.store.base import Imports
+from catalog.store.rows import MergeRecord
 from catalog.store.rows import chunks
 
 # The columns of a new paper, in the order of prepare.PaperRow, then its key and times.

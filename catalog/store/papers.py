@@ -8,12 +8,7 @@ from collections.abc import Sequence
 from catalog.results import ExportPaper, PaperDetail, PaperState, PaperSummary, TagCount
 from catalog.store import rows
 from catalog.store.base import Papers
-from catalog.store.rows import chunks
-
-SUMMARY = ("p.id, p.key, coalesce(p.user_title, p.title, p.headline) AS title, p.venue, p.year,"
-           " coalesce(r.status, 'unread') AS status, r.rating, p.tags_text, p.notes_text != '' AS has_notes")
-# Reading status and rating are each person's own (paper_reader); the parameter: the reader.
-READER = "LEFT JOIN paper_reader r ON r.paper_id = p.id AND r.reader = ?"
+from catalog.store.rows import READER_JOIN, SUMMARY_COLUMNS, chunks
 
 
 class PaperReads(Papers):
@@ -57,15 +52,15 @@ class PaperReads(Papers):
         """The papers with these ids, in that order."""
         found: dict[int, PaperSummary] = {}
         for part, marks in chunks(ids):
-            for row in self.conn.execute(f"SELECT {SUMMARY} FROM paper p {READER} WHERE p.id IN ({marks})",
+            for row in self.conn.execute(f"SELECT {SUMMARY_COLUMNS} FROM paper p {READER_JOIN} WHERE p.id IN ({marks})",
                                          (self.user, *part)):
                 found[row["id"]] = rows.summary(row)
         return [found[i] for i in ids if i in found]
 
     def detail(self, paper_id: int) -> PaperDetail:
         row = self.conn.execute(
-            f"SELECT {SUMMARY}, p.abstract, p.abstract_text, p.headline, p.title AS real_title,"
-            f" p.user_title, p.authors, p.doi, p.arxiv_id, p.url, p.kind FROM paper p {READER} WHERE p.id = ?",
+            f"SELECT {SUMMARY_COLUMNS}, p.abstract, p.abstract_text, p.headline, p.title AS real_title,"
+            f" p.user_title, p.authors, p.doi, p.arxiv_id, p.url, p.kind FROM paper p {READER_JOIN} WHERE p.id = ?",
             (self.user, paper_id)).one()
         sources = self.conn.execute(
             "SELECT s.path, s.venue, s.year, pr.position, m.evidence FROM provenance pr"
@@ -97,7 +92,7 @@ class PaperReads(Papers):
             for row in self.conn.execute(
                     "SELECT p.id, p.key, p.fingerprint, p.title, p.headline, p.user_title, p.authors, p.venue,"
                     " p.year, coalesce(r.status, 'unread') AS status, r.rating, p.doi, p.arxiv_id, p.url, p.kind,"
-                    f" p.abstract, p.added_at FROM paper p {READER} WHERE p.id IN ({marks})",
+                    f" p.abstract, p.added_at FROM paper p {READER_JOIN} WHERE p.id IN ({marks})",
                     (self.user, *part)):
                 found[row["id"]] = row
             for row in self.conn.execute(

@@ -13,17 +13,12 @@ from catalog.errors import StoreError
 from catalog.searching.query import RELEVANCE, Query, QueryError, Sort, Text
 from catalog.results import Facets, SearchHit
 from catalog.store import rows
-from catalog.store.base import AcronymRow, Papers, RankedLists, Search
+from catalog.store.base import Papers, RankedLists, Search
+from catalog.store.rows import AcronymRow
 from catalog.store.compiler import CompiledQuery, Compiler
 
 # Papers holding only some of the words are listed when fewer than this many hold them all.
 SOME_BELOW = 50
-
-
-def catalog_resized(seen: int, papers: int) -> bool:
-    """Whether a catalog of `papers` has grown or shrunk by a quarter since its ranked lists'
-    words were chosen at `seen` papers: then both backends choose them again."""
-    return not 0.8 * seen <= papers <= 1.25 * seen
 
 
 class RankedSearch(Search):
@@ -250,6 +245,16 @@ class RankedSearch(Search):
             statuses=((("unread", unread),) if unread else ()) + others,
             ratings=tuple((r["rating"], r["papers"]) for r in run("ratings")),
             saved=(), total=total)
+
+    def vocabulary_stamp(self) -> str:
+        """Changes when papers are imported or their text changes, from indexes alone (no
+        count of the papers: that reads the whole table). Tags and notes written since are
+        left out of suggestions until then."""
+        newest = self.conn.execute("SELECT coalesce(max(id), 0) FROM paper").scalar()
+        sources = self.conn.execute("SELECT count(*) AS n, coalesce(max(id), 0) AS newest FROM source").one()
+        titled = self.conn.execute("SELECT count(*) AS n, coalesce(CAST(max(updated_at) AS TEXT), '') AS newest"
+                                   " FROM paper WHERE user_title IS NOT NULL").one()
+        return f"{newest}/{sources['n']}/{sources['newest']}/{titled['n']}/{titled['newest']}"
 
     def titled(self, title: str, limit: int = 20) -> list:
         """Rows (dedupe's FACT_COLUMNS) of papers whose real title holds `title` as a phrase."""

@@ -1,14 +1,25 @@
-"""Rows to the dataclasses of catalog/results.py, always by column name; and the helper that
-splits long `IN (...)` lists (SQLite allows a limited number of parameters per statement)."""
+"""Rows to the dataclasses of catalog/results.py, always by column name; the store's own named
+results (what the role objects return besides those); the summary columns both backends read;
+and the helper that splits long `IN (...)` lists (SQLite allows a limited number of parameters
+per statement)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from datetime import datetime
+from typing import NamedTuple
 
 from catalog.results import ExportPaper, NoteView, PaperSummary, SourceRef
 
 CHUNK = 500
+# A paper's summary (rows.summary reads it), with this reader's status and rating: the
+# parameter of READER_JOIN is the reader.
+SUMMARY_COLUMNS = (
+    "p.id, p.key, coalesce(p.user_title, p.title, p.headline) AS title, p.venue, p.year, "
+    "coalesce(r.status, 'unread') AS status, r.rating, p.tags_text, p.notes_text != '' AS has_notes"
+)
+READER_JOIN = "LEFT JOIN paper_reader r ON r.paper_id = p.id AND r.reader = ?"
 
 
 def as_datetime(value) -> datetime:
@@ -53,3 +64,52 @@ def export_paper(row, tags: Sequence[str], notes: Sequence[str]) -> ExportPaper:
         status=row["status"], rating=row["rating"], tags=tuple(tags), notes=tuple(notes),
         doi=row["doi"], arxiv_id=row["arxiv_id"], url=row["url"], abstract=row["abstract"],
         added_at=as_datetime(row["added_at"]), kind=row["kind"])
+
+
+# --- the store's named results -----------------------------------------------------------
+
+@dataclass(frozen=True)
+class MergeRecord:
+    """A record that joined a paper at an import (what `catalog split` undoes)."""
+
+    id: int
+    source_id: int
+    position: int
+    evidence: str
+    filled: str  # the paper's fields it filled, space-separated
+    record: str  # the record as JSON
+
+
+@dataclass(frozen=True)
+class AcronymRow:
+    """An acronym the abstracts define, with how many papers define it so."""
+
+    short: str
+    long_key: str  # the long form as compared
+    long: str  # the long form as written
+    papers: int
+    ordinary: bool  # texts also use the short form as an ordinary word: never expanded
+
+
+@dataclass(frozen=True)
+class ListProblems:
+    """What doctor finds wrong with the ranked lists: those searches cannot read (not ranked
+    yet, or too far behind the index to follow), those whose head is not the full ranking's,
+    and `choose_at`: the size of a catalog big enough for lists whose frequent words are not
+    chosen yet (none ever, or it grew or shrank by a quarter since), else None."""
+
+    stale: list[str]
+    differing: list[str]
+    choose_at: int | None = None
+
+
+class SchemaObject(NamedTuple):
+    kind: str  # table, index, view, trigger
+    name: str
+    sql: str
+
+
+class DanglingRow(NamedTuple):
+    table: str
+    rowid: int | None
+    parent: str

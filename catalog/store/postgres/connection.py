@@ -13,7 +13,7 @@ import psycopg
 from psycopg import errors as pg_errors
 
 from catalog.errors import Interrupted, StoreError
-from catalog.store.base import Rows
+from catalog.store.pool import Rows
 
 # A stop request is looked at this often while a statement runs (seconds).
 STOP_POLL = 0.05

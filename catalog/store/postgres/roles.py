@@ -116,23 +116,9 @@ class PostgresSearch(RankedSearch):
             for row in batch:
                 yield row["word"], row["ndoc"]
 
-    def vocabulary_stamp(self) -> str:
-        newest = self.conn.execute("SELECT coalesce(max(id), 0) FROM paper").scalar()
-        sources = self.conn.execute("SELECT count(*), coalesce(max(id), 0) FROM source").one()
-        titled = self.conn.execute("SELECT count(*), coalesce(max(updated_at)::text, '') FROM paper"
-                                   " WHERE user_title IS NOT NULL").one()
-        return f"{newest}/{sources[0]}/{sources[1]}/{titled[0]}/{titled[1]}"
-
 
 class PostgresDiscovery(DiscoveryQueries):
     """Discovery, with the papers' texts streamed from the server."""
-
-    def text_version(self) -> tuple[int, int, str]:
-        count, max_id = self.conn.execute("SELECT count(*), coalesce(max(id), 0) FROM paper").one()
-        sources = self.conn.execute("SELECT count(*), coalesce(max(id), 0) FROM source").one()
-        titled = self.conn.execute("SELECT count(*), coalesce(max(updated_at)::text, '') FROM paper"
-                                   " WHERE user_title IS NOT NULL").one()
-        return count, max_id, f"sources {sources[0]}/{sources[1]}; titles {titled[0]}/{titled[1]}"
 
     def paper_texts(self, ids: Collection[int] | None = None, *, after_id: int = 0
                     ) -> Iterator[tuple[int, str, str]]:

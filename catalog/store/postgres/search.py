@@ -24,21 +24,11 @@ from collections.abc import Mapping, Sequence
 from catalog.searching.query import RELEVANCE, Clause, Filter, Query, Sort, Text
 from catalog.store.compiler import CompiledQuery, Compiler
 from catalog.store.filters import TAGGED, filter_sql
+from catalog.store.rows import READER_JOIN, SUMMARY_COLUMNS
+from catalog.store.tsvector import CONFIG, STEMS, VECTORS, WEIGHTS
 from catalog.store.tierplan import Syntax, ids_of_tiers, plan_tiers
 from catalog.text.cjk import cjk_spaced, has_cjk
 
-CONFIG = "catalog_words"
-STEMS = "catalog_stems"
-# Each index: (column, text search configuration).
-VECTORS = {"exact": ("search_vector", CONFIG), "stems": ("stem_vector", STEMS)}
-# ts_rank's weights for D, C, B, A (abstract, authors/notes, tags, titles): SQLite's bm25
-# weights (1, 2-3, 8, 10) scaled to ts_rank's 0..1.
-WEIGHTS = "'{0.1, 0.25, 0.8, 1.0}'"
-SUMMARY_COLUMNS = (
-    "p.id, p.key, coalesce(p.user_title, p.title, p.headline) AS title, p.venue, p.year, "
-    "coalesce(r.status, 'unread') AS status, r.rating, p.tags_text, p.notes_text != '' AS has_notes"
-)
-READER_JOIN = "LEFT JOIN paper_reader r ON r.paper_id = p.id AND r.reader = ?"
 DEFAULT_ORDER = "p.year DESC NULLS LAST, p.id DESC"
 # SQLite's orders (sqlite/fts.py ORDERS): titles compare lower case, code point by code point
 # as NOCASE does; unknown years and ratings last.
@@ -174,7 +164,7 @@ def _tier_where(compiled: CompiledQuery, tier: str, first: str = "?") -> tuple[s
 
 def tier_conditions(compiled: CompiledQuery, tier: str) -> tuple[list[str], list]:
     """The conditions on `paper p` a tier's papers meet besides its tsquery: the filters,
-    `-word`s, and none of the papers an earlier tier found (postgres/topk.py applies them to
+    `-word`s, and none of the papers an earlier tier found (lists/postgres.py applies them to
     a ranked list's papers)."""
     conds, params = list(compiled.where), list(compiled.params)
     for other, expression in compiled.exclude:
@@ -330,6 +320,7 @@ class TsCompiler(Compiler):
     it ranks consecutive tiers in one statement (a round trip saved per tier)."""
 
     ranks_tiers_together = True
+    tier_conditions = staticmethod(tier_conditions)  # the ranked lists apply them to a list's papers
     compile_query = staticmethod(compile_query)
     tier_expression = staticmethod(tier_expression)
     search_sql = staticmethod(search_sql)

@@ -18,17 +18,18 @@ from pathlib import Path
 
 import psycopg
 
-from catalog.errors import CatalogError, StoreError
+from catalog.errors import CatalogError
 from catalog.paths import current_user, login_name, shown
 from catalog.store import schema
-from catalog.store.base import ConnectionPool, RankedListUpkeep, Store, Transaction
+from catalog.store.base import Store, Transaction
+from catalog.store.pool import ConnectionPool
 from catalog.store.edits import EditQueries
-from catalog.store.postgres import migrations, topk
+from catalog.store.lists.postgres import PostgresListUpkeep, PostgresRankedLists
+from catalog.store.postgres import migrations
 from catalog.store.postgres.checks import PostgresChecks
 from catalog.store.postgres.connection import Connection, connect, stoppable, store_error
 from catalog.store.postgres.roles import PostgresDiscovery, PostgresImports, PostgresPapers, PostgresSearch
 from catalog.store.postgres.search import TS
-from catalog.store.postgres.topk import PostgresLists
 
 WRITE_LOCK = 7_311_500_002
 CHANNEL = "catalog_changed"
@@ -38,12 +39,12 @@ class PostgresTx(Transaction):
     """One transaction on a shared catalog, by role; `user`: whose status and rating it reads
     and writes. `conn` is the store's own (tests and the store's modules read it)."""
 
-    def __init__(self, conn: Connection, user: str):
+    def __init__(self, conn: Connection, user: str, *, keeping: bool = False):
         self.conn = conn
         self.papers = PostgresPapers(conn, user)
         self.edits = EditQueries(conn, user)
         self.imports = PostgresImports(conn, user)
-        self.lists = PostgresLists(conn, user)
+        self.lists = PostgresRankedLists(conn, user, TS, keeping=keeping)
         self.search = PostgresSearch(conn, user, TS, self.papers, self.lists)
         self.discovery = PostgresDiscovery(conn, user)
         self.upkeep = PostgresChecks(conn, user)
@@ -52,21 +53,6 @@ class PostgresTx(Transaction):
     def stoppable(self, stop: Callable[[], bool] | None) -> Iterator[None]:
         with stoppable(self.conn.raw, stop):
             yield
-
-
-class PostgresListUpkeep(RankedListUpkeep):
-    """The ranked lists of a shared catalog across transactions (topk.py's refresh)."""
-
-    def __init__(self, store: "PostgresStore"):
-        self.store = store
-
-    def refresh(self, *, budget: float | None, rescored: bool | None = None) -> tuple[int, int]:
-        with self.store._errors():
-            return topk.refresh(self.store, budget=budget, rescored=rescored)
-
-    def behind(self) -> bool:
-        with self.store._errors():
-            return topk.behind(self.store)
 
 
 class Pool(ConnectionPool):
@@ -108,7 +94,6 @@ class PostgresStore(Store):
         self._listener: psycopg.Connection | None = None
         self._changes = 0
         self._listen_lock = threading.Lock()
-        self._lists_refused = False  # the server refused to keep a ranked list (a read-only role)
         self.lists = PostgresListUpkeep(self)
 
     @classmethod
@@ -148,38 +133,30 @@ class PostgresStore(Store):
 
     @contextmanager
     def read(self) -> Iterator[PostgresTx]:
+        """A read transaction (one snapshot). Its searches may rank lists of several words for
+        the caller to keep after it (tx.lists.to_keep(), store.lists.keep), unless the server
+        refused one."""
         with self._errors(), self.pool.connection() as conn:
             conn.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
             try:
-                tx = PostgresTx(conn, self.user)
-                tx.lists.rank_list = self._rank_list
-                yield tx
+                yield PostgresTx(conn, self.user, keeping=not self.lists.refused)
             finally:
                 conn.rollback()
 
-    def _rank_list(self, index: str, expression: str):
-        """Rank the list of an AND or phrase of frequent words a search found missing
-        (postgres/topk.py), on another connection, committed: (its state, its papers), or None
-        when another writer holds the catalog (an import: the search ranks every match, and the
-        next one tries again) or the database refuses writes (a read-only role, a standby: not
-        tried again by this process, so the server's log gets one refusal, not one a search)."""
-        if self._lists_refused:
-            return None
-        try:
-            with self.pool.connection() as conn:
-                conn.execute("BEGIN")
-                try:
-                    made = None
-                    if conn.execute(f"SELECT pg_try_advisory_xact_lock({WRITE_LOCK})").scalar():
-                        made = PostgresTx(conn, self.user).lists.rank_list_now(index, expression)
-                        conn.commit()
-                    return made
-                finally:
-                    conn.rollback()
-        except (StoreError, psycopg.Error) as error:
-            refused = (psycopg.errors.InsufficientPrivilege, psycopg.errors.ReadOnlySqlTransaction)
-            self._lists_refused = isinstance(error.__cause__ or error, refused)
-            return None
+    @contextmanager
+    def write_at_once(self) -> Iterator[PostgresTx | None]:
+        """A short write transaction that never waits for another writer: None when one holds
+        the catalog (an import). The server's errors come as they are (StoreError)."""
+        with self.pool.connection() as conn:
+            conn.execute("BEGIN")
+            try:
+                if conn.execute(f"SELECT pg_try_advisory_xact_lock({WRITE_LOCK})").scalar():
+                    yield PostgresTx(conn, self.user)
+                    conn.commit()
+                else:
+                    yield None
+            finally:
+                conn.rollback()
 
     @contextmanager
     def write(self, *, catch_up: bool = True) -> Iterator[PostgresTx]:

@@ -13,7 +13,7 @@ from datetime import datetime
 from pathlib import Path
 
 from catalog.errors import Interrupted, StoreError
-from catalog.store.base import ConnectionPool, Rows
+from catalog.store.pool import ConnectionPool, Rows
 
 BUSY_TIMEOUT_MS = 30_000
 # SQLite calls the progress handler every this many virtual-machine instructions: about a

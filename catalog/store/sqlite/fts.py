@@ -1,4 +1,5 @@
-"""SQLite FTS5: the index's layout, and the query tree (catalog/searching/query.py) compiled to SQL.
+"""SQLite FTS5: the query tree (catalog/searching/query.py) compiled to SQL over the index
+that store/fts5.py describes.
 
 This is the only module that knows FTS5 query syntax. Every user word is quoted before it
 reaches MATCH, so punctuation (`multi-agent`, `c++`, `20.04`) is never FTS5 syntax. The
@@ -12,30 +13,17 @@ from collections.abc import Mapping, Sequence
 from catalog.searching.query import RELEVANCE, Clause, Filter, Query, Sort, Text
 from catalog.store.compiler import CompiledQuery, Compiler
 from catalog.store.filters import TAGGED as _TAGGED, filter_sql
+from catalog.store.fts5 import (FTS_COLUMNS, FTS_TABLE, STEM_TABLE, STEM_TOKENIZER, VOCAB_TABLE,  # noqa: F401
+                                WEIGHTS, fts_phrase)
 from catalog.store.imports import REDERIVE_TABLE
+from catalog.store.rows import READER_JOIN, SUMMARY_COLUMNS  # noqa: F401 (the compiler's rows: theirs)
 from catalog.store.tierplan import Syntax, ids_of_tiers, is_words, plan_tiers
 from catalog.text.cjk import cjk_spaced
 
-FTS_TABLE = "paper_fts"  # the words as written (unicode61): exact forms, prefixes, vocabulary
-STEM_TABLE = "paper_stem"  # the same columns, stemmed (porter): other word forms (migration 0008)
-VOCAB_TABLE = "paper_vocab"  # fts5vocab over paper_fts: the indexed words and their papers
-STEM_TOKENIZER = "porter unicode61 remove_diacritics 2"
-# Indexed columns of `paper`, in FTS5 column order, with their bm25 weights: a hit in a title
-# or tag counts for more than one in the abstract.
-FTS_COLUMNS = {
-    "user_title": 10.0,
-    "title": 10.0,
-    "headline": 6.0,
-    "abstract_text": 1.0,
-    "authors": 3.0,
-    "tags_text": 8.0,
-    "notes_text": 2.0,
-    "search_extra": 1.0,
-}
 VIEWS = ("papers", "paper_tags", "paper_notes")
 INSERT_TRIGGER = "paper_fts_insert"
 INSERT_TRIGGERS = (INSERT_TRIGGER, "paper_stem_insert", "term_top_paper_insert")
-# Impact-ordered lists of frequent words and prefixes (topk.py, migration 0009): derived, hand-made.
+# The ranked lists of frequent words (catalog/store/lists/, migrations 0009-0010): derived, hand-made.
 TOP_TABLES = ("term_top", "term_top_state", "term_top_dirty", "term_top_was", "term_top_now", "term_top_now_words")
 # What triggers copy onto paper.tags_text / paper.notes_text (the migrations hold their own
 # frozen copy of these); `catalog doctor` recomputes them with these. {pid}: the paper id.
@@ -45,13 +33,7 @@ TAGS_TEXT_OF = """(SELECT coalesce(group_concat(name, ' '), '') FROM (
 NOTES_TEXT_OF = """(SELECT coalesce(group_concat(body, char(10)), '') FROM (
     SELECT body FROM note WHERE paper_id = {pid} ORDER BY created_at, id))"""
 
-_WEIGHTS = ", ".join(str(w) for w in FTS_COLUMNS.values())
-SUMMARY_COLUMNS = (
-    "p.id, p.key, coalesce(p.user_title, p.title, p.headline) AS title, p.venue, p.year, "
-    "coalesce(r.status, 'unread') AS status, r.rating, p.tags_text, p.notes_text != '' AS has_notes"
-)
-# The reader's status and rating (a parameter: whose).
-READER_JOIN = "LEFT JOIN paper_reader r ON r.paper_id = p.id AND r.reader = ?"
+_WEIGHTS = WEIGHTS
 # Newest year first, then most recently added: the year indexes (rowid last) give this order
 # directly, so a filtered listing stops after LIMIT rows instead of sorting the catalog.
 DEFAULT_ORDER = "p.year DESC, p.id DESC"
@@ -74,10 +56,6 @@ def is_hand_made_table(name: str) -> bool:
     return (name in (FTS_TABLE, STEM_TABLE, VOCAB_TABLE) or name.startswith((FTS_TABLE + "_", STEM_TABLE + "_"))
             or name in VIEWS or name == REDERIVE_TABLE or name in TOP_TABLES
             or name.startswith(("term_top_was_", "term_top_now_")))
-
-
-def fts_phrase(text: Text) -> str:
-    return '"' + text.text.replace('"', '""') + '"' + ("*" if text.prefix else "")
 
 
 # Papers a parameter finds in the unstemmed index: a word ORed with filters, or an `=word` the

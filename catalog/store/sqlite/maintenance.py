@@ -11,7 +11,8 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from catalog.errors import StoreError
-from catalog.store.base import DanglingRow, SchemaObject, Upkeep
+from catalog.store.base import Upkeep
+from catalog.store.rows import DanglingRow, SchemaObject
 from catalog.store.sqlite.connection import plain_connection
 from catalog.store.sqlite.fts import FTS_TABLE, NOTES_TEXT_OF, STEM_TABLE, TAGS_TEXT_OF
 

@@ -63,7 +63,7 @@ class SqliteImports(ImportQueries):
             self.conn.execute(
                 f"INSERT INTO {table}(rowid, {cols}) SELECT id, {cols} FROM paper WHERE id >= ?",
                 (first_id,))
-        self.lists.mark_new_papers(first_id)
+        self.lists.changes.mark_new(first_id)
 
 
 class SqliteSearch(RankedSearch):
@@ -88,29 +88,9 @@ class SqliteSearch(RankedSearch):
             for term, doc in batch:
                 yield term, doc
 
-    def vocabulary_stamp(self) -> str:
-        """Changes when papers are imported or their text changes, from indexes alone (no
-        count of the papers: that reads the whole table). Tags and notes written since are
-        left out of suggestions until then."""
-        newest = self.conn.execute("SELECT coalesce(max(id), 0) FROM paper").scalar()
-        sources = self.conn.execute("SELECT count(*), coalesce(max(id), 0) FROM source").one()
-        titled = self.conn.execute("SELECT count(*), coalesce(max(updated_at), '') FROM paper"
-                                   " WHERE user_title IS NOT NULL").one()
-        return f"{newest}/{sources[0]}/{sources[1]}/{titled[0]}/{titled[1]}"
-
 
 class SqliteDiscovery(DiscoveryQueries):
     """Discovery, with the papers' texts streamed from the file."""
-
-    def text_version(self) -> tuple[int, int, str]:
-        """(papers, max id, a stamp that changes when a known paper's text may have): imports
-        add a source row, retitling sets user_title (a partial index holds those papers).
-        Tags, ratings and statuses change none of these."""
-        count, max_id = self.conn.execute("SELECT count(*), coalesce(max(id), 0) FROM paper").one()
-        sources = self.conn.execute("SELECT count(*), coalesce(max(id), 0) FROM source").one()
-        titled = self.conn.execute("SELECT count(*), coalesce(max(updated_at), '') FROM paper"
-                                   " WHERE user_title IS NOT NULL").one()
-        return count, max_id, f"sources {sources[0]}/{sources[1]}; titles {titled[0]}/{titled[1]}"
 
     def paper_texts(self, ids: Collection[int] | None = None, *, after_id: int = 0
                     ) -> Iterator[tuple[int, str, str]]:

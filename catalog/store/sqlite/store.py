@@ -12,38 +12,32 @@ from pathlib import Path
 
 from catalog.errors import CatalogError, StoreError
 from catalog.paths import current_user, login_name
-from catalog.store.base import RankedListUpkeep, RankedLists, Store, Transaction
-from catalog.store.edits import EditQueries
-from catalog.store.papers import PaperReads
 from catalog.store import schema
-from catalog.store.sqlite import files, migrations, readonly, topbuild
+from catalog.store.base import Store, Transaction
+from catalog.store.edits import EditQueries
+from catalog.store.lists.memo import ListMemo
+from catalog.store.lists.sqlite import SqliteListUpkeep, SqliteRankedLists
+from catalog.store.papers import PaperReads
+from catalog.store.sqlite import files, migrations, readonly
 from catalog.store.sqlite.connection import BUSY_TIMEOUT_MS, Connection, Pool, connect, stoppable, store_error
 from catalog.store.sqlite.fts import FTS5
 from catalog.store.sqlite.maintenance import Maintenance
 from catalog.store.sqlite.roles import SqliteDiscovery, SqliteImports, SqliteSearch
-from catalog.store.sqlite.topand import AndPages
-from catalog.store.sqlite.topbuild import TopListUpkeep
-from catalog.store.sqlite.topfew import FewFiltered
-from catalog.store.sqlite.topk import TopLists
 
 # PRAGMA user_version of the default catalog once the bundled seeds are fully imported. Seeding
 # imports several files; a process killed half-way leaves this unset and the next run finishes.
 SEEDED = 1
 
 
-class SqliteLists(TopLists, TopListUpkeep, AndPages, FewFiltered, RankedLists):
-    """The ranked lists of a transaction on a catalog file."""
-
-
 class SqliteTx(Transaction):
     """One transaction on a catalog file, by role. `user`: whose reading status and rating it
     reads and writes. `conn` is the store's own (tests and the store's modules read it)."""
 
-    def __init__(self, conn: Connection, user: str):
+    def __init__(self, conn: Connection, user: str, memo: ListMemo, *, keeping: bool = False):
         self.conn = conn
         self.papers = PaperReads(conn, user)
         self.edits = EditQueries(conn, user)
-        self.lists = SqliteLists(conn, user)
+        self.lists = SqliteRankedLists(conn, user, memo, keeping=keeping)
         self.imports = SqliteImports(conn, user, self.lists)
         self.search = SqliteSearch(conn, user, FTS5, self.papers, self.lists)
         self.discovery = SqliteDiscovery(conn, user)
@@ -55,21 +49,6 @@ class SqliteTx(Transaction):
             yield
 
 
-class SqliteListUpkeep(RankedListUpkeep):
-    """The ranked lists of a catalog file across transactions (topbuild.py's refresh)."""
-
-    def __init__(self, store: "SqliteStore"):
-        self.store = store
-
-    def refresh(self, *, budget: float | None, rescored: bool | None = None) -> tuple[int, int]:
-        with self.store._errors():
-            return topbuild.refresh(self.store, budget=budget, rescored=rescored)
-
-    def behind(self) -> bool:
-        with self.store._errors():
-            return topbuild.behind(self.store)
-
-
 class SqliteStore(Store):
     """A catalog file."""
 
@@ -79,10 +58,9 @@ class SqliteStore(Store):
         self.location = str(path)
         self.pool = pool
         self.user = user
-        # data_version's connection, which also writes the lists searches rank (_keep_lists).
+        # data_version's connection, which also writes the lists searches rank (write_at_once).
         self._watch: Connection | None = None
         self._watch_lock = threading.Lock()
-        self._lists_refused = False  # the file refused to keep a ranked list (read-only)
         self.lists = SqliteListUpkeep(self)
 
     @classmethod
@@ -111,41 +89,30 @@ class SqliteStore(Store):
 
     @contextmanager
     def read(self) -> Iterator[SqliteTx]:
-        """A read transaction. The lists of ANDs and phrases its searches ranked (topand.py)
-        are kept after it, in a short write of their own (_keep_lists)."""
+        """A read transaction. Its searches may rank lists of several words for the caller to
+        keep after it (tx.lists.to_keep(), store.lists.keep), unless the file refused one."""
         with self._errors(), self.pool.read() as conn:
-            tx = SqliteTx(conn, self.user)
-            if not self._lists_refused:
-                tx.lists.lists_to_keep = []
-            yield tx
-        if tx.lists.__dict__.get("lists_to_keep"):
-            self._keep_lists(tx.lists.lists_to_keep)
+            yield SqliteTx(conn, self.user, self.lists.memo, keeping=not self.lists.refused)
 
-    def _keep_lists(self, ranked: list[dict]) -> None:
-        """Write the lists a search ranked, unless the index changed since (store_top_list) or
-        another process holds the write lock (an import: the search must not wait for it; the
-        next search of those words ranks again). A read-only file refuses: not tried again by
-        this process. On data_version's connection: a connection's own commits do not change
-        its data_version, so the TUI, which polls it to see others' changes, does not reload
-        because its own search kept a list (and then search again)."""
+    @contextmanager
+    def write_at_once(self) -> Iterator[SqliteTx]:
+        """A short write transaction that never waits: StoreError ("database is locked") at
+        once when another writer holds the file (an import, the refresher). On data_version's
+        connection: a connection's own commits do not change its data_version, so the TUI,
+        which polls it to see others' changes, does not take what its own search kept for a
+        change (and search again)."""
         with self._watch_lock:
+            conn = self._watcher()
+            conn.raw.execute("PRAGMA busy_timeout = 0")
             try:
-                conn = self._watcher()
-                conn.raw.execute("PRAGMA busy_timeout = 0")
+                conn.execute("BEGIN IMMEDIATE")
                 try:
-                    conn.execute("BEGIN IMMEDIATE")
-                    try:
-                        tx = SqliteTx(conn, self.user)
-                        for one in ranked:
-                            tx.lists.store_top_list(one)
-                        conn.commit()
-                    finally:
-                        conn.rollback()
+                    yield SqliteTx(conn, self.user, self.lists.memo)
+                    conn.commit()
                 finally:
-                    conn.raw.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-            except (StoreError, sqlite3.Error) as exc:  # busy ("database is locked"), or read-only
-                if "readonly" in str(exc):
-                    self._lists_refused = True
+                    conn.rollback()
+            finally:
+                conn.raw.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
 
     def _watcher(self) -> Connection:
         """data_version's connection (call with _watch_lock held)."""
@@ -156,7 +123,7 @@ class SqliteStore(Store):
     @contextmanager
     def write(self, *, catch_up: bool = True) -> Iterator[SqliteTx]:
         with self._errors(), self.pool.write() as conn:
-            tx = SqliteTx(conn, self.user)
+            tx = SqliteTx(conn, self.user, self.lists.memo)
             if catch_up:
                 self._catch_up_in(tx)
             yield tx
@@ -165,7 +132,7 @@ class SqliteStore(Store):
     def checking(self) -> Iterator[SqliteTx]:
         """A write transaction that is always rolled back: doctor's checks change nothing."""
         with self._errors(), self.pool.checking() as conn:
-            yield SqliteTx(conn, self.user)
+            yield SqliteTx(conn, self.user, self.lists.memo)
 
     @contextmanager
     def _errors(self) -> Iterator[None]:

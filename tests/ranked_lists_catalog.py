@@ -1,4 +1,4 @@
-"""The 10k catalog the ranked-list tests share (tests/test_topk.py, tests/test_topand.py):
+"""The 10k catalog the ranked-list tests share (tests/test_ranked_lists.py, tests/test_ranked_lists_of_several_words.py):
 benchmarks/corpus.py's papers with a list for every word and prefix in 5% of them, its words in
 30% with deep lists, and how those tests read a page with and without the lists."""
 
@@ -14,12 +14,14 @@ import pytest
 from benchmarks import corpus
 from benchmarks import topk as bench
 from catalog.library import Catalog
-from catalog.store.sqlite import topand, topk
+from catalog.store import lists
+from catalog.store.lists import scoring
+from catalog.store.lists.sqlite import SqliteRankedLists
 from catalog.store.sqlite.store import SqliteStore
 
-SIZE = int(os.environ.get("CATALOG_TOPK_SIZE", "10000"))
+SIZE = int(os.environ.get("CATALOG_RANKED_LISTS_SIZE", "10000"))
 # Words and prefixes in 30% of the papers (`model`, `the`, `a*`, `in*`, ...) keep deep lists
-# (topk.DEEP_LIST_SIZE), the others LIST_SIZE: both kinds under every test.
+# (scoring.DEEP_LIST_SIZE), the others LIST_SIZE: both kinds under every test.
 DEEP_SHARE = 0.3
 
 
@@ -30,31 +32,31 @@ def built(tmp_path_factory, worker_id):
     folder they share; the others wait for it."""
     run = tmp_path_factory.getbasetemp()
     run = run if worker_id == "master" else run.parent
-    path = run / "topk-base.db"
-    with open(run / "topk-base.lock", "w") as lock:
+    path = run / "ranked-lists-base.db"
+    with open(run / "ranked-lists-base.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if not path.exists():
-            _build(run / "topk-building.db")
-            os.replace(run / "topk-building.db", path)
+            _build(run / "ranked-lists-building.db")
+            os.replace(run / "ranked-lists-building.db", path)
     return path
 
 
 def _build(path: Path) -> None:
-    files = corpus.write_paper_lists(SIZE, path.parent / "topk-lists", per_file=SIZE // 4)
+    files = corpus.write_paper_lists(SIZE, path.parent / "ranked-lists-corpus", per_file=SIZE // 4)
     catalog = Catalog.open(path)
     try:
         catalog.import_paths(files)
         bench.ensure_tag(catalog, 50)  # the benchmark's tag filter (a write: before the lists)
     finally:
         catalog.close()
-    saved = topk.MIN_MATCHES, topk.DEEP_SHARE
-    topk.MIN_MATCHES, topk.DEEP_SHARE = SIZE // 20, DEEP_SHARE
+    saved = scoring.MIN_MATCHES, scoring.DEEP_SHARE
+    scoring.MIN_MATCHES, scoring.DEEP_SHARE = SIZE // 20, DEEP_SHARE
     try:
         store = SqliteStore.open(path)
         built, stale = store.lists.refresh(budget=None)
         store.close()
     finally:
-        topk.MIN_MATCHES, topk.DEEP_SHARE = saved
+        scoring.MIN_MATCHES, scoring.DEEP_SHARE = saved
     assert built > 100 and stale == 0
 
 
@@ -62,8 +64,8 @@ def _build(path: Path) -> None:
 def catalog(built, tmp_path, monkeypatch):
     path = tmp_path / "catalog.db"
     shutil.copy(built, path)
-    monkeypatch.setattr(topk, "MIN_MATCHES", SIZE // 20)
-    monkeypatch.setattr(topk, "DEEP_SHARE", DEEP_SHARE)
+    monkeypatch.setattr(scoring, "MIN_MATCHES", SIZE // 20)
+    monkeypatch.setattr(scoring, "DEEP_SHARE", DEEP_SHARE)
     catalog = Catalog.open(path)
     yield catalog
     catalog.close()
@@ -73,34 +75,43 @@ def catalog(built, tmp_path, monkeypatch):
 def served(monkeypatch):
     """The queries a list answered (their exact tier's page), by key."""
     answered: list[str] = []
-    original = topk.TopLists.top_rows
+    original = SqliteRankedLists.page
 
-    def spy(self, compiled, limit, offset, with_text):
-        rows = original(self, compiled, limit, offset, with_text)
+    def spy(self, compiled, tier, *args):
+        rows = original(self, compiled, tier, *args)
         if rows is not None:
-            answered.append(topk.list_key(compiled) or " AND ".join(topand.and_keys(compiled) or [])
-                            or " ".join(topand.phrase_keys(compiled)))
+            answered.append(scoring.word_key(compiled) or " AND ".join(scoring.and_keys(compiled) or [])
+                            or " ".join(scoring.phrase_keys(compiled)))
         return rows
 
-    monkeypatch.setattr(topk.TopLists, "top_rows", spy)
+    monkeypatch.setattr(SqliteRankedLists, "page", spy)
     return answered
 
 
 def _page(catalog: Catalog, query: str, *, lists: bool, **kwargs) -> list:
-    topk.ENABLED = lists
+    _switch(lists)
     try:
         return [(p.key, p.match, p.snippet) for p in catalog.search(query, **kwargs)]
     finally:
-        topk.ENABLED = True
+        _switch(True)
 
 
 def _ranked(catalog: Catalog, query: str, *, lists: bool, limit: int = 50, offset: int = 0) -> list:
-    """(paper id, score) of the page, as the store ranks it."""
+    """(paper id, score) of the page, as the store ranks it; the lists the search ranked of
+    its own kept after it, as Catalog.search keeps them."""
     from catalog.searching.query import parse
 
-    topk.ENABLED = lists
+    _switch(lists)
     try:
         with catalog.store.read() as tx:
-            return [(h.paper_id, h.score) for h in tx.search.page(parse(query), limit=limit, offset=offset)]
+            page = [(h.paper_id, h.score) for h in tx.search.page(parse(query), limit=limit, offset=offset)]
+            made = tx.lists.to_keep()
+        catalog.store.lists.keep(made)
+        return page
     finally:
-        topk.ENABLED = True
+        _switch(True)
+
+
+def _switch(on: bool) -> None:
+    """With the ranked lists (on), or every match ranked (off)."""
+    lists.ENABLED = on

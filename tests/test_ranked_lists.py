@@ -1,4 +1,4 @@
-"""Top-k lists of frequent words and prefixes (issue 16, catalog/store/sqlite/topk.py).
+"""Ranked lists of frequent words and prefixes on SQLite (catalog/store/lists/).
 
 The exactness check: on a 10k-paper corpus (benchmarks/corpus.py) with a list for every word
 and prefix in 5% of the papers, the first pages of frequent words, prefixes (from one letter),
@@ -16,8 +16,11 @@ from benchmarks import corpus
 from benchmarks import topk as bench
 from catalog import doctor
 from catalog.library import Catalog
-from catalog.store.sqlite import topand, topbuild, topk
-from tests.topk_catalog import SIZE, _page, _ranked, built, catalog, served  # noqa: F401 (fixtures)
+from catalog.store import lists
+from catalog.store.lists import scoring, sqlite_build, sqlite_several, sqlite_words
+from catalog.store.lists.memo import ListMemo
+from catalog.store.lists.sqlite_words import WordLists, read_state
+from tests.ranked_lists_catalog import SIZE, _page, _ranked, built, catalog, served  # noqa: F401 (fixtures)
 
 QUERIES = ["model", "the", "Model", "learning", "interpret*", "spa*", "in*", "a*", "m*", "lan*",
            "model venue:ICML", "model year:2016..2018", "the venue:KDD year:2020", "in* venue:ACL",
@@ -34,7 +37,7 @@ def few_lists(catalog, monkeypatch) -> None:
     """`catalog` with the lists of words and prefixes in half of the papers only, for the
     tests that rebuild every list: rebuilding all of them at 10k took minutes of CI."""
     half = SIZE // 2
-    monkeypatch.setattr(topk, "MIN_MATCHES", half)
+    monkeypatch.setattr(scoring, "MIN_MATCHES", half)
     with catalog.store.write() as tx:
         for table in ("term_top", "term_top_state"):
             tx.conn.execute(f"DELETE FROM {table} WHERE term IN (SELECT term FROM term_top_state"
@@ -79,9 +82,8 @@ def test_an_and_the_lists_did_not_prove_is_not_scored_again(catalog, monkeypatch
     """Scoring the lists' papers costs ~80 ms at 1M; when it did not prove the page, the same
     page on the same index goes straight to the full ranking (still the same page)."""
     tried = []
-    monkeypatch.setattr(topand, "_UNPROVEN", {})  # this test's own: the page is never proven here
-    monkeypatch.setattr(topk.TopLists, "_proven_page", lambda self, *a: tried.append(a) and None)
-    monkeypatch.setattr(topand.AndPages, "_may_rank_now", lambda self, *a: False)  # the words' lists alone
+    monkeypatch.setattr(WordLists, "proven_page", lambda self, *a: tried.append(a) and None)
+    monkeypatch.setattr(sqlite_several.SeveralWords, "_may_rank_now", lambda self, *a: False)  # the words' lists alone
     for _ in range(3):
         assert _ranked(catalog, "language model", lists=True) == _ranked(catalog, "language model", lists=False)
     assert len(tried) == 1
@@ -107,14 +109,18 @@ def test_prefix_ands_are_scored_from_the_lists_as_fts5_ranks_them(catalog, tmp_p
     ranking of the prefix), and the pages are the full ranking's, paper for paper and score
     for score, before and after tags, notes, a title and an import."""
     scored = []
-    original = topand.AndPages._and_scored
+    original = sqlite_several.SeveralWords._and_scored
 
     def spy(self, keys, *args):
-        ranked = original(self, keys, *args)
+        try:
+            ranked = original(self, keys, *args)
+        except sqlite_several.TooMany:
+            scored.append(True)
+            raise
         scored.append(ranked is not None)
         return ranked
 
-    monkeypatch.setattr(topand.AndPages, "_and_scored", spy)
+    monkeypatch.setattr(sqlite_several.SeveralWords, "_and_scored", spy)
     for edited in (False, True):
         if edited:
             _edit_a_few(catalog, tmp_path)
@@ -137,7 +143,7 @@ def test_later_pages_and_long_pages(catalog, served, word):
     """`model` has a deep list (2,000), `language` one of 1,000: a page is served from the list
     when it ends within it."""
     listed, matches = _listed(catalog, f'("{word}")')
-    assert listed < matches and listed == (topk.DEEP_LIST_SIZE if word == "model" else topk.LIST_SIZE)
+    assert listed < matches and listed == (scoring.DEEP_LIST_SIZE if word == "model" else scoring.LIST_SIZE)
     pages = ((50, 50), (900, 100), (950, 100), (0, 200), (1900, 100), (1950, 100))
     for offset, limit in pages:
         assert _ranked(catalog, word, lists=True, limit=limit, offset=offset) == \
@@ -257,18 +263,18 @@ def test_edits_during_a_rebuild_after_too_many_changes_leave_lists_that_follow_t
     """A rebuild takes minutes at 1M papers and the user keeps editing: the lists it ranks
     after an edit are not thrown away by the edits that came before (the changed papers are
     counted again from the rebuild's start), so they are read, rescored, at once."""
-    monkeypatch.setattr(topk, "DIRTY_LIMIT", 2)
+    monkeypatch.setattr(sqlite_words, "DIRTY_LIMIT", 2)
     keys = [p.key for p in catalog.search("model", limit=5, snippets=False)]
     catalog.tag(keys, ["later"])  # past the limit: no list can be rescored
-    original, calls = topbuild.TopListUpkeep.store_top_list, []
+    original, calls = sqlite_build.ListBuilder.store, []
 
     def edited_meanwhile(self, ranked):
-        calls.append(ranked["key"])
+        calls.append(ranked.key)
         if len(calls) == 3:  # someone retitles a paper while the refresh runs
             self.conn.execute("UPDATE paper SET user_title = 'A model' WHERE id = (SELECT min(id) FROM paper)")
         return original(self, ranked)
 
-    monkeypatch.setattr(topbuild.TopListUpkeep, "store_top_list", edited_meanwhile)
+    monkeypatch.setattr(sqlite_build.ListBuilder, "store", edited_meanwhile)
     built, left = catalog.store.lists.refresh(budget=None, rescored=True)
     assert left == 1  # the list ranked before the edit and stored after it
     served.clear()
@@ -293,24 +299,24 @@ def test_a_large_import_leaves_the_lists_to_the_background_refresher(catalog, fe
     assert started == []
     big = tmp_path / "big.txt"
     big.write_text("ICML 2022 Papers\n\n" + "".join(
-        a + "\n\n" for _, _, a in corpus.abstracts(topk.DIRTY_LIMIT + 100, seed=99)))
-    assert catalog.import_paths([big], background=True).new == topk.DIRTY_LIMIT + 100
+        a + "\n\n" for _, _, a in corpus.abstracts(sqlite_words.DIRTY_LIMIT + 100, seed=99)))
+    assert catalog.import_paths([big], background=True).new == sqlite_words.DIRTY_LIMIT + 100
     assert started == [catalog.path]
     served.clear()
     assert _ranked(catalog, "model", lists=True) == _ranked(catalog, "model", lists=False)
     assert served == []  # stale, not read
-    assert refresher._top_lists(catalog.store, tmp_path) > 100  # what the refresher process runs (187 lists)
+    assert refresher._ranked_lists(catalog.store, tmp_path) > 100  # what the refresher process runs (187 lists)
     with catalog.store.read() as tx:
         assert tx.lists.stale(rescored=False) == []
         assert tx.conn.execute("SELECT count(*) FROM term_top_dirty").scalar() == 0
-    assert refresher._top_lists(catalog.store, tmp_path) == 0  # nothing left
+    assert refresher._ranked_lists(catalog.store, tmp_path) == 0  # nothing left
     served.clear()
     assert _ranked(catalog, "model", lists=True) == _ranked(catalog, "model", lists=False)
     assert served == ['("model")']
 
 
 def test_too_many_changes_stop_rescoring_until_a_rebuild(catalog, few_lists, served, monkeypatch):
-    monkeypatch.setattr(topk, "DIRTY_LIMIT", 2)  # the triggers keep counting to the migration's
+    monkeypatch.setattr(sqlite_words, "DIRTY_LIMIT", 2)  # the triggers keep counting to the migration's
     keys = [p.key for p in catalog.search("model", limit=5, snippets=False)]
     catalog.tag(keys, ["later"])
     served.clear()
@@ -330,7 +336,7 @@ def test_too_many_changes_stop_rescoring_until_a_rebuild(catalog, few_lists, ser
 def test_a_small_import_keeps_the_lists_serving(catalog, served, tmp_path, monkeypatch):
     from catalog import library
 
-    monkeypatch.setattr(library, "TOP_LISTS_FLOOR", 600.0)  # all of them, however loaded the machine
+    monkeypatch.setattr(library, "RANKED_LISTS_FLOOR", 600.0)  # all of them, however loaded the machine
     more = corpus.write_paper_lists(200, tmp_path / "more", per_file=200)
     more[0].write_text(more[0].read_text() + "A model of models, model model.\n")
     catalog.import_paths(more)
@@ -365,10 +371,10 @@ def test_a_big_catalog_keeps_lists_of_less_frequent_words(catalog, monkeypatch):
     BIG_CATALOG papers, words and prefixes get lists from MIN_MATCHES_BIG papers on."""
     with catalog.store.read() as tx:
         words = tx.lists.words()
-    between = [k for k, n in topbuild.candidates(words, SIZE // 40) if n < SIZE // 20]
+    between = [k for k, n in scoring.candidates(words, SIZE // 40) if n < SIZE // 20]
     assert between and set(between).isdisjoint(_kept(catalog))
-    monkeypatch.setattr(topk, "BIG_CATALOG", SIZE)
-    monkeypatch.setattr(topk, "MIN_MATCHES_BIG", SIZE // 40)
+    monkeypatch.setattr(scoring, "BIG_CATALOG", SIZE)
+    monkeypatch.setattr(scoring, "MIN_MATCHES_BIG", SIZE // 40)
     with catalog.store.write() as tx:  # as if the catalog had grown by a quarter: words chosen again
         tx.conn.execute("DELETE FROM term_top_state WHERE term = '#papers'")
     # No time to build any (the benchmark times that): the new words are the lists left to build.
@@ -389,7 +395,7 @@ def test_which_queries_a_list_can_serve(query, key):
     from catalog.searching.query import parse
     from catalog.store.sqlite.fts import compile_query
 
-    assert topk.list_key(compile_query(parse(query))) == key
+    assert scoring.word_key(compile_query(parse(query))) == key
 
 
 @pytest.mark.parametrize("query, keys", [
@@ -401,7 +407,7 @@ def test_which_and_queries_lists_can_serve(query, keys):
     from catalog.searching.query import parse
     from catalog.store.sqlite.fts import compile_query
 
-    assert topand.and_keys(compile_query(parse(query))) == keys
+    assert scoring.and_keys(compile_query(parse(query))) == keys
 
 
 @pytest.mark.parametrize("query, keys", [
@@ -412,7 +418,7 @@ def test_which_phrases_lists_can_serve(query, keys):
     from catalog.searching.query import parse
     from catalog.store.sqlite.fts import compile_query
 
-    assert topand.phrase_keys(compile_query(parse(query))) == keys
+    assert scoring.phrase_keys(compile_query(parse(query))) == keys
 
 
 def test_benchmark_mix_reports_the_same_top_50(catalog, served):
@@ -428,25 +434,25 @@ def test_benchmark_mix_reports_the_same_top_50(catalog, served):
         assert shown == of, row
 
 
-# --- deep lists: words in a large share of the papers (topk.DEEP_LIST_SIZE) ------------------
+# --- deep lists: words in a large share of the papers (scoring.DEEP_LIST_SIZE) ---------------
 
 @pytest.mark.parametrize("papers", [10_000, 100_000, 1_000_000])
 def test_how_deep_a_list_is_goes_by_the_share_of_papers_a_word_matches(papers):
-    share = topk.DEEP_SHARE
-    assert topk.list_depth(int(papers * share), papers) == topk.DEEP_LIST_SIZE
-    assert topk.list_depth(int(papers * share) - 1, papers) == topk.LIST_SIZE
-    assert topk.list_depth(0, 0) == topk.LIST_SIZE
+    share = scoring.DEEP_SHARE
+    assert scoring.list_depth(int(papers * share), papers) == scoring.DEEP_LIST_SIZE
+    assert scoring.list_depth(int(papers * share) - 1, papers) == scoring.LIST_SIZE
+    assert scoring.list_depth(0, 0) == scoring.LIST_SIZE
 
 
 def _every_30th(catalog: Catalog) -> list[str]:
     """`every30` on every 30th paper of `model`'s best 2,000 (none elsewhere): ~34 of them in
     its first 1,000, ~67 in its deep list. `model`'s list is ranked again after the tagging
     (which changed the index), the other lists left stale."""
-    ranking = [p.key for p in catalog.search("model", limit=topk.DEEP_LIST_SIZE, snippets=False)]
+    ranking = [p.key for p in catalog.search("model", limit=scoring.DEEP_LIST_SIZE, snippets=False)]
     catalog.tag(ranking[::30], ["every30"])
     with catalog.store.write() as tx:
         tx.lists.build('("model")')
-    assert _listed(catalog, '("model")')[0] == topk.DEEP_LIST_SIZE
+    assert _listed(catalog, '("model")')[0] == scoring.DEEP_LIST_SIZE
     return ranking[::30]
 
 
@@ -460,7 +466,7 @@ def test_a_deep_list_fills_a_filtered_page_its_first_thousand_cannot(catalog, se
             _edit_a_few(catalog, tmp_path)
             with catalog.store.read() as tx:
                 assert tx.conn.execute("SELECT stamp != ? FROM term_top_state WHERE term = ?",
-                                       (tx.lists.top_stamp(), '("model")')).scalar()  # rescored, not read
+                                       (tx.lists.records.stamp(), '("model")')).scalar()  # rescored, not read
         for query in ("model tag:every30", "model tag:every30 -status:read"):
             served.clear()
             assert _ranked(catalog, query, lists=True) == _ranked(catalog, query, lists=False), (query, edited)
@@ -473,11 +479,11 @@ def test_a_deep_list_fills_a_filtered_page_its_first_thousand_cannot(catalog, se
 
 def test_a_filter_few_papers_pass_does_not_walk_a_deep_list(catalog, few_served, monkeypatch):
     """A filter that passes too few of a deep list's first 1,000 to fill the page at that rate
-    goes to topfew.py without reading the rest of the list."""
+    goes to the few-papers path without reading the rest of the list."""
     _tag_few(catalog)
     walked = []
-    original = topk.TopLists._listed_slice
-    monkeypatch.setattr(topk.TopLists, "_listed_slice", lambda self, key, c, start, *rest: walked.append(start)
+    original = WordLists.listed_slice
+    monkeypatch.setattr(WordLists, "listed_slice", lambda self, key, c, start, *rest: walked.append(start)
                         or original(self, key, c, start, *rest))
     with catalog.store.write() as tx:
         tx.lists.build('("model")')  # read as ranked (tagging changed the index)
@@ -488,20 +494,18 @@ def test_a_filter_few_papers_pass_does_not_walk_a_deep_list(catalog, few_served,
 def test_what_reads_a_deep_list_for_a_bound_reads_its_first_thousand(catalog, tmp_path):
     """The AND proofs, fewfilter and doctor read a deep list as if it were LIST_SIZE long: its
     first LIST_SIZE papers, the LIST_SIZE-th score their bound (after edits: rescored so)."""
-    key, size = '("model")', topk.LIST_SIZE
+    key, size = '("model")', scoring.LIST_SIZE
     with catalog.store.read() as tx:
         rows = [tuple(r) for r in tx.conn.execute("SELECT paper_id, score FROM term_top WHERE term = ?"
                                                   " ORDER BY position", (key,)).all()]
-        ranked, bound, _, _ = tx.lists._list_now(key)
-    assert len(rows) == topk.DEEP_LIST_SIZE
+        ranked, bound, _, _ = tx.lists.word_lists.now(key)
+    assert len(rows) == scoring.DEEP_LIST_SIZE
     assert ranked == rows[:size] and bound == rows[size - 1][1]
     _edit_a_few(catalog, tmp_path)
     with catalog.store.read() as tx:
-        state = tx.conn.execute("SELECT stamp, weights, listed, matches, papers, tokens, base FROM term_top_state"
-                                " WHERE term = ?", (key,)).first()
-        ranked, bound, _, _ = tx.lists._list_now(key)
-        deep, deep_bound, _ = tx.lists.rescored(key, state)
-        full = [tuple(r) for r in tx.conn.execute(topk._RANKED, (key, 3000)).all()]
+        ranked, bound, _, _ = tx.lists.word_lists.now(key)
+        deep, deep_bound, _ = tx.lists.word_lists.rescored(read_state(tx.conn, key))
+        full = [tuple(r) for r in tx.conn.execute(sqlite_words.RANKED, (key, 3000)).all()]
     assert size <= len(ranked) < size + 40  # its first 1,000 and the changed papers
     assert bound < deep_bound  # the deep rescoring's bound is further down (a worse score)
     # Each is the full ranking down to its bound.
@@ -518,12 +522,12 @@ def test_a_stale_list_is_rescored_once_per_search_and_again_after_a_change(catal
 
     _tag_few(catalog)  # tagging changed the index: every list is rescored
     calls = []
-    for name in ("_rescored_changes", "_rescored_at"):  # the changed papers; the list's
-        original = getattr(topk.TopLists, name)
-        monkeypatch.setattr(topk.TopLists, name, lambda self, key, *a, _original=original, _name=name:
-                            calls.append((_name, key)) or _original(self, key, *a))
+    for name in ("_rescore_changes", "_rescored_at"):  # the changed papers; the list's
+        original = getattr(WordLists, name)
+        monkeypatch.setattr(WordLists, name, lambda self, state, *a, _original=original, _name=name:
+                            calls.append((_name, state.key)) or _original(self, state, *a))
     assert _ranked(catalog, "model tag:few", lists=True) == _ranked(catalog, "model tag:few", lists=False)
-    once = [("_rescored_changes", '("model")'), ("_rescored_at", '("model")')]
+    once = [("_rescore_changes", '("model")'), ("_rescored_at", '("model")')]
     assert calls == once and few_served == [('("model")', 0)]
     with catalog.store.write() as tx:
         first = [(h.paper_id, h.score) for h in tx.search.page(parse("model tag:few"), limit=50)]
@@ -533,33 +537,30 @@ def test_a_stale_list_is_rescored_once_per_search_and_again_after_a_change(catal
         calls.clear()
         again = [(h.paper_id, h.score) for h in tx.search.page(parse("model tag:few"), limit=50)]
         assert calls == once
-        topk.ENABLED = False
+        lists.ENABLED = False
         try:
             full = [(h.paper_id, h.score) for h in tx.search.page(parse("model tag:few"), limit=50)]
         finally:
-            topk.ENABLED = True
+            lists.ENABLED = True
         tx.conn.rollback()
     assert again == full and again != first and again[0][0] == far
 
 
-# --- a frequent word with filters few papers pass (topfew.py) ---------------------------------
+# --- a frequent word with filters few papers pass (sqlite_several.FewFiltered) -----------------
 
 @pytest.fixture
 def few_served(monkeypatch) -> list:
     """The pages the few-papers path served: (list key, offset)."""
-    from catalog.store.sqlite import topfew
-
-    monkeypatch.setattr(topk, "_UNSERVED", set())
     answered: list = []
-    original = topfew.FewFiltered.few_filtered_rows
+    original = sqlite_several.FewFiltered.page
 
-    def spy(self, key, matches, compiled, limit, offset, with_text):
-        rows = original(self, key, matches, compiled, limit, offset, with_text)
+    def spy(self, state, compiled, limit, offset, with_text):
+        rows = original(self, state, compiled, limit, offset, with_text)
         if rows is not None:
-            answered.append((key, offset))
+            answered.append((state.key, offset))
         return rows
 
-    monkeypatch.setattr(topfew.FewFiltered, "few_filtered_rows", spy)
+    monkeypatch.setattr(sqlite_several.FewFiltered, "page", spy)
     return answered
 
 
@@ -567,7 +568,7 @@ def _tag_few(catalog: Catalog) -> list[str]:
     """`few` on 9 papers: 2 at the top of `model` (listed), 4 far down (past its deep list), 3
     that do not hold it (`hessian`'s best); 3 of them read by this reader."""
     ranking = [p.key for p in catalog.search("model", limit=4000, snippets=False)]
-    deep = {p.key for p in catalog.search("mod*", limit=topk.DEEP_LIST_SIZE, snippets=False)}
+    deep = {p.key for p in catalog.search("mod*", limit=scoring.DEEP_LIST_SIZE, snippets=False)}
     far = [key for key in ranking[2500:] if key not in deep][::300][:4]  # past both deep lists
     other = [p.key for p in catalog.search("hessian -model -mod*", limit=3, snippets=False)]
     keys = ranking[:2] + far + other
@@ -608,14 +609,12 @@ def test_a_filter_few_papers_pass_after_an_edit(catalog, served, few_served):
 
 
 def test_a_filter_many_papers_pass_or_text_the_index_disagrees_with_ranks_in_full(catalog, few_served, monkeypatch):
-    from catalog.store.sqlite import topfew
-
     _tag_few(catalog)
-    monkeypatch.setattr(topfew, "FEW_PER_MATCH", 1e-4)  # at most a few papers: 9 are too many
+    monkeypatch.setattr(sqlite_several, "FEW_PER_MATCH", 1e-4)  # at most a few papers: 9 are too many
     assert _ranked(catalog, "model tag:few", lists=True) == _ranked(catalog, "model tag:few", lists=False)
     assert few_served == []
-    monkeypatch.setattr(topfew, "FEW_PER_MATCH", 0.002)
-    topk._UNSERVED.clear()  # that page was not served on this index: it would not be tried again
+    monkeypatch.setattr(sqlite_several, "FEW_PER_MATCH", 0.002)
+    catalog.store.lists.memo = ListMemo()  # that page was not served on this index: it would not be tried again
     with catalog.store.write() as tx:  # a paper's text no longer what the index holds: never a guess
         tx.conn.execute("DROP TRIGGER IF EXISTS paper_au")
         names = [r[0] for r in tx.conn.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'"
@@ -633,14 +632,12 @@ def test_a_filtered_page_the_list_did_not_serve_is_not_tried_again_on_the_same_i
     """`model tag:toread` at 100k: the list walked under the tag's filter and the tag's papers
     counted for nothing (5-6 ms on a 15 ms ranking). The same page on the same index goes
     straight to the full ranking; after a change to the index the list is tried again."""
-    from catalog.store.sqlite import topfew
-
     _tag_few(catalog)
-    monkeypatch.setattr(topfew, "FEW_PER_MATCH", 1e-4)  # too many papers to score each
+    monkeypatch.setattr(sqlite_several, "FEW_PER_MATCH", 1e-4)  # too many papers to score each
     walked = []  # the list tried (as it is, or rescored after the tags)
-    for name in ("_listed_rows", "_rescored_rows"):
-        original = getattr(topk.TopLists, name)
-        monkeypatch.setattr(topk.TopLists, name,
+    for name in ("listed_page", "_rescored_page"):
+        original = getattr(WordLists, name)
+        monkeypatch.setattr(WordLists, name,
                             lambda self, *a, original=original: walked.append(a) or original(self, *a))
     query = "model tag:few"
     for _ in range(3):
@@ -649,6 +646,6 @@ def test_a_filtered_page_the_list_did_not_serve_is_not_tried_again_on_the_same_i
     assert _ranked(catalog, query, lists=True, offset=3) == _ranked(catalog, query, lists=False, offset=3)
     assert len(walked) == 2  # another page: tried
     catalog.tag([catalog.search("model", limit=1, snippets=False)[0].key], ["few"])  # the index changed
-    monkeypatch.setattr(topfew, "FEW_PER_MATCH", 0.002)
+    monkeypatch.setattr(sqlite_several, "FEW_PER_MATCH", 0.002)
     assert _ranked(catalog, query, lists=True) == _ranked(catalog, query, lists=False)
     assert len(walked) == 3

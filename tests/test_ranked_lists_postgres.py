@@ -1,4 +1,4 @@
-"""Ranked lists on PostgreSQL (catalog/store/postgres/topk.py, migration 0011): a page read from
+"""Ranked lists on PostgreSQL (catalog/store/lists/postgres.py, migration 0011): a page read from
 a list is the full ranking's page (ids and scores), before and after edits and imports, and a
 list that cannot prove a page is not read."""
 
@@ -9,22 +9,29 @@ import pytest
 from catalog import doctor
 from catalog.library import Catalog
 from catalog.searching.query import parse
-from catalog.store.postgres import search, topk
+from catalog.store import lists
+from catalog.store.lists import postgres as pg_lists
+from catalog.store.postgres import search
 
 QUERIES = ["model", "models", "learning -model", "model venue:ICLR year:>=2026"]
 
 
 def _hits(catalog, query, limit, offset):
+    """(paper id, score) of the page; the lists the search ranked of its own kept after it, as
+    Catalog.search keeps them."""
     with catalog.store.read() as tx:
-        return [(h.paper_id, h.score) for h in tx.search.page(parse(query), limit=limit, offset=offset)]
+        hits = [(h.paper_id, h.score) for h in tx.search.page(parse(query), limit=limit, offset=offset)]
+        made = tx.lists.to_keep()
+    catalog.store.lists.keep(made)
+    return hits
 
 
 def _full(catalog, query, limit, offset, monkeypatch):
-    monkeypatch.setattr(topk, "ENABLED", False)
+    monkeypatch.setattr(lists, "ENABLED", False)
     try:
         return _hits(catalog, query, limit, offset)
     finally:
-        monkeypatch.setattr(topk, "ENABLED", True)
+        monkeypatch.setattr(lists, "ENABLED", True)
 
 
 def _pages(catalog, monkeypatch):
@@ -38,9 +45,9 @@ def _pages(catalog, monkeypatch):
 
 @pytest.fixture
 def pg_seeded(pg_server, pg_seeded_template, monkeypatch):
-    monkeypatch.setattr(topk, "MIN_MATCHES", 40)  # a few dozen lists
-    monkeypatch.setattr(topk, "LIST_SIZE", 12)  # short lists: filters and pages run past them
-    monkeypatch.setattr(topk, "WINDOW", 1)
+    monkeypatch.setattr(pg_lists, "MIN_MATCHES", 40)  # a few dozen lists
+    monkeypatch.setattr(pg_lists, "LIST_SIZE", 12)  # short lists: filters and pages run past them
+    monkeypatch.setattr(pg_lists, "WINDOW", 1)
     url = pg_server.create(template=pg_seeded_template)
     catalog = Catalog.open(url)
     yield catalog
@@ -51,14 +58,14 @@ def pg_seeded(pg_server, pg_seeded_template, monkeypatch):
 def _reads(monkeypatch):
     """Counts the pages served from a list."""
     served = []
-    original = topk.PostgresLists.page
+    original = pg_lists.PostgresRankedLists.page
 
     def spy(self, *args, **kwargs):
         rows = original(self, *args, **kwargs)
         served.append(rows is not None)
         return rows
 
-    monkeypatch.setattr(topk.PostgresLists, "page", spy)
+    monkeypatch.setattr(pg_lists.PostgresRankedLists, "page", spy)
     return served
 
 
@@ -95,7 +102,7 @@ def test_pages_from_lists_are_the_full_rankings_before_and_after_edits(pg_seeded
     assert doctor.run(catalog.store).found == []
 
     # More changes than a list follows: it is not read (the full ranking answers) until ranked again.
-    monkeypatch.setattr(topk, "CHANGE_LIMIT", 2)
+    monkeypatch.setattr(pg_lists, "CHANGE_LIMIT", 2)
     served.clear()
     for key, (listed, full) in _pages(catalog, monkeypatch).items():
         assert listed == full, key
@@ -186,14 +193,14 @@ SEVERAL = ["the model", '"the model"', "the model venue:ICLR", "the model -learn
 
 def _compound_keys(catalog):
     with catalog.store.read() as tx:
-        return {k for k in tx.lists.keys() if topk.compound(k)}
+        return {k for k in tx.lists.keys() if pg_lists.of_several(k)}
 
 
 def test_several_frequent_words_get_their_own_list_at_their_first_search(pg_seeded, monkeypatch):
     """An AND or a phrase of frequent words (no word's list bounds its ranking) gets a list of
     its own at its first search, which reads its page from it, as later searches do: the
     full ranking's pages (ids and scores), before and after edits. None is ranked while
-    another writer holds the catalog; the oldest go past COMPOUND_LISTS."""
+    another writer holds the catalog; the oldest go past SEVERAL_LISTS."""
     import psycopg
 
     from catalog.store.postgres.store import WRITE_LOCK
@@ -233,7 +240,7 @@ def test_several_frequent_words_get_their_own_list_at_their_first_search(pg_seed
     catalog.store.lists.refresh(budget=None)  # words chosen again: these lists stay, ranked anew
     assert _compound_keys(catalog) == kept and not catalog.store.lists.behind()
 
-    monkeypatch.setattr(topk, "COMPOUND_LISTS", 1)
+    monkeypatch.setattr(pg_lists, "SEVERAL_LISTS", 1)
     catalog.search("model the", limit=5)
     assert _compound_keys(catalog) == {"exact 'model' & 'the'"}
 
@@ -266,6 +273,8 @@ def test_a_reader_who_may_not_write_gets_the_same_pages_and_asks_the_server_once
 
     import psycopg
 
+    from catalog.store.postgres.store import PostgresStore
+
     catalog = pg_seeded
     catalog.store.lists.refresh(budget=None)
     role = "reader_" + uuid.uuid4().hex[:8]
@@ -273,13 +282,13 @@ def test_a_reader_who_may_not_write_gets_the_same_pages_and_asks_the_server_once
         admin.execute(f"CREATE ROLE {role} LOGIN")
         admin.execute(f"GRANT SELECT ON ALL TABLES IN SCHEMA public TO {role}")
     tried = []
-    original = topk.PostgresLists.rank_list_now
+    original = PostgresStore.write_at_once
 
     def spy(self, *args):
         tried.append(args)
         return original(self, *args)
 
-    monkeypatch.setattr(topk.PostgresLists, "rank_list_now", spy)
+    monkeypatch.setattr(PostgresStore, "write_at_once", spy)
     reader = Catalog.open(catalog.store.url.replace("postgres@", f"{role}@", 1))
     try:
         for query in ("the model", '"the model"', "model the"):

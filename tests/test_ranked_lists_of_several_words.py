@@ -1,6 +1,6 @@
-"""Lists of ANDs and phrases of frequent words (issue 16, catalog/store/sqlite/topand.py): the
+"""Lists of ANDs and phrases of frequent words (catalog/store/lists/sqlite_several.py): the
 lists of their own that searches rank and the catalog keeps, and the heads of prefix ANDs the
-process remembers; on the shared 10k catalog (tests/topk_catalog.py), every page the full
+store remembers; on the shared 10k catalog (tests/ranked_lists_catalog.py), every page the full
 ranking's.
 """
 
@@ -14,12 +14,14 @@ import pytest
 
 from catalog import doctor
 from catalog.library import Catalog
-from catalog.store.sqlite import topand, topbuild, topk
+from catalog.store.lists import scoring, sqlite as sqlite_lists, sqlite_build
+from catalog.store.lists.sqlite_several import SeveralWords
+from catalog.store.lists.sqlite_words import WordLists
 from catalog.store.sqlite.store import SqliteStore
-from tests.topk_catalog import _page, _ranked, built, catalog  # noqa: F401 (fixtures)
+from tests.ranked_lists_catalog import _page, _ranked, _switch, built, catalog  # noqa: F401 (fixtures)
 
 
-# --- ANDs and phrases the words' lists cannot prove: lists of their own (topand.py) ----------
+# --- ANDs and phrases the words' lists cannot prove: lists of their own ----------------------
 
 PHRASE, PHRASE_KEY = '"of the"', '("of the")'  # at 10k the words' lists do not prove its page
 AND, AND_KEY = "Language model", '("language") AND ("model")'
@@ -28,19 +30,18 @@ AND, AND_KEY = "Language model", '("language") AND ("model")'
 @pytest.fixture
 def own_lists(monkeypatch) -> list:
     """The pages read from lists of several words, as (key, offset). The words' lists prove
-    every AND's page at 10k papers: here they are taken not to (and_rows answers None)."""
-    monkeypatch.setattr(topand, "_UNPROVEN", {})
-    monkeypatch.setattr(topand.AndPages, "and_rows", lambda self, *args, **kwargs: None)
+    every AND's page at 10k papers: here they are taken not to (proven_page answers None)."""
+    monkeypatch.setattr(SeveralWords, "proven_page", lambda self, *args, **kwargs: None)
     read: list = []
-    original = topk.TopLists._listed_rows
+    original = WordLists.listed_page
 
-    def spy(self, key, state, compiled, limit, offset, with_text):
-        rows = original(self, key, state, compiled, limit, offset, with_text)
-        if topk.compound(key) and rows is not None:
-            read.append((key, offset))
+    def spy(self, state, compiled, limit, offset, with_text):
+        rows = original(self, state, compiled, limit, offset, with_text)
+        if scoring.of_several(state.key) and rows is not None:
+            read.append((state.key, offset))
         return rows
 
-    monkeypatch.setattr(topk.TopLists, "_listed_rows", spy)
+    monkeypatch.setattr(WordLists, "listed_page", spy)
     return read
 
 
@@ -65,11 +66,11 @@ def test_an_and_or_phrase_the_lists_cannot_prove_gets_a_list_of_its_own(catalog,
 def _far_down(catalog: Catalog, query: str, offset: int) -> tuple[int, str]:
     """(id, key) of the paper at `offset` in the full ranking of `query`."""
     low = _ranked(catalog, query, lists=False, offset=offset)[0][0]
-    topk.ENABLED = False
+    _switch(False)
     try:
         return low, catalog.search(query, limit=1, offset=offset, snippets=False)[0].key
     finally:
-        topk.ENABLED = True
+        _switch(True)
 
 
 def test_after_an_edit_a_list_of_its_own_is_ranked_again_not_read(catalog, own_lists):
@@ -85,7 +86,7 @@ def test_after_an_edit_a_list_of_its_own_is_ranked_again_not_read(catalog, own_l
 
 
 def test_lists_of_several_words_past_the_cap_drop_the_oldest(catalog, own_lists, monkeypatch):
-    monkeypatch.setattr(topbuild, "COMPOUND_LISTS", 2)
+    monkeypatch.setattr(sqlite_build, "SEVERAL_LISTS", 2)
     for query in ('"of the"', '"in the"', '"of a"'):
         _ranked(catalog, query, lists=True)
     assert _compound_lists(catalog)[0] == ['("in the")', '("of a")']
@@ -110,7 +111,7 @@ def test_a_read_only_file_searches_without_keeping_lists(catalog, own_lists, mon
     assert _ranked(catalog, PHRASE, lists=True) == _ranked(catalog, PHRASE, lists=False)
     assert _compound_lists(catalog) == ([], [])
     with catalog.store.read() as tx:
-        assert "lists_to_keep" not in tx.lists.__dict__  # not ranked again to be kept
+        assert not tx.lists.several_words.keeping  # not ranked again to be kept
     assert _page(catalog, PHRASE, lists=True) == _page(catalog, PHRASE, lists=False)
 
 
@@ -130,15 +131,14 @@ def test_doctor_says_stale_lists_of_several_words_are_no_problem(catalog, own_li
     _ranked(catalog, PHRASE, lists=True)
     catalog.tag([catalog.search("hessian", limit=1, snippets=False)[0].key], ["later"])
     with catalog.store.read() as tx:
-        assert doctor._top_lists(tx) == []
+        assert doctor._ranked_lists(tx) == []
         assert tx.lists.note().endswith(" and 1 search of several of them (1 ranked before the last"
                                         " change: the next search of each ranks it again), each listing"
                                         " its best 1,000 by bm25 (364 of them, in 30%+ of the papers, their"
                                         " best 2,000)")
-    with catalog.store.write() as tx:
-        assert doctor._rebuild_top_lists(tx) == ("rebuilt 0 ranked list(s); dropped 1 list(s) of ANDs and phrases"
-                                                 " ranked before the last change (the next search of each ranks it"
-                                                 " again)")
+    assert doctor._rank_lists_again(catalog.store) == ("rebuilt 0 ranked list(s); dropped 1 list(s) of ANDs and"
+                                                        " phrases ranked before the last change (the next search of"
+                                                        " each ranks it again)")
     assert _compound_lists(catalog) == ([], [])
 
 
@@ -150,6 +150,9 @@ def test_two_searches_at_once_keep_one_list_and_an_import_keeps_none_waiting(cat
     try:
         with catalog.store.read() as a, other.read() as b:
             pages = [[(h.paper_id, h.score) for h in tx.search.page(parse(PHRASE))] for tx in (a, b)]
+            made = a.lists.to_keep(), b.lists.to_keep()
+        catalog.store.lists.keep(made[0])
+        other.lists.keep(made[1])
     finally:
         other.close()
     assert pages == [full, full] and _compound_lists(catalog)[0] == [PHRASE_KEY]
@@ -183,7 +186,7 @@ def test_refresh_keeps_lists_of_several_words_and_ranks_stale_ones_again(catalog
 
 def test_refresh_ranks_again_only_the_newest_stale_lists_of_several_words(catalog, own_lists, monkeypatch):
     """Past COMPOUND_REFRESH, an older stale list waits for its next search (which ranks it)."""
-    monkeypatch.setattr(topbuild, "COMPOUND_REFRESH", 1)
+    monkeypatch.setattr(sqlite_lists, "SEVERAL_REFRESH", 1)
     _ranked(catalog, PHRASE, lists=True)
     _ranked(catalog, AND, lists=True)  # the newest
     catalog.tag([catalog.search("hessian", limit=1, snippets=False)[0].key], ["later"])
@@ -194,7 +197,7 @@ def test_refresh_ranks_again_only_the_newest_stale_lists_of_several_words(catalo
     assert _compound_lists(catalog) == ([AND_KEY, PHRASE_KEY], [])
 
 
-# --- ANDs of whole words whose lists' proof would cost what ranking does (topand.py) -----------
+# --- ANDs of whole words whose lists' proof would cost what ranking does ----------------------
 
 def _drop_word_lists(catalog: Catalog, keys: list[str]) -> None:
     with catalog.store.write() as tx:
@@ -207,9 +210,8 @@ def test_an_and_whose_proof_fts5_would_score_gets_a_list_of_its_own_at_once(cata
     counts both words' papers over the index, what ranking costs): its first search ranks a list
     of its own instead of trying the lists, every later one reads it."""
     tried = []
-    original = topand.AndPages.and_rows
-    monkeypatch.setattr(topand, "_UNPROVEN", {})
-    monkeypatch.setattr(topand.AndPages, "and_rows",
+    original = SeveralWords.proven_page
+    monkeypatch.setattr(SeveralWords, "proven_page",
                         lambda self, *a, **k: tried.append(a[0]) or original(self, *a, **k))
     full = [_ranked(catalog, AND, lists=False, offset=offset) for offset in (0, 50)]
     assert _ranked(catalog, AND, lists=True) == full[0]
@@ -230,11 +232,11 @@ def test_an_and_of_words_without_lists_that_match_many_papers_gets_a_list_of_its
     with catalog.store.read() as tx:
         matches = sum(tx.conn.execute("SELECT count(*) FROM paper_fts WHERE paper_fts MATCH ?", (w,)).scalar()
                       for w in ("sparse", "attention"))
-    monkeypatch.setattr(topk, "MIN_MATCHES", matches + 1)  # together: fewer than a list needs
+    monkeypatch.setattr(scoring, "MIN_MATCHES", matches + 1)  # together: fewer than a list needs
     full = [_ranked(catalog, query, lists=False, offset=offset) for offset in (0, 50)]
     assert [_ranked(catalog, query, lists=True, offset=offset) for offset in (0, 50)] == full
     assert _compound_lists(catalog) == ([], [])
-    monkeypatch.setattr(topk, "MIN_MATCHES", matches)
+    monkeypatch.setattr(scoring, "MIN_MATCHES", matches)
     assert _ranked(catalog, query, lists=True) == full[0]
     assert _compound_lists(catalog)[0] == [key]
     filtered = f"{query} year:2016..2020"
@@ -246,16 +248,13 @@ def test_an_and_of_words_without_lists_that_match_many_papers_gets_a_list_of_its
     assert listed == min(both, 1000) and _page(catalog, query, lists=True) == _page(catalog, query, lists=False)
 
 
-# --- ANDs with a prefix, remembered by the process (topand.py) --------------------------------
+# --- ANDs with a prefix, remembered by the store (memo.py) ------------------------------------
 
 @pytest.fixture
 def remembered(monkeypatch) -> list:
-    """The pages of prefix ANDs served from the process's memory, as (query's MATCH, offset);
-    the memory empty to start with."""
-    monkeypatch.setattr(topand, "_REMEMBERED", {})
-    monkeypatch.setattr(topand, "_UNPROVEN", {})
+    """The pages of prefix ANDs served from the store's memory, as (query's MATCH, offset)."""
     read: list = []
-    original = topand.AndPages._made_page
+    original = SeveralWords._made_page
 
     def spy(self, made, compiled, limit, offset, with_text):
         rows = original(self, made, compiled, limit, offset, with_text)
@@ -263,7 +262,7 @@ def remembered(monkeypatch) -> list:
             read.append((compiled.match, offset))
         return rows
 
-    monkeypatch.setattr(topand.AndPages, "_made_page", spy)
+    monkeypatch.setattr(SeveralWords, "_made_page", spy)
     return read
 
 
@@ -271,7 +270,7 @@ def test_a_prefix_and_ranked_in_full_is_remembered_not_kept(catalog, remembered,
     """A prefix AND the lists do not prove is ranked REMEMBER_DEPTH deep: the TUI's page of
     200 after its first 50 rows, and the same search again, read that; the catalog keeps no
     list of it (typing would fill it); a page past the depth, or a filter, ranks in full."""
-    monkeypatch.setattr(topand.AndPages, "and_rows", lambda self, *a, **k: None)
+    monkeypatch.setattr(SeveralWords, "proven_page", lambda self, *a, **k: None)
     query, match = "sparse att*", '("sparse") AND ("att"*)'
     full = _ranked(catalog, query, lists=False, limit=300)
     assert _ranked(catalog, query, lists=True) == full[:50]
@@ -290,7 +289,7 @@ def test_a_prefix_and_ranked_in_full_is_remembered_not_kept(catalog, remembered,
 def test_a_prefix_and_remembered_is_not_read_after_an_edit(catalog, remembered, monkeypatch):
     """A note that lifts a paper from far down to the top: the remembered head is of the index
     as it was, and must not be served."""
-    monkeypatch.setattr(topand.AndPages, "and_rows", lambda self, *a, **k: None)
+    monkeypatch.setattr(SeveralWords, "proven_page", lambda self, *a, **k: None)
     query = "sparse att*"
     _ranked(catalog, query, lists=True)
     low, key = _far_down(catalog, query, 300)
@@ -303,8 +302,8 @@ def test_a_prefix_and_the_lists_proved_is_remembered(catalog, remembered, monkey
     """`language mo*` proved from its words' lists (their papers tokenized again): the same page
     again, and the pages before it, are read from memory, not proved again."""
     proved = []
-    original = topand.AndPages._and_scored
-    monkeypatch.setattr(topand.AndPages, "_and_scored", lambda self, *a: proved.append(1) or original(self, *a))
+    original = SeveralWords._and_scored
+    monkeypatch.setattr(SeveralWords, "_and_scored", lambda self, *a: proved.append(1) or original(self, *a))
     for query in ("language mo*", "language mo* year:2016..2020"):
         for offset in (0, 50, 0, 50):
             assert _ranked(catalog, query, lists=True, offset=offset) == \

@@ -1,0 +1,280 @@
+"""SQLite's ranked lists as its store asks for them: the RankedLists role of a transaction
+(pages, and what doctor and the benchmarks ask) and the store's RankedListUpkeep (refresh
+after imports, keeping what searches ranked)."""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager
+from pathlib import Path
+
+from catalog.errors import StoreError
+from catalog.store import lists
+from catalog.store.base import RankedLists, RankedListUpkeep
+from catalog.store.rows import ListProblems
+from catalog.store.compiler import CompiledQuery
+from catalog.store.lists import scoring
+from catalog.store.lists.records import IndexRecords
+from catalog.store.lists.memo import ListMemo
+from catalog.store.lists.sqlite_build import ListBuilder, RankedList
+from catalog.store.lists.sqlite_several import FewFiltered, Retokenized, SeveralWords
+from catalog.store.lists.sqlite_words import CHOSEN_AT, ChangedPapers, WordLists, read_state
+
+# Of the stale lists of several words, a refresh ranks again the newest this many: all 500
+# would keep the background refresher busy for minutes after an import at 1M papers (0.2-2.4 s
+# each); the others wait for their next search.
+SEVERAL_REFRESH = 50
+UPKEEP_LOCK = "ranked-lists.lock"  # in the store's cache folder
+# A transaction of a refresh that another writer holds up (an import's file, a search keeping
+# a list) waits the connection's busy timeout, then is tried again, this many times, before the
+# refresh stops (what it ranked stays; the next one goes on from there).
+BUSY_RETRIES = 20
+
+
+class SqliteRankedLists(RankedLists):
+    """The ranked lists in one transaction on a catalog file. `memo`: the store's; `keeping`:
+    whether its searches may rank lists of several words for the caller to keep."""
+
+    def __init__(self, conn, user: str, memo: ListMemo, *, keeping: bool = False):
+        super().__init__(conn, user)
+        self.memo = memo
+        records = IndexRecords(conn)
+        self.records = records
+        self.changes = ChangedPapers(conn)
+        self.word_lists = WordLists(conn, records, self.changes)
+        self.builder = ListBuilder(conn, records, self.changes, self.word_lists)
+        retokenized = Retokenized(conn, records)
+        self.few = FewFiltered(conn, self.word_lists, retokenized, records)
+        self.several_words = SeveralWords(conn, self.word_lists, retokenized, records, self.changes, memo,
+                                          self.builder.rank_several, keeping=keeping)
+
+    def page(self, compiled: CompiledQuery, tier: str, limit: int, offset: int, with_text: bool,
+             sort) -> list | None:
+        """Only the exact tier in relevance order, best first, has lists."""
+        if tier != "exact" or sort.reverse or sort.field != "relevance" or not lists.ENABLED or limit < 0:
+            return None
+        key = scoring.word_key(compiled)
+        if key is None:
+            return self.several_words.page(compiled, limit, offset, with_text)
+        return self._word_page(key, compiled, limit, offset, with_text)
+
+    def _word_page(self, key: str, compiled: CompiledQuery, limit: int, offset: int, with_text: bool) -> list | None:
+        """The page of one word or prefix from its list, or None."""
+        state = read_state(self.conn, key)
+        if state is None:
+            return None
+        attempt = None
+        if compiled.where:  # a filtered page the list did not serve on this index: not again
+            attempt = (state, self.records.stamp(), self.changes.count(), tuple(compiled.where),
+                       tuple(map(str, compiled.params)), compiled.reader, limit, offset)
+            if self.memo.was_unserved(attempt):
+                return None
+        rows = self.word_lists.page(state, compiled, limit, offset, with_text)
+        if rows is None and compiled.where:  # filters few papers pass: score each
+            rows = self.few.page(state, compiled, limit, offset, with_text)
+        if rows is None and attempt is not None:
+            self.memo.unserved(attempt)
+        return rows
+
+    def may_serve(self, compiled: CompiledQuery, tier: str) -> bool:
+        """SQLite walks tier by tier: no tiers are ranked together that a list would split."""
+        return False
+
+    def to_keep(self) -> list[RankedList]:
+        return list(self.several_words.to_keep)
+
+    def keys(self) -> list[str]:
+        return self.builder.keys()
+
+    def words(self) -> list[tuple[str, int]]:
+        return self.builder.vocabulary()
+
+    def stale(self, keys: list[str] | None = None, *, rescored: bool = True) -> list[str]:
+        return self.builder.stale(keys, rescored=rescored)
+
+    def build(self, key: str) -> int:
+        return self.builder.build(key)
+
+    def several(self) -> tuple[list[str], list[str]]:
+        return self.builder.several()
+
+    def drop(self, keys: list[str]) -> None:
+        self.builder.drop(keys)
+
+    def problems(self) -> ListProblems:
+        return self.builder.problems()
+
+    def repair(self) -> tuple[int, int]:
+        return self.builder.repair()
+
+    def note(self) -> str | None:
+        return self.builder.note()
+
+
+class SqliteListUpkeep(RankedListUpkeep):
+    """A catalog file's ranked lists across transactions. `store`: the SqliteStore.
+
+    Searches give way to a refresh: one holds the upkeep lock (a file in the catalog's cache
+    folder) exclusively while it runs, and a search keeps what it ranked only when it can
+    hold that lock shared at once, for its short write. So however often searches run (the
+    TUI searches as you type), they never hold the write lock a refresh waits for."""
+
+    def __init__(self, store):
+        self.store = store
+        self.memo = ListMemo()
+        self.refused = False  # the file refused to keep a list (read-only): not tried again
+        self.lock = UpkeepLock(lambda: store.cache_dir() / UPKEEP_LOCK)
+
+    def refresh(self, *, budget: float | None, rescored: bool | None = None,
+                progress: Callable[[int, int], None] | None = None) -> tuple[int, int]:
+        """Rank the lists a search cannot read (`rescored`, the default with a budget) or all
+        ranked on an older index, most papers first, until `budget` seconds are spent (None:
+        all). Each is ranked in a read transaction (seconds for the most frequent words at 1M
+        papers: writers are not kept waiting) and written in a short write transaction, unless
+        the index changed meanwhile (then it is left for the next refresh); a transaction
+        another writer holds up is tried again (BUSY_RETRIES). Which words and prefixes qualify
+        is read from the whole vocabulary (seconds at 1M papers) only when asked for all (budget
+        None), when none were chosen yet, or when the catalog has grown or shrunk by a quarter
+        since; lists no longer wanted are forgotten then, and each wanted one is noted, so that
+        a refresh cut short resumes. When every list is then ranked on the index as it is, the
+        changed papers are forgotten. The lists of several words searches made come after every
+        word's, the newest SEVERAL_REFRESH stale ones. (built, still stale)."""
+        with self.lock.exclusive():
+            return self._refresh(budget, rescored, progress)
+
+    def _refresh(self, budget: float | None, rescored: bool | None,
+                 progress: Callable[[int, int], None] | None) -> tuple[int, int]:
+        start = time.perf_counter()
+        rescored = budget is not None if rescored is None else rescored
+        with self._patiently(self.store.read) as tx:
+            builder = tx.lists.builder
+            papers = tx.papers.paper_count()
+            kept = builder.kept()
+            seen = kept.pop(CHOSEN_AT, None)
+            choose = budget is None or seen is None or scoring.catalog_resized(seen, papers)
+            if choose:  # a small catalog keeps none
+                words = builder.vocabulary() if papers >= scoring.MIN_MATCHES else []
+                wanted = scoring.candidates(words, scoring.min_matches(papers))
+            else:
+                wanted = sorted(((k, n) for k, n in kept.items() if not scoring.of_several(k)),
+                                key=lambda kn: (-kn[1], kn[0]))
+            several = builder.stale(builder.several()[0][::-1], rescored=rescored)[:SEVERAL_REFRESH]
+            stale = builder.stale([key for key, _ in wanted], rescored=rescored) + several
+        if choose and (kept or wanted or seen is not None):
+            with self._patiently(self._write) as tx:
+                tx.lists.builder.choose(wanted, papers)
+        if stale:
+            with self._patiently(self._write) as tx:
+                tx.lists.changes.restart()
+        built = 0
+        for done, key in enumerate(stale, 1):
+            if budget is not None and time.perf_counter() - start > budget:
+                break
+            with self._patiently(self.store.read) as tx:
+                made = tx.lists.builder.rank(key)
+            with self._patiently(self._write) as tx:
+                built += tx.lists.builder.store(made)
+            if progress is not None:
+                progress(done, len(stale))
+        if stale or not rescored:
+            with self._patiently(self._write) as tx:
+                tx.lists.builder.forget_changes()  # only when every list is ranked on the index as it is
+        return built, len(stale) - built
+
+    def _write(self):
+        return self.store.write(catch_up=False)
+
+    @contextmanager
+    def _patiently(self, transaction: Callable) -> Iterator:
+        """`transaction()` (the store's read or write), begun again while another writer
+        holds the file past the busy timeout, BUSY_RETRIES times at most."""
+        for attempt in range(BUSY_RETRIES + 1):
+            with ExitStack() as stack:
+                try:
+                    tx = stack.enter_context(transaction())
+                except StoreError as exc:
+                    if not _busy(exc) or attempt == BUSY_RETRIES:
+                        raise
+                    continue
+                yield tx
+                return
+
+    def behind(self) -> bool:
+        """Whether refresh has work: a list searches cannot read, or the words to keep lists for
+        are to be chosen (none chosen yet in a catalog big enough, or it grew or shrank by a
+        quarter since). Cheap: an import asks before deciding where the work runs."""
+        with self.store.read() as tx:
+            papers = tx.papers.paper_count()
+            seen = tx.lists.builder.kept().get(CHOSEN_AT)
+            if seen is None:
+                return papers >= scoring.MIN_MATCHES
+            return scoring.catalog_resized(seen, papers) or bool(tx.lists.stale())
+
+    def keep(self, made: list[RankedList]) -> None:
+        """Write the lists a search ranked, unless the index changed since, a refresh is under
+        way, or another process holds the write lock (an import: the search does not wait for
+        it; the next search of those words ranks again). A read-only file refuses: not tried
+        again by this store."""
+        if not made or self.refused:
+            return
+        with self.lock.shared_now() as free:
+            if not free:
+                return  # a refresh is running: give way
+            try:
+                with self.store.write_at_once() as tx:
+                    for one in made:
+                        tx.lists.builder.store(one)
+            except (StoreError, sqlite3.Error) as exc:  # busy ("database is locked"), or read-only
+                if "readonly" in str(exc):
+                    self.refused = True
+
+
+class UpkeepLock:
+    """An advisory lock on a file beside the catalog's derived files, between the processes
+    that use it: held exclusively by a refresh, shared by a search keeping a list. Where no
+    file can be made (a read-only cache folder) or locked (no fcntl), nothing is held."""
+
+    def __init__(self, path: Callable[[], Path]):
+        self.path = path  # found when first needed: not every command that opens a store does
+
+    @contextmanager
+    def exclusive(self) -> Iterator[None]:
+        """Held until the block ends; waits for the searches keeping lists now (short writes)."""
+        with self._locked(exclusive=True, wait=True):
+            yield
+
+    @contextmanager
+    def shared_now(self) -> Iterator[bool]:
+        """Whether it was free (no refresh under way), held shared meanwhile."""
+        with self._locked(exclusive=False, wait=False) as held:
+            yield held
+
+    @contextmanager
+    def _locked(self, *, exclusive: bool, wait: bool) -> Iterator[bool]:
+        try:
+            import fcntl
+        except ImportError:
+            yield True
+            return
+        try:
+            path = self.path()
+            path.parent.mkdir(parents=True, exist_ok=True)
+            handle = open(path, "a+b")
+        except OSError:
+            yield True
+            return
+        with handle:
+            mode = (fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH) | (0 if wait else fcntl.LOCK_NB)
+            try:
+                fcntl.flock(handle, mode)
+            except BlockingIOError:
+                yield False
+                return
+            yield True  # closing the file releases the lock
+
+
+def _busy(exc: Exception) -> bool:
+    """Whether SQLite said another connection holds the lock it waited for."""
+    return "locked" in str(exc) or "busy" in str(exc)

@@ -1,0 +1,119 @@
+"""The pure parts of SQLite's ranked lists (catalog/store/lists/scoring.py), and the FTS5
+records they read (lists/records.py) pinned against what FTS5 itself says: a SQLite whose FTS5
+wrote its records otherwise, or scored otherwise, fails here rather than in a ranking."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import pytest
+
+from catalog.store.lists import scoring
+from catalog.store.lists.records import IndexRecords, varints
+from catalog.store.sqlite.connection import Connection
+from catalog.store.sqlite.fts import FTS_COLUMNS
+
+WEIGHTS = ", ".join(str(w) for w in FTS_COLUMNS.values())
+TEXTS = [
+    {"title": "Sparse attention", "abstract_text": "Attention that is sparse, and sparse again."},
+    {"title": "Models of language", "abstract_text": "A language model; language models of language.",
+     "tags_text": "toread sparse"},
+    {"headline": "Nothing about it", "abstract_text": "Graphs, graphs and more graphs " * 40},
+    {"title": "Attention", "authors": "Ann Attention", "notes_text": "sparse notes"},
+]
+
+
+@pytest.fixture
+def index():
+    raw = sqlite3.connect(":memory:", isolation_level=None)
+    raw.row_factory = sqlite3.Row
+    raw.execute(f"CREATE VIRTUAL TABLE paper_fts USING fts5({', '.join(FTS_COLUMNS)},"
+                " tokenize='unicode61 remove_diacritics 2')")
+    for n, text in enumerate(TEXTS, 1):
+        columns = ", ".join(text)
+        raw.execute(f"INSERT INTO paper_fts(rowid, {columns}) VALUES (?, {', '.join('?' * len(text))})",
+                    (n, *text.values()))
+    raw.execute("CREATE VIRTUAL TABLE words USING fts5vocab(paper_fts, 'instance')")
+    yield Connection(raw)
+    raw.close()
+
+
+def test_the_records_say_what_fts5vocab_counts(index):
+    records = IndexRecords(index)
+    tokens = {r["doc"]: r["n"] for r in index.execute("SELECT doc, count(*) AS n FROM words GROUP BY doc")}
+    assert records.totals() == (len(TEXTS), sum(tokens.values()))
+    assert records.lengths([1, 3]) == {1: tokens[1], 3: tokens[3]}
+    assert records.lengths() == tokens
+
+
+def test_the_stamp_changes_with_every_write_and_only_then(index):
+    records = IndexRecords(index)
+    before = records.stamp()
+    index.execute("SELECT * FROM paper_fts WHERE paper_fts MATCH 'sparse'").all()
+    assert records.stamp() == before
+    index.execute("INSERT INTO paper_fts(rowid, title) VALUES (9, 'one more')")
+    assert records.stamp() != before
+
+
+@pytest.mark.parametrize("word", ["sparse", "attention", "language", "graphs"])
+def test_bm25_recomputed_is_fts5s_bit_for_bit(index, word):
+    """A word's score from its frequency (column weights applied), the paper's length and the
+    collection's totals is FTS5's own; and the frequency recovered from a score gives it back."""
+    records = IndexRecords(index)
+    papers, tokens = records.totals()
+    lengths = records.lengths()
+    found = index.execute(f"SELECT rowid AS id, bm25(paper_fts, {WEIGHTS}) AS score FROM paper_fts"
+                          " WHERE paper_fts MATCH ?", (word,)).all()
+    weight = scoring.idf(papers, len(found))
+    weighted = dict(zip(FTS_COLUMNS, FTS_COLUMNS.values()))
+    for row in found:
+        freq = sum(weighted[r["col"]] for r in index.execute(
+            "SELECT col FROM words WHERE term = ? AND doc = ?", (word, row["id"])).all())
+        assert scoring.bm25(weight, freq, lengths[row["id"]], tokens / papers) == row["score"]
+        assert scoring.frequency_of(row["score"], weight, lengths[row["id"]], tokens / papers) == freq
+
+
+def test_an_and_adds_its_terms_in_order_as_fts5_does(index):
+    both = index.execute(f"SELECT rowid AS id, bm25(paper_fts, {WEIGHTS}) AS score FROM paper_fts"
+                         " WHERE paper_fts MATCH 'sparse AND attention'").all()
+    for row in both:
+        terms = [-index.execute(f"SELECT bm25(paper_fts, {WEIGHTS}) FROM paper_fts WHERE paper_fts MATCH ?"
+                                " AND rowid = ?", (word, row["id"])).scalar() for word in ("sparse", "attention")]
+        assert scoring.and_score(terms) == row["score"]
+
+
+def test_varints_decode_sqlites_encoding():
+    assert varints(bytes([0x05, 0x81, 0x00, 0x7F])) == [5, 128, 127]
+    assert varints(bytes([0xFF] * 8 + [0x01])) == [(2 ** 56 - 1) << 8 | 1]
+
+
+def test_a_rescored_bound_is_never_beaten_by_a_paper_ranked_below_the_last():
+    """A paper ranked at or below the list's last one (a lower term part then) cannot score
+    better than the bound now, whatever the average length did."""
+    weight, avgdl_then = scoring.idf(1000, 50), 120.0
+    last = scoring.saturation(3.0, 100, avgdl_then)
+    for avgdl_now in (60.0, 120.0, 240.0):
+        bound = scoring.rescored_bound(weight, last, avgdl_then, avgdl_now)
+        for freq, length in ((3.0, 100), (2.0, 50), (1.0, 10), (3.0, 400)):
+            if scoring.saturation(freq, length, avgdl_then) <= last:
+                assert scoring.bm25(weight, freq, length, avgdl_now) >= bound
+
+
+def test_which_words_get_lists_and_how_deep():
+    words = [("model", 600), ("models", 300), ("moon", 20), ("the", 900)]
+    chosen = dict(scoring.candidates(words, 500))
+    assert chosen == {'("the")': 900, '("the"*)': 900, '("th"*)': 900, '("t"*)': 900,
+                      '("model")': 600, '("mo"*)': 920, '("m"*)': 920, '("mod"*)': 900, '("mode"*)': 900,
+                      '("model"*)': 900}
+    assert list(chosen)[:3] == ['("m"*)', '("mo"*)', '("mod"*)']  # most papers first
+    assert scoring.list_depth(100, 1000) == scoring.DEEP_LIST_SIZE
+    assert scoring.list_depth(99, 1000) == scoring.LIST_SIZE
+    assert scoring.catalog_resized(1000, 1250) is False and scoring.catalog_resized(1000, 1251) is True
+    assert scoring.catalog_resized(1000, 800) is False and scoring.catalog_resized(1000, 799) is True
+
+
+def test_keys_of_words_prefixes_and_several_words():
+    assert scoring.key_of("model") == '("model")' and scoring.key_of("mod", prefix=True) == '("mod"*)'
+    assert scoring.term('("model")') == ("model", False) and scoring.term('("mod"*)') == ("mod", True)
+    assert scoring.term('("modèle")') is None  # FTS5's folding, not this program's
+    assert not scoring.of_several('("model")') and scoring.of_several('("a") AND ("b")')
