@@ -21,7 +21,7 @@ from catalog.lookup import as_one_query, resolve_key, understood
 from catalog.query import RELEVANCE, Clause, Filter, Query, QueryError, Sort, parse
 from catalog.resources import seeds_dir
 from catalog.results import (
-    Edit, Facets, ImportReport, NoteView,
+    Edit, Facets, ImportReport, Members, NoteView,
     PaperDetail, PaperState, PaperSummary, RelatedPaper, SavedQuery, SavedSearchChanged, SearchHit,
     SplitResult, Stats, Suggestion, TagCount, TopicCount, TopicGroup, TriageCount, TriageOrder,
 )
@@ -472,11 +472,13 @@ class Catalog(Exchange):
     def run_sql(self, statement: str, *, timeout: float | None = None,
                 cancelled: Stop | None = None) -> tuple[list[str], list[tuple]]:
         """Run one read-only statement; writes, ATTACH and extensions are refused. It stops
-        after `timeout` seconds (CatalogError), or once `cancelled()` is true (Interrupted)."""
+        after `timeout` seconds (CatalogError), or once `cancelled()` is true (Interrupted). A
+        server stops it at `timeout` by itself too (statement_timeout)."""
         deadline = None if not timeout else monotonic() + timeout
         late = lambda: deadline is not None and monotonic() > deadline  # noqa: E731
         try:
-            return self.store.run_sql(statement, stop=lambda: late() or bool(cancelled and cancelled()))
+            return self.store.run_sql(statement, stop=lambda: late() or bool(cancelled and cancelled()),
+                                      timeout=timeout)
         except Interrupted:
             if cancelled and cancelled():
                 raise
@@ -484,6 +486,25 @@ class Catalog(Exchange):
 
     def schema_revision(self) -> str | None:
         return self.store.schema_revision()
+
+    # --- sharing: who may use a catalog on a server (docs/sharing.md) ---------------------------
+
+    def members(self) -> Members:
+        return self._sharing().members()
+
+    def add_member(self, role: str) -> bool:
+        """Let the database role `role` use this catalog (the owner's to do); False when it could."""
+        return self._sharing().add(role)
+
+    def remove_member(self, role: str) -> bool:
+        """Take `role`'s access away; its marks and notes stay. False when it had none."""
+        return self._sharing().remove(role)
+
+    def _sharing(self):
+        if self.store.sharing is None:
+            raise CatalogError(f"{self.store.location} is a catalog file, one person's: a catalog is shared on a "
+                               "PostgreSQL server (docs/sharing.md)")
+        return self.store.sharing
 
     @staticmethod
     def schema_history() -> list[tuple[str, str | None, str]]:
