@@ -1,7 +1,8 @@
 """A whole catalog from one store into another (`catalog copy`, `catalog backup` from a server):
-every table's rows with their ids, so keys, tags, notes, everyone's marks (all a role may read,
-on a server), saved searches and merge records all arrive as they were. Plain SQL both backends run; the target's triggers
-build its search index and the copies of tags and notes as the rows arrive."""
+every table's rows with their ids, so keys, tags, notes, everyone's marks (on a server, those
+the role may read), saved searches and merge records all arrive as they were. Plain SQL both
+backends run; the target's triggers build its search index and the copies of tags and notes as
+the rows arrive."""
 
 from __future__ import annotations
 

@@ -88,7 +88,8 @@ class EditQueries:
         self._refuse_unchanged_note(changed.rowcount, note_id)
 
     def delete_note(self, note_id: int) -> None:
-        self._refuse_unchanged_note(self.conn.execute("DELETE FROM note WHERE id = ?", (note_id,)).rowcount, note_id)
+        deleted = self.conn.execute("DELETE FROM note WHERE id = ?", (note_id,))
+        self._refuse_unchanged_note(deleted.rowcount, note_id)
 
     def _refuse_unchanged_note(self, changed: int, note_id: int) -> None:
         """A note the database kept as it was: on a server, someone else's (row-level security
