@@ -21,7 +21,7 @@ def share(ctx):
 @click.pass_context
 def share_members(ctx, as_json):
     """List the catalog's owner and members (you are marked)."""
-    from catalog import output
+    from catalog.cli import output
     from catalog.text.terminal import safe
 
     members = _open(ctx).members()
