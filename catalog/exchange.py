@@ -16,8 +16,6 @@ from catalog.results import AnnotationsReport, ExportPaper, ExportReport
 if TYPE_CHECKING:
     from catalog.store import Store
 
-STREAM_HINT = "use -o - to write to standard output"
-
 
 class Exchange:
     """Catalog's exports and annotations (library.py mixes it in)."""
@@ -49,13 +47,13 @@ class Exchange:
         except export.ExportError as exc:
             raise CatalogError(str(exc)) from None
         if path is not None:  # refused before the papers are read
-            files.target_for(path, force=force, protected=self._own_files(), stream_hint=STREAM_HINT)
+            files.target_for(path, force=force, protected=self._own_files())
         papers = self.export_papers(query, keys=keys)
         if path is None:
             write(papers, stream if stream is not None else sys.stdout)
         else:
             files.write_file(path, lambda out: write(papers, out), force=force,
-                             protected=self._own_files(), stream_hint=STREAM_HINT)
+                             protected=self._own_files())
         return ExportReport(len(papers), fmt, str(path) if path else None)
 
     def _export_vault(self, query: str, folder: Path | None, keys: Sequence[str] | None) -> ExportReport:
@@ -98,14 +96,14 @@ class Exchange:
         from catalog.export import filewriter as files
 
         if path is not None:
-            files.target_for(path, force=force, protected=self._own_files(), stream_hint=STREAM_HINT)
+            files.target_for(path, force=force, protected=self._own_files())
         with self.store.read() as tx:
             document = annotations.collect(tx)
         dump = lambda out: out.write(json.dumps(document, ensure_ascii=False, indent=2) + "\n")  # noqa: E731
         if path is None:
             dump(stream if stream is not None else sys.stdout)
         else:
-            files.write_file(path, dump, force=force, protected=self._own_files(), stream_hint=STREAM_HINT)
+            files.write_file(path, dump, force=force, protected=self._own_files())
         return len(document["papers"])
 
     def import_annotations(self, path: Path, *, theirs: bool = False) -> AnnotationsReport:

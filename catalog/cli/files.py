@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from contextlib import contextmanager
 from pathlib import Path
 
 import click
@@ -101,13 +102,25 @@ def export_cmd(ctx, query, fmt, output, force):
             raise click.UsageError(f"say which format: --format {'|'.join(EXPORT_FORMATS)}")
     if output is not None and fmt != "vault" and output.is_dir():
         _fail(f"cannot write {output}: it is a folder; give a file name (or --format vault)")
-    report = _open(ctx).export(" ".join(query), fmt, output, force=force)
+    with _stream_hint():
+        report = _open(ctx).export(" ".join(query), fmt, output, force=force)
     for skipped in report.skipped:
         click.echo(f"catalog: skipped {safe(skipped)}", err=True)
     if output:
         click.echo(f"Exported {report.papers} {'paper' if report.papers == 1 else 'papers'} "
                    f"to {output} ({fmt})"
                    + (f"; {report.unchanged} already up to date" if report.unchanged else ""), err=True)
+
+
+@contextmanager
+def _stream_hint():
+    """A device or a pipe given as the file: say how to write into a stream instead."""
+    from catalog.export.filewriter import NotAFile
+
+    try:
+        yield
+    except NotAFile as exc:
+        _fail(f"{exc}; -o - writes to standard output" if exc.kind != "a folder" else str(exc))
 
 
 @click.group()
@@ -127,7 +140,8 @@ def annotations_export(ctx, file, output, force):
         raise click.UsageError("name the file once: FILE or -o FILE")
     target = output or file
     to_file = target is not None and str(target) != "-"
-    count = _open(ctx).export_annotations(target if to_file else None, force=force)
+    with _stream_hint():
+        count = _open(ctx).export_annotations(target if to_file else None, force=force)
     click.echo(f"Exported annotations of {count} {'paper' if count == 1 else 'papers'}"
                + (f" to {target}" if to_file else ""), err=True)
 

@@ -34,10 +34,17 @@ def database_files(db: Path | None) -> dict[Path, str]:
     return {} if db is None else {Path(f"{db}{suffix}"): what for suffix, what in DATABASE_FILES.items()}
 
 
-def target_for(path: Path, *, force: bool = False, protected: Mapping[Path, str] = {},
-               stream_hint: str = "") -> Path:
-    """The file to write for `path` (a symlink's final target), or a CatalogError saying why
-    not. `stream_hint` is added where the path is a device or a pipe (say how to get a stream)."""
+class NotAFile(CatalogError):
+    """The path is a folder, a device, a FIFO or a socket (a command may say how to ask for a
+    stream instead)."""
+
+    def __init__(self, path: Path, kind: str) -> None:
+        super().__init__(f"cannot write {path}: it is {kind}, not a regular file")
+        self.kind = kind
+
+
+def target_for(path: Path, *, force: bool = False, protected: Mapping[Path, str] = {}) -> Path:
+    """The file to write for `path` (a symlink's final target), or a CatalogError saying why not."""
     path = Path(path)
     try:
         found = os.stat(path)  # follows symlinks: what a write would reach
@@ -47,9 +54,7 @@ def target_for(path: Path, *, force: bool = False, protected: Mapping[Path, str]
         raise CatalogError(f"cannot write {path}: {exc.strerror or exc}") from None
     target = Path(os.path.realpath(path))
     if found is not None and not stat.S_ISREG(found.st_mode):
-        what = _kind(found.st_mode)
-        hint = f"; {stream_hint}" if stream_hint and what != "a folder" else ""
-        raise CatalogError(f"cannot write {path}: it is {what}, not a regular file{hint}")
+        raise NotAFile(path, _kind(found.st_mode))
     for other, what in protected.items():
         if target == Path(os.path.realpath(other)) or (found is not None and _same(found, other)):
             raise CatalogError(f"cannot write {path}: it is {what}")
@@ -93,12 +98,11 @@ class Pending:
 
 
 def prepare(path: Path, write: Callable[[TextIO], None], *, force: bool = False,
-            protected: Mapping[Path, str] = {}, stream_hint: str = "") -> Pending:
+            protected: Mapping[Path, str] = {}) -> Pending:
     """Check `path` (see target_for), then write the whole text through `write` into a
     temporary file beside its target and flush it to disk; `commit()` puts it in place."""
     path = Path(path)
-    with _temporary(path, target_for(path, force=force, protected=protected, stream_hint=stream_hint),
-                    force) as pending:
+    with _temporary(path, target_for(path, force=force, protected=protected), force) as pending:
         fd = os.open(pending.temp, os.O_WRONLY | os.O_TRUNC)
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as out:
             write(out)
@@ -108,9 +112,9 @@ def prepare(path: Path, write: Callable[[TextIO], None], *, force: bool = False,
 
 
 def write_file(path: Path, write: Callable[[TextIO], None], *, force: bool = False,
-               protected: Mapping[Path, str] = {}, stream_hint: str = "") -> Path:
+               protected: Mapping[Path, str] = {}) -> Path:
     """Write `path` through `write` (see the module's rules); returns the file written."""
-    pending = prepare(path, write, force=force, protected=protected, stream_hint=stream_hint)
+    pending = prepare(path, write, force=force, protected=protected)
     pending.commit()
     return pending.target
 
