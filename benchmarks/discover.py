@@ -298,7 +298,7 @@ def run_cli(size: int, work_root: Path, repeats: int) -> str:
             f.write(abstract + "\n\n")
     imported = cli_timed([*base, "import", str(path)], env)
     lines.append(_row(f"`catalog import` of {more:,} more papers", imported,
-                      "exits at once; catalog/refresher.py updates the cache in the background"))
+                      "exits at once; catalog/discover/refresher.py updates the cache in the background"))
     after = cli_timed([*base, "similar", keys[1]], env)
     lines.append(_row("`catalog similar KEY` right after it", after,
                       "waits for what is left of the background update"))

@@ -67,7 +67,7 @@ def schema_floor(files: list[Path], db: Path) -> float:
 
 
 def _store_prepared(files: list[Path], db: Path) -> float:
-    from catalog import prepare
+    from catalog.importing import prepare
     from catalog.store import open_store
 
     prepared = []  # per file: (venue, year, rows)

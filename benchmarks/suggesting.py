@@ -1,4 +1,4 @@
-""""Did you mean" suggestions (catalog/suggest.py): how long `Catalog.suggest` takes for typed
+""""Did you mean" suggestions (catalog/searching/suggest.py): how long `Catalog.suggest` takes for typed
 typos, with the index's word list read from the index (the first time after a change), from
 the cache file (each new process), and from memory (the TUI, every later time).
 
@@ -68,7 +68,7 @@ def large_list(size: int = 150_000, repeats: int = 10) -> dict[str, list[float]]
     import random
     import tempfile
 
-    from catalog import suggest
+    from catalog.searching import suggest
 
     rng = random.Random(5)
     lengths = [4, 5, 6, 6, 7, 7, 8, 8, 9, 9, 10, 11, 12, 13, 15]

@@ -61,7 +61,7 @@ def build(db: Path, only_mix: bool = False, extra: tuple[str, ...] = ()) -> str:
     """Build the lists (every one the catalog qualifies for, or only those of the mix's
     queries and `extra` queries that a full build would make too), timed."""
     from catalog.library import Catalog
-    from catalog.query import parse
+    from catalog.searching.query import parse
     from catalog.store.sqlite import fts, topand, topbuild, topk
 
     catalog = Catalog.open(db)

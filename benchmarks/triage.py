@@ -35,7 +35,7 @@ def main() -> None:
     os.environ.setdefault("XDG_CACHE_HOME", str(args.work / "cache"))
     from benchmarks.discover import build_catalog
     from catalog.library import Catalog, _untriaged
-    from catalog.query import parse
+    from catalog.searching.query import parse
 
     db = args.work / "catalog.db"
     if not db.exists():

@@ -34,7 +34,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from catalog import derived
+from catalog.importing import derived
 from catalog.errors import CatalogError, StoreError
 from catalog.store.sqlite import checkup, files, migrations
 from catalog.store.sqlite.store import SqliteStore
@@ -60,6 +60,11 @@ class DoctorReport:
     @property
     def healthy(self) -> bool:
         return not self.remaining
+
+    @property
+    def recover_hint(self) -> str:
+        """How to salvage a file doctor cannot repair, as commands to type."""
+        return recover_hint(self.path)
 
 
 @dataclass(frozen=True)
@@ -293,7 +298,7 @@ def _check(path: Path, shown: Path, fix: bool, notify) -> DoctorReport:
 def derived_data(store) -> list[str]:
     """What doctor says about the discovery cache and the stored topics: derived data, rebuilt
     by itself, so never a problem to repair."""
-    from catalog import related
+    from catalog.discover import related
 
     try:
         cache = related.status(store)

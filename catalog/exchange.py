@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from catalog.errors import CatalogError
-from catalog.query import parse
+from catalog.searching.query import parse
 from catalog.results import AnnotationsReport, ExportPaper, ExportReport
 
 if TYPE_CHECKING:

@@ -13,12 +13,13 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from time import monotonic
 
-from catalog import changes, highlight, rules
+from catalog import changes, rules
+from catalog.searching import highlight
 from catalog.errors import CatalogError, Interrupted
 from catalog.exchange import Exchange
-from catalog.identifiers import identify
-from catalog.lookup import as_one_query, resolve_key, understood
-from catalog.query import RELEVANCE, Clause, Filter, Query, QueryError, Sort, parse
+from catalog.searching.identifiers import identify
+from catalog.searching.lookup import as_one_query, resolve_key, understood
+from catalog.searching.query import RELEVANCE, Clause, Filter, Query, QueryError, Sort, parse
 from catalog.resources import seeds_dir
 from catalog.results import (
     Edit, Facets, ImportReport, NoteView,
@@ -42,7 +43,7 @@ class Catalog(Exchange):
 
     def __init__(self, store: Store):
         self.store = store
-        self._words = None  # the index's words for suggestions (catalog/suggest.py), once read
+        self._words = None  # the index's words for suggestions (catalog/searching/suggest.py), once read
 
     @property
     def path(self) -> Path:
@@ -90,8 +91,8 @@ class Catalog(Exchange):
         """Import paper lists, BibTeX, RIS, JSON/JSONL and CSV files (folders: all of them
         inside). `mapping`: "field=column" for JSON and CSV files whose names the defaults miss.
         `background`: bring the discovery cache up to date (or build it) in a detached process
-        (catalog/refresher.py; what `catalog import` does) rather than here."""
-        from catalog import importer
+        (catalog/discover/refresher.py; what `catalog import` does) rather than here."""
+        from catalog.importing import importer
         from catalog.ingest.mapping import FieldMap, MappingError
 
         try:
@@ -102,7 +103,7 @@ class Catalog(Exchange):
         report = importer.import_paths(self.store, paths, venue=venue, year=year,
                                        progress=progress, field_map=field_map)
         if report.new or report.merged:
-            from catalog import related
+            from catalog.discover import related
 
             related.refresh_after_import(self.store, background=background)  # derived data
             self._refresh_top_lists(background, monotonic() - start)
@@ -112,15 +113,15 @@ class Catalog(Exchange):
         """The ranked lists of frequent words after an import. A few hundred new papers need
         nothing: searches rescore the lists with them (store/sqlite/topk.py). Past that (or
         when words are to be chosen again), `background`: the detached refresher rebuilds
-        them (catalog/refresher.py, as for the discovery cache; minutes at 1M papers) while
+        them (catalog/discover/refresher.py, as for the discovery cache; minutes at 1M papers) while
         searches rank every match; otherwise here, most frequent first, within a share of the
         import's own time. Lists left stale are never read."""
-        from catalog import refresher
+        from catalog.discover import refresher
 
         if not self.store.top_lists_behind():
             return
         if background and refresher.mode() == "background":
-            from catalog import related
+            from catalog.discover import related
 
             location = self.store.path if self.store.path is not None else self.store.url
             refresher.start(location, related.engine(self.store).cache_dir)
@@ -169,7 +170,7 @@ class Catalog(Exchange):
     def suggest(self, query: str) -> list[Suggestion]:
         """For each word of `query` that (almost) no paper holds, the index's closest words that
         many more papers hold ("did you mean interpretability?"); [] when every word is found."""
-        from catalog import suggest
+        from catalog.searching import suggest
 
         try:
             words = [] if identify(query) else suggest.words_of(parse(query))
@@ -189,7 +190,7 @@ class Catalog(Exchange):
     def _word_list(self, tx):
         """The index's words: kept in memory while the index is unchanged, and in the cache
         folder for the next process (reading them from the index takes ~1 s at 100k papers)."""
-        from catalog import suggest
+        from catalog.searching import suggest
 
         stamp = tx.vocabulary_stamp()
         if self._words is not None and self._words.stamp == stamp:
@@ -210,7 +211,7 @@ class Catalog(Exchange):
         """Undo merges: the records that joined paper `key` (all, or those of the sources
         numbered as `get(key).sources` lists them) become papers of their own. The paper keeps
         its key, tags, notes, status, rating and title."""
-        from catalog import merges
+        from catalog.importing import merges
 
         with self.store.write() as tx:
             pid = resolve_key(tx, key)
@@ -316,7 +317,7 @@ class Catalog(Exchange):
         engine's recommender against the papers the user rated 4-5, queued, is reading, read
         or tagged. None when there are none of those to learn from. Loads scikit-learn and
         may build the discovery cache: call it from a worker."""
-        from catalog import related
+        from catalog.discover import related
 
         parsed = parse(query)
         return related.triage_order(self.store, _untriaged(parsed), limit, whole_catalog=parsed.is_empty)
@@ -358,11 +359,11 @@ class Catalog(Exchange):
                 found = tx.result_facets(parsed, partial=partial)
         return dataclasses.replace(found, query=query, catalog_total=total, tag_names=names)
 
-    # --- discovery: papers like one, recommendations, topics (catalog/related.py) -----------
+    # --- discovery: papers like one, recommendations, topics (catalog/discover/related.py) -----------
 
     def similar(self, key: str, limit: int = 10) -> list[RelatedPaper]:
         """The papers most like paper `key`, best first, each with the terms both share."""
-        from catalog import related
+        from catalog.discover import related
 
         with self.store.read() as tx:
             pid = resolve_key(tx, key)
@@ -373,33 +374,33 @@ class Catalog(Exchange):
         without a tag, rated 4-5 or read); never one it learns from, nor one read or skipped.
         CatalogError when it cannot: TooFewPositives (catalog.errors) when fewer than 2 papers
         are there to learn from."""
-        from catalog import related
+        from catalog.discover import related
 
         return related.recommend(self.store, rules.tag_name(tag) if tag else None, query, limit)
 
     def topics(self, query: str = "") -> list[TopicGroup]:
         """The papers `query` selects (all for "") in labelled topics, largest first; stored in
         the `topic` table (docs/schema.md), replacing that list's earlier topics."""
-        from catalog import related
+        from catalog.discover import related
 
         return related.topics(self.store, query)
 
     def stored_topics(self) -> tuple[tuple[TopicCount, ...], bool]:
         """The whole catalog's stored topics, and whether papers came or went since (or there
         are none): then `topics()` makes them again."""
-        from catalog import related
+        from catalog.discover import related
 
         return related.stored_topics(self.store)
 
     def topic_papers(self, number: int) -> list[PaperSummary]:
         """The papers of the whole catalog's stored topic `number`, closest to its centre first."""
-        from catalog import related
+        from catalog.discover import related
 
         return related.topic_papers(self.store, number)
 
     def discovery_status(self):
         """The discovery cache (a CacheStatus: missing, stale or fresh), building nothing."""
-        from catalog import related
+        from catalog.discover import related
 
         return related.status(self.store)
 
@@ -455,9 +456,9 @@ class Catalog(Exchange):
                 raise CatalogError(f"{target.location} is this catalog; copy it somewhere else")
             counts = copy_catalog(self.store, target)
             # What an import leaves behind: the backend's upkeep after a large load, and the
-            # discovery cache built in the background (catalog/refresher.py).
+            # discovery cache built in the background (catalog/discover/refresher.py).
             target.imported(counts.get("paper", 0))
-            from catalog import related
+            from catalog.discover import related
 
             related.refresh_after_import(target, background=True)
             return counts

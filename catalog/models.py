@@ -250,7 +250,7 @@ class Topic(SQLModel, table=True):
 
 class Acronym(SQLModel, table=True):
     """An acronym the abstracts define ("Sparse Autoencoders (SAEs)"), learned at import
-    (catalog/acronyms.py): a search for either form also finds the other. A short form
+    (catalog/searching/acronyms.py): a search for either form also finds the other. A short form
     with several long forms stands for the one most papers define it with."""
 
     __tablename__ = "acronym"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 
-from catalog.acronyms import winners
+from catalog.searching.acronyms import winners
 
 
 def keys(catalog, query: str) -> list[str]:

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from catalog.acronyms import _TOKEN_PUNCT, definitions, learn, long_key, reverse, used_as_words
+from catalog.searching.acronyms import _TOKEN_PUNCT, definitions, learn, long_key, reverse, used_as_words
 from catalog.text.tex import render
 
 SEEDS = Path(__file__).resolve().parents[1] / "seeds"

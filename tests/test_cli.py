@@ -238,7 +238,8 @@ def test_open_sends_the_papers_page_to_the_browser(run_cli, monkeypatch):
 
 
 def test_search_and_list_sort(run_cli, seeds_copy):
-    from catalog import cli, query
+    from catalog import cli
+    from catalog.searching import query
 
     assert cli.SORTS == query.SORTS
     assert run_cli("import", str(seeds_copy)).exit_code == 0

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from catalog.query import QueryError, Sort, parse
+from catalog.searching.query import QueryError, Sort, parse
 from catalog.store.sqlite.fts import compile_query, count_sql, facet_sql, ids_sql, search_sql
 
 _TAGGED = "SELECT pt.paper_id FROM paper_tag pt JOIN tag t ON t.id = pt.tag_id WHERE "

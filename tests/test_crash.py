@@ -25,8 +25,8 @@ import pytest
 
 from benchmarks.corpus import write_paper_lists
 from catalog.store.sqlite import migrations as migrate
-from catalog.dedupe import fingerprint
-from catalog.importer import file_sha256
+from catalog.importing.dedupe import fingerprint
+from catalog.importing.importer import file_sha256
 from catalog.ingest.paperlist import read_paper_list
 from catalog.library import Catalog
 from tests import future_schema

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from catalog.dedupe import fingerprint_of
+from catalog.importing.dedupe import fingerprint_of
 from catalog.library import Catalog
 from tests.conftest import SEEDS
 

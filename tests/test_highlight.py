@@ -1,8 +1,8 @@
 from hypothesis import given
 from hypothesis import strategies as st
 
-from catalog.highlight import END, START, snippet, spans, terms_of
-from catalog.query import parse
+from catalog.searching.highlight import END, START, snippet, spans, terms_of
+from catalog.searching.query import parse
 
 
 def marked_words(text: str) -> list[str]:
@@ -54,7 +54,7 @@ _LETTERS = "abcdeilnrstuyzABELNSÉéèëñßſ²₂×α -.,()"
 @given(st.text(alphabet=_LETTERS, max_size=200),
        st.lists(st.text(alphabet=_LETTERS, min_size=1, max_size=12), min_size=1, max_size=3))
 def test_the_fast_literal_search_marks_what_the_general_pattern_marks(text, words):
-    from catalog.highlight import _unicode_spans
+    from catalog.searching.highlight import _unicode_spans
 
     for query in (" ".join(words), '"' + " ".join(words).replace('"', "") + '"', words[0] + "*"):
         try:
@@ -69,7 +69,7 @@ def test_marking_stays_fast_on_long_abstracts():
     # the text; the literal search is several times faster. Measured against it in this run.
     import time
 
-    from catalog.highlight import _unicode_spans
+    from catalog.searching.highlight import _unicode_spans
 
     text = ("We present a method that improves the results of prior work on several benchmarks. " * 6
             + "We study sparse autoencoders for language models, with temporal structure in neurons. "

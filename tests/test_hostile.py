@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 from catalog.cli import main
 from catalog.errors import CatalogError
 from catalog.library import Catalog
-from catalog.query import QueryError
+from catalog.searching.query import QueryError
 from catalog.text.terminal import safe
 from tests.conftest import SEEDS
 

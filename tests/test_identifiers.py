@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from catalog.identifiers import KEY_LETTERS, identify
+from catalog.searching.identifiers import KEY_LETTERS, identify
 
 BIB = r"""
 @article{doi1, title = {Kernel Sums of Quokka Gradients}, author = {Ada Lovelace},
@@ -35,7 +35,7 @@ def _key(catalog, word):
 
 
 def test_the_key_alphabet_is_the_one_keys_are_made_of():
-    from catalog.identity import _KEY_ALPHABET
+    from catalog.importing.identity import _KEY_ALPHABET
 
     import re
     assert "".join(ch for ch in map(chr, range(128)) if re.fullmatch(f"[{KEY_LETTERS}]", ch)) == _KEY_ALPHABET

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from catalog.importer import expand
+from catalog.importing.importer import expand
 from catalog.ingest import fields
 from catalog.ingest.bibtex import read_bibtex
 from catalog.ingest.records import IngestError
@@ -289,7 +289,7 @@ def test_reimporting_a_bibtex_file_changes_nothing(empty_catalog, db_path):
 
 
 def test_later_batches_find_and_fill_papers_of_earlier_ones(empty_catalog, db_path, tmp_path, monkeypatch):
-    from catalog import prepare
+    from catalog.importing import prepare
 
     monkeypatch.setattr(prepare, "BATCH", 2)
     rows = [

@@ -8,7 +8,7 @@ import sqlite3
 from pathlib import Path
 
 from catalog.store.sqlite import migrations as migrate
-from catalog.dedupe import fingerprint_of
+from catalog.importing.dedupe import fingerprint_of
 from catalog.library import Catalog
 from tests.conftest import SEEDS
 

@@ -63,9 +63,9 @@ def test_no_database_driver_outside_the_store():
 
 def test_the_tui_and_the_cli_reach_the_database_only_through_catalog():
     """They import neither the store nor the modules that take its transactions."""
-    reaching = ("catalog.store", "catalog.importer", "catalog.dedupe", "catalog.merges",
-                "catalog.changes", "catalog.annotations", "catalog.derived", "catalog.doctor",
-                "catalog.related", "catalog.lookup")
+    reaching = ("catalog.store", "catalog.importing.importer", "catalog.importing.dedupe", "catalog.importing.merges",
+                "catalog.changes", "catalog.annotations", "catalog.importing.derived", "catalog.doctor",
+                "catalog.discover.related", "catalog.searching.lookup")
     found = []
     for path, tree in _modules():
         rel = path.relative_to(PACKAGE)
@@ -82,7 +82,7 @@ def test_the_tui_and_the_cli_reach_the_database_only_through_catalog():
 
 
 def test_the_prepared_row_and_the_stores_columns_agree():
-    from catalog.prepare import PaperRow
+    from catalog.importing.prepare import PaperRow
     from catalog.store.imports import PAPER_COLUMNS
 
     assert PaperRow._fields == PAPER_COLUMNS

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from catalog import reader
+from catalog.importing import reader
 from catalog.library import Catalog, CatalogError
 
 ABSTRACT = ("We measure the thermal conductivity of thin copper films between ten and three hundred "

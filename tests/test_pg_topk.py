@@ -8,7 +8,7 @@ import pytest
 
 from catalog import doctor
 from catalog.library import Catalog
-from catalog.query import parse
+from catalog.searching.query import parse
 from catalog.store.postgres import search, topk
 
 QUERIES = ["model", "models", "learning -model", "model venue:ICLR year:>=2026"]

@@ -1,4 +1,4 @@
-"""Large imports read and prepare files in a worker process (catalog/reader.py): the
+"""Large imports read and prepare files in a worker process (catalog/importing/reader.py): the
 catalog they make is the one an in-process import makes; a bad file, an already imported
 one or an error half-way through a file is handled the same way; and if the worker dies,
 only the file it was reading fails."""
@@ -10,7 +10,7 @@ import sqlite3
 
 import pytest
 
-from catalog import prepare, reader
+from catalog.importing import prepare, reader
 from catalog.library import Catalog
 from tests.conftest import SEEDS
 
@@ -151,7 +151,7 @@ def test_a_worker_that_cannot_start_or_dies_at_once_leaves_the_reading_to_this_p
 
 
 def test_a_file_whose_earlier_import_vanished_is_read_after_all(tmp_path, with_worker, monkeypatch):
-    from catalog import importer
+    from catalog.importing import importer
 
     files = sorted(SEEDS.glob("*.txt"))
     planned = importer._plan

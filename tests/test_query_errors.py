@@ -7,7 +7,7 @@ import pytest
 from click.testing import CliRunner
 
 from catalog.cli import main
-from catalog.query import FILTERS, QueryError, parse
+from catalog.searching.query import FILTERS, QueryError, parse
 
 UNFINISHED = ['year:""', 'rating:""', 'year:"', 'attention year:"', 'rating:"', '-year:""', 'year:" ',
               'rating:">', 'year:>', 'rating:>=', 'year:<"']

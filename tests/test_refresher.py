@@ -1,5 +1,5 @@
 """The discovery cache after `catalog import`: built or updated by a detached process
-(catalog/refresher.py), so the first discovery command after an import waits for nothing.
+(catalog/discover/refresher.py), so the first discovery command after an import waits for nothing.
 Every test waits for the process it caused: none outlives its test."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from catalog import refresher, related
+from catalog.discover import Discovery, refresher, related
 from catalog.library import Catalog
 
 REPO = Path(__file__).resolve().parent.parent
@@ -90,10 +90,10 @@ def test_a_refresher_writes_its_errors_to_the_log_not_the_terminal(tmp_path, mon
     catalog = Catalog.open(db)
     catalog.import_paths([SEEDS])
 
-    def broken(store):
+    def broken(engine):
         raise RuntimeError("disk on fire")
 
-    monkeypatch.setattr(related, "refresh", broken)
+    monkeypatch.setattr(Discovery, "refresh", broken)
     assert refresher.main([str(db)]) == 1
     out, err = capfd.readouterr()
     assert out == err == ""

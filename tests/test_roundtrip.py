@@ -189,7 +189,7 @@ PIECES = ["12\\%", "50%", "R\\&D", "R&D", "\\#3", "#3", "snake\\_case", "a_b", "
 @settings(max_examples=300, deadline=None, database=None)
 @given(st.lists(st.sampled_from(PIECES), min_size=1, max_size=14).map(" ".join))
 def test_the_fingerprint_survives_any_number_of_bibtex_round_trips(abstract):
-    from catalog.dedupe import fingerprint_of
+    from catalog.importing.dedupe import fingerprint_of
     from catalog.export.bibtex import abstract as exported
     from catalog.ingest.fields import tidy_abstract, unescape_text
 

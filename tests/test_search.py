@@ -4,7 +4,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from catalog.query import QueryError, parse
+from catalog.searching.query import QueryError, parse
 from tests.conftest import key_of
 
 

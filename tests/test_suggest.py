@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from catalog import suggest
+from catalog.searching import suggest
 from tests.conftest import SEEDS
 
 
@@ -124,7 +124,7 @@ def test_rapidfuzz_is_imported_only_when_a_word_needs_suggestions(tmp_path, quer
 def test_a_corrected_query_closes_the_quote_left_open():
     """`catalog search '"unbalanced quote'` said `Did you mean: "unbalanced quite?`, an open
     quote in the line to copy; the phrase ran to the end, as it does closed."""
-    from catalog import suggest
+    from catalog.searching import suggest
     from catalog.results import Suggestion
 
     assert suggest.corrected('"unbalanced quote', [Suggestion("quote", ("quite",))]) == \

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from catalog.headlines import headline
+from catalog.text.headlines import headline
 from catalog.text.cjk import has_cjk
 from catalog.text.normalize import normalize
 from catalog.text.terminal import safe

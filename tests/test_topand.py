@@ -143,7 +143,7 @@ def test_doctor_says_stale_lists_of_several_words_are_no_problem(catalog, own_li
 
 
 def test_two_searches_at_once_keep_one_list_and_an_import_keeps_none_waiting(catalog, own_lists):
-    from catalog.query import parse
+    from catalog.searching.query import parse
 
     full = _ranked(catalog, PHRASE, lists=False)
     other = SqliteStore.open(catalog.path)

@@ -281,7 +281,7 @@ def test_a_large_import_leaves_the_lists_to_the_background_refresher(catalog, fe
     """Past DIRTY_LIMIT new papers the lists cannot be rescored: `catalog import` starts the
     detached refresher (which rebuilds them, minutes at 1M) instead of making the import wait;
     meanwhile searches rank every match. A small import starts nothing."""
-    from catalog import refresher, related
+    from catalog.discover import refresher, related
 
     started = []
     monkeypatch.setenv(refresher.MODE_VARIABLE, "background")
@@ -299,11 +299,11 @@ def test_a_large_import_leaves_the_lists_to_the_background_refresher(catalog, fe
     served.clear()
     assert _ranked(catalog, "model", lists=True) == _ranked(catalog, "model", lists=False)
     assert served == []  # stale, not read
-    assert refresher._top_lists(catalog, tmp_path) > 100  # what the refresher process runs (187 lists)
+    assert refresher._top_lists(catalog.store, tmp_path) > 100  # what the refresher process runs (187 lists)
     with catalog.store.read() as tx:
         assert tx.stale_top_lists(rescored=False) == []
         assert tx.conn.execute("SELECT count(*) FROM term_top_dirty").scalar() == 0
-    assert refresher._top_lists(catalog, tmp_path) == 0  # nothing left
+    assert refresher._top_lists(catalog.store, tmp_path) == 0  # nothing left
     served.clear()
     assert _ranked(catalog, "model", lists=True) == _ranked(catalog, "model", lists=False)
     assert served == ['("model")']
@@ -386,7 +386,7 @@ def _kept(catalog) -> set[str]:
     ("=model", '("model")'), ("venue:ICML", None),
 ])
 def test_which_queries_a_list_can_serve(query, key):
-    from catalog.query import parse
+    from catalog.searching.query import parse
     from catalog.store.sqlite.fts import compile_query
 
     assert topk.list_key(compile_query(parse(query))) == key
@@ -398,7 +398,7 @@ def test_which_queries_a_list_can_serve(query, key):
     ("model model", None), ("model -the", None), ("model OR the", None), ("model (the OR a)", None),
 ])
 def test_which_and_queries_lists_can_serve(query, keys):
-    from catalog.query import parse
+    from catalog.searching.query import parse
     from catalog.store.sqlite.fts import compile_query
 
     assert topand.and_keys(compile_query(parse(query))) == keys
@@ -409,7 +409,7 @@ def test_which_and_queries_lists_can_serve(query, keys):
     ('"model"', None), ('"multi-agent model"', None), ('x "language models"', None), ('"language models" -x', None),
 ])
 def test_which_phrases_lists_can_serve(query, keys):
-    from catalog.query import parse
+    from catalog.searching.query import parse
     from catalog.store.sqlite.fts import compile_query
 
     assert topand.phrase_keys(compile_query(parse(query))) == keys
@@ -514,7 +514,7 @@ def test_a_stale_list_is_rescored_once_per_search_and_again_after_a_change(catal
     """`model tag:few` on a stale list: its filtered page (not proven) and fewfilter's scores
     share one rescoring. In a write transaction that changes the index between two searches,
     the second rescores again (the memo is keyed by the index's stamp and the changed papers)."""
-    from catalog.query import parse
+    from catalog.searching.query import parse
 
     _tag_few(catalog)  # tagging changed the index: every list is rescored
     calls = []

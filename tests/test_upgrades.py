@@ -26,9 +26,9 @@ import pytest
 from catalog.errors import CatalogError
 from catalog import doctor
 from catalog.store.sqlite import files, migrations as migrate
-from catalog.dedupe import fingerprint_of
+from catalog.importing.dedupe import fingerprint_of
 from catalog.library import Catalog
-from catalog.prepare import derived_text
+from catalog.importing.prepare import derived_text
 from tests import future_schema
 
 N_PAPERS = 120

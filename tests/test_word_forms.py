@@ -97,7 +97,7 @@ def test_cli_marks_partial_matches(seeded, run_cli):
 
 
 def test_separator_line(seeded_any):
-    from catalog.output import partial_separator
+    from catalog.cli.output import partial_separator
 
     papers = seeded_any.search("sparse autoencoder temporal", limit=20)
     assert partial_separator(papers) == "── 1 paper holds every word; these hold some of them ──"
@@ -116,7 +116,7 @@ def test_an_exact_phrase_matches_only_that_form(seeded):
 
 
 def test_an_exact_phrase_is_parsed_as_one_phrase():
-    from catalog.query import Text, parse
+    from catalog.searching.query import Text, parse
 
     (clause,) = parse('="language models"').clauses
     assert clause.options == (Text("language models", phrase=True, exact=True),)

@@ -96,7 +96,7 @@ def _page(catalog: Catalog, query: str, *, lists: bool, **kwargs) -> list:
 
 def _ranked(catalog: Catalog, query: str, *, lists: bool, limit: int = 50, offset: int = 0) -> list:
     """(paper id, score) of the page, as the store ranks it."""
-    from catalog.query import parse
+    from catalog.searching.query import parse
 
     topk.ENABLED = lists
     try:

@@ -29,7 +29,7 @@ class CatalogGroup(click.Group):
 
     def invoke(self, ctx: click.Context):
         from catalog.errors import CatalogError, StoreError
-        from catalog.query import QueryError
+        from catalog.searching.query import QueryError
 
         try:
             return super().invoke(ctx)

@@ -37,7 +37,7 @@ def _open(ctx: click.Context, *, create: bool = False):
 
 
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
-SORTS = ("relevance", "year", "rating", "title", "added")  # catalog.query.SORTS (a test checks)
+SORTS = ("relevance", "year", "rating", "title", "added")  # catalog.searching.query.SORTS (a test checks)
 
 
 def sort_options(default: str):

@@ -24,7 +24,7 @@ def sql(ctx, statement, timeout, as_json):
     import signal
     import threading
 
-    from catalog import output
+    from catalog.cli import output
     from catalog.errors import Interrupted
 
     if not statement.strip().strip(";").strip():
@@ -59,7 +59,7 @@ def doctor(ctx, fix):
 
     Exits non-zero while something is wrong.
     """
-    from catalog import output
+    from catalog.cli import output
     from catalog.library import Catalog
     from catalog.paths import resolve_db_path
     from catalog.text.terminal import safe

@@ -17,7 +17,7 @@ def similar(ctx, key, limit, as_json):
 
     catalog similar k3x9q2m --limit 5
     """
-    from catalog import output
+    from catalog.cli import output
 
     papers = _open(ctx).similar(key, limit)
     if as_json:
@@ -40,7 +40,7 @@ def recommend(ctx, args, limit, as_json):
 
     catalog recommend thesis venue:ICLR year:2026
     """
-    from catalog import output
+    from catalog.cli import output
 
     tag, filters = None, list(args)
     if filters and ":" not in filters[0]:  # a filter has a colon; a tag has none
@@ -64,7 +64,7 @@ def topics(ctx, query, shown, as_json):
 
     catalog topics venue:ICLR year:2026
     """
-    from catalog import output
+    from catalog.cli import output
 
     found = _open(ctx).topics(" ".join(query))
     if as_json:

@@ -18,7 +18,7 @@ def split(ctx, key, numbers):
     in `catalog show KEY`. KEY keeps its key, tags, notes, status, rating and title, and gives
     back the fields only the leaving records gave it.
     """
-    from catalog import output
+    from catalog.cli import output
 
     result = _open(ctx).split(key, numbers)
     click.echo(f"Split {result.records} {'record' if result.records == 1 else 'records'} off "
@@ -35,7 +35,7 @@ def tag(ctx, args):
 
     Tags may be hierarchical (project/thesis); filtering by tag:project includes children.
     """
-    from catalog import output
+    from catalog.cli import output
 
     keys = [a for a in args if a[0] not in "+-"]
     add = [a[1:] for a in args if a.startswith("+")]
@@ -92,7 +92,7 @@ def _edit(initial: str) -> str:
 @click.pass_context
 def status(ctx, args):
     """Set reading status: unread, queued, reading, read or skipped."""
-    from catalog import output
+    from catalog.cli import output
 
     if len(args) < 2:
         raise click.UsageError("usage: catalog status KEY [KEY...] STATUS")
@@ -104,7 +104,7 @@ def status(ctx, args):
 @click.pass_context
 def rate(ctx, args):
     """Rate papers 1-5 (0 clears the rating)."""
-    from catalog import output
+    from catalog.cli import output
 
     if len(args) < 2 or not args[-1].isdigit():
         raise click.UsageError("usage: catalog rate KEY [KEY...] RATING (1-5, 0 to clear)")
@@ -119,7 +119,7 @@ def rate(ctx, args):
 @click.pass_context
 def title(ctx, key, text, clear):
     """Give a paper your own title (shown everywhere instead of the headline)."""
-    from catalog import output
+    from catalog.cli import output
 
     if not text and not clear:
         raise click.UsageError("give the title text, or --clear")

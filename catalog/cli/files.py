@@ -30,7 +30,7 @@ def import_cmd(ctx, paths, venue, year, mapping, verbose):
     notes and ratings stay. Re-importing a file changes nothing. Bad entries are reported
     and skipped. `catalog split KEY` undoes a wrong merge.
     """
-    from catalog.progress import import_progress
+    from catalog.cli.progress import import_progress
     from catalog.text.terminal import safe
 
     if not any(path.exists() for path in paths):  # before opening: a new --db is not made for nothing
@@ -39,7 +39,7 @@ def import_cmd(ctx, paths, venue, year, mapping, verbose):
     catalog = _open(ctx, create=True)
     with import_progress(paths) as advance:
         report = catalog.import_paths(paths, venue=venue, year=year, progress=advance, mapping=mapping,
-                                      background=True)  # the discovery cache: catalog/refresher.py
+                                      background=True)  # the discovery cache: catalog/discover/refresher.py
     if not report.files:
         _fail("nothing to import: no paper lists (.txt, .md), .bib, .json, .jsonl or .csv files in "
               + ", ".join(str(p) for p in paths))

@@ -22,9 +22,9 @@ def search(ctx, query, limit, sort, reverse, as_json):
     paper first. Words that (almost) no paper holds get "did you mean" suggestions on stderr
     (with --json: {"papers": [...], "suggestions": [...], "did_you_mean": "..."}).
     """
-    from catalog import output
-    from catalog.identifiers import identify
-    from catalog.query import parse
+    from catalog.cli import output
+    from catalog.searching.identifiers import identify
+    from catalog.searching.query import parse
 
     text = " ".join(query)
     if identify(text) is None and parse(text).is_empty:
@@ -53,7 +53,7 @@ def search(ctx, query, limit, sort, reverse, as_json):
 @click.pass_context
 def list_cmd(ctx, query, limit, sort, reverse, as_json):
     """List papers, newest first, optionally filtered (same language as search)."""
-    from catalog import output
+    from catalog.cli import output
 
     papers = _open(ctx).search(" ".join(query), limit=limit, snippets=False,
                                sort=("-" if reverse else "") + sort)
@@ -69,7 +69,7 @@ def list_cmd(ctx, query, limit, sort, reverse, as_json):
 @click.pass_context
 def show(ctx, key, as_json):
     """Show one paper: abstract, tags, status, rating, notes and where it came from."""
-    from catalog import output
+    from catalog.cli import output
 
     detail = _open(ctx).get(key)
     if as_json:
@@ -83,7 +83,7 @@ def show(ctx, key, as_json):
 @click.pass_context
 def tags(ctx, as_json):
     """All tags with the number of papers carrying each."""
-    from catalog import output
+    from catalog.cli import output
 
     found = _open(ctx).tags()
     if as_json:
@@ -99,7 +99,7 @@ def tags(ctx, as_json):
 @click.pass_context
 def stats(ctx, as_json):
     """Counts per venue and year, status and rating."""
-    from catalog import output
+    from catalog.cli import output
 
     s = _open(ctx).stats()
     if as_json:
@@ -122,7 +122,7 @@ def saved(ctx):
 @click.pass_context
 def saved_list(ctx, as_json):
     """List saved searches by name, with their queries."""
-    from catalog import output
+    from catalog.cli import output
     from catalog.text.terminal import safe
 
     searches = _open(ctx).saved_searches()
@@ -156,8 +156,8 @@ def saved_add(ctx, name, query):
 @click.pass_context
 def saved_run(ctx, name, limit, as_json):
     """Run the saved search NAME, like `catalog search` (or `catalog list` without words)."""
-    from catalog import output
-    from catalog.query import parse
+    from catalog.cli import output
+    from catalog.searching.query import parse
 
     catalog = _open(ctx)
     wanted = {s.name: s for s in catalog.saved_searches()}.get(" ".join(name.split()))
@@ -194,7 +194,7 @@ def tui(ctx, triage, query):
     catalog = _open(ctx)  # a damaged or foreign file is refused first, as by every command
     text = " ".join(query) if query else None
     if text is not None:
-        from catalog.query import parse
+        from catalog.searching.query import parse
 
         parse(text)  # a bad filter is one line here, before the screen is taken over
     for name, stream in (("output", sys.stdout), ("input", sys.stdin)):

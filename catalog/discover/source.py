@@ -40,3 +40,10 @@ class StoreSource:
         """Into the `topic` table (migration 0007), replacing the scope's rows."""
         with self.store.write() as tx:
             tx.save_topics(scope, records)
+
+
+def engine(store):
+    """The discovery engine of a catalog's store (its cache in the store's cache folder)."""
+    from catalog.discover.engine import Discovery
+
+    return Discovery(StoreSource(store))

@@ -23,7 +23,7 @@ class PaperRecord:
     kind: str | None = None  # catalog/kinds.py: article, conference, ...; None: not known
 
     def __reduce__(self):
-        # Records travel to and from the import worker (catalog/reader.py) by the
+        # Records travel to and from the import worker (catalog/importing/reader.py) by the
         # thousand; the default pickling of a slots dataclass is 3x slower.
         return PaperRecord, (self.abstract, self.position, self.line, self.venue, self.year,
                              self.title, self.authors, self.doi, self.arxiv_id, self.url, self.extra,

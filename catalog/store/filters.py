@@ -4,7 +4,7 @@ case on both: NOCASE in SQLite, citext in PostgreSQL). Each backend's compiler a
 
 from __future__ import annotations
 
-from catalog.query import Filter
+from catalog.searching.query import Filter
 
 TAGGED = "SELECT pt.paper_id FROM paper_tag pt JOIN tag t ON t.id = pt.tag_id WHERE {}"
 TAG_OR_CHILD = "t.name = ? OR t.name LIKE ? ESCAPE '\\'"

@@ -9,7 +9,7 @@ titled_sql, HOLDS_WORD); PostgreSQL's also ranks consecutive tiers in one statem
 from __future__ import annotations
 
 from catalog.errors import StoreError
-from catalog.query import RELEVANCE, Query, QueryError, Sort, Text
+from catalog.searching.query import RELEVANCE, Query, QueryError, Sort, Text
 from catalog.results import Facets, SearchHit
 from catalog.store import rows
 
@@ -209,7 +209,7 @@ class RankedSearch:
         return held[1]
 
     def _read_acronyms(self, query: Query) -> dict[str, list[str]]:
-        from catalog.acronyms import long_key, short_form, winners
+        from catalog.searching.acronyms import long_key, short_form, winners
 
         texts = self.compiler.acronym_candidates(query)
         if not texts:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from catalog.query import Clause, Filter, Query, Text
+from catalog.searching.query import Clause, Filter, Query, Text
 from catalog.text.cjk import has_cjk
 
 # Longest long form (in words) a query is checked against for acronyms.

@@ -16,7 +16,7 @@ from textual import work
 
 from catalog.errors import CatalogError
 from catalog.library import Catalog
-from catalog.query import QueryError
+from catalog.searching.query import QueryError
 from catalog.results import Edit, NoteView, PaperSummary, SavedQuery
 from catalog.tui.display import first_line, one_line, shorten, stars
 from catalog.tui.messages import ActionFailed, MarksChecked, PapersChanged, TagsLoaded

@@ -15,9 +15,9 @@ from textual.worker import get_current_worker
 
 from catalog.errors import Interrupted
 from catalog.library import Catalog
-from catalog.query import RELEVANCE, QueryError, Sort
+from catalog.searching.query import RELEVANCE, QueryError, Sort
 from catalog.results import Facets, PaperDetail, Suggestion
-from catalog.suggest import corrected
+from catalog.searching.suggest import corrected
 from catalog.text.tex import render_styled
 from catalog.tui.display import first_line
 from catalog.tui.messages import (

@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 from textual.message import Message
 
-from catalog.highlight import Terms
+from catalog.searching.highlight import Terms
 from catalog.results import (
     Edit, Facets, PaperDetail, PaperSummary, RelatedPaper, Suggestion, TopicCount, TriageCount,
     TriageOrder,
@@ -63,7 +63,7 @@ class SearchCount(Message):
 
 
 class SearchSuggestions(Message):
-    """Closest words for the words of `query` that (almost) no paper holds (catalog/suggest.py)."""
+    """Closest words for the words of `query` that (almost) no paper holds (catalog/searching/suggest.py)."""
 
     def __init__(self, query: str, generation: int, suggestions: list[Suggestion]) -> None:
         super().__init__()

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import re
 
-from catalog.highlight import Terms, terms_of
-from catalog.query import QueryError, parse
+from catalog.searching.highlight import Terms, terms_of
+from catalog.searching.query import QueryError, parse
 
 # One raw token as the user typed it: a (possibly negated, possibly field-prefixed or exact) quoted
 # phrase, or a run of non-space characters.

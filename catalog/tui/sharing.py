@@ -16,7 +16,7 @@ from textual import work
 
 from catalog.errors import CatalogError
 from catalog.library import Catalog
-from catalog.query import QueryError
+from catalog.searching.query import QueryError
 from catalog.results import ExportPaper, PaperSummary
 from catalog.text.terminal import safe
 from catalog.tui.display import first_line, shorten

@@ -41,7 +41,7 @@ class State:
     key: str | None = None  # the paper under the cursor
     sidebar: bool | None = None  # None: as the terminal's width decides
     theme: str | None = None
-    sort: str = ""  # catalog.query.Sort as text ("year", "-title"); "" is relevance
+    sort: str = ""  # catalog.searching.query.Sort as text ("year", "-title"); "" is relevance
     history: list[str] = field(default_factory=list)  # oldest first, no repeats
     # Where each triage stopped, by its query (spaces normalised): the paper it showed and
     # the papers passed over without a decision (they come again after the others).

@@ -5,7 +5,7 @@ Revises: 0002
 Create Date: 2026-12-01 09:00:00
 
 Importing folds a record into a paper already seen when the DOI, arXiv id, abstract or title
-says it is the same paper (catalog/dedupe.py). Each such record is now kept: its file and
+says it is the same paper (catalog/importing/dedupe.py). Each such record is now kept: its file and
 position (as in provenance), the evidence, the fields the paper took from it, and the record
 itself as JSON, so `catalog import --verbose` can list the merges and `catalog split KEY` can
 make a wrong one two papers again.

@@ -104,7 +104,7 @@ _CANDIDATES = """SELECT id, fingerprint, abstract, title, doi, arxiv_id FROM pap
 
 def _bases(abstract, title, doi, arxiv_id) -> list[str]:
     """What the fingerprint may have hashed: an identifying abstract, else the title, identifier
-    and abstract (catalog/dedupe.py). Trying both needs no copy of which abstracts identify."""
+    and abstract (catalog/importing/dedupe.py). Trying both needs no copy of which abstracts identify."""
     ident = doi or (f"arxiv:{arxiv_id}" if arxiv_id else "")
     out = [abstract] if abstract else []
     out.append(" ".join(filter(None, (title, ident, abstract))))

@@ -13,7 +13,7 @@ the vocabulary. Its triggers mirror paper_fts's; bulk imports drop both insert t
 holding each (typo suggestions, completion).
 
 `acronym` holds the acronyms abstracts define ("Sparse Autoencoders (SAEs)"), learned at
-import (catalog/acronyms.py); existing papers are read once here. No user data is touched.
+import (catalog/searching/acronyms.py); existing papers are read once here. No user data is touched.
 """
 from typing import Sequence, Union
 
@@ -84,7 +84,7 @@ def _learn_acronyms(bind) -> None:
     """The acronyms the catalog's papers define, as imports learn them from now on."""
     from collections import Counter
 
-    from catalog.acronyms import definitions, long_key, used_as_words
+    from catalog.searching.acronyms import definitions, long_key, used_as_words
 
     counts: Counter = Counter()
     surface: dict = {}

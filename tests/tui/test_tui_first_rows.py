@@ -13,7 +13,7 @@ from time import monotonic
 
 import pytest
 
-from catalog.query import Sort
+from catalog.searching.query import Sort
 from catalog.tui.app import CatalogApp
 from tests.tui.conftest import screen_text
 

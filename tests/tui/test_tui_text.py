@@ -5,7 +5,7 @@ from __future__ import annotations
 from rich.cells import cell_len
 from rich.style import Style
 
-from catalog.highlight import spans
+from catalog.searching.highlight import spans
 from catalog.results import PaperSummary
 from catalog.tui.querytext import filter_token, highlight_terms, toggle_filter, typed_query, unfinished_word
 from catalog.tui.widgets.rows import Columns, RowStyles, header, row
@@ -85,7 +85,7 @@ def test_rows_line_up_with_chinese_titles_and_tags():
 
 
 def test_keys_query_narrows_a_query_without_changing_its_meaning():
-    from catalog.query import parse
+    from catalog.searching.query import parse
     from catalog.tui.querytext import KEY_CHUNK, chunks, keys_query
 
     keys = ["k1", "k2"]

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 
 from collections.abc import Mapping, Sequence
 
-from catalog.query import RELEVANCE, Clause, Filter, Query, Sort, Text
+from catalog.searching.query import RELEVANCE, Clause, Filter, Query, Sort, Text
 from catalog.store.filters import TAGGED, filter_sql
 from catalog.store.tierplan import Syntax, ids_of_tiers, plan_tiers
 from catalog.store.tierplan import acronym_candidates  # noqa: F401  (ranked.py calls it on the compiler)

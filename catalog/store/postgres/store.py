@@ -20,7 +20,7 @@ import psycopg
 
 from catalog.errors import CatalogError, StoreError
 from catalog.paths import current_user, login_name, shown
-from catalog.query import Text
+from catalog.searching.query import Text
 from catalog.store.base import ConnectionPool, Store
 from catalog.store.discovery import DiscoveryQueries
 from catalog.store.edits import EditQueries
@@ -50,7 +50,7 @@ class PostgresTx(PostgresTopLists, RankedSearch, PaperReads, EditQueries, Import
 
     compiler = search
 
-    # --- typo suggestions (catalog/suggest.py): the words as written, from the exact vector ------
+    # --- typo suggestions (catalog/searching/suggest.py): the words as written, from the exact vector ------
 
     def papers_with_word(self, word: str, at_most: int, *, prefix: bool = False) -> int:
         """How many papers hold this (folded) word, or with `prefix` a word starting with it,
@@ -292,7 +292,7 @@ class PostgresStore(Store):
             try:
                 tx = PostgresTx(conn, self.user)
                 if catch_up and (edited := tx.papers_to_rederive()):
-                    from catalog.derived import refresh
+                    from catalog.importing.derived import refresh
 
                     refresh(tx, edited)
                 yield tx

@@ -1,4 +1,4 @@
-"""SQLite FTS5: the index's layout, and the query tree (catalog/query.py) compiled to SQL.
+"""SQLite FTS5: the index's layout, and the query tree (catalog/searching/query.py) compiled to SQL.
 
 This is the only module that knows FTS5 query syntax. Every user word is quoted before it
 reaches MATCH, so punctuation (`multi-agent`, `c++`, `20.04`) is never FTS5 syntax. The
@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from catalog.query import RELEVANCE, Clause, Filter, Query, Sort, Text
+from catalog.searching.query import RELEVANCE, Clause, Filter, Query, Sort, Text
 from catalog.store.filters import TAGGED as _TAGGED, filter_sql
 from catalog.store.tierplan import Syntax, ids_of_tiers, is_words, plan_tiers
 from catalog.store.tierplan import acronym_candidates  # noqa: F401  (ranked.py calls it on the compiler)
@@ -58,7 +58,7 @@ READER_JOIN = "LEFT JOIN paper_reader r ON r.paper_id = p.id AND r.reader = ?"
 # Newest year first, then most recently added: the year indexes (rowid last) give this order
 # directly, so a filtered listing stops after LIMIT rows instead of sorting the catalog.
 DEFAULT_ORDER = "p.year DESC, p.id DESC"
-# The other orders (catalog.query.SORTS), as (natural, reversed). Unknown years and ratings go
+# The other orders (catalog.searching.query.SORTS), as (natural, reversed). Unknown years and ratings go
 # last both ways; "date added" is the id, which grows as papers are imported (the primary key
 # gives that order with no sorting).
 ORDERS = {

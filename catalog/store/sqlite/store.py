@@ -203,7 +203,7 @@ class SqliteStore(Store):
         with self._errors(), self.pool.write() as conn:
             tx = SqliteTx(conn, self.user)
             if catch_up and (edited := tx.papers_to_rederive()):
-                from catalog.derived import refresh
+                from catalog.importing.derived import refresh
 
                 refresh(tx, edited)
             yield tx

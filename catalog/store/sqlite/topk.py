@@ -51,7 +51,7 @@ import json
 import math
 import os
 
-from catalog.query import Text
+from catalog.searching.query import Text
 from catalog.store.sqlite.fts import (FTS_COLUMNS, FTS_TABLE, READER_JOIN, SUMMARY_COLUMNS, CompiledQuery,
                                       fts_phrase)
 

@@ -1,4 +1,4 @@
-"""The words of the search index, for "did you mean" suggestions (catalog/suggest.py).
+"""The words of the search index, for "did you mean" suggestions (catalog/searching/suggest.py).
 
 Read through FTS5's `fts5vocab` over the index's terms, as indexed (folded to lower case, without
 diacritics). When the index stems its terms, the surface words users type are what

@@ -17,7 +17,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Input
 
 from catalog.library import Catalog
-from catalog.query import RELEVANCE, QueryError, Sort
+from catalog.searching.query import RELEVANCE, QueryError, Sort
 from catalog.results import Edit, Facets, PaperDetail, SavedQuery
 from catalog.tui import keys
 from catalog.tui.discovering import Discovering

@@ -32,7 +32,7 @@ from textual.widgets import Footer, Static
 
 from catalog.errors import CatalogError
 from catalog.library import Catalog
-from catalog.query import QueryError
+from catalog.searching.query import QueryError
 from catalog.results import Edit, TriageCount
 from catalog.tui import keys
 from catalog.tui.display import first_line, shorten, stars

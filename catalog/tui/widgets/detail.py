@@ -11,7 +11,7 @@ from textual.content import Content
 from textual.message import Message
 from textual.widgets import Static
 
-from catalog.highlight import Terms, spans
+from catalog.searching.highlight import Terms, spans
 from catalog.kinds import label as kind_label
 from catalog.results import PaperDetail, RelatedPaper
 from catalog.text.tex import Styled

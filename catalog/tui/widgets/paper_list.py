@@ -26,7 +26,7 @@ from catalog.rules import STATUSES
 from catalog.library import Catalog
 from catalog.results import PaperSummary
 from catalog.tui.colors import MUTED, TEXT, text_style
-from catalog.query import RELEVANCE, Sort
+from catalog.searching.query import RELEVANCE, Sort
 from catalog.tui.widgets.rows import MARKS, Columns, RowStyles, header, header_at, row
 
 PAGE = 200

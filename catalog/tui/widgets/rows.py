@@ -61,7 +61,7 @@ class RowStyles:
         return cls(style, style, style, style, style, style, {})
 
 
-# The sort order each header sorts by when clicked (catalog.query.SORTS).
+# The sort order each header sorts by when clicked (catalog.searching.query.SORTS).
 SORTABLE = {"Title": "title", "Year": "year", "Rating": "rating"}
 # Which way each order runs when not reversed: its arrow.
 DESCENDING = {"year": True, "rating": True, "title": False, "added": True, "relevance": True}

@@ -7,7 +7,7 @@ import hashlib
 from collections.abc import Iterator
 from datetime import datetime
 
-from catalog import dedupe, prepare
+from catalog.importing import dedupe, prepare
 
 KEY_LENGTH = 7
 # Crockford's base32 alphabet in lower case: no i, l, o or u to misread or mistype.

@@ -1,6 +1,6 @@
 """Which papers a query or a key names, looked up in a transaction of the store.
 
-catalog/identifiers.py says what text names (a key or key prefix, a DOI, an arXiv id: pure
+catalog/searching/identifiers.py says what text names (a key or key prefix, a DOI, an arXiv id: pure
 functions); this module finds those papers: `resolve_key` for a key typed by the user (with
 "did you mean" when there is none), `understood` for a search whose whole query is a key, DOI
 or arXiv id (that paper first, then what the text finds), `as_one_query` for counts over
@@ -13,8 +13,8 @@ import difflib
 
 from catalog import rules
 from catalog.errors import CatalogError
-from catalog.identifiers import identify
-from catalog.query import Clause, Filter, Query, parse
+from catalog.searching.identifiers import identify
+from catalog.searching.query import Clause, Filter, Query, parse
 
 
 def resolve_key(tx, key: str) -> int:

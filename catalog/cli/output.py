@@ -12,7 +12,7 @@ from rich.text import Text
 
 from catalog.kinds import label as kind_label
 from catalog.results import PaperDetail, PaperSummary, Stats, Suggestion, TagCount
-from catalog.highlight import END as HIGHLIGHT_END, START as HIGHLIGHT_START
+from catalog.searching.highlight import END as HIGHLIGHT_END, START as HIGHLIGHT_START
 from catalog.text.terminal import safe, stars
 
 stdout = Console(highlight=False, soft_wrap=False)
@@ -93,7 +93,7 @@ def summaries_json(papers: list[PaperSummary]) -> list[dict]:
 
 def search_json(query: str, papers: list[PaperSummary], suggestions: list[Suggestion]) -> dict:
     """`catalog search --json`: the papers, and the suggestions for words (almost) no paper holds."""
-    from catalog.suggest import corrected
+    from catalog.searching.suggest import corrected
 
     return {"papers": summaries_json(papers), "suggestions": [s.as_json() for s in suggestions],
             "did_you_mean": corrected(query, suggestions) if suggestions else None}
@@ -102,7 +102,7 @@ def search_json(query: str, papers: list[PaperSummary], suggestions: list[Sugges
 def print_suggestions(query: str, suggestions: list[Suggestion], *, found: bool) -> None:
     """On stderr: `No papers match "atention sink". Did you mean: attention sink?`, and the
     other close words when there are several."""
-    from catalog.suggest import corrected
+    from catalog.searching.suggest import corrected
 
     head = "Few papers match" if found else "No papers match"
     line = Text(f"{head} {safe(query)!r}. Did you mean: ")
@@ -208,8 +208,6 @@ def _line(text: str | Text) -> None:
 
 def print_doctor(report) -> None:
     """`catalog doctor`: each check and its problems, then what --fix did and what is left."""
-    from catalog.doctor import recover_hint
-
     for name in report.checked:
         problems = [f.problem for f in report.found if f.check == name]
         mark = Text("problem", style="bold red") if problems else Text("ok", style="green")
@@ -235,7 +233,7 @@ def print_doctor(report) -> None:
             _line(Text("Still wrong:", style="bold red"))
             for f in report.remaining:
                 _line(f"  {f.check}: {safe(f.problem)}")
-        _line(f"Cannot repair this here: {safe(recover_hint(report.path))}.")
+        _line(f"Cannot repair this here: {safe(report.recover_hint)}.")
 
 
 def print_related(papers, reason: str) -> None:

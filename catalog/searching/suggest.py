@@ -12,8 +12,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from catalog.highlight import fold
-from catalog.query import Query, Text
+from catalog.searching.highlight import fold
+from catalog.searching.query import Query, Text
 from catalog.results import Suggestion
 from catalog.text.cjk import has_cjk
 

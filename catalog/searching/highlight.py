@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from catalog.query import Query, Text
+from catalog.searching.query import Query, Text
 from catalog.text.cjk import has_cjk
 
 START, END = "\x02", "\x03"  # around matched words; displays turn them into a style

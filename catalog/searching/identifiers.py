@@ -5,7 +5,7 @@
     2501.01234  arXiv:2501.01234v2  https://arxiv.org/abs/2501.01234  cs/0101001
 
 Pure functions: what the text names, normalised as the store keeps it (DOIs and arXiv ids in
-lower case, arXiv ids without their version). catalog/lookup.py finds the paper.
+lower case, arXiv ids without their version). catalog/searching/lookup.py finds the paper.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 
 KEY_PREFIX = 4  # the shortest key prefix that names a paper
-# Keys are Crockford base32 in lower case (catalog/identity.py): no i, l, o or u.
+# Keys are Crockford base32 in lower case (catalog/importing/identity.py): no i, l, o or u.
 KEY_LETTERS = "0-9a-hjkmnp-tv-z"
 _KEY = re.compile(rf"[{KEY_LETTERS}]{{{KEY_PREFIX},25}}")
 _DOI = re.compile(r"(?:doi:\s*|(?:https?://)?(?:dx\.)?doi\.org/)?(10\.\d{4,9}/\S+)", re.IGNORECASE)

@@ -1,6 +1,6 @@
 """Reading the files of an import ahead of the importer, in this process or in a worker.
 
-For a large import a worker process prepares the papers (catalog/prepare.py), running ahead
+For a large import a worker process prepares the papers (catalog/importing/prepare.py), running ahead
 through the files while the importer stores (a thread would fight the storing thread for the
 GIL). Small imports read in-process: starting a worker costs about 0.1 s.
 
@@ -25,7 +25,7 @@ import threading
 from collections.abc import Iterator
 from pathlib import Path
 
-from catalog.prepare import Batch, Job, Opened, read
+from catalog.importing.prepare import Batch, Job, Opened, read
 
 LOOKAHEAD = 6  # batches read from the worker ahead of the importer
 # Below this many bytes of input a worker costs more than it saves.
@@ -66,8 +66,8 @@ class Reader:
     def _start(self, jobs: list[Job]) -> None:
         # This very copy of catalog, even when the current directory or an installed
         # package holds another one (`-m` would put the current directory first).
-        package_root = str(Path(__file__).resolve().parent.parent)
-        serve = f"import sys; sys.path.insert(0, {package_root!r}); import catalog.reader as r; r._serve()"
+        package_root = str(Path(__file__).resolve().parents[2])
+        serve = f"import sys; sys.path.insert(0, {package_root!r}); import catalog.importing.reader as r; r._serve()"
         self._errors = tempfile.TemporaryFile()
         try:
             self._worker = subprocess.Popen(

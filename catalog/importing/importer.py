@@ -3,9 +3,9 @@
 Paper lists, BibTeX, RIS, JSON/JSONL and CSV files are told apart by suffix. Rows go in with
 executemany and the search index is filled with one statement per file (the per-row trigger
 stands aside: the store's bulk_load), several times faster than an ORM object per row. The
-Python work per paper (catalog/prepare.py) runs ahead in a worker process for large imports
-(catalog/reader.py).
-Records that are papers already in the catalog fill their empty fields (catalog/dedupe.py)
+Python work per paper (catalog/importing/prepare.py) runs ahead in a worker process for large imports
+(catalog/importing/reader.py).
+Records that are papers already in the catalog fill their empty fields (catalog/importing/dedupe.py)
 with UPDATEs, which the FTS update trigger reindexes.
 """
 
@@ -20,14 +20,16 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from catalog import acronyms, dedupe, merges, rules
-from catalog.identity import insert_papers
+from catalog import rules
+from catalog.searching import acronyms
+from catalog.importing import dedupe, merges
+from catalog.importing.identity import insert_papers
 from catalog.ingest.mapping import FieldMap
 from catalog.ingest.records import IngestError
 from catalog.ingest.formats import SUFFIXES
-from catalog.prepare import Batch, Job, Opened
-from catalog import reader
-from catalog.reader import Reader, WorkerError
+from catalog.importing.prepare import Batch, Job, Opened
+from catalog.importing import reader
+from catalog.importing.reader import Reader, WorkerError
 from catalog.results import FileReport, ImportReport
 from catalog.store import Store, StoreError
 

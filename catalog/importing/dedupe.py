@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from functools import lru_cache
 
-from catalog import headlines
+from catalog.text import headlines
 from catalog.text import tex
 from catalog.text.cjk import has_cjk
 from catalog.text.normalize import normalize

@@ -13,19 +13,13 @@ from collections.abc import Sequence
 from contextlib import contextmanager
 
 from catalog.errors import CatalogError, TooFewPositives
-from catalog.query import Query, parse
+from catalog.searching.query import Query, parse
+from catalog.discover.source import engine
 from catalog.results import PaperSummary, RelatedPaper, TopicCount, TopicGroup, TriageOrder
 
 MIN_POSITIVES = 2  # one paper is a `similar`, not something to learn a taste from
 NOT_SUGGESTED = ("read", "skipped")  # statuses recommend never suggests
 WHOLE_CATALOG = ""  # the scope of the whole catalog's stored topics
-
-
-def engine(store):
-    from catalog.discover import Discovery
-    from catalog.discover.source import StoreSource
-
-    return Discovery(StoreSource(store))
 
 
 @contextmanager
@@ -149,13 +143,13 @@ def topic_papers(store, number: int) -> list[PaperSummary]:
 
 def refresh_after_import(store, *, background: bool = False) -> None:
     """After an import that added papers. `background` (what `catalog import` asks): start
-    catalog/refresher.py, which brings the cache up to date, or builds it when there is none,
+    catalog/discover/refresher.py, which brings the cache up to date, or builds it when there is none,
     in a detached process, so the import exits at once and the next discovery command finds
     the cache ready. Otherwise (and with CATALOG_DISCOVER_REFRESH=inline) bring an existing
     cache up to date here (the engine updates it incrementally where it can); a catalog that
     never used discovery builds nothing. Derived data: a failure costs a rebuild on the next
     use, never the import."""
-    from catalog import refresher
+    from catalog.discover import refresher
 
     discovery = engine(store)
     how = refresher.mode() if background else "inline"
@@ -171,21 +165,15 @@ def refresh_after_import(store, *, background: bool = False) -> None:
         pass
 
 
-def refresh(store):
-    """Bring the cache up to date now (building it if missing): the engine's UpdateReport, or
-    None when it was fresh. What catalog/refresher.py runs."""
-    return engine(store).refresh()
-
-
 def status(store):
     """The discovery cache's CacheStatus (missing, stale or fresh), building nothing."""
     return engine(store).status()
 
 
 def refreshing(store) -> bool:
-    """Whether a process an import started (catalog/refresher.py) is building or updating the
+    """Whether a process an import started (catalog/discover/refresher.py) is building or updating the
     cache now."""
-    from catalog import refresher
+    from catalog.discover import refresher
 
     return refresher.running(engine(store).cache_dir)
 

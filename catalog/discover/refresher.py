@@ -1,7 +1,7 @@
 """The discovery cache brought up to date in a process of its own after `catalog import`.
 
-    python -m catalog.refresher DB      # what `start` runs, detached
-    CATALOG_REFRESH_SERVER=URL python -m catalog.refresher --server   # a PostgreSQL catalog
+    python -m catalog.discover.refresher DB      # what `start` runs, detached
+    CATALOG_REFRESH_SERVER=URL python -m catalog.discover.refresher --server   # a PostgreSQL catalog
 
 It also rebuilds the ranked lists of frequent words (issue 16, store/sqlite/topk.py) when an
 import left some that searches cannot read (past a few hundred changed papers): minutes at a
@@ -70,7 +70,7 @@ def start(db: Path | str, cache_dir: Path) -> subprocess.Popen | None:
             detached = ({"start_new_session": True} if os.name == "posix" else
                         {"creationflags": getattr(subprocess, "DETACHED_PROCESS", 0)
                          | getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0)})
-            return subprocess.Popen([sys.executable, "-m", "catalog.refresher", *args],
+            return subprocess.Popen([sys.executable, "-m", "catalog.discover.refresher", *args],
                                     stdin=subprocess.DEVNULL, stdout=log, stderr=log,
                                     close_fds=True, env=env, **detached)
     except OSError:
@@ -82,7 +82,7 @@ def main(argv: list[str] | None = None) -> int:
     0 when done or not needed, 1 on an error (written to the log, not raised)."""
     args = sys.argv[1:] if argv is None else argv
     if len(args) != 1:
-        print("usage: python -m catalog.refresher DB", file=sys.stderr)
+        print("usage: python -m catalog.discover.refresher DB", file=sys.stderr)
         return 2
     if args[0] == "--server":
         db: Path | str = os.environ.get(SERVER_VARIABLE, "")
@@ -96,48 +96,48 @@ def main(argv: list[str] | None = None) -> int:
         os.nice(19)
     except (AttributeError, OSError):
         pass
-    from catalog import related
-    from catalog.library import Catalog
+    from catalog.discover.source import engine
+    from catalog.store import open_store
 
-    catalog = None
+    store = None
     try:
-        catalog = Catalog.open(db)
-        cache_dir = related.engine(catalog.store).cache_dir
+        store = open_store(db)
+        cache_dir = engine(store).cache_dir
         cache_dir.mkdir(parents=True, exist_ok=True)
         with _only_one(cache_dir / LOCK) as mine:
             if not mine:
                 return 0
             for _ in range(ROUNDS):
-                report = related.refresh(catalog.store)
+                report = engine(store).refresh()  # None when it was fresh
                 if report is not None:
                     _log(cache_dir, f"{report.kind} {report.papers} papers "
                                     f"(+{report.added} ~{report.changed} -{report.removed}) "
                                     f"in {report.seconds:.1f} s")
-                built = _top_lists(catalog, cache_dir)
+                built = _top_lists(store, cache_dir)
                 if report is None and not built:  # both fresh
                     break
         return 0
     except Exception:  # noqa: BLE001 - derived data: written down, never shown
         try:
-            if catalog is None and not isinstance(db, Path):
+            if store is None and not isinstance(db, Path):
                 raise  # a server that would not open: the traceback goes to the log below
-            _log(related.engine(catalog.store).cache_dir if catalog else db.parent,
+            _log(engine(store).cache_dir if store else db.parent,
                  "failed:\n" + traceback.format_exc())
         except Exception:  # noqa: BLE001
             traceback.print_exc()  # into the log file the process writes to
         return 1
     finally:
-        if catalog is not None:
-            catalog.close()
+        if store is not None:
+            store.close()
 
 
-def _top_lists(catalog, cache_dir: Path) -> int:
+def _top_lists(store, cache_dir: Path) -> int:
     """The ranked lists of frequent words searches cannot read (issue 16), rebuilt: how many.
     Only when behind (a cheap check), so a small import costs nothing here."""
-    if not catalog.store.top_lists_behind():
+    if not store.top_lists_behind():
         return 0
     start = time.perf_counter()
-    built, left = catalog.store.refresh_top_lists(budget=None, rescored=True)
+    built, left = store.refresh_top_lists(budget=None, rescored=True)
     _log(cache_dir, f"ranked lists: built {built}, {left} left, in {time.perf_counter() - start:.1f} s")
     return built
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from datetime import datetime
 
-from catalog.dedupe import (
+from catalog.importing.dedupe import (
     ABSTRACT, abstract_columns, describe, fingerprint, group, save,
 )
 from catalog.errors import CatalogError
@@ -118,7 +118,7 @@ def _revert(tx, pid: int, current: dict, leaving: list[tuple[int, str]],
     fp = fingerprint(own)
     if fp != current["fingerprint"]:
         # A leaving record's abstract must no longer find this paper.
-        from catalog.identity import unique_fingerprints
+        from catalog.importing.identity import unique_fingerprints
 
         taken = {fp} if tx.fingerprint_taken(fp, other_than=pid) else set()
         changes["fingerprint"] = unique_fingerprints(tx, [fp], taken, keep=current["fingerprint"])[0]
@@ -128,8 +128,8 @@ def _revert(tx, pid: int, current: dict, leaving: list[tuple[int, str]],
 def _papers_of(tx, pid: int, leaving: list[tuple[int, int, PaperRecord]], now: datetime) -> list[int]:
     """New papers from the leaving records (grouped by the import rules), with their provenance
     and the merges among them."""
-    from catalog import prepare
-    from catalog.identity import insert_papers
+    from catalog.importing import prepare
+    from catalog.importing.identity import insert_papers
 
     places = [(source, position) for source, position, _ in leaving]
     for n, (_, _, record) in enumerate(leaving):

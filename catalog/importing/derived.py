@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from catalog.dedupe import fingerprint, fingerprint_of, identifies
+from catalog.importing.dedupe import fingerprint, fingerprint_of, identifies
 from catalog.ingest.records import PaperRecord
-from catalog.prepare import derived_text
+from catalog.importing.prepare import derived_text
 
 
 def _fingerprint(row, identifying: bool | None = None) -> str:

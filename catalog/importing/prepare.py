@@ -2,7 +2,7 @@
 
 Reading, fingerprinting, rendering TeX, finding headlines and folding duplicates cost about
 40 us of pure Python per paper, as much as SQLite takes to store one. `read(job)` does it
-for one file, in batches; catalog/reader.py runs it ahead of the importer, in a worker process
+for one file, in batches; catalog/importing/reader.py runs it ahead of the importer, in a worker process
 for large imports.
 """
 
@@ -14,8 +14,9 @@ from itertools import islice
 from pathlib import Path
 from typing import NamedTuple
 
-from catalog import dedupe, headlines
-from catalog.acronyms import definitions
+from catalog.importing import dedupe
+from catalog.text import headlines
+from catalog.searching.acronyms import definitions
 from catalog.text import tex
 from catalog.text.cjk import cjk_search_text
 from catalog.ingest.fields import title_key
@@ -95,7 +96,7 @@ class Batch:
     papers: list[dedupe.Paper]
     fields: list[PaperRow]  # paper_fields() of each paper
     records: int  # how many records went in, for progress
-    # (short form, long form) pairs each paper's abstract defines (catalog/acronyms.py)
+    # (short form, long form) pairs each paper's abstract defines (catalog/searching/acronyms.py)
     acronyms: list[list[tuple[str, str]]] = field(default_factory=list)
 
 

@@ -1,0 +1,9 @@
+"""The query side: what users type -> a parsed query -> the store -> what they see.
+
+    query.py        the search language, parsed into a small tree that knows nothing of SQL
+    identifiers.py  a whole query that names one paper (key, DOI, arXiv id)
+    lookup.py       which papers a query or a key names, looked up in a transaction
+    acronyms.py     acronyms the abstracts define, learned at import, expanded in searches
+    suggest.py      did you mean: the index's words closest to a word that finds nothing
+    highlight.py    which words of a text a query matched: highlighting and snippets
+"""
