@@ -14,6 +14,7 @@ from catalog.searching.query import parse
 from catalog.results import AnnotationsReport, ExportPaper, ExportReport
 
 if TYPE_CHECKING:
+    from catalog.export.filewriter import Protected
     from catalog.store import Store
 
 
@@ -46,14 +47,14 @@ class Exchange:
             write = export.writer(fmt)
         except export.ExportError as exc:
             raise CatalogError(str(exc)) from None
+        own = self._own_files()
         if path is not None:  # refused before the papers are read
-            files.target_for(path, force=force, protected=self._own_files())
+            files.target_for(path, force=force, protected=own)
         papers = self.export_papers(query, keys=keys)
         if path is None:
             write(papers, stream if stream is not None else sys.stdout)
         else:
-            files.write_file(path, lambda out: write(papers, out), force=force,
-                             protected=self._own_files())
+            files.write_file(path, lambda out: write(papers, out), force=force, protected=own)
         return ExportReport(len(papers), fmt, str(path) if path else None)
 
     def _export_vault(self, query: str, folder: Path | None, keys: Sequence[str] | None) -> ExportReport:
@@ -80,7 +81,7 @@ class Exchange:
                                + "; ".join(report.left) + ")")
         return ExportReport(len(papers), "vault", str(folder), report.unchanged, tuple(report.skipped))
 
-    def _own_files(self) -> dict[Path, str]:
+    def _own_files(self) -> Protected:
         """The files of this catalog that nothing may be written over."""
         from catalog.export.filewriter import database_files
 
@@ -95,15 +96,16 @@ class Exchange:
         from catalog import annotations
         from catalog.export import filewriter as files
 
-        if path is not None:
-            files.target_for(path, force=force, protected=self._own_files())
+        own = self._own_files()
+        if path is not None:  # refused before the annotations are read
+            files.target_for(path, force=force, protected=own)
         with self.store.read() as tx:
             document = annotations.collect(tx)
         dump = lambda out: out.write(json.dumps(document, ensure_ascii=False, indent=2) + "\n")  # noqa: E731
         if path is None:
             dump(stream if stream is not None else sys.stdout)
         else:
-            files.write_file(path, dump, force=force, protected=self._own_files())
+            files.write_file(path, dump, force=force, protected=own)
         return len(document["papers"])
 
     def import_annotations(self, path: Path, *, theirs: bool = False) -> AnnotationsReport:

@@ -19,6 +19,7 @@ import os
 import stat
 import tempfile
 from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
 
@@ -29,9 +30,37 @@ DATABASE_FILES = {"": "this catalog", "-wal": "this catalog's write-ahead log",
                   "-shm": "this catalog's shared-memory file", "-journal": "this catalog's rollback journal"}
 
 
-def database_files(db: Path | None) -> dict[Path, str]:
-    """The files of the catalog at `db` that no export or backup may write over."""
-    return {} if db is None else {Path(f"{db}{suffix}"): what for suffix, what in DATABASE_FILES.items()}
+@dataclass(frozen=True)
+class Protected:
+    """Files nothing may be written over, each with what it is: by resolved name (also those
+    not there yet) and by (device, inode) (also through a hard link). Looked up once, so that
+    checking each of a vault's notes costs no more system calls."""
+
+    names: Mapping[Path, str] = field(default_factory=dict)
+    inodes: Mapping[tuple[int, int], str] = field(default_factory=dict)
+
+    def what(self, target: Path, found: os.stat_result | None) -> str | None:
+        if target in self.names:
+            return self.names[target]
+        return self.inodes.get((found.st_dev, found.st_ino)) if found is not None else None
+
+
+NOTHING = Protected()
+
+
+def database_files(db: Path | None) -> Protected:
+    """The files of the catalog at `db` that no export or backup may write over (SQLite keeps
+    its -wal, -shm and -journal beside the file a symlink points to)."""
+    if db is None:
+        return NOTHING
+    real = os.path.realpath(db)
+    names = {Path(real + suffix): what for suffix, what in DATABASE_FILES.items()}
+    inodes = {}
+    for path, what in names.items():
+        with contextlib.suppress(OSError):
+            found = os.stat(path)
+            inodes[(found.st_dev, found.st_ino)] = what
+    return Protected(names, inodes)
 
 
 class NotAFile(CatalogError):
@@ -43,7 +72,7 @@ class NotAFile(CatalogError):
         self.kind = kind
 
 
-def target_for(path: Path, *, force: bool = False, protected: Mapping[Path, str] = {}) -> Path:
+def target_for(path: Path, *, force: bool = False, protected: Protected = NOTHING) -> Path:
     """The file to write for `path` (a symlink's final target), or a CatalogError saying why not."""
     path = Path(path)
     try:
@@ -55,9 +84,9 @@ def target_for(path: Path, *, force: bool = False, protected: Mapping[Path, str]
     target = Path(os.path.realpath(path))
     if found is not None and not stat.S_ISREG(found.st_mode):
         raise NotAFile(path, _kind(found.st_mode))
-    for other, what in protected.items():
-        if target == Path(os.path.realpath(other)) or (found is not None and _same(found, other)):
-            raise CatalogError(f"cannot write {path}: it is {what}")
+    what = protected.what(target, found)
+    if what is not None:
+        raise CatalogError(f"cannot write {path}: it is {what}")
     if found is not None and not force:
         raise CatalogError(f"{path} exists; choose another name or pass --force to replace it")
     folder = target.parent
@@ -98,7 +127,7 @@ class Pending:
 
 
 def prepare(path: Path, write: Callable[[TextIO], None], *, force: bool = False,
-            protected: Mapping[Path, str] = {}) -> Pending:
+            protected: Protected = NOTHING) -> Pending:
     """Check `path` (see target_for), then write the whole text through `write` into a
     temporary file beside its target and flush it to disk; `commit()` puts it in place."""
     path = Path(path)
@@ -112,7 +141,7 @@ def prepare(path: Path, write: Callable[[TextIO], None], *, force: bool = False,
 
 
 def write_file(path: Path, write: Callable[[TextIO], None], *, force: bool = False,
-               protected: Mapping[Path, str] = {}) -> Path:
+               protected: Protected = NOTHING) -> Path:
     """Write `path` through `write` (see the module's rules); returns the file written."""
     pending = prepare(path, write, force=force, protected=protected)
     pending.commit()
@@ -120,7 +149,7 @@ def write_file(path: Path, write: Callable[[TextIO], None], *, force: bool = Fal
 
 
 @contextlib.contextmanager
-def replacing(path: Path, *, force: bool = False, protected: Mapping[Path, str] = {}) -> Iterator[Path]:
+def replacing(path: Path, *, force: bool = False, protected: Protected = NOTHING) -> Iterator[Path]:
     """For a writer that needs a file name (an SQLite backup): the path of an empty temporary
     file beside the target to fill in the block, put in place when the block ends."""
     path = Path(path)
@@ -168,14 +197,6 @@ def _copy_permissions(temp: Path, target: Path) -> None:
     with contextlib.suppress(OSError):  # only root may give a file away; others keep their own
         if (old.st_uid, old.st_gid) != (os.geteuid(), os.getegid()):
             os.chown(temp, old.st_uid, old.st_gid)
-
-
-def _same(found: os.stat_result, other: Path) -> bool:
-    try:
-        theirs = os.stat(other)
-    except OSError:
-        return False
-    return (found.st_dev, found.st_ino) == (theirs.st_dev, theirs.st_ino)
 
 
 def _kind(mode: int) -> str:

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -91,7 +91,7 @@ def page(p: ExportPaper) -> str:
 
 
 def write(papers: Sequence[ExportPaper], folder: Path, *,
-          protected: Mapping[Path, str] = {}) -> VaultReport:
+          protected: files.Protected = files.NOTHING) -> VaultReport:
     """Write or update `folder/KEY.md` for each paper (the folder is created if missing; its
     parent must exist). Raises (and changes nothing) when a note cannot be written whole."""
     created = not folder.exists()
