@@ -16,7 +16,7 @@ from time import monotonic
 from catalog import changes, rules
 from catalog.searching import highlight
 from catalog.errors import CatalogError, Interrupted
-from catalog.exchange import Exchange, _writable
+from catalog.exchange import Exchange
 from catalog.searching.identifiers import identify
 from catalog.searching.lookup import as_one_query, resolve_key, understood
 from catalog.searching.query import RELEVANCE, Clause, Filter, Query, QueryError, Sort, parse
@@ -428,23 +428,20 @@ class Catalog(Exchange):
     # --- backups and copies (exports and annotations: catalog/exchange.py) --------------------
 
     def backup(self, target: Path, *, force: bool = False) -> Path:
-        """A consistent copy, safe while the TUI has the catalog open. Written beside the
-        target and renamed into place; an existing file only with `force`."""
+        """A consistent copy, safe while the TUI has the catalog open (into a folder: under
+        the catalog's name). Written as catalog/export/filewriter.py writes any file: never over
+        this catalog or anything but a regular file, over an existing file only with `force`."""
         from catalog.errors import StoreError
+        from catalog.export import filewriter as files
 
         target = Path(target)
         if target.is_dir():
             target = target / (self.path.name if self.path else "catalog.db")
-        if target.exists():
-            if self.path and target.resolve() == self.path.resolve():
-                raise CatalogError(f"{target} is this catalog; back it up to another file")
-            if not force:
-                raise CatalogError(f"{target} exists; choose another name or pass --force to replace it")
-        _writable(target)
         try:
-            self.store.backup(target)
-        except (OSError, StoreError) as exc:
-            raise CatalogError(f"cannot back up to {target}: {getattr(exc, 'strerror', None) or exc}") from None
+            with files.replacing(target, force=force, protected=self._own_files()) as temporary:
+                self.store.backup(temporary)
+        except StoreError as exc:
+            raise CatalogError(f"cannot back up to {target}: {exc}") from None
         return target
 
     def copy_to(self, location, *, notify: Notify = lambda m: None) -> dict[str, int]:
