@@ -8,7 +8,10 @@
     topic:3          the whole catalog's topic 3 (`catalog topics`, the TUI's Topics facet)
 
 Every string parses: stray quotes, operators and punctuation are read as plain text, and a
-filter with a bad value raises QueryError with a one-line explanation.
+filter with a bad value raises QueryError with a one-line explanation. So does a query longer
+than MAX_QUERY_CHARS or with more than MAX_QUERY_TERMS words, phrases and filters: far above
+what anyone types, and below where the SQL of a query (an AND of every word, then the papers
+holding some) takes seconds.
 """
 
 from __future__ import annotations
@@ -20,6 +23,9 @@ from catalog.rules import STATUSES
 
 FILTERS = ("venue", "year", "tag", "status", "rating", "has", "key", "topic")
 HAS_VALUES = ("notes", "tags", "rating", "title", "abstract", "authors")
+MAX_QUERY_CHARS = 2_000
+MAX_QUERY_TERMS = 64
+MAX_TOPIC = 9_999  # catalogs have at most 20 (catalog/discover/topics.py)
 
 
 class QueryError(ValueError):
@@ -83,6 +89,9 @@ def _tokens(source: str) -> list[tuple[str, bool]]:
 
 
 def parse(source: str) -> Query:
+    if len(source) > MAX_QUERY_CHARS:
+        raise QueryError(f"the query is {len(source):,} characters long; a query holds at most "
+                         f"{MAX_QUERY_CHARS:,}")
     query = Query(source=source)
     pending_or = False
     negate_next = False
@@ -105,6 +114,10 @@ def parse(source: str) -> Query:
         else:
             query.clauses.append(Clause((item,), negated))
         pending_or = False
+    terms = sum(len(clause.options) for clause in query.clauses)
+    if terms > MAX_QUERY_TERMS:
+        raise QueryError(f"the query has {terms:,} words, phrases and filters; a query holds at most "
+                         f"{MAX_QUERY_TERMS}")
     return query
 
 
@@ -176,13 +189,13 @@ def _filter(name: str, value: str) -> Filter:
         op, number = _comparison(value)
         return Filter(name, op or "=", _year(number, value))
     if name == "topic":
-        if not value.isdigit() or int(value) < 1:
+        if not _digits(value) or not 1 <= int(value) <= MAX_TOPIC:
             raise QueryError(f"topic:{value or EMPTY}: expected a topic's number, e.g. topic:3 "
                              "(`catalog topics` lists them)")
         return Filter(name, "=", int(value))
     # rating
     op, number = _comparison(value)
-    if not number.isdigit() or not 1 <= int(number) <= 5:
+    if not _digits(number) or not 1 <= int(number) <= 5:
         raise QueryError(f"rating:{value or EMPTY}: expected a rating 1-5, e.g. rating:4 or rating:>=4")
     return Filter(name, op or "=", int(number))
 
@@ -194,8 +207,13 @@ def _comparison(value: str) -> tuple[str | None, str]:
     return m.groups() if m else (None, "")
 
 
+def _digits(text: str) -> bool:
+    """Whether `text` is a number int() reads, of at most 9 digits (`isdigit` also takes `²`)."""
+    return 0 < len(text) <= 9 and text.isdecimal()
+
+
 def _year(text: str, whole: str) -> int:
-    if not (text.isdigit() and len(text) == 4):
+    if not (_digits(text) and len(text) == 4):
         raise QueryError(
             f"year:{whole or EMPTY}: expected a year like 2026, a range 2024..2026 or >=2025"
         )
