@@ -21,6 +21,7 @@ from pathlib import Path
 
 from catalog import kinds
 from catalog.ingest import fields
+from catalog.ingest.links import FileLinks
 from catalog.ingest.records import IngestError, RecordFile, first_reason, skipped
 from catalog.ingest.textfile import read_text
 
@@ -88,18 +89,22 @@ def read_bibtex(path: Path, *, venue: str | None = None, year: int | None = None
     parents = {e.key.lower(): e for e in entries if e.key}
     volumes = _resolve_crossrefs(entries, parents)
     position = 0
+    links = FileLinks(name)
     for entry in entries:
         if id(entry) in volumes:
             continue  # a @proceedings volume its papers point to
         position += 1
         out.warnings.extend(entry.notes)
+        values = _normalised(entry.values, entry.kind)
+        values["url"] = links.pick(_link_fields(entry.values), entry.line)
         try:
             out.records.append(fields.record(
-                _normalised(entry.values, entry.kind), label=f"entry '{entry.key}'", position=position,
+                values, label=f"entry '{entry.key}'", position=position,
                 line=entry.line, venue_default=venue, year_default=year, tex=True))
         except fields.EntryError as exc:
             out.warnings.append(skipped(name, entry.line, exc))
     out.warnings[:0] = failures
+    out.warnings.extend(links.warnings())
     out.warnings.sort(key=_line_of)
     if not out.records:
         if failures:
@@ -110,6 +115,12 @@ def read_bibtex(path: Path, *, venue: str | None = None, year: int | None = None
                                     f"{first_reason(name, out.warnings)})")
         raise IngestError(name, "no BibTeX entries found (expected entries like @article{key, title={...}})")
     return out
+
+
+def _link_fields(values: dict[str, str]) -> list[str]:
+    """Where an entry's link is: `url`, else a `\\url{...}` (or a bare link) in `howpublished`."""
+    published = values.get("howpublished", "")
+    return [values.get("url", "")] + ([published] if "\\url" in published or "://" in published else [])
 
 
 def _failure(name: str, line: int, block, found: _Entry | None) -> str:
@@ -331,6 +342,5 @@ def _normalised(raw: dict[str, str], entry_type: str = "") -> dict[str, object]:
         "venue": venue,
         "doi": fields.doi(get("doi")),
         "arxiv_id": arxiv,
-        "url": fields.url(get("url")),
         "kind": kind,
     }
