@@ -173,6 +173,59 @@ def test_opening_a_file_link_an_older_catalog_kept_is_refused(tmp_path, browser)
     assert opened(browser) == ["https://example.com/search?q=a&page=2#(x)"]
 
 
+# --- BibTeX entries read in part ----------------------------------------------------------------
+
+GOOD = "@article{good2020,\n  title = {A good paper},\n  abstract = {Fine abstract.},\n  year = {2020}\n}\n\n"
+PARTLY = {
+    # The entry: a stray `}` ends the entry inside the title.
+    "stray brace": ("@article{bad2023,\n  title = {Unbalanced } close brace in title},\n"
+                    "  abstract = {This abstract was lost.},\n  year = {2023}\n}\n",
+                    "field 'title' has unbalanced braces or quotes and cut the entry short; fields 'abstract' "
+                    "and 'year' after it were read on their own"),
+    "on one line": ("@article{bad2023, title = {Unbalanced } close brace in title}, abstract = {This abstract "
+                    "was lost.}, year = {2023}}\n", "fields 'abstract' and 'year' after it were read on their own"),
+    "in the abstract": ("@article{bad2023,\n  title = {Unbalanced close brace in title},\n"
+                        "  abstract = {This abstract } was lost.},\n  year = {2023}\n}\n",
+                        "field 'abstract' has unbalanced braces or quotes and cut the entry short; field 'year' "
+                        "after it was read on its own"),
+    # Two commas missing (nime.bib's nime2011_Tseng): the url took the two fields after it.
+    "commas missing": ("@inproceedings{bad2023,\n  title = {Unbalanced close brace in title},\n  year = {2023},\n"
+                       "  url = {https://example.org/p.pdf}\n  keywords = {sound, relax}\n"
+                       "  abstract = {This abstract was lost.}\n}\n",
+                       "field 'url' runs into the field after it (a comma missing?); fields 'keywords' and "
+                       "'abstract' after it were read on their own"),
+}
+
+
+@pytest.mark.parametrize("case", PARTLY)
+def test_a_bibtex_entry_read_in_part_is_reported_with_its_line_and_loses_nothing(tmp_path, case):
+    text, said = PARTLY[case]
+    path = tmp_path / "refs.bib"
+    path.write_text(GOOD + text, encoding="utf-8")
+    db = tmp_path / "c.db"
+    result = catalog_cli(db, "import", str(path))
+    assert result.returncode == 1  # a warning: something in the file needs a look
+    [warning] = [line for line in result.stderr.splitlines() if "bad2023" in line]
+    assert warning.startswith(f"catalog: {path}:7: entry 'bad2023' ") and said in warning, warning
+    catalog = Catalog.open(db)
+    try:
+        found = {p.title: (p.abstract, p.year) for p in catalog.export_papers("")}
+    finally:
+        catalog.close()
+    assert found == {"A good paper": ("Fine abstract.", 2020),
+                     "Unbalanced close brace in title": ("This abstract was lost.", 2023)}
+
+
+def test_fields_of_a_bibtex_entry_that_cannot_be_read_again_are_named(empty_catalog, tmp_path):
+    path = tmp_path / "refs.bib"
+    path.write_text("@article{bad, title = {X } Y}, abstract = {An abstract} year = {2023}}\n", encoding="utf-8")
+    report = empty_catalog.import_paths([path])
+    [warning] = report.warnings
+    assert warning.startswith(f"{path}:1: entry 'bad' field 'title' has unbalanced braces") and \
+        "field 'year' after it is lost" in warning, warning
+    assert [(p.title, p.year) for p in empty_catalog.export_papers("")] == [("X Y", None)]
+
+
 # --- queries --------------------------------------------------------------------------------------
 
 def test_a_query_longer_than_the_limit_gets_one_short_line_without_the_query():
