@@ -90,10 +90,12 @@ FORMATS = {
 }
 LINKS = ["file:///usr/share/applications/evil.desktop", "https://example.com/fine", "javascript:alert(1)",
          "doi:10.1000/abc<1>", "data:text/html,<script>alert(1)</script>",
-         "https://example.com/$(touch${IFS}/tmp/x) (seen 2024)", "arXiv:1706.03762", "ftp://example.com/x"]
+         "https://example.com/$(touch${IFS}/tmp/x) (seen 2024)", "arXiv:1706.03762", "ftp://example.com/x",
+         "www.example.org/page", "paper.pdf"]
 EXPECTED = {"Paper 0": None, "Paper 1": "https://example.com/fine", "Paper 2": None,
             "Paper 3": "https://doi.org/10.1000/abc%3C1%3E", "Paper 4": None,
-            "Paper 5": "https://example.com/$(touch$%7BIFS%7D/tmp/x)", "Paper 6": None, "Paper 7": None}
+            "Paper 5": "https://example.com/$(touch$%7BIFS%7D/tmp/x)", "Paper 6": None, "Paper 7": None,
+            "Paper 8": "https://www.example.org/page", "Paper 9": None}
 
 
 @pytest.mark.parametrize("name", FORMATS)
@@ -108,7 +110,7 @@ def test_imported_links_are_web_pages_and_each_file_says_once_what_it_left_out(e
     [warning] = report.warnings
     line = next(n for n, text in enumerate(path.read_text().splitlines(), 1) if "Paper 0" in text or "p0" in text)
     assert warning.startswith(f"{path}:")
-    for said in ("4 links", "file:", "javascript:", "data:", "ftp:", "only http and https"):
+    for said in ("5 links", "file:", "javascript:", "data:", "ftp:", "not a web address", "only http and https"):
         assert said in warning, warning
     assert line - 3 <= int(warning.removeprefix(f"{path}:").split(":")[0]) <= line
 
@@ -120,6 +122,29 @@ def test_the_cli_reports_left_out_links_and_says_so_in_its_exit_status(tmp_path)
     assert result.returncode == 1
     assert f"{path}:1: a link (file:) is left out" in result.stderr
     assert "2 new" in result.stderr
+
+
+def test_a_link_an_older_catalog_kept_unencoded_is_the_same_link(tmp_path):
+    """A same-title paper merges unless something contradicts it, a different link included:
+    the link as an older catalog kept it (`{`, `|`) and as imports now encode it are one."""
+    db = tmp_path / "c.db"
+    first, second = tmp_path / "a.bib", tmp_path / "b.bib"
+    entry = "@article{{k, title = {{Same paper here}}, author = {{Ng, Ada}}, year = {{2020}}, url = {{{}}}}}\n"
+    first.write_text(entry.format("https://example.org/p"), encoding="utf-8")
+    catalog = Catalog.open(db)
+    catalog.import_paths([first])
+    catalog.close()
+    conn = sqlite3.connect(db)
+    conn.execute("UPDATE paper SET url = 'https://example.org/{p}|q'")
+    conn.commit()
+    conn.close()
+    second.write_text(entry.format("https://example.org/{p}|q"), encoding="utf-8")
+    catalog = Catalog.open(db)
+    try:
+        report = catalog.import_paths([second])
+        assert (report.new, report.known) == (0, 1)
+    finally:
+        catalog.close()
 
 
 # --- opening links ------------------------------------------------------------------------------

@@ -1,9 +1,10 @@
 """The links papers carry: web pages only (http and https), written as the URL grammar allows.
 
 A DOI (`doi:10.1145/x`, a bare `10.1145/x`) or an arXiv id (`arXiv:1706.03762`) where a link
-belongs becomes its https page. Every other scheme (`file:`, `javascript:`, `data:`, `ftp:`...)
-is refused, and so is text that is no address at all: `xdg-open file:///.../x.desktop`
-launches a program. Characters RFC 3986 does not allow where they stand (spaces, quotes,
+belongs becomes its https page, and so does a host name without a scheme (`www.example.org/x`,
+`hdl.handle.net/1765/1`, as people write them in BibTeX). Every other scheme (`file:`,
+`javascript:`, `data:`, `ftp:`...) is refused, and so is text that is no address at all
+(`paper.pdf`): `xdg-open file:///.../x.desktop` launches a program. Characters RFC 3986 does not allow where they stand (spaces, quotes,
 braces, backslashes, non-ASCII) are percent-encoded, so a link is one word to any program.
 
 Readers keep one FileLinks per file: it picks each record's link and tells, in one warning for
@@ -39,6 +40,9 @@ _SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*):")
 _WEB = re.compile(r"(?i)(https?)://([^/?#]*)([^?#]*)(?:\?([^#]*))?(?:#(.*))?")
 _DOI = re.compile(r"10\.\d{4,9}/\S+")
 _ARXIV = re.compile(r"(?i)(?:arxiv:)?(\d{4}\.\d{4,5}(?:v\d+)?|[a-z][a-z.-]+/\d{7}(?:v\d+)?)")
+_HOST_NAME = re.compile(r"(?:[A-Za-z0-9-]+\.)+([A-Za-z]{2,})(?::\d+)?(?:[/?#]\S*)?")
+_FILE_SUFFIXES = {"pdf", "ps", "djvu", "epub", "html", "htm", "txt", "doc", "docx", "bib", "tex", "md", "png", "jpg"}
+_ONE_SLASH = re.compile(r"(?i)(https?):/(?=[^/])")  # `https:/www.x.org`, a slash short
 _TEX_LINK = re.compile(r"\\(?:url|href)\s*\{((?:[^{}]|\{[^{}]*\})*)\}")
 
 
@@ -56,12 +60,14 @@ def web_link(value: object) -> str | None:
     scheme = _SCHEME.match(text)
     name = scheme[1].lower() if scheme else ""
     if name in ("http", "https"):
-        return _encoded(text)
+        return _encoded(_ONE_SLASH.sub(r"\1://", text, 1))
     rest = text[scheme.end():] if scheme else text
     if name in ("doi", "") and _DOI.fullmatch(rest):
         return "https://doi.org/" + _encode(rest, "path")
     if name in ("arxiv", "") and (m := _ARXIV.fullmatch(rest)):
         return "https://arxiv.org/abs/" + m[1]
+    if (m := _HOST_NAME.fullmatch(text)) and m[1].lower() not in _FILE_SUFFIXES:  # not `paper.pdf`
+        return _encoded("https://" + text)
     raise NotALink(f"{name}:" if scheme else "not a web address")
 
 
