@@ -16,7 +16,7 @@ import pytest
 
 from catalog.errors import CatalogError
 from catalog.library import Catalog
-from catalog.searching.query import MAX_QUERY_CHARS, MAX_QUERY_TERMS, QueryError, parse
+from catalog.searching.query import MAX_QUERY_CHARS, MAX_QUERY_KEYS, MAX_QUERY_TERMS, QueryError, parse
 from tests.conftest import SEEDS, opened
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -255,25 +255,31 @@ def test_fields_of_a_bibtex_entry_that_cannot_be_read_again_are_named(empty_cata
 
 def test_a_query_longer_than_the_limit_gets_one_short_line_without_the_query():
     parse("a" * MAX_QUERY_CHARS)
-    for query in ("word " * 20_000, " OR ".join(["a"] * 2_000)):
+    for query in ("word " * 20_000, " OR ".join(["a"] * 2_000), '"' + "a " * 1_000 + '"', "模型" * 1_000):
         with pytest.raises(QueryError) as error:
             parse(query)
-        assert len(str(error.value)) < 120 and "word word" not in str(error.value) and "a OR a" not in str(error.value)
+        message = str(error.value)
+        assert len(message) < 120 and "word word" not in message and "a OR a" not in message and "a a" not in message
 
 
 def test_a_query_with_more_terms_than_the_limit_gets_one_line(seeded):
     words = "model attention sparse learning neural graph data training network language".split()
     most = (words * 7)[:MAX_QUERY_TERMS]
-    allowed = (" OR ".join(most), " ".join(most), " ".join(f"{w[:3]}*" for w in most),
-               '"' + " ".join((words * 30)[:200]) + '"')
+    allowed = (" OR ".join(most), " ".join(most), " ".join(f"{w[:3]}*" for w in most), '"' + " ".join(most) + '"')
     for query in allowed:  # the longest queries allowed run on every path
         assert len(query) <= MAX_QUERY_CHARS
         seeded.search(query, limit=20)
         seeded.count(query)
         seeded.facets(query)
-    for query in (" OR ".join(most + ["x"]), " ".join(most + ["x"]), " ".join(most + ["year:2020"])):
+    for query in (" OR ".join(most + ["x"]), " ".join(most + ["x"]), " ".join(most + ["year:2020"]),
+                  '"' + " ".join(most) + ' x"', " ".join(most[:-1]) + " multi-agent"):
         with pytest.raises(QueryError, match=f"at most {MAX_QUERY_TERMS}"):
             parse(query)
+    # The TUI narrows to up to 400 marked papers with `key:` filters, on top of the query.
+    keys = " OR ".join(f"key:{p.key}" for p in seeded.search("", limit=MAX_QUERY_KEYS, snippets=False))
+    seeded.search(f"{keys} {' '.join(most)}", limit=20)
+    with pytest.raises(QueryError, match=f"at most {MAX_QUERY_KEYS}"):
+        parse(" OR ".join(f"key:k{i:06d}" for i in range(MAX_QUERY_KEYS + 1)))
 
 
 @pytest.mark.parametrize("query", [" OR ".join(["a"] * 2_000), "word " * 20_000,

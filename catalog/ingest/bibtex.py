@@ -196,7 +196,8 @@ def _read_in_full(entry, found: _Entry, following, strings: dict[str, str]) -> s
     said = (f"field '{broken}' runs into the field after it (a comma missing?)" if swallowed and not left_over
             else f"field '{broken}' has unbalanced braces or quotes and cut the entry short")
     if kept:
-        said += f"; {_listed(kept)} after it {'was read on its own' if len(kept) == 1 else 'were read on their own'}"
+        read_again = "was read on its own" if len(kept) == 1 else "were read on their own"
+        said += f"; {_listed(kept)} after it {read_again}"
     if lost:
         said += f"; {_listed(lost)} after it {'is' if len(lost) == 1 else 'are'} lost"
     return said + "; check the entry"

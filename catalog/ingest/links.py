@@ -4,8 +4,9 @@ A DOI (`doi:10.1145/x`, a bare `10.1145/x`) or an arXiv id (`arXiv:1706.03762`) 
 belongs becomes its https page, and so does a host name without a scheme (`www.example.org/x`,
 `hdl.handle.net/1765/1`, as people write them in BibTeX). Every other scheme (`file:`,
 `javascript:`, `data:`, `ftp:`...) is refused, and so is text that is no address at all
-(`paper.pdf`): `xdg-open file:///.../x.desktop` launches a program. Characters RFC 3986 does not allow where they stand (spaces, quotes,
-braces, backslashes, non-ASCII) are percent-encoded, so a link is one word to any program.
+(`paper.pdf`): `xdg-open file:///.../x.desktop` launches a program. Characters RFC 3986 does
+not allow where they stand (spaces, quotes, braces, backslashes, non-ASCII) are
+percent-encoded, so a link is one word to any program.
 
 Readers keep one FileLinks per file: it picks each record's link and tells, in one warning for
 the whole file, which links were left out and where. Opening a link checks it again
