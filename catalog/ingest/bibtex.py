@@ -163,7 +163,7 @@ def _read_in_full(entry, found: _Entry, following, strings: dict[str, str]) -> s
     `}` ended the entry early). The fields after the break are read again on their own."""
     from bibtexparser import model
 
-    broken = next((f for f in entry.fields if _malformed(f)), None)
+    broken = next((f for f in entry.fields if f.enclosing == "no-enclosing" and _malformed(f)), None)
     swallowed = ""
     if broken is not None:
         value = str(broken.value)
@@ -204,10 +204,8 @@ def _read_in_full(entry, found: _Entry, following, strings: dict[str, str]) -> s
 
 
 def _malformed(field) -> bool:
-    """A value bibtexparser could not take out of its braces or quotes: it does not end where
-    they close (a well-formed `"a" # b` concatenation does)."""
-    if field.enclosing != "no-enclosing":
-        return False
+    """A value bibtexparser left without its braces or quotes taken off (`no-enclosing`) that
+    starts with one: it does not end where they close (a well-formed `"a" # b` does)."""
     value = str(field.value)
     if value[:1] not in ("{", '"'):
         return False

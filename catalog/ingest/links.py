@@ -44,6 +44,10 @@ _ARXIV = re.compile(r"(?i)(?:arxiv:)?(\d{4}\.\d{4,5}(?:v\d+)?|[a-z][a-z.-]+/\d{7
 _HOST_NAME = re.compile(r"(?:[A-Za-z0-9-]+\.)+([A-Za-z]{2,})(?::\d+)?(?:[/?#]\S*)?")
 _FILE_SUFFIXES = {"pdf", "ps", "djvu", "epub", "html", "htm", "txt", "doc", "docx", "bib", "tex", "md", "png", "jpg"}
 _ONE_SLASH = re.compile(r"(?i)(https?):/(?=[^/])")  # `https:/www.x.org`, a slash short
+# Most links need nothing done: an http(s) link with a lower-case host and only characters
+# RFC 3986 allows (`#` once) is returned as it is.
+_PLAIN = re.compile(r"https?://[a-z0-9.-]+(?::\d+)?(?:/[A-Za-z0-9._~!$&'()*+,;=:@/%-]*)?"
+                    r"(?:\?[A-Za-z0-9._~!$&'()*+,;=:@/?%-]*)?(?:#[A-Za-z0-9._~!$&'()*+,;=:@/?%-]*)?")
 _TEX_LINK = re.compile(r"\\(?:url|href)\s*\{((?:[^{}]|\{[^{}]*\})*)\}")
 
 
@@ -61,6 +65,8 @@ def web_link(value: object) -> str | None:
     scheme = _SCHEME.match(text)
     name = scheme[1].lower() if scheme else ""
     if name in ("http", "https"):
+        if _PLAIN.fullmatch(text) and "%" not in text:
+            return text
         return _encoded(_ONE_SLASH.sub(r"\1://", text, 1))
     rest = text[scheme.end():] if scheme else text
     if name in ("doi", "") and _DOI.fullmatch(rest):
