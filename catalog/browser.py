@@ -11,8 +11,9 @@ puts the link into whatever argument holds `%s`, so `BROWSER="sh -c 'firefox %s'
 link to a shell as code: `https://x.org/$(reboot)` would run `reboot`. Here such a command
 (one whose `%s` is part of a longer argument) gets the link with every character a shell acts
 on in a word (`$ & ; ' ( )`) percent-encoded too; a `%s` that is an argument of its own stays
-one argument, whatever the link holds. Without `$BROWSER`, the desktop's opener (xdg-open,
-macOS `open`) is used, else webbrowser's own search.
+one argument, whatever the link holds. When every `$BROWSER` command fails, no other browser
+is tried (webbrowser would go on to its own list). Without `$BROWSER`, the desktop's opener
+(xdg-open, macOS `open`) is used, else webbrowser's own search.
 
 `quiet` (the TUI): the browser's input and output go to /dev/null, so nothing it prints
 reaches the screen, and a browser still running after WAIT seconds counts as opened.
