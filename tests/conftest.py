@@ -64,6 +64,22 @@ def run_cli(db_path: Path):
     return run
 
 
+@pytest.fixture
+def browser(tmp_path: Path, monkeypatch) -> Path:
+    """$BROWSER as a command that writes each link it gets, one a line, to the file returned
+    (no test opens a real browser). The link is an argument of its own (`%s`, then "$1")."""
+    import shlex
+
+    log = tmp_path / "browser.log"
+    monkeypatch.setenv("BROWSER", f"""sh -c 'echo "$1" >> "$0"' {shlex.quote(str(log))} %s""")
+    return log
+
+
+def opened(log: Path) -> list[str]:
+    """The links the `browser` fixture was given."""
+    return log.read_text().splitlines() if log.exists() else []
+
+
 def key_of(catalog: Catalog, query: str) -> str:
     hits = catalog.search(query, limit=1)
     assert hits, f"nothing found for {query!r}"

@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from catalog.cli import main
-from tests.conftest import SEEDS
+from tests.conftest import SEEDS, opened
 
 
 def test_every_command_has_help_text():
@@ -216,23 +216,19 @@ def test_tui_refuses_when_output_is_not_a_terminal(run_cli, empty_catalog):
         "catalog list, search and export write to files"]
 
 
-def test_open_sends_the_papers_page_to_the_browser(run_cli, monkeypatch):
-    import webbrowser
-
-    opened = []
-    monkeypatch.setattr(webbrowser, "open", lambda url, *a, **k: opened.append(url) or True)
+def test_open_sends_the_papers_page_to_the_browser(run_cli, browser, monkeypatch, tmp_path):
     assert run_cli("import", str(SEEDS.parent / "tests" / "data" / "arxiv.bib")).exit_code == 0
     key = json.loads(run_cli("search", "scaling laws", "--json").output)["papers"][0]["key"]
     result = run_cli("open", key)
     assert result.exit_code == 0, result.output
-    assert opened == ["https://arxiv.org/abs/2001.08361"]
+    assert opened(browser) == ["https://arxiv.org/abs/2001.08361"]
     assert run_cli("open", key, "--print").output == "https://arxiv.org/abs/2001.08361\n"
     assert run_cli("import", str(SEEDS)).exit_code == 0
     plain = json.loads(run_cli("list", "venue:ICML", "--json").output)[0]["key"]
     result = run_cli("open", plain)
     assert result.exit_code == 1 and "has no URL, DOI or arXiv id" in result.output
-    assert len(opened) == 1
-    monkeypatch.setattr(webbrowser, "open", lambda url, *a, **k: False)
+    assert len(opened(browser)) == 1
+    monkeypatch.setenv("BROWSER", str(tmp_path / "no-such-browser"))
     result = run_cli("open", key)
     assert result.exit_code == 1 and "no browser" in result.output
 

@@ -1,14 +1,17 @@
 """Upgrading to escape-insensitive fingerprints (migration 0005) keeps every key and every
 annotation, recomputes the fingerprints a BibTeX round trip used to change, and lets such an
-export find the papers it came from."""
+export find the papers it came from. Every export format gives every key back."""
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from pathlib import Path
 
+import pytest
+
 from catalog.store.sqlite import migrations as migrate
-from catalog.importing.dedupe import fingerprint_of
+from catalog.importing.dedupe import fingerprint_of, identifies
 from catalog.library import Catalog
 from tests.conftest import SEEDS
 
@@ -99,3 +102,65 @@ def test_the_migration_computes_what_this_version_computes():
     module = _migration()
     for sample in SAMPLES:
         assert module._new(sample) == fingerprint_of(sample), sample
+
+
+# --- every export format, on the libraries in tests/data/libraries ----------------------------
+
+LIBRARIES = Path(__file__).resolve().parent / "data" / "libraries"
+ROUND_TRIP = {"bibtex": ".bib", "csljson": ".json", "ris": ".ris", "csv": ".csv", "jsonl": ".jsonl"}
+
+
+@pytest.fixture(scope="module")
+def library(tmp_path_factory):
+    """Every library in tests/data/libraries and the seeds, in one catalog as a user's would be."""
+    folder = tmp_path_factory.mktemp("library")
+    # A paper without a title and with an abstract too short to say which paper it is.
+    (folder / "posters.jsonl").write_text(json.dumps(
+        {"abstract": "Poster: sparse codes of natural images, measured in cats.", "year": 1996}) + "\n")
+    catalog = Catalog.open(folder / "catalog.db")
+    report = catalog.import_paths([LIBRARIES, SEEDS, folder / "posters.jsonl"])
+    assert not report.errors, report.errors
+    yield catalog
+    catalog.close()
+
+
+def _keys_after_a_round_trip(catalog: Catalog, fmt: str, folder: Path) -> set[str]:
+    exported = folder / f"export{ROUND_TRIP[fmt]}"
+    catalog.export("", fmt, exported)
+    fresh = Catalog.open(folder / "fresh.db")
+    try:
+        report = fresh.import_paths([exported])
+        assert not report.errors and not report.warnings, report
+        return {p.key for p in fresh.export_papers("")}
+    finally:
+        fresh.close()
+
+
+def _keys_waiting_for_issue_29(catalog: Catalog) -> set[str]:
+    """Keys a round trip may still change until keys come from a paper's strongest identity
+    (issue 29, "A library you can cite from"): a paper merged from several records keeps the
+    key of the first, while a re-import derives one from the merged fields; a paper without a
+    title whose short abstract does not identify it is exported with its headline as title,
+    which its new key is made from."""
+    waiting = set()
+    for paper in catalog.export_papers(""):
+        if len(catalog.get(paper.key).sources) > 1 or (paper.title is None and not identifies(paper.abstract)):
+            waiting.add(paper.key)
+    return waiting
+
+
+@pytest.mark.parametrize("fmt", ROUND_TRIP)
+def test_keys_survive_a_round_trip_through_every_export_format(library, tmp_path, fmt):
+    """Titles TeX would read otherwise (`Read--Satisfy` is not an en dash, `''` no closing
+    quote: plain-titles.json) come back as they were, and so do their keys."""
+    before = {p.key for p in library.export_papers("")}
+    waiting = _keys_waiting_for_issue_29(library)
+    assert len(before - waiting) >= 120
+    assert before - waiting <= _keys_after_a_round_trip(library, fmt, tmp_path)
+
+
+@pytest.mark.xfail(strict=True, reason="issue 29: keys of merged papers and of untitled papers with a "
+                                       "short abstract are derived from what a round trip changes")
+@pytest.mark.parametrize("fmt", ["bibtex", "csljson", "ris"])
+def test_keys_of_merged_and_untitled_papers_survive_a_round_trip(library, tmp_path, fmt):
+    assert _keys_waiting_for_issue_29(library) <= _keys_after_a_round_trip(library, fmt, tmp_path)

@@ -12,8 +12,8 @@ from catalog.cli.common import _fail, _open, json_option
 
 @click.command()
 @click.argument("statement")
-@click.option("--timeout", default=60.0, show_default=True, type=click.FloatRange(min=0), metavar="SECONDS",
-              help="Stop the query after this long (0: no limit). Ctrl-C stops it at any time.")
+@click.option("--timeout", default=60.0, show_default=True, type=float, metavar="SECONDS",
+              help="Stop the query after this long. Ctrl-C stops it at any time.")
 @json_option
 @click.pass_context
 def sql(ctx, statement, timeout, as_json):
@@ -21,12 +21,15 @@ def sql(ctx, statement, timeout, as_json):
 
     Into a pipe or a file the rows are tab-separated values with a header line.
     """
+    import math
     import signal
     import threading
 
     from catalog.cli import output
     from catalog.errors import Interrupted
 
+    if not (math.isfinite(timeout) and timeout > 0):
+        _fail(f"--timeout {timeout:g}: give the seconds the query may take, a number above 0 like 60")
     if not statement.strip().strip(";").strip():
         _fail('nothing to run: give one SQL statement, like "SELECT count(*) FROM papers"')
     catalog = _open(ctx)

@@ -213,21 +213,20 @@ def tui(ctx, triage, query):
 @click.option("--print", "print_only", is_flag=True, help="Print the address instead of opening it.")
 @click.pass_context
 def open_cmd(ctx, key, print_only):
-    """Open a paper's page (its URL, DOI or arXiv page) in your browser; $BROWSER is honoured."""
-    import webbrowser
+    """Open a paper's page (its URL, DOI or arXiv page) in your browser; $BROWSER is honoured.
 
-    from catalog.text.terminal import safe
+    Only http and https links are opened, never through a shell."""
+    from catalog import browser
 
     detail = _open(ctx).get(key)
-    link = detail.link
-    if link is None:
+    if detail.link is None:
         _fail(f"{detail.summary.key} has no URL, DOI or arXiv id to open")
-    link = safe(link)
+    link = browser.openable(detail.link)
     if print_only:
         click.echo(link)
         return
     click.echo(f"opening {link}", err=True)
-    if not webbrowser.open(link):
+    if not browser.open_link(link):
         _fail(f"no browser to open {link} (set $BROWSER)")
 
 

@@ -51,13 +51,24 @@ def escape(value: str) -> str:
     return value.translate(_TABLE if balanced(value) else _SAFE_BRACES)
 
 
+# Pairs TeX reads as one character (`--` an en dash, `''` a closing quote, ?` an inverted
+# question mark); an empty group between them keeps them two (`-{}-`).
+_LIGATURE = re.compile(r"(?<=-)(?=-)|(?<=')(?=')|(?<=`)(?=`)|(?<=[?!])(?=`)")
+
+
+def plain(value: str) -> str:
+    """Text (a title, a name, a venue) as TeX that reads back as written: escaped, with no
+    ligature TeX would make of it (`Read--Satisfy` stays two hyphens, not an en dash)."""
+    return _LIGATURE.sub("{}", escape(value))
+
+
 def title(value: str) -> str:
-    """Escaped, with words that hold capitals after their first letter kept from lowercasing."""
+    """As plain text, with words that hold capitals after their first letter kept from lowercasing."""
     words = []
     for word in value.split(" "):
-        words.append("{" + escape(word) + "}" if any(c.isupper() for c in word[1:]) else escape(word))
+        words.append("{" + plain(word) + "}" if any(c.isupper() for c in word[1:]) else plain(word))
     out = " ".join(words)
-    return out if balanced(out) else escape(value)
+    return out if balanced(out) else plain(value)
 
 
 def abstract(value: str) -> str:
@@ -102,7 +113,7 @@ def person(name: str) -> str:
     ({Centers for Disease Control and Prevention}), "others" for et al."""
     if name == "et al.":
         return "others"
-    return "{" + escape(name) + "}" if is_organisation(name) else escape(name)
+    return "{" + plain(name) + "}" if is_organisation(name) else plain(name)
 
 
 # kind -> (entry type, the field that names its venue)
@@ -124,11 +135,11 @@ def fields(p: ExportPaper) -> tuple[str, list[tuple[str, str]]]:
         entry_type, venue_field = TYPES[p.kind]
         if p.venue and not (p.kind == "preprint" and p.venue.lower() == "arxiv"):
             named = f"{p.venue} {p.year}" if p.year and p.kind == "conference" else p.venue
-            out.append((venue_field, escape(named)))
+            out.append((venue_field, plain(named)))
         return entry_type, _rest(p, out)
     conference = p.venue and p.venue.lower() != "arxiv"
     if conference:
-        out.append(("booktitle", escape(f"{p.venue} {p.year}" if p.year else str(p.venue))))
+        out.append(("booktitle", plain(f"{p.venue} {p.year}" if p.year else str(p.venue))))
     return ("inproceedings" if conference else "misc"), _rest(p, out)
 
 
@@ -143,7 +154,7 @@ def _rest(p: ExportPaper, out: list[tuple[str, str]]) -> list[tuple[str, str]]:
     if p.url:
         out.append(("url", url(p.url)))
     if p.tags:
-        out.append(("keywords", escape(", ".join(p.tags))))
+        out.append(("keywords", plain(", ".join(p.tags))))
     if p.abstract:
         out.append(("abstract", abstract(p.abstract)))
     return out

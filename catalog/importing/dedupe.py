@@ -110,8 +110,14 @@ def _families(authors: str | None) -> frozenset[str]:
 
 
 def _url_key(url: str | None) -> str:
+    """A link as compared: scheme, `www.` and percent-encoding aside (imports encode what RFC
+    3986 does not allow; a catalog made before kept `{`, `|` and the like as written)."""
     if not url:
         return ""
+    if "%" in url:
+        from urllib.parse import unquote
+
+        url = unquote(url)
     return re.sub(r"^https?://(www\.)?", "", url.strip().lower()).rstrip("/")
 
 

@@ -5,7 +5,9 @@ Every entry is a paper of its own: cite keys need not be unique (Mendeley writes
 for every entry), since the catalog makes its own keys. An entry with one broken field (an
 unbalanced brace in `publisher`, say) is read without that field, with a warning naming it;
 an entry that cannot be read at all is skipped with a warning naming its line, and the others
-still import. A file with no usable entry at all fails as a whole.
+still import. A file with no usable entry at all fails as a whole. An entry bibtexparser reads
+only in part (a stray `}` in its title ends it there; a missing comma makes two fields one)
+gets the fields after the break read on their own, and a warning naming them (or those lost).
 
 `crossref` is resolved as BibTeX does it: a child takes the venue, year and publisher fields
 it lacks from its parent (a @proceedings parent's title is the child's booktitle), and
@@ -21,6 +23,7 @@ from pathlib import Path
 
 from catalog import kinds
 from catalog.ingest import fields
+from catalog.ingest.links import FileLinks
 from catalog.ingest.records import IngestError, RecordFile, first_reason, skipped
 from catalog.ingest.textfile import read_text
 
@@ -60,7 +63,8 @@ def read_bibtex(path: Path, *, venue: str | None = None, year: int | None = None
     out = RecordFile(format="bibtex", records=[])
     failures: list[str] = []
     entries: list[_Entry] = []
-    for block in library.blocks:
+    blocks = library.blocks
+    for i, block in enumerate(blocks):
         line = (block.start_line or 0) + 1
         if isinstance(block, model.DuplicateFieldKeyBlock) and isinstance(block.ignore_error_block, model.Entry):
             entry = block.ignore_error_block
@@ -84,22 +88,29 @@ def read_bibtex(path: Path, *, venue: str | None = None, year: int | None = None
             entry = block
         else:
             continue  # @string, @preamble, @comment and text between entries
-        entries.append(_Entry(entry.entry_type.lower(), entry.key, line, _raw_values(entry, strings)))
+        found = _Entry(entry.entry_type.lower(), entry.key, line, _raw_values(entry, strings))
+        if note := _read_in_full(entry, found, blocks[i + 1] if i + 1 < len(blocks) else None, strings):
+            found.notes.append(f"{name}:{line}: entry '{entry.key}' {note}")
+        entries.append(found)
     parents = {e.key.lower(): e for e in entries if e.key}
     volumes = _resolve_crossrefs(entries, parents)
     position = 0
+    links = FileLinks(name)
     for entry in entries:
         if id(entry) in volumes:
             continue  # a @proceedings volume its papers point to
         position += 1
         out.warnings.extend(entry.notes)
+        values = _normalised(entry.values, entry.kind)
+        values["url"] = links.pick(_link_fields(entry.values), entry.line)
         try:
             out.records.append(fields.record(
-                _normalised(entry.values, entry.kind), label=f"entry '{entry.key}'", position=position,
+                values, label=f"entry '{entry.key}'", position=position,
                 line=entry.line, venue_default=venue, year_default=year, tex=True))
         except fields.EntryError as exc:
             out.warnings.append(skipped(name, entry.line, exc))
     out.warnings[:0] = failures
+    out.warnings.extend(links.warnings())
     out.warnings.sort(key=_line_of)
     if not out.records:
         if failures:
@@ -110,6 +121,12 @@ def read_bibtex(path: Path, *, venue: str | None = None, year: int | None = None
                                     f"{first_reason(name, out.warnings)})")
         raise IngestError(name, "no BibTeX entries found (expected entries like @article{key, title={...}})")
     return out
+
+
+def _link_fields(values: dict[str, str]) -> list[str]:
+    """Where an entry's link is: `url`, else a `\\url{...}` (or a bare link) in `howpublished`."""
+    published = values.get("howpublished", "")
+    return [values.get("url", "")] + ([published] if "\\url" in published or "://" in published else [])
 
 
 def _failure(name: str, line: int, block, found: _Entry | None) -> str:
@@ -126,6 +143,80 @@ def _reparse(raw: str):
 
     blocks = bibtexparser.parse_string(raw).blocks
     return next((b for b in blocks if isinstance(b, model.Entry)), None)
+
+
+# --- an entry read only in part ----------------------------------------------------------------
+
+# Fields written after an entry's end: a stray `}` closed it early (bibtexparser reads what
+# follows as text between entries).
+_LEFT_OVER = re.compile(r"\s*,\s*[A-Za-z][\w:.+-]*\s*=|\s*[A-Za-z][\w:.+-]*\s*=\s*[{\"\w]")
+_FIELD_NAMES = re.compile(r"(?:^|[,}\"])\s*([A-Za-z][\w:.+-]*)\s*=")
+
+
+def _read_in_full(entry, found: _Entry, following, strings: dict[str, str]) -> str | None:
+    """A note when bibtexparser read `entry` only in part, and the fields it missed read into
+    `found` where they can be; None when it read the whole entry.
+
+    Two signs, both cheap: a value that does not end where its braces or quotes close (it
+    holds an unbalanced brace; what follows its close, `abstract = {...}` after a missing
+    comma, was taken as part of it), and fields in the text after the entry's end (a stray
+    `}` ended the entry early). The fields after the break are read again on their own."""
+    from bibtexparser import model
+
+    broken = next((f for f in entry.fields if f.enclosing == "no-enclosing" and _malformed(f)), None)
+    swallowed = ""
+    if broken is not None:
+        value = str(broken.value)
+        end = _value_end(value, 0)
+        if end is not None and _FIELD_NAMES.match(value[end:].lstrip()):
+            swallowed = value[end:]  # `title = {A} abstract = {B}`: a comma missing
+            found.values[broken.key.lower()] = _unbrace(value[:end])
+        broken = broken.key.lower()
+    left_over = ""
+    if type(following) is model.ImplicitComment and _LEFT_OVER.match(following.raw or ""):
+        left_over = following.raw
+        broken = broken or (entry.fields[-1].key.lower() if entry.fields else None)
+    if broken is None:
+        return None
+    after = (swallowed + "," + left_over).strip().strip(",").strip()
+    names = list(dict.fromkeys(n.lower() for n in _FIELD_NAMES.findall(after) if n.lower() != broken))
+    if not names:
+        return f"field '{broken}' has unbalanced braces or quotes; it is imported as written: check it"
+    rest = f"@{found.kind}{{{found.key},\n{after.removesuffix('}') if left_over else after}\n}}\n"
+    # Field by field first (each line's `name = value`, so a second missing comma or stray
+    # brace loses one field), then as bibtexparser reads them, for those it left out.
+    recovered = _recover(rest, strings)
+    read = dict(recovered.values) if recovered is not None else {}
+    if any(n not in read for n in names) and (again := _reparse(rest)) is not None:
+        read = {**_raw_values(again, strings), **read}
+    for key, value in read.items():
+        found.values.setdefault(key, value)
+    kept = [n for n in names if n in read]
+    lost = [n for n in names if n not in read]
+    said = (f"field '{broken}' runs into the field after it (a comma missing?)" if swallowed and not left_over
+            else f"field '{broken}' has unbalanced braces or quotes and cut the entry short")
+    if kept:
+        read_again = "was read on its own" if len(kept) == 1 else "were read on their own"
+        said += f"; {_listed(kept)} after it {read_again}"
+    if lost:
+        said += f"; {_listed(lost)} after it {'is' if len(lost) == 1 else 'are'} lost"
+    return said + "; check the entry"
+
+
+def _malformed(field) -> bool:
+    """A value bibtexparser left without its braces or quotes taken off (`no-enclosing`) that
+    starts with one: it does not end where they close (a well-formed `"a" # b` does)."""
+    value = str(field.value)
+    if value[:1] not in ("{", '"'):
+        return False
+    end = _value_end(value, 0)
+    return end is None or value[end:].strip() != ""
+
+
+def _listed(names: list[str]) -> str:
+    quoted = [f"'{n}'" for n in names]
+    words = "field " if len(names) == 1 else "fields "
+    return words + (quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " and " + quoted[-1])
 
 
 # --- recovering an entry with a broken field ------------------------------------------------------
@@ -331,6 +422,5 @@ def _normalised(raw: dict[str, str], entry_type: str = "") -> dict[str, object]:
         "venue": venue,
         "doi": fields.doi(get("doi")),
         "arxiv_id": arxiv,
-        "url": fields.url(get("url")),
         "kind": kind,
     }

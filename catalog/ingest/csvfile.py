@@ -16,6 +16,7 @@ from pathlib import Path
 
 from catalog.export.csvfile import is_own_header, restored
 from catalog.ingest import fields, mapping
+from catalog.ingest.links import FileLinks
 from catalog.ingest.paperlist import MAX_ABSTRACT_CHARS
 from catalog.ingest.records import IngestError, RecordFile, first_reason, skipped
 from catalog.ingest.textfile import read_text
@@ -33,6 +34,7 @@ def read_csv(path: Path, *, field_map: mapping.FieldMap | None = None, venue: st
     delimiter = "\t" if path.suffix.lower() == ".tsv" else max(",;\t", key=first_line.count)
     reader = csv.reader(io.StringIO(source, newline=""), delimiter=delimiter)
     out = RecordFile(format="csv", records=[])
+    links = FileLinks(name)
     header: list[str] | None = None
     columns: dict[str, list[str]] = {}
     zotero = own = False
@@ -64,12 +66,14 @@ def read_csv(path: Path, *, field_map: mapping.FieldMap | None = None, venue: st
             values = dict(zip(header, map(restored, row) if own else row))
             try:
                 out.records.append(fields.record(
-                    mapping.values(values, columns, semicolons=zotero), label=f"row {position}", position=position,
+                    mapping.values(values, columns, links=links, line=start, semicolons=zotero),
+                    label=f"row {position}", position=position,
                     line=start, venue_default=venue, year_default=year))
             except fields.EntryError as exc:
                 out.warnings.append(skipped(name, start, exc))
     except csv.Error as exc:
         raise IngestError(name, f"not valid CSV ({exc})", line=reader.line_num or None) from None
+    out.warnings.extend(links.warnings())
     if header is None:
         raise IngestError(name, "file is empty")
     if not out.records:

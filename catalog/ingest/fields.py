@@ -314,13 +314,6 @@ def year(value: object) -> int | None:
     return found if found in YEAR_RANGE else None
 
 
-def url(value: object) -> str | None:
-    if not value:
-        return None
-    value = squash(str(value)).split()[0] if squash(str(value)) else ""
-    return value if re.match(r"https?://\S+$", value, re.IGNORECASE) else None
-
-
 # Long proceedings names exports carry, and the short names the catalog's venue: filter uses.
 _VENUES = (
     (r"\bfindings of the association for computational linguistics\b", "Findings of ACL"),

@@ -12,6 +12,7 @@ import re
 from pathlib import Path
 
 from catalog.ingest import fields, mapping
+from catalog.ingest.links import FileLinks
 from catalog.ingest.records import IngestError, RecordFile, first_reason, skipped
 from catalog.ingest.textfile import LineIndex, read_text
 
@@ -103,6 +104,7 @@ def _records(name: str, fmt: str, items: list[tuple[int, object]], field_map: ma
     if missing := field_map.missing(keys):
         raise IngestError(name, f"no key {missing[0]!r} in any item (--map); keys: {', '.join(sorted(keys)[:20])}")
     columns_cache: dict[frozenset, dict[str, list[str]]] = {}
+    links = FileLinks(name)
     for position, (line, item) in enumerate(items, 1):
         label = f"item {position}"
         if not isinstance(item, dict):
@@ -113,10 +115,12 @@ def _records(name: str, fmt: str, items: list[tuple[int, object]], field_map: ma
         if columns is None:
             columns = columns_cache[names] = field_map.columns(item)
         try:
-            out.records.append(fields.record(mapping.values(item, columns), label=label, position=position,
-                                             line=line, venue_default=venue, year_default=year))
+            out.records.append(fields.record(mapping.values(item, columns, links=links, line=line), label=label,
+                                             position=position, line=line, venue_default=venue,
+                                             year_default=year))
         except fields.EntryError as exc:
             out.warnings.append(skipped(name, line, exc))
+    out.warnings.extend(links.warnings())
     if not out.records:
         first = first_reason(name, out.warnings) if out.warnings else "no items"
         raise IngestError(name, f"no usable papers ({first}); the title or abstract field may need --map")

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 from catalog import kinds
 from catalog.ingest import fields
+from catalog.ingest.links import FileLinks
 
 DEFAULT_COLUMNS: dict[str, tuple[str, ...]] = {
     "title": ("title", "paper title"),
@@ -100,10 +101,11 @@ def _first(row: Mapping[str, object], columns: list[str]) -> object:
 OWN_EXPORT = frozenset({"key", "headline", "user_title"})
 
 
-def values(row: Mapping[str, object], columns: dict[str, list[str]], *,
+def values(row: Mapping[str, object], columns: dict[str, list[str]], *, links: FileLinks, line: int,
            semicolons: bool = False) -> dict[str, object]:
-    """A row's field values, normalised as fields.record expects them. `semicolons`: authors
-    are separated by `;` only (Zotero's CSV)."""
+    """A row's field values, normalised as fields.record expects them; its link is picked by
+    the file's `links` (the row starts at `line`). `semicolons`: authors are separated by `;`
+    only (Zotero's CSV)."""
     authors = _first(row, columns["authors"])
     if isinstance(authors, str) and OWN_EXPORT <= row.keys():
         authors = fields.join_people(authors.split(","))
@@ -111,7 +113,7 @@ def values(row: Mapping[str, object], columns: dict[str, list[str]], *,
         authors = fields.any_authors(authors, semicolons=semicolons)
     get = lambda name: _first(row, columns[name])  # noqa: E731
     title, abstract = get("title"), get("abstract")
-    found_url = fields.url(get("url"))
+    found_url = links.pick([get("url")], line)
     found_doi = fields.doi(get("doi"))
     arxiv = fields.arxiv_id(get("arxiv_id"), bare=True) or fields.arxiv_id(found_url)
     venue_value = get("venue")

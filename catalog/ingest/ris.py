@@ -12,6 +12,7 @@ from pathlib import Path
 
 from catalog import kinds
 from catalog.ingest import fields
+from catalog.ingest.links import FileLinks
 from catalog.ingest.records import IngestError, RecordFile, first_reason, skipped
 from catalog.ingest.textfile import read_text
 
@@ -41,19 +42,23 @@ def read_ris(path: Path, *, venue: str | None = None, year: int | None = None) -
     numbered = _Numbered(source.replace("\r\n", "\n").replace("\r", "\n").split("\n"))
     try:
         # BT (the book or proceedings title) is in older RIS files; rispy does not map it.
-        mapping = {**rispy.TAG_KEY_MAPPING, "BT": "book_title"}
+        mapping = {**rispy.TAG_KEY_MAPPING, "BT": "book_title", "L3": "related_records"}
         entries = Parser(mapping=mapping, skip_unknown_tags=True, enforce_list_tags=False).parse_lines(numbered)
     except Exception as exc:  # rispy's own errors on malformed files
         raise IngestError(name, f"not a readable RIS file ({exc})", line=numbered.line or None) from None
     if not entries:
         raise IngestError(name, "no RIS records found (expected lines like 'TY  - JOUR')")
     out = RecordFile(format="ris", records=[])
+    links = FileLinks(name)
     for position, (entry, line) in enumerate(zip(entries, lines), 1):
+        values = _values(entry)
+        values["url"] = links.pick(_link_fields(entry), line)
         try:
-            out.records.append(fields.record(_values(entry), label=f"record {position}", position=position,
+            out.records.append(fields.record(values, label=f"record {position}", position=position,
                                              line=line, venue_default=venue, year_default=year))
         except fields.EntryError as exc:
             out.warnings.append(skipped(name, line, exc))
+    out.warnings.extend(links.warnings())
     if not out.records:
         raise IngestError(name, f"no usable records ({first_reason(name, out.warnings)})")
     return out
@@ -85,9 +90,21 @@ def _first(entry: dict, keys: tuple[str, ...]) -> object:
     return None
 
 
+# Where a record's link may be, best first: UR, then L2 (full text), L1 (attachments), L3
+# (related records), L4 (figures).
+_LINKS = ("urls", "file_attachments2", "file_attachments1", "related_records", "figure")
+
+
+def _link_fields(entry: dict) -> list[object]:
+    found: list[object] = []
+    for key in _LINKS:
+        value = entry.get(key)
+        found.extend(value if isinstance(value, list) else [value] if value else [])
+    return found
+
+
 def _values(entry: dict) -> dict[str, object]:
-    urls = entry.get("urls") or []
-    urls = [urls] if isinstance(urls, str) else urls
+    urls = _link_fields(entry)
     found_doi = fields.doi(_first(entry, ("doi",)))
     arxiv = next((a for a in (fields.arxiv_id(u) for u in urls) if a), None)
     arxiv = arxiv or fields.arxiv_id(_first(entry, ("notes", "note", "accession_number")))
@@ -102,6 +119,5 @@ def _values(entry: dict) -> dict[str, object]:
         "venue": fields.venue(str(venue)) if venue else ("arXiv" if arxiv else None),
         "doi": found_doi,
         "arxiv_id": arxiv,
-        "url": next((u for u in (fields.url(u) for u in urls) if u), None),
         "kind": kinds.thesis(kinds.named(entry.get("type_of_reference")), entry.get("type_of_work")),
     }

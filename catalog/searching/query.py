@@ -8,7 +8,12 @@
     topic:3          the whole catalog's topic 3 (`catalog topics`, the TUI's Topics facet)
 
 Every string parses: stray quotes, operators and punctuation are read as plain text, and a
-filter with a bad value raises QueryError with a one-line explanation.
+filter with a bad value raises QueryError with a one-line explanation. So does a query longer
+than MAX_QUERY_CHARS, or with more than MAX_QUERY_TERMS words and filters (each word of a phrase
+counts: FTS5 matches a phrase word by word) or MAX_QUERY_KEYS `key:` filters (the TUI narrows
+to marked papers with them): far above what anyone types, and below where the SQL of a query
+takes seconds (at 16,000 papers an AND of 64 words takes 60-170 ms, a phrase of 1,000 frequent
+words 2 s).
 """
 
 from __future__ import annotations
@@ -17,9 +22,14 @@ import re
 from dataclasses import dataclass, field
 
 from catalog.rules import STATUSES
+from catalog.text.cjk import cjk_spaced
 
 FILTERS = ("venue", "year", "tag", "status", "rating", "has", "key", "topic")
 HAS_VALUES = ("notes", "tags", "rating", "title", "abstract", "authors")
+MAX_QUERY_CHARS = 10_000
+MAX_QUERY_TERMS = 64
+MAX_QUERY_KEYS = 400  # SQLite refuses an OR tree deeper than 1,000
+MAX_TOPIC = 9_999  # catalogs have at most 20 (catalog/discover/topics.py)
 
 
 class QueryError(ValueError):
@@ -83,6 +93,9 @@ def _tokens(source: str) -> list[tuple[str, bool]]:
 
 
 def parse(source: str) -> Query:
+    if len(source) > MAX_QUERY_CHARS:
+        raise QueryError(f"the query is {len(source):,} characters long; a query holds at most "
+                         f"{MAX_QUERY_CHARS:,}")
     query = Query(source=source)
     pending_or = False
     negate_next = False
@@ -105,7 +118,24 @@ def parse(source: str) -> Query:
         else:
             query.clauses.append(Clause((item,), negated))
         pending_or = False
+    _check_size(query)
     return query
+
+
+_WORD = re.compile(r"\w+")
+
+
+def _check_size(query: Query) -> None:
+    """QueryError when the query has more words and filters, or keys, than a query holds. A
+    phrase counts its words, and so does a word FTS5 reads as several (`multi-agent`, `模型`)."""
+    options = [option for clause in query.clauses for option in clause.options]
+    keys = sum(1 for o in options if isinstance(o, Filter) and o.field == "key")
+    terms = sum(len(_WORD.findall(cjk_spaced(o.text))) if isinstance(o, Text) else o.field != "key"
+                for o in options)
+    if terms > MAX_QUERY_TERMS:
+        raise QueryError(f"the query has {terms:,} words and filters; a query holds at most {MAX_QUERY_TERMS}")
+    if keys > MAX_QUERY_KEYS:
+        raise QueryError(f"the query names {keys:,} keys; a query holds at most {MAX_QUERY_KEYS}")
 
 
 def _item(raw: str, quoted: bool) -> tuple[Text | Filter | None, bool]:
@@ -176,13 +206,13 @@ def _filter(name: str, value: str) -> Filter:
         op, number = _comparison(value)
         return Filter(name, op or "=", _year(number, value))
     if name == "topic":
-        if not value.isdigit() or int(value) < 1:
+        if not _digits(value) or not 1 <= int(value) <= MAX_TOPIC:
             raise QueryError(f"topic:{value or EMPTY}: expected a topic's number, e.g. topic:3 "
                              "(`catalog topics` lists them)")
         return Filter(name, "=", int(value))
     # rating
     op, number = _comparison(value)
-    if not number.isdigit() or not 1 <= int(number) <= 5:
+    if not _digits(number) or not 1 <= int(number) <= 5:
         raise QueryError(f"rating:{value or EMPTY}: expected a rating 1-5, e.g. rating:4 or rating:>=4")
     return Filter(name, op or "=", int(number))
 
@@ -194,8 +224,13 @@ def _comparison(value: str) -> tuple[str | None, str]:
     return m.groups() if m else (None, "")
 
 
+def _digits(text: str) -> bool:
+    """Whether `text` is a number int() reads, of at most 9 digits (`isdigit` also takes `²`)."""
+    return 0 < len(text) <= 9 and text.isdecimal()
+
+
 def _year(text: str, whole: str) -> int:
-    if not (text.isdigit() and len(text) == 4):
+    if not (_digits(text) and len(text) == 4):
         raise QueryError(
             f"year:{whole or EMPTY}: expected a year like 2026, a range 2024..2026 or >=2025"
         )

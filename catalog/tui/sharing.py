@@ -18,7 +18,6 @@ from catalog.errors import CatalogError
 from catalog.library import Catalog
 from catalog.searching.query import QueryError
 from catalog.results import ExportPaper, PaperSummary
-from catalog.text.terminal import safe
 from catalog.tui.display import first_line, shorten
 from catalog.tui.messages import ActionFailed, Copied, Exported, LinkOpened
 from catalog.tui.screens.confirm import ConfirmScreen
@@ -85,16 +84,20 @@ class Sharing:
         except Exception as exc:
             self.post_message(ActionFailed(f"cannot open {key}: {first_line(exc)}"))
             return
-        link = detail.link
-        if link is None:
+        if detail.link is None:
             self.post_message(LinkOpened(detail.summary.title, None, False))
             return
-        link = safe(link)
-        import webbrowser  # here: only opening a paper needs it
+        from catalog import browser  # here: only opening a paper needs it
 
         try:
-            opened = webbrowser.open(link)
-        except Exception:  # a broken $BROWSER command
+            link = browser.openable(detail.link)
+        except CatalogError as exc:  # a `file:` link an older catalog kept
+            self.post_message(ActionFailed(str(exc)))
+            return
+        # Quiet: whatever the browser prints must not land on the app's screen.
+        try:
+            opened = browser.open_link(link, quiet=True)
+        except Exception:  # webbrowser's own errors: no browser, as far as the user can tell
             opened = False
         self.post_message(LinkOpened(detail.summary.title, link, opened))
 

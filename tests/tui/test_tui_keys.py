@@ -1,50 +1,37 @@
 """The keys added for daily use: open, copy, export, the reading pane, the sidebar, the
-position, gg. No test opens a real browser: webbrowser.open is replaced."""
+position, gg. No test opens a real browser: $BROWSER is a command that notes the links."""
 
 from __future__ import annotations
 
 import json
 import os
 import stat
-import webbrowser
 
 import pytest
 
-from tests.conftest import SEEDS
+from tests.conftest import SEEDS, opened
 from tests.tui.conftest import toasts
 
 SIZE = (120, 36)
 DATA = SEEDS.parent / "tests" / "data"
 
 
-def _opened(monkeypatch, result: bool = True) -> list[str]:
-    calls: list[str] = []
-
-    def fake_open(url, *args, **kwargs):
-        calls.append(url)
-        return result
-
-    monkeypatch.setattr(webbrowser, "open", fake_open)
-    return calls
-
-
-async def test_o_opens_the_paper_or_says_it_has_no_link(app, seeded, settle, type_search, monkeypatch):
-    calls = _opened(monkeypatch)
+async def test_o_opens_the_paper_or_says_it_has_no_link(app, seeded, settle, type_search, browser):
     seeded.import_paths([DATA / "arxiv.bib"])
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await pilot.press("o")  # a paper from a paper list: no link
         await settle(pilot)
-        assert calls == [] and "has no URL, DOI or arXiv id" in toasts(app)
+        assert opened(browser) == [] and "has no URL, DOI or arXiv id" in toasts(app)
         await type_search(pilot, "scaling laws")
         await pilot.press("enter", "o")
         await settle(pilot)
-        assert calls == ["https://arxiv.org/abs/2001.08361"]
+        assert opened(browser) == ["https://arxiv.org/abs/2001.08361"]
         assert "Opened https://arxiv.org/abs/2001.08361" in toasts(app)
 
 
-async def test_o_without_a_browser_copies_the_link(app, seeded, settle, type_search, monkeypatch):
-    _opened(monkeypatch, result=False)
+async def test_o_without_a_browser_copies_the_link(app, seeded, settle, type_search, monkeypatch, tmp_path):
+    monkeypatch.setenv("BROWSER", str(tmp_path / "no-such-browser"))
     seeded.import_paths([DATA / "arxiv.bib"])
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)

@@ -107,3 +107,39 @@ async def test_closing_while_answers_arrive(seeded, settle):
             await pilot.pause()
             await pilot.press(*keys)
         # run_test re-raises what a handler raised while the app closed
+
+
+async def test_o_opens_only_web_links_and_the_browser_never_writes_on_the_screen(
+        tmp_path, settle, type_search, monkeypatch, capfd):
+    import shlex
+    import sqlite3
+
+    from tests.tui.conftest import toasts
+
+    bib = tmp_path / "refs.bib"
+    bib.write_text("@article{a, title = {Local file}, abstract = {Kept before links were checked.},"
+                   " url = {https://example.com/a}}\n"
+                   "@article{b, title = {Web page}, abstract = {An ordinary link.},"
+                   " url = {https://example.com/b?x=1&y=(2)}}\n", encoding="utf-8")
+    catalog = Catalog.open(tmp_path / "c.db")
+    catalog.import_paths([bib])
+    conn = sqlite3.connect(tmp_path / "c.db")  # what a catalog made before links were checked may hold
+    conn.execute("UPDATE paper SET url = 'file:///usr/share/applications/evil.desktop' WHERE title = 'Local file'")
+    conn.commit()
+    conn.close()
+    log = tmp_path / "browser.log"
+    # A browser that talks on both outputs, as many do.
+    monkeypatch.setenv("BROWSER", f"""sh -c 'echo NOISE; echo NOISE >&2; echo "$1" >> "$0"' """
+                                  f"{shlex.quote(str(log))} %s")
+    app = CatalogApp(catalog, cursor_blink=False)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        for title in ("Local file", "Web page"):
+            await type_search(pilot, title.lower())
+            await pilot.press("enter", "o")
+            await settle(pilot)
+    assert "only http and https links are opened (file:)" in toasts(app)
+    assert "Opened https://example.com/b?x=1&y=(2)" in toasts(app)
+    assert log.read_text().splitlines() == ["https://example.com/b?x=1&y=(2)"]
+    captured = capfd.readouterr()
+    assert "NOISE" not in captured.out + captured.err

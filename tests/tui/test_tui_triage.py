@@ -292,10 +292,10 @@ async def test_the_command_line_query_opens_the_list_on_it(seeded, settle):
         assert app.main.query_text == "venue:ICML" and app.main.papers.total == seeded.count("venue:ICML")
 
 
-async def test_o_opens_the_paper_on_screen(app, seeded, settle, monkeypatch):
-    from tests.tui.test_tui_keys import DATA, _opened
+async def test_o_opens_the_paper_on_screen(app, seeded, settle, browser):
+    from tests.conftest import opened
+    from tests.tui.test_tui_keys import DATA
 
-    calls = _opened(monkeypatch)
     seeded.import_paths([DATA / "arxiv.bib"])
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -304,7 +304,7 @@ async def test_o_opens_the_paper_on_screen(app, seeded, settle, monkeypatch):
         await start(pilot, settle)
         await pilot.press("o")
         await settle(pilot)
-        assert calls == ["https://arxiv.org/abs/2001.08361"]
+        assert opened(browser) == ["https://arxiv.org/abs/2001.08361"]
         assert "Opened https://arxiv.org/abs/2001.08361" in toasts(app)
         assert isinstance(app.screen, TriageScreen)
 
