@@ -40,6 +40,9 @@ def open_store(location: Path | str, *, notify=lambda message: None, user: str |
     from catalog.paths import is_server_url
 
     if is_server_url(location):
+        from catalog.extras import require
+
+        require("postgres")
         from catalog.store.postgres.store import PostgresStore
 
         return PostgresStore.open(str(location), notify=notify, user=user, catch_up=catch_up)
