@@ -1,4 +1,4 @@
-"""Search at a million papers (issue 16): the query mix, first 50 results with snippets,
+"""Search on a large catalog: the query mix, first 50 results with snippets,
 in-process, p50/p95 per query; with the impact-ordered lists (catalog/store/sqlite/topk.py)
 and without them, alternating in one run, and whether both give the same top 50.
 
@@ -46,7 +46,7 @@ MIX = [
 def _switch(on: bool) -> None:
     try:
         from catalog.store.sqlite import topk
-    except ImportError:  # before issue 16
+    except ImportError:  # a checkout from before the ranked lists
         return
     topk.ENABLED = on
 

@@ -129,7 +129,7 @@ def test_the_default_timeout_is_documented():
 
     help_text = CliRunner().invoke(main, ["sql", "--help"]).output
     assert "--timeout" in help_text and "60" in help_text
-    assert "--timeout" in (ROOT / "README.md").read_text()
+    assert "--timeout" in (ROOT / "docs" / "sql.md").read_text()
 
 
 def test_a_quick_query_is_unaffected(catalog_file):
