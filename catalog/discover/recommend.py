@@ -7,9 +7,10 @@ large"), so training costs the same however large the catalog grows, with the sa
 on the seeds. Each recommendation's reason is its terms with the largest weight x tf-idf.
 
 Training (`train`) needs scikit-learn, whose import is most of a `catalog recommend`'s time;
-scoring (`rank`) needs numpy alone, over the cache's mapped arrays. So the engine keeps each trained model beside the cache generation it was trained on
-(the weights: 4 bytes per term), and the same positives on the same cache (`recommend TAG`
-again, with other filters) rank without training and without importing scikit-learn or scipy.
+scoring (`rank`) needs numpy alone, over the cache's mapped arrays. So the engine keeps each
+trained model beside the cache generation it was trained on (the weights: 4 bytes per term),
+and the same positives on the same cache (`recommend TAG` again, with other filters) rank
+without training and without importing scikit-learn or scipy.
 """
 
 from __future__ import annotations
