@@ -13,7 +13,7 @@ import shutil
 import sqlite3
 from pathlib import Path
 
-from benchmarks import corpus, importing, processes, relevance, searching, suggesting
+from benchmarks import corpus, importing, processes, relevance, searching, suggesting, text
 from benchmarks.measure import ms, percentiles
 
 HERE = Path(__file__).resolve().parent
@@ -74,6 +74,7 @@ def run(size: int, repeats: int, search_repeats: int, work_root: Path, tui: bool
                          unit=ms)
     lines += suggesting.report(catalog_db, repeats=max(6, search_repeats // 2))
     lines += relevance.report(work)
+    lines += text.report(repeats=3 if quick else 7)
     if tui:
         from benchmarks import tui as tui_bench
 

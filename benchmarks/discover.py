@@ -1,4 +1,4 @@
-"""Discovery engine benchmarks: each figure of issue 13 as a whole process, with its peak memory.
+"""Discovery engine benchmarks: each discovery command as a whole process, with its peak memory.
 
     python -m benchmarks.discover --size 10000
     python -m benchmarks.discover --size 100000 --write docs/benchmarks.md

@@ -1,4 +1,4 @@
-"""Which stemmer, and which matching, for issue 12: measured on the judged queries.
+"""Which stemmer, and which matching: measured on the judged queries.
 
     python -m benchmarks.stemming                # ranking on the seeds, stems of tricky words
     python -m benchmarks.stemming --size 100000  # and index size and build time at that size

@@ -1,4 +1,4 @@
-"""Search at a million papers (issue 16): the query mix, first 50 results with snippets,
+"""Search on a large catalog: the query mix, first 50 results with snippets,
 in-process, p50/p95 per query; with the ranked lists (catalog/store/lists/) and without
 them, alternating in one run, and whether both give the same top 50.
 

@@ -113,9 +113,9 @@ class Catalog(Exchange):
         """The ranked lists of frequent words after an import. A few hundred new papers need
         nothing: searches follow them (catalog/store/lists/). Past that (or
         when words are to be chosen again), `background`: the detached refresher rebuilds
-        them (catalog/discover/refresher.py, as for the discovery cache; minutes at 1M papers) while
-        searches rank every match; otherwise here, most frequent first, within a share of the
-        import's own time. Lists left stale are never read."""
+        them (catalog/discover/refresher.py, as for the discovery cache; minutes on a large
+        catalog) while searches rank every match; otherwise here, most frequent first, within
+        a share of the import's own time. Lists left stale are never read."""
         from catalog.discover import refresher
 
         if not self.store.lists.behind():
@@ -191,7 +191,7 @@ class Catalog(Exchange):
 
     def _word_list(self, tx):
         """The index's words: kept in memory while the index is unchanged, and in the cache
-        folder for the next process (reading them from the index takes ~1 s at 100k papers)."""
+        folder for the next process (reading them from a large index takes long)."""
         from catalog.searching import suggest
 
         stamp = tx.search.vocabulary_stamp()

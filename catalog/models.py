@@ -42,6 +42,9 @@ def engine(location: str | Path) -> Engine:
     from catalog.paths import is_server_url
 
     if is_server_url(str(location)):
+        from catalog.extras import require
+
+        require("postgres")
         from catalog.store.postgres.migrations import sqlalchemy_url
 
         return create_engine(sqlalchemy_url(str(location)))

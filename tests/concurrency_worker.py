@@ -1,9 +1,12 @@
 """One long-running process for tests/test_concurrency.py: tags, searches or drives the TUI
-against a shared catalog until a deadline, then prints a JSON summary on stdout.
+against a shared catalog until the test says stop, then prints a JSON summary on stdout.
 
-    python -m tests.concurrency_worker tagger DB SECONDS NAME KEY...
-    python -m tests.concurrency_worker reader DB SECONDS
-    python -m tests.concurrency_worker tui    DB SECONDS
+    python -m tests.concurrency_worker tagger DB RUN NAME KEY...
+    python -m tests.concurrency_worker reader DB RUN
+    python -m tests.concurrency_worker tui    DB RUN
+
+RUN is a folder: after each operation the worker writes how many it has done to RUN/ROLE-NAME
+(the test waits on those counts, not on a time window) and it stops once RUN/stop exists.
 
 Every exception is caught and reported in the summary (the test fails on any), so a
 "database is locked" anywhere is seen, not swallowed.
@@ -62,13 +65,41 @@ class Watched(Catalog):
         return self._watch(super().tag, *a, **k)
 
 
-def tagger(catalog: Watched, deadline: float, name: str, keys: list[str]) -> dict:
+# A worker whose test died never hears stop: it ends by itself this long after it started.
+ORPHANED = 1800
+
+
+class Run:
+    """The folder a test and its workers share: progress counts, and the stop sign."""
+
+    def __init__(self, folder: Path | str):
+        self.folder = Path(folder)
+        self.orphaned = time.monotonic() + ORPHANED
+
+    def going(self) -> bool:
+        return not (self.folder / "stop").exists() and time.monotonic() < self.orphaned
+
+    def stop(self) -> None:
+        (self.folder / "stop").touch()
+
+    def report(self, worker: str, done: int) -> None:
+        (self.folder / f"{worker}.tmp").write_text(str(done))
+        (self.folder / f"{worker}.tmp").replace(self.folder / worker)  # never read half-written
+
+    def done(self, worker: str) -> int:
+        try:
+            return int((self.folder / worker).read_text())
+        except FileNotFoundError:
+            return 0
+
+
+def tagger(catalog: Watched, run: Run, name: str, keys: list[str]) -> dict:
     """Adds `name`N tags to a few of `keys` at a time, and now and then removes an earlier one;
     returns the tags each key must end with."""
     rng = random.Random(name)
     expected: dict[str, set[str]] = {k: set() for k in keys}
     i = 0
-    while time.monotonic() < deadline:
+    while run.going():
         chosen = rng.sample(keys, 3)
         tag = f"{name}{i}"
         remove = []
@@ -87,22 +118,24 @@ def tagger(catalog: Watched, deadline: float, name: str, keys: list[str]) -> dic
         except Exception:
             pass  # recorded by Watched
         i += 1
+        run.report(f"tagger-{name}", Watched.ops)
     return {"expected": {k: sorted(v) for k, v in expected.items()}}
 
 
-def reader(catalog: Watched, deadline: float) -> dict:
+def reader(catalog: Watched, run: Run) -> dict:
     rng = random.Random(1)
-    while time.monotonic() < deadline:
+    while run.going():
         try:
             hits = catalog.search(rng.choice(WORDS), limit=20)
             if hits:
                 catalog.get(hits[0].key)
         except Exception:
             pass
+        run.report("reader", Watched.ops)
     return {}
 
 
-async def _drive_tui(catalog: Watched, deadline: float) -> dict:
+async def _drive_tui(catalog: Watched, run: Run) -> dict:
     from catalog.tui.app import CatalogApp
 
     app = CatalogApp(catalog, cursor_blink=False)
@@ -110,7 +143,7 @@ async def _drive_tui(catalog: Watched, deadline: float) -> dict:
     hints: list[str] = []
     searches = 0
     async with app.run_test(size=(120, 36)) as pilot:
-        while time.monotonic() < deadline:
+        while run.going():
             app.main.search(rng.choice(WORDS))
             searches += 1
             await pilot.pause(0.05)
@@ -122,24 +155,25 @@ async def _drive_tui(catalog: Watched, deadline: float) -> dict:
             hint = str(app.main.query_one("#search-hint").render())
             if "⚠" in hint:
                 hints.append(hint)
+            run.report("tui", searches)
         await pilot.pause(0.3)
     return {"searches": searches, "warnings": hints}
 
 
 def main(argv: list[str]) -> int:
-    role, db, seconds, *rest = argv
-    deadline = time.monotonic() + float(seconds)
+    role, db, folder, *rest = argv
+    run = Run(folder)
     summary: dict = {"role": role}
     from catalog.paths import location_of
 
     catalog = Watched.open(location_of(db))  # a file, or a postgresql:// URL
     try:
         if role == "tagger":
-            summary.update(tagger(catalog, deadline, rest[0], rest[1:]))
+            summary.update(tagger(catalog, run, rest[0], rest[1:]))
         elif role == "reader":
-            summary.update(reader(catalog, deadline))
+            summary.update(reader(catalog, run))
         elif role == "tui":
-            summary.update(asyncio.run(_drive_tui(catalog, deadline)))
+            summary.update(asyncio.run(_drive_tui(catalog, run)))
         else:
             raise SystemExit(f"unknown role {role}")
     except Exception:

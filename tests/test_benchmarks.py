@@ -19,7 +19,7 @@ def test_benchmark_runner_smoke(tmp_path):
     assert out.returncode == 0, out.stderr[-3000:]
     report = out.stdout
     for heading in ("### Import", "### Search in-process", "### Search as a whole process", "### TUI",
-                    "### Ranking quality", "### Did you mean"):
+                    "### Ranking quality", "### Did you mean", "### Text on long"):
         assert heading in report
     for row in ("| catalog import |", "| sqlite-utils insert + enable-fts |", "| catalog search |",
                 "| catalog's SQL alone (rows prepared beforehand) |",

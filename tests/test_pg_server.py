@@ -38,7 +38,7 @@ def test_a_server_stops_when_the_pytest_that_started_it_is_killed():
         assert _alive(postmaster)
         like_pytest.kill()  # SIGKILL: no finalizer, no atexit runs
         like_pytest.wait()
-        deadline = time.monotonic() + 5
+        deadline = time.monotonic() + 120  # generous: fires only when the watchdog never acts
         while _alive(postmaster) and time.monotonic() < deadline:
             time.sleep(0.05)
         assert not _alive(postmaster), "the server outlived the killed process that started it"

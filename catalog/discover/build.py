@@ -5,7 +5,7 @@ The rule for an update, when the store's version differs from the cache's:
 1. Find what changed. When only papers were added (the data version is the same and the
    papers above the old max id account for the whole difference in count), only those are
    read. Otherwise every paper's text is read and hashed, and compared with the hashes in the
-   cache: new, changed and removed papers (about 1 s per 100k papers).
+   cache: new, changed and removed papers.
 2. Nothing changed (a version moved for nothing the features see): the cache is stamped with
    the new version, nothing else is rewritten.
 3. Small catalogs (under REFIT_BELOW papers at the last full build) and large changes (papers
@@ -15,7 +15,7 @@ The rule for an update, when the store's version differs from the cache's:
    quarter of new papers bounds both.
 4. Otherwise the new and changed papers are projected into the existing space (their terms
    outside the vocabulary ignored), removed ones dropped, and the cache rewritten from the
-   matrix: about a third of a rebuild's time at 100k, and no refit.
+   matrix: a fraction of a rebuild's time, and no refit.
 """
 
 from __future__ import annotations
@@ -50,7 +50,7 @@ class UpdateReport:
 
 def text_hash(text: str) -> int:
     """What tells a changed text: its length and CRC-32 (compared per paper, so a collision
-    needs an edit that keeps both; blake2b cost 1 s more per 100k papers)."""
+    needs an edit that keeps both; a cryptographic hash cost more for nothing)."""
     data = text.encode("utf-8")
     return (len(data) << 32) | zlib.crc32(data)
 

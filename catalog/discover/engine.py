@@ -3,16 +3,17 @@
 Where the cache lives: files in a folder the store names (`DiscoverStore.cache_dir`; for a
 SQLite catalog, the user cache directory keyed by the database's path), not a table:
 
-- A later `similar` must take under 200 ms as a whole process, less than numpy's import
-  here. It reads a few kilobytes of memory-mapped arrays with the standard library; a table
-  would hand over whole blobs (the postings are ~100 MB at 100k papers) or need a row per
-  term and a query per term, and bring the same bytes through SQLite's page cache.
-- It is derived data (~300 MB at 100k papers): rebuilt silently, never backed up, never
-  worth a write lock on the catalog (a 100 MB write transaction would stall the TUI and
-  every other writer), and not part of what users query with sqlite3 or Datasette.
-- A shared PostgreSQL catalog is served to several machines; each builds its own cache
-  (about 20 s at 100k papers) and keeps it fresh by the same version check. What users
-  see and share, the topics, goes into a table through `save_topics`.
+- A later `similar` must answer as a whole process in less time than importing numpy
+  takes. It reads a few kilobytes of memory-mapped arrays with the standard library; a table
+  would hand over whole blobs (the postings are larger than the catalog's text) or need a
+  row per term and a query per term, and bring the same bytes through SQLite's page cache.
+- It is derived data, several times the size of the abstracts: rebuilt silently, never
+  backed up, never worth a write lock on the catalog (a write transaction that large would
+  stall the TUI and every other writer), and not part of what users query with sqlite3 or
+  Datasette.
+- A shared PostgreSQL catalog is served to several machines; each builds its own cache and
+  keeps it fresh by the same version check. What users see and share, the topics, goes
+  into a table through `save_topics`.
 
 Each call checks the store's CatalogVersion against the cache's (one cheap query); a cache
 that is missing, unreadable or of another format is rebuilt, a stale one updated (build.py
@@ -188,7 +189,7 @@ def _write_model(path: Path, model) -> None:
         partial = path.with_name(f".{path.name}.{os.getpid()}")
         model.tofile(partial)
         os.replace(partial, path)
-        # Triage retrains as decisions come in: keep the most recent few (~1 MB each at 100k).
+        # Triage retrains as decisions come in: keep the most recent few (one float per term each).
         kept = sorted(path.parent.glob("*.f64"), key=lambda p: p.stat().st_mtime, reverse=True)
         for old in kept[MODELS_KEPT:]:
             old.unlink(missing_ok=True)
@@ -204,7 +205,7 @@ def _rows(ids, paper_ids: Iterable[int]):
 
 
 class _Terms:
-    """Term texts by id, read from the cache when asked (labels need a few dozen of 100k+)."""
+    """Term texts by id, read from the cache when asked (labels need a few dozen of them all)."""
 
     def __init__(self, index: Index):
         self._index = index

@@ -1,9 +1,9 @@
 """Tf-idf features of the catalog: which terms each paper has, and how distinctive they are.
 
 Counting is done here, the weighting by scikit-learn's TfidfTransformer (sublinear tf, smooth
-idf, l2 rows). Why not TfidfVectorizer for the counting too: at 100k abstracts its analyzer
-and vocabulary loop cost about 35 s of pure Python (one core) and hold every distinct
-bigram as a Python string (millions on real text, over 500 MB). Here each paper's words go
+idf, l2 rows). Why not TfidfVectorizer for the counting too: its analyzer and vocabulary loop
+are pure Python on one core, the slowest part of a build on a large catalog, and hold every
+distinct bigram as a Python string (millions on real text). Here each paper's words go
 through C-level `map`/`filter` into unigram ids, and bigrams are counted as pairs of unigram
 ids with numpy; only the bigrams kept (`min_df`) ever become strings. The result is the
 matrix CountVectorizer(analyzer=tokens.terms, min_df, max_df) gives (a test checks).

@@ -1,6 +1,6 @@
 """The cache on disk: written with numpy when features are built, read with the standard
 library alone, so a `similar` on a fresh cache imports neither numpy nor scikit-learn
-(numpy's import alone takes ~0.2 s here, the whole budget of a later `similar`).
+(numpy's import alone would take a later `similar`'s whole budget).
 
 A cache is a folder of flat native-endian arrays, one generation at a time:
 
@@ -22,8 +22,7 @@ A cache is a folder of flat native-endian arrays, one generation at a time:
         models/*.f64   classifiers `recommend` trained on this generation: a weight per
                        term, then the intercept (recommend.py; named by model_key)
 
-At 100k papers of the generated corpus: 273 MB, of which the matrix is 140 MB and the
-postings 100 MB.
+The matrix and the postings are most of its size (docs/benchmarks.md has the current figures).
 
 Writers (one at a time: the engine holds a lock) build a new generation beside the current
 one and then replace CURRENT, so a reader sees either the old cache or the new one, never

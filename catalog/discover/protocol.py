@@ -21,7 +21,7 @@ class DiscoverStore(Protocol):
     def paper_texts(self, ids: Collection[int] | None = None, *, after_id: int = 0
                     ) -> Iterable[PaperText]:
         """Papers' texts in ascending id order: those in `ids` (None: all) with an id above
-        `after_id`. Read in one snapshot; streamed (100k texts are ~150 MB)."""
+        `after_id`. Read in one snapshot; streamed (a whole catalog's texts need not fit in memory)."""
 
     def tagged(self, tag: str) -> list[int]:
         """Ids of the papers carrying `tag` or a tag below it (`project` takes `project/x`)."""

@@ -3,14 +3,14 @@ SVM over the tf-idf features, the positives against the rest, classes balanced.
 
 arxiv-sanity-lite trains on every paper; here the negatives are a fixed random sample of at
 most NEGATIVES papers (positive-unlabelled learning: the sample stands for "the catalog at
-large"), which keeps training at 100k papers to ~0.5 s instead of ~10 s with the same ranking
+large"), so training costs the same however large the catalog grows, with the same ranking
 on the seeds. Each recommendation's reason is its terms with the largest weight x tf-idf.
 
-Training (`train`) needs scikit-learn, whose import is most of a `catalog recommend` at 100k
-papers (~2 s of ~3.5 s of CPU); scoring (`rank`) needs numpy alone, over the cache's mapped
-arrays. So the engine keeps each trained model beside the cache generation it was trained on
-(the weights: 4 bytes per term), and the same positives on the same cache (`recommend TAG`
-again, with other filters) rank without training and without importing scikit-learn or scipy.
+Training (`train`) needs scikit-learn, whose import is most of a `catalog recommend`'s time;
+scoring (`rank`) needs numpy alone, over the cache's mapped arrays. So the engine keeps each
+trained model beside the cache generation it was trained on (the weights: 4 bytes per term),
+and the same positives on the same cache (`recommend TAG` again, with other filters) rank
+without training and without importing scikit-learn or scipy.
 """
 
 from __future__ import annotations

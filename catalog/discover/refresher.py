@@ -4,17 +4,17 @@
     CATALOG_REFRESH_SERVER=URL python -m catalog.discover.refresher --server   # a PostgreSQL catalog
 
 It also ranks again the ranked lists of frequent words (catalog/store/lists/) when an
-import left some that searches cannot read (past a few hundred changed papers): minutes at a
-million papers, each list ranked in a read transaction, so writers never wait on it. Searches
+import left some that searches cannot read (past a few hundred changed papers): minutes on a
+large catalog, each list ranked in a read transaction, so writers never wait on it. Searches
 keep no list of their own while it runs (they give way), a write held up by another writer is
 tried again, and what it ranked stays ranked: a run cut short is resumed by the next.
 
 An import that adds papers leaves the cache stale, or (a catalog that never used discovery)
-missing; the next `similar`, `recommend`, `topics` or triage would pay for it: 91 s to build
-at 100,000 papers. So `catalog import` starts this process and exits at once; it updates the
-cache (incrementally where it can: build.py's rule) while the user reads the import's report,
-and a discovery command that comes meanwhile waits on the engine's build lock for what is
-left, then finds the cache fresh.
+missing; the next `similar`, `recommend`, `topics` or triage would pay for it, a wait of
+minutes on a large catalog. So `catalog import` starts this process and exits at once; it
+updates the cache (incrementally where it can: build.py's rule) while the user reads the
+import's report, and a discovery command that comes meanwhile waits on the engine's build
+lock for what is left, then finds the cache fresh.
 
 - One at a time: a process that finds another holding `refresh.lock` (in the cache folder)
   leaves; the one running checks the catalog's version again after each update, so papers
@@ -37,6 +37,8 @@ import sys
 import time
 import traceback
 from pathlib import Path
+
+from catalog.extras import installed
 
 MODE_VARIABLE = "CATALOG_DISCOVER_REFRESH"
 # A server catalog's URL reaches the process here, not in its arguments (which `ps` shows to
@@ -110,7 +112,8 @@ def main(argv: list[str] | None = None) -> int:
             if not mine:
                 return 0
             for _ in range(ROUNDS):
-                report = engine(store).refresh()  # None when it was fresh
+                # None when it was fresh, or when there is no discovery to keep (no extra)
+                report = engine(store).refresh() if installed("discover") else None
                 if report is not None:
                     _log(cache_dir, f"{report.kind} {report.papers} papers "
                                     f"(+{report.added} ~{report.changed} -{report.removed}) "

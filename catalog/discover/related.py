@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from contextlib import contextmanager
 
 from catalog.errors import CatalogError, TooFewPositives
+from catalog.extras import installed, require
 from catalog.searching.query import Query, parse
 from catalog.discover.source import engine
 from catalog.results import PaperSummary, RelatedPaper, TopicCount, TopicGroup, TriageOrder
@@ -32,6 +33,7 @@ def _cache_errors(discovery):
 
 
 def similar(store, paper_id: int, limit: int) -> list[RelatedPaper]:
+    require("discover")
     discovery = engine(store)
     with _cache_errors(discovery):
         found = discovery.similar(paper_id, limit)
@@ -39,11 +41,12 @@ def similar(store, paper_id: int, limit: int) -> list[RelatedPaper]:
 
 
 def recommend(store, tag: str | None, query: str, limit: int) -> list[RelatedPaper]:
+    require("discover")
     parsed = parse(query)
     with store.read() as tx:
         positives = tx.discovery.tagged_papers(tag) if tag else tx.discovery.liked_papers()
-        # The whole catalog: no search (~1 s at 100k) and no list of every id (a scan of the
-        # paper table, ~0.3 s): every paper but those left out, which an index finds.
+        # The whole catalog: no search and no list of every id (a scan of the paper table):
+        # every paper but those left out, which an index finds.
         pool = None if parsed.is_empty else tx.search.ids(parsed)
         left_out = tx.discovery.ids_with_status(NOT_SUGGESTED)
         total = tx.papers.paper_count()
@@ -74,12 +77,13 @@ def triage_order(store, untriaged: Query, limit: int, *, whole_catalog: bool) ->
     """The papers `untriaged` finds (narrowed from the whole catalog, or from a list), most
     promising first, learnt from the papers the user rated 4-5, queued, is reading, read or
     tagged; None when there are none of those."""
+    require("discover")
     with store.read() as tx:
         positives = tx.discovery.promising_papers()
         if not positives:
             return None
         # The whole catalog: rank every paper and drop the triaged ones afterwards, which
-        # costs a count and a few summaries instead of reading 100k ids in search order.
+        # costs a count and a few summaries instead of reading every id in search order.
         if whole_catalog:
             candidates = None
             wanted = limit + len(positives) + tx.papers.paper_count() - tx.search.count(untriaged)
@@ -100,6 +104,7 @@ def topics(store, query: str) -> list[TopicGroup]:
     """The list `query` selects (everything for "") in topics, stored under its scope. Topics
     whose papers mostly stayed together keep the numbers they had (discover.topics.renumber)."""
     from catalog.discover import topic_records
+    require("discover")
     from catalog.discover.topics import renumber
 
     parsed = parse(query)
@@ -148,7 +153,9 @@ def refresh_after_import(store, *, background: bool = False) -> None:
     the cache ready. Otherwise (and with CATALOG_DISCOVER_REFRESH=inline) bring an existing
     cache up to date here (the engine updates it incrementally where it can); a catalog that
     never used discovery builds nothing. Derived data: a failure costs a rebuild on the next
-    use, never the import."""
+    use, never the import. Without the discover extra there is no cache to keep."""
+    if not installed("discover"):
+        return
     from catalog.discover import refresher
 
     discovery = engine(store)

@@ -3,8 +3,8 @@
 The query is the paper's TOP strongest terms (as Lucene's MoreLikeThis does); each term's
 postings (the papers where it weighs most) add term weight x term weight to a paper's score.
 The score is the cosine of the two tf-idf rows over the query's terms: the terms that make a
-paper distinctive decide, and one call reads at most TOP x POSTINGS entries (~10 ms) however
-large the catalog.
+paper distinctive decide, and one call reads at most TOP x POSTINGS entries however large
+the catalog.
 """
 
 from __future__ import annotations

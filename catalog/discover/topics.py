@@ -34,7 +34,7 @@ MIN_TOPICS = 2
 MAX_TOPICS = 20
 CLUSTER_TERMS = 3000
 FIT_SAMPLE = 20_000
-NMF_ITERATIONS = 50  # a third of the time of 200 at 5,000 papers; the same topics on the seeds
+NMF_ITERATIONS = 50  # scikit-learn's 200 cost far more time and give the seeds the same topics
 BIGRAM_BONUS = 2.0  # a phrase says more than either of its words
 
 
@@ -126,8 +126,8 @@ def _frequent_terms(matrix):
 
 def _nmf(matrix, k: int) -> np.ndarray:
     """Each paper's topic: the NMF component weighing most in it. Lists over FIT_SAMPLE papers
-    fit on a fixed random sample of that size (NMF's time grows with the papers: ~50 s for
-    100k) and place every paper by its nearest topic centre (one sparse product)."""
+    fit on a fixed random sample of that size (NMF's time grows with the papers) and place
+    every paper by its nearest topic centre (one sparse product)."""
     import warnings
 
     from sklearn.decomposition import NMF

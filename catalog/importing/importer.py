@@ -103,7 +103,7 @@ def import_paths(store: Store, paths: Iterable[Path], *, venue: str | None = Non
 def _fewer_collections() -> Iterator[None]:
     """An import makes millions of short-lived objects without cycles (reference counting
     frees them); the cyclic collector, run every 700 allocations, keeps walking the batches
-    waiting in memory: a tenth of a 100k-paper import. Run it 70x less often meanwhile."""
+    waiting in memory, a noticeable share of a large import. Run it far less often meanwhile."""
     threshold = gc.get_threshold()
     gc.set_threshold(max(threshold[0], 50_000), *threshold[1:])
     try:

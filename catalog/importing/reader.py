@@ -2,7 +2,7 @@
 
 For a large import a worker process prepares the papers (catalog/importing/prepare.py), running ahead
 through the files while the importer stores (a thread would fight the storing thread for the
-GIL). Small imports read in-process: starting a worker costs about 0.1 s.
+GIL). Small imports read in-process: starting a worker costs more than reading them.
 
 The worker is a Python process running `_serve`, talking pickles over its stdin and stdout: it
 reads the whole list of files first, then writes what it finds, so the two sides can never

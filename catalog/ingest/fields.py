@@ -6,7 +6,6 @@ dates, DOIs and arXiv ids from the many places exports put them, TeX in titles t
 
 from __future__ import annotations
 
-import logging
 import re
 import unicodedata
 from functools import lru_cache
@@ -20,8 +19,6 @@ from catalog.ingest.records import PaperRecord
 
 MAX_TITLE_CHARS = 2_000
 MAX_FIELD_CHARS = 20_000
-
-logging.getLogger("pylatexenc").setLevel(logging.ERROR)
 
 
 class EntryError(Exception):
@@ -40,27 +37,7 @@ def squash(value: str) -> str:
     return _SPACES.sub(" ", safe(value).replace("\xa0", " ")).strip()
 
 
-_CONVERTER = None
-# TeX's logos, which pylatexenc's default macros drop ("The {\\TeX}book" would be "The book").
-LOGOS = ("TeX", "LaTeX", "LaTeXe", "BibTeX", "XeTeX", "XeLaTeX", "LuaTeX", "LuaLaTeX", "pdfTeX",
-         "pdfLaTeX", "AmSTeX", "AmSLaTeX", "ConTeXt", "MiKTeX", "METAFONT", "MF", "MP")
-
-
-def _converter():
-    global _CONVERTER
-    if _CONVERTER is None:
-        from pylatexenc.latex2text import LatexNodes2Text, MacroTextSpec, get_default_latex_context_db
-
-        context = get_default_latex_context_db().filter_context()  # a copy to extend
-        shown = {"LaTeXe": "LaTeX2e", "MF": "METAFONT", "MP": "MetaPost"}
-        context.add_context_category("catalog-logos", prepend=True, macros=[
-            MacroTextSpec(name, shown.get(name, name)) for name in LOGOS])
-        _CONVERTER = LatexNodes2Text(latex_context=context, math_mode="verbatim",
-                                     strict_latex_spaces=True)
-    return _CONVERTER
-
-
-_LOGO_THEN_SPACE = re.compile(r"\\(" + "|".join(sorted(LOGOS, key=len, reverse=True)) + r")(?=\s)")
+_LOGO_THEN_SPACE = re.compile(r"\\(" + "|".join(sorted(tex.LOGOS, key=len, reverse=True)) + r")(?=\s)")
 
 
 @lru_cache(maxsize=4096)
@@ -68,7 +45,7 @@ def _latex_to_text(value: str) -> str:
     # TeX swallows the space after `\BibTeX`; people writing titles mean it ("BibTeX styles").
     value = _LOGO_THEN_SPACE.sub(r"\\\1{}", value)
     try:
-        return _converter().latex_to_text(_UNESCAPED_PERCENT.sub(r"\\%", value))
+        return tex.latex_converter("field").latex_to_text(_UNESCAPED_PERCENT.sub(r"\\%", value))
     except Exception:  # pylatexenc is tolerant, but imported text is arbitrary
         return re.sub(r"\\[A-Za-z]+|[{}\\]", "", value)
 
@@ -110,7 +87,7 @@ _ACCENT = re.compile(
     r"|\{\\(?:ss|o|O|aa|AA|ae|AE|oe|OE|l|L|i|j)\}"
 )
 # The literal first and the lookbehind after it (the brace and the character before it), so the
-# regex engine skips to candidates: 10x faster than a pattern that starts with the lookbehind.
+# regex engine skips to candidates: many times faster than a pattern that starts with the lookbehind.
 _PROTECTING_BRACES = re.compile(r"\{(?<![\\\w}\]^_]\{)([^{}\\$]*)\}")
 
 
@@ -136,46 +113,29 @@ def tidy_abstract(value: str) -> str:
 _PARTICLES = {"van", "von", "der", "den", "de", "del", "della", "di", "da", "du", "la", "le", "dos", "das", "ter", "ten", "al", "el", "bin", "ibn"}
 
 
-def _split_bibtex_names(value: str) -> list[str]:
-    """Split on ` and ` outside braces (BibTeX's rule)."""
-    names, depth, start, i = [], 0, 0, 0
-    while i < len(value):
-        ch = value[i]
-        if ch == "{":
-            depth += 1
-        elif ch == "}":
-            depth -= 1
-        elif depth == 0 and value[i:i + 5].lower() == " and ":
-            names.append(value[start:i])
-            i += 5
-            start = i
-            continue
-        i += 1
-    names.append(value[start:])
-    return [n.strip() for n in names if n.strip()]
-
-
-def _flip(name: str) -> str:
-    """'Last, First' or 'Last, Jr., First' -> 'First Last Jr.'; other forms kept."""
-    parts = [p.strip() for p in name.split(",")]
-    if len(parts) == 2 and parts[0] and parts[1]:
-        return f"{parts[1]} {parts[0]}"
-    if len(parts) == 3 and parts[0] and parts[2]:
-        return f"{parts[2]} {parts[0]} {parts[1]}".strip()
-    return " ".join(p for p in parts if p)
-
-
 def _person(name: str) -> str:
+    """'Last, First', 'Last, Jr., First' or 'First von Last' -> 'First von Last Jr.' (BibTeX's
+    name parts, as bibtexparser reads them); a name with no comma is kept as written."""
     name = squash(name)
     if name.lower() in {"others", "et al.", "et al"}:
         return "et al."
-    return _flip(name)
+    if not 1 <= name.count(",") <= 2:
+        return " ".join(p.strip() for p in name.split(",") if p.strip())
+    from bibtexparser.middlewares.names import InvalidNameError, parse_single_name_into_parts
+
+    try:
+        parts = parse_single_name_into_parts(name, strict=False)
+    except InvalidNameError:
+        return " ".join(p.strip() for p in name.split(",") if p.strip())
+    return " ".join(parts.first + parts.von + parts.last + parts.jr)
 
 
 def bibtex_authors(value: str) -> str | None:
     """'Vaswani, Ashish and Shazeer, Noam and others' -> 'Ashish Vaswani, Noam Shazeer, et al.'"""
+    from bibtexparser.middlewares.names import split_multiple_persons_names
+
     names = [_person(tex_to_text(n) if ("\\" in n or "{" in n) else n)
-             for n in _split_bibtex_names(squash(value))]
+             for n in split_multiple_persons_names(squash(value))]
     return join_people(names)
 
 

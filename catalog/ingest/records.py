@@ -24,7 +24,7 @@ class PaperRecord:
 
     def __reduce__(self):
         # Records travel to and from the import worker (catalog/importing/reader.py) by the
-        # thousand; the default pickling of a slots dataclass is 3x slower.
+        # thousand; the default pickling of a slots dataclass is several times slower.
         return PaperRecord, (self.abstract, self.position, self.line, self.venue, self.year,
                              self.title, self.authors, self.doi, self.arxiv_id, self.url, self.extra,
                              self.kind)

@@ -9,8 +9,6 @@ the same list. Catalog (library.py) calls these; they hold no SQL.
 
 from __future__ import annotations
 
-import difflib
-
 from catalog import rules
 from catalog.errors import CatalogError
 from catalog.searching.identifiers import identify
@@ -29,9 +27,17 @@ def resolve_key(tx, key: str) -> int:
             return matches[0][0]
         if matches:
             raise CatalogError(f"key {key!r} is ambiguous: {', '.join(k for _, k in matches[:5])}")
-    close = difflib.get_close_matches(typed, tx.papers.all_keys(), n=3, cutoff=0.5)
+    close = _close_keys(typed, tx.papers.all_keys())
     hint = f"; did you mean {', '.join(close)}?" if close else "; `catalog search` finds keys"
     raise CatalogError(f"no paper with key {key!r}{hint}")
+
+
+def _close_keys(typed: str, keys: list[str]) -> list[str]:
+    """Up to three keys that share at least half their characters with `typed`, closest first
+    (rapidfuzz, as "did you mean" for words uses; imported only on a miss)."""
+    from rapidfuzz import fuzz, process
+
+    return [key for key, _, _ in process.extract(typed, keys, scorer=fuzz.ratio, score_cutoff=50, limit=3)]
 
 
 def understood(tx, query: str) -> tuple[Query, list[int]]:

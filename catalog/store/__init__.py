@@ -52,6 +52,9 @@ def open_store(location: Path | str, *, notify=lambda message: None, user: str |
     from catalog.paths import is_server_url
 
     if is_server_url(location):
+        from catalog.extras import require
+
+        require("postgres")
         from catalog.store.postgres.store import PostgresStore
 
         if user is not None:

@@ -15,7 +15,7 @@ def normalize(text: str) -> str:
     if text.isascii():
         lowered = text.lower()
         # Without other whitespace or double spaces only the ends can need collapsing (most
-        # abstracts): a few substring tests are 5x faster than split and join.
+        # abstracts): a few substring tests are several times faster than split and join.
         if "  " not in lowered and not any(ch in lowered for ch in _ASCII_SPACES_BUT_SPACE):
             return lowered.strip(" ")
         return " ".join(lowered.split())

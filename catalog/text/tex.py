@@ -3,7 +3,7 @@
 Abstracts arrive with Markdown emphasis and TeX math. The terminal shows them rendered
 (`render`, or `render_styled` with bold and italic kept as styles), and search sees extra
 ASCII spellings of the math (`search_extra`: MCR2 for MCR²). Pure and deterministic; only
-the `$...$` spans go through pylatexenc (~3 ms a whole abstract otherwise).
+the `$...$` spans go through pylatexenc, which is slow on whole abstracts.
 """
 
 from __future__ import annotations
@@ -28,19 +28,36 @@ logging.getLogger("pylatexenc").setLevel(logging.ERROR)
 # $5 and $10" stays text. (Pandoc also refuses a closing `$` before a digit;
 # abstracts write `$\sim$100`, so that part is left out.) `$$..$$` is display.
 # Patterns here start with their literal (lookbehinds come after it) so the
-# regex engine can skip ahead to candidates: 5-10x faster on long abstracts.
+# regex engine can skip ahead to candidates: several times faster on long abstracts.
 _MATH = re.compile(r"\$(?:\$(?P<d>[^$]+?)\$\$|(?<!\\\$)(?=\S)(?P<i>[^$]*?[^\s\\])\$)")
 
+# TeX's logos, which pylatexenc's default macros drop ("The {\\TeX}book" would be "The book").
+LOGOS = ("TeX", "LaTeX", "LaTeXe", "BibTeX", "XeTeX", "XeLaTeX", "LuaTeX", "LuaLaTeX", "pdfTeX",
+         "pdfLaTeX", "AmSTeX", "AmSLaTeX", "ConTeXt", "MiKTeX", "METAFONT", "MF", "MP")
 
 
 @lru_cache(maxsize=None)
-def _pylatexenc():
-    """(converter, macro database), loaded on first use: commands that only search or list
-    never convert TeX, and the import costs 20 ms."""
-    from pylatexenc import latexwalker
-    from pylatexenc.latex2text import LatexNodes2Text
+def latex_converter(kind: str):
+    """pylatexenc's converter, the one place it is set up, loaded on first use (commands that
+    only search or list never convert TeX). "math": the inside of a `$...$` span, as text.
+    "field": a BibTeX title, name or venue, its TeX logos kept, its math left as `$...$` for
+    `render`, and spaces as TeX reads them."""
+    from pylatexenc.latex2text import LatexNodes2Text, MacroTextSpec, get_default_latex_context_db
 
-    return LatexNodes2Text(math_mode="text"), latexwalker.get_default_latex_context_db()
+    if kind == "math":
+        return LatexNodes2Text(math_mode="text")
+    context = get_default_latex_context_db().filter_context()  # a copy to extend
+    shown = {"LaTeXe": "LaTeX2e", "MF": "METAFONT", "MP": "MetaPost"}
+    context.add_context_category("catalog-logos", prepend=True, macros=[
+        MacroTextSpec(name, shown.get(name, name)) for name in LOGOS])
+    return LatexNodes2Text(latex_context=context, math_mode="verbatim", strict_latex_spaces=True)
+
+
+@lru_cache(maxsize=None)
+def _macros():
+    from pylatexenc import latexwalker
+
+    return latexwalker.get_default_latex_context_db()
 
 # Characters with a Unicode super/subscript form; a script renders that way
 # only when every character has one (no q subscript, no C superscript).
@@ -76,7 +93,7 @@ def _keep_space(m: re.Match[str]) -> str:
     # TeX swallows the space after `\to`; `\to{}` keeps the author's spacing
     # ("a → b", not "a →b"). Only for macros that take no argument.
     name = m.group(1)
-    if name in _DECLARATIONS or _pylatexenc()[1].get_macro_spec(name) is not None:
+    if name in _DECLARATIONS or _macros().get_macro_spec(name) is not None:
         return m.group(0)
     return m.group(0) + "{}"
 
@@ -186,7 +203,7 @@ def _math_marked(tex: str) -> str:
         out = _crude(tex)
     else:
         try:
-            out = _pylatexenc()[0].latex_to_text(_scripts(tex))
+            out = latex_converter("math").latex_to_text(_scripts(tex))
         except Exception:  # pylatexenc is tolerant, but imported text is arbitrary
             out = _crude(tex)
         if "%s" in out and "%s" not in tex:  # a macro missing its arguments
@@ -225,7 +242,7 @@ _UNDERSCORE = re.compile(r"_(?<![\\\w]_)(_?)(?![\s_])(.{1,300}?)(?<![\s\\_])_\1(
 # TeX's unbreakable space between two words or a word and math (`25~$^\circ$C`, `Fig.~2`);
 # `~100` (about a hundred) stays.
 _TIE = re.compile(r"(?<=[\w.,])~(?=[\w\x00\\])")
-# Replacements by group: a C-level callable is ~2x faster than an r"\1"
+# Replacements by group: a C-level callable is faster than an r"\1"
 # template, which Python 3.11 expands in Python for every match.
 _GROUP1 = operator.itemgetter(1)
 _GROUP2 = operator.itemgetter(2)
