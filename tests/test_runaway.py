@@ -170,10 +170,10 @@ def test_the_tui_tells_a_superseded_search_to_stop(seeded, monkeypatch):
     seen: dict[str, object] = {}
     outcome: dict[str, str] = {}
     running, release = threading.Event(), threading.Event()
-    original = Catalog.search
+    original = Catalog.first_page  # a search's first rows
 
     def spy(self, typed, **kwargs):
-        query = typed.rstrip("*")  # the TUI searches the word being typed as a prefix
+        query = typed.text.rstrip("*")  # the TUI searches the word being typed as a prefix
         seen[query] = kwargs.get("cancelled")
         if query == "attention":  # still working when the user types on
             running.set()
@@ -186,23 +186,21 @@ def test_the_tui_tells_a_superseded_search_to_stop(seeded, monkeypatch):
         outcome[query] = "answered"
         return rows
 
-    monkeypatch.setattr(Catalog, "search", spy)
+    monkeypatch.setattr(Catalog, "first_page", spy)
 
     async def run() -> None:
+        from tests.tui.conftest import until
+
         app = CatalogApp(seeded)
         async with app.run_test(size=(120, 36)) as pilot:
-            await pilot.pause(0.3)
             screen = app.main
+            await until(pilot, lambda: screen.papers.request is not None)  # the first results
             screen.search("attention")
-            for _ in range(100):
-                if running.is_set():
-                    break
-                await pilot.pause(0.02)
+            await until(pilot, running.is_set)
             screen.search("sparse")
             release.set()
-            for _ in range(20):
-                await pilot.pause(0.05)
-            assert screen.query_text == "sparse" and screen.papers.total
+            await until(pilot, lambda: screen.papers.query_text == "sparse*")  # its results
+            assert screen.papers.total
 
     asyncio.run(run())
     assert seen["attention"]() is True  # a newer search superseded it
