@@ -209,7 +209,8 @@ class DetailPane(VerticalScroll, can_focus=True):
             return
         # The same paper read again (changed here or elsewhere): the reader keeps their place.
         same = self.detail is not None and self.detail.summary.key == message.key
-        self.detail, self.styled, self.terms = message.detail, message.styled, message.terms
+        self.detail, self.styled = message.detail, message.styled
+        self.terms = message.terms if message.terms is not None else NOTHING
         self.redraw(keep_scroll=same)
         self.post_message(self.Shown(message.detail))
 
