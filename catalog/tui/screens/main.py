@@ -272,6 +272,7 @@ class CatalogScreen(Screen):
         """A change made elsewhere: the same query again, the cursor on the same paper (or
         the same row), marks kept; the facets and the paper under the cursor read again."""
         current = self.papers.current
+        self.sidebar.catalog_changed()
         self.search(self.query_text, keep=current.key if current else None, counted=True,
                     refresh=True)
 
@@ -374,6 +375,7 @@ class CatalogScreen(Screen):
 
     def action_refresh(self) -> None:
         self.similar.forget()  # papers may have come since
+        self.sidebar.catalog_changed()
         current = self.papers.current
         self.search(self.query_text, keep=current.key if current else None)
 

@@ -80,6 +80,7 @@ class Sidebar(Tree[Data]):
         self.asked: SearchRequest | None = None  # the search whose counts are wanted
         self.topics: tuple[TopicCount, ...] = ()
         self.topics_stale = False
+        self._topics_wanted = True  # read the stored topics with the next counts
         self._finding_topics = False  # the topics are being grouped (find topics)
         self._query = ""  # the query the counts are for: its facets are marked
 
@@ -92,6 +93,11 @@ class Sidebar(Tree[Data]):
         self.asked = asked
         self.set_class(True, "-pending")
         self._read_facets(asked, settle)
+
+    def catalog_changed(self) -> None:
+        """Papers may have come or gone (R, a change elsewhere): the stored topics, the whole
+        catalog's and the same for every search, are read again with the next counts."""
+        self._topics_wanted = True
 
     def stop_loading(self) -> None:
         """The counts asked for are not wanted any more (a newer search is on its way)."""
@@ -126,7 +132,9 @@ class Sidebar(Tree[Data]):
             return  # another search's since
         self.show_facets(message.facets)
         self.set_class(False, "-pending")
-        self.load_topics()
+        if self._topics_wanted:
+            self._topics_wanted = False
+            self.load_topics()
         self.post_message(self.Counted(message.facets))
 
     def on_facets_failed(self, message: FacetsFailed) -> None:
