@@ -7,6 +7,7 @@ without (ranking every match), alternated with SQLite.
     python -m benchmarks.postgres [N] [ROUNDS]
     python -m benchmarks.postgres imports N ROUNDS [CHECKOUT]   # imports only
     python -m benchmarks.postgres queries URL ROUNDS [CHECKOUT]  # queries on a catalog you have
+    python -m benchmarks.postgres rls N ROUNDS                   # row-level security's cost
 
 `imports` alternates `catalog import` into a new SQLite file and a new PostgreSQL database
 ROUNDS times (with CHECKOUT, e.g. a worktree of main, that checkout's PostgreSQL import too,
@@ -17,6 +18,12 @@ catalog, each round in a fresh process of this checkout and (with CHECKOUT) of t
 alternated: the first search of each query (a cold connection; on this checkout an AND or
 phrase of frequent words then ranks its own list) and the median of 7 after it. Before each
 round the lists of several words are dropped, so every round starts as a new catalog would.
+
+`rls` measures what row-level security on `paper_reader` (migration 0014) costs the searches,
+facet counts and stats that read a person's marks: a catalog of N papers owned by one role,
+READERS people with marks on a share MARKED of the papers each, read as a member role; each
+round times every RLS_QUERIES search, facets and stats with the policy on and off (the owner
+switches it), alternated, and the ratio of the medians is printed.
 """
 
 from __future__ import annotations
@@ -177,8 +184,83 @@ def queries(url: str, rounds: int, checkout: str | None = None) -> None:
         print(f"{query!r:34} " + " | ".join(cells))
 
 
+# What reads paper_reader (status:, rating:, their facet counts, the rating sort), and two
+# searches that do not, as a control.
+RLS_QUERIES = ["status:read", "status:queued graph", "rating:>=4", "model -status:read", "tag:x OR status:read",
+               "venue:ICML status:reading year:>=2020", "graph", "influence"]
+READERS, MARKED = 10, 0.05
+
+
+def _rls_work(catalog) -> dict[str, float]:
+    """Median ms of each RLS_QUERIES search (a page of 50), of facets and of stats."""
+    work = {f"search {q!r}": lambda q=q: catalog.search(q, limit=50, snippets=False) for q in RLS_QUERIES}
+    work["search '' sorted by rating"] = lambda: catalog.search("", limit=50, sort="rating", snippets=False)
+    work["facets ''"] = lambda: catalog.facets("")
+    work["facets 'graph'"] = lambda: catalog.facets("graph")
+    work["stats"] = catalog.stats
+    return {name: _median_ms(call) for name, call in work.items()}
+
+
+def _median_ms(call, repeats: int = 7) -> float:
+    call()  # warm
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        call()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times) * 1000
+
+
+def rls(n: int, rounds: int) -> None:
+    import psycopg
+
+    from catalog.library import Catalog
+    from tests.pg_server import Server, as_role
+
+    server = Server().start()
+    server.ensure_roles("lab", "ann")
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            url = as_role(server.create(owner="lab"), "lab")
+            _import(url, write_paper_lists(n, Path(tmp) / "lists"))
+            owner = Catalog.open(url)
+            owner.add_member("ann")
+            owner.store.refresh_top_lists(budget=None)
+            owner.close()
+            readers = ["ann"] + [f"reader{k}" for k in range(1, READERS)]
+            with psycopg.connect(url, autocommit=True) as conn:
+                conn.execute(
+                    "INSERT INTO paper_reader(paper_id, reader, status, rating, updated_at)"
+                    " SELECT p.id, r.name, (ARRAY['queued', 'reading', 'read', 'skipped'])[1 + (p.id + r.k) %% 4],"
+                    " CASE WHEN (p.id + r.k) %% 3 = 0 THEN 1 + (p.id * 7 + r.k) %% 5 END, now()"
+                    " FROM paper p CROSS JOIN unnest(%s::text[]) WITH ORDINALITY AS r(name, k)"
+                    " WHERE random() < %s", (readers, MARKED))
+                conn.execute("VACUUM ANALYZE paper_reader")
+                marks = conn.execute("SELECT count(*) FROM paper_reader").fetchone()[0]
+            print(f"{n} papers, {READERS} readers, {marks} marks; read as member ann, RLS on and off, {rounds} rounds")
+            ann = Catalog.open(as_role(url, "ann"))
+            runs: dict[str, dict[str, list[float]]] = {"on": {}, "off": {}}
+            try:
+                for r in range(rounds):
+                    for mode in ("on", "off") if r % 2 == 0 else ("off", "on"):
+                        with psycopg.connect(url, autocommit=True) as conn:
+                            switch = "ENABLE" if mode == "on" else "DISABLE"
+                            conn.execute(f"ALTER TABLE paper_reader {switch} ROW LEVEL SECURITY")
+                        for name, ms in _rls_work(ann).items():
+                            runs[mode].setdefault(name, []).append(ms)
+            finally:
+                ann.close()
+            for name in runs["on"]:
+                on, off = statistics.median(runs["on"][name]), statistics.median(runs["off"][name])
+                print(f"{name:48} RLS on {on:7.1f} ms   off {off:7.1f} ms   on/off {on / off:5.2f}")
+    finally:
+        server.stop()
+
+
 if __name__ == "__main__":
-    if sys.argv[1:2] == ["queries"]:
+    if sys.argv[1:2] == ["rls"]:
+        rls(int(sys.argv[2]), int(sys.argv[3]))
+    elif sys.argv[1:2] == ["queries"]:
         queries(sys.argv[2], int(sys.argv[3]), *sys.argv[4:5])
     elif sys.argv[1:2] == ["imports"]:
         imports(int(sys.argv[2]), int(sys.argv[3]), *sys.argv[4:5])

@@ -14,6 +14,7 @@ from catalog.searching.query import parse
 from catalog.results import AnnotationsReport, ExportPaper, ExportReport
 
 if TYPE_CHECKING:
+    from catalog.export.filewriter import Protected
     from catalog.store import Store
 
 
@@ -32,11 +33,13 @@ class Exchange:
                 ids = [hit.paper_id for hit in tx.search(parse(query), limit=-1, partial=False)]
             return tx.export_papers(ids)
 
-    def export(self, query: str, fmt: str, path: Path | None = None, *,
-               stream: TextIO | None = None, keys: Sequence[str] | None = None) -> ExportReport:
+    def export(self, query: str, fmt: str, path: Path | None = None, *, stream: TextIO | None = None,
+               keys: Sequence[str] | None = None, force: bool = False) -> ExportReport:
         """Write the selected papers (or those with these `keys`, in their order) as `fmt` to
-        `path` (replaced atomically; a folder for "vault") or to `stream`."""
+        `path` (catalog/export/filewriter.py: an existing file only with `force`; a folder for
+        "vault") or to `stream`."""
         from catalog import export
+        from catalog.export import filewriter as files
 
         if fmt == "vault":
             return self._export_vault(query, path, keys)
@@ -44,15 +47,14 @@ class Exchange:
             write = export.writer(fmt)
         except export.ExportError as exc:
             raise CatalogError(str(exc)) from None
+        own = self._own_files()
+        if path is not None:  # refused before the papers are read
+            files.target_for(path, force=force, protected=own)
         papers = self.export_papers(query, keys=keys)
         if path is None:
             write(papers, stream if stream is not None else sys.stdout)
         else:
-            _writable(path)
-            try:
-                export.write_file(path, lambda out: write(papers, out))
-            except OSError as exc:
-                raise CatalogError(f"cannot write {path}: {exc.strerror or exc}") from None
+            files.write_file(path, lambda out: write(papers, out), force=force, protected=own)
         return ExportReport(len(papers), fmt, str(path) if path else None)
 
     def _export_vault(self, query: str, folder: Path | None, keys: Sequence[str] | None) -> ExportReport:
@@ -68,29 +70,42 @@ class Exchange:
             raise CatalogError(f"cannot write a vault to {folder}: folder {folder.parent} does not exist")
         papers = self.export_papers(query, keys=keys)
         try:
-            report = vault.write(papers, folder)
+            report = vault.write(papers, folder, protected=self._own_files())
         except OSError as exc:
             raise CatalogError(f"cannot write the vault in {folder}: {exc.strerror or exc}") from None
+        except CatalogError as exc:
+            raise CatalogError(f"nothing in {folder} was changed: {exc}") from None
+        if report.left:
+            raise CatalogError(f"the vault in {folder} is only partly updated: {len(report.left)} "
+                               f"{'note was' if len(report.left) == 1 else 'notes were'} not written ("
+                               + "; ".join(report.left) + ")")
         return ExportReport(len(papers), "vault", str(folder), report.unchanged, tuple(report.skipped))
 
-    def export_annotations(self, path: Path | None = None, *, stream: TextIO | None = None) -> int:
-        """Write your annotations (docs/formats.md) to `path` atomically, or to `stream`;
-        returns how many papers they cover."""
+    def _own_files(self) -> Protected:
+        """The files of this catalog that nothing may be written over."""
+        from catalog.export.filewriter import database_files
+
+        return database_files(self.path)
+
+    def export_annotations(self, path: Path | None = None, *, stream: TextIO | None = None,
+                           force: bool = False) -> int:
+        """Write your annotations (docs/formats.md) to `path` (catalog/export/filewriter.py: an
+        existing file only with `force`), or to `stream`; returns how many papers they cover."""
         import json
 
-        from catalog import annotations, export
+        from catalog import annotations
+        from catalog.export import filewriter as files
 
+        own = self._own_files()
+        if path is not None:  # refused before the annotations are read
+            files.target_for(path, force=force, protected=own)
         with self.store.read() as tx:
             document = annotations.collect(tx)
         dump = lambda out: out.write(json.dumps(document, ensure_ascii=False, indent=2) + "\n")  # noqa: E731
         if path is None:
             dump(stream if stream is not None else sys.stdout)
         else:
-            _writable(path)
-            try:
-                export.write_file(path, dump)
-            except OSError as exc:
-                raise CatalogError(f"cannot write {path}: {exc.strerror or exc}") from None
+            files.write_file(path, dump, force=force, protected=own)
         return len(document["papers"])
 
     def import_annotations(self, path: Path, *, theirs: bool = False) -> AnnotationsReport:
@@ -111,9 +126,3 @@ class Exchange:
         with self.store.write() as tx:
             return annotations.merge(tx, document, theirs=theirs)
 
-
-def _writable(path: Path) -> None:
-    if not path.parent.exists() and str(path.parent):
-        raise CatalogError(f"cannot write {path}: folder {path.parent} does not exist")
-    if path.is_dir():
-        raise CatalogError(f"cannot write {path}: it is a folder")

@@ -16,13 +16,13 @@ from time import monotonic
 from catalog import changes, rules
 from catalog.searching import highlight
 from catalog.errors import CatalogError, Interrupted
-from catalog.exchange import Exchange, _writable
+from catalog.exchange import Exchange
 from catalog.searching.lookup import as_one_query, resolve_key, understood
 from catalog.searching.query import RELEVANCE, Clause, Filter, Query, QueryError, Sort, parse
 from catalog.searching.request import SearchRequest, request
 from catalog.resources import seeds_dir
 from catalog.results import (
-    Edit, Facets, FirstPage, ImportReport, NoteView,
+    Edit, Facets, FirstPage, ImportReport, Members, NoteView,
     PaperDetail, PaperState, PaperSummary, RelatedPaper, SavedQuery, SavedSearchChanged, SearchHit,
     SplitResult, Stats, Suggestion, TagCount, TopicCount, TopicGroup, TriageCount, TriageOrder,
 )
@@ -445,23 +445,20 @@ class Catalog(Exchange):
     # --- backups and copies (exports and annotations: catalog/exchange.py) --------------------
 
     def backup(self, target: Path, *, force: bool = False) -> Path:
-        """A consistent copy, safe while the TUI has the catalog open. Written beside the
-        target and renamed into place; an existing file only with `force`."""
+        """A consistent copy, safe while the TUI has the catalog open (into a folder: under
+        the catalog's name). Written as catalog/export/filewriter.py writes any file: never over
+        this catalog or anything but a regular file, over an existing file only with `force`."""
         from catalog.errors import StoreError
+        from catalog.export import filewriter as files
 
         target = Path(target)
         if target.is_dir():
             target = target / (self.path.name if self.path else "catalog.db")
-        if target.exists():
-            if self.path and target.resolve() == self.path.resolve():
-                raise CatalogError(f"{target} is this catalog; back it up to another file")
-            if not force:
-                raise CatalogError(f"{target} exists; choose another name or pass --force to replace it")
-        _writable(target)
         try:
-            self.store.backup(target)
-        except (OSError, StoreError) as exc:
-            raise CatalogError(f"cannot back up to {target}: {getattr(exc, 'strerror', None) or exc}") from None
+            with files.replacing(target, force=force, protected=self._own_files()) as temporary:
+                self.store.backup(temporary)
+        except StoreError as exc:
+            raise CatalogError(f"cannot back up to {target}: {exc}") from None
         return target
 
     def copy_to(self, location, *, notify: Notify = lambda m: None) -> dict[str, int]:
@@ -490,11 +487,13 @@ class Catalog(Exchange):
     def run_sql(self, statement: str, *, timeout: float | None = None,
                 cancelled: Stop | None = None) -> tuple[list[str], list[tuple]]:
         """Run one read-only statement; writes, ATTACH and extensions are refused. It stops
-        after `timeout` seconds (CatalogError), or once `cancelled()` is true (Interrupted)."""
+        after `timeout` seconds (CatalogError), or once `cancelled()` is true (Interrupted). A
+        server stops it at `timeout` by itself too (statement_timeout)."""
         deadline = None if not timeout else monotonic() + timeout
         late = lambda: deadline is not None and monotonic() > deadline  # noqa: E731
         try:
-            return self.store.run_sql(statement, stop=lambda: late() or bool(cancelled and cancelled()))
+            return self.store.run_sql(statement, stop=lambda: late() or bool(cancelled and cancelled()),
+                                      timeout=timeout)
         except Interrupted:
             if cancelled and cancelled():
                 raise
@@ -502,6 +501,25 @@ class Catalog(Exchange):
 
     def schema_revision(self) -> str | None:
         return self.store.schema_revision()
+
+    # --- sharing: who may use a catalog on a server (docs/sharing.md) ---------------------------
+
+    def members(self) -> Members:
+        return self._sharing().members()
+
+    def add_member(self, role: str) -> bool:
+        """Let the database role `role` use this catalog (the owner's to do); False when it could."""
+        return self._sharing().add(role)
+
+    def remove_member(self, role: str) -> bool:
+        """Take `role`'s access away; its marks and notes stay. False when it had none."""
+        return self._sharing().remove(role)
+
+    def _sharing(self):
+        if self.store.sharing is None:
+            raise CatalogError(f"{self.store.location} is a catalog file, one person's: a catalog is shared on a "
+                               "PostgreSQL server (docs/sharing.md)")
+        return self.store.sharing
 
     @staticmethod
     def schema_history() -> list[tuple[str, str | None, str]]:

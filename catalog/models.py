@@ -158,7 +158,8 @@ class Note(SQLModel, table=True):
         sa_column=Column(Integer, ForeignKey("paper.id", ondelete="CASCADE"), nullable=False, index=True)
     )
     body: str
-    # Who wrote it (CATALOG_USER, else the login name); notes are shared, each signed.
+    # Who wrote it (on a server the database role, its default there, and only its writer edits or
+    # deletes it; in a file CATALOG_USER, else the login name); notes are shared, each signed.
     author: str = Field(default="", sa_column_kwargs={"server_default": ""})
     created_at: datetime = Field(default_factory=utcnow)
     updated_at: datetime = Field(default_factory=utcnow)
@@ -166,7 +167,9 @@ class Note(SQLModel, table=True):
 
 class PaperReader(SQLModel, table=True):
     """One person's reading status and rating of a paper. Only papers someone has marked
-    (a status other than unread, or a rating) have a row; no row reads as unread, unrated."""
+    (a status other than unread, or a rating) have a row; no row reads as unread, unrated.
+    On a server `reader` is a database role, and each role reads and writes only its own rows
+    (row-level security, migration 0014)."""
 
     __tablename__ = "paper_reader"
     __table_args__ = (

@@ -1,5 +1,6 @@
 """Where the catalog lives: --db, then $CATALOG_DB, then the user data directory; and who you
-are in it ($CATALOG_USER).
+are in a catalog file ($CATALOG_USER). On a server you are the database role the URL connects
+as, whatever $CATALOG_USER says (store/postgres/store.py).
 
 A location is a file path (SQLite) or a `postgresql://` URL (a catalog shared on a PostgreSQL
 server; any libpq URL). A URL's password never appears in a message: `shown()` hides it.
@@ -71,8 +72,8 @@ def shown(location: Location) -> str:
 
 
 def current_user() -> str | None:
-    """Who you are on a shared catalog, when $CATALOG_USER says so (one line, no control
-    characters); None: the backend's default (the login name; a SQLite catalog's owner)."""
+    """Who you are in a catalog file, when $CATALOG_USER says so (one line, no control
+    characters); None: the file's owner, else the login name. A server ignores it."""
     from catalog.text.terminal import safe
 
     name = " ".join(safe(os.environ.get(USER_VAR) or "").split())

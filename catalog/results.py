@@ -69,7 +69,7 @@ class NoteView:
     body: str
     created_at: datetime
     updated_at: datetime
-    author: str = ""  # who wrote it (CATALOG_USER, else the login name)
+    author: str = ""  # who wrote it (on a server the database role; on a file CATALOG_USER, else the login name)
 
 
 @dataclass(frozen=True)
@@ -434,3 +434,13 @@ class TriageOrder:
 
     papers: tuple[PaperSummary, ...]
     learnt_from: int
+
+
+@dataclass(frozen=True)
+class Members:
+    """Who uses a catalog on a server: the role that owns it, its member roles, and you (the
+    role this session is)."""
+
+    owner: str
+    names: tuple[str, ...]
+    you: str

@@ -149,8 +149,11 @@ def pytest_collection_modifyitems(items):
 # Tests that take `backend` (or the fixtures below) run on SQLite and on PostgreSQL. The server
 # is started once per session as tests/pg_server.py says; without PostgreSQL binaries the
 # PostgreSQL half is skipped with one line (CI installs them: .ci/run).
+# On the server a catalog is set up as docs/sharing.md says: OWNER (an ordinary role, no
+# superuser) owns the database and creates the catalog; MEMBERS read as themselves.
 
 BACKENDS = ["sqlite", "postgresql"]
+OWNER, MEMBERS = "lab", ("ann", "bob")
 
 
 @pytest.fixture(scope="session")
@@ -161,17 +164,23 @@ def pg_server():
     if reason:
         pytest.skip(reason)
     server = servers.Server().start()
+    server.ensure_roles(OWNER, *MEMBERS)
     yield server
     server.stop()
 
 
 @pytest.fixture(scope="session")
 def pg_seeded_template(pg_server) -> str:
-    """A database holding the seeded catalog, copied (CREATE DATABASE ... TEMPLATE) per test."""
-    url = pg_server.create()
-    catalog = Catalog.open(url)
+    """A database holding the seeded catalog, made by OWNER and shared with MEMBERS, copied
+    (CREATE DATABASE ... TEMPLATE) per test."""
+    from tests.pg_server import as_role
+
+    url = pg_server.create(owner=OWNER)
+    catalog = Catalog.open(as_role(url, OWNER))
     report = catalog.import_paths([SEEDS])
     assert not report.errors, report.errors
+    for member in MEMBERS:
+        catalog.add_member(member)
     catalog.close()
     return url
 
@@ -183,14 +192,44 @@ def backend(request) -> str:
 
 @pytest.fixture
 def location(backend, db_path, request):
-    """Where a new catalog goes: a file, or a new database on the test server."""
+    """Where a new catalog goes: a file, or a new database on the test server (as OWNER)."""
     if backend == "sqlite":
         yield db_path
         return
+    from tests.pg_server import as_role
+
     server = request.getfixturevalue("pg_server")
-    url = server.create()
-    yield url
+    url = server.create(owner=OWNER)
+    yield as_role(url, OWNER)
     server.drop(url)
+
+
+@pytest.fixture
+def people(location, monkeypatch):
+    """`as_(name)`: the catalog at `location` opened as that person: on a file through
+    CATALOG_USER, on a server as the member role (the owner makes the catalog and shares it
+    with MEMBERS first). Closed after the test."""
+    opened = []
+    if not isinstance(location, Path):
+        from tests.pg_server import as_role
+
+        owner = Catalog.open(location)
+        for member in MEMBERS:
+            owner.add_member(member)
+        opened.append(owner)
+
+    def as_(name: str) -> Catalog:
+        if isinstance(location, Path):
+            monkeypatch.setenv("CATALOG_USER", name)
+            catalog = Catalog.open(location)
+        else:
+            catalog = Catalog.open(as_role(location, name))
+        opened.append(catalog)
+        return catalog
+
+    yield as_
+    for catalog in opened:
+        catalog.close()
 
 
 @pytest.fixture
@@ -209,9 +248,11 @@ def seeded_any(backend, db_path, request):
         yield catalog
         catalog.close()
         return
+    from tests.pg_server import as_role
+
     server = request.getfixturevalue("pg_server")
-    url = server.create(template=request.getfixturevalue("pg_seeded_template"))
-    catalog = Catalog.open(url)
+    url = server.create(template=request.getfixturevalue("pg_seeded_template"), owner=OWNER)
+    catalog = Catalog.open(as_role(url, OWNER))
     yield catalog
     catalog.close()
     server.drop(url)

@@ -6,8 +6,9 @@ A server started here stops when the process that started it is gone, however it
 file run as a script) waits on that process's death and runs `pg_ctl stop -m immediate`.
 
 `CATALOG_TEST_POSTGRES=postgresql://...` uses a server you already run instead (each test
-database is created on it and dropped after). `skip_reason()` says in one line why the tests
-cannot run here (no binaries), or None.
+database is created on it and dropped after; the login roles `ensure_roles` names are made
+there if missing, with the password ROLE_PASSWORD). `skip_reason()` says in one line why the
+tests cannot run here (no binaries), or None.
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ import uuid
 from pathlib import Path
 
 ENV_VAR = "CATALOG_TEST_POSTGRES"
+# The test roles' password (the throwaway server trusts local connections and ignores it).
+ROLE_PASSWORD = "catalog-test"
 BIN_DIRS = [Path(p) for p in sorted(Path("/usr/lib/postgresql").glob("*/bin"), reverse=True)]
 
 
@@ -85,15 +88,30 @@ class Server:
         head = head.rsplit("/", 1)[0] + "/" + dbname
         return head + ("?" + query if query else "")
 
-    def create(self, template: str | None = None) -> str:
-        """A new database, empty or a copy of the one at URL `template`; its URL."""
+    def create(self, template: str | None = None, *, owner: str | None = None) -> str:
+        """A new database, empty or a copy of the one at URL `template`, owned by the role
+        `owner` (else the server's superuser); its URL (as the superuser)."""
         import psycopg
 
         name = "t_" + uuid.uuid4().hex[:12]
         copy = f' TEMPLATE "{_name(template)}"' if template else ""
+        owned = f' OWNER "{owner}"' if owner else ""
         with psycopg.connect(self.base_url, autocommit=True) as conn:
-            conn.execute(f'CREATE DATABASE "{name}"{copy}')
+            conn.execute(f'CREATE DATABASE "{name}"{copy}{owned}')
         return self.url(name)
+
+    def ensure_roles(self, *names: str) -> None:
+        """Login roles without special privileges (no superuser, no CREATEROLE), made once."""
+        import psycopg
+        from psycopg import sql
+
+        with psycopg.connect(self.base_url, autocommit=True) as conn:
+            for name in names:
+                try:
+                    conn.execute(sql.SQL("CREATE ROLE {} LOGIN PASSWORD {}").format(
+                        sql.Identifier(name), sql.Literal(ROLE_PASSWORD)))
+                except psycopg.errors.DuplicateObject:
+                    pass
 
     def drop(self, url: str) -> None:
         import psycopg
@@ -149,6 +167,13 @@ def watch(parent: int, folder: Path) -> None:
 
 def _name(url: str) -> str:
     return url.split("?")[0].rsplit("/", 1)[1]
+
+
+def as_role(url: str, role: str) -> str:
+    """The database at `url`, connecting as `role` (one of `Server.ensure_roles`)."""
+    scheme, rest = url.split("://", 1)
+    place = rest.split("@", 1)[1] if "@" in rest.split("/", 1)[0] else rest
+    return f"{scheme}://{role}:{ROLE_PASSWORD}@{place}"
 
 
 if __name__ == "__main__":

@@ -69,24 +69,18 @@ def test_edits_and_undo_on_both(seeded_any):
     assert seeded_any.search("tag:group") == []
 
 
-def test_each_person_has_their_own_marks(location, monkeypatch):
-    monkeypatch.setenv("CATALOG_USER", "ann")
-    ann = Catalog.open(location)
+def test_each_person_has_their_own_marks(people):
+    ann = people("ann")
     ann.import_paths([SEEDS])
-    monkeypatch.setenv("CATALOG_USER", "bob")
-    bob = Catalog.open(location)
-    try:
-        key = key_of(ann, "sparse attention")
-        ann.set_status([key], "read")
-        bob.set_rating([key], 2)
-        bob.add_note(key, "bob was here")
-        assert (ann.get(key).summary.status, ann.get(key).summary.rating) == ("read", None)
-        assert (bob.get(key).summary.status, bob.get(key).summary.rating) == ("unread", 2)
-        assert [n.author for n in ann.get(key).notes] == ["bob"]
-        assert [p.key for p in bob.search("rating:2")] == [key] and ann.search("rating:2") == []
-    finally:
-        ann.close()
-        bob.close()
+    bob = people("bob")
+    key = key_of(ann, "sparse attention")
+    ann.set_status([key], "read")
+    bob.set_rating([key], 2)
+    bob.add_note(key, "bob was here")
+    assert (ann.get(key).summary.status, ann.get(key).summary.rating) == ("read", None)
+    assert (bob.get(key).summary.status, bob.get(key).summary.rating) == ("unread", 2)
+    assert [n.author for n in ann.get(key).notes] == ["bob"]
+    assert [p.key for p in bob.search("rating:2")] == [key] and ann.search("rating:2") == []
 
 
 def test_alternative_filters_find_either(seeded_any):
@@ -184,14 +178,16 @@ def test_a_database_of_another_program_is_refused(pg_server):
 
 
 def _cli(location, *args, user="ann"):
-    from click.testing import CliRunner
+    """`catalog ARGS` as `user`: CATALOG_USER on a file, the member role on a server."""
+    from tests.pg_server import as_role
 
-    from catalog.cli import main
-
+    if isinstance(location, str):
+        location = as_role(location, user)
     return CliRunner().invoke(main, ["--db", str(location), *args], env={"CATALOG_USER": user})
 
 
-def test_the_commands_end_to_end(location, tmp_path):
+def test_the_commands_end_to_end(location, people, tmp_path):
+    people("ann")  # on a server: the owner made the catalog and shared it
     assert _cli(location, "import", str(SEEDS)).exit_code == 0
     found = _cli(location, "search", "sparse attention")
     assert found.exit_code == 0
@@ -361,10 +357,12 @@ def test_opening_a_server_catalog_and_searching_connects_once(pg_server, pg_seed
 def test_server_sessions_compile_nothing_before_a_search(pg_server, pg_seeded_template):
     """No JIT: a search whose statement the planner costs high (tiers that never run add up)
     was compiled for ~120 ms before its 90 ms of work."""
+    from tests.pg_server import as_role
+
     url = pg_server.create(template=pg_seeded_template)
-    catalog = Catalog.open(url)
+    catalog = Catalog.open(as_role(url, "ann"))
     try:
-        assert catalog.store.run_sql("SHOW jit") == (["jit"], [("off",)])
+        assert catalog.store.run_sql("SELECT current_setting('jit') AS jit") == (["jit"], [("off",)])
         with catalog.store.read() as tx:
             assert tx.conn.execute("SHOW jit").scalar() == "off"
     finally:

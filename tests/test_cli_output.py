@@ -49,7 +49,7 @@ def test_replacing_an_export_keeps_its_permissions(seeded_cli, tmp_path):
         target = tmp_path / f"reading-{mode:o}.md"
         target.write_text("old")
         target.chmod(mode)
-        result = seeded_cli("export", "-o", str(target))
+        result = seeded_cli("export", "-o", str(target), "--force")
         assert result.exit_code == 0 and target.read_text().startswith("# Reading list")
         assert _mode(target) == mode
 

@@ -169,10 +169,17 @@ def test_first_use_by_several_processes_at_once(tmp_path):
 def test_writers_at_once_on_postgresql(pg_server):
     """Several processes tag and rate the same papers on a server at once, a TUI session
     searches meanwhile: nothing fails, no update is lost (writers queue on one lock)."""
+    from tests.conftest import OWNER
+    from tests.pg_server import as_role
+
     seconds = min(SECONDS, 6)
-    url = pg_server.create(template=None)
+    people = [f"reader{n}" for n in range(3)]  # each a role of its own: who rates is the role
+    pg_server.ensure_roles(*people)
+    url = as_role(pg_server.create(owner=OWNER), OWNER)
     catalog = Catalog.open(url)
     catalog.import_paths([SEEDS])
+    for who in people:
+        catalog.add_member(who)
     keys = [p.key for p in catalog.search("", limit=20, snippets=False)]
     catalog.close()
     deadline = time.monotonic() + seconds
@@ -180,11 +187,9 @@ def test_writers_at_once_on_postgresql(pg_server):
                _worker("tagger", url, str(seconds), "b", *keys[:12])]
     if _has_tui():
         workers.append(_worker("tui", url, str(seconds)))
-    people = [f"reader{n}" for n in range(3)]
-    raters = [CliLoop(url, deadline, lambda i, who=who: ["rate", keys[12 + i % 8], str(1 + i % 5)])
+    raters = [CliLoop(as_role(url, who), deadline, lambda i: ["rate", keys[12 + i % 8], str(1 + i % 5)])
               for who in people]
-    for who, loop in zip(people, raters):
-        loop.env = {**os.environ, "CATALOG_USER": who}
+    for loop in raters:
         loop.start()
     summaries = []
     for w in workers:
@@ -199,9 +204,7 @@ def test_writers_at_once_on_postgresql(pg_server):
         for who, loop in zip(people, raters):
             assert loop.results and all(code == 0 for _, code, _ in loop.results), loop.results[:3]
             last = {args[1]: int(args[2]) for args, _, _ in loop.results}  # each paper's last rating
-            from catalog.store import open_store
-
-            mine = Catalog(open_store(url, user=who))
+            mine = Catalog.open(as_role(url, who))
             try:
                 assert {k: mine.get(k).summary.rating for k in last} == last, who
             finally:

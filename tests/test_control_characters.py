@@ -85,6 +85,18 @@ def test_imported_files_are_stripped(empty_catalog, db_path, tmp_path):
     _assert_clean(db_path)
 
 
+def test_a_carriage_return_in_imported_text_does_not_join_words(empty_catalog, tmp_path):
+    (tmp_path / "refs.bib").write_text("@article{k1, title={Deep\rLearning}, author={Ann\rBell},"
+                                       " abstract={First line\rsecond line.}, year={2020}}\n", newline="")
+    (tmp_path / "s.csv").write_text('title,abstract\n"Graph\rNetworks","One\rtwo"\n', newline="")
+    (tmp_path / "j.json").write_text(json.dumps([{"title": "Sparse\rAttention", "abstract": "Three\rfour"}]))
+    assert empty_catalog.import_paths([tmp_path]).new == 3
+    papers = {p.title: p for p in empty_catalog.export_papers()}
+    assert sorted(papers) == ["Deep Learning", "Graph Networks", "Sparse Attention"]
+    assert papers["Deep Learning"].authors == "Ann Bell"
+    assert [papers[t].abstract for t in sorted(papers)] == ["First line second line.", "One two", "Three four"]
+
+
 def test_tags_with_commas_or_spaces_are_refused_with_one_line(run_cli, seeded):
     key = key_of(seeded, "attention")
     for bad in ("+a,b", "+x, y", "+has space", "+tab\tbed", "+,"):

@@ -241,7 +241,9 @@ def test_export_cli_writes_files_atomically(run_cli, tmp_path):
     target = tmp_path / "out" / "reading.md"
     target.parent.mkdir()
     target.write_text("old contents")
-    result = run_cli("export", "year:2026", "-o", str(target))  # format from the suffix
+    result = run_cli("export", "year:2026", "-o", str(target))
+    assert result.exit_code == 1 and "--force" in result.stderr and target.read_text() == "old contents"
+    result = run_cli("export", "year:2026", "-o", str(target), "--force")  # format from the suffix
     assert result.exit_code == 0, result.output
     assert "Exported" in result.stderr and "(markdown)" in result.stderr
     assert target.read_text().startswith("# Reading list")

@@ -31,6 +31,7 @@ COMMANDS = [
     ("saved", "list"), ("saved", "add", "n", "q"), ("saved", "run", "n"), ("saved", "delete", "n"),
     ("backup", "{elsewhere}"), ("db", "upgrade"), ("db", "current"),
     ("similar", KEY), ("recommend", "x"), ("topics",),
+    ("share", "members"), ("share", "add-member", "ann"), ("share", "remove-member", "ann"),
 ]
 # These do not open the file: `db path` prints it, `db history` lists migrations; `copy`
 # names its own source and target (test_backends.py).
@@ -48,7 +49,7 @@ def _command_names(group: click.Group, prefix=()) -> set[tuple[str, ...]]:
 
 
 def test_the_list_covers_every_command():
-    listed = {c[:2] if c[0] in ("annotations", "saved", "db") else c[:1] for c in COMMANDS}
+    listed = {c[:2] if c[0] in ("annotations", "saved", "db", "share") else c[:1] for c in COMMANDS}
     assert listed | NOT_OPENING == _command_names(main)
 
 

@@ -299,7 +299,8 @@ def test_has_cjk():
         ("title\x1b]0;pwned\x07 done", "title done"),
         ("a\x00b\x08c\x7fd\x9be", "abcde"),
         ("keep\nlines\tand tabs", "keep\nlines\tand tabs"),
-        ("carriage\rreturn", "carriagereturn"),
+        ("carriage\rreturn", "carriage return"),  # a lone CR ends a line: it must not join words
+        ("crlf\r\nline", "crlf\nline"),
         ("lone \x1b escape", "lone escape"),
         ("plain ✓ text", "plain ✓ text"),
     ],

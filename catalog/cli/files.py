@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from contextlib import contextmanager
 from pathlib import Path
 
 import click
@@ -34,6 +35,7 @@ def import_cmd(ctx, paths, venue, year, mapping, verbose):
 
     if not any(path.exists() for path in paths):  # before opening: a new --db is not made for nothing
         _fail("nothing to import: " + "; ".join(f"{path}: no such file or folder" for path in paths))
+    _no_new_folders(ctx)
     catalog = _open(ctx, create=True)
     with import_progress(paths) as advance:
         report = catalog.import_paths(paths, venue=venue, year=year, progress=advance, mapping=mapping,
@@ -53,6 +55,17 @@ def import_cmd(ctx, paths, venue, year, mapping, verbose):
         sys.exit(1)
 
 
+def _no_new_folders(ctx) -> None:
+    """A --db (or $CATALOG_DB) in a folder that does not exist is refused, not made: a typo in
+    the path must not leave new folders behind. (The default catalog's data folder is made.)"""
+    from catalog.paths import resolve_db_path
+
+    location, is_default = resolve_db_path(ctx.find_root().params.get("db"))
+    if isinstance(location, Path) and not is_default and not location.parent.is_dir():
+        _fail(f"cannot make a catalog at {location}: folder {location.parent} does not exist "
+              "(make it first, or check the path)")
+
+
 EXPORT_FORMATS = ("bibtex", "csljson", "ris", "markdown", "csv", "jsonl", "vault")
 
 
@@ -60,11 +73,12 @@ EXPORT_FORMATS = ("bibtex", "csljson", "ris", "markdown", "csv", "jsonl", "vault
 @click.argument("query", nargs=-1)
 @click.option("--format", "-f", "fmt", type=click.Choice(EXPORT_FORMATS),
               help="Output format (default: from the -o file's suffix: .bib .json .ris .md .csv .jsonl).")
-@click.option("--output", "-o", type=click.Path(path_type=Path),
-              help="Write to this file (replaced atomically) instead of standard output; "
-                   "for vault, the folder.")
+@click.option("--output", "-o", type=click.Path(allow_dash=True, path_type=Path),
+              help="Write to this file (written whole, or not at all) instead of standard output "
+                   "(or -); for vault, the folder.")
+@click.option("--force", is_flag=True, help="Replace the -o file if it exists.")
 @click.pass_context
-def export_cmd(ctx, query, fmt, output):
+def export_cmd(ctx, query, fmt, output, force):
     """Export papers (all, or those QUERY selects) as BibTeX, CSL-JSON, RIS, Markdown, CSV or JSONL,
     or as a Markdown vault: one file per paper in a folder (Obsidian, Logseq).
 
@@ -78,13 +92,18 @@ def export_cmd(ctx, query, fmt, output):
     if fmt == "vault" and output is None and query:
         *query, output = query  # catalog export [QUERY] --format vault DIR
         output = Path(output)
+    if output is not None and str(output) == "-":
+        if fmt == "vault":
+            raise click.UsageError("a vault is a folder of files; name the folder")
+        output = None  # standard output, as without -o
     if fmt is None:
         fmt = format_for(output) if output else None
         if fmt is None:
             raise click.UsageError(f"say which format: --format {'|'.join(EXPORT_FORMATS)}")
     if output is not None and fmt != "vault" and output.is_dir():
-        raise click.UsageError(f"{output} is a folder; give a file name (or --format vault)")
-    report = _open(ctx).export(" ".join(query), fmt, output)
+        _fail(f"cannot write {output}: it is a folder; give a file name (or --format vault)")
+    with _stream_hint():
+        report = _open(ctx).export(" ".join(query), fmt, output, force=force)
     for skipped in report.skipped:
         click.echo(f"catalog: skipped {safe(skipped)}", err=True)
     if output:
@@ -93,23 +112,36 @@ def export_cmd(ctx, query, fmt, output):
                    + (f"; {report.unchanged} already up to date" if report.unchanged else ""), err=True)
 
 
+@contextmanager
+def _stream_hint():
+    """A device or a pipe given as the file: say how to write into a stream instead."""
+    from catalog.export.filewriter import NotAFile
+
+    try:
+        yield
+    except NotAFile as exc:
+        _fail(f"{exc}; -o - writes to standard output" if exc.kind != "a folder" else str(exc))
+
+
 @click.group()
 def annotations():
     """Your tags, notes, status, ratings, titles and saved searches, as a file to move or share."""
 
 
 @annotations.command("export")
-@click.argument("file", required=False, type=click.Path(dir_okay=False, allow_dash=True, path_type=Path))
-@click.option("-o", "--output", type=click.Path(dir_okay=False, allow_dash=True, path_type=Path),
+@click.argument("file", required=False, type=click.Path(allow_dash=True, path_type=Path))
+@click.option("-o", "--output", type=click.Path(allow_dash=True, path_type=Path),
               help="The file to write, as FILE does (as in catalog export).")
+@click.option("--force", is_flag=True, help="Replace FILE if it exists.")
 @click.pass_context
-def annotations_export(ctx, file, output):
+def annotations_export(ctx, file, output, force):
     """Write your annotations to FILE (JSON); without one, or with -, to standard output."""
     if file is not None and output is not None and file != output:
         raise click.UsageError("name the file once: FILE or -o FILE")
     target = output or file
     to_file = target is not None and str(target) != "-"
-    count = _open(ctx).export_annotations(target if to_file else None)
+    with _stream_hint():
+        count = _open(ctx).export_annotations(target if to_file else None, force=force)
     click.echo(f"Exported annotations of {count} {'paper' if count == 1 else 'papers'}"
                + (f" to {target}" if to_file else ""), err=True)
 

@@ -1,16 +1,10 @@
-"""Exports: one small module per format, each `write(papers, out)` to a text stream.
-
-`write_file` replaces its target atomically (a temporary file beside it, then a rename), so
-an interrupted export never leaves half a file where a whole one was.
-"""
+"""Exports: one small module per format, each `write(papers, out)` to a text stream. Files
+are written only through filewriter.py (what may be written over, and atomically)."""
 
 from __future__ import annotations
 
 import dataclasses
 import importlib
-import os
-import stat
-import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TextIO
@@ -67,44 +61,3 @@ def visible(p: ExportPaper) -> ExportPaper:
         if shown != value:
             changes[f.name] = shown
     return dataclasses.replace(p, **changes) if changes else p
-
-
-def write_file(path: Path, write: Callable[[TextIO], None]) -> None:
-    """Write through `write` to a temporary file beside `path`, then rename it over `path`."""
-    directory = path.parent if str(path.parent) else Path(".")
-    mode = _mode_for(path)
-    fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
-    try:
-        os.fchmod(fd, mode)  # mkstemp makes 0600; the file gets what `path` has or a new file would
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as out:
-            write(out)
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(temp, path)
-    except BaseException:
-        try:
-            os.unlink(temp)
-        except OSError:
-            pass
-        raise
-
-
-def _mode_for(path: Path) -> int:
-    """The permissions `path` has, or those a new file gets under the umask."""
-    try:
-        return stat.S_IMODE(path.stat().st_mode)
-    except OSError:
-        return 0o666 & ~current_umask()
-
-
-def current_umask() -> int:
-    """The process umask, read without changing it where Linux says it (/proc, 4.7+)."""
-    try:
-        for line in Path("/proc/self/status").read_text().splitlines():
-            if line.startswith("Umask:"):
-                return int(line.split()[1], 8)
-    except (OSError, ValueError):
-        pass
-    mask = os.umask(0o022)  # elsewhere: set and put back (single-threaded CLI)
-    os.umask(mask)
-    return mask

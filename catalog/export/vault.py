@@ -7,17 +7,25 @@ is rewritten by each export; everything below it is yours and is kept as it is. 
 without the marker (one you made, or whose marker you deleted) is left alone and reported.
 Files whose content would not change are not written again, so sync tools see no change.
 
+An export changes the folder all at once or not at all: every changed note is first written
+whole beside its file, and only when all are written are they renamed into place (a full disk
+leaves every note as it was). A note that is a symlink is written through to its target; one
+that is not a regular file (a folder, a pipe) is left alone and reported.
+
 Front matter values are JSON scalars and flow sequences, which YAML reads as they are:
 quotes, colons, `#` and newlines in titles cannot break the block.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from catalog.errors import CatalogError
+from catalog.export import filewriter as files
 from catalog.export.markdown import escape
 from catalog.ingest.fields import split_people
 from catalog.results import ExportPaper
@@ -31,6 +39,7 @@ class VaultReport:
     written: int = 0  # new or changed files
     unchanged: int = 0
     skipped: list[str] = field(default_factory=list)  # files left alone, with the reason
+    left: list[str] = field(default_factory=list)  # files that could not be put in place, with the reason
 
 
 def related(p: ExportPaper) -> list[tuple[str, str]]:
@@ -81,28 +90,55 @@ def page(p: ExportPaper) -> str:
     return front_matter(p) + "\n" + body(p) + "\n" + MARKER + "\n"
 
 
-def write(papers: Sequence[ExportPaper], folder: Path) -> VaultReport:
-    """Write or update `folder/KEY.md` for each paper (the folder is created if missing)."""
-    from catalog.export import write_file
-
+def write(papers: Sequence[ExportPaper], folder: Path, *,
+          protected: files.Protected = files.NOTHING) -> VaultReport:
+    """Write or update `folder/KEY.md` for each paper (the folder is created if missing; its
+    parent must exist). Raises (and changes nothing) when a note cannot be written whole."""
+    created = not folder.exists()
     folder.mkdir(exist_ok=True)
     report = VaultReport()
-    for p in papers:
-        path = folder / f"{p.key}.md"
-        generated = page(p)
-        yours = ""
-        if path.exists():
-            old = path.read_text(encoding="utf-8", errors="replace")
-            head, marker, tail = old.partition(MARKER + "\n")
-            if not marker:
-                head, marker, tail = old.partition(MARKER)
-            if not marker:
-                report.skipped.append(f"{path}: no catalog marker line; left as it is")
+    pending: list[files.Pending] = []
+    try:
+        for p in papers:
+            path = folder / f"{p.key}.md"
+            try:
+                target = files.target_for(path, force=True, protected=protected)
+            except CatalogError as exc:  # a folder or a pipe under a note's name
+                report.skipped.append(f"{path}: {str(exc).removeprefix(f'cannot write {path}: ')}; left as it is")
                 continue
-            if head + MARKER + "\n" == generated:
-                report.unchanged += 1
-                continue
-            yours = tail
-        write_file(path, lambda out, text=generated + yours: out.write(text))
-        report.written += 1
+            text = _updated(page(p), target, path, report)
+            if text is not None:
+                pending.append(files.prepare(path, lambda out, text=text: out.write(text), force=True,
+                                             protected=protected))
+    except BaseException:
+        for note in pending:
+            note.discard()
+        if created:
+            with contextlib.suppress(OSError):
+                folder.rmdir()
+        raise
+    for note in pending:
+        try:
+            note.commit()
+            report.written += 1
+        except CatalogError as exc:
+            report.left.append(str(exc))
     return report
+
+
+def _updated(generated: str, target: Path, path: Path, report: VaultReport) -> str | None:
+    """The note's new text (the catalog's part, then what you wrote below the marker), or None
+    when it is unchanged or not the catalog's (both counted in `report`)."""
+    if not target.exists():
+        return generated
+    old = target.read_text(encoding="utf-8", errors="replace")
+    head, marker, tail = old.partition(MARKER + "\n")
+    if not marker:
+        head, marker, tail = old.partition(MARKER)
+    if not marker:
+        report.skipped.append(f"{path}: no catalog marker line; left as it is")
+        return None
+    if head + MARKER + "\n" == generated:
+        report.unchanged += 1
+        return None
+    return generated + tail

@@ -38,18 +38,21 @@ Progress = Callable[[int], None]
 
 
 def expand(paths: Iterable[Path]) -> Iterator[Path]:
-    """Files named directly, and importable files found in folders (hidden entries skipped).
+    """Files named directly, and importable files found in folders (hidden entries skipped);
+    then each folder that could not be read, for _plan to report.
 
     os.walk does not follow symlinked folders, so a symlink loop cannot trap it.
     """
     for path in paths:
         if path.is_dir():
-            for root, dirs, files in os.walk(path):
+            unreadable: list[Path] = []
+            for root, dirs, files in os.walk(path, onerror=lambda exc: unreadable.append(Path(exc.filename))):
                 dirs[:] = sorted(d for d in dirs if not d.startswith("."))
                 for name in sorted(files):
                     candidate = Path(root) / name
                     if not name.startswith(".") and candidate.suffix.lower() in SUFFIXES:
                         yield candidate
+            yield from unreadable
         else:
             yield path
 
@@ -128,6 +131,11 @@ def _plan(store: Store, path: Path, venue, year, field_map) -> _Plan:
     try:
         if not path.exists():
             raise IngestError(str(path), "no such file or folder")
+        if path.is_dir():  # one expand() could not read
+            try:
+                os.listdir(path)
+            except OSError as exc:
+                raise IngestError(str(path), f"cannot read this folder ({exc.strerror or exc})") from None
         if not path.is_file():
             raise IngestError(str(path), "not a regular file")
         plan.sha, plan.size = file_sha256(path), path.stat().st_size

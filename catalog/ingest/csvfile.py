@@ -1,6 +1,8 @@
 """CSV (and tab-separated) files with a header row, as spreadsheets, Zotero and this catalog's
 own export write them. Columns are found through catalog/ingest/mapping.py; the delimiter
-(comma, semicolon or tab) is taken from the header line.
+(comma, semicolon or tab) is taken from the header line. In the catalog's own export (known by
+its header) a `'` in front of a cell is the export's guard against spreadsheet formulas and is
+taken off (catalog/export/csvfile.py); other files are read as they are.
 
 A row with more cells than the header, or without a title or abstract, is skipped with a
 warning; a file without a title or abstract column fails as a whole.
@@ -12,6 +14,7 @@ import csv
 import io
 from pathlib import Path
 
+from catalog.export.csvfile import is_own_header, restored
 from catalog.ingest import fields, mapping
 from catalog.ingest.paperlist import MAX_ABSTRACT_CHARS
 from catalog.ingest.records import IngestError, RecordFile, first_reason, skipped
@@ -32,7 +35,7 @@ def read_csv(path: Path, *, field_map: mapping.FieldMap | None = None, venue: st
     out = RecordFile(format="csv", records=[])
     header: list[str] | None = None
     columns: dict[str, list[str]] = {}
-    zotero = False
+    zotero = own = False
     line = 1
     position = 0
     try:
@@ -45,6 +48,7 @@ def read_csv(path: Path, *, field_map: mapping.FieldMap | None = None, venue: st
                 columns = field_map.columns(header)
                 # Zotero's CSV: "Last, First; Last, First", one person per `;`.
                 zotero = {"Item Type", "Author"} <= set(header)
+                own = is_own_header(header)
                 if missing := field_map.missing(header):
                     raise IngestError(name, f"no column {missing[0]!r} (--map); columns: {_names(header)}",
                                       line=start)
@@ -57,7 +61,7 @@ def read_csv(path: Path, *, field_map: mapping.FieldMap | None = None, venue: st
                 out.warnings.append(f"{name}:{start}: row {position} has {len(row)} cells but the header "
                                     f"has {len(header)}; skipped")
                 continue
-            values = dict(zip(header, row))
+            values = dict(zip(header, map(restored, row) if own else row))
             try:
                 out.records.append(fields.record(
                     mapping.values(values, columns, semicolons=zotero), label=f"row {position}", position=position,

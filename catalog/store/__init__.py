@@ -35,14 +35,17 @@ def open_store(location: Path | str, *, notify=lambda message: None, user: str |
                catch_up: bool = True) -> Store:
     """The catalog at `location` (a file path, or a postgresql:// URL): created when nothing
     is there, migrated when older, refused with one line (CatalogError) when it is not a
-    catalog or cannot be opened. `user`: whose reading status and rating it reads and writes
-    (None: $CATALOG_USER's default). psycopg is imported only for a server."""
+    catalog or cannot be opened. `user`: whose reading status and rating a file's catalog reads
+    and writes (None: $CATALOG_USER's default); on a server the reader is always the database
+    role the URL connects as. psycopg is imported only for a server."""
     from catalog.paths import is_server_url
 
     if is_server_url(location):
         from catalog.store.postgres.store import PostgresStore
 
-        return PostgresStore.open(str(location), notify=notify, user=user, catch_up=catch_up)
+        if user is not None:
+            raise ValueError("on a server the reader is the database role; give it in the URL")
+        return PostgresStore.open(str(location), notify=notify, catch_up=catch_up)
     from catalog.store.sqlite.store import SqliteStore
 
     return SqliteStore.open(Path(location), notify=notify, user=user, catch_up=catch_up)

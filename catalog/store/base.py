@@ -109,8 +109,11 @@ class Store(ABC):
     location: str
     #: The file, for a file backend; None for a server.
     path: Path | None
-    #: Who is reading: whose status and rating transactions read and write, who signs notes.
+    #: Who is reading: whose status and rating transactions read and write, who signs notes
+    #: (on a server the database role).
     user: str
+    #: Who may use the catalog (a server's members: postgres/sharing.py); None for a file.
+    sharing = None
 
     @abstractmethod
     def read(self) -> AbstractContextManager:

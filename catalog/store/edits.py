@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from catalog.errors import CatalogError
 from catalog.results import SavedQuery
 from catalog.rules import USER_FIELDS, now
 
@@ -83,10 +84,20 @@ class EditQueries:
         return self.conn.execute("SELECT body FROM note WHERE id = ?", (note_id,)).scalar()
 
     def set_note(self, note_id: int, body: str) -> None:
-        self.conn.execute("UPDATE note SET body = ?, updated_at = ? WHERE id = ?", (body, now(), note_id))
+        changed = self.conn.execute("UPDATE note SET body = ?, updated_at = ? WHERE id = ?", (body, now(), note_id))
+        self._refuse_unchanged_note(changed.rowcount, note_id)
 
     def delete_note(self, note_id: int) -> None:
-        self.conn.execute("DELETE FROM note WHERE id = ?", (note_id,))
+        deleted = self.conn.execute("DELETE FROM note WHERE id = ?", (note_id,))
+        self._refuse_unchanged_note(deleted.rowcount, note_id)
+
+    def _refuse_unchanged_note(self, changed: int, note_id: int) -> None:
+        """A note the database kept as it was: on a server, someone else's (row-level security
+        lets each person edit and delete only the notes they signed)."""
+        if not changed:
+            author = self.conn.execute("SELECT author FROM note WHERE id = ?", (note_id,)).scalar()
+            raise CatalogError(f"that note is {author}'s: on a shared catalog each person edits and deletes "
+                               "only their own notes")
 
     def note_bodies(self, paper_id: int) -> list[str]:
         return self.conn.execute("SELECT body FROM note WHERE paper_id = ?", (paper_id,)).scalars()

@@ -18,8 +18,8 @@ _CONTROL_BYTES = bytes([*range(0x00, 0x09), *range(0x0b, 0x20), 0x7f])  # ASCII 
 
 def safe(value: object) -> str:
     """Any value as text without ANSI escape sequences or C0/C1 controls (newline and tab
-    stay); None is "". What users type is stored this way, and whatever is printed goes
-    through it."""
+    stay; CRLF is a newline, a lone CR a space); None is "". What users type is stored this
+    way, and whatever is printed goes through it."""
     if value is None:
         return ""
     text = value if isinstance(value, str) else str(value)
@@ -31,6 +31,8 @@ def safe(value: object) -> str:
             return text
     elif text.isprintable() or not _CONTROL.search(text):
         return text
+    if "\r" in text:  # a line end (CRLF, or an old Mac's lone CR) must not join two words
+        text = text.replace("\r\n", "\n").replace("\r", " ")
     return _CONTROL.sub("", _ANSI.sub("", text))
 
 

@@ -178,28 +178,30 @@ class Sharing(Widget):
         def chosen(request) -> None:  # an ExportRequest, or None
             if request is None:
                 return
-            # A vault is written again in place: what the reader wrote in it is kept.
-            if request.path.exists() and request.format != "vault":
+            # A vault is written again in place: what the reader wrote in it is kept. What is
+            # not a file (a pipe, a device) is refused by the export itself, without asking.
+            if request.path.is_file() and request.format != "vault":
                 self.app.push_screen(
                     ConfirmScreen(f"{request.path} exists. Replace it?", yes="Replace", no="Cancel"),
-                    lambda yes: yes and self._start_export(request))
+                    lambda yes: yes and self._start_export(request, force=True))
             else:
                 self._start_export(request)
 
         self.app.push_screen(ExportScreen(len(papers.marked), papers.total, papers.query_text,
                                           Path.cwd()), chosen)
 
-    def _start_export(self, request) -> None:
+    def _start_export(self, request, *, force: bool = False) -> None:
         papers = self.main.papers
         keys = list(papers.marked) if request.marked else None
-        self._export(self.catalog, request, papers.query_text, keys)
+        self._export(self.catalog, request, papers.query_text, keys, force)
 
     @work(thread=True, group="export", exit_on_error=False)
     def _export(self, catalog: Catalog, request, query: str,
-                keys: list[str] | None) -> None:
-        """The results (the query the list shows), or the marked papers (`keys`)."""
+                keys: list[str] | None, force: bool) -> None:
+        """The results (the query the list shows), or the marked papers (`keys`); an existing
+        file only when the reader said to replace it (`force`)."""
         try:
-            report = catalog.export(query, request.format, request.path, keys=keys)
+            report = catalog.export(query, request.format, request.path, keys=keys, force=force)
         except (CatalogError, QueryError) as exc:
             self.post_message(ActionFailed(str(exc)))
             return

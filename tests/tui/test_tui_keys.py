@@ -4,6 +4,8 @@ position, gg. No test opens a real browser: webbrowser.open is replaced."""
 from __future__ import annotations
 
 import json
+import os
+import stat
 import webbrowser
 
 import pytest
@@ -113,6 +115,25 @@ async def test_x_exports_results_or_marked_papers(app, seeded, settle, type_sear
         await pilot.press("n")
         await settle(pilot)
         assert bib.read_text() == text
+
+        bib.write_text("old")  # and yes: replaced
+        await pilot.press("x")
+        await settle(pilot)
+        await pilot.press("ctrl+u", *str(bib), "enter")
+        await settle(pilot)
+        await pilot.press("y")
+        await settle(pilot)
+        assert bib.read_text() == text
+
+        fifo = tmp_path / "pipe.jsonl"  # not a file: refused without a question, still a pipe
+        os.mkfifo(fifo)
+        await pilot.press("x")
+        await settle(pilot)
+        await pilot.press("ctrl+u", *str(fifo), "enter")
+        await settle(pilot)
+        assert type(app.screen).__name__ == "CatalogScreen"
+        assert f"cannot write {fifo}: it is a named pipe (FIFO), not a regular file" in toasts(app)
+        assert stat.S_ISFIFO(fifo.stat().st_mode)
 
 
 async def test_reading_pane_keys(app, settle):

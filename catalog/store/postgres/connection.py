@@ -80,7 +80,10 @@ class Result(Rows):
 def store_error(exc: psycopg.Error) -> Exception:
     if isinstance(exc, pg_errors.QueryCanceled):
         return Interrupted(str(exc).splitlines()[0])
-    return StoreError(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
+    first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    if isinstance(exc, pg_errors.InsufficientPrivilege):  # a role's privileges, row-level security
+        return StoreError(f"{first} (docs/sharing.md says who may change what on a shared catalog)")
+    return StoreError(first)
 
 
 class Connection:

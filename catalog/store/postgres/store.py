@@ -1,7 +1,11 @@
 """The PostgreSQL backend: a catalog shared on a server. The same transactions as SQLite's
 (the shared query mixins run here unchanged), with PostgreSQL's own search (tsvector), bulk
-loads (COPY), change detection (LISTEN/NOTIFY) and `catalog sql` (a READ ONLY transaction
-with a statement timeout).
+loads (COPY), change detection (LISTEN/NOTIFY) and `catalog sql` (one query in a READ ONLY
+transaction with a statement timeout: readonly.py).
+
+Who reads is the database role (`current_user`): its status and ratings are the ones read and
+written, its name signs its notes, and row-level security keeps everyone else's marks from it
+(migration 0014; members: sharing.py). CATALOG_USER names a reader on a catalog file only.
 
 Writers take one advisory lock for their whole transaction, as SQLite's BEGIN IMMEDIATE
 takes the write lock: read-modify-write edits (tags, undo, imports) never interleave, so no
@@ -19,7 +23,7 @@ from pathlib import Path
 import psycopg
 
 from catalog.errors import CatalogError, StoreError
-from catalog.paths import current_user, login_name, shown
+from catalog.paths import shown
 from catalog.searching.query import Text
 from catalog.store.base import ConnectionPool, Store
 from catalog.store.discovery import DiscoveryQueries
@@ -27,9 +31,10 @@ from catalog.store.edits import EditQueries
 from catalog.store.imports import FACT_COLUMNS, PAPER_COLUMNS, ImportQueries
 from catalog.store.papers import PaperReads
 from catalog.store.ranked import RankedSearch
-from catalog.store.postgres import migrations, search
+from catalog.store.postgres import migrations, readonly, search
 from catalog.store.postgres.checks import PostgresChecks
 from catalog.store.postgres.connection import Connection, connect, stoppable, store_error
+from catalog.store.postgres.sharing import Sharing, may_act_as, owner_of, shown_role
 from catalog.store.postgres.topk import PostgresTopLists
 from catalog.store.sqlite.maintenance import Maintenance
 
@@ -40,7 +45,8 @@ _FETCH = 2000
 
 class PostgresTx(PostgresTopLists, RankedSearch, PaperReads, EditQueries, ImportQueries, DiscoveryQueries,
                  PostgresChecks, Maintenance):
-    """One transaction on a shared catalog; `user`: whose status and rating it reads and writes.
+    """One transaction on a shared catalog; `user`: whose status and rating it reads and writes
+    (the database role: row-level security lets it touch no one else's).
     Doctor's checks and the ranked lists are PostgreSQL's own (checks.py, topk.py); the text
     derived from abstracts is read and written with the same SQL as on SQLite (Maintenance)."""
 
@@ -175,23 +181,17 @@ class PostgresTx(PostgresTopLists, RankedSearch, PaperReads, EditQueries, Import
 class Pool(ConnectionPool):
     """Connections to one database (store/base.py's ConnectionPool)."""
 
-    def __init__(self, url: str, user: str):
+    def __init__(self, url: str):
         super().__init__()
         self.url = url
-        self.user = user
 
     def _connect(self) -> Connection:
-        return self._prepared(connect(self.url))
-
-    def _prepared(self, conn: Connection) -> Connection:
-        # The views show this person's status and rating (catalog_user(), migration 0009).
-        conn.execute("SELECT set_config('catalog.user', ?, false)", (self.user,))
-        return conn
+        return connect(self.url)
 
     def adopt(self, conn: Connection) -> None:
         """Lend out `conn` (opened by the caller, idle) as if the pool had opened it."""
         with self._lock:
-            self._idle.append(self._prepared(conn))
+            self._idle.append(conn)
 
     def _spent(self, conn: Connection) -> bool:
         return conn.in_transaction or conn.raw.closed
@@ -208,17 +208,18 @@ class PostgresStore(Store):
         self.location = shown(url)
         self.pool = pool
         self.user = user
+        self.sharing = Sharing(self)
         self._listener: psycopg.Connection | None = None
         self._changes = 0
         self._listen_lock = threading.Lock()
         self._lists_refused = False  # the server refused to keep a ranked list (a read-only role)
 
     @classmethod
-    def open(cls, url: str, *, notify=lambda message: None, user: str | None = None,
-             catch_up: bool = True) -> "PostgresStore":
-        """The catalog in the database at `url`: created when the database is empty, migrated
-        when older; a database that holds other tables, is newer, or cannot be reached is
-        refused with one line."""
+    def open(cls, url: str, *, notify=lambda message: None, catch_up: bool = True) -> "PostgresStore":
+        """The catalog in the database at `url`, read as the role the URL connects as: created
+        when the database is empty, migrated when older (by its owner); a database that holds
+        other tables, is newer, cannot be reached or is not shared with this role is refused
+        with one line."""
         # The connection that reads the schema's revision is the pool's first: the start-up
         # check and catch_up below, then the first search, run on one connection (one server
         # process started, its caches warmed once).
@@ -229,9 +230,12 @@ class PostgresStore(Store):
             first.close()
             raise
         if revision != migrations.SCHEMA_REVISION:
-            first.close()
+            try:
+                migrations.refuse_newer(shown(url), revision)
+                _refuse_upgrade_by_member(first, url, revision)
+            finally:
+                first.close()
             first = None
-            migrations.refuse_newer(shown(url), revision)
             if revision is not None:
                 notify(f"Upgrading {shown(url)} (schema {revision})")
             try:
@@ -239,10 +243,12 @@ class PostgresStore(Store):
             except Exception as exc:
                 reason = str(getattr(exc, "orig", None) or exc).splitlines()[0]
                 raise CatalogError(f"cannot prepare {shown(url)}: {reason}") from None
-        who = user or current_user() or login_name()
-        store = cls(url, Pool(url, who), who)
+        pool = Pool(url)
         if first is not None:
-            store.pool.adopt(first)
+            pool.adopt(first)
+        with pool.connection() as conn:
+            who = conn.execute("SELECT current_user::text").scalar()
+        store = cls(url, pool, who)
         if catch_up:
             store.catch_up()
         return store
@@ -392,28 +398,19 @@ class PostgresStore(Store):
 
     def run_sql(self, statement: str, *, stop: Callable[[], bool] | None = None,
                 timeout: float | None = None) -> tuple[list[str], list[tuple]]:
+        """One query on a connection of its own (readonly.py says what keeps it read-only)."""
         settings = {"default_transaction_read_only": "on"}
         if timeout:
-            settings["statement_timeout"] = str(int(timeout * 1000))
+            settings["statement_timeout"] = str(max(1, round(timeout * 1000)))
         try:
             conn = connect(self.url, **settings)
         except psycopg.Error as exc:
             raise CatalogError(f"cannot reach {self.location}: {_first_line(exc)}") from None
         try:
-            conn.execute("SELECT set_config('catalog.user', ?, false)", (self.user,))
+            readonly.refuse_privileged(conn)
             with stoppable(conn.raw, stop):
-                try:
-                    cursor = conn.raw.execute(statement, prepare=False)
-                except psycopg.errors.ReadOnlySqlTransaction:
-                    raise CatalogError("`catalog sql` is read-only; change papers with the catalog commands instead") from None
-                except psycopg.errors.QueryCanceled:
-                    raise
-                except psycopg.Error as exc:
-                    raise CatalogError(f"SQL error: {_first_line(exc)}") from None
-                names = [d.name for d in cursor.description or ()]
-                return names, [tuple(r) for r in cursor.fetchall()] if cursor.description else []
+                return readonly.run(conn, statement)
         finally:
-            conn.rollback()
             conn.close()
 
     def schema_revision(self) -> str | None:
@@ -424,6 +421,19 @@ class PostgresStore(Store):
 
         key = hashlib.sha256(self.location.encode("utf-8")).hexdigest()[:16]
         return user_cache_path("catalog", appauthor=False) / "discover" / key
+
+
+def _refuse_upgrade_by_member(conn: Connection, url: str, revision: str | None) -> None:
+    """An older catalog is upgraded by its owner only (a member may not change the schema):
+    a member is told so in one line, before a migration fails half-way on the server."""
+    if revision is None:
+        return
+    owner = owner_of(conn)
+    if may_act_as(conn, owner):
+        return
+    raise CatalogError(f"{shown(url)} has schema {revision}, older than this program's "
+                       f"({migrations.SCHEMA_REVISION}); only its owner ({owner}) can upgrade it: "
+                       "`catalog db upgrade` as that role")
 
 
 def _first_line(exc: BaseException) -> str:
@@ -449,9 +459,16 @@ def _revision(url: str) -> str | None:
 
 
 def _revision_on(conn: psycopg.Connection, url: str) -> str | None:
-    """_revision, on an open connection (autocommit)."""
+    """_revision, on an open connection (autocommit). A role the catalog is not shared with is
+    told whom to ask."""
     if conn.execute("SELECT to_regclass('alembic_version')").fetchone()[0] is not None:
-        row = conn.execute("SELECT version_num FROM alembic_version").fetchone()
+        try:
+            row = conn.execute("SELECT version_num FROM alembic_version").fetchone()
+        except psycopg.errors.InsufficientPrivilege:
+            me, owner = conn.execute("SELECT current_user::text, tableowner::text FROM pg_tables"
+                                     " WHERE schemaname = current_schema() AND tablename = 'alembic_version'").fetchone()
+            raise CatalogError(f"{shown(url)} is not shared with {me}: its owner ({owner}) can run "
+                               f"`catalog share add-member {shown_role(me)}` (docs/sharing.md)") from None
         if row is None:
             raise CatalogError(f"{shown(url)} has a catalog without its schema version")
         return row[0]
