@@ -5,7 +5,7 @@ Each key that changes what is searched starts a search: the controller makes its
 (the only parse of the text), numbers it, and hands the screen a Search to run in one
 exclusive thread worker (`fetch`). The worker posts what it finds (catalog/tui/messages.py);
 the screen keeps the answers of the newest number and drops the rest, and the controller
-notes what the list now holds (`took`, `counted`)."""
+notes what the list now holds (`took`, `count_came`)."""
 
 from __future__ import annotations
 
@@ -124,8 +124,12 @@ class SearchController:
         self.state.holding_all = (sum(p.match == "all" for p in rows)
                                   if any(p.match == "some" for p in rows) else None)
 
-    def counted(self) -> None:
+    def count_came(self) -> None:
         self.state.counted = True
+
+    def sort_by(self, sort: Sort) -> None:
+        """The next searches list their results in this order."""
+        self.state.sort = sort
 
     def want_rest(self, generation: int) -> None:
         """The list needs a row past the first ones: the worker fetches the rest now."""

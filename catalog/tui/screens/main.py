@@ -96,7 +96,7 @@ class CatalogScreen(Screen):
         yield ChangeWatch(self.catalog)
 
     def on_mount(self) -> None:
-        self.pane.similar = self.similar.for_pane
+        self.pane.similar_for = self.similar.for_pane
         remembered = self.remembered  # (its theme is set by the app, before styling)
         if remembered.sidebar is not None:
             self._show_sidebar(remembered.sidebar)
@@ -210,7 +210,7 @@ class CatalogScreen(Screen):
     def on_search_count(self, message: SearchCount) -> None:
         if self.searching.current(message.generation):
             self.papers.set_total(message.total)
-            self.searching.counted()
+            self.searching.count_came()
             self.show_position()
 
     def on_search_suggestions(self, message: SearchSuggestions) -> None:
@@ -388,7 +388,7 @@ class CatalogScreen(Screen):
 
     def sort_by(self, sort: Sort) -> None:
         """Show the results in this order, from the top."""
-        self.searching.state.sort = sort
+        self.searching.sort_by(sort)
         self.remembered.sort = "" if sort == RELEVANCE else str(sort)
         self.search(self.query_text)
 

@@ -179,7 +179,7 @@ class DetailPane(VerticalScroll, can_focus=True):
         self.known: tuple[SearchRequest, Terms] | None = None  # a search's terms, read once
         # What to say under a paper about its similar papers (the catalog screen's `m`);
         # None: the hint that m finds them.
-        self.similar: Callable[[str], Similar] | None = None
+        self.similar_for: Callable[[str], Similar] | None = None
 
     def compose(self):
         yield Static(id="detail-body")
@@ -227,7 +227,7 @@ class DetailPane(VerticalScroll, can_focus=True):
         if self.detail is None:
             return
         key = self.detail.summary.key
-        similar = self.similar(key) if self.similar is not None else None
+        similar = self.similar_for(key) if self.similar_for is not None else None
         self.query_one("#detail-body", Static).update(
             paper_content(self.detail, self.terms, self.styled, similar))
         if not keep_scroll:
