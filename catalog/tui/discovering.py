@@ -9,7 +9,6 @@ reading pane."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
 
 from textual import work
 from textual.widget import Widget
@@ -17,12 +16,10 @@ from textual.widget import Widget
 from catalog.library import Catalog
 from catalog.results import PaperSummary, RelatedPaper
 from catalog.tui.display import first_line
+from catalog.tui.host import CatalogHost
 from catalog.tui.messages import SimilarLoaded
 from catalog.tui.screens.similar import SimilarScreen
 from catalog.tui.widgets.detail import Similar
-
-if TYPE_CHECKING:
-    from catalog.tui.screens.main import CatalogScreen
 
 SIMILAR = 20  # papers `m` lists
 IN_PANE = 5  # of them, shown in the reading pane
@@ -39,7 +36,7 @@ class SimilarPapers(Widget):
         self.finding: set[str] = set()  # keys whose similar papers are being found
 
     @property
-    def main(self) -> CatalogScreen:
+    def main(self) -> CatalogHost:
         return self.screen
 
     def forget(self) -> None:

@@ -13,7 +13,6 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from dataclasses import replace
-from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual import work
@@ -24,6 +23,7 @@ from catalog.library import Catalog
 from catalog.searching.query import QueryError
 from catalog.results import Edit, NoteView, PaperSummary, SavedQuery
 from catalog.tui.display import first_line, one_line, shorten, stars
+from catalog.tui.host import CatalogHost
 from catalog.tui.messages import ActionFailed, MarksChecked, PapersChanged, TagsLoaded
 from catalog.tui.querytext import chunks, keys_query
 from catalog.tui.screens.confirm import ConfirmScreen
@@ -33,9 +33,6 @@ from catalog.tui.screens.pickers import (
 )
 from catalog.tui.screens.prompt import PromptScreen
 from catalog.tui.screens.tag_editor import TagEditor
-
-if TYPE_CHECKING:
-    from catalog.tui.screens.main import CatalogScreen
 
 Change = Callable[[Catalog], Edit]
 UNDO_DEPTH = 100
@@ -71,7 +68,7 @@ class Editing(Widget):
         self.redo_stack: list[tuple[str, Edit]] = []
 
     @property
-    def main(self) -> CatalogScreen:
+    def main(self) -> CatalogHost:
         return self.screen
 
     def say(self, message: str, **kwargs) -> None:

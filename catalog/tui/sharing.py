@@ -11,7 +11,6 @@ from __future__ import annotations
 import io
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual import work
@@ -23,12 +22,10 @@ from catalog.searching.query import QueryError
 from catalog.results import ExportPaper, PaperSummary
 from catalog.text.terminal import safe
 from catalog.tui.display import first_line, shorten
+from catalog.tui.host import CatalogHost
 from catalog.tui.messages import ActionFailed, Copied, Exported, LinkOpened
 from catalog.tui.screens.confirm import ConfirmScreen
 from catalog.tui.screens.pickers import Choice, ChoiceScreen
-
-if TYPE_CHECKING:
-    from catalog.tui.screens.main import CatalogScreen
 
 Render = Callable[[list[ExportPaper]], str]
 
@@ -80,7 +77,7 @@ class Sharing(Widget):
         self.catalog = catalog
 
     @property
-    def main(self) -> CatalogScreen:
+    def main(self) -> CatalogHost:
         return self.screen
 
     def say(self, message: str, **kwargs) -> None:
@@ -124,7 +121,7 @@ class Sharing(Widget):
     # --- copy -----------------------------------------------------------------------------
 
     def copy_menu(self) -> None:
-        self.main.editing.with_targets(self._copy_menu)
+        self.main.with_targets(self._copy_menu)
 
     def _copy_menu(self, papers: list[PaperSummary]) -> None:
         what = shorten(papers[0].title) if len(papers) == 1 else f"{len(papers)} marked papers"

@@ -257,6 +257,9 @@ class CatalogScreen(Screen):
             papers.venue_width = width
             papers.refresh()
 
+    def with_targets(self, then) -> None:
+        self.editing.with_targets(then)
+
     def show_edit(self, edit: Edit) -> None:
         """A change made here: its papers shown anew, the paper under the cursor and the
         counts read again."""
