@@ -189,7 +189,7 @@ def test_the_tui_tells_a_superseded_search_to_stop(seeded, monkeypatch):
     monkeypatch.setattr(Catalog, "first_page", spy)
 
     async def run() -> None:
-        from tests.tui.conftest import until
+        from tests.tui.conftest import until, workers_done
 
         app = CatalogApp(seeded)
         async with app.run_test(size=(120, 36)) as pilot:
@@ -200,11 +200,12 @@ def test_the_tui_tells_a_superseded_search_to_stop(seeded, monkeypatch):
             screen.search("sparse")
             release.set()
             await until(pilot, lambda: screen.papers.query_text == "sparse*")  # its results
+            await workers_done(app)  # its count too (the app's exit cancels what still runs)
             assert screen.papers.total
+            assert seen["sparse"]() is False  # nothing superseded it
 
     asyncio.run(run())
     assert seen["attention"]() is True  # a newer search superseded it
-    assert seen["sparse"]() is False
     assert (outcome["attention"], outcome["sparse"]) == ("stopped", "answered")
 
 
