@@ -26,8 +26,8 @@ PHRASES = ["sparse attention", "language models", "venue:ICML graph", "diffusion
 # Spans of work (kind, query, start, end) while the session runs, for the per-key breakdown:
 # the catalog calls the TUI's workers make and the list's own updating and painting.
 SPANS: list[tuple[str, str, float, float]] = []
-WORK = {"search": "search", "count": "count", "facets": "facets", "get": "paper",
-        "suggest": "suggest"}
+WORK = {"first_page": "search", "search": "rest", "count": "count", "facets": "facets",
+        "get": "paper", "suggest": "suggest"}
 
 
 def _watch_results() -> dict[str, float]:
@@ -39,13 +39,13 @@ def _watch_results() -> dict[str, float]:
     applied: dict[str, float] = {}
     show = PaperList.show_results
 
-    def timed_show(self, query, *args, **kwargs):
+    def timed_show(self, request, *args, **kwargs):
         start = time.perf_counter()
-        applied.setdefault(query, start)
+        applied.setdefault(request.text, start)
         try:
-            return show(self, query, *args, **kwargs)
+            return show(self, request, *args, **kwargs)
         finally:
-            SPANS.append(("show", query, start, time.perf_counter()))
+            SPANS.append(("show", request.text, start, time.perf_counter()))
 
     PaperList.show_results = timed_show
     render = PaperList.render_line
@@ -69,7 +69,7 @@ def _spanned(call, kind: str):
         try:
             return call(self, query, *args, **kwargs)
         finally:
-            SPANS.append((kind, str(query), start, time.perf_counter()))
+            SPANS.append((kind, getattr(query, "text", query), start, time.perf_counter()))
     return timed
 
 
@@ -143,7 +143,8 @@ async def _session(db: Path, phrases: list[str]) -> dict:
                 for ch in phrase:
                     await asyncio.sleep(0.15)  # a steady typist: each key is searched
                     want = typed_query(app.main.search_bar.value + ch)  # the last word: a prefix
-                    if app.main.searched and want == app.main.searched[0]:
+                    ran = app.main.searching.state.ran
+                    if ran and want == ran[0]:
                         # The first letters of a word: the TUI runs nothing, the results on
                         # screen are already this key's.
                         keys.append({"typed": app.main.search_bar.value + ch, "query": want,

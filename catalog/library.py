@@ -17,12 +17,12 @@ from catalog import changes, rules
 from catalog.searching import highlight
 from catalog.errors import CatalogError, Interrupted
 from catalog.exchange import Exchange
-from catalog.searching.identifiers import identify
 from catalog.searching.lookup import as_one_query, resolve_key, understood
 from catalog.searching.query import RELEVANCE, Clause, Filter, Query, QueryError, Sort, parse
+from catalog.searching.request import SearchRequest, request
 from catalog.resources import seeds_dir
 from catalog.results import (
-    Edit, Facets, ImportReport, Members, NoteView,
+    Edit, Facets, FirstPage, ImportReport, Members, NoteView,
     PaperDetail, PaperState, PaperSummary, RelatedPaper, SavedQuery, SavedSearchChanged, SearchHit,
     SplitResult, Stats, Suggestion, TagCount, TopicCount, TopicGroup, TriageCount, TriageOrder,
 )
@@ -130,54 +130,72 @@ class Catalog(Exchange):
 
     # --- finding papers -----------------------------------------------------------------
 
-    def search(self, query: str, *, limit: int = 50, offset: int = 0, snippets: bool = True,
-               sort: Sort | str = RELEVANCE, cancelled: Stop | None = None) -> list[PaperSummary]:
-        """The page of papers `query` finds, best first or in `sort`'s order (a Sort, or its
-        text: "year", "-year"); a paper the query names by key, DOI or arXiv id comes first.
-        `cancelled`: asked while the database works; once it is true the search stops and
-        raises Interrupted (the TUI's answer to a newer search)."""
-        sort = Sort.parse(sort) if isinstance(sort, str) else sort
+    def search(self, query: SearchRequest | str, *, limit: int = 50, offset: int = 0,
+               snippets: bool = True, sort: Sort | str | None = None,
+               cancelled: Stop | None = None) -> list[PaperSummary]:
+        """The page of papers a search finds, best first or in its order; a paper the query
+        names by key, DOI or arXiv id comes first. `query`: a SearchRequest
+        (catalog/searching/request.py), or text to make one of in `sort`'s order (a Sort, or its
+        text: "year", "-year"). `cancelled`: asked while the database works; once it is true
+        the search stops and raises Interrupted (the TUI's answer to a newer search)."""
+        asked = _asked(query, sort)
         with self.store.read() as tx, tx.stoppable(cancelled):
-            parsed, named = understood(tx, query)
-            first = named[offset:offset + limit] if limit >= 0 else named[offset:]
-            hits = [SearchHit(pid, summary, None, None) for pid, summary in zip(first, tx.papers.summaries(first))]
-            rest = limit - len(hits) if limit >= 0 else -1
-            if rest:
-                hits += tx.search.page(parsed, limit=rest, offset=max(0, offset - len(named)),
-                                       with_text=snippets and parsed.has_text, sort=sort)
+            parsed, named = understood(tx, asked)
+            hits = _hits(tx, parsed, named, limit, offset, asked.sort, snippets)
             also = tx.search.acronyms_for(parsed) if snippets and any(hit.text for hit in hits) else {}
             ranked = tx.lists.to_keep()
         self.store.lists.keep(ranked)  # the lists this search ranked of its own, for the next one
         return _with_snippets(hits, parsed, also) if snippets else [hit.summary for hit in hits]
 
-    def highlight_terms(self, query: str) -> highlight.Terms:
-        """What to mark in a paper's text for `query`: its words in any form, and the forms
-        its acronyms stand for ("SAE": "sparse autoencoders"). No words: nothing."""
-        try:
-            parsed = parse(query)
-        except QueryError:
-            return highlight.terms_of(parse(""))
-        if not parsed.has_text:
-            return highlight.terms_of(parsed)
-        with self.store.read() as tx:
-            return highlight.terms_of(parsed, tx.search.acronyms_for(parsed))
-
-    def count(self, query: str, *, cancelled: Stop | None = None, partial: bool = True) -> int:
-        """How many papers `search` lists for `query`: those holding every word, and those
-        holding some when few hold all (`partial=False`: only the first)."""
+    def first_page(self, query: SearchRequest | str, *, limit: int, counted: bool = False,
+                   cancelled: Stop | None = None) -> FirstPage:
+        """A search's first `limit` papers without snippets (the TUI's first rows) and, with
+        `counted`, how many it finds (as `count`), in one read transaction. The total is also
+        known, and given, when fewer than `limit` come."""
+        asked = _asked(query)
         with self.store.read() as tx, tx.stoppable(cancelled):
-            parsed, named = understood(tx, query)
-            return len(named) + tx.search.count(parsed, partial=partial)
+            parsed, named = understood(tx, asked)
+            rows = [hit.summary for hit in _hits(tx, parsed, named, limit, 0, asked.sort, False)]
+            total = (len(rows) if len(rows) < limit
+                     else len(named) + tx.search.count(parsed, partial=asked.partial) if counted else None)
+            ranked = tx.lists.to_keep()
+        self.store.lists.keep(ranked)
+        return FirstPage(rows, total)
 
-    def suggest(self, query: str) -> list[Suggestion]:
-        """For each word of `query` that (almost) no paper holds, the index's closest words that
-        many more papers hold ("did you mean interpretability?"); [] when every word is found."""
+    def highlight_terms(self, query: SearchRequest | str) -> highlight.Terms:
+        """What to mark in a paper's text for a search: its words in any form, and the forms
+        its acronyms stand for ("SAE": "sparse autoencoders"). No words (or text that cannot
+        be searched): nothing."""
+        try:
+            asked = _asked(query)
+        except QueryError:
+            return highlight.terms_of(Query())
+        if not asked.query.has_text:
+            return highlight.terms_of(asked.query)
+        with self.store.read() as tx:
+            return highlight.terms_of(asked.query, tx.search.acronyms_for(asked.query))
+
+    def count(self, query: SearchRequest | str, *, cancelled: Stop | None = None,
+              partial: bool | None = None) -> int:
+        """How many papers `search` lists: those holding every word, and those holding some
+        when few hold all (`partial=False`: only the first; by default as the request's order
+        lists them: SearchRequest.partial)."""
+        asked = _asked(query)
+        with self.store.read() as tx, tx.stoppable(cancelled):
+            parsed, named = understood(tx, asked)
+            return len(named) + tx.search.count(parsed, partial=asked.partial if partial is None else partial)
+
+    def suggest(self, query: SearchRequest | str) -> list[Suggestion]:
+        """For each word of a search that (almost) no paper holds, the index's closest words
+        that many more papers hold ("did you mean interpretability?"); [] when every word is
+        found, and for a key, DOI or arXiv id."""
         from catalog.searching import suggest
 
         try:
-            words = [] if identify(query) else suggest.words_of(parse(query))
+            asked = _asked(query)
         except QueryError:
             return []
+        words = [] if asked.named else suggest.words_of(asked.query, asked.completing)
         if not words:
             return []
         with self.store.read() as tx:
@@ -343,14 +361,15 @@ class Catalog(Exchange):
                 by_rating=ratings + (((None, unrated),) if unrated else ()),
             )
 
-    def facets(self, query: str = "", *, cancelled: Stop | None = None,
-               partial: bool = True) -> Facets:
-        """Counts of the papers `query` finds by venue and year, status, rating and tag (a
+    def facets(self, query: SearchRequest | str = "", *, cancelled: Stop | None = None,
+               partial: bool | None = None) -> Facets:
+        """Counts of the papers a search finds by venue and year, status, rating and tag (a
         tag counting its children's papers too); the whole catalog for "". The papers are
         those `count` counts (`partial=False`: only those holding every word, as a search
-        sorted otherwise than by relevance lists)."""
+        sorted otherwise than by relevance lists; by default as the request's order lists)."""
+        asked = _asked(query)
         with self.store.read() as tx, tx.stoppable(cancelled):
-            parsed = as_one_query(tx, query)
+            parsed = as_one_query(tx, asked)
             total = tx.papers.paper_count()
             names = tuple(t.name for t in tx.papers.tag_counts() if t.count)
             saved = tx.edits.saved_searches()
@@ -359,8 +378,8 @@ class Catalog(Exchange):
                                statuses=tx.papers.status_counts(total), ratings=tx.papers.rating_counts(),
                                saved=saved, total=total)
             else:
-                found = tx.search.facets(parsed, partial=partial)
-        return dataclasses.replace(found, saved=saved, query=query, catalog_total=total, tag_names=names)
+                found = tx.search.facets(parsed, partial=asked.partial if partial is None else partial)
+        return dataclasses.replace(found, saved=saved, query=asked.text, catalog_total=total, tag_names=names)
 
     # --- discovery: papers like one, recommendations, topics (catalog/discover/related.py) -----------
 
@@ -556,6 +575,27 @@ def _edit(tx, ids: Sequence[int], done: Sequence, *, note: NoteView | None = Non
     return Edit(tuple(done), tuple(tx.papers.summaries(list(dict.fromkeys(ids)))), note, tuple(conflicts))
 
 
+def _asked(query: SearchRequest | str, sort: Sort | str | None = None) -> SearchRequest:
+    """A request as given, or made from text (parsed here, once)."""
+    if isinstance(query, SearchRequest):
+        if sort is not None:
+            raise TypeError("a SearchRequest carries its own sort")
+        return query
+    return request(query, RELEVANCE if sort is None else sort)
+
+
+def _hits(tx, parsed: Query, named: list[int], limit: int, offset: int, sort: Sort,
+          with_text: bool) -> list[SearchHit]:
+    """A page of a search: the papers it names first (understood), then what its query finds."""
+    first = named[offset:offset + limit] if limit >= 0 else named[offset:]
+    hits = [SearchHit(pid, summary, None, None) for pid, summary in zip(first, tx.papers.summaries(first))]
+    rest = limit - len(hits) if limit >= 0 else -1
+    if rest:
+        hits += tx.search.page(parsed, limit=rest, offset=max(0, offset - len(named)),
+                               with_text=with_text and parsed.has_text, sort=sort)
+    return hits
+
+
 def _untriaged(query: Query) -> Query:
     """`query` narrowed to the papers not triaged yet: status unread and no rating."""
     return Query([*query.clauses, Clause((Filter("status", "=", "unread"),)),
@@ -570,4 +610,4 @@ def _with_snippets(hits: list[SearchHit], query, also: dict[str, list[str]]) -> 
             if terms and hit.text else hit.summary for hit in hits]
 
 
-__all__ = ["Catalog", "CatalogError", "Interrupted", "QueryError"]
+__all__ = ["Catalog", "CatalogError", "Interrupted", "QueryError", "SearchRequest", "request"]

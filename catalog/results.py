@@ -55,6 +55,14 @@ class SearchHit:
 
 
 @dataclass(frozen=True)
+class FirstPage:
+    """A search's first rows (Catalog.first_page), and how many papers it finds when known."""
+
+    rows: list[PaperSummary]
+    total: int | None
+
+
+@dataclass(frozen=True)
 class NoteView:
     id: int
     number: int  # 1-based position among the paper's notes, what users type

@@ -80,6 +80,29 @@ def opened(log: Path) -> list[str]:
     return log.read_text().splitlines() if log.exists() else []
 
 
+@pytest.fixture
+def parses(monkeypatch) -> list[str]:
+    """Every text parsed as a query from now on: catalog/searching/query.py's parse, counted
+    wherever a module of catalog imported it."""
+    import sys
+
+    import catalog.tui.app  # noqa: F401  (the modules that may parse, imported before counting)
+    from catalog.searching import query
+
+    parse, seen = query.parse, []
+
+    def counted(text):
+        seen.append(text)
+        return parse(text)
+
+    for module in list(sys.modules.values()):
+        if getattr(module, "__name__", "").split(".")[0] == "catalog":
+            for name, value in list(vars(module).items()):
+                if value is parse:
+                    monkeypatch.setattr(module, name, counted)
+    return seen
+
+
 def key_of(catalog: Catalog, query: str) -> str:
     hits = catalog.search(query, limit=1)
     assert hits, f"nothing found for {query!r}"

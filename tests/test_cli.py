@@ -233,6 +233,17 @@ def test_open_sends_the_papers_page_to_the_browser(run_cli, browser, monkeypatch
     assert result.exit_code == 1 and "no browser" in result.output
 
 
+def test_a_search_parses_its_query_once(run_cli, seeds_copy, parses):
+    """Its papers, their snippets and the suggestions for a word no paper holds all come from
+    one parse of what was typed (it was parsed three times)."""
+    assert run_cli("import", str(seeds_copy)).exit_code == 0
+    parses.clear()
+    result = run_cli("search", "sparse", "autoencodrs", "--sort", "year")
+    assert result.exit_code == 0, result.output
+    assert "autoencoders" in result.output  # did you mean
+    assert parses == ["sparse autoencodrs"]
+
+
 def test_search_and_list_sort(run_cli, seeds_copy):
     from catalog import cli
     from catalog.searching import query

@@ -23,15 +23,15 @@ def search(ctx, query, limit, sort, reverse, as_json):
     (with --json: {"papers": [...], "suggestions": [...], "did_you_mean": "..."}).
     """
     from catalog.cli import output
-    from catalog.searching.identifiers import identify
-    from catalog.searching.query import parse
+    from catalog.searching.request import request
 
     text = " ".join(query)
-    if identify(text) is None and parse(text).is_empty:
+    asked = request(text, ("-" if reverse else "") + sort)  # the only parse of this search
+    if asked.is_empty:
         _fail(f"nothing to search for in {text!r}: type words, \"a phrase\" or a filter like venue:ICML")
     catalog = _open(ctx)
-    papers = catalog.search(text, limit=limit, sort=("-" if reverse else "") + sort)
-    suggestions = catalog.suggest(text)  # words (almost) no paper holds: their closest words
+    papers = catalog.search(asked, limit=limit)
+    suggestions = catalog.suggest(asked)  # words (almost) no paper holds: their closest words
     if as_json:
         output.print_json(output.search_json(text, papers, suggestions))
         return
@@ -39,7 +39,7 @@ def search(ctx, query, limit, sort, reverse, as_json):
         output.print_summaries(papers, with_snippets=True)
     if suggestions:
         output.print_suggestions(text, suggestions, found=bool(papers))
-    elif not papers and (named := identify(text)) and named.kind != "key":
+    elif not papers and (named := asked.named) and named.kind != "key":
         click.echo(f"No paper has {'DOI' if named.kind == 'doi' else 'arXiv id'} {named.value}.", err=True)
     elif not papers:
         click.echo("No papers match; try fewer words, OR, or prefix*.", err=True)
@@ -157,19 +157,20 @@ def saved_add(ctx, name, query):
 def saved_run(ctx, name, limit, as_json):
     """Run the saved search NAME, like `catalog search` (or `catalog list` without words)."""
     from catalog.cli import output
-    from catalog.searching.query import parse
+    from catalog.searching.request import request
 
     catalog = _open(ctx)
     wanted = {s.name: s for s in catalog.saved_searches()}.get(" ".join(name.split()))
     if wanted is None:
         _fail(f"no saved search named {name!r} (see `catalog saved list`)")
-    papers = catalog.search(wanted.query, limit=limit)
+    asked = request(wanted.query)
+    papers = catalog.search(asked, limit=limit)
     if as_json:
         output.print_json(output.summaries_json(papers))
     elif not papers:
         click.echo(f"No papers match {wanted.query!r}.", err=True)
     else:
-        output.print_summaries(papers, with_snippets=parse(wanted.query).has_text)
+        output.print_summaries(papers, with_snippets=asked.query.has_text)
 
 
 @saved.command("delete")

@@ -1,6 +1,7 @@
-"""The query side: what users type -> a parsed query -> the store -> what they see.
+"""The query side: what users type -> a request (parsed once) -> the store -> what they see.
 
     query.py        the search language, parsed into a small tree that knows nothing of SQL
+    request.py      a search's text parsed once: the query, what it names, its order
     identifiers.py  a whole query that names one paper (key, DOI, arXiv id)
     lookup.py       which papers a query or a key names, looked up in a transaction
     acronyms.py     acronyms the abstracts define, learned at import, expanded in searches

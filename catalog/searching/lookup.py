@@ -2,17 +2,18 @@
 
 catalog/searching/identifiers.py says what text names (a key or key prefix, a DOI, an arXiv id: pure
 functions); this module finds those papers: `resolve_key` for a key typed by the user (with
-"did you mean" when there is none), `understood` for a search whose whole query is a key, DOI
-or arXiv id (that paper first, then what the text finds), `as_one_query` for counts over
-the same list. Catalog (library.py) calls these; they hold no SQL.
+"did you mean" when there is none), `understood` for a search request whose whole text is a
+key, DOI or arXiv id (that paper first, then what the text finds), `as_one_query` for counts
+over the same list. Nothing here parses: the request holds its query. Catalog (library.py)
+calls these; they hold no SQL.
 """
 
 from __future__ import annotations
 
 from catalog import rules
 from catalog.errors import CatalogError
-from catalog.searching.identifiers import identify
-from catalog.searching.query import Clause, Filter, Query, parse
+from catalog.searching.query import Clause, Filter, Query
+from catalog.searching.request import SearchRequest
 
 
 def resolve_key(tx, key: str) -> int:
@@ -40,44 +41,42 @@ def _close_keys(typed: str, keys: list[str]) -> list[str]:
     return [key for key, _, _ in process.extract(typed, keys, scorer=fuzz.ratio, score_cutoff=50, limit=3)]
 
 
-def understood(tx, query: str) -> tuple[Query, list[int]]:
-    """The query to run, and the papers a query that is a key, DOI or arXiv id names (they
-    come first; the query then leaves them out, so no paper is shown twice).
+def understood(tx, asked: SearchRequest) -> tuple[Query, list[int]]:
+    """The query to run, and the papers a request whose whole text is a key, DOI or arXiv id
+    names (they come first; the query then leaves them out, so no paper is shown twice).
 
     A full key always names its paper. A key prefix of 4+ characters names the one paper
     whose key starts with it, but only when the word finds nothing as text: a word that is
     also a key prefix (`graph`) searches as usual. A DOI or arXiv id is also searched as a
-    phrase (abstracts that cite it)."""
-    found = identify(query)
+    phrase (abstracts that cite it: the request's query)."""
+    found, parsed = asked.named, asked.query
     if found is None:
-        return parse(query), []
+        return parsed, []
     if found.kind == "key":
-        parsed = parse(query)
         pid = tx.papers.paper_id(found.value)
         if pid is None:
             matches = tx.papers.keys_starting(found.value, 2)
-            if len(matches) != 1 or _finds_text(tx, found.value, query.strip().endswith("*")):
+            if len(matches) != 1 or _finds_text(tx, found.value, asked.text.strip().endswith("*")):
                 return parsed, []
             pid = matches[0][0]
         named = [pid]
     else:
-        parsed = parse('"' + found.value.replace('"', "") + '"')
         named = tx.papers.ids_with_doi(found.value) if found.kind == "doi" else tx.papers.ids_with_arxiv_id(found.value)
     if named:
         parsed = Query(parsed.clauses + [Clause((Filter("key", "=", key),), negated=True)
-                                         for key in map(tx.papers.key_of, named)], source=query)
+                                         for key in map(tx.papers.key_of, named)], source=asked.text)
     return parsed, named
 
 
-def as_one_query(tx, query: str) -> Query:
-    """`query` as one query finding what `search` lists: the papers a key, DOI or arXiv id
-    names, or what its text finds (for counts over the whole list, such as facets)."""
-    parsed, named = understood(tx, query)
+def as_one_query(tx, asked: SearchRequest) -> Query:
+    """The request as one query finding what `search` lists: the papers a key, DOI or arXiv
+    id names, or what its text finds (for counts over the whole list, such as facets)."""
+    parsed, named = understood(tx, asked)
     if not named:
         return parsed
     texts = [option for clause in parsed.clauses if not clause.negated for option in clause.options]
     keys = tuple(Filter("key", "=", tx.papers.key_of(pid)) for pid in named)
-    return Query([Clause(keys + tuple(texts))], source=query)
+    return Query([Clause(keys + tuple(texts))], source=asked.text)
 
 
 def _finds_text(tx, word: str, prefix: bool) -> bool:

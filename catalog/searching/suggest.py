@@ -29,20 +29,28 @@ def max_edits(word: str) -> int:
     return 1 if len(word) < 8 else 2 if len(word) < 12 else 3
 
 
-def words_of(query: Query) -> list[tuple[str, str]]:
+def words_of(query: Query, completing: bool = False) -> list[tuple[str, str]]:
     """(as typed, folded as indexed) for each word the query looks for that may be a typo: not
-    negated, not a prefix, no digits, not CJK, at least MIN_LENGTH letters."""
+    negated, not a prefix, no digits, not CJK, at least MIN_LENGTH letters. `completing`: the
+    query's last word is a prefix only because it is still being typed: it is checked too."""
     out: dict[str, str] = {}
+    last = _last_option(query) if completing else None
     for clause in query.clauses:
         if clause.negated:
             continue
         for option in clause.options:
-            if not isinstance(option, Text) or option.prefix or has_cjk(option.text):
+            if not isinstance(option, Text) or (option.prefix and option is not last):
+                continue
+            if has_cjk(option.text):
                 continue
             for word in _WORD.findall(option.text):
                 if len(word) >= MIN_LENGTH and word.isalpha():
                     out.setdefault(word, fold(word))
     return list(out.items())
+
+
+def _last_option(query: Query):
+    return query.clauses[-1].options[-1] if query.clauses else None
 
 
 class WordList:

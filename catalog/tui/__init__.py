@@ -1,3 +1,6 @@
 """The Textual app behind `catalog tui`: app.py (a small App that opens screens/main.py),
-loading.py and editing.py (reads and writes in thread workers, mixed into the screen),
-messages.py (what workers post), keys.py (every binding), app.tcss (the one stylesheet)."""
+search.py (the search's one state and its controller, and the worker that runs a search),
+widgets/ (the search bar, the sidebar, the paper list and the reading pane, each reading its
+own data), editing.py, sharing.py and discovering.py (parts of the screen that show nothing:
+writes and undo, the browser, clipboard and files, `m`), messages.py (what workers post),
+keys.py (every binding), app.tcss (the one stylesheet)."""

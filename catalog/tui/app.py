@@ -1,9 +1,9 @@
 """`catalog tui`: browse, search, read, tag, rate and annotate.
 
 The app is small: it opens one CatalogScreen (screens/main.py), which holds the layout and
-its handlers. Nothing here holds a database session: the screen calls Catalog methods in
-thread workers (loading.py for reads, editing.py for writes) and shows the dataclasses they
-return."""
+its handlers. Nothing here holds a database session: the screen and its widgets call Catalog
+methods in thread workers (search.py runs a search; the sidebar, the reading pane and the
+list read their own data; editing.py writes) and show the dataclasses they return."""
 
 from __future__ import annotations
 

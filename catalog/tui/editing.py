@@ -3,7 +3,10 @@
 Each change opens a small screen; what it returns is written by a thread worker. Every write
 returns an Edit saying exactly what it changed; `u` hands the newest one back to
 Catalog.undo, which takes back that change only (never someone else's since), and `U` redoes
-it. Writes run one at a time, in order."""
+it. Writes run one at a time, in order.
+
+Editing is a widget of the catalog screen that shows nothing: it holds the undo and redo
+stacks, runs the writes in its workers and handles their answers; the screen's keys call it."""
 
 from __future__ import annotations
 
@@ -13,12 +16,14 @@ from dataclasses import replace
 
 from rich.text import Text
 from textual import work
+from textual.widget import Widget
 
 from catalog.errors import CatalogError
 from catalog.library import Catalog
 from catalog.searching.query import QueryError
 from catalog.results import Edit, NoteView, PaperSummary, SavedQuery
 from catalog.tui.display import first_line, one_line, shorten, stars
+from catalog.tui.host import CatalogHost
 from catalog.tui.messages import ActionFailed, MarksChecked, PapersChanged, TagsLoaded
 from catalog.tui.querytext import chunks, keys_query
 from catalog.tui.screens.confirm import ConfirmScreen
@@ -53,27 +58,29 @@ def run_change(catalog: Catalog, label: str, change: Change, kind: str) -> Paper
     return PapersChanged(label, edit, kind)
 
 
-class Editing:
-    """Mixed into CatalogScreen, which sets the undo and redo stacks in its __init__."""
+class Editing(Widget):
+    """The catalog screen's changes and their undo (shows nothing)."""
 
-    catalog: Catalog
-    undo_stack: list[tuple[str, Edit]]
-    redo_stack: list[tuple[str, Edit]]
+    def __init__(self, catalog: Catalog) -> None:
+        super().__init__()
+        self.catalog = catalog
+        self.undo_stack: list[tuple[str, Edit]] = []
+        self.redo_stack: list[tuple[str, Edit]] = []
 
-    def targets(self) -> list[PaperSummary]:
-        """The marked papers, or else the one under the cursor."""
-        papers = self.papers
-        if papers.marked:
-            return list(papers.marked.values())
-        return [papers.current] if papers.current is not None else []
+    @property
+    def main(self) -> CatalogHost:
+        return self.screen
 
-    # --- actions ------------------------------------------------------------------------
+    def say(self, message: str, **kwargs) -> None:
+        self.notify(message, markup=False, **kwargs)
+
+    # --- which papers -------------------------------------------------------------------
 
     def with_targets(self, then: Callable[[list[PaperSummary]], None]) -> None:
         """Call `then` with the papers an action applies to: the one under the cursor, or the
         marked ones. Marked papers the current results no longer show are not changed
         silently: a dialog says how many are hidden and asks whether to include them."""
-        papers = self.papers
+        papers = self.main.papers
         if not papers.marked:
             if papers.current is not None:
                 then([papers.current])
@@ -101,10 +108,11 @@ class Editing:
         self.post_message(MarksChecked(generation, [k for k in keys if k not in found], then))
 
     def on_marks_checked(self, message: MarksChecked) -> None:
-        if message.generation != self.papers.generation:  # other results meanwhile: again
+        message.stop()
+        if message.generation != self.main.papers.generation:  # other results meanwhile: again
             self.with_targets(message.then)
             return
-        marked = list(self.papers.marked.values())
+        marked = list(self.main.papers.marked.values())
         hidden_keys = set(message.hidden)
         hidden = [p for p in marked if p.key in hidden_keys]
         if not hidden:
@@ -121,11 +129,14 @@ class Editing:
             ChoiceScreen(title, choices, hint="a or v, or arrows and enter · escape cancels"),
             lambda choice: choice and message.then(choice.value))
 
-    def action_tag(self) -> None:
+    # --- the changes ----------------------------------------------------------------------
+
+    def tag(self) -> None:
         self.with_targets(self._tag)
 
     def _tag(self, papers: list[PaperSummary]) -> None:
-        known = list(self.facets.tag_names) if self.facets else []
+        facets = self.main.facets
+        known = list(facets.tag_names) if facets else []
 
         def done(change: tuple[list[str], list[str]] | None) -> None:
             if change:
@@ -148,15 +159,16 @@ class Editing:
         self.post_message(TagsLoaded(known, tags))
 
     def on_tags_loaded(self, message: TagsLoaded) -> None:
+        message.stop()
         editor = next((s for s in self.app.screen_stack if isinstance(s, TagEditor)), None)
         if editor is not None:
             editor.update_tags(message.known, message.tags)
-        papers = [p for p in self.targets() if p.key in message.tags]
+        papers = [p for p in self.main.papers.targets() if p.key in message.tags]
         stale = [replace(p, tags=message.tags[p.key]) for p in papers if p.tags != message.tags[p.key]]
         if stale:
-            self.papers.replace(stale)
+            self.main.papers.replace(stale)
 
-    def action_status(self) -> None:
+    def status(self) -> None:
         self.with_targets(self._status)
 
     def _status(self, papers: list[PaperSummary]) -> None:
@@ -168,7 +180,7 @@ class Editing:
         now = papers[0].status if len(papers) == 1 else None
         self.app.push_screen(ChoiceScreen(f"Status of {_count(papers)}", status_choices(now)), done)
 
-    def action_rate(self) -> None:
+    def rate(self) -> None:
         self.with_targets(self._rate)
 
     def _rate(self, papers: list[PaperSummary]) -> None:
@@ -181,8 +193,8 @@ class Editing:
         now = papers[0].rating if len(papers) == 1 else None
         self.app.push_screen(ChoiceScreen(f"Rate {_count(papers)}", rating_choices(now)), done)
 
-    def action_title(self) -> None:
-        paper, detail = self.papers.current, self.detail
+    def title(self) -> None:
+        paper, detail = self.main.papers.current, self.main.detail
         if paper is None:
             return
         value = one_line(detail.user_title if detail and detail.user_title else paper.title)
@@ -196,8 +208,8 @@ class Editing:
             "Your title for this paper", value,
             hint="enter saves · empty goes back to the derived headline · escape cancels"), done)
 
-    def action_note(self) -> None:
-        paper, detail = self.papers.current, self.detail
+    def note(self) -> None:
+        paper, detail = self.main.papers.current, self.main.detail
         if paper is None or detail is None or detail.summary.key != paper.key:
             return
         if not detail.notes:
@@ -222,22 +234,22 @@ class Editing:
         heading = f"{'Note ' + str(note.number) if note else 'New note'} on {one_line(paper.title)}"
         self.app.push_screen(NoteEditor(heading, note.body if note else ""), done)
 
-    def action_undo(self) -> None:
+    def undo(self) -> None:
         if not self.undo_stack:
             self.say("Nothing to undo")
             return
         label, edit = self.undo_stack.pop()
         self._write(label, lambda c: c.undo(edit), "undo")
 
-    def action_redo(self) -> None:
+    def redo(self) -> None:
         if not self.redo_stack:
             self.say("Nothing to redo")
             return
         label, edit = self.redo_stack.pop()
         self._write(label, lambda c: c.undo(edit), "redo")
 
-    def action_save_search(self) -> None:
-        query = self.search_bar.value.strip()
+    def save_search(self) -> None:
+        query = self.main.search_bar.value.strip()
         if not query:
             self.say("Type a search first; then S saves it as a smart list")
             return
@@ -246,7 +258,8 @@ class Editing:
             name = " ".join((name or "").split())  # as the catalog stores it
             if not name:
                 return
-            saved = self.facets.saved if self.facets else ()
+            facets = self.main.facets
+            saved = facets.saved if facets else ()
             old = next((s for s in saved if s.name == name), None)
             if old is None or old.query == query:
                 self._save_search(name, query)
@@ -285,6 +298,7 @@ class Editing:
                     lambda c: c.delete_saved_search(saved.name), "do")
 
     def on_papers_changed(self, message: PapersChanged) -> None:
+        message.stop()
         edit, label = message.edit, message.label
         if message.kind == "do":
             self.undo_stack.append((label, edit))
@@ -294,12 +308,7 @@ class Editing:
         else:
             self.undo_stack.append((label, edit))
         del self.undo_stack[:-UNDO_DEPTH]
-        self.papers.replace(list(edit.papers))
-        current = self.papers.current
-        if current is not None:
-            self.load_detail(current.key)
-        self.load_facets()
-        self.refresh_bindings()
+        self.main.show_edit(edit)
         self._announce(message.kind, label, edit)
 
     def _announce(self, kind: str, label: str, edit: Edit) -> None:
@@ -315,5 +324,3 @@ class Editing:
         else:
             self.say(f"{verb}: {label}  ({'U redoes' if kind == 'undo' else 'u undoes'})", timeout=3)
 
-    def on_action_failed(self, message: ActionFailed) -> None:
-        self.say(message.message, severity="error", timeout=6)

@@ -1,259 +1,261 @@
 """App-wide messages. Workers post these instead of touching widgets; each result carries the
-query (and search generation) or paper key it answers, so a late, stale answer is dropped."""
+search generation, request or paper key it answers, so a late, stale answer is dropped.
+
+A message that a newer one of its kind makes moot says so in `can_replace`: Textual then
+handles only the newer when both wait in the same queue (a steady typist's counts and
+facets, the first rows of a search already typed over)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from textual.message import Message
 
-from catalog.searching.highlight import Terms
 from catalog.results import (
     Edit, Facets, PaperDetail, PaperSummary, RelatedPaper, Suggestion, TopicCount, TriageCount,
     TriageOrder,
 )
+from catalog.searching.highlight import Terms
+from catalog.searching.request import SearchRequest
 from catalog.text.tex import Styled
 
 
+@dataclass
 class QueryChanged(Message):
     """The search text settled (after the debounce, or at once for a facet click);
     `finished`: Enter was pressed (a short last word is searched, not left out)."""
 
-    def __init__(self, query: str, finished: bool = False) -> None:
-        super().__init__()
-        self.query = query
-        self.finished = finished
+    query: str
+    finished: bool = False
 
 
+@dataclass
 class FilterChosen(Message):
     """A facet or saved search was clicked: `text` is added to the query, or replaces it."""
 
-    def __init__(self, text: str, replace: bool = False) -> None:
-        super().__init__()
-        self.text = text
-        self.replace = replace
+    text: str
+    replace: bool = False
 
 
-class SearchResults(Message):
-    """The first page for `query`; `total` is None while the count is still running. `more`:
+# --- a search's answers (catalog/tui/search.py's worker) ----------------------------------
+
+@dataclass
+class SearchAnswer(Message):
+    """Something search number `generation` found. Once a newer search's answer is queued
+    behind it, it is moot: the screen would drop it."""
+
+    generation: int
+
+    def can_replace(self, message: Message) -> bool:
+        return isinstance(message, SearchAnswer) and message.generation > self.generation
+
+
+@dataclass
+class SearchResults(SearchAnswer):
+    """The first page of `request`; `total` is None while the count is still running. `more`:
     the rows are only the first of that page (what the screen shows first); the whole page
     follows (SearchRest)."""
 
-    def __init__(self, query: str, generation: int, rows: list[PaperSummary],
-                 total: int | None, more: bool = False) -> None:
-        super().__init__()
-        self.query = query
-        self.generation = generation
-        self.rows = rows
-        self.total = total
-        self.more = more
+    request: SearchRequest
+    rows: list[PaperSummary]
+    total: int | None
+    more: bool = False
 
 
-class SearchRest(SearchResults):
-    """The whole first page for `query`, after its first rows (SearchResults' `more`); `total`
-    as SearchResults'. (Handled by on_search_rest only: Textual names a handler per class.)"""
+@dataclass
+class SearchRest(SearchAnswer):
+    """The whole first page, after its first rows (SearchResults' `more`); `total` as
+    SearchResults'."""
+
+    rows: list[PaperSummary]
+    total: int | None
 
 
-class SearchCount(Message):
-    def __init__(self, query: str, generation: int, total: int) -> None:
-        super().__init__()
-        self.query = query
-        self.generation = generation
-        self.total = total
+@dataclass
+class SearchCount(SearchAnswer):
+    total: int
 
 
-class SearchSuggestions(Message):
-    """Closest words for the words of `query` that (almost) no paper holds (catalog/searching/suggest.py)."""
+@dataclass
+class SearchSuggestions(SearchAnswer):
+    """Closest words for the words of the search that (almost) no paper holds
+    (catalog/searching/suggest.py)."""
 
-    def __init__(self, query: str, generation: int, suggestions: list[Suggestion]) -> None:
-        super().__init__()
-        self.query = query
-        self.generation = generation
-        self.suggestions = suggestions
+    suggestions: list[Suggestion]
 
 
-class SearchFailed(Message):
-    """The query cannot run (a QueryError, usually while it is still being typed)."""
+@dataclass
+class SearchFailed(SearchAnswer):
+    """The search cannot run (a QueryError, usually while it is still being typed, or a busy
+    database); `message` says why in one line."""
 
-    def __init__(self, query: str, generation: int, message: str) -> None:
-        super().__init__()
-        self.query = query
-        self.generation = generation
-        self.message = message
+    message: str
 
 
+# --- what the sidebar and the reading pane read for themselves ----------------------------
+
+@dataclass
 class DetailLoaded(Message):
     """A paper, with its abstract rendered for display (catalog.text.tex.render_styled) and
-    the terms to mark in it (Catalog.highlight_terms)."""
+    the terms to mark in it (Catalog.highlight_terms for `request`)."""
 
-    def __init__(self, key: str, detail: PaperDetail | None, error: str | None = None,
-                 styled: Styled | None = None, terms: Terms | None = None) -> None:
-        super().__init__()
-        self.key = key
-        self.detail = detail
-        self.error = error
-        self.styled = styled
-        self.terms = terms  # what to mark: the query's words, and what its acronyms stand for
+    key: str
+    detail: PaperDetail | None
+    error: str | None = None
+    styled: Styled | None = None
+    terms: Terms | None = None
+    request: SearchRequest | None = None  # whose terms these are
+
+    def can_replace(self, message: Message) -> bool:
+        return isinstance(message, DetailLoaded) and message.key == self.key  # read again since
 
 
+@dataclass
 class FacetsLoaded(Message):
-    """Counts of the papers `facets.query` finds (`partial`: with those holding some of
-    the words, as the list does by relevance)."""
+    """Counts of the papers `request` finds (by relevance with those holding only some of
+    the words, as the list holds them)."""
 
-    def __init__(self, facets: Facets, partial: bool = True) -> None:
-        super().__init__()
-        self.facets = facets
-        self.partial = partial
+    request: SearchRequest
+    facets: Facets
+
+    def can_replace(self, message: Message) -> bool:
+        return isinstance(message, FacetsLoaded) and message.request == self.request  # fresher
 
 
+@dataclass
 class FacetsFailed(Message):
-    """The counts for `query` could not be read, after trying again (`message`: why, one
+    """The counts for `request` could not be read, after trying again (`message`: why, one
     line); the sidebar still shows an earlier search's."""
 
-    def __init__(self, query: str, partial: bool, message: str) -> None:
-        super().__init__()
-        self.query = query
-        self.partial = partial
-        self.message = message
+    request: SearchRequest
+    message: str
 
 
-class CatalogChanged(Message):
-    """The catalog's version, polled: when it moved, someone (another `catalog` command,
-    another person) committed a change. None: it could not be read this time."""
-
-    def __init__(self, version: int | None) -> None:
-        super().__init__()
-        self.version = version
-
-
-class PapersChanged(Message):
-    """A write finished: `edit` says what it changed; `kind` is "do", "undo" or "redo"."""
-
-    def __init__(self, label: str, edit: Edit, kind: str) -> None:
-        super().__init__()
-        self.label = label
-        self.edit = edit
-        self.kind = kind
-
-
-class ActionFailed(Message):
-    """A write or load failed with a message the user can act on."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__()
-        self.message = message
-
-
-class TagsLoaded(Message):
-    """Fresh tag names (all, and those of `tags`' papers), read when the tag dialog opened."""
-
-    def __init__(self, known: list[str], tags: dict[str, tuple[str, ...]]) -> None:
-        super().__init__()
-        self.known = known
-        self.tags = tags
-
-
-class MarksChecked(Message):
-    """Which marked papers (of those asked about) the results of `generation` do not hold;
-    `then` is the action waiting for the answer."""
-
-    def __init__(self, generation: int, hidden: list[str], then: Callable) -> None:
-        super().__init__()
-        self.generation = generation
-        self.hidden = hidden
-        self.then = then
-
-
-class LinkOpened(Message):
-    """`link` went to the browser (`opened`), or the paper has none (None)."""
-
-    def __init__(self, title: str, link: str | None, opened: bool) -> None:
-        super().__init__()
-        self.title = title
-        self.link = link
-        self.opened = opened
-
-
-class Copied(Message):
-    """Text for the clipboard, made from `papers` papers."""
-
-    def __init__(self, text: str, label: str, papers: int) -> None:
-        super().__init__()
-        self.text = text
-        self.label = label
-        self.papers = papers
-
-
-class Exported(Message):
-    """`unchanged`, `skipped`: a vault's files already up to date, and those left alone."""
-
-    def __init__(self, papers: int, format: str, path: str, unchanged: int = 0,
-                 skipped: tuple[str, ...] = ()) -> None:
-        super().__init__()
-        self.papers = papers
-        self.format = format
-        self.path = path
-        self.unchanged = unchanged
-        self.skipped = skipped
-
-
-class TriageRows(Message):
-    """Untriaged papers of the triage's list, in its own order; `full`: there may be more;
-    `error`: the list cannot be read (a query that cannot run, a locked database)."""
-
-    def __init__(self, generation: int, rows: list[PaperSummary], full: bool,
-                 error: str | None = None) -> None:
-        super().__init__()
-        self.generation = generation
-        self.rows = rows
-        self.full = full
-        self.error = error
-
-
-class TriageCounted(Message):
-    def __init__(self, count: TriageCount) -> None:
-        super().__init__()
-        self.count = count
-
-
-class TriageRanked(Message):
-    """The untriaged papers most promising first; None: nothing to learn from yet;
-    `error`: the ranking failed (the list's own order stays)."""
-
-    def __init__(self, generation: int, order: TriageOrder | None, error: str | None = None) -> None:
-        super().__init__()
-        self.generation = generation
-        self.order = order
-        self.error = error
-class SimilarLoaded(Message):
-    """The papers most like paper `key` (`m`), or why there are none (`error`)."""
-
-    def __init__(self, key: str, papers: list[RelatedPaper] | None, error: str | None = None) -> None:
-        super().__init__()
-        self.key = key
-        self.papers = papers
-        self.error = error
-
-
+@dataclass
 class TopicsLoaded(Message):
     """The whole catalog's stored topics; `stale`: papers came or went since they were made
     (or there are none); `grouped`: sent by the worker that made them, which is done."""
 
-    def __init__(self, topics: tuple[TopicCount, ...], stale: bool, grouped: bool = False) -> None:
-        super().__init__()
-        self.topics = topics
-        self.stale = stale
-        self.grouped = grouped
+    topics: tuple[TopicCount, ...]
+    stale: bool
+    grouped: bool = False
 
 
-class FindTopics(Message):
-    """The sidebar's "find topics" was chosen: group the whole catalog (again)."""
-
-
+@dataclass
 class TopicPapers(Message):
-    """The papers of topic `number`, to mark (a topic chosen in the sidebar)."""
+    """The papers of topic `number` (`label`), to mark (a topic chosen in the sidebar)."""
 
-    def __init__(self, number: int, papers: list[PaperSummary]) -> None:
-        super().__init__()
-        self.number = number
-        self.papers = papers
+    number: int
+    label: str
+    papers: list[PaperSummary]
+
+
+# --- the catalog elsewhere, and changes made here -----------------------------------------
+
+@dataclass
+class CatalogChanged(Message):
+    """The catalog's version, polled: when it moved, someone (another `catalog` command,
+    another person) committed a change. None: it could not be read this time."""
+
+    version: int | None
+
+
+@dataclass
+class PapersChanged(Message):
+    """A write finished: `edit` says what it changed; `kind` is "do", "undo" or "redo"."""
+
+    label: str
+    edit: Edit
+    kind: str
+
+
+@dataclass
+class ActionFailed(Message):
+    """A write or load failed with a message the user can act on."""
+
+    message: str
+
+
+@dataclass
+class TagsLoaded(Message):
+    """Fresh tag names (all, and those of `tags`' papers), read when the tag dialog opened."""
+
+    known: list[str]
+    tags: dict[str, tuple[str, ...]]
+
+
+@dataclass
+class MarksChecked(Message):
+    """Which marked papers (of those asked about) the results of `generation` do not hold;
+    `then` is the action waiting for the answer."""
+
+    generation: int
+    hidden: list[str]
+    then: Callable
+
+
+@dataclass
+class LinkOpened(Message):
+    """`link` went to the browser (`opened`), or the paper has none (None)."""
+
+    title: str
+    link: str | None
+    opened: bool
+
+
+@dataclass
+class Copied(Message):
+    """Text for the clipboard, made from `papers` papers."""
+
+    text: str
+    label: str
+    papers: int
+
+
+@dataclass
+class Exported(Message):
+    """`unchanged`, `skipped`: a vault's files already up to date, and those left alone."""
+
+    papers: int
+    format: str
+    path: str
+    unchanged: int = 0
+    skipped: tuple[str, ...] = ()
+
+
+@dataclass
+class SimilarLoaded(Message):
+    """The papers most like paper `key` (`m`), or why there are none (`error`)."""
+
+    key: str
+    papers: list[RelatedPaper] | None
+    error: str | None = None
+
+
+# --- triage mode (screens/triage.py) -------------------------------------------------------
+
+@dataclass
+class TriageRows(Message):
+    """Untriaged papers of the triage's list, in its own order; `full`: there may be more;
+    `error`: the list cannot be read (a query that cannot run, a locked database)."""
+
+    generation: int
+    rows: list[PaperSummary]
+    full: bool
+    error: str | None = None
+
+
+@dataclass
+class TriageCounted(Message):
+    count: TriageCount
+
+
+@dataclass
+class TriageRanked(Message):
+    """The untriaged papers most promising first; None: nothing to learn from yet;
+    `error`: the ranking failed (the list's own order stays)."""
+
+    generation: int
+    order: TriageOrder | None
+    error: str | None = None

@@ -1,12 +1,10 @@
 """Editing query text the way the TUI does: facet filters toggled in, the word still being
-typed, and the words to highlight. Pure functions; no Textual, no database."""
+typed. Pure functions on text (no parsing: a search's request does that, once); no Textual,
+no database."""
 
 from __future__ import annotations
 
 import re
-
-from catalog.searching.highlight import Terms, terms_of
-from catalog.searching.query import QueryError, parse
 
 # One raw token as the user typed it: a (possibly negated, possibly field-prefixed or exact) quoted
 # phrase, or a run of non-space characters.
@@ -107,11 +105,3 @@ def typed_query(query: str, finished: bool = False) -> str:
     if len(word) < PREFIX_FROM:
         return query if finished else query[:len(query) - len(word)]
     return query + "*"
-
-
-def highlight_terms(query: str) -> Terms:
-    """The words and phrases a query looks for (not the ones it excludes)."""
-    try:
-        return terms_of(parse(query))
-    except QueryError:
-        return terms_of(parse(""))

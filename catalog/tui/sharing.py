@@ -1,9 +1,10 @@
 """Taking papers out of the app: open a paper's page in the browser, copy its key, BibTeX,
 \\cite{} or link to the clipboard, export marked papers or all results to a file.
 
-Reads run in thread workers that post messages, as in loading.py; the browser is started
-from a worker too (a `$BROWSER` command may take its time). Clipboard text goes out through
-Textual's copy_to_clipboard (OSC 52: works over SSH, in tmux with set-clipboard on)."""
+Sharing is a widget of the catalog screen that shows nothing: reads run in its thread
+workers, which post messages it handles; the browser is started from a worker too (a
+`$BROWSER` command may take its time). Clipboard text goes out through Textual's
+copy_to_clipboard (OSC 52: works over SSH, in tmux with set-clipboard on)."""
 
 from __future__ import annotations
 
@@ -13,12 +14,14 @@ from pathlib import Path
 
 from rich.text import Text
 from textual import work
+from textual.widget import Widget
 
 from catalog.errors import CatalogError
 from catalog.library import Catalog
 from catalog.searching.query import QueryError
 from catalog.results import ExportPaper, PaperSummary
 from catalog.tui.display import first_line, shorten
+from catalog.tui.host import CatalogHost
 from catalog.tui.messages import ActionFailed, Copied, Exported, LinkOpened
 from catalog.tui.screens.confirm import ConfirmScreen
 from catalog.tui.screens.pickers import Choice, ChoiceScreen
@@ -65,20 +68,25 @@ def export_papers(catalog: Catalog, keys: list[str]) -> list[ExportPaper]:
     return catalog.export_papers(keys=keys)
 
 
-class Sharing:
-    """Mixed into CatalogScreen (see loading.py for the state it reads)."""
+class Sharing(Widget):
+    """The catalog screen's ways out: browser, clipboard, files (shows nothing)."""
 
-    catalog: Catalog
+    def __init__(self, catalog: Catalog) -> None:
+        super().__init__()
+        self.catalog = catalog
+
+    @property
+    def main(self) -> CatalogHost:
+        return self.screen
+
+    def say(self, message: str, **kwargs) -> None:
+        self.notify(message, markup=False, **kwargs)
 
     # --- open -----------------------------------------------------------------------------
 
-    def action_browse(self) -> None:
-        paper = self.papers.current
-        if paper is not None:
-            self._browse(paper.key)
-
     @work(thread=True, exclusive=True, group="browse", exit_on_error=False)
-    def _browse(self, key: str) -> None:
+    def browse(self, key: str) -> None:
+        """Open paper `key`'s page in the browser (its URL, DOI or arXiv page)."""
         try:
             detail = self.catalog.get(key)
         except Exception as exc:
@@ -102,6 +110,7 @@ class Sharing:
         self.post_message(LinkOpened(detail.summary.title, link, opened))
 
     def on_link_opened(self, message: LinkOpened) -> None:
+        message.stop()
         title = shorten(message.title)
         if message.link is None:
             self.say(f"{title} has no URL, DOI or arXiv id to open", severity="warning")
@@ -114,8 +123,8 @@ class Sharing:
 
     # --- copy -----------------------------------------------------------------------------
 
-    def action_copy(self) -> None:
-        self.with_targets(self._copy_menu)
+    def copy_menu(self) -> None:
+        self.main.with_targets(self._copy_menu)
 
     def _copy_menu(self, papers: list[PaperSummary]) -> None:
         what = shorten(papers[0].title) if len(papers) == 1 else f"{len(papers)} marked papers"
@@ -145,6 +154,7 @@ class Sharing:
         self.post_message(Copied(text, label, len(papers)))
 
     def on_copied(self, message: Copied) -> None:
+        message.stop()
         if not message.text.strip():
             self.say(f"Nothing to copy: no {message.label}", severity="warning")
             return
@@ -157,10 +167,10 @@ class Sharing:
 
     # --- export -----------------------------------------------------------------------------
 
-    def action_export(self) -> None:
+    def export(self) -> None:
         from catalog.tui.screens.export import ExportScreen  # its widgets load when first used
 
-        papers = self.papers
+        papers = self.main.papers
         if not papers.total and not papers.marked:
             self.say("Nothing to export: no papers in these results")
             return
@@ -181,8 +191,9 @@ class Sharing:
                                           Path.cwd()), chosen)
 
     def _start_export(self, request, *, force: bool = False) -> None:
-        keys = list(self.papers.marked) if request.marked else None
-        self._export(self.catalog, request, self.papers.query_text, keys, force)
+        papers = self.main.papers
+        keys = list(papers.marked) if request.marked else None
+        self._export(self.catalog, request, papers.query_text, keys, force)
 
     @work(thread=True, group="export", exit_on_error=False)
     def _export(self, catalog: Catalog, request, query: str,
@@ -201,6 +212,7 @@ class Sharing:
                                    report.unchanged, report.skipped))
 
     def on_exported(self, message: Exported) -> None:
+        message.stop()
         count = f"{message.papers} {'paper' if message.papers == 1 else 'papers'}"
         up_to_date = f"; {message.unchanged} already up to date" if message.unchanged else ""
         self.say(f"Exported {count} as {message.format} to {message.path}{up_to_date}", timeout=5)

@@ -112,6 +112,28 @@ async def workers_done(app, timeout: float = 30) -> None:
     raise AssertionError(f"workers still running after {timeout} s: {[w.name for w in active]}")
 
 
+async def until(pilot, condition, timeout: float = 30) -> None:
+    """Until `condition()` holds, handling the app's messages meanwhile."""
+    deadline = monotonic() + timeout
+    while not condition() and monotonic() < deadline:
+        await pilot.pause(0.02)
+    assert condition(), "it never happened"
+
+
+@pytest.fixture
+def change_shown(settle):
+    """Wait until the app has seen a change made elsewhere and shown it: `seen` is the
+    version it had seen before (ChangeWatch, which reads it every POLL seconds)."""
+    from catalog.tui.watching import ChangeWatch
+
+    async def wait(pilot, seen: int | None) -> None:
+        watch = pilot.app.main.query_one(ChangeWatch)
+        await until(pilot, lambda: watch.version != seen)
+        await settle(pilot)
+
+    return wait
+
+
 @pytest.fixture
 def type_search(settle):
     """Focus the search bar, replace its text, and wait for the results."""

@@ -7,6 +7,7 @@ import json
 
 from catalog.tui.app import CatalogApp
 from catalog.tui.state import StateStore
+from catalog.tui.watching import ChangeWatch
 from catalog.tui.widgets.paper_list import PaperList
 from tests.tui.conftest import screen_text
 
@@ -70,11 +71,11 @@ async def test_O_cycles_the_sort_and_a_header_click_sorts_by_its_column(seeded, 
 
 
 async def test_pages_beyond_the_first_come_in_the_same_order(seeded, settle, monkeypatch):
-    from catalog.tui import loading
+    from catalog.tui import search
     from catalog.tui.widgets import paper_list
 
     monkeypatch.setattr(paper_list, "PAGE", 10)
-    monkeypatch.setattr(loading, "PAGE", 10)
+    monkeypatch.setattr(search, "PAGE", 10)
     app = CatalogApp(seeded, cursor_blink=False)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -131,13 +132,14 @@ async def test_facet_counts_follow_the_results_and_mark_the_facets_in_use(seeded
         assert not any(label.startswith("ICML") for label in labels)
 
 
-async def test_changes_made_elsewhere_show_by_themselves(seeded, settle, monkeypatch, tmp_path, seeds_copy):
+async def test_changes_made_elsewhere_show_by_themselves(seeded, settle, change_shown, monkeypatch, tmp_path,
+                                                        seeds_copy):
     """Another process tags, rates and imports: the rows update without R, the cursor stays
     on its paper and the marks stay; the tag dialog knows the new tag."""
     from catalog.library import Catalog
-    from catalog.tui.screens import main
+    from catalog.tui import watching
 
-    monkeypatch.setattr(main, "POLL", 0.05)
+    monkeypatch.setattr(watching, "POLL", 0.05)
     other = Catalog.open(seeded.path)  # another shell: its own connections
     app = CatalogApp(seeded, cursor_blink=False)
     async with app.run_test(size=SIZE) as pilot:
@@ -148,10 +150,10 @@ async def test_changes_made_elsewhere_show_by_themselves(seeded, settle, monkeyp
         marked, key = set(papers.marked), papers.current.key
         assert papers.cursor == 4
 
+        seen = app.main.query_one(ChangeWatch).version
         other.tag([key], add=["elsewhere"])
         other.set_status([key], "reading")
-        await pilot.pause(0.3)
-        await settle(pilot)
+        await change_shown(pilot, seen)
         assert papers.current.key == key and papers.cursor == 4 and set(papers.marked) == marked
         assert papers.current.tags == ("elsewhere",) and papers.current.status == "reading"
         assert "#elsewhere" in screen_text(app, papers)
@@ -165,9 +167,9 @@ async def test_changes_made_elsewhere_show_by_themselves(seeded, settle, monkeyp
         extra = tmp_path / "more.txt"
         extra.write_text("ICML 2025\n\nA brand new abstract about zebra finches and their song.\n",
                          encoding="utf-8")
+        seen = app.main.query_one(ChangeWatch).version
         other.import_paths([extra])
-        await pilot.pause(0.3)
-        await settle(pilot)
+        await change_shown(pilot, seen)
         assert papers.total == 91 and papers.current.key == key
     other.close()
 
@@ -199,15 +201,16 @@ async def test_papers_with_notes_are_marked_in_the_list(seeded, settle):
         assert lines[1][:3] == "●✎ "
 
 
-async def test_the_reading_pane_keeps_its_place_when_the_catalog_changes_elsewhere(seeded, settle, monkeypatch):
+async def test_the_reading_pane_keeps_its_place_when_the_catalog_changes_elsewhere(seeded, settle, change_shown,
+                                                                                   monkeypatch):
     """Reading an abstract scrolled down while another process changes the catalog: the
     rows refresh, the pane shows the change and stays where the reader was; another paper
     starts at its top."""
     from catalog.library import Catalog
-    from catalog.tui.screens import main
+    from catalog.tui import watching
     from catalog.tui.widgets.detail import DetailPane
 
-    monkeypatch.setattr(main, "POLL", 0.05)
+    monkeypatch.setattr(watching, "POLL", 0.05)
     key = seeded.search("", limit=1, snippets=False)[0].key
     seeded.add_note(key, "\n\n".join(f"Point {i}: worth reading twice." for i in range(30)))
     other = Catalog.open(seeded.path)  # another shell: its own connections
@@ -220,9 +223,9 @@ async def test_the_reading_pane_keeps_its_place_when_the_catalog_changes_elsewhe
         await settle(pilot)
         assert pane.scroll_y == 8
 
+        seen = app.main.query_one(ChangeWatch).version
         other.tag([key], add=["elsewhere"])
-        await pilot.pause(0.3)
-        await settle(pilot)
+        await change_shown(pilot, seen)
         assert "#elsewhere" in pane.text  # read again...
         assert pane.scroll_y == 8  # ...where the reader was
         assert app.main.focused is pane

@@ -93,3 +93,32 @@ async def test_the_topics_facet_groups_shows_and_marks_a_topic(app, seeded, sett
         await settle(pilot)
         assert {p.key for p in seeded.search("status:skipped", limit=100)} == members
 
+
+
+async def test_topics_say_when_papers_came_since(app, seeded, settle, change_shown, type_search, monkeypatch,
+                                                 tmp_path):
+    """The stored topics are read with the first counts, not at every key; papers imported
+    elsewhere make them stale, and the sidebar offers to group again."""
+    from catalog.library import Catalog
+    from catalog.tui import watching
+    from catalog.tui.watching import ChangeWatch
+
+    monkeypatch.setattr(watching, "POLL", 0.05)
+    seeded.topics()
+    other = Catalog.open(seeded.path)  # another shell
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        sidebar = app.query_one(Sidebar)
+        assert sidebar.topics and facet_node(sidebar, "group again") is None
+        read, stored = [], seeded.stored_topics
+        monkeypatch.setattr(seeded, "stored_topics", lambda: read.append(1) or stored())
+        await type_search(pilot, "graph neural")
+        assert read == [] and sidebar.facets.query == "graph neural*"  # counts, not topics
+        seen = app.main.query_one(ChangeWatch).version
+        extra = tmp_path / "more.txt"
+        extra.write_text("ICML 2025\n\nA brand new abstract about zebra finches and their song.\n",
+                         encoding="utf-8")
+        other.import_paths([extra])
+        await change_shown(pilot, seen)
+        assert facet_node(sidebar, "group again (papers changed)") is not None and read == [1]
+    other.close()

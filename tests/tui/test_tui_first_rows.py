@@ -23,13 +23,13 @@ PAGE, FIRST = 60, 25
 
 @pytest.fixture
 def small_pages(monkeypatch):
-    from catalog.tui import loading
+    from catalog.tui import search
     from catalog.tui.widgets import paper_list
 
     monkeypatch.setattr(paper_list, "PAGE", PAGE)
-    monkeypatch.setattr(loading, "PAGE", PAGE)
-    monkeypatch.setattr(loading, "FIRST", FIRST, raising=False)
-    monkeypatch.setattr(loading, "SETTLE", 0)  # counts and facets at once: the tests wait less
+    monkeypatch.setattr(search, "PAGE", PAGE)
+    monkeypatch.setattr(search, "FIRST", FIRST)
+    monkeypatch.setattr(search, "SETTLE", 0)  # counts and facets at once: the tests wait less
 
 
 class HeldRest:
@@ -40,12 +40,13 @@ class HeldRest:
         self.query, self.gate, self.cancelled = query, threading.Event(), []
         original = type(catalog).search
 
-        def search(cat, q, **kwargs):
-            if q == self.query and kwargs.get("limit") == PAGE and not kwargs.get("offset"):
+        def search(cat, asked, **kwargs):
+            text = getattr(asked, "text", asked)  # the TUI's request, or the test's own text
+            if text == self.query and kwargs.get("limit") == PAGE and not kwargs.get("offset"):
                 self.gate.wait(10)
                 stop = kwargs.get("cancelled")
                 self.cancelled.append(bool(stop and stop()))
-            return original(cat, q, **kwargs)
+            return original(cat, asked, **kwargs)
 
         catalog.search = search.__get__(catalog)
 
@@ -118,14 +119,14 @@ async def test_a_key_typed_before_the_rest_comes_cancels_it(seeded, settle, smal
         assert papers.total == seeded.count("models*")
 
 
-async def test_a_refresh_keeps_the_cursor_on_its_paper_past_the_first_rows(seeded, settle, small_pages,
-                                                                          monkeypatch):
+async def test_a_refresh_keeps_the_cursor_on_its_paper_past_the_first_rows(seeded, settle, change_shown,
+                                                                          small_pages, monkeypatch):
     """A change elsewhere moves every row up by one: the cursor stays on its paper, row 45
     (a refresh asks for the whole first page at once)."""
     from catalog.library import Catalog
-    from catalog.tui.screens import main
+    from catalog.tui import watching
 
-    monkeypatch.setattr(main, "POLL", 0.05)
+    monkeypatch.setattr(watching, "POLL", 0.05)
     other = Catalog.open(seeded.path)  # another shell
     app = CatalogApp(seeded, cursor_blink=False)
     async with app.run_test(size=SIZE) as pilot:
@@ -136,9 +137,9 @@ async def test_a_refresh_keeps_the_cursor_on_its_paper_past_the_first_rows(seede
         papers.move_to(45)
         await settle(pilot)
         key = papers.current.key
+        seen = app.main.query_one(watching.ChangeWatch).version
         other.set_title(papers.pages[0][0].key, "Zz the last title")
-        await pilot.pause(0.3)
-        await settle(pilot)
+        await change_shown(pilot, seen)
         assert papers.cursor == 44 and papers.current.key == key
     other.close()
 
@@ -146,11 +147,11 @@ async def test_a_refresh_keeps_the_cursor_on_its_paper_past_the_first_rows(seede
 async def test_while_typing_the_rest_waits_unless_the_list_needs_it(seeded, settle, small_pages, monkeypatch):
     """Typed, the rest of the first page waits SETTLE as the count does (at 1M it costs as
     much as a page: the next key cancels it unstarted), unless the list needs its rows first."""
-    from catalog.tui import loading
+    from catalog.tui import search, waiting
 
-    monkeypatch.setattr(loading, "SETTLE", 0.5)
+    monkeypatch.setattr(search, "SETTLE", 0.5)
     clock = [0.0]  # SETTLE's clock stands still until the test moves it
-    monkeypatch.setattr(loading, "monotonic", lambda: clock[0])
+    monkeypatch.setattr(waiting, "monotonic", lambda: clock[0])
     app = CatalogApp(seeded, cursor_blink=False)
     whole = keys(seeded.search("model*", limit=PAGE, snippets=False))
     asked = []
@@ -158,11 +159,11 @@ async def test_while_typing_the_rest_waits_unless_the_list_needs_it(seeded, sett
         await settle(pilot)
         original = type(app.catalog).search
 
-        def search(cat, q, **kwargs):
-            asked.append((q, kwargs.get("limit")))
-            return original(cat, q, **kwargs)
+        def spy(cat, request, **kwargs):
+            asked.append((request.text, kwargs.get("limit")))
+            return original(cat, request, **kwargs)
 
-        app.catalog.search = search.__get__(app.catalog)
+        app.catalog.search = spy.__get__(app.catalog)
         app.main.search_bar.input.value = "model"  # typed: `model*`
         await shown(pilot, "model*")
         await pilot.pause(0.2)
@@ -175,6 +176,6 @@ async def test_while_typing_the_rest_waits_unless_the_list_needs_it(seeded, sett
             await pilot.pause(0.02)
         assert keys(papers.pages[0]) == whole and papers.current.key == whole[-1]
         assert f"row {PAGE} / {PAGE}+" in screen_text(app)
-        clock[0] += loading.SETTLE
+        clock[0] += search.SETTLE
         await settle(pilot)
         assert papers.total == 74 and f"row {PAGE} / 74" in screen_text(app)

@@ -7,7 +7,7 @@ from rich.style import Style
 
 from catalog.searching.highlight import spans
 from catalog.results import PaperSummary
-from catalog.tui.querytext import filter_token, highlight_terms, toggle_filter, typed_query, unfinished_word
+from catalog.tui.querytext import filter_token, toggle_filter, typed_query, unfinished_word
 from catalog.tui.widgets.rows import Columns, RowStyles, header, row
 
 
@@ -45,14 +45,15 @@ def test_the_word_being_typed_is_searched_as_a_prefix_from_three_letters_and_not
         assert typed_query(kept) == kept
 
 
-def test_highlight_terms_skip_negated_words_and_filters():
-    terms = highlight_terms('graph -tree "neural net" venue:ICML pre*')
+def test_highlight_terms_skip_negated_words_and_filters(empty_catalog):
+    terms = empty_catalog.highlight_terms('graph -tree "neural net" venue:ICML pre*')
     assert terms.phrases == {(("graph",), False), (("neural", "net"), False), (("pre",), True)}
-    assert not highlight_terms("year:abc")
+    assert not empty_catalog.highlight_terms("year:abc")
 
 
-def test_highlight_spans_match_the_way_the_index_does():
+def test_highlight_spans_match_the_way_the_index_does(empty_catalog):
     text = "The MCR² objective; Café-style naïve GRAPHS, graph neural networks."
+    highlight_terms = empty_catalog.highlight_terms
     found = lambda query: [text[a:b] for a, b in spans(text, highlight_terms(query))]  # noqa: E731
     assert found("MCR2") == ["MCR²"]
     assert found("cafe") == ["Café"]
@@ -104,10 +105,11 @@ def test_keys_query_stays_within_sqlite_limits(seeded):
     assert {p.key for p in seeded.search(keys_query(many), limit=KEY_CHUNK)} == set(keys)
 
 
-def test_an_exact_phrase_is_one_token_when_filters_are_toggled():
+def test_an_exact_phrase_is_one_token_when_filters_are_toggled(empty_catalog):
     from catalog.tui.querytext import tokens
 
     assert tokens('="language models" -="sparse coding" x') == ['="language models"', '-="sparse coding"', "x"]
     assert toggle_filter('="language models" venue:ICML', "venue:ICLR") == '="language models" venue:ICLR'
-    assert highlight_terms('="language models"').phrases == frozenset({(("language", "models"), False)})
-    assert not highlight_terms('="language models"').stems  # this form only: no other forms marked
+    terms = empty_catalog.highlight_terms('="language models"')
+    assert terms.phrases == frozenset({(("language", "models"), False)})
+    assert not terms.stems  # this form only: no other forms marked

@@ -12,6 +12,12 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from catalog.tui import keys
+from catalog.tui.widgets.detail import DetailPane
+from catalog.tui.widgets.paper_list import PaperList
+from catalog.tui.widgets.search_bar import SearchBar
+from catalog.tui.widgets.sidebar import Sidebar
+
 QUERY_HELP = [
     ("words", "all the words, in any form (neuron: neurons); then ≈ papers with some"),
     ("=word", "this form only"),
@@ -42,6 +48,36 @@ def _section(title: str, rows: list[tuple[str, ...]]) -> list:
     for row in rows:
         grid.add_row(*row)
     return [Text(""), Text(title, style="bold underline"), grid]
+
+
+def key_rows(app, bindings: list[Binding]) -> list[tuple[str, Binding]]:
+    """(keys as shown, binding) for each binding: the nine saved searches and the five
+    ratings as one row each."""
+    out = []
+    for b in bindings:
+        if b.action.startswith("saved("):
+            if b.action == "saved(1)":
+                out.append(("1 … 9", Binding("1", "", "Saved search", tooltip=b.tooltip)))
+            continue
+        if b.action.startswith("rate_now("):
+            if b.action == "rate_now(1)":
+                out.append(("1 … 5", Binding("1", "", "Rate", tooltip=b.tooltip)))
+            continue
+        names = [app.get_key_display(b.with_key(k)) for k in b.key.split(",")]
+        out.append((" ".join(names), b))
+    return out
+
+
+def every_key(app) -> list[tuple[str, list[tuple[str, Binding]]]]:
+    """The catalog screen's keys, and those of its widgets, triage mode and the note editor."""
+    return [("Everywhere", key_rows(app, keys.BINDINGS)),
+            ("Paper list", key_rows(app, PaperList.BINDINGS)),
+            ("Reading pane (enter from the list)", key_rows(app, DetailPane.BINDINGS)),
+            ("Search bar", key_rows(app, SearchBar.BINDINGS)),
+            ("Facets (f)", key_rows(app, Sidebar.BINDINGS)),
+            ("Triage mode (T)", key_rows(app, keys.TRIAGE_BINDINGS)),
+            ("Note editor", [("ctrl+s", Binding("ctrl+s", "", "Save the note")),
+                             ("escape", Binding("escape", "", "Cancel (asks if text would be lost)"))])]
 
 
 def help_content(groups: list[tuple[str, list[tuple[str, Binding]]]]) -> Group:

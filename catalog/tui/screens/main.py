@@ -1,42 +1,50 @@
-"""The catalog screen: the search bar, the facets, the paper list and the paper, and every
-handler that ties them together.
+"""The catalog screen: the search bar, the facets, the paper list and the paper, composed with
+the parts that show nothing (editing, sharing, similar papers), and the handlers that tie a
+search's answers to them.
 
-The layout lives on this Screen, not on the App, so that a message arriving while the app
-closes finds its handler's widgets still there or is never handled: a closing screen handles
-what is already queued before its widgets go, then drops anything posted later."""
+The search's state and its transitions are catalog/tui/search.py's (one SearchState, one
+controller); the sidebar and the reading pane read their own data. The layout lives on this
+Screen, not on the App, so that a message arriving while the app closes finds its handler's
+widgets still there or is never handled: a closing screen handles what is already queued
+before its widgets go, then drops anything posted later."""
 
 from __future__ import annotations
 
+from functools import partial
 from time import monotonic
 
+from rich.cells import cell_len
+from rich.text import Text
 from textual import events, on
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Container, Horizontal
 from textual.screen import Screen
 from textual.widgets import Footer, Input
 
 from catalog.library import Catalog
+from catalog.results import Edit, Facets, PaperDetail, SavedQuery, Suggestion
 from catalog.searching.query import RELEVANCE, QueryError, Sort
-from catalog.results import Edit, Facets, PaperDetail, SavedQuery
 from catalog.tui import keys
-from catalog.tui.discovering import Discovering
+from catalog.tui.discovering import SimilarPapers
+from catalog.tui.display import shorten
 from catalog.tui.editing import Editing
-from catalog.tui.loading import Loading
-from catalog.tui.messages import FilterChosen
+from catalog.tui.messages import (
+    ActionFailed, FilterChosen, QueryChanged, SearchCount, SearchFailed,
+    SearchRest, SearchResults, SearchSuggestions, TopicPapers,
+)
 from catalog.tui.querytext import KEY_CHUNK, keys_query, toggle_filter
-from catalog.tui.screens.help import HelpScreen
+from catalog.tui.screens.help import HelpScreen, every_key
 from catalog.tui.screens.pickers import DeleteSaved, GoToTop, SavedSearchScreen
-from catalog.tui.state import State, StateStore
+from catalog.tui.search import SearchController, empty_message, fetch, position
 from catalog.tui.sharing import Sharing
+from catalog.tui.state import State, StateStore
+from catalog.tui.watching import ChangeWatch
 from catalog.tui.widgets.detail import DetailPane
 from catalog.tui.widgets.paper_list import PaperList
-from catalog.tui.widgets.sidebar import Sidebar
 from catalog.tui.widgets.search_bar import SearchBar
-
+from catalog.tui.widgets.sidebar import Sidebar
 
 GG = 0.5  # seconds within which a second g means "to the top" (gg)
-POLL = 1.0  # seconds between looks at whether the catalog changed elsewhere
 
 
 def _sort(text: str) -> Sort:
@@ -51,7 +59,7 @@ def _triage_label(query: str) -> str:
     return f"'{query}'" if query else "all papers"
 
 
-class CatalogScreen(Loading, Editing, Sharing, Discovering, Screen):
+class CatalogScreen(Screen):
     BINDINGS = keys.BINDINGS
 
     def __init__(self, catalog: Catalog, *, cursor_blink: bool = True,
@@ -66,39 +74,29 @@ class CatalogScreen(Loading, Editing, Sharing, Discovering, Screen):
         # written by on_unmount, which needs no widget for it.
         self.remembered = state or State()
         self.store = store
-        self.start_query = query
-        self.start_triage = triage
+        self.start_query, self.start_triage = query, triage
+        self.searching = SearchController(_sort(self.remembered.sort))
+        self.editing = Editing(catalog)
+        self.sharing = Sharing(catalog)
+        self.similar = SimilarPapers(catalog)
+        self.bindings_with_paper: bool | None = None  # the footer's keys were chosen with a paper
         self._last_g = 0.0
-        # What the screen shows and has done; loading.py and editing.py read and set these.
-        self.generation = 0  # of the newest search: older answers are dropped
-        self.query_text = ""  # what the last search ran
-        self.keep_key: str | None = None  # the paper the cursor stays on after a refresh
-        self.counted = False  # whether the list's total is the full count yet
-        self.version: int | None = None  # of the catalog, as last shown (loading.py polls it)
-        self.polling = False
-        self.refreshing = False
-        self.sort = _sort(self.remembered.sort)
-        self.facets: Facets | None = None
-        self.detail: PaperDetail | None = None
-        self.detail_styled = None  # its abstract as render_styled gave it
-        self.detail_terms = None  # what to mark in it (the query's words, its acronyms' forms)
-        self.detail_asked: str | None = None  # read for the pane as results came (loading.py)
-        self.similar_found: dict[str, list] = {}  # key -> its similar papers (m), this session
-        self.finding_similar: set[str] = set()  # keys whose similar papers are being found
-        self.grouping_topics = False  # the Topics facet's worker is running
-        self.undo_stack: list[tuple[str, Edit]] = []
-        self.redo_stack: list[tuple[str, Edit]] = []
 
     def compose(self) -> ComposeResult:
         yield SearchBar(history=self.remembered.history)
         with Horizontal(id="main"):
-            yield Sidebar(id="sidebar")
+            yield Sidebar(self.catalog, id="sidebar")
             with Container(id="reading"):
                 yield PaperList(self.catalog, id="papers")
-                yield DetailPane(id="detail")
+                yield DetailPane(self.catalog, id="detail")
         yield Footer(compact=True)
+        yield self.editing
+        yield self.sharing
+        yield self.similar
+        yield ChangeWatch(self.catalog)
 
     def on_mount(self) -> None:
+        self.pane.similar_for = self.similar.for_pane
         remembered = self.remembered  # (its theme is set by the app, before styling)
         if remembered.sidebar is not None:
             self._show_sidebar(remembered.sidebar)
@@ -108,13 +106,11 @@ class CatalogScreen(Loading, Editing, Sharing, Discovering, Screen):
         if query:
             self.search_bar.set_query(query, run=False)
         # The remembered paper, when the first page holds it (finding its place deeper in the
-        # results needs a query of its own; see the report on issue 14).
+        # results needs a query of its own).
         self.search(query, keep=key, counted=False)
         self.set_focus(self.papers)
         if self.start_triage:
             self.triage(query, _triage_label(query))
-        self.poll_version()  # the version the first results show
-        self.set_interval(POLL, self.poll_version)
 
     def on_unmount(self) -> None:
         if self.store is None:
@@ -125,9 +121,163 @@ class CatalogScreen(Loading, Editing, Sharing, Discovering, Screen):
             pass
         self.store.save(self.remembered)
 
+    # --- the parts ------------------------------------------------------------------------
+
+    @property
+    def papers(self) -> PaperList:
+        return self.query_one("#papers", PaperList)
+
+    @property
+    def search_bar(self) -> SearchBar:
+        return self.query_one(SearchBar)
+
+    @property
+    def sidebar(self) -> Sidebar:
+        return self.query_one("#sidebar", Sidebar)
+
+    @property
+    def pane(self) -> DetailPane:
+        return self.query_one("#detail", DetailPane)
+
+    @property
+    def facets(self) -> Facets | None:
+        """The counts the sidebar shows (their saved searches and tag names too)."""
+        return self.sidebar.facets
+
+    @property
+    def detail(self) -> PaperDetail | None:
+        """The paper the reading pane shows."""
+        return self.pane.detail
+
+    @property
+    def query_text(self) -> str:
+        """The search as typed (what R searches again)."""
+        return self.searching.state.text
+
     def say(self, message: str, **kwargs) -> None:
         """A notification whose text is never read as markup (it may hold titles and tags)."""
         self.notify(message, markup=False, **kwargs)
+
+    # --- searching ------------------------------------------------------------------------
+
+    def search(self, query: str, keep: str | None = None, counted: bool | None = None,
+               refresh: bool = False, finished: bool = False, typing: bool = False) -> None:
+        """Run `query` (SearchController.start says what each argument does)."""
+        self.remembered.query = query
+        search = self.searching.start(query, shown=self.papers.size.height, keep=keep,
+                                      counted=counted, refresh=refresh, finished=finished,
+                                      typing=typing)
+        if search is None:
+            return
+        # The counts of the results this search replaces are not wanted any more: stop them
+        # (at a million papers they take longer than a search, on the same cores).
+        self.sidebar.stop_loading()
+        if search.request is None:  # its text cannot run: say why, keep the results shown
+            self.workers.cancel_group(self, "search")
+            self.post_message(SearchFailed(search.generation, search.error))
+            return
+        self.run_worker(partial(fetch, self.catalog, search, self.post_message), name="search",
+                        group="search", thread=True, exclusive=True, exit_on_error=False)
+
+    def on_query_changed(self, message: QueryChanged) -> None:
+        self.search(message.query, finished=message.finished, typing=True)
+
+    def on_search_results(self, message: SearchResults) -> None:
+        if not self.searching.current(message.generation):
+            return
+        state, papers = self.searching.state, self.papers
+        keep = state.keep
+        if state.refreshing and papers.current is not None:  # where the cursor went meanwhile
+            keep = papers.current.key
+        papers.show_results(message.request, message.generation, message.rows, message.total,
+                            self._empty_message(), keep, more=message.more)
+        self.searching.took(message.rows, message.total)
+        self.show_position()
+        # The paper under the cursor is read at once, not when the list's Highlighted comes:
+        # that message passes through each widget's queue, and on a busy machine it came
+        # after the list had been laid out and drawn and the facets shown, the reading pane
+        # empty for seconds after the list appeared.
+        if papers.current is not None:
+            self.pane.load(papers.current.key, message.request)
+        self.sidebar.load(message.request, self.searching.facets_settle)
+
+    def on_search_rest(self, message: SearchRest) -> None:
+        if self.searching.current(message.generation):
+            self.papers.fill(message.rows, message.total)
+            self.searching.took(message.rows, message.total)
+            self.show_position()
+
+    def on_search_count(self, message: SearchCount) -> None:
+        if self.searching.current(message.generation):
+            self.papers.set_total(message.total)
+            self.searching.count_came()
+            self.show_position()
+
+    def on_search_suggestions(self, message: SearchSuggestions) -> None:
+        if self.searching.current(message.generation) and not self.papers.total:
+            self.papers.set_message(self._empty_message(message.suggestions))
+
+    def on_search_failed(self, message: SearchFailed) -> None:
+        if self.searching.current(message.generation):
+            self.search_bar.hint(f"⚠ {message.message}", error=True)
+            self.papers.fetch_rest()  # the rest of the first page failed: the list asks again
+
+    def on_paper_list_rest_wanted(self, message: PaperList.RestWanted) -> None:
+        self.searching.want_rest(message.generation)
+
+    def show_position(self) -> None:
+        self.search_bar.hint(position(self.papers, self.searching.state))
+
+    def _empty_message(self, suggestions: list[Suggestion] = ()) -> list[Text]:
+        facets = self.facets
+        return empty_message(self.query_text, facets is not None and not facets.catalog_total,
+                             suggestions)
+
+    def on_paper_list_highlighted(self, message: PaperList.Highlighted) -> None:
+        # The footer's keys depend on whether a paper is under the cursor, not on which one:
+        # refreshing them rebuilds the footer and lays the screen out again, which at every
+        # key typed cost the UI thread more than the list's page.
+        if (message.paper is not None) != self.bindings_with_paper:
+            self.bindings_with_paper = message.paper is not None
+            self.refresh_bindings()
+        self.show_position()
+        self.remembered.key = message.paper.key if message.paper else None
+        if message.paper is None:
+            self.pane.clear()
+        elif message.paper.key != self.pane.asked:  # else on its way since the results came
+            self.pane.load(message.paper.key, self.searching.state.request)
+
+    def on_sidebar_counted(self, message: Sidebar.Counted) -> None:
+        # The venue column fits the venues: it widens, but never narrows while searching.
+        papers = self.papers
+        width = max(5, min(12, max((cell_len(v) for v, _, _ in message.facets.venues), default=5)))
+        if message.facets.query.strip():
+            width = max(width, papers.venue_width)
+        if width != papers.venue_width:
+            papers.venue_width = width
+            papers.refresh()
+
+    def with_targets(self, then) -> None:
+        self.editing.with_targets(then)
+
+    def show_edit(self, edit: Edit) -> None:
+        """A change made here: its papers shown anew, the paper under the cursor and the
+        counts read again."""
+        papers = self.papers
+        papers.replace(list(edit.papers))
+        if papers.current is not None:
+            self.pane.load(papers.current.key, self.searching.state.request)
+        if papers.request is not None:
+            self.sidebar.load(papers.request)
+        self.refresh_bindings()
+
+    def on_change_watch_changed(self) -> None:
+        """A change made elsewhere: the same query again, the cursor on the same paper (or
+        the same row), marks kept; the facets and the paper under the cursor read again."""
+        current = self.papers.current
+        self.sidebar.catalog_changed()
+        self.search(self.query_text, keep=current.key if current else None, counted=True,
+                    refresh=True)
 
     # --- which keys apply now -----------------------------------------------------------
 
@@ -138,13 +288,13 @@ class CatalogScreen(Loading, Editing, Sharing, Discovering, Screen):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if self.typing and action in keys.NOT_WHILE_TYPING:
             return False
-        if action in keys.PAPER_ACTIONS and not self.targets():
+        if action in keys.PAPER_ACTIONS and not self.papers.targets():
             return None
         if action == "similar" and self.papers.current is None:
             return None
-        if action == "undo" and not self.undo_stack:
+        if action == "undo" and not self.editing.undo_stack:
             return None
-        if action == "redo" and not self.redo_stack:
+        if action == "redo" and not self.editing.redo_stack:
             return None
         return True
 
@@ -152,82 +302,6 @@ class CatalogScreen(Loading, Editing, Sharing, Discovering, Screen):
         if not self.cursor_blink and hasattr(event.widget, "cursor_blink"):
             event.widget.cursor_blink = False
         self.refresh_bindings()
-
-    # --- actions ------------------------------------------------------------------------
-
-    def action_focus_search(self) -> None:
-        self.set_focus(self.search_bar.input)
-
-    def action_back(self) -> None:
-        self.set_class(False, "-zoomed")
-        self.set_focus(self.papers)
-
-    def action_toggle_sidebar(self) -> None:
-        sidebar = self.query_one(Sidebar)
-        self._show_sidebar(not sidebar.display)
-        if not sidebar.display and self.focused is sidebar:
-            self.set_focus(self.papers)
-
-    def _show_sidebar(self, shown: bool) -> None:
-        """Classes, not sidebar.display: an inline style would beat the stylesheet's rules for
-        narrow terminals and the zoomed reading pane."""
-        self.set_class(shown, "-show-sidebar")
-        self.set_class(not shown, "-hide-sidebar")
-        self.remembered.sidebar = shown
-
-    def action_focus_sidebar(self) -> None:
-        sidebar = self.query_one(Sidebar)
-        self.set_class(False, "-zoomed")
-        if not sidebar.display:
-            self._show_sidebar(True)
-        self.set_focus(sidebar)
-
-    def action_zoom(self) -> None:
-        zoomed = not self.has_class("-zoomed")
-        self.set_class(zoomed, "-zoomed")
-        if zoomed:
-            self.set_focus(self.query_one(DetailPane))
-        else:
-            self.set_focus(self.papers)
-
-    def action_refresh(self) -> None:
-        self.similar_found.clear()  # papers may have come since
-        current = self.papers.current
-        self.search(self.query_text, keep=current.key if current else None)
-
-    def action_cycle_sort(self) -> None:
-        self.sort_by(self.sort.next())
-
-    @on(PaperList.SortChosen)
-    def _sort_chosen(self, message: PaperList.SortChosen) -> None:
-        self.sort_by(self.sort.toggled(message.field))
-
-    def sort_by(self, sort: Sort) -> None:
-        """Show the results in this order, from the top."""
-        self.sort = sort
-        self.remembered.sort = "" if sort == RELEVANCE else str(sort)
-        self.search(self.query_text)
-
-    def action_triage(self) -> None:
-        """T: triage the marked papers, or else the results of the current query."""
-        marked = list(self.papers.marked)
-        if not marked:
-            self.triage(self.query_text, _triage_label(self.query_text))
-        elif len(marked) > KEY_CHUNK:
-            self.say(f"Triage takes at most {KEY_CHUNK} marked papers; unmark some, or triage "
-                     "a search's results", severity="warning")
-        else:
-            label = f"{len(marked)} marked papers" if len(marked) > 1 else "1 marked paper"
-            self.triage(keys_query(sorted(marked)), label)
-
-    def triage(self, query: str, label: str) -> None:
-        from catalog.tui.screens.triage import TriageScreen
-
-        def back(_) -> None:
-            self.action_refresh()  # decided papers may have left the results
-
-        self.set_class(False, "-zoomed")
-        self.app.push_screen(TriageScreen(self, query, label), back)
 
     async def on_key(self, event: events.Key) -> None:
         """A key typed right after one that opens a dialog (`r` `5` in quick succession) came
@@ -259,35 +333,90 @@ class CatalogScreen(Loading, Editing, Sharing, Discovering, Screen):
             event.stop()
             event.prevent_default()
 
-    async def action_quit(self) -> None:
-        """`q`: the screen's binding needs a quit action of its own (the app's ctrl+q is
-        the app's); the session is saved as the screen unmounts."""
-        await self.app.action_quit()
+    # --- actions: moving around ---------------------------------------------------------
 
-    def action_help(self) -> None:
-        groups = [("Everywhere", self._keys(keys.BINDINGS)), ("Paper list", self._keys(PaperList.BINDINGS)),
-                  ("Reading pane (enter from the list)", self._keys(DetailPane.BINDINGS)),
-                  ("Search bar", self._keys(SearchBar.BINDINGS)),
-                  ("Facets (f)", self._keys(Sidebar.BINDINGS)),
-                  ("Triage mode (T)", self._keys(keys.TRIAGE_BINDINGS)),
-                  ("Note editor", [("ctrl+s", Binding("ctrl+s", "", "Save the note")),
-                                   ("escape", Binding("escape", "", "Cancel (asks if text would be lost)"))])]
-        self.app.push_screen(HelpScreen(groups))
+    def action_focus_search(self) -> None:
+        self.set_focus(self.search_bar.input)
 
-    def _keys(self, bindings: list[Binding]) -> list[tuple[str, Binding]]:
-        out = []
-        for b in bindings:
-            if b.action.startswith("saved("):
-                if b.action == "saved(1)":
-                    out.append(("1 … 9", Binding("1", "", "Saved search", tooltip=b.tooltip)))
-                continue
-            if b.action.startswith("rate_now("):
-                if b.action == "rate_now(1)":
-                    out.append(("1 … 5", Binding("1", "", "Rate", tooltip=b.tooltip)))
-                continue
-            names = [self.app.get_key_display(b.with_key(k)) for k in b.key.split(",")]
-            out.append((" ".join(names), b))
-        return out
+    def action_focus_list(self) -> None:
+        self.set_focus(self.papers)
+
+    def action_back(self) -> None:
+        self.set_class(False, "-zoomed")
+        self.set_focus(self.papers)
+
+    def action_toggle_sidebar(self) -> None:
+        sidebar = self.sidebar
+        self._show_sidebar(not sidebar.display)
+        if not sidebar.display and self.focused is sidebar:
+            self.set_focus(self.papers)
+
+    def _show_sidebar(self, shown: bool) -> None:
+        """Classes, not sidebar.display: an inline style would beat the stylesheet's rules for
+        narrow terminals and the zoomed reading pane."""
+        self.set_class(shown, "-show-sidebar")
+        self.set_class(not shown, "-hide-sidebar")
+        self.remembered.sidebar = shown
+
+    def action_focus_sidebar(self) -> None:
+        self.set_class(False, "-zoomed")
+        if not self.sidebar.display:
+            self._show_sidebar(True)
+        self.set_focus(self.sidebar)
+
+    def action_zoom(self) -> None:
+        zoomed = not self.has_class("-zoomed")
+        self.set_class(zoomed, "-zoomed")
+        self.set_focus(self.pane if zoomed else self.papers)
+
+    def go_to_top(self) -> None:
+        self.set_class(False, "-zoomed")
+        self.set_focus(self.papers)
+        self.papers.action_jump(0)
+
+    # --- actions: the results -------------------------------------------------------------
+
+    def action_refresh(self) -> None:
+        self.similar.forget()  # papers may have come since
+        self.sidebar.catalog_changed()
+        current = self.papers.current
+        self.search(self.query_text, keep=current.key if current else None)
+
+    def action_cycle_sort(self) -> None:
+        self.sort_by(self.searching.state.sort.next())
+
+    @on(PaperList.SortChosen)
+    def _sort_chosen(self, message: PaperList.SortChosen) -> None:
+        self.sort_by(self.searching.state.sort.toggled(message.field))
+
+    def sort_by(self, sort: Sort) -> None:
+        """Show the results in this order, from the top."""
+        self.searching.sort_by(sort)
+        self.remembered.sort = "" if sort == RELEVANCE else str(sort)
+        self.search(self.query_text)
+
+    def action_triage(self) -> None:
+        """T: triage the marked papers, or else the results of the current query."""
+        marked = list(self.papers.marked)
+        if not marked:
+            self.triage(self.query_text, _triage_label(self.query_text))
+        elif len(marked) > KEY_CHUNK:
+            self.say(f"Triage takes at most {KEY_CHUNK} marked papers; unmark some, or triage "
+                     "a search's results", severity="warning")
+        else:
+            label = f"{len(marked)} marked papers" if len(marked) > 1 else "1 marked paper"
+            self.triage(keys_query(sorted(marked)), label)
+
+    def triage(self, query: str, label: str) -> None:
+        from catalog.tui.screens.triage import TriageScreen
+
+        def back(_) -> None:
+            self.action_refresh()  # decided papers may have left the results
+
+        self.set_class(False, "-zoomed")
+        self.app.push_screen(TriageScreen(self, query, label), back)
+
+    # --- actions: saved searches --------------------------------------------------------
 
     def action_saved_searches(self) -> None:
         """g: the saved-search picker; gg: the first paper. The picker opens at once (no
@@ -309,7 +438,7 @@ class CatalogScreen(Loading, Editing, Sharing, Discovering, Screen):
             if choice and isinstance(choice.value, GoToTop):
                 self.go_to_top()
             elif choice and isinstance(choice.value, DeleteSaved):
-                self.confirm_delete_saved_search(choice.value.saved)
+                self.editing.confirm_delete_saved_search(choice.value.saved)
             elif choice:
                 self.run_saved(choice.value)
 
@@ -320,22 +449,64 @@ class CatalogScreen(Loading, Editing, Sharing, Discovering, Screen):
             self._last_g = 0.0
             self.say("No saved searches yet: S saves the current query (gg goes to the top)")
 
-    def go_to_top(self) -> None:
-        self.set_class(False, "-zoomed")
-        self.set_focus(self.papers)
-        self.papers.action_jump(0)
-
     def action_saved(self, number: int) -> None:
         saved = self.facets.saved if self.facets else ()
         if 1 <= number <= len(saved):
             self.run_saved(saved[number - 1])
 
-    def action_focus_list(self) -> None:
-        self.set_focus(self.papers)
-
     def run_saved(self, saved: SavedQuery) -> None:
         self.search_bar.set_query(saved.query)
         self.set_focus(self.papers)
+
+    # --- actions handed to the parts: editing, sharing, similar papers ------------------
+
+    def action_tag(self) -> None:
+        self.editing.tag()
+
+    def action_status(self) -> None:
+        self.editing.status()
+
+    def action_rate(self) -> None:
+        self.editing.rate()
+
+    def action_title(self) -> None:
+        self.editing.title()
+
+    def action_note(self) -> None:
+        self.editing.note()
+
+    def action_undo(self) -> None:
+        self.editing.undo()
+
+    def action_redo(self) -> None:
+        self.editing.redo()
+
+    def action_save_search(self) -> None:
+        self.editing.save_search()
+
+    def action_browse(self) -> None:
+        if self.papers.current is not None:
+            self.sharing.browse(self.papers.current.key)
+
+    def action_copy(self) -> None:
+        self.sharing.copy_menu()
+
+    def action_export(self) -> None:
+        self.sharing.export()
+
+    def action_similar(self) -> None:
+        if self.papers.current is not None:
+            self.similar.show(self.papers.current)
+
+    # --- the app's own ------------------------------------------------------------------
+
+    async def action_quit(self) -> None:
+        """`q`: the screen's binding needs a quit action of its own (the app's ctrl+q is
+        the app's); the session is saved as the screen unmounts."""
+        await self.app.action_quit()
+
+    def action_help(self) -> None:
+        self.app.push_screen(HelpScreen(every_key(self.app)))
 
     def palette_action(self, action: str, on_list: bool = False) -> None:
         """Run an action chosen in the command palette, as if its key had been pressed."""
@@ -343,22 +514,30 @@ class CatalogScreen(Loading, Editing, Sharing, Discovering, Screen):
             self.set_focus(self.papers)
         self.call_after_refresh(self.app.run_action, action, self.papers if on_list else self)
 
-    # --- messages from the widgets ------------------------------------------------------
+    # --- messages from the widgets and the parts ----------------------------------------
 
     @on(FilterChosen)
     def _filter_chosen(self, message: FilterChosen) -> None:
         bar = self.search_bar
         bar.set_query(message.text if message.replace else toggle_filter(bar.value, message.text))
 
+    def on_topic_papers(self, message: TopicPapers) -> None:
+        """A topic chosen in the sidebar: its papers are marked, for the bulk actions."""
+        self.papers.mark_all(message.papers)
+        self.say(f"Marked the {len(message.papers)} papers of topic {message.number} "
+                 f"({shorten(message.label, 50)}): t tags them, s sets their status; escape unmarks")
+
+    def on_action_failed(self, message: ActionFailed) -> None:
+        self.say(message.message, severity="error", timeout=6)
+
     @on(PaperList.Opened)
     def _opened(self) -> None:
-        self.set_focus(self.query_one(DetailPane))
+        self.set_focus(self.pane)
 
     @on(DetailPane.Step)
     def _step(self, message: DetailPane.Step) -> None:
         """[ and ] in the reading pane: the previous or next paper, staying in the pane."""
-        papers = self.papers
-        papers.move_to(papers.cursor + message.delta)
+        self.papers.move_to(self.papers.cursor + message.delta)
 
     @on(PaperList.MarksChanged)
     def _marks_changed(self) -> None:

@@ -32,16 +32,16 @@ from textual.widgets import Footer, Static
 
 from catalog.errors import CatalogError
 from catalog.library import Catalog
-from catalog.searching.query import QueryError
 from catalog.results import Edit, TriageCount
+from catalog.searching.query import QueryError
+from catalog.searching.request import request
 from catalog.tui import keys
 from catalog.tui.display import first_line, shorten, stars
 from catalog.tui.editing import UNDO_DEPTH, run_change
-from catalog.tui.loading import read_paper
 from catalog.tui.messages import (
-    ActionFailed, DetailLoaded, PapersChanged, TriageCounted, TriageRanked, TriageRows,
+    ActionFailed, PapersChanged, TriageCounted, TriageRanked, TriageRows,
 )
-from catalog.tui.querytext import highlight_terms
+from catalog.tui.screens.help import HelpScreen, key_rows
 from catalog.tui.screens.tag_editor import TagEditor
 from catalog.tui.triage import TriageQueue
 from catalog.tui.widgets.detail import DetailPane
@@ -63,6 +63,10 @@ class TriageScreen(Screen):
         self.main = main
         self.catalog: Catalog = main.catalog
         self.query_text = query
+        try:  # what the reading pane marks
+            self.request = request(query)
+        except QueryError:  # (the list says why it cannot be read)
+            self.request = None
         self.label = label
         key, passed = main.remembered.triage_place(query)
         self.queue = TriageQueue(key, passed)
@@ -78,13 +82,12 @@ class TriageScreen(Screen):
         self.decisions = 0  # since the last ranking was asked for
         self.last = ""  # what the last decision did
         self.error: str | None = None  # why the list cannot be read
-        self.shown_key: str | None = None  # the paper the pane shows
 
     def compose(self) -> ComposeResult:
         with Vertical(id="triage"):
             yield Static(id="triage-progress")
             yield Static(id="triage-paper-state")
-            yield DetailPane(id="triage-paper")
+            yield DetailPane(self.catalog, id="triage-paper")
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
@@ -104,7 +107,7 @@ class TriageScreen(Screen):
         if action in keys.TRIAGE_DECISIONS or action == "browse":
             return True if self.queue.current is not None else None
         if action == "undo":
-            return True if self.main.undo_stack else None
+            return True if self.main.editing.undo_stack else None
         if action == "previous":
             return True if self.queue.history else None
         return True
@@ -198,12 +201,10 @@ class TriageScreen(Screen):
         self.show_state()
         self.refresh_bindings()
         if paper is None:
-            self.shown_key = None
-            self.pane.show_message(self._done_message())
-        elif paper.key != self.shown_key:
-            self.shown_key = paper.key
+            self.pane.clear(self._done_message())
+        elif paper.key != self.pane.asked:
             self.pane.show_message(Content.styled(paper.title, "bold"))
-            self._detail(paper.key)
+            self.pane.load(paper.key, self.request)
 
     def _done_message(self) -> Content:
         if self.error:
@@ -218,18 +219,8 @@ class TriageScreen(Screen):
         return Content.assemble((f"Nothing left to triage in {self.label}{done}.", "bold"),
                                 "\n\nu takes back the last decision; escape goes back to the list.")
 
-    @work(thread=True, exclusive=True, group="triage-detail", exit_on_error=False)
-    def _detail(self, key: str) -> None:
-        self.post_message(read_paper(self.catalog, key, self.query_text))
-
-    def on_detail_loaded(self, message: DetailLoaded) -> None:
-        if message.key != self.shown_key:
-            return
-        if message.detail is None:
-            self.pane.show_message(f"Cannot show {message.key}: {message.error}")
-            return
+    def on_detail_pane_shown(self, message: DetailPane.Shown) -> None:
         self.queue.update([message.detail.summary])
-        self.pane.show(message.detail, message.terms or highlight_terms(self.query_text), message.styled)
         self.show_state()
 
     def show_progress(self) -> None:
@@ -323,7 +314,7 @@ class TriageScreen(Screen):
         self.action_later() if message.delta > 0 else self.action_previous()
 
     def action_undo(self) -> None:
-        stack = self.main.undo_stack
+        stack = self.main.editing.undo_stack
         if not stack:
             self.say("Nothing to undo")
             return
@@ -337,7 +328,7 @@ class TriageScreen(Screen):
 
     def action_browse(self) -> None:
         if self.queue.current is not None:
-            self.main._browse(self.queue.current.key)
+            self.main.sharing.browse(self.queue.current.key)
 
     def action_leave(self) -> None:
         main = self.main
@@ -346,13 +337,11 @@ class TriageScreen(Screen):
         self.dismiss(None)
 
     def action_help(self) -> None:
-        from catalog.tui.screens.help import HelpScreen
-
-        main = self.main
-        self.app.push_screen(HelpScreen([
+        app = self.app
+        app.push_screen(HelpScreen([
             ("Triage (a paper is triaged once its status is not unread, or it is rated)",
-             main._keys(keys.TRIAGE_BINDINGS)),
-            ("Reading the paper", main._keys(DetailPane.BINDINGS))]))
+             key_rows(app, keys.TRIAGE_BINDINGS)),
+            ("Reading the paper", key_rows(app, DetailPane.BINDINGS))]))
 
     def palette_commands(self) -> list[tuple[str, str, object]]:
         """The command palette's entries here: triage's own actions (the list's act on the
@@ -372,25 +361,25 @@ class TriageScreen(Screen):
         self.post_message(run_change(self.catalog, label, change, kind))  # in order with the list's
 
     def on_papers_changed(self, message: PapersChanged) -> None:
-        main, edit = self.main, message.edit
+        editing, edit = self.main.editing, message.edit
         if message.kind == "do":
-            main.undo_stack.append((message.label, edit))
-            main.redo_stack.clear()
+            editing.undo_stack.append((message.label, edit))
+            editing.redo_stack.clear()
             self.last = f"{message.label}  (u undoes)"
             self.decisions += 1
         else:
-            main.redo_stack.append((message.label, edit))
+            editing.redo_stack.append((message.label, edit))
             self.last = f"undone: {message.label}"
             if edit.conflicts:
                 self.say("Left alone, changed since: " + "; ".join(edit.conflicts),
                          severity="warning", timeout=8)
-        del main.undo_stack[:-UNDO_DEPTH]
-        main.papers.replace(list(edit.papers))
+        del editing.undo_stack[:-UNDO_DEPTH]
+        self.main.papers.replace(list(edit.papers))
         self.queue.update(edit.papers)
         current = self.queue.current
-        if current is not None and current.key == self.shown_key and any(
+        if current is not None and current.key == self.pane.asked and any(
                 p.key == current.key for p in edit.papers):
-            self._detail(current.key)  # its status line, after an undo landed
+            self.pane.load(current.key, self.request)  # its status line, after an undo landed
         self.show_state()
         self.refresh_bindings()
         self._count()

@@ -1,22 +1,34 @@
 """The detail pane: one paper, read top to bottom. Built as Content from plain strings and
-styles, so markup or escape sequences in an abstract or note are shown as the text they are."""
+styles, so markup or escape sequences in an abstract or note are shown as the text they are.
+
+The pane reads the paper it is asked for itself, in a thread worker: the paper, its abstract
+rendered (TeX takes a few ms), and what to mark in it for the search shown."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
+from textual import work
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.message import Message
 from textual.widgets import Static
 
-from catalog.searching.highlight import Terms, spans
 from catalog.kinds import label as kind_label
+from catalog.library import Catalog
 from catalog.results import PaperDetail, RelatedPaper
-from catalog.text.tex import Styled
-from catalog.tui.display import one_line, safe, stars
+from catalog.searching.highlight import Terms, spans, terms_of
+from catalog.searching.query import Query
+from catalog.searching.request import SearchRequest
+from catalog.text.tex import Styled, render_styled
+from catalog.tui.display import first_line, one_line, safe, stars
+from catalog.tui.messages import DetailLoaded
 from catalog.tui.notes import note_content
+
+Similar = list[RelatedPaper] | str | None  # what the pane says under a paper (paper_content)
+NOTHING = terms_of(Query())  # no words to mark
 
 HIT = "bold underline $text-accent"
 MUTED = "$text-muted"
@@ -52,8 +64,32 @@ def abstract(styled: Styled, terms: Terms) -> Content:
     return highlighted(content, terms)
 
 
+def read_paper(catalog: Catalog, key: str, asked: SearchRequest | None = None,
+               known: tuple[SearchRequest, Terms] | None = None) -> DetailLoaded:
+    """A paper for the reading pane, its abstract rendered, with what to mark in it for the
+    search `asked` (call it from a thread worker). `known`: terms already read for a request,
+    used again when it is `asked` (the acronyms the store knows are asked once a search)."""
+    try:
+        detail = catalog.get(key)
+    except Exception as exc:  # deleted meanwhile by another process, say
+        return DetailLoaded(key, None, first_line(exc))
+    try:  # emphasis and scripts the stored plain text has lost; TeX takes a few ms
+        styled = render_styled(detail.abstract) if detail.abstract else None
+    except Exception:  # imported text is arbitrary: the plain text will do
+        styled = None
+    if asked is None:
+        return DetailLoaded(key, detail, styled=styled, terms=NOTHING)
+    if known is not None and known[0] is asked:
+        return DetailLoaded(key, detail, styled=styled, terms=known[1], request=asked)
+    try:  # the query's words, and the forms its acronyms stand for
+        return DetailLoaded(key, detail, styled=styled, terms=catalog.highlight_terms(asked),
+                            request=asked)
+    except Exception:  # a busy database: the words as typed will do (and are not kept)
+        return DetailLoaded(key, detail, styled=styled, terms=terms_of(asked.query))
+
+
 def paper_content(d: PaperDetail, terms: Terms, styled: Styled | None = None,
-                  similar: list[RelatedPaper] | str | None = None) -> Content:
+                  similar: Similar = None) -> Content:
     """The paper; `styled` is render_styled(d.abstract), made in the worker that loaded it
     (without it the stored plain text is shown). `similar`: the papers most like it once `m`
     found them, a line while it looks, or None for the hint."""
@@ -126,19 +162,74 @@ class DetailPane(VerticalScroll, can_focus=True):
             super().__init__()
             self.delta = delta
 
-    def action_half_page(self, direction: int) -> None:
-        self.scroll_relative(y=direction * max(1, self.scrollable_content_region.height // 2),
-                             animate=False)
+    class Shown(Message):
+        """The paper asked for was read and is shown (triage mode keeps its queue current)."""
 
-    def action_step(self, delta: int) -> None:
-        self.post_message(self.Step(delta))
+        def __init__(self, detail: PaperDetail) -> None:
+            super().__init__()
+            self.detail = detail
+
+    def __init__(self, catalog: Catalog | None = None, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.catalog = catalog
+        self.asked: str | None = None  # the key of the paper asked for last
+        self.detail: PaperDetail | None = None  # the paper shown
+        self.styled: Styled | None = None  # its abstract as render_styled gave it
+        self.terms: Terms = NOTHING  # what is marked in it
+        self.known: tuple[SearchRequest, Terms] | None = None  # a search's terms, read once
+        # What to say under a paper about its similar papers (the catalog screen's `m`);
+        # None: the hint that m finds them.
+        self.similar_for: Callable[[str], Similar] | None = None
 
     def compose(self):
         yield Static(id="detail-body")
 
-    def show(self, detail: PaperDetail, terms: Terms, styled: Styled | None = None,
-             similar: list[RelatedPaper] | str | None = None, keep_scroll: bool = False) -> None:
-        self.query_one("#detail-body", Static).update(paper_content(detail, terms, styled, similar))
+    # --- reading -------------------------------------------------------------------------
+
+    def load(self, key: str, asked: SearchRequest | None = None) -> None:
+        """Read paper `key` and show it, its words of the search `asked` marked; a newer
+        call wins over this one."""
+        self.asked = key
+        self._read(key, asked, self.known)
+
+    @work(thread=True, exclusive=True, group="detail", exit_on_error=False)
+    def _read(self, key: str, asked: SearchRequest | None,
+              known: tuple[SearchRequest, Terms] | None) -> None:
+        self.post_message(read_paper(self.catalog, key, asked, known))
+
+    def on_detail_loaded(self, message: DetailLoaded) -> None:
+        message.stop()
+        if message.key != self.asked:
+            return
+        if message.request is not None:
+            self.known = (message.request, message.terms)
+        if message.detail is None:
+            self.detail = None
+            self.show_message(f"Cannot show {message.key}: {message.error}")
+            return
+        # The same paper read again (changed here or elsewhere): the reader keeps their place.
+        same = self.detail is not None and self.detail.summary.key == message.key
+        self.detail, self.styled = message.detail, message.styled
+        self.terms = message.terms if message.terms is not None else NOTHING
+        self.redraw(keep_scroll=same)
+        self.post_message(self.Shown(message.detail))
+
+    def clear(self, message: Content | str = "") -> None:
+        """No paper (the list is empty): `message` instead."""
+        self.asked = None
+        self.detail = None
+        self.show_message(message)
+
+    # --- showing -------------------------------------------------------------------------
+
+    def redraw(self, keep_scroll: bool = True) -> None:
+        """Show the paper again (its similar papers came), in place by default."""
+        if self.detail is None:
+            return
+        key = self.detail.summary.key
+        similar = self.similar_for(key) if self.similar_for is not None else None
+        self.query_one("#detail-body", Static).update(
+            paper_content(self.detail, self.terms, self.styled, similar))
         if not keep_scroll:
             self.scroll_home(animate=False)
 
@@ -151,3 +242,10 @@ class DetailPane(VerticalScroll, can_focus=True):
         """What the pane shows, as plain text (for tests and for copying)."""
         body = self.query_one("#detail-body", Static).content
         return body.plain if isinstance(body, Content) else str(body)
+
+    def action_half_page(self, direction: int) -> None:
+        self.scroll_relative(y=direction * max(1, self.scrollable_content_region.height // 2),
+                             animate=False)
+
+    def action_step(self, delta: int) -> None:
+        self.post_message(self.Step(delta))

@@ -27,6 +27,7 @@ from catalog.library import Catalog
 from catalog.results import PaperSummary
 from catalog.tui.colors import MUTED, TEXT, text_style
 from catalog.searching.query import RELEVANCE, Sort
+from catalog.searching.request import SearchRequest
 from catalog.tui.widgets.rows import MARKS, Columns, RowStyles, header, header_at, row
 
 PAGE = 200
@@ -84,15 +85,14 @@ class PaperList(ScrollView, can_focus=True):
             self.generation = generation
 
     class PageLoaded(Message):
-        def __init__(self, query: str, generation: int, page: int, rows: list[PaperSummary]):
+        def __init__(self, generation: int, page: int, rows: list[PaperSummary]):
             super().__init__()
-            self.query, self.generation, self.page, self.rows = query, generation, page, rows
+            self.generation, self.page, self.rows = generation, page, rows
 
     def __init__(self, catalog: Catalog, **kwargs) -> None:
         super().__init__(**kwargs)
         self.catalog = catalog
-        self.query_text = ""
-        self.sort: Sort = RELEVANCE  # the order of the results shown (pages are fetched in it)
+        self.request: SearchRequest | None = None  # the search shown: pages are fetched by it
         self.generation = -1
         self.total = 0
         self.cursor = 0
@@ -110,13 +110,13 @@ class PaperList(ScrollView, can_focus=True):
 
     # --- results in ---------------------------------------------------------------------
 
-    def show_results(self, query: str, generation: int, rows: list[PaperSummary],
+    def show_results(self, request: SearchRequest, generation: int, rows: list[PaperSummary],
                      total: int | None, message: list[Text], keep: str | None = None,
-                     sort: Sort = RELEVANCE, more: bool = False) -> None:
-        """A new first page. `keep`: the key to leave the cursor on, if it is still there.
-        `more`: the rows are the page's first only, the rest comes with `fill` (until then
-        the list is a page long, its rows past these loading)."""
-        self.query_text, self.generation, self.sort = query, generation, sort
+                     more: bool = False) -> None:
+        """A new first page of `request`. `keep`: the key to leave the cursor on, if it is
+        still there. `more`: the rows are the page's first only, the rest comes with `fill`
+        (until then the list is a page long, its rows past these loading)."""
+        self.request, self.generation = request, generation
         self.pages = OrderedDict({0: rows})
         self.partial_first, self._rest_asked = more, False
         self.wanted.clear()
@@ -149,6 +149,16 @@ class PaperList(ScrollView, can_focus=True):
         """The rest of the first page did not come (a busy database): fetch it as a page."""
         if self.partial_first:
             self._want(0)
+
+    @property
+    def query_text(self) -> str:
+        """The search shown, as it ran (the word being typed ends in *)."""
+        return self.request.text if self.request is not None else ""
+
+    @property
+    def sort(self) -> Sort:
+        """The order of the results shown."""
+        return self.request.sort if self.request is not None else RELEVANCE
 
     @property
     def at_least(self) -> int:
@@ -184,6 +194,12 @@ class PaperList(ScrollView, can_focus=True):
     def current(self) -> PaperSummary | None:
         return self._row(self.cursor) if self.total else None
 
+    def targets(self) -> list[PaperSummary]:
+        """What an action applies to: the marked papers, or else the one under the cursor."""
+        if self.marked:
+            return list(self.marked.values())
+        return [self.current] if self.current is not None else []
+
     # --- rows and pages -----------------------------------------------------------------
 
     def _row(self, index: int) -> PaperSummary | None:
@@ -214,24 +230,24 @@ class PaperList(ScrollView, can_focus=True):
         top = int(self.scroll_offset.y)
         first, last = top // PAGE, (top + self.size.height) // PAGE
         self.wanted = {p for p in self.wanted if first <= p <= last or p == self.cursor // PAGE}
-        if self.wanted:
-            self._fetch(self.catalog, self.query_text, self.sort, self.generation, sorted(self.wanted))
+        if self.wanted and self.request is not None:
+            self._fetch(self.catalog, self.request, self.generation, sorted(self.wanted))
 
     @work(thread=True, exclusive=True, group="pages", exit_on_error=False)
-    def _fetch(self, catalog: Catalog, query: str, sort: Sort, generation: int, pages: list[int]) -> None:
+    def _fetch(self, catalog: Catalog, request: SearchRequest, generation: int, pages: list[int]) -> None:
         worker = get_current_worker()
         for page in pages:
             if worker.is_cancelled:
                 return
             try:
-                rows = catalog.search(query, limit=PAGE, offset=page * PAGE, snippets=False, sort=sort)
+                rows = catalog.search(request, limit=PAGE, offset=page * PAGE, snippets=False)
             except Exception:  # the same query just ran; show the page as empty, not a crash
                 rows = []
-            self.post_message(self.PageLoaded(query, generation, page, rows))
+            self.post_message(self.PageLoaded(generation, page, rows))
 
     def on_paper_list_page_loaded(self, message: PageLoaded) -> None:
         message.stop()
-        if (message.query, message.generation) != (self.query_text, self.generation):
+        if message.generation != self.generation:
             return
         if message.page == 0 and self.partial_first:  # in place of the rest that failed
             self.fill(message.rows, len(message.rows) if len(message.rows) < PAGE else None)

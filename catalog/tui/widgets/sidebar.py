@@ -1,31 +1,50 @@
 """The sidebar: facets with counts as one tree. Choosing a leaf posts FilterChosen with the
 filter text to add to the query (or, for a saved search or a topic, the query to replace it
 with). The Topics section shows the whole catalog's stored topics; its "find topics" leaf
-posts FindTopics (grouping runs in a worker, and says so meanwhile).
+groups the catalog (in a worker, saying so meanwhile), and choosing a topic posts its papers
+(TopicPapers) for the screen to mark.
 
 The counts are those of the current results (a tag's including its children's papers, as
-the tag: filter finds them); the facets in use are marked ● and bold."""
+the tag: filter finds them); the facets in use are marked ● and bold. The sidebar reads its
+counts and topics itself, in thread workers: `load` asks for a search's counts."""
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 
 from rich.text import Text
+from textual import work
 from textual.binding import Binding
+from textual.message import Message
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
+from textual.worker import get_current_worker
 
-from catalog.rules import STATUSES
+from catalog.errors import Interrupted
+from catalog.library import Catalog
 from catalog.results import Facets, TopicCount
-from catalog.tui.display import one_line, shorten, stars
-from catalog.tui.messages import FilterChosen, FindTopics
+from catalog.rules import STATUSES
+from catalog.searching.query import QueryError
+from catalog.searching.request import SearchRequest
+from catalog.tui.display import first_line, one_line, shorten, stars
+from catalog.tui.messages import (
+    ActionFailed, FacetsFailed, FacetsLoaded, FilterChosen, TopicPapers, TopicsLoaded,
+)
 from catalog.tui.querytext import filter_token, is_active, tokens
+from catalog.tui.waiting import after, settled
 
 Data = tuple[str, bool] | None  # (query text, replaces the query?)
 FIND_TOPICS: Data = ("", True)  # the "find topics" leaf (no query is empty and replacing)
 ACTIVE = "● "  # before a facet the query uses
 TREE_INDENT = 4  # cells the tree's guides take before a leaf of a section ("├ ", scrollbar)
 TOPIC_WIDTH = 29  # the sidebar's width (app.tcss) before it is laid out
+TOPIC_FILTER = re.compile(r"^topic:(\d+)$")
+# Facets that fail (a busy database: another process writing past the busy timeout) are tried
+# again after this long, then twice as long; a failure that lasts is said, and the sidebar
+# stays dimmed, its counts an earlier search's, until R or the next search.
+FACETS_RETRY = 0.5
+FACETS_TRIES = 3
 
 
 def label(name: str, count: int | None = None, style: str = "") -> Text:
@@ -43,21 +62,132 @@ class Sidebar(Tree[Data]):
                 tooltip="In the facets: unfold the section or tag, or go into it"),
     ]
 
-    def __init__(self, **kwargs) -> None:
+    class Counted(Message):
+        """The sidebar shows the counts of the search it was last asked about."""
+
+        def __init__(self, facets: Facets) -> None:
+            super().__init__()
+            self.facets = facets
+
+    def __init__(self, catalog: Catalog, **kwargs) -> None:
         super().__init__(Text("Facets"), **kwargs)
+        self.catalog = catalog
         self.show_root = False
         self.auto_expand = False
         self.guide_depth = 2
         self._open: dict[str, bool] = {}  # folds the user changed, by path
-        self._facets: Facets | None = None
+        self.facets: Facets | None = None  # the counts shown
+        self.asked: SearchRequest | None = None  # the search whose counts are wanted
         self.topics: tuple[TopicCount, ...] = ()
         self.topics_stale = False
-        self._finding_topics = False
+        self._topics_wanted = True  # read the stored topics with the next counts
+        self._finding_topics = False  # the topics are being grouped (find topics)
         self._query = ""  # the query the counts are for: its facets are marked
+
+    # --- reading the counts and topics ----------------------------------------------------
+
+    def load(self, asked: SearchRequest, settle: float = 0.0) -> None:
+        """Counts of the papers `asked` finds (as the list holds them), read off the UI
+        thread after `settle` seconds (SETTLE, while typing); a newer call cancels this one,
+        and SQLite stops at once. Meanwhile the counts shown, an earlier search's, are dimmed."""
+        self.asked = asked
+        self.set_class(True, "-pending")
+        self._read_facets(asked, settle)
+
+    def catalog_changed(self) -> None:
+        """Papers may have come or gone (R, a change elsewhere): the stored topics, the whole
+        catalog's and the same for every search, are read again with the next counts."""
+        self._topics_wanted = True
+
+    def stop_loading(self) -> None:
+        """The counts asked for are not wanted any more (a newer search is on its way)."""
+        self.workers.cancel_group(self, "facets")
+
+    @work(thread=True, exclusive=True, group="facets", exit_on_error=False)
+    def _read_facets(self, asked: SearchRequest, settle: float) -> None:
+        worker = get_current_worker()
+        if not settled(worker, after(settle)):
+            return
+        for attempt in range(FACETS_TRIES):
+            try:
+                facets = self.catalog.facets(asked, cancelled=lambda: worker.is_cancelled)
+                break
+            except (Interrupted, QueryError):  # superseded, or a bad query the search reports
+                return
+            except Exception as exc:  # a busy database, say: once more in a moment
+                failure = first_line(exc)
+                if (attempt + 1 < FACETS_TRIES
+                        and not settled(worker, after(FACETS_RETRY * 2 ** attempt))):
+                    return
+        else:
+            if not worker.is_cancelled:
+                self.post_message(FacetsFailed(asked, failure))
+            return
+        if not worker.is_cancelled:
+            self.post_message(FacetsLoaded(asked, facets))
+
+    def on_facets_loaded(self, message: FacetsLoaded) -> None:
+        message.stop()
+        if message.request != self.asked:
+            return  # another search's since
+        self.show_facets(message.facets)
+        self.set_class(False, "-pending")
+        if self._topics_wanted:
+            self._topics_wanted = False
+            self.load_topics()
+        self.post_message(self.Counted(message.facets))
+
+    def on_facets_failed(self, message: FacetsFailed) -> None:
+        message.stop()
+        if message.request == self.asked:
+            self.notify(f"The sidebar's counts are an earlier search's: {message.message} "
+                        "(R counts again)", severity="warning", markup=False)
+
+    @work(thread=True, exclusive=True, group="topics-read", exit_on_error=False)
+    def load_topics(self) -> None:
+        try:
+            self.post_message(TopicsLoaded(*self.catalog.stored_topics()))
+        except Exception:  # a convenience, like the other counts: the next refresh tries again
+            pass
+
+    def on_topics_loaded(self, message: TopicsLoaded) -> None:
+        message.stop()
+        finding = self._finding_topics and not message.grouped
+        self.show_topics(message.topics, message.stale, finding=finding)
+
+    def find_topics(self) -> None:
+        """Group the whole catalog into topics (again), saying so meanwhile."""
+        if self._finding_topics:
+            return
+        self.show_topics(self.topics, self.topics_stale, finding=True)
+        self._group_topics()
+
+    @work(thread=True, exclusive=True, group="topics", exit_on_error=False)
+    def _group_topics(self) -> None:
+        catalog = self.catalog
+        try:
+            catalog.topics()
+        except Exception as exc:
+            self.post_message(ActionFailed(f"Cannot find topics: {first_line(exc)}"))
+        try:
+            self.post_message(TopicsLoaded(*catalog.stored_topics(), grouped=True))
+        except Exception:
+            self.post_message(TopicsLoaded((), True, grouped=True))
+
+    @work(thread=True, exclusive=True, group="topic-marks", exit_on_error=False)
+    def _topic_papers(self, number: int, label: str) -> None:
+        try:
+            papers = self.catalog.topic_papers(number)
+        except Exception:
+            return
+        if papers:
+            self.post_message(TopicPapers(number, label, papers))
+
+    # --- showing ----------------------------------------------------------------------------
 
     def show_facets(self, facets: Facets) -> None:
         """Rebuild from fresh counts, keeping which sections the user folded."""
-        self._facets = facets
+        self.facets = facets
         self._remember_folds(self.root)
         self._query = facets.query
         line = self.cursor_line
@@ -73,13 +203,13 @@ class Sidebar(Tree[Data]):
 
     def on_resize(self) -> None:
         # Topic and venue labels are shortened to the width (shown, hidden or narrow at launch).
-        if self._facets is not None:
-            self.show_facets(self._facets)
+        if self.facets is not None:
+            self.show_facets(self.facets)
 
     def show_topics(self, topics: tuple[TopicCount, ...], stale: bool, finding: bool = False) -> None:
         self.topics, self.topics_stale, self._finding_topics = topics, stale, finding
-        if self._facets is not None:
-            self.show_facets(self._facets)
+        if self.facets is not None:
+            self.show_facets(self.facets)
 
     def _topics(self, facets: Facets) -> None:
         if not facets.total:
@@ -229,9 +359,14 @@ class Sidebar(Tree[Data]):
         if event.node.data is None:
             event.node.toggle()
         elif event.node.data == FIND_TOPICS:
-            self.post_message(FindTopics())
+            self.find_topics()
         else:
             self.post_message(FilterChosen(*event.node.data))
+            # A topic (after the search bar shows `topic:N`): its papers are marked.
+            if found := TOPIC_FILTER.match(event.node.data[0]):
+                number = int(found.group(1))
+                label = next((t.label for t in self.topics if t.number == number), "")
+                self._topic_papers(number, label)
 
 
 def _parents(tag: str) -> list[str]:

@@ -1,0 +1,48 @@
+"""A search as the catalog runs it: the text parsed once, what it names, and its order.
+
+`request(text)` is the one place a search's text becomes a query. Catalog's search, count,
+facets, highlighting and suggestions take the request it makes (or make one from text), so a
+search typed in the TUI is parsed once per key however many pages, counts and facets follow.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from catalog.searching.identifiers import Identifier, identify
+from catalog.searching.query import RELEVANCE, Query, Sort, parse
+
+
+@dataclass(frozen=True)
+class SearchRequest:
+    text: str  # as it runs (in the TUI the word being typed ends in *)
+    query: Query  # parsed; for a DOI or arXiv id, the id as a phrase (abstracts that cite it)
+    named: Identifier | None = None  # the key, DOI or arXiv id the whole text names
+    sort: Sort = RELEVANCE
+    # The last word is a prefix only because it is still being typed (the TUI's `interp` runs
+    # as `interp*`): suggestions still check it as a word.
+    completing: bool = False
+
+    @property
+    def is_empty(self) -> bool:
+        """Nothing to search for: no word, phrase, filter or identifier."""
+        return self.named is None and self.query.is_empty
+
+    @property
+    def partial(self) -> bool:
+        """Whether the list holds papers with only some of the words too (after those with
+        all of them): by relevance it does; sorted otherwise it holds those with every word,
+        and counts and facets count those."""
+        return self.sort == RELEVANCE
+
+
+def request(text: str, sort: Sort | str = RELEVANCE, *, completing: bool = False) -> SearchRequest:
+    """`text` as a search: parsed (QueryError for a filter that cannot mean anything) in
+    `sort`'s order (a Sort, or its text: "year", "-year")."""
+    sort = Sort.parse(sort) if isinstance(sort, str) else sort
+    named = identify(text)
+    if named is not None and named.kind != "key":
+        query = parse('"' + named.value.replace('"', "") + '"')
+    else:
+        query = parse(text)
+    return SearchRequest(text, query, named, sort, completing)

@@ -1,0 +1,55 @@
+"""Changes made elsewhere (another `catalog` command, another person): the catalog's version
+is read every POLL seconds, off the UI thread; when it moves, ChangeWatch says so and the
+catalog screen shows the change."""
+
+from __future__ import annotations
+
+from textual import work
+from textual.message import Message
+from textual.widget import Widget
+
+from catalog.library import Catalog
+from catalog.tui.messages import CatalogChanged
+
+POLL = 1.0  # seconds between looks at whether the catalog changed elsewhere
+
+
+class ChangeWatch(Widget):
+    """Polls the catalog's version (shows nothing)."""
+
+    class Changed(Message):
+        """Someone committed a change since the catalog was last looked at."""
+
+    def __init__(self, catalog: Catalog) -> None:
+        super().__init__()
+        self.catalog = catalog
+        self.version: int | None = None  # as last seen (None: not read yet)
+        self.polling = False  # a look is under way
+
+    def on_mount(self) -> None:
+        self.poll()  # the version the first results show
+        self.set_interval(POLL, self.poll)
+
+    def poll(self) -> None:
+        """One PRAGMA, off the UI thread; a look still under way (a busy disk) is not doubled."""
+        if not self.polling:
+            self.polling = True
+            self._read_version()
+
+    @work(thread=True, group="poll", exit_on_error=False)
+    def _read_version(self) -> None:
+        try:
+            version = self.catalog.version()
+        except Exception:  # a busy or vanished file: ask again next time
+            version = None
+        self.post_message(CatalogChanged(version))
+
+    def on_catalog_changed(self, message: CatalogChanged) -> None:
+        message.stop()
+        self.polling = False
+        if message.version is None or message.version == self.version:
+            return
+        first = self.version is None
+        self.version = message.version
+        if not first:
+            self.post_message(self.Changed())
