@@ -32,7 +32,7 @@ async def test_m_says_which_extra_discovery_needs(app, seeded, settle, type_sear
         hint = str(screen.query_one("#similar-hint").render())
         assert INSTALL in hint and "\n" not in hint.strip()
         await pilot.press("escape")
-        app.main.on_find_topics()  # the Topics facet's "find topics"
+        app.main.sidebar.find_topics()  # the Topics facet's "find topics"
         await settle(pilot)
         shown = [str(n.message) for n in app._notifications]
         assert any(INSTALL in message and "Cannot find topics" in message for message in shown), shown
