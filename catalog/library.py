@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from time import monotonic
 
-from catalog import changes, rules
+from catalog import attaching, changes, rules
 from catalog.searching import highlight
 from catalog.errors import CatalogError, Interrupted
 from catalog.exchange import Exchange
@@ -22,7 +22,7 @@ from catalog.searching.query import RELEVANCE, Clause, Filter, Query, QueryError
 from catalog.searching.request import SearchRequest, request
 from catalog.resources import seeds_dir
 from catalog.results import (
-    Edit, Facets, FirstPage, ImportReport, Members, NoteView,
+    AttachmentView, Edit, Facets, FirstPage, ImportReport, Members, NoteView,
     PaperDetail, PaperState, PaperSummary, RelatedPaper, SavedQuery, SavedSearchChanged, SearchHit,
     SplitResult, Stats, Suggestion, TagCount, TopicCount, TopicGroup, TriageCount, TriageOrder,
 )
@@ -225,7 +225,10 @@ class Catalog(Exchange):
 
     def get(self, key: str) -> PaperDetail:
         with self.store.read() as tx:
-            return tx.papers.detail(resolve_key(tx, key))
+            detail = tx.papers.detail(resolve_key(tx, key))
+        if not detail.attachments:
+            return detail
+        return dataclasses.replace(detail, attachments=tuple(self._located(a) for a in detail.attachments))
 
     def split(self, key: str, numbers: Sequence[int] = ()) -> SplitResult:
         """Undo merges: the records that joined paper `key` (all, or those of the sources
@@ -239,6 +242,75 @@ class Catalog(Exchange):
             ids = merges.split(tx, pid, tx.papers.key_of(pid), list(dict.fromkeys(numbers)), rules.now())
             return SplitResult(tx.papers.detail(pid).summary, tuple(tx.papers.summaries(ids)),
                                before - len(tx.imports.places_of(pid)))
+
+    # --- attached files (catalog/attaching.py: the folder, names, copies) ---------------------
+
+    def attach_file(self, key: str, path: Path, *, link: bool | None = None) -> tuple[AttachmentView, bool]:
+        """Attach the file at `path` to paper `key`: copied into the catalog's folder of files,
+        or with `link` left where it is (None: $CATALOG_ATTACH). (the attachment, whether it
+        is new): the same bytes attached to this paper before are that attachment again.
+        What web downloads and PDF imports call too."""
+        path = attaching.readable(path)
+        link = attaching.links_by_default() if link is None else link
+        into = None if link else attaching.folder(self.store)
+        sha256, size = attaching.fingerprint(path)
+        with self.store.read() as tx:
+            pid = resolve_key(tx, key)
+            detail = tx.papers.detail(pid)
+            if (known := tx.edits.attachment_with(pid, sha256)) is not None:
+                return self._located(next(a for a in detail.attachments if a.id == known)), False
+        stored = str(path) if link else attaching.copy_in(path, into, attaching.file_name(detail, path.suffix))
+        try:
+            with self.store.write() as tx:
+                pid = resolve_key(tx, key)
+                made = tx.edits.add_attachment(pid, stored="linked" if link else "managed", path=stored,
+                                               name=path.name, sha256=sha256, size=size, added_at=rules.now())
+                tx.edits.touch(pid)
+                views = tx.papers.attachments_of(pid)
+        except BaseException:
+            if not link:
+                attaching.remove(into / stored)  # the row never came: neither does the copy
+            raise
+        if made is None:  # attached meanwhile by another process: its copy stays, ours goes
+            if not link:
+                attaching.remove(into / stored)
+            return self._located(next(a for a in views if a.sha256 == sha256)), False
+        return self._located(next(a for a in views if a.id == made)), True
+
+    def attachments(self, key: str) -> tuple[AttachmentView, ...]:
+        """The paper's attachments, each with where it is and whether a file is there."""
+        with self.store.read() as tx:
+            found = tx.papers.attachments_of(resolve_key(tx, key))
+        return tuple(self._located(a) for a in found)
+
+    def detach(self, key: str, number: int, *, delete_file: bool = True) -> AttachmentView:
+        """Detach attachment `number` (as `attachments` numbers them) from paper `key`; a copy in
+        the folder of files is deleted after (with `delete_file`), a linked file never."""
+        with self.store.write() as tx:
+            pid = resolve_key(tx, key)
+            found = tx.papers.attachments_of(pid)
+            if not 1 <= number <= len(found):
+                have = f"it has {len(found)}" if found else "it has none"
+                raise CatalogError(f"paper {key} has no attached file {number} ({have})")
+            gone = self._located(found[number - 1])
+            tx.edits.remove_attachment(gone.id)
+            tx.edits.touch(pid)
+        if delete_file and gone.stored == "managed":
+            attaching.remove(Path(gone.location))
+        return gone
+
+    def file_to_open(self, key: str) -> AttachmentView | None:
+        """The file `catalog open` and `o` open: the first PDF that is there, else the first
+        other file that is there; None when the paper has no file on this machine."""
+        present = [a for a in self.attachments(key) if a.present]
+        return next((a for a in present if a.is_pdf), present[0] if present else None)
+
+    def missing_files(self) -> list[tuple[str, AttachmentView]]:
+        """(paper key, attachment) of every attached file that is not where the catalog keeps it."""
+        return attaching.missing(self.store)
+
+    def _located(self, attachment: AttachmentView) -> AttachmentView:
+        return attaching.located(self.store, attachment)
 
     # --- user data: each change returns an Edit, which `undo` takes back -----------------
 

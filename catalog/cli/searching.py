@@ -211,15 +211,27 @@ def tui(ctx, triage, query):
 
 @click.command("open")
 @click.argument("key")
-@click.option("--print", "print_only", is_flag=True, help="Print the address instead of opening it.")
+@click.option("--link", "link_only", is_flag=True, help="Open its URL, DOI or arXiv page even when it has a PDF.")
+@click.option("--print", "print_only", is_flag=True, help="Print the file or address instead of opening it.")
 @click.pass_context
-def open_cmd(ctx, key, print_only):
-    """Open a paper's page (its URL, DOI or arXiv page) in your browser; $BROWSER is honoured.
+def open_cmd(ctx, key, link_only, print_only):
+    """Open a paper's attached PDF ($CATALOG_OPENER, else xdg-open or open), else its page
+    (its URL, DOI or arXiv page) in your browser; $BROWSER is honoured.
 
     Only http and https links are opened, never through a shell."""
     from catalog import browser
 
-    detail = _open(ctx).get(key)
+    catalog = _open(ctx)
+    detail = catalog.get(key)
+    attached = None if link_only else catalog.file_to_open(key)
+    if attached is not None:
+        if print_only:
+            click.echo(attached.location)
+            return
+        click.echo(f"opening {attached.location}", err=True)
+        if not browser.open_file(attached.location):
+            _fail(f"no program to open {attached.location} (set $CATALOG_OPENER, or install xdg-open)")
+        return
     if detail.link is None:
         _fail(f"{detail.summary.key} has no URL, DOI or arXiv id to open")
     link = browser.openable(detail.link)
