@@ -14,7 +14,7 @@ from pathlib import Path
 from time import monotonic
 
 from catalog import attaching, changes, rules
-from catalog.searching import highlight
+from catalog.searching import highlight, pages
 from catalog.errors import CatalogError, Interrupted
 from catalog.exchange import Exchange
 from catalog.searching.lookup import as_one_query, resolve_key, understood
@@ -132,20 +132,35 @@ class Catalog(Exchange):
 
     def search(self, query: SearchRequest | str, *, limit: int = 50, offset: int = 0,
                snippets: bool = True, sort: Sort | str | None = None,
-               cancelled: Stop | None = None) -> list[PaperSummary]:
+               cancelled: Stop | None = None, within: str = "all") -> list[PaperSummary]:
         """The page of papers a search finds, best first or in its order; a paper the query
         names by key, DOI or arXiv id comes first. `query`: a SearchRequest
         (catalog/searching/request.py), or text to make one of in `sort`'s order (a Sort, or its
         text: "year", "-year"). `cancelled`: asked while the database works; once it is true
-        the search stops and raises Interrupted (the TUI's answer to a newer search)."""
+        the search stops and raises Interrupted (the TUI's answer to a newer search).
+        `within`: "all", "abstracts" (not the text of attached PDFs) or "text" (only that):
+        catalog/searching/pages.py says how the pages rank."""
         asked = _asked(query, sort)
+        body = pages.check_within(within) != "abstracts"
         with self.store.read() as tx, tx.stoppable(cancelled):
             parsed, named = understood(tx, asked)
-            hits = _hits(tx, parsed, named, limit, offset, asked.sort, snippets)
-            also = tx.search.acronyms_for(parsed) if snippets and any(hit.text for hit in hits) else {}
+            found = tx.search.pages(parsed, pages.PAGES) if body and parsed.has_text else []
+            if found and asked.sort == RELEVANCE:
+                whole = _hits(tx, parsed, named, -1 if limit < 0 else offset + limit, 0, asked.sort, snippets)
+                hits = pages.merged(tx, whole, parsed, pages.best_pages(found), text_only=within == "text")
+                hits = hits[offset:] if limit < 0 else hits[offset:offset + limit]
+            elif within == "text":
+                best = pages.best_pages(found)
+                ids = list(best)[offset:] if limit < 0 else list(best)[offset:offset + limit]
+                hits = pages.merged(tx, [], parsed, {pid: best[pid] for pid in ids}, text_only=True)
+            else:
+                hits = _hits(tx, parsed, named, limit, offset, asked.sort, snippets)
+            also = tx.search.acronyms_for(parsed) if snippets and (found or any(hit.text for hit in hits)) else {}
             ranked = tx.lists.to_keep()
         self.store.lists.keep(ranked)  # the lists this search ranked of its own, for the next one
-        return _with_snippets(hits, parsed, also) if snippets else [hit.summary for hit in hits]
+        if not snippets:
+            return [hit.summary for hit in hits]
+        return _with_page_snippets(_with_snippets(hits, parsed, also), hits, found, parsed, also)
 
     def first_page(self, query: SearchRequest | str, *, limit: int, counted: bool = False,
                    cancelled: Stop | None = None) -> FirstPage:
@@ -276,6 +291,28 @@ class Catalog(Exchange):
                 attaching.remove(into / stored)
             return self._located(next(a for a in views if a.sha256 == sha256)), False
         return self._located(next(a for a in views if a.id == made)), True
+
+    def read_texts(self, progress: Callable[[AttachmentView, str], None] | None = None) -> list[tuple[AttachmentView, str]]:
+        """Read the text of every attached PDF not read yet, page by page, into the search index:
+        (attachment, what reading gave: 'text', 'no text', 'encrypted', 'unreadable'). Each file
+        is stored in a transaction of its own, so a run cut short keeps what it finished and the
+        next run reads the rest. A file not on this machine is left for later. Loads pypdfium2."""
+        from catalog import pdftext
+
+        with self.store.read() as tx:
+            waiting = tx.imports.unread_attachments()
+        done = []
+        for attachment in waiting:
+            attachment = self._located(attachment)
+            if not attachment.present:
+                continue
+            text = pdftext.read(Path(attachment.location))
+            with self.store.write() as tx:
+                tx.imports.set_attachment_text(attachment.id, text.state, text.pages if text.state == "text" else [])
+            done.append((attachment, text.state))
+            if progress is not None:
+                progress(attachment, text.state)
+        return done
 
     def attachments(self, key: str) -> tuple[AttachmentView, ...]:
         """The paper's attachments, each with where it is and whether a file is there."""
@@ -666,6 +703,25 @@ def _hits(tx, parsed: Query, named: list[int], limit: int, offset: int, sort: So
         hits += tx.search.page(parsed, limit=rest, offset=max(0, offset - len(named)),
                                with_text=with_text and parsed.has_text, sort=sort)
     return hits
+
+
+def _with_page_snippets(summaries: list[PaperSummary], hits: list[SearchHit], found, query,
+                        also: dict[str, list[str]]) -> list[PaperSummary]:
+    """Summaries with the page number and a snippet of the best page holding the words, for
+    papers an attached file's page was found in."""
+    if not found:
+        return summaries
+    best = pages.best_pages(found)
+    terms = highlight.terms_of(query, also)
+    done = []
+    for summary, hit in zip(summaries, hits):
+        top = best.get(hit.paper_id)
+        if top:
+            text = " ".join(top[0].text.split())
+            summary = dataclasses.replace(summary, page=top[0].page,
+                                          page_snippet=highlight.snippet(text, terms) if terms else text[:160])
+        done.append(summary)
+    return done
 
 
 def _untriaged(query: Query) -> Query:

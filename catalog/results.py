@@ -20,6 +20,10 @@ class PaperSummary:
     # From a search with words: "all" (holds every word, in some form) or "some" (a partial
     # match, listed after them when few papers hold every word); None when listing.
     match: str | None = None
+    # A search that found words on a page of an attached file: its number and a snippet of it
+    # (marked as `snippet`); "text" in `match` when only the pages hold every word.
+    page: int | None = None
+    page_snippet: str | None = None
 
     def as_json(self) -> dict:
         return {

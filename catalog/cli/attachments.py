@@ -32,7 +32,18 @@ def attach(ctx, key, files, link):
             click.echo(f"attached {path} as {attachment.number}: {attachment.location}", err=True)
         else:
             click.echo(f"{path} is attached already, as {attachment.number}", err=True)
+    catalog.read_texts(lambda attachment, state: _said(attachment, state))
     output.print_attachments(catalog.attachments(key))
+
+
+def _said(attachment, state: str) -> None:
+    """One line for a PDF whose text cannot be searched."""
+    if state != "text":
+        click.echo(f"{attachment.name}: {TEXT_STATES[state]}; attached, but its text is not searched", err=True)
+
+
+TEXT_STATES = {"no text": "no text layer (scanned pages?)", "encrypted": "encrypted (a password is needed)",
+               "unreadable": "not a PDF that can be read (damaged?)"}
 
 
 @click.command()

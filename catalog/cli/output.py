@@ -82,6 +82,11 @@ def print_summaries(papers: list[PaperSummary], *, with_snippets: bool = False) 
             snippet = highlighted(p.snippet)
             snippet.pad_left(4)
             stdout.print(snippet)
+        if with_snippets and p.page_snippet:
+            snippet = Text(f"p. {p.page}: ", style="dim")
+            snippet.append_text(highlighted(p.page_snippet))
+            snippet.pad_left(4)
+            stdout.print(snippet)
 
 
 def print_json(data) -> None:
@@ -89,7 +94,8 @@ def print_json(data) -> None:
 
 
 def summaries_json(papers: list[PaperSummary]) -> list[dict]:
-    return [{**p.as_json(), "snippet": plain_snippet(p.snippet), "match": p.match} for p in papers]
+    return [{**p.as_json(), "snippet": plain_snippet(p.snippet), "match": p.match,
+             **({"page": p.page, "page_snippet": plain_snippet(p.page_snippet)} if p.page else {})} for p in papers]
 
 
 def search_json(query: str, papers: list[PaperSummary], suggestions: list[Suggestion]) -> dict:

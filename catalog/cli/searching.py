@@ -13,10 +13,15 @@ from catalog.cli.common import EPILOG, _fail, _open, json_option, sort_options
 @click.argument("query", nargs=-1, required=True)
 @click.option("--limit", "-n", default=20, show_default=True, type=click.IntRange(1, 100_000))
 @sort_options("relevance")
+@click.option("--in", "within", type=click.Choice(("all", "abstracts", "text")), default="all", show_default=True,
+              help="Where to look: everywhere, titles/abstracts/tags/notes only, or only the text of attached PDFs.")
 @json_option
 @click.pass_context
-def search(ctx, query, limit, sort, reverse, as_json):
+def search(ctx, query, limit, sort, reverse, within, as_json):
     """Ranked full-text search with highlighted snippets.
+
+    The text of attached PDFs counts too, below a paper's own title and abstract; a hit there
+    shows its page (`p. 7: ...`).
 
     A key (or its first 4+ characters), a DOI or an arXiv id as the whole query finds that
     paper first. Words that (almost) no paper holds get "did you mean" suggestions on stderr
@@ -30,7 +35,7 @@ def search(ctx, query, limit, sort, reverse, as_json):
     if asked.is_empty:
         _fail(f"nothing to search for in {text!r}: type words, \"a phrase\" or a filter like venue:ICML")
     catalog = _open(ctx)
-    papers = catalog.search(asked, limit=limit)
+    papers = catalog.search(asked, limit=limit, within=within)
     suggestions = catalog.suggest(asked)  # words (almost) no paper holds: their closest words
     if as_json:
         output.print_json(output.search_json(text, papers, suggestions))

@@ -275,6 +275,14 @@ class Imports(Role):
     def mark_ordinary_words(self, words: Sequence[str]) -> None: ...
 
     @abstractmethod
+    def unread_attachments(self) -> list:
+        """AttachmentViews of the attached PDFs whose text was not read yet, oldest first."""
+
+    @abstractmethod
+    def set_attachment_text(self, attachment_id: int, state: str, pages: Sequence[str]) -> None:
+        """An attachment's text, page by page (replacing any it had), and what reading it gave."""
+
+    @abstractmethod
     def papers_to_rederive(self) -> list[int]:
         """Ids of papers whose abstract was edited by hand since their text was derived."""
 
@@ -318,6 +326,11 @@ class Search(Role):
 
     @abstractmethod
     def papers_with_word(self, word: str, at_most: int, *, prefix: bool = False) -> int: ...
+
+    @abstractmethod
+    def pages(self, query, limit: int) -> list:
+        """The PageHits (rows.py) of attached files' pages holding `query`'s words (its
+        filters are the caller's), best first; [] for a query without words."""
 
     @abstractmethod
     def vocabulary(self) -> Iterator[tuple[str, int]]: ...

@@ -113,6 +113,16 @@ class ListProblems:
     choose_at: int | None = None
 
 
+class PageHit(NamedTuple):
+    """A page of an attached file that a search's words are on (Search.pages)."""
+
+    paper_id: int
+    attachment_id: int
+    page: int  # 1-based
+    text: str
+    score: float  # lower is better
+
+
 class SchemaObject(NamedTuple):
     kind: str  # table, index, view, trigger
     name: str

@@ -298,3 +298,19 @@ class Fts5Compiler(Compiler):
 
 
 FTS5 = Fts5Compiler()
+
+
+def page_match(query: Query) -> str | None:
+    """`query`'s words as an FTS5 expression over the pages of attached files (page_fts,
+    stemmed): each clause's words ORed, clauses ANDed, negated ones NOTed. A clause that ORs
+    a word with a filter is left out (a page has no venue): the page search is then wider, and
+    the caller applies the filters to the papers. None: no words to look for."""
+    wanted, unwanted = [], []
+    for clause in query.clauses:
+        if not all(isinstance(option, Text) for option in clause.options):
+            continue
+        words = " OR ".join(fts_phrase(option) for option in clause.options)
+        (unwanted if clause.negated else wanted).append(f"({words})")
+    if not wanted:
+        return None
+    return " AND ".join(wanted) + "".join(f" NOT {words}" for words in unwanted)
