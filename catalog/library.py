@@ -22,7 +22,7 @@ from catalog.searching.query import RELEVANCE, Clause, Filter, Query, QueryError
 from catalog.searching.request import SearchRequest, request
 from catalog.resources import seeds_dir
 from catalog.results import (
-    Edit, Facets, FirstPage, ImportReport, Members, NoteView,
+    Added, Edit, Facets, FirstPage, ImportReport, Members, NoteView,
     PaperDetail, PaperState, PaperSummary, RelatedPaper, SavedQuery, SavedSearchChanged, SearchHit,
     SplitResult, Stats, Suggestion, TagCount, TopicCount, TopicGroup, TriageCount, TriageOrder,
 )
@@ -108,6 +108,23 @@ class Catalog(Exchange):
             related.refresh_after_import(self.store, background=background)  # derived data
             self._refresh_ranked_lists(background, monotonic() - start)
         return report
+
+    def add_identifiers(self, texts: Sequence[str], *,
+                        on_each: Callable[[Added], None] = lambda added: None) -> list[Added]:
+        """Fetch the papers these DOIs, arXiv ids and links name (catalog/fetching/) and add
+        them, or fill the empty fields of the papers already here; `on_each` hears of each as
+        it is done (arXiv asks for three seconds between requests)."""
+        from catalog.importing import web
+
+        texts = [t for t in texts if t.strip()]
+        if not texts:
+            raise CatalogError("nothing to add: give a DOI, an arXiv id or a link")
+        added = web.add(self.store, texts, on_each)
+        if any(a.outcome in ("new", "updated") for a in added):
+            from catalog.discover import related
+
+            related.refresh_after_import(self.store, background=True)
+        return added
 
     def _refresh_ranked_lists(self, background: bool, took: float) -> None:
         """The ranked lists of frequent words after an import. A few hundred new papers need

@@ -444,3 +444,22 @@ class Members:
     owner: str
     names: tuple[str, ...]
     you: str
+
+
+@dataclass(frozen=True)
+class Added:
+    """What `catalog add` did with one identifier: `outcome` is "new", "updated" (a paper
+    already there gained fields: `filled`), "unchanged", or "failed" (`error` says why)."""
+
+    identifier: str
+    outcome: str
+    paper: PaperSummary | None = None
+    source: str | None = None  # the service's URL the record came from
+    filled: tuple[str, ...] = ()
+    pdf_url: str | None = None
+    error: str | None = None
+
+    def as_json(self) -> dict:
+        return {"identifier": self.identifier, "outcome": self.outcome,
+                "paper": self.paper.as_json() if self.paper else None, "source": self.source,
+                "filled": list(self.filled), "pdf_url": self.pdf_url, "error": self.error}
