@@ -189,3 +189,20 @@ def test_offline_is_one_line_and_no_catalog_changes(run_cli, tmp_path, monkeypat
     assert out.exit_code == 1
     assert out.output.startswith(f"catalog: cannot reach 127.0.0.1:{port} (")
     assert out.output.count("\n") == 1
+
+
+def test_add_then_enrich_on_both_backends(empty_any, web, tmp_path):
+    """The sources, provenance and merges a fetched paper leaves are the same on SQLite and
+    PostgreSQL: added once, found again, and enriched into a paper that lacked its authors."""
+    [first] = empty_any.add_identifiers(["arXiv:1605.08386"])
+    [again] = empty_any.add_identifiers(["https://arxiv.org/abs/1605.08386v1"])
+    assert (first.outcome, again.outcome, again.paper.key) == ("new", "unchanged", first.paper.key)
+    records = tmp_path / "mine.json"
+    records.write_text(json.dumps([{"abstract": "We derive the frequencies of hot Jupiters with 3--5 day periods.",
+                                    "arxiv_id": "astro-ph/0601001"}]))
+    assert not empty_any.import_paths([records]).errors
+    [done] = empty_any.enrich()
+    assert done.outcome == "filled" and "authors" in done.filled
+    detail = empty_any.get(done.key)
+    assert detail.authors and detail.title.startswith("Frequency of Hot Jupiters")
+    assert [(s.format, s.evidence) for s in detail.sources] == [("json", None), ("arxiv", "enrich: its arXiv id")]

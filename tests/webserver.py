@@ -36,7 +36,8 @@ class Replay:
             return self.scripted[path].pop(0)
         for route in self.routes:
             if path == f"/{route['service']}{route['path']}" and all(
-                    query.get(k) == v for k, v in route.get("query", {}).items()):
+                    query.get(k) == v for k, v in route.get("query", {}).items()) and all(
+                    query.get(k) for k in route.get("query_has", ())):
                 body = (DATA / route["file"]).read_bytes()
                 return route.get("status", 200), body, {"Content-Type": route["type"]}
         return 404, b"no recording for this request", {"Content-Type": "text/plain"}

@@ -1,4 +1,4 @@
-"""Papers from the web: add (by DOI, arXiv id or link)."""
+"""Papers from the web: add (by DOI, arXiv id or link) and enrich (what papers lack)."""
 
 from __future__ import annotations
 
@@ -60,6 +60,49 @@ def add(ctx, identifiers, from_file, as_json):
         sys.exit(1)
 
 
+@click.command()
+@click.argument("query", nargs=-1)
+@click.option("--dry-run", is_flag=True, help="Say what would be filled in; change nothing.")
+@json_option
+@click.pass_context
+def enrich(ctx, query, dry_run, as_json):
+    """Fill in titles, authors and identifiers of papers that lack them, from the web.
+
+    QUERY selects papers as `catalog list` does (all when empty); of those, the ones without a
+    title, authors, or a DOI or arXiv id are looked up: by their DOI or arXiv id, else on
+    arXiv by their abstract's words, a candidate taken only when its abstract says the same
+    (docs/web.md). Only empty fields are filled: your titles, the paper's abstract and all
+    you set stay. Each paper gets a line with the evidence; `catalog split KEY` undoes one.
+    """
+    import json
+
+    from catalog.text.terminal import safe
+
+    catalog = _open(ctx)
+
+    def each(e) -> None:
+        if as_json:
+            return
+        if e.outcome in ("filled", "would fill"):
+            what = f"{e.outcome} {', '.join(e.filled)}: {safe(e.found_title or '')}"
+        elif e.outcome == "unchanged":
+            what = f"nothing to add ({safe(e.found_title or '')})"
+        else:
+            what = e.outcome
+        click.echo(f"{e.key}  {what}  [{safe(e.evidence)}]")
+
+    done = catalog.enrich(" ".join(query), dry_run=dry_run, on_each=each)
+    if as_json:
+        click.echo(json.dumps([e.as_json() for e in done], ensure_ascii=False, indent=2))
+    elif not done:
+        click.echo("No paper there lacks a title, authors or identifiers.", err=True)
+    counts = {o: sum(e.outcome == o for e in done) for o in ("filled", "would fill", "unchanged", "no match", "refused", "failed")}
+    if done and not as_json:
+        click.echo(", ".join(f"{n} {o}" for o, n in counts.items() if n), err=True)
+    if counts["failed"]:
+        sys.exit(1)
+
+
 def _read_list(path: Path) -> list[str]:
     try:
         text = sys.stdin.read() if str(path) == "-" else path.read_text("utf-8")
@@ -72,4 +115,4 @@ def _read_list(path: Path) -> list[str]:
     return [line for line in lines if line]
 
 
-COMMANDS = (add,)
+COMMANDS = (add, enrich)

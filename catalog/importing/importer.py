@@ -211,6 +211,25 @@ def import_records(store: Store, records: list[PaperRecord], *, origin: str, for
     return Stored(report, ids, filled)
 
 
+def merge_into(store: Store, paper_id: int, record: PaperRecord, *, origin: str, format: str,
+               sha256: str, evidence: str) -> list[str]:
+    """Fill the empty fields of one chosen paper from a record found for it (`catalog enrich`:
+    the record matched it on `evidence`, not on the rules imports use), kept like an import's
+    merge: the answer is a source of the paper, `catalog show` lists it with the evidence and
+    `catalog split` undoes it. The fields filled."""
+    with store.write() as tx:
+        known = tx.imports.source_with(sha256)
+        if known is not None and paper_id in tx.imports.paper_ids_from(known["id"]):
+            return []  # this answer was merged into this paper before
+        now = rules.now()
+        source_id = known["id"] if known is not None else tx.imports.add_source(
+            path=origin, sha256=sha256, venue=None, year=None, format=format, imported_at=now, warnings="")
+        changed, [filled] = dedupe.merge(tx, [(paper_id, record)], now)
+        tx.imports.add_provenance([(paper_id, source_id, record.position)])
+        merges.store_merges(tx, [(paper_id, source_id, record.position, evidence, filled, record)], now)
+    return list(filled)
+
+
 class Stored(NamedTuple):
     report: FileReport
     ids: list[int]  # the papers the records are, new or known

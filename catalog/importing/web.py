@@ -44,7 +44,7 @@ def add(store: Store, texts: Sequence[str], on_each: OnEach = lambda added: None
             on_each(done[-1])
             continue
         stored = import_records(store, [fetched.record], origin=fetched.origin,
-                                format=fetched.service, sha256=_digest(fetched))
+                                format=fetched.service, sha256=digest(fetched))
         with store.read() as tx:
             papers = tx.papers.summaries(stored.ids[:1])
         outcome = "new" if stored.report.new else "updated" if stored.report.merged else "unchanged"
@@ -54,7 +54,7 @@ def add(store: Store, texts: Sequence[str], on_each: OnEach = lambda added: None
     return done
 
 
-def _digest(fetched) -> str:
+def digest(fetched) -> str:
     """What makes two answers the same source: the service and the record they give (not the
     bytes: a feed's own timestamp changes with every request)."""
     record = asdict(fetched.record)
