@@ -206,6 +206,10 @@ class Imports(Role):
     def papers_from(self, source_id: int) -> int: ...
 
     @abstractmethod
+    def paper_ids_from(self, source_id: int) -> list[int]:
+        """The papers a source gave, in the order they stood in it."""
+
+    @abstractmethod
     def add_source(self, *, path: str, sha256: str, venue: str | None, year: int | None,
                    format: str, imported_at: datetime, warnings: str) -> int: ...
 
