@@ -82,6 +82,24 @@ class SourceRef:
 
 
 @dataclass(frozen=True)
+class RecordFields:
+    """An imported record as its file wrote it (the kept_record table): the file's format, the
+    entry type, the entry's own key (its cite key) and every field in file order, each a
+    (name, value) pair or (name, value as written, "bare") for a BibTeX macro value."""
+
+    format: str
+    source: str
+    position: int
+    entry_type: str | None
+    cite_key: str | None
+    fields: tuple[tuple, ...]
+
+    def values(self, name: str) -> list:
+        """The values of a field (RIS repeats tags), names compared without case."""
+        return [f[1] for f in self.fields if str(f[0]).lower() == name.lower()]
+
+
+@dataclass(frozen=True)
 class SplitResult:
     """What `catalog split` did: the paper that kept its key and annotations, and the new ones."""
 
@@ -116,6 +134,7 @@ class PaperDetail:
     notes: tuple[NoteView, ...]
     sources: tuple[SourceRef, ...]
     kind: str | None = None  # catalog/kinds.py; None: not known
+    records: tuple[RecordFields, ...] = ()  # every field of each imported record, as written
 
     @property
     def link(self) -> str | None:
@@ -138,6 +157,9 @@ class PaperDetail:
                 for n in self.notes
             ],
             "sources": [s.__dict__ for s in self.sources],
+            "records": [{"format": r.format, "source": r.source, "position": r.position,
+                         "entry_type": r.entry_type, "cite_key": r.cite_key,
+                         "fields": [list(f) for f in r.fields]} for r in self.records],
         }
 
 
@@ -373,6 +395,7 @@ class ExportPaper:
     abstract: str
     added_at: datetime
     kind: str | None = None  # catalog/kinds.py; None: not known (exports write what they always did)
+    records: tuple[RecordFields, ...] = ()  # its imported records as written, oldest first
 
     @property
     def display_title(self) -> str:
