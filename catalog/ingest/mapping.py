@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from catalog import kinds
 from catalog.ingest import fields
 from catalog.ingest.links import FileLinks
+from catalog.ingest.records import Kept
 
 DEFAULT_COLUMNS: dict[str, tuple[str, ...]] = {
     "title": ("title", "paper title"),
@@ -147,3 +148,22 @@ def _text(value: object) -> str:
     if isinstance(value, list):  # CSL-JSON's container-title is sometimes a list
         return " ".join(str(v) for v in value if v is not None)
     return str(value)
+
+
+def kept(row: Mapping[str, object], *, csv: bool = False) -> Kept:
+    """Every key of a JSON item (every non-empty cell of a CSV row) as written. CSL-JSON's
+    `type`, `id` and `keyword` ("a, b") are the entry type, cite key and keywords; a CSV
+    row (Zotero's) has its `Item Type` and `Manual Tags` ("a; b"), and no cite key."""
+    if csv:
+        pairs = [[name, value] for name, value in row.items() if name is not None and value not in (None, "")]
+        by_norm = {_norm(name): value for name, value in pairs}
+        tags = str(by_norm.get("manual tags") or "")
+        return Kept(str(by_norm.get("item type") or "") or None, None, pairs,
+                    tuple(t.strip() for t in tags.split(";") if t.strip()))
+    pairs = [[name, value] for name, value in row.items() if name != "custom" or not isinstance(value, dict)]
+    if isinstance(row.get("custom"), dict):  # what this catalog's CSL-JSON export keeps there
+        pairs += [[name, value] for name, value in row["custom"].items() if name not in row]
+    kind, key, words = row.get("type"), row.get("id"), row.get("keyword")
+    return Kept(kind if isinstance(kind, str) else None,
+                str(key) if isinstance(key, (str, int)) and not isinstance(key, bool) and str(key) else None,
+                pairs, tuple(w.strip() for w in words.split(",") if w.strip()) if isinstance(words, str) else ())
