@@ -144,8 +144,13 @@ def fields(p: ExportPaper) -> tuple[str, list[tuple[str, str]]]:
     return ("inproceedings" if conference else "misc"), _rest(p, out)
 
 
+# The field that carries the paper's catalog key, so a catalog rebuilt from this file gives
+# every paper its key again (BibTeX styles ignore fields they do not know).
+KEY_FIELD = "catalogkey"
+
+
 def _rest(p: ExportPaper, out: list[tuple[str, str]]) -> list[tuple[str, str]]:
-    """The fields after the venue: year, identifiers, link, tags, abstract."""
+    """The fields after the venue: year, identifiers, link, tags, abstract, the catalog's key."""
     if p.year:
         out.append(("year", str(p.year)))
     if p.doi:
@@ -158,6 +163,7 @@ def _rest(p: ExportPaper, out: list[tuple[str, str]]) -> list[tuple[str, str]]:
         out.append(("keywords", plain(", ".join(p.tags))))
     if p.abstract:
         out.append(("abstract", abstract(p.abstract)))
+    out.append((KEY_FIELD, p.key))
     return out
 
 
@@ -173,7 +179,7 @@ def kept_entry(p: ExportPaper) -> tuple[str, list[tuple[str, str]]] | None:
     names = set()
     for name, value, *bare in record.fields:
         name = str(name).lower()
-        if name in names or name == "keywords":
+        if name in names or name in ("keywords", KEY_FIELD):
             continue
         names.add(name)
         value = str(value)

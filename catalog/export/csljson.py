@@ -24,6 +24,10 @@ def person(name: str) -> dict[str, str]:
     return {"family": family, "given": given} if given and not is_organisation(name) else {"literal": name}
 
 
+# An item's call number (where to find it in a library: this catalog) carries the paper's
+# key, so a catalog rebuilt from this file gives every paper its key again.
+KEY_PREFIX = "catalog:"
+
 # kind -> CSL type
 TYPES = {"article": "article-journal", "conference": "paper-conference", "chapter": "chapter",
          "book": "book", "thesis": "thesis", "masters": "thesis", "report": "report",
@@ -53,6 +57,7 @@ def item(p: ExportPaper, key: str) -> dict[str, object]:
         out["URL"] = p.link
     if p.tags:
         out["keyword"] = ", ".join(p.tags)
+    out["call-number"] = KEY_PREFIX + p.key
     return out
 
 

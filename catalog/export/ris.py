@@ -21,6 +21,10 @@ def _line(value: str) -> str:
     return " ".join(value.split())
 
 
+# The call number (CN: where to find it in a library, this catalog) carries the paper's key,
+# so a catalog rebuilt from this file gives every paper its key again.
+KEY_PREFIX = "catalog:"
+
 # kind -> RIS type
 TYPES = {"article": "JOUR", "conference": "CPAPER", "chapter": "CHAP", "book": "BOOK",
          "thesis": "THES", "masters": "THES", "report": "RPRT", "preprint": "UNPB"}
@@ -57,11 +61,13 @@ def entry(p: ExportPaper, key: str) -> dict[str, object]:
         out["keywords"] = list(p.tags)
     if p.notes:
         out["notes"] = [_line(n) for n in p.notes]
+    out["call_number"] = KEY_PREFIX + p.key
     return out
 
 
 # What the catalog adds to a kept record that lacks the tag: rispy's name -> RIS tag.
-_ADDED = {"id": "ID", "doi": "DO", "urls": "UR", "abstract": "AB", "keywords": "KW", "notes": "N1"}
+_ADDED = {"id": "ID", "doi": "DO", "urls": "UR", "abstract": "AB", "keywords": "KW", "notes": "N1",
+          "call_number": "CN"}
 
 
 def kept_lines(p: ExportPaper, key: str) -> list[tuple[str, str]] | None:

@@ -132,8 +132,8 @@ def _kept(entry: _Entry) -> Kept:
     value written with a macro the file does not define (`month = jan`) as written."""
     pairs: list = []
     for name, value in entry.values.items():
-        if name == "crossref":
-            continue  # resolved: the parent may not travel with the child
+        if name in ("crossref", "catalogkey"):
+            continue  # resolved: the parent may not travel with the child; the catalog's own key
         pairs.append([name, entry.bare[name], "bare"] if name in entry.bare else [name, value])
     keywords = entry.values.get("keywords", "")
     words = tuple(w.strip() for w in re.split(r"[,;]", keywords) if w.strip()) if keywords else ()
@@ -460,4 +460,5 @@ def _normalised(raw: dict[str, str], entry_type: str = "") -> dict[str, object]:
         "doi": fields.doi(get("doi")),
         "arxiv_id": arxiv,
         "kind": kind,
+        "key": get("catalogkey") or None,  # a catalog export's key for the paper
     }

@@ -110,6 +110,7 @@ def _records(name: str, fmt: str, items: list[tuple[int, object]], field_map: ma
         if not isinstance(item, dict):
             out.warnings.append(f"{name}:{line}: {label} is {type(item).__name__}, not an object; skipped")
             continue
+        item = mapping.unpacked(item)
         names = frozenset(item)
         columns = columns_cache.get(names)
         if columns is None:

@@ -124,7 +124,7 @@ def values(row: Mapping[str, object], columns: dict[str, list[str]], *, links: F
         if isinstance(row.get(column), str) and (arxiv := fields.arxiv_id(row[column])):
             break
     venue = fields.venue(_text(venue_value)) if venue_value else ("arXiv" if arxiv else None)
-    key = get("key")
+    key = get("key") or next((str(v).removeprefix("catalog:") for n, v in row.items() if _own_key(n, v)), None)
     kind_column = next((c for c in columns["kind"] if row.get(c) not in (None, "", [], {})), None)
     return {
         "title": _text(title) if title is not None else None,
@@ -150,6 +150,23 @@ def _text(value: object) -> str:
     return str(value)
 
 
+def _own_key(name: str, value: object) -> bool:
+    """This catalog's key for the paper, as its CSL-JSON export writes it (call-number)."""
+    return name == "call-number" and isinstance(value, str) and value.startswith("catalog:")
+
+
+def unpacked(item: Mapping[str, object]) -> Mapping[str, object]:
+    """A CSL-JSON item with what its `custom` holds (keys CSL does not define, which this
+    catalog's export puts there) as keys of its own; the item's own keys win."""
+    custom = item.get("custom")
+    if not isinstance(custom, dict):
+        return item
+    out = {k: v for k, v in item.items() if k != "custom"}
+    for name, value in custom.items():
+        out.setdefault(name, value)
+    return out
+
+
 def kept(row: Mapping[str, object], *, csv: bool = False) -> Kept:
     """Every key of a JSON item (every non-empty cell of a CSV row) as written. CSL-JSON's
     `type`, `id` and `keyword` ("a, b") are the entry type, cite key and keywords; a CSV
@@ -160,9 +177,7 @@ def kept(row: Mapping[str, object], *, csv: bool = False) -> Kept:
         tags = str(by_norm.get("manual tags") or "")
         return Kept(str(by_norm.get("item type") or "") or None, None, pairs,
                     tuple(t.strip() for t in tags.split(";") if t.strip()))
-    pairs = [[name, value] for name, value in row.items() if name != "custom" or not isinstance(value, dict)]
-    if isinstance(row.get("custom"), dict):  # what this catalog's CSL-JSON export keeps there
-        pairs += [[name, value] for name, value in row["custom"].items() if name not in row]
+    pairs = [[name, value] for name, value in row.items() if not _own_key(name, value)]
     kind, key, words = row.get("type"), row.get("id"), row.get("keyword")
     return Kept(kind if isinstance(kind, str) else None,
                 str(key) if isinstance(key, (str, int)) and not isinstance(key, bool) and str(key) else None,

@@ -93,7 +93,7 @@ def _kept_records(lines: list[str]) -> dict[int, Kept]:
         elif tag == "ER":
             out[start] = _finish(kind, pairs)
             pairs = None
-        else:
+        elif not (tag == "CN" and value.startswith("catalog:")):  # the catalog's own key
             pairs.append([tag, value])
     if pairs is not None:
         out[start] = _finish(kind, pairs)
@@ -136,6 +136,11 @@ def _first(entry: dict, keys: tuple[str, ...]) -> object:
 _LINKS = ("urls", "file_attachments2", "file_attachments1", "related_records", "figure")
 
 
+def _own_key(value: object) -> str | None:
+    """The paper's key in the catalog a file was exported from (its CN, `catalog:KEY`)."""
+    return value.removeprefix("catalog:") if isinstance(value, str) and value.startswith("catalog:") else None
+
+
 def _link_fields(entry: dict) -> list[object]:
     found: list[object] = []
     for key in _LINKS:
@@ -161,4 +166,5 @@ def _values(entry: dict) -> dict[str, object]:
         "doi": found_doi,
         "arxiv_id": arxiv,
         "kind": kinds.thesis(kinds.named(entry.get("type_of_reference")), entry.get("type_of_work")),
+        "key": _own_key(entry.get("call_number")),
     }
