@@ -84,6 +84,21 @@ class SourceRef:
 
 
 @dataclass(frozen=True)
+class Notice:
+    """A notice about a paper: a retraction, withdrawal, correction or expression of concern."""
+
+    kind: str  # Crossref's type: "retraction", "withdrawal", "correction", "expression_of_concern", ...
+    doi: str  # the notice's own DOI
+    label: str = ""  # as the publisher names it ("Retraction Notice")
+    updated: str | None = None  # YYYY-MM-DD
+
+    @property
+    def grave(self) -> bool:
+        """Whether the paper's findings should no longer be relied on."""
+        return self.kind in ("retraction", "withdrawal", "removal", "expression_of_concern")
+
+
+@dataclass(frozen=True)
 class SplitResult:
     """What `catalog split` did: the paper that kept its key and annotations, and the new ones."""
 
@@ -118,6 +133,8 @@ class PaperDetail:
     notes: tuple[NoteView, ...]
     sources: tuple[SourceRef, ...]
     kind: str | None = None  # catalog/kinds.py; None: not known
+    pdf_url: str | None = None  # where its full text is, as a web service said (paper_link)
+    notices: tuple["Notice", ...] = ()  # retractions, withdrawals, corrections (paper_notice)
 
     @property
     def link(self) -> str | None:
@@ -140,6 +157,8 @@ class PaperDetail:
                 for n in self.notes
             ],
             "sources": [s.__dict__ for s in self.sources],
+            "pdf_url": self.pdf_url,
+            "notices": [n.__dict__ for n in self.notices],
         }
 
 

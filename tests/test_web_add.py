@@ -47,6 +47,7 @@ def test_an_arxiv_id_adds_the_paper_with_what_arxiv_says(run_cli, web):
     assert "DOI: 10.1103/physrevb.85.115117" in text and "arXiv: 1111.2011" in text
     assert "Perron-Frobenius uniform mode" in text  # the abstract
     assert "/arxiv/api/query?id_list=1111.2011" in text  # the source: the API's answer
+    assert "PDF: https://arxiv.org/pdf/1111.2011v2" in text
     assert result["paper"]["year"] == 2011
     # arXiv's documented politeness: who is asking, with the contact the user set
     assert all("reader@example.org" in r["user_agent"] and r["user_agent"].startswith("catalog/")
@@ -77,6 +78,11 @@ def test_a_doi_adds_crossrefs_record(run_cli, web):
     text = show(run_cli, key)
     assert "Shankar Sadasivan, Brooks B. Pond, Amar K. Pani" in text
     assert "DOI: 10.1371/journal.pone.0033693" in text and "Type: journal article" in text
+    # Crossref's updated-by: the publisher's correction notice, with its date
+    assert "Correction of 2012-05-08: https://doi.org/10.1371/annotation/c76da2c1-ccb8-4797-94c1-359d3ceceeda" in text
+    detail = json.loads(run_cli("show", key, "--json").stdout)
+    assert detail["notices"] == [{"kind": "correction", "doi": "10.1371/annotation/c76da2c1-ccb8-4797-94c1-359d3ceceeda",
+                                  "label": "Correction", "updated": "2012-05-08"}]
     # Crossref's polite pool: the contact goes along as mailto
     assert web.requests[0]["query"] == {"mailto": "reader@example.org"}
 
@@ -206,3 +212,17 @@ def test_add_then_enrich_on_both_backends(empty_any, web, tmp_path):
     detail = empty_any.get(done.key)
     assert detail.authors and detail.title.startswith("Frequency of Hot Jupiters")
     assert [(s.format, s.evidence) for s in detail.sources] == [("json", None), ("arxiv", "enrich: its arXiv id")]
+    assert detail.pdf_url == "https://arxiv.org/pdf/astro-ph/0601001v1"
+    [plos] = empty_any.add_identifiers(["10.1371/journal.pone.0033693"])
+    assert [n.kind for n in empty_any.get(plos.paper.key).notices] == ["correction"]
+
+
+def test_a_doi_crossref_does_not_know_comes_from_datacite(run_cli, web):
+    lipics, blog = added(run_cli, "10.4230/LIPIcs.TQC.2013.93", "https://doi.org/10.5438/4K3M-NYVG")
+    assert lipics["paper"]["title"] == "The Minimum Size of Qubit Unextendible Product Bases"
+    assert lipics["paper"]["year"] == 2013 and lipics["source"].endswith("/datacite/dois/10.4230/lipics.tqc.2013.93")
+    text = show(run_cli, lipics["paper"]["key"])
+    assert "Nathaniel Johnston" in text and "DOI: 10.4230/lipics.tqc.2013.93" in text
+    assert "(fetched from DataCite on " in text
+    assert blog["paper"]["title"] == "Eating your own Dog Food" and "Martin Fenner" in show(run_cli, blog["paper"]["key"])
+    assert [r["path"].split("/")[1] for r in web.requests] == ["crossref", "datacite", "crossref", "datacite"]

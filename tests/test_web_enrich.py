@@ -70,6 +70,7 @@ def test_an_untitled_paper_gets_its_title_and_authors_and_the_near_miss_is_refus
     assert shown["authors"] == "Aurora Ramírez, Mario Berrios, José Raúl Romero, Robert Feldt"
     assert shown["arxiv_id"] == "2405.13786"
     assert shown["abstract"] == SAME  # its own abstract stays
+    assert shown["pdf_url"] == "https://arxiv.org/pdf/2405.13786v1"
     assert shown["venue"] == "ICSE" and shown["year"] == 2024 and shown["kind"] is None
     text = run_cli("show", listed["same"]).output
     assert "/arxiv/api/query?search_query=" in text and "(merged: enrich: abstracts 0.9" in text

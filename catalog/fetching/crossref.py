@@ -41,7 +41,20 @@ def work(body: bytes, origin: str) -> Fetched:
     }, f"DOI {doi}")
     pdf = next((link.get("URL") for link in message.get("link") or []
                 if isinstance(link, dict) and link.get("content-type") == "application/pdf"), None)
-    return Fetched(record, "crossref", origin, pdf_url=pdf)
+    return Fetched(record, "crossref", origin, pdf_url=pdf, notices=_notices(message))
+
+
+def _notices(message: dict) -> tuple[tuple[str, str, str, str | None], ...]:
+    """Crossref's `updated-by`: the notices (retraction, correction, ...) that update this work."""
+    found = []
+    for update in message.get("updated-by") or []:
+        if not isinstance(update, dict) or not update.get("DOI") or not update.get("type"):
+            continue
+        parts = (update.get("updated") or {}).get("date-parts") or [[]]
+        day = "-".join(f"{int(n):02d}" for n in parts[0][:3]) if parts and parts[0] else None
+        found.append((str(update["type"]).lower().replace("-", "_"), fields.doi(update["DOI"]) or str(update["DOI"]),
+                      str(update.get("label") or ""), day))
+    return tuple(found)
 
 
 def _year(message: dict) -> int | None:

@@ -78,7 +78,7 @@ def enrich(store: Store, papers: Sequence[ExportPaper], *, dry_run: bool,
     from catalog.fetching.identifiers import Identifier
     from catalog.fetching.lookup import fetch
     from catalog.importing.importer import merge_into
-    from catalog.importing.web import digest
+    from catalog.importing.web import digest, facts
 
     client = Client(settings.from_environment())
     done: list[Enriched] = []
@@ -117,7 +117,7 @@ def enrich(store: Store, papers: Sequence[ExportPaper], *, dry_run: bool,
             with store.read() as tx:
                 pid = tx.papers.paper_id(paper.key)
             filled = merge_into(store, pid, r, origin=found.origin, format=found.service,
-                                sha256=digest(found), evidence=f"enrich: {evidence}")
+                                sha256=digest(found), evidence=f"enrich: {evidence}", facts=facts(found))
         outcome = ("would fill" if dry_run else "filled") if filled else "unchanged"
         done.append(Enriched(paper.key, outcome, evidence, r.title, r.authors, found.origin, tuple(filled)))
         on_each(done[-1])

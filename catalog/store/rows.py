@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import NamedTuple
 
-from catalog.results import ExportPaper, NoteView, PaperSummary, SourceRef
+from catalog.results import ExportPaper, Notice, NoteView, PaperSummary, SourceRef
 
 CHUNK = 500
 # A paper's summary (rows.summary reads it), with this reader's status and rating: the
@@ -50,6 +50,10 @@ def note(row, number: int) -> NoteView:
     return NoteView(id=row["id"], number=number, body=row["body"],
                     created_at=as_datetime(row["created_at"]), updated_at=as_datetime(row["updated_at"]),
                     author=row["author"])
+
+
+def notice(row) -> Notice:
+    return Notice(kind=row["kind"], doi=row["doi"], label=row["label"], updated=row["updated"])
 
 
 def source(row) -> SourceRef:
