@@ -126,17 +126,19 @@ class Catalog(Exchange):
             related.refresh_after_import(self.store, background=True)
         return added
 
-    def enrich(self, query: str = "", *, dry_run: bool = False,
+    def enrich(self, query: str = "", *, dry_run: bool = False, updates: bool = False,
                on_each: Callable[[Enriched], None] = lambda e: None) -> list[Enriched]:
         """Look up the papers `query` selects that lack a title, authors or identifiers, and
         fill in what the web knows of them (catalog/importing/enrich.py says when a candidate
-        is taken); `dry_run`: say what would change, change nothing."""
+        is taken); `dry_run`: say what would change, change nothing. `updates`: look up the
+        preprints instead (an arXiv id, no DOI) for the DOI of their published version."""
         from catalog.importing import enrich
 
         # the papers `catalog list QUERY` lists (a key, DOI or arXiv id alone names its paper)
         keys = [p.key for p in self.search(query, limit=10**9, snippets=False)] if query.strip() else None
-        wanting = [p for p in self.export_papers(keys=keys) if enrich.lacking(p)]
-        done = enrich.enrich(self.store, wanting, dry_run=dry_run, on_each=on_each)
+        wanted = enrich.unpublished if updates else enrich.lacking
+        wanting = [p for p in self.export_papers(keys=keys) if wanted(p)]
+        done = enrich.enrich(self.store, wanting, dry_run=dry_run, updates=updates, on_each=on_each)
         if any(e.outcome == "filled" for e in done):
             from catalog.discover import related
 

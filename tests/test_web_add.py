@@ -226,3 +226,37 @@ def test_a_doi_crossref_does_not_know_comes_from_datacite(run_cli, web):
     assert "(fetched from DataCite on " in text
     assert blog["paper"]["title"] == "Eating your own Dog Food" and "Martin Fenner" in show(run_cli, blog["paper"]["key"])
     assert [r["path"].split("/")[1] for r in web.requests] == ["crossref", "datacite", "crossref", "datacite"]
+
+
+def test_a_service_that_does_not_answer_in_time(run_cli, web, monkeypatch):
+    from catalog.fetching import http
+
+    monkeypatch.setattr(http, "BACKOFF", 0.0)
+    monkeypatch.setenv("CATALOG_WEB_TIMEOUT", "0.2")
+    web.script("/crossref/works/10.1038/srep16696", [(200, b"{}", {"X-Delay": "1"})] * 4)
+    out = run_cli("add", "10.1038/srep16696")
+    assert out.exit_code == 1
+    assert out.output.endswith("did not answer within 0.2 s (4 tries); try again later\n")
+    assert out.output.count("\n") == 1
+
+
+def test_an_openreview_link(run_cli, web):
+    # No public client library keeps a recorded OpenReview answer; this one is written after
+    # the API's documented shape (API 2: each field wrapped as {"value": ...}).
+    note = {"notes": [{"id": "rJXMpikCZ", "forum": "rJXMpikCZ", "version": 2, "pdate": 1517443200000, "content": {
+        "title": {"value": "Graph Attention Networks"},
+        "authors": {"value": ["Petar Veličković", "Guillem Cucurull", "Arantxa Casanova", "Adriana Romero",
+                              "Pietro Liò", "Yoshua Bengio"]},
+        "abstract": {"value": "We present graph attention networks (GATs), novel neural network architectures that "
+                              "operate on graph-structured data, leveraging masked self-attentional layers."},
+        "venue": {"value": "ICLR 2018 Conference Poster"}, "pdf": {"value": "/pdf/9d9a7a4ed5bfc1ba4ea0f4ea6c4b2b1ab1a8b5c9.pdf"}}}]}
+    web.script("/openreview/notes", [(200, json.dumps(note).encode(), {"Content-Type": "application/json"})])
+    [result] = added(run_cli, "https://openreview.net/forum?id=rJXMpikCZ")
+    assert web.requests[0]["query"] == {"id": "rJXMpikCZ"}
+    assert (result["paper"]["title"], result["paper"]["venue"], result["paper"]["year"]) == (
+        "Graph Attention Networks", "ICLR", 2018)
+    detail = json.loads(run_cli("show", result["paper"]["key"], "--json").stdout)
+    assert detail["authors"] == ("Petar Veličković, Guillem Cucurull, Arantxa Casanova, Adriana Romero, "
+                                 "Pietro Liò, Yoshua Bengio")
+    assert detail["url"] == "https://openreview.net/forum?id=rJXMpikCZ" and detail["kind"] == "conference"
+    assert detail["pdf_url"] == "https://openreview.net/pdf/9d9a7a4ed5bfc1ba4ea0f4ea6c4b2b1ab1a8b5c9.pdf"

@@ -63,9 +63,11 @@ def add(ctx, identifiers, from_file, as_json):
 @click.command()
 @click.argument("query", nargs=-1)
 @click.option("--dry-run", is_flag=True, help="Say what would be filled in; change nothing.")
+@click.option("--updates", is_flag=True,
+              help="Instead: ask arXiv again about preprints (an arXiv id, no DOI) for the DOI of their published version.")
 @json_option
 @click.pass_context
-def enrich(ctx, query, dry_run, as_json):
+def enrich(ctx, query, dry_run, updates, as_json):
     """Fill in titles, authors and identifiers of papers that lack them, from the web.
 
     QUERY selects papers as `catalog list` does (all when empty); of those, the ones without a
@@ -91,11 +93,12 @@ def enrich(ctx, query, dry_run, as_json):
             what = e.outcome
         click.echo(f"{e.key}  {what}  [{safe(e.evidence)}]")
 
-    done = catalog.enrich(" ".join(query), dry_run=dry_run, on_each=each)
+    done = catalog.enrich(" ".join(query), dry_run=dry_run, updates=updates, on_each=each)
     if as_json:
         click.echo(json.dumps([e.as_json() for e in done], ensure_ascii=False, indent=2))
     elif not done:
-        click.echo("No paper there lacks a title, authors or identifiers.", err=True)
+        click.echo("No preprint there lacks a DOI." if updates else
+                   "No paper there lacks a title, authors or identifiers.", err=True)
     counts = {o: sum(e.outcome == o for e in done) for o in ("filled", "would fill", "unchanged", "no match", "refused", "failed")}
     if done and not as_json:
         click.echo(", ".join(f"{n} {o}" for o, n in counts.items() if n), err=True)

@@ -60,10 +60,11 @@ class Client:
         self.requests = 0  # made over the network (not from the cache)
 
     def get(self, service: str, path: str, params: dict[str, str] | None = None, *,
-            accept: str = "*/*") -> Response:
+            accept: str = "*/*", fresh: bool = False) -> Response:
+        """`fresh`: ask the service even when the cache has an answer (which is replaced)."""
         where = self.settings.service(service)
         url = f"{where.base}{path}" + (f"?{urlencode(params)}" if params else "")
-        cached = self._cached(url, accept)
+        cached = None if fresh else self._cached(url, accept)
         if cached is not None:
             return cached
         response = self._fetch(service, url, accept, where.interval)
