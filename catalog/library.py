@@ -22,7 +22,7 @@ from catalog.searching.query import RELEVANCE, Clause, Filter, Query, QueryError
 from catalog.searching.request import SearchRequest, request
 from catalog.resources import seeds_dir
 from catalog.results import (
-    Added, Edit, Enriched, Facets, FirstPage, ImportReport, Members, NoteView,
+    Added, Edit, Enriched, Linked, LinkedPaper, Facets, FirstPage, ImportReport, Members, NoteView,
     PaperDetail, PaperState, PaperSummary, RelatedPaper, SavedQuery, SavedSearchChanged, SearchHit,
     SplitResult, Stats, Suggestion, TagCount, TopicCount, TopicGroup, TriageCount, TriageOrder,
 )
@@ -144,6 +144,26 @@ class Catalog(Exchange):
 
             related.refresh_after_import(self.store, background=True)
         return done
+
+    def linked(self, key: str, *, citing: bool = False) -> Linked:
+        """The papers paper `key` cites (or, `citing`, those citing it), from Semantic Scholar
+        (references: else Crossref's deposited list), each with the key of the catalog's
+        paper when it holds it."""
+        from catalog.fetching import citations, settings
+        from catalog.fetching.http import Client
+
+        detail = self.get(key)
+        key = detail.summary.key
+        if not (detail.doi or detail.arxiv_id):
+            raise CatalogError(f"paper {key} has no DOI or arXiv id to look it up by "
+                               f"(catalog enrich {key} may find one)")
+        client = Client(settings.from_environment())
+        ask = citations.citations if citing else citations.references
+        found, service = ask(client, detail.doi, detail.arxiv_id)
+        with self.store.read() as tx:
+            papers = tuple(LinkedPaper(_key_for(tx, p.doi, p.arxiv_id), p.title, p.authors, p.year, p.venue,
+                                       p.doi, p.arxiv_id, p.abstract) for p in found)
+        return Linked(key, citing, service, papers)
 
     def _refresh_ranked_lists(self, background: bool, took: float) -> None:
         """The ranked lists of frequent words after an import. A few hundred new papers need
@@ -647,3 +667,9 @@ def _with_snippets(hits: list[SearchHit], query, also: dict[str, list[str]]) -> 
 
 
 __all__ = ["Catalog", "CatalogError", "Interrupted", "QueryError", "SearchRequest", "request"]
+
+
+def _key_for(tx, doi: str | None, arxiv_id: str | None) -> str | None:
+    """The key of the catalog's paper with this DOI or arXiv id, if it has one."""
+    ids = (tx.papers.ids_with_doi(doi) if doi else []) or (tx.papers.ids_with_arxiv_id(arxiv_id) if arxiv_id else [])
+    return tx.papers.key_of(ids[0]) if ids else None

@@ -505,3 +505,31 @@ class Enriched:
         return {"key": self.key, "outcome": self.outcome, "evidence": self.evidence,
                 "found_title": self.found_title, "found_authors": self.found_authors,
                 "source": self.source, "filled": list(self.filled)}
+
+
+@dataclass(frozen=True)
+class LinkedPaper:
+    """A paper a catalog paper cites, or one citing it; `key` when the catalog holds it."""
+
+    key: str | None
+    title: str | None
+    authors: str | None = None
+    year: int | None = None
+    venue: str | None = None
+    doi: str | None = None
+    arxiv_id: str | None = None
+    abstract: str | None = None
+
+
+@dataclass(frozen=True)
+class Linked:
+    """`catalog refs` and `cited-by`: the papers, and which service listed them."""
+
+    key: str
+    citing: bool  # the papers citing it (else those it cites)
+    service: str
+    papers: tuple[LinkedPaper, ...]
+
+    def as_json(self) -> dict:
+        return {"key": self.key, "service": self.service, "citing" if self.citing else "references":
+                [p.__dict__ for p in self.papers]}

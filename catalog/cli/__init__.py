@@ -3,7 +3,7 @@
 This module builds the command group and dispatches; the commands live beside it, one module
 per group: files.py (import, export, annotations), searching.py (search, list, show, open,
 tags, stats, saved, tui), discovery.py (similar, recommend, topics), edits.py (tag, note,
-status, rate, title, split), database.py (doctor, sql, backup, copy, db), sharing.py (share), web.py (add, enrich).
+status, rate, title, split), database.py (doctor, sql, backup, copy, db), sharing.py (share), web.py (add, enrich, refs, cited-by).
 common.py holds what they share."""
 
 from __future__ import annotations

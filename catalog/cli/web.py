@@ -1,4 +1,4 @@
-"""Papers from the web: add (by DOI, arXiv id or link) and enrich (what papers lack)."""
+"""Papers from the web: add (by DOI, arXiv id or link), enrich (what papers lack), refs and cited-by."""
 
 from __future__ import annotations
 
@@ -106,6 +106,50 @@ def enrich(ctx, query, dry_run, updates, as_json):
         sys.exit(1)
 
 
+def _linked_command(name: str, citing: bool):
+    about = ("The papers citing paper KEY, from Semantic Scholar." if citing else
+             "The papers paper KEY cites: from Semantic Scholar, else the list its publisher gave Crossref.")
+
+    @click.command(name, help=about + (
+        "\n\nEach line: the catalog's key when it holds the paper (else -), the title, the year and an "
+        "identifier; the abstract below it when the service has one. KEY needs a DOI or an arXiv id "
+        "(catalog enrich finds them)."))
+    @click.argument("key")
+    @json_option
+    @click.pass_context
+    def command(ctx, key, as_json):
+        import json
+
+        from rich.text import Text
+
+        from catalog.cli.output import stdout
+        from catalog.text.terminal import safe
+
+        linked = _open(ctx).linked(key, citing=citing)
+        if as_json:
+            click.echo(json.dumps(linked.as_json(), ensure_ascii=False, indent=2))
+            return
+        for p in linked.papers:
+            ident = f"DOI {p.doi}" if p.doi else f"arXiv:{p.arxiv_id}" if p.arxiv_id else ""
+            line = Text(f"{p.key or '-':8} ", style="bold" if p.key else "dim")
+            line.append(safe(p.title or "(no title)"))
+            line.append("  " + "  ".join(safe(str(x)) for x in (p.year, ident) if x), style="dim")
+            stdout.print(line, soft_wrap=True)
+            if p.abstract:
+                stdout.print(Text("         " + safe(p.abstract[:240]) + ("..." if len(p.abstract) > 240 else ""),
+                                  style="dim"), soft_wrap=True)
+        held = sum(1 for p in linked.papers if p.key)
+        what = "papers citing it" if citing else "references"
+        click.echo(f"{len(linked.papers)} {what} from {linked.service}; {held} in the catalog (their keys first on the line)",
+                   err=True)
+
+    return command
+
+
+refs = _linked_command("refs", citing=False)
+cited_by = _linked_command("cited-by", citing=True)
+
+
 def _read_list(path: Path) -> list[str]:
     try:
         text = sys.stdin.read() if str(path) == "-" else path.read_text("utf-8")
@@ -118,4 +162,4 @@ def _read_list(path: Path) -> list[str]:
     return [line for line in lines if line]
 
 
-COMMANDS = (add, enrich)
+COMMANDS = (add, enrich, refs, cited_by)

@@ -139,8 +139,9 @@ class Client:
             self.sleep(min(left, interval))
 
     def _stamp(self, url: str) -> None:
-        service = next((name for name in ("arxiv", "crossref", "datacite", "openreview")
-                        if url.startswith(self.settings.service(name).base)), None)
+        from catalog.fetching.settings import SERVICES
+
+        service = next((name for name in SERVICES if url.startswith(self.settings.service(name).base)), None)
         if service is None:
             return
         try:
