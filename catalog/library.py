@@ -109,6 +109,15 @@ class Catalog(Exchange):
             self._refresh_ranked_lists(background, monotonic() - start)
         return report
 
+    @staticmethod
+    def fetch_ahead(texts: Sequence[str]) -> list[str]:
+        """Fetch what these identifiers name into the cache, touching no catalog: a command
+        that would make a new catalog fails (offline: CatalogError) before making it. The
+        errors of those that failed, one line each."""
+        from catalog.importing import web
+
+        return web.fetch_ahead(texts)
+
     def add_identifiers(self, texts: Sequence[str], *,
                         on_each: Callable[[Added], None] = lambda added: None) -> list[Added]:
         """Fetch the papers these DOIs, arXiv ids and links name (catalog/fetching/) and add

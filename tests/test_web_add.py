@@ -139,6 +139,11 @@ def test_what_names_no_paper_is_refused_before_anything_is_fetched(run_cli, web,
     assert web.requests == [] and not db_path.exists()
 
 
+def test_ids_nobody_knows_make_no_new_catalog(run_cli, web, db_path):
+    out = run_cli("add", "10.1371/notarealdoi", "arXiv:0000.0000")
+    assert out.exit_code == 1 and out.output.count("\n") == 2 and not db_path.exists()
+
+
 def test_unknown_ids_fail_one_line_each_and_the_rest_are_added(run_cli, web):
     out = run_cli("add", "10.1371/notarealdoi", "arXiv:0000.0000", "arXiv:1605.08386")
     assert out.exit_code == 1
@@ -195,6 +200,7 @@ def test_offline_is_one_line_and_no_catalog_changes(run_cli, tmp_path, monkeypat
     assert out.exit_code == 1
     assert out.output.startswith(f"catalog: cannot reach 127.0.0.1:{port} (")
     assert out.output.count("\n") == 1
+    assert not db_path.exists()  # no catalog made for nothing
 
 
 def test_add_then_enrich_on_both_backends(empty_any, web, tmp_path):

@@ -40,6 +40,14 @@ def add(ctx, identifiers, from_file, as_json):
 
     for text in wanted:  # before opening: a typo must not make a new catalog
         parsing.parse(text)
+    if _new_catalog(ctx):  # nor being offline, nor ids nobody knows: fetch first, then make it
+        from catalog.library import Catalog
+
+        failed = Catalog.fetch_ahead(wanted)
+        if len(failed) == len(wanted):
+            for line in failed:
+                click.echo(f"catalog: {safe(line)}", err=True)
+            sys.exit(1)
     catalog = _open(ctx, create=True)
 
     def each(added) -> None:
@@ -104,6 +112,13 @@ def enrich(ctx, query, dry_run, updates, as_json):
         click.echo(", ".join(f"{n} {o}" for o, n in counts.items() if n), err=True)
     if counts["failed"]:
         sys.exit(1)
+
+
+def _new_catalog(ctx) -> bool:
+    from catalog.paths import resolve_db_path
+
+    location, _ = resolve_db_path(ctx.find_root().params.get("db"))
+    return isinstance(location, Path) and not location.exists()
 
 
 def _linked_command(name: str, citing: bool):

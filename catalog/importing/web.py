@@ -54,6 +54,23 @@ def add(store: Store, texts: Sequence[str], on_each: OnEach = lambda added: None
     return done
 
 
+def fetch_ahead(texts: Sequence[str]) -> list[str]:
+    from catalog.fetching import identifiers, settings
+    from catalog.fetching.http import Client, Offline
+    from catalog.fetching.lookup import fetch
+
+    client = Client(settings.from_environment())
+    failed = []
+    for text in texts:
+        try:
+            fetch(client, identifiers.parse(text))
+        except Offline:
+            raise
+        except CatalogError as exc:
+            failed.append(f"{text}: {exc}")
+    return failed
+
+
 def facts(fetched):
     """The links and notices of an answer, for paper_link and paper_notice."""
     from catalog.importing.importer import WebFacts
