@@ -20,6 +20,10 @@ class PaperSummary:
     # From a search with words: "all" (holds every word, in some form) or "some" (a partial
     # match, listed after them when few papers hold every word); None when listing.
     match: str | None = None
+    # A search that found words on a page of an attached file: its number and a snippet of it
+    # (marked as `snippet`); "text" in `match` when only the pages hold every word.
+    page: int | None = None
+    page_snippet: str | None = None
 
     def as_json(self) -> dict:
         return {
@@ -119,6 +123,36 @@ def paper_link(url: str | None, doi: str | None, arxiv_id: str | None) -> str | 
 
 
 @dataclass(frozen=True)
+class AttachmentView:
+    """A file attached to a paper (catalog/attaching.py). `path` as stored: relative to the
+    catalog's folder of files when `stored` is 'managed', absolute when 'linked'; `location`
+    is where it is on this machine (filled by Catalog), `present` whether a file is there."""
+
+    id: int
+    number: int  # 1, 2, ... in the order attached: what `catalog detach KEY N` takes
+    name: str
+    stored: str  # 'managed' or 'linked'
+    path: str
+    sha256: str
+    size: int
+    pages: int | None
+    text_state: str | None  # 'text', 'no text', 'encrypted', 'unreadable'; None: not read yet
+    added_at: datetime
+    added_by: str = ""
+    location: str | None = None
+    present: bool | None = None
+
+    @property
+    def is_pdf(self) -> bool:
+        return self.path.lower().endswith(".pdf")
+
+    def as_json(self) -> dict:
+        return {"number": self.number, "name": self.name, "stored": self.stored, "path": self.location or self.path,
+                "present": self.present, "sha256": self.sha256, "size": self.size, "pages": self.pages,
+                "text": self.text_state, "added_at": self.added_at.isoformat(), "added_by": self.added_by}
+
+
+@dataclass(frozen=True)
 class PaperDetail:
     summary: PaperSummary
     abstract: str  # as imported
@@ -133,6 +167,7 @@ class PaperDetail:
     notes: tuple[NoteView, ...]
     sources: tuple[SourceRef, ...]
     kind: str | None = None  # catalog/kinds.py; None: not known
+    attachments: tuple[AttachmentView, ...] = ()
     pdf_url: str | None = None  # where its full text is, as a web service said (paper_link)
     notices: tuple["Notice", ...] = ()  # retractions, withdrawals, corrections (paper_notice)
 
@@ -157,6 +192,7 @@ class PaperDetail:
                 for n in self.notes
             ],
             "sources": [s.__dict__ for s in self.sources],
+            "attachments": [a.as_json() for a in self.attachments],
             "pdf_url": self.pdf_url,
             "notices": [n.__dict__ for n in self.notices],
         }

@@ -190,6 +190,20 @@ class ImportQueries(Imports):
 
     # --- text derived from abstracts (importing/derived.py) -------------------------------------
 
+    def unread_attachments(self) -> list:
+        from catalog.store import rows
+
+        return [rows.attachment(r, 0) for r in self.conn.execute(
+            f"SELECT {rows.ATTACHMENT_COLUMNS} FROM attachment a WHERE a.text_state IS NULL"
+            " AND lower(a.path) LIKE '%.pdf' ORDER BY a.id")]
+
+    def set_attachment_text(self, attachment_id: int, state: str, pages: Sequence[str]) -> None:
+        self.conn.execute("DELETE FROM attachment_page WHERE attachment_id = ?", (attachment_id,))
+        self.conn.executemany("INSERT INTO attachment_page(attachment_id, page, text) VALUES (?, ?, ?)",
+                              [(attachment_id, number, text) for number, text in enumerate(pages, 1) if text])
+        self.conn.execute("UPDATE attachment SET text_state = ?, pages = ? WHERE id = ?",
+                          (state, len(pages) or None, attachment_id))
+
     def papers_to_rederive(self) -> list[int]:
         """Ids of papers whose abstract was edited by hand since their text was derived (a
         trigger notes them)."""
