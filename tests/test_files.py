@@ -32,6 +32,9 @@ COMMANDS = [
     ("backup", "{elsewhere}"), ("db", "upgrade"), ("db", "current"),
     ("similar", KEY), ("recommend", "x"), ("topics",),
     ("share", "members"), ("share", "add-member", "ann"), ("share", "remove-member", "ann"),
+    # these fetch, but only once the catalog opened: a bad file is refused before any request
+    ("add", "arXiv:1706.03762"), ("enrich",), ("refs", KEY), ("cited-by", KEY),
+    ("attach", KEY, "{annotations}"), ("detach", KEY, "1", "--yes"), ("files", KEY),
 ]
 # These do not open the file: `db path` prints it, `db history` lists migrations; `copy`
 # names its own source and target (test_backends.py).

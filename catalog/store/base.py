@@ -210,6 +210,14 @@ class Imports(Role):
     def papers_from(self, source_id: int) -> int: ...
 
     @abstractmethod
+    def add_links(self, links: Iterable[tuple[int, str, str, int]]) -> None:
+        """(paper id, relation, url, source id) of each link a service gave (paper_link)."""
+
+    @abstractmethod
+    def add_notices(self, notices: Iterable[tuple[int, str, str, str, str | None, int]]) -> None:
+        """(paper id, kind, notice DOI, label, date, source id) of each notice (paper_notice)."""
+
+    @abstractmethod
     def paper_ids_from(self, source_id: int) -> list[int]:
         """The papers a source gave, in the order they stood in it."""
 
