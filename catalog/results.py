@@ -103,6 +103,9 @@ class RecordFields:
     def values(self, name: str) -> list:
         """The values of a field (RIS repeats tags), names compared without case."""
         return [f[1] for f in self.fields if str(f[0]).lower() == name.lower()]
+
+
+@dataclass(frozen=True)
 class Notice:
     """A notice about a paper: a retraction, withdrawal, correction or expression of concern."""
 
