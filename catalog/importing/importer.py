@@ -25,9 +25,9 @@ from catalog.searching import acronyms
 from catalog.importing import dedupe, merges
 from catalog.importing.identity import insert_papers
 from catalog.ingest.mapping import FieldMap
-from catalog.ingest.records import IngestError
+from catalog.ingest.records import IngestError, PaperRecord
 from catalog.ingest.formats import SUFFIXES
-from catalog.importing.prepare import Batch, Job, Opened
+from catalog.importing.prepare import Batch, Job, Opened, prepare_batch
 from catalog.importing import reader
 from catalog.importing.reader import Reader, WorkerError
 from catalog.results import FileReport, ImportReport
@@ -212,9 +212,29 @@ class _Unindexed:
             self.first = None
 
 
+def import_records(store: Store, path: Path, sha: str, fmt: str, records: list[PaperRecord],
+                   report: FileReport) -> list[int] | None:
+    """Store records read from a file some other way (a PDF's: catalog/importing/pdfs.py) as
+    an import of that file, in one write transaction: the id of the paper each record became
+    or joined, in order; None when these bytes were imported before (nothing is done)."""
+    batch = prepare_batch(records)
+    with store.write() as tx:
+        if tx.imports.source_with(sha) is not None:
+            return None
+        now = rules.now()
+        source_id = tx.imports.add_source(
+            path=os.fsencode(path.resolve()).decode("utf-8", "replace"), sha256=sha, venue=None, year=None,
+            format=fmt, imported_at=now, warnings="")
+        unindexed = _Unindexed()
+        ids = _store_batch(tx, batch, source_id, now, report, unindexed)
+        unindexed.flush(tx)
+        return [ids[next(i for i, p in enumerate(batch.papers) if r.position in p.positions)] for r in records]
+
+
 def _store_batch(tx, batch: Batch, source_id: int, now: datetime,
-                 report: FileReport, unindexed: _Unindexed) -> None:
-    """Store one batch: new papers inserted, known ones filled in, provenance and merges kept."""
+                 report: FileReport, unindexed: _Unindexed) -> dict[int, int]:
+    """Store one batch: new papers inserted, known ones filled in, provenance and merges kept;
+    the paper id of each of the batch's papers, by index."""
     papers = batch.papers
     if any(p.record.title for p in papers):
         unindexed.flush(tx)  # titles are looked up through the index
@@ -239,6 +259,7 @@ def _store_batch(tx, batch: Batch, source_id: int, now: datetime,
     tx.imports.add_provenance(
         [(ids[i], source_id, position) for i, p in enumerate(papers) for position in p.positions])
     merges.store_merges(tx, _merges(papers, ids, found, dict(zip(matched, filled)), source_id, report), now)
+    return ids
 
 
 def _learn_acronyms(tx, defined: list[list[tuple[str, str]]], texts: list[str]) -> None:

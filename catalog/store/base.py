@@ -86,6 +86,10 @@ class Papers(Role):
         """The paper's AttachmentViews, numbered in the order attached."""
 
     @abstractmethod
+    def papers_with_file(self, sha256: str) -> list[int]:
+        """Ids of the papers a file with these bytes is attached to."""
+
+    @abstractmethod
     def every_attachment(self) -> list[tuple[str, object]]:
         """(paper key, AttachmentView) of every attachment (doctor's check of the files)."""
 
@@ -204,6 +208,10 @@ class Imports(Role):
 
     @abstractmethod
     def papers_from(self, source_id: int) -> int: ...
+
+    @abstractmethod
+    def papers_of_source(self, source_id: int) -> list[int]:
+        """Ids of the papers an imported file holds, in its order."""
 
     @abstractmethod
     def add_source(self, *, path: str, sha256: str, venue: str | None, year: int | None,
