@@ -22,7 +22,7 @@ from catalog.searching.query import RELEVANCE, Clause, Filter, Query, QueryError
 from catalog.searching.request import SearchRequest, request
 from catalog.resources import seeds_dir
 from catalog.results import (
-    AttachmentView, Edit, Facets, FirstPage, ImportReport, Members, NoteView,
+    Added, AttachmentView, Edit, Enriched, Facets, FirstPage, ImportReport, Members, NoteView,
     PaperDetail, PaperState, PaperSummary, RelatedPaper, SavedQuery, SavedSearchChanged, SearchHit,
     SplitResult, Stats, Suggestion, TagCount, TopicCount, TopicGroup, TriageCount, TriageOrder,
 )
@@ -114,6 +114,40 @@ class Catalog(Exchange):
             related.refresh_after_import(self.store, background=background)  # derived data
             self._refresh_ranked_lists(background, monotonic() - start)
         return report
+
+    def add_identifiers(self, texts: Sequence[str], *,
+                        on_each: Callable[[Added], None] = lambda added: None) -> list[Added]:
+        """Fetch the papers these DOIs, arXiv ids and links name (catalog/fetching/) and add
+        them, or fill the empty fields of the papers already here; `on_each` hears of each as
+        it is done (arXiv asks for three seconds between requests)."""
+        from catalog.importing import web
+
+        texts = [t for t in texts if t.strip()]
+        if not texts:
+            raise CatalogError("nothing to add: give a DOI, an arXiv id or a link")
+        added = web.add(self.store, texts, on_each)
+        if any(a.outcome in ("new", "updated") for a in added):
+            from catalog.discover import related
+
+            related.refresh_after_import(self.store, background=True)
+        return added
+
+    def enrich(self, query: str = "", *, dry_run: bool = False,
+               on_each: Callable[[Enriched], None] = lambda e: None) -> list[Enriched]:
+        """Look up the papers `query` selects that lack a title, authors or identifiers, and
+        fill in what the web knows of them (catalog/importing/enrich.py says when a candidate
+        is taken); `dry_run`: say what would change, change nothing."""
+        from catalog.importing import enrich
+
+        # the papers `catalog list QUERY` lists (a key, DOI or arXiv id alone names its paper)
+        keys = [p.key for p in self.search(query, limit=10**9, snippets=False)] if query.strip() else None
+        wanting = [p for p in self.export_papers(keys=keys) if enrich.lacking(p)]
+        done = enrich.enrich(self.store, wanting, dry_run=dry_run, on_each=on_each)
+        if any(e.outcome == "filled" for e in done):
+            from catalog.discover import related
+
+            related.refresh_after_import(self.store, background=True)
+        return done
 
     def _refresh_ranked_lists(self, background: bool, took: float) -> None:
         """The ranked lists of frequent words after an import. A few hundred new papers need

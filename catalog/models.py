@@ -273,7 +273,7 @@ class Attachment(SQLModel, table=True):
     files ('managed', `path` relative to it) or a file left in place ('linked', `path`
     absolute). `sha256` and `size` as attached; `pages` and `text_state` once its text was
     read (catalog/pdftext.py). On a server `added_by` is the member's role, and only they
-    detach it (row-level security, migration 0016)."""
+    detach it (row-level security, migration 0015)."""
 
     __tablename__ = "attachment"
     __table_args__ = (

@@ -83,6 +83,8 @@ class SourceRef:
     year: int | None
     position: int
     evidence: str | None = None  # how this record joined the paper ("same DOI 10.1/x"); None: its own
+    format: str | None = None  # "bibtex", "paperlist", ...; a web service's name: "arxiv", "crossref"
+    added: str | None = None  # the day it was imported or fetched (YYYY-MM-DD)
 
 
 @dataclass(frozen=True)
@@ -480,3 +482,43 @@ class Members:
     owner: str
     names: tuple[str, ...]
     you: str
+
+
+@dataclass(frozen=True)
+class Added:
+    """What `catalog add` did with one identifier: `outcome` is "new", "updated" (a paper
+    already there gained fields: `filled`), "unchanged", or "failed" (`error` says why)."""
+
+    identifier: str
+    outcome: str
+    paper: PaperSummary | None = None
+    source: str | None = None  # the service's URL the record came from
+    filled: tuple[str, ...] = ()
+    pdf_url: str | None = None
+    error: str | None = None
+
+    def as_json(self) -> dict:
+        return {"identifier": self.identifier, "outcome": self.outcome,
+                "paper": self.paper.as_json() if self.paper else None, "source": self.source,
+                "filled": list(self.filled), "pdf_url": self.pdf_url, "error": self.error}
+
+
+@dataclass(frozen=True)
+class Enriched:
+    """What `catalog enrich` found for one paper. `outcome`: "filled" (or "would fill" with
+    --dry-run), "unchanged" (found, nothing to add), "no match" (nothing alike enough: the
+    best candidate and its score in `evidence`), "refused" (the match's identifier is another
+    paper's), or "failed" (`evidence` says why)."""
+
+    key: str
+    outcome: str
+    evidence: str = ""
+    found_title: str | None = None
+    found_authors: str | None = None
+    source: str | None = None
+    filled: tuple[str, ...] = ()
+
+    def as_json(self) -> dict:
+        return {"key": self.key, "outcome": self.outcome, "evidence": self.evidence,
+                "found_title": self.found_title, "found_authors": self.found_authors,
+                "source": self.source, "filled": list(self.filled)}

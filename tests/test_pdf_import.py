@@ -213,11 +213,14 @@ def test_a_run_cut_short_is_completed_by_the_next(library, tmp_path, monkeypatch
     assert all(len(names) == 1 for names in files.values())
 
 
-def test_add_takes_only_pdfs(run_cli, tmp_path):
-    other = tmp_path / "refs.bib"
-    other.write_text("@misc{x, title={X}}")
-    result = run_cli("add", str(other))
-    assert result.exit_code == 1 and "catalog add takes PDFs" in result.output
+def test_add_takes_pdf_files_beside_identifiers(run_cli, tmp_path):
+    missing = run_cli("add", str(tmp_path / "nowhere.pdf"))  # not a file: an identifier that is none
+    assert missing.exit_code == 1 and missing.output.count("\n") == 1 and "Traceback" not in missing.output
+    made = run_cli("add", str(paper_pdf(tmp_path / "kowari.pdf", "Kowari Dens in the Channel Country",
+                                       "We map kowari dens across the channel country and find that den sites cluster "
+                                       "on gibber plains near drainage lines, away from the dunes the species avoids.")))
+    assert made.exit_code == 0, made.output
+    assert "new paper" in made.stderr
 
 
 def test_two_papers_with_the_same_evidence_are_not_guessed_between():

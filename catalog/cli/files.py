@@ -74,19 +74,12 @@ def _say_pdfs(report) -> None:
                f"{had} attached before, {sum(1 for f in pdfs if f.error)} not imported", err=True)
 
 
-@click.command("add")
-@click.argument("files", nargs=-1, required=True, type=click.Path(readable=False, path_type=Path))
-@click.option("--link/--copy", default=None, help="Leave the PDFs where they are, or copy them (the default).")
-@click.pass_context
-def add(ctx, files, link):
-    """Add PDFs: each is attached to the paper it is (its DOI or arXiv id, else its title and
-    abstract), or becomes a new paper from its own text. What `catalog import` does with PDFs."""
+def add_pdfs(catalog, files: list[Path], link: bool | None) -> bool:
+    """`catalog add FILE.pdf`: each PDF attached to the paper it is (its DOI or arXiv id, else
+    its title and abstract), or made a new paper from its own text, one line each; whether all
+    went in."""
     from catalog.text.terminal import safe
 
-    not_pdf = [str(f) for f in files if f.suffix.lower() != ".pdf"]
-    if not_pdf:
-        _fail(f"catalog add takes PDFs: {', '.join(not_pdf)} (catalog import reads the other formats)")
-    catalog = _open(ctx, create=True)
     reports = catalog.import_pdfs(list(files), link=link)
     for f in reports:
         for line in f.merges:
@@ -95,8 +88,7 @@ def add(ctx, files, link):
             click.echo(f"catalog: {safe(f.error)}", err=True)
         elif f.known and not f.merges:
             click.echo(f"{safe(f.path)} is attached already", err=True)
-    if any(f.error for f in reports):
-        sys.exit(1)
+    return not any(f.error for f in reports)
 
 
 def _no_new_folders(ctx) -> None:
@@ -207,4 +199,4 @@ def annotations_import(ctx, file, theirs):
     click.echo(report.summary(), err=True)
 
 
-COMMANDS = (import_cmd, add, export_cmd, annotations)
+COMMANDS = (import_cmd, export_cmd, annotations)

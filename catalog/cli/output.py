@@ -122,6 +122,10 @@ def print_suggestions(query: str, suggestions: list[Suggestion], *, found: bool)
                          soft_wrap=True)
 
 
+# The services `catalog add` and `enrich` ask (catalog/fetching/), as sources name them.
+WEB_SERVICES = {"arxiv": "arXiv", "crossref": "Crossref", "datacite": "DataCite", "openreview": "OpenReview"}
+
+
 def print_detail(d: PaperDetail) -> None:
     stdout.print(summary_line(d.summary))
     if d.authors:
@@ -147,6 +151,8 @@ def print_detail(d: PaperDetail) -> None:
         for number, s in enumerate(d.sources, 1):
             where = " ".join(x for x in (safe(s.venue), safe(s.year or "")) if x)
             how = f" (merged: {safe(s.evidence)})" if s.evidence else ""
+            if s.format in WEB_SERVICES:  # where the web's fields came from, and when
+                how = f" (fetched from {WEB_SERVICES[s.format]} on {s.added})" + how
             stdout.print(Text(f"{number}. from {safe(s.path)} #{s.position} {where}".rstrip() + how, style="dim"),
                          soft_wrap=True)
 

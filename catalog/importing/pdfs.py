@@ -23,6 +23,7 @@ changes nothing else.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -103,7 +104,7 @@ def _import_one(store: Store, path: Path, attach: Attach, report: FileReport, pd
             report.known = 1
             return
         source = tx.imports.source_with(sha)
-        earlier = tx.imports.papers_of_source(source["id"]) if source is not None else []
+        earlier = tx.imports.paper_ids_from(source["id"]) if source is not None else []
     text = pdftext.read(path)
     if text.state != "text":
         report.error = f"{path}: {UNREAD[text.state]}: not imported"
@@ -131,11 +132,11 @@ def _import_one(store: Store, path: Path, attach: Attach, report: FileReport, pd
     if record is None:
         report.error = f"{path}: no title or abstract found in its text: not imported"
         return
-    ids = import_records(store, path, sha, "pdf", [record], report)
-    if ids is None:  # imported meanwhile by another run: the next run attaches it
-        return
+    stored = import_records(store, [record], origin=os.fsencode(path).decode("utf-8", "replace"),
+                            format="pdf", sha256=sha)
+    report.new, report.known = stored.report.new, stored.report.known
     with store.read() as tx:
-        key = tx.papers.key_of(ids[0])
+        key = tx.papers.key_of(stored.ids[0])
     attach(key, path, text)
     report.merges.append(f"{path}: {'new paper' if report.new else 'joined'} {key} (from the file's own text)")
 

@@ -210,8 +210,8 @@ class Imports(Role):
     def papers_from(self, source_id: int) -> int: ...
 
     @abstractmethod
-    def papers_of_source(self, source_id: int) -> list[int]:
-        """Ids of the papers an imported file holds, in its order."""
+    def paper_ids_from(self, source_id: int) -> list[int]:
+        """The papers a source gave, in the order they stood in it."""
 
     @abstractmethod
     def add_source(self, *, path: str, sha256: str, venue: str | None, year: int | None,

@@ -41,9 +41,10 @@ class ImportQueries(Imports):
         return self.conn.execute(
             "SELECT count(DISTINCT paper_id) FROM provenance WHERE source_id = ?", (source_id,)).scalar()
 
-    def papers_of_source(self, source_id: int) -> list[int]:
-        return self.conn.execute("SELECT paper_id FROM provenance WHERE source_id = ? GROUP BY paper_id"
-                                 " ORDER BY min(position)", (source_id,)).scalars()
+    def paper_ids_from(self, source_id: int) -> list[int]:
+        return list(self.conn.execute(
+            "SELECT paper_id FROM provenance WHERE source_id = ? GROUP BY paper_id ORDER BY min(position)",
+            (source_id,)).scalars())
 
     def add_source(self, *, path: str, sha256: str, venue: str | None, year: int | None,
                    format: str, imported_at: datetime, warnings: str) -> int:

@@ -63,7 +63,7 @@ class PaperReads(Papers):
             f" p.user_title, p.authors, p.doi, p.arxiv_id, p.url, p.kind FROM paper p {READER_JOIN} WHERE p.id = ?",
             (self.user, paper_id)).one()
         sources = self.conn.execute(
-            "SELECT s.path, s.venue, s.year, pr.position, m.evidence FROM provenance pr"
+            "SELECT s.path, s.venue, s.year, s.format, s.imported_at, pr.position, m.evidence FROM provenance pr"
             " JOIN source s ON s.id = pr.source_id"
             " LEFT JOIN paper_merge m ON m.paper_id = pr.paper_id AND m.source_id = pr.source_id"
             " AND m.position = pr.position WHERE pr.paper_id = ? ORDER BY s.id, pr.position",

@@ -64,7 +64,8 @@ def attachment(row, number: int) -> AttachmentView:
 
 def source(row) -> SourceRef:
     return SourceRef(path=row["path"], venue=row["venue"], year=row["year"], position=row["position"],
-                     evidence=row["evidence"])
+                     evidence=row["evidence"], format=row["format"],
+                     added=as_datetime(row["imported_at"]).date().isoformat())
 
 
 def export_paper(row, tags: Sequence[str], notes: Sequence[str]) -> ExportPaper:

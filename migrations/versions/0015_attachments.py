@@ -1,6 +1,6 @@
 """attachment, attachment_page: files attached to papers (PDFs first), and their text by page
 
-Revision ID: 0016
+Revision ID: 0015
 Revises: 0014
 Create Date: 2026-12-07 05:00:00
 
@@ -26,7 +26,7 @@ import sqlalchemy as sa
 from alembic import op
 
 
-revision: str = "0016"
+revision: str = "0015"
 down_revision: Union[str, None] = "0014"
 branch_labels: Union[str, Sequence[str], None] = None
 depends_on: Union[str, Sequence[str], None] = None
