@@ -87,9 +87,10 @@ class Catalog(Exchange):
     def import_paths(self, paths: Iterable[Path], *, venue: str | None = None,
                      year: int | None = None,
                      progress: Callable[[int], None] | None = None,
-                     mapping: Sequence[str] = (), background: bool = False) -> ImportReport:
-        """Import paper lists, BibTeX, RIS, JSON/JSONL and CSV files (folders: all of them
-        inside). `mapping`: "field=column" for JSON and CSV files whose names the defaults miss.
+                     mapping: Sequence[str] = (), background: bool = False,
+                     link: bool | None = None) -> ImportReport:
+        """Import paper lists, BibTeX, RIS, JSON/JSONL and CSV files, and PDFs (folders: all of
+        them inside; PDFs as import_pdfs does, copied or with `link` linked). `mapping`: "field=column" for JSON and CSV files whose names the defaults miss.
         `background`: bring the discovery cache up to date (or build it) in a detached process
         (catalog/discover/refresher.py; what `catalog import` does) rather than here."""
         from catalog.importing import importer
@@ -100,8 +101,13 @@ class Catalog(Exchange):
         except MappingError as exc:
             raise CatalogError(str(exc)) from None
         start = monotonic()
-        report = importer.import_paths(self.store, paths, venue=venue, year=year,
-                                       progress=progress, field_map=field_map)
+        paths = list(paths)
+        pdfs = list(attaching.pdfs_in(paths))
+        others = [p for p in paths if not attaching.is_pdf(p)]
+        report = importer.import_paths(self.store, others, venue=venue, year=year,
+                                       progress=progress, field_map=field_map) if others else ImportReport()
+        if pdfs:
+            report.files += self.import_pdfs(pdfs, link=link, progress=(lambda _: progress(1)) if progress else None)
         if report.new or report.merged:
             from catalog.discover import related
 
@@ -378,6 +384,22 @@ class Catalog(Exchange):
             if progress is not None:
                 progress(attachment, text.state)
         return done
+
+    def import_pdfs(self, files: Sequence[Path], *, link: bool | None = None,
+                    progress: Callable[[object], None] | None = None) -> list:
+        """Bring in PDFs: each matched to a paper already here (by its DOI or arXiv id, else
+        its title and abstract) and attached to it, or made a new paper from its own text and
+        attached to that (catalog/importing/pdfs.py); a FileReport each. Their text is indexed
+        as they are attached."""
+        from catalog.importing import pdfs
+
+        def attach(key: str, path: Path, text) -> AttachmentView:
+            attachment, _ = self.attach_file(key, path, link=link)
+            with self.store.write() as tx:
+                tx.imports.set_attachment_text(attachment.id, text.state, text.pages)
+            return attachment
+
+        return pdfs.import_pdfs(self.store, files, attach, progress)
 
     def attachments(self, key: str) -> tuple[AttachmentView, ...]:
         """The paper's attachments, each with where it is and whether a file is there."""

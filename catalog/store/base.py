@@ -86,6 +86,10 @@ class Papers(Role):
         """The paper's AttachmentViews, numbered in the order attached."""
 
     @abstractmethod
+    def papers_with_file(self, sha256: str) -> list[int]:
+        """Ids of the papers a file with these bytes is attached to."""
+
+    @abstractmethod
     def every_attachment(self) -> list[tuple[str, object]]:
         """(paper key, AttachmentView) of every attachment (doctor's check of the files)."""
 
