@@ -30,16 +30,24 @@ def import_cmd(ctx, paths, venue, year, mapping, verbose):
     notes and ratings stay. Re-importing a file changes nothing. Bad entries are reported
     and skipped. `catalog split KEY` undoes a wrong merge.
     """
-    from catalog.cli.progress import import_progress
+    from catalog.cli.progress import import_progress, ranking_progress
     from catalog.text.terminal import safe
 
     if not any(path.exists() for path in paths):  # before opening: a new --db is not made for nothing
         _fail("nothing to import: " + "; ".join(f"{path}: no such file or folder" for path in paths))
     _no_new_folders(ctx)
     catalog = _open(ctx, create=True)
-    with import_progress(paths) as advance:
-        report = catalog.import_paths(paths, venue=venue, year=year, progress=advance, mapping=mapping,
-                                      background=True)  # the discovery cache: catalog/discover/refresher.py
+    with ranking_progress() as ranking:
+        try:
+            with import_progress(paths) as advance:
+                # background: the ranked lists here, the discovery cache in catalog/discover/refresher.py
+                report = catalog.import_paths(paths, venue=venue, year=year, progress=advance, mapping=mapping,
+                                              background=True, ranking=ranking.advance)
+        except KeyboardInterrupt:
+            if ranking.started is None:
+                raise
+            _fail(f"interrupted while ranking lists of frequent words: {ranking.left:,} left, ranked in the"
+                  " background now (the papers are imported)", code=130)
     if not report.files:
         _fail("nothing to import: no paper lists (.txt, .md), .bib, .json, .jsonl or .csv files in "
               + ", ".join(str(p) for p in paths))
@@ -51,6 +59,9 @@ def import_cmd(ctx, paths, venue, year, mapping, verbose):
         for merge in report.merges:
             click.echo(safe(merge), err=True)
     click.echo(report.summary(verbose=verbose), err=True)
+    if ranking.done:
+        click.echo(f"ranked the lists of {ranking.done:,} frequent words and prefixes in {ranking.seconds:.1f} s",
+                   err=True)
     if report.errors or report.warnings:  # something in the files did not go in
         sys.exit(1)
 
