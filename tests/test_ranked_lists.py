@@ -11,10 +11,12 @@ from __future__ import annotations
 import sqlite3
 
 import pytest
+from click.testing import CliRunner
 
 from benchmarks import corpus
 from benchmarks import topk as bench
 from catalog import doctor
+from catalog.cli import main
 from catalog.library import Catalog
 from catalog.store import lists
 from catalog.store.lists import scoring, sqlite_build, sqlite_several, sqlite_words
@@ -342,6 +344,10 @@ def test_an_import_cut_short_while_ranking_goes_on_in_the_background(catalog, fe
         total = len(tx.lists.keys())
         assert tx.conn.execute("SELECT count(*) FROM paper").scalar() == SIZE + sqlite_words.DIRTY_LIMIT + 100
     assert 0 < left <= total - 20
+    started.clear()  # a search says so, and starts the refresher when none is at work
+    result = CliRunner().invoke(main, ["--db", str(catalog.path), "search", "model"])
+    assert result.exit_code == 0 and f"ranking lists: {left:,} left" in result.stderr
+    assert started == [catalog.path]
     served.clear()
     assert _ranked(catalog, "model", lists=True) == _ranked(catalog, "model", lists=False)  # stale: not read
     ranked = []
