@@ -531,6 +531,12 @@ class RankedListUpkeep(ABC):
         """Whether refresh has work (cheap: what an import asks)."""
 
     @abstractmethod
+    def left(self) -> int:
+        """How many lists of words and prefixes searches cannot read now (at least 1 while the
+        words of a catalog big enough are still to be chosen; 0 for a catalog too small to keep
+        any). Cheap: a search asks, to say so."""
+
+    @abstractmethod
     def keep(self, made: list) -> None:
         """Write the lists a read ranked (its tx.lists.to_keep()), in a short write that never
         waits for another writer: skipped when one holds the catalog."""
