@@ -19,6 +19,7 @@ from textual import events, on
 from textual.app import ComposeResult
 from textual.containers import Container, Horizontal
 from textual.screen import Screen
+from textual.timer import Timer
 from textual.widgets import Footer, Input
 
 from catalog.library import Catalog
@@ -81,6 +82,7 @@ class CatalogScreen(Screen):
         self.similar = SimilarPapers(catalog)
         self.bindings_with_paper: bool | None = None  # the footer's keys were chosen with a paper
         self._last_g = 0.0
+        self._g_waiting: Timer | None = None  # a g's picker, opening unless g (gg) comes first
 
     def compose(self) -> ComposeResult:
         yield SearchBar(history=self.remembered.history)
@@ -315,6 +317,17 @@ class CatalogScreen(Screen):
         list when `/` moved the focus to the search bar goes to the search bar."""
         if not self.is_attached or not self.app.is_running:
             return
+        if self._g_waiting is not None and self.app.screen is self:
+            # A key after g: g again is gg (the top, no picker flashing by); another key
+            # opens the picker at once and goes to it (`g` `down` `d`: delete the second).
+            self._g_waiting.stop()
+            self._g_waiting = None
+            if event.key == "g":
+                event.stop()
+                event.prevent_default()
+                self.go_to_top()
+                return
+            self._open_saved()
         if self.app.screen is not self:
             if self in self.app.screen_stack:
                 event.stop()
@@ -419,10 +432,10 @@ class CatalogScreen(Screen):
     # --- actions: saved searches --------------------------------------------------------
 
     def action_saved_searches(self) -> None:
-        """g: the saved-search picker; gg: the first paper. The picker opens at once (no
-        waiting to see whether a second g follows) and a g pressed in it means gg. With no
-        saved searches there is no picker: a second g within GG seconds goes to the top, and
-        only a lone g says that there are none."""
+        """g: the saved-search picker; gg: the first paper. The picker opens once GG seconds
+        pass without a second g, or at once with any other key (which goes to it); a g
+        pressed in it means gg too. With no saved searches there is no picker: a second g
+        within GG seconds goes to the top, and only a lone g says that there are none."""
         saved = self.facets.saved if self.facets else ()
         if not saved:
             now = monotonic()
@@ -432,6 +445,14 @@ class CatalogScreen(Screen):
             else:
                 self._last_g = now
                 self.set_timer(GG, self._lone_g)
+            return
+        if self._g_waiting is None:
+            self._g_waiting = self.set_timer(GG, self._open_saved)
+
+    def _open_saved(self) -> None:
+        self._g_waiting = None
+        saved = self.facets.saved if self.facets else ()
+        if not saved or self.app.screen is not self:
             return
 
         def picked(choice) -> None:

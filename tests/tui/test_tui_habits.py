@@ -1,0 +1,49 @@
+"""Keys of daily use (issue 31): gg goes to the top without the saved-search picker flashing
+by, and g and G in the reading pane move within the paper."""
+
+from __future__ import annotations
+
+from catalog.tui.screens import main as main_module
+from catalog.tui.screens.pickers import SavedSearchScreen
+from catalog.tui.widgets.detail import DetailPane
+
+SIZE = (120, 36)
+
+
+async def test_gg_goes_to_the_top_without_opening_the_picker(app, seeded, settle, monkeypatch):
+    seeded.save_search("one", "diffusion")
+    monkeypatch.setattr(main_module, "GG", 30.0)  # the second g always comes in time here
+    opened = []
+    init = SavedSearchScreen.__init__
+    monkeypatch.setattr(SavedSearchScreen, "__init__", lambda self, *a: opened.append(1) or init(self, *a))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("end")
+        await settle(pilot)
+        assert app.main.papers.cursor == 89
+        await pilot.press("g", "g")
+        await settle(pilot)
+        assert app.main.papers.cursor == 0 and not opened
+        assert type(app.screen).__name__ == "CatalogScreen"
+        await pilot.press("g", "down")  # another key: the picker at once, and the key goes to it
+        await settle(pilot)
+        assert isinstance(app.screen, SavedSearchScreen) and opened == [1]
+
+
+async def test_g_and_G_in_the_reading_pane_move_within_the_paper(app, seeded, settle):
+    long = max(seeded.search("", limit=90, snippets=False), key=lambda p: len(seeded.get(p.key).abstract or ""))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        app.main.papers.move_to(next(i for i, p in enumerate(app.main.papers.pages[0]) if p.key == long.key))
+        await settle(pilot)
+        await pilot.press("enter")  # into the reading pane
+        await settle(pilot)
+        pane = app.query_one(DetailPane)
+        assert app.focused is pane and pane.max_scroll_y > 0
+        await pilot.press("G")
+        await settle(pilot)
+        assert pane.scroll_y == pane.max_scroll_y
+        await pilot.press("g")
+        await settle(pilot)
+        assert pane.scroll_y == 0 and type(app.screen).__name__ == "CatalogScreen"
+        assert app.focused is pane
