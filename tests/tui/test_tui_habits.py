@@ -47,3 +47,35 @@ async def test_g_and_G_in_the_reading_pane_move_within_the_paper(app, seeded, se
         await settle(pilot)
         assert pane.scroll_y == 0 and type(app.screen).__name__ == "CatalogScreen"
         assert app.focused is pane
+
+
+async def test_tab_completes_a_hierarchical_tag_without_splitting_it(app, seeded, settle):
+    keys = [p.key for p in seeded.search("", limit=4, snippets=False)]
+    seeded.tag(keys[1:2], add=["project"])
+    seeded.tag(keys[2:3], add=["project/thesis"])
+    seeded.tag(keys[3:4], add=["reading"])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("t", *"proj", "tab")
+        await settle(pilot)
+        field = app.screen.query_one("#tag-input")
+        assert field.value == "project"  # children follow: no space yet
+        await pilot.press("slash", *"the", "tab")
+        await settle(pilot)
+        assert field.value == "project/thesis "
+        await pilot.press(*"rea", "tab", "enter")
+        await settle(pilot)
+    assert seeded.get(keys[0]).summary.tags == ("project/thesis", "reading")
+
+
+async def test_a_slash_after_a_completed_tag_joins_it(app, seeded, settle):
+    keys = [p.key for p in seeded.search("", limit=2, snippets=False)]
+    seeded.tag(keys[1:2], add=["project"])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("t", *"proj", "tab")  # no children known: `project `
+        await settle(pilot)
+        assert app.screen.query_one("#tag-input").value == "project "
+        await pilot.press("slash", *"thesis", "enter")
+        await settle(pilot)
+    assert seeded.get(keys[0]).summary.tags == ("project/thesis",)
