@@ -6,6 +6,7 @@ from __future__ import annotations
 from catalog.tui.screens import main as main_module
 from catalog.tui.screens.pickers import SavedSearchScreen
 from catalog.tui.widgets.detail import DetailPane
+from tests.tui.conftest import toasts
 
 SIZE = (120, 36)
 
@@ -79,3 +80,20 @@ async def test_a_slash_after_a_completed_tag_joins_it(app, seeded, settle):
         await pilot.press("slash", *"thesis", "enter")
         await settle(pilot)
     assert seeded.get(keys[0]).summary.tags == ("project/thesis",)
+
+
+async def test_paper_keys_on_an_empty_list_say_why_they_do_nothing(app, seeded, settle, type_search):
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await type_search(pilot, "zzqqxx ")
+        await pilot.press("escape")  # to the list
+        await settle(pilot)
+        assert app.main.papers.total == 0
+        for key in "mTyotsrne":
+            await pilot.press(key)
+            await settle(pilot)
+            assert type(app.screen).__name__ == "CatalogScreen", key
+        said = toasts(app)
+        for verb in ("find papers like", "triage", "copy", "open", "tag", "set a status on", "rate",
+                     "write a note on", "give a title to"):
+            assert f"No paper to {verb}: no papers match zzqqxx" in said, verb

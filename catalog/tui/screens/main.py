@@ -45,6 +45,10 @@ from catalog.tui.widgets.paper_list import PaperList
 from catalog.tui.widgets.search_bar import SearchBar
 from catalog.tui.widgets.sidebar import Sidebar
 
+# Paper keys on an empty list, and what each would have done (said when one is pressed).
+EMPTY_VERBS = {"tag": "tag", "status": "set a status on", "rate": "rate", "note": "write a note on",
+               "title": "give a title to", "browse": "open", "copy": "copy", "similar": "find papers like",
+               "triage": "triage"}
 GG = 0.5  # seconds within which a second g means "to the top" (gg)
 
 
@@ -292,7 +296,7 @@ class CatalogScreen(Screen):
             return False
         if action in keys.PAPER_ACTIONS and not self.papers.targets():
             return None
-        if action == "similar" and self.papers.current is None:
+        if action in ("similar", "triage") and self.papers.current is None and not self.papers.marked:
             return None
         if action == "undo" and not self.editing.undo_stack:
             return None
@@ -345,6 +349,21 @@ class CatalogScreen(Screen):
         if await self.app._check_bindings(event.key):  # what the app would do next
             event.stop()
             event.prevent_default()
+        elif (why := self._why_not(event.key)) is not None:
+            event.stop()
+            self.say(why)
+
+    def _why_not(self, key: str) -> str | None:
+        """Why a paper's key does nothing on an empty list (it said nothing at all)."""
+        if self.typing or self.papers.current is not None or self.papers.marked:
+            return None
+        action = next((b.action for b in keys.BINDINGS if key in b.key.split(",")), "")
+        verb = EMPTY_VERBS.get(action)
+        if verb is None:
+            return None
+        query = self.query_text.strip()
+        reason = f"no papers match {query}" if query else "the catalog is empty (catalog import PATH)"
+        return f"No paper to {verb}: {reason}"
 
     # --- actions: moving around ---------------------------------------------------------
 
