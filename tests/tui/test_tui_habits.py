@@ -97,3 +97,40 @@ async def test_paper_keys_on_an_empty_list_say_why_they_do_nothing(app, seeded, 
         for verb in ("find papers like", "triage", "copy", "open", "tag", "set a status on", "rate",
                      "write a note on", "give a title to"):
             assert f"No paper to {verb}: no papers match zzqqxx" in said, verb
+
+
+async def test_m_then_enter_has_a_way_back(app, seeded, settle, type_search):
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await type_search(pilot, "diffusion ")
+        await pilot.press("escape", "down", "down")
+        await settle(pilot)
+        before = app.main.papers.current.key
+        await pilot.press("m")
+        await settle(pilot)
+        await pilot.press("enter")  # the most similar paper
+        await settle(pilot)
+        assert app.main.search_bar.value.startswith("key:")
+        assert "ctrl+o goes back" in toasts(app)
+        await pilot.press("ctrl+o")
+        await settle(pilot)
+        assert app.main.search_bar.value == "diffusion "
+        assert app.main.papers.current.key == before  # the cursor on the paper it was on
+        assert app.main.papers.total == seeded.count("diffusion")
+
+
+async def test_ctrl_o_undoes_a_facet_click(app, seeded, settle):
+    from catalog.tui.widgets.sidebar import Sidebar
+    from tests.tui.conftest import facet_node
+
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        sidebar = app.query_one(Sidebar)
+        sidebar.focus()
+        sidebar.move_cursor(facet_node(sidebar, "ICLR"))
+        await pilot.press("enter")
+        await settle(pilot)
+        assert app.main.search_bar.value == "venue:ICLR"
+        await pilot.press("ctrl+o")
+        await settle(pilot)
+        assert app.main.search_bar.value == "" and app.main.papers.total == 90

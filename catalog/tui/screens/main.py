@@ -49,7 +49,8 @@ from catalog.tui.widgets.sidebar import Sidebar
 EMPTY_VERBS = {"tag": "tag", "status": "set a status on", "rate": "rate", "note": "write a note on",
                "title": "give a title to", "browse": "open", "copy": "copy", "similar": "find papers like",
                "triage": "triage"}
-GG = 0.5  # seconds within which a second g means "to the top" (gg)
+GG = 0.5
+JUMPS = 50  # queries ctrl+o can go back through  # seconds within which a second g means "to the top" (gg)
 
 
 def _sort(text: str) -> Sort:
@@ -86,6 +87,7 @@ class CatalogScreen(Screen):
         self.similar = SimilarPapers(catalog)
         self.bindings_with_paper: bool | None = None  # the footer's keys were chosen with a paper
         self._last_g = 0.0
+        self._jumps: list[tuple[str, str | None]] = []  # (query, paper key) before each jump
         self._g_waiting: Timer | None = None  # a g's picker, opening unless g (gg) comes first
 
     def compose(self) -> ComposeResult:
@@ -298,6 +300,8 @@ class CatalogScreen(Screen):
             return None
         if action in ("similar", "triage") and self.papers.current is None and not self.papers.marked:
             return None
+        if action == "jump_back" and not self._jumps:
+            return None
         if action == "undo" and not self.editing.undo_stack:
             return None
         if action == "redo" and not self.editing.redo_stack:
@@ -495,8 +499,29 @@ class CatalogScreen(Screen):
             self.run_saved(saved[number - 1])
 
     def run_saved(self, saved: SavedQuery) -> None:
-        self.search_bar.set_query(saved.query)
+        self.jump(saved.query)
         self.set_focus(self.papers)
+
+    def jump(self, query: str, say: str = "") -> None:
+        """Replace the query (a facet, a saved search, a similar paper chosen), remembering
+        the one it replaces and the paper under the cursor: ctrl+o goes back (`m` then enter
+        left `key:…` in the search bar with no way back)."""
+        current = self.papers.current
+        self._jumps.append((self.search_bar.value, current.key if current else None))
+        del self._jumps[:-JUMPS]
+        self.search_bar.set_query(query)
+        self.refresh_bindings()
+        if say:
+            self.say(say)
+
+    def action_jump_back(self) -> None:
+        if not self._jumps:
+            return
+        query, key = self._jumps.pop()
+        self.search_bar.set_query(query, run=False)
+        self.search(query, keep=key, finished=True)
+        self.set_focus(self.papers)
+        self.refresh_bindings()
 
     # --- actions handed to the parts: editing, sharing, similar papers ------------------
 
@@ -559,7 +584,7 @@ class CatalogScreen(Screen):
     @on(FilterChosen)
     def _filter_chosen(self, message: FilterChosen) -> None:
         bar = self.search_bar
-        bar.set_query(message.text if message.replace else toggle_filter(bar.value, message.text))
+        self.jump(message.text if message.replace else toggle_filter(bar.value, message.text))
 
     def on_topic_papers(self, message: TopicPapers) -> None:
         """A topic chosen in the sidebar: its papers are marked, for the bulk actions."""
