@@ -41,6 +41,20 @@ class ImportQueries(Imports):
         return self.conn.execute(
             "SELECT count(DISTINCT paper_id) FROM provenance WHERE source_id = ?", (source_id,)).scalar()
 
+    def add_links(self, links: Iterable[tuple[int, str, str, int]]) -> None:
+        self.conn.executemany("INSERT INTO paper_link(paper_id, rel, url, source_id) VALUES (?, ?, ?, ?)"
+                              " ON CONFLICT DO NOTHING", list(links))
+
+    def add_notices(self, notices: Iterable[tuple[int, str, str, str, str | None, int]]) -> None:
+        self.conn.executemany(
+            "INSERT INTO paper_notice(paper_id, kind, doi, label, updated, source_id) VALUES (?, ?, ?, ?, ?, ?)"
+            " ON CONFLICT DO NOTHING", list(notices))
+
+    def paper_ids_from(self, source_id: int) -> list[int]:
+        return list(self.conn.execute(
+            "SELECT paper_id FROM provenance WHERE source_id = ? GROUP BY paper_id ORDER BY min(position)",
+            (source_id,)).scalars())
+
     def add_source(self, *, path: str, sha256: str, venue: str | None, year: int | None,
                    format: str, imported_at: datetime, warnings: str) -> int:
         return self.conn.execute(
@@ -80,6 +94,11 @@ class ImportQueries(Imports):
         self.conn.executemany(
             "INSERT INTO provenance(paper_id, source_id, position) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
             places)
+
+    def add_kept_records(self, rows: Iterable[tuple]) -> None:
+        self.conn.executemany(
+            "INSERT INTO kept_record(source_id, position, paper_id, entry_type, cite_key, fields)"
+            " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING", rows)
 
     # --- deduplication --------------------------------------------------------------------------
 
@@ -158,6 +177,9 @@ class ImportQueries(Imports):
         self.conn.execute(
             "UPDATE provenance SET paper_id = ? WHERE paper_id = ? AND source_id = ? AND position = ?",
             (to_paper, from_paper, source_id, position))
+        self.conn.execute(
+            "UPDATE kept_record SET paper_id = ? WHERE paper_id = ? AND source_id = ? AND position = ?",
+            (to_paper, from_paper, source_id, position))
 
     # --- acronyms the abstracts define -------------------------------------------------------
 
@@ -175,6 +197,20 @@ class ImportQueries(Imports):
             self.conn.execute(f"UPDATE acronym SET ordinary = TRUE WHERE short IN ({marks})", part)
 
     # --- text derived from abstracts (importing/derived.py) -------------------------------------
+
+    def unread_attachments(self) -> list:
+        from catalog.store import rows
+
+        return [rows.attachment(r, 0) for r in self.conn.execute(
+            f"SELECT {rows.ATTACHMENT_COLUMNS} FROM attachment a WHERE a.text_state IS NULL"
+            " AND lower(a.path) LIKE '%.pdf' ORDER BY a.id")]
+
+    def set_attachment_text(self, attachment_id: int, state: str, pages: Sequence[str]) -> None:
+        self.conn.execute("DELETE FROM attachment_page WHERE attachment_id = ?", (attachment_id,))
+        self.conn.executemany("INSERT INTO attachment_page(attachment_id, page, text) VALUES (?, ?, ?)",
+                              [(attachment_id, number, text) for number, text in enumerate(pages, 1) if text])
+        self.conn.execute("UPDATE attachment SET text_state = ?, pages = ? WHERE id = ?",
+                          (state, len(pages) or None, attachment_id))
 
     def papers_to_rederive(self) -> list[int]:
         """Ids of papers whose abstract was edited by hand since their text was derived (a

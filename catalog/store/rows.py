@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import NamedTuple
 
-from catalog.results import ExportPaper, NoteView, PaperSummary, SourceRef
+from catalog.results import AttachmentView, ExportPaper, Notice, NoteView, PaperSummary, RecordFields, SourceRef
 
 CHUNK = 500
 # A paper's summary (rows.summary reads it), with this reader's status and rating: the
@@ -52,18 +52,41 @@ def note(row, number: int) -> NoteView:
                     author=row["author"])
 
 
+def notice(row) -> Notice:
+    return Notice(kind=row["kind"], doi=row["doi"], label=row["label"], updated=row["updated"])
+
+
+ATTACHMENT_COLUMNS = "a.id, a.paper_id, a.stored, a.path, a.name, a.sha256, a.size, a.pages, a.text_state, a.added_by, a.added_at"
+
+
+def attachment(row, number: int) -> AttachmentView:
+    """From ATTACHMENT_COLUMNS."""
+    return AttachmentView(id=row["id"], number=number, name=row["name"], stored=row["stored"], path=row["path"],
+                          sha256=row["sha256"], size=row["size"], pages=row["pages"], text_state=row["text_state"],
+                          added_at=as_datetime(row["added_at"]), added_by=row["added_by"])
+
+
 def source(row) -> SourceRef:
     return SourceRef(path=row["path"], venue=row["venue"], year=row["year"], position=row["position"],
-                     evidence=row["evidence"])
+                     evidence=row["evidence"], format=row["format"],
+                     added=as_datetime(row["imported_at"]).date().isoformat())
 
 
-def export_paper(row, tags: Sequence[str], notes: Sequence[str]) -> ExportPaper:
+def record_fields(row) -> RecordFields:
+    import json
+
+    return RecordFields(format=row["format"], source=row["path"], position=row["position"],
+                        entry_type=row["entry_type"], cite_key=row["cite_key"],
+                        fields=tuple(tuple(f) for f in json.loads(row["fields"])))
+
+
+def export_paper(row, tags: Sequence[str], notes: Sequence[str], records: Sequence[RecordFields] = ()) -> ExportPaper:
     return ExportPaper(
         key=row["key"], fingerprint=row["fingerprint"], title=row["title"], headline=row["headline"],
         user_title=row["user_title"], authors=row["authors"], venue=row["venue"], year=row["year"],
         status=row["status"], rating=row["rating"], tags=tuple(tags), notes=tuple(notes),
         doi=row["doi"], arxiv_id=row["arxiv_id"], url=row["url"], abstract=row["abstract"],
-        added_at=as_datetime(row["added_at"]), kind=row["kind"])
+        added_at=as_datetime(row["added_at"]), kind=row["kind"], records=tuple(records))
 
 
 # --- the store's named results -----------------------------------------------------------
@@ -101,6 +124,16 @@ class ListProblems:
     stale: list[str]
     differing: list[str]
     choose_at: int | None = None
+
+
+class PageHit(NamedTuple):
+    """A page of an attached file that a search's words are on (Search.pages)."""
+
+    paper_id: int
+    attachment_id: int
+    page: int  # 1-based
+    text: str
+    score: float  # lower is better
 
 
 class SchemaObject(NamedTuple):
