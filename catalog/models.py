@@ -256,8 +256,22 @@ class KeptRecord(SQLModel, table=True):
         sa_column=Column(Integer, ForeignKey("paper.id", ondelete="CASCADE"), nullable=False, index=True)
     )
     entry_type: str | None = None
-    cite_key: str | None = None
+    cite_key: str | None = Field(default=None, sa_type=NOCASE)
     fields: str  # JSON
+
+
+class CiteKey(SQLModel, table=True):
+    """A paper's cite key, the one exports and \\cite{} use: its file's key, or one generated
+    once when it was first imported; unique across papers, compared without case."""
+
+    __tablename__ = "citekey"
+    __table_args__ = (UniqueConstraint("key", name="uq_citekey_key"),)
+
+    paper_id: int = Field(
+        sa_column=Column(Integer, ForeignKey("paper.id", ondelete="CASCADE"), primary_key=True)
+    )
+    key: str = Field(sa_column=Column(NOCASE, nullable=False))
+    generated: bool = False  # made by the catalog (from authors, year, title), not its file
 
 
 class Topic(SQLModel, table=True):

@@ -396,6 +396,7 @@ class ExportPaper:
     added_at: datetime
     kind: str | None = None  # catalog/kinds.py; None: not known (exports write what they always did)
     records: tuple[RecordFields, ...] = ()  # its imported records as written, oldest first
+    cite_key: str | None = None  # the key exports cite it by (None: imported before keys were kept)
 
     @property
     def display_title(self) -> str:

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from catalog import rules
+from catalog import citekeys, rules
 from catalog.searching import acronyms
 from catalog.importing import dedupe, merges
 from catalog.importing.identity import insert_papers
@@ -176,7 +176,7 @@ def _import_file(store: Store, reader: Reader, plan: _Plan, report: FileReport,
             unindexed = _Unindexed()
             keywords: list[tuple[int, str]] = []
             for batch in items:
-                keywords.extend(_store_batch(tx, batch, source_id, now, report, unindexed))
+                keywords.extend(_store_batch(tx, batch, source_id, now, report, unindexed, opened.format))
                 if progress:
                     progress(batch.records)
             if report.new == 0 and report.known == 0:
@@ -218,7 +218,7 @@ class _Unindexed:
 
 
 def _store_batch(tx, batch: Batch, source_id: int, now: datetime,
-                 report: FileReport, unindexed: _Unindexed) -> list[tuple[int, str]]:
+                 report: FileReport, unindexed: _Unindexed, fmt: str) -> list[tuple[int, str]]:
     """Store one batch: new papers inserted, known ones filled in, provenance, merges and each
     record's fields kept; the (paper id, tag) its records' keywords ask for."""
     papers = batch.papers
@@ -231,6 +231,7 @@ def _store_batch(tx, batch: Batch, source_id: int, now: datetime,
         inserted = insert_papers(tx, [papers[i] for i in new], [batch.fields[i] for i in new], taken, now)
         ids.update(zip(new, inserted))
         unindexed.added(inserted[0])
+        _give_citekeys(tx, [(ids[i], papers[i], batch.fields[i]) for i in new], fmt, report)
         _learn_acronyms(tx, [batch.acronyms[i] for i in new] if batch.acronyms else [],
                         [batch.fields[i].abstract_text for i in new])
     matched = sorted(found)
@@ -246,6 +247,33 @@ def _store_batch(tx, batch: Batch, source_id: int, now: datetime,
         [(ids[i], source_id, position) for i, p in enumerate(papers) for position in p.positions])
     merges.store_merges(tx, _merges(papers, ids, found, dict(zip(matched, filled)), source_id, report), now)
     return _keep_records(tx, papers, ids, source_id)
+
+
+def _give_citekeys(tx, new: list[tuple[int, dedupe.Paper, object]], fmt: str, report: FileReport) -> None:
+    """Each new paper's cite key, given once: its file's (BibTeX's entry key; a CSL `id` or RIS
+    `ID` LaTeX can cite), else one made from its authors, year and title. A key another paper
+    has takes a suffix (a file's key -2, a made one a, b...), and a file's key that had to is
+    reported."""
+    wanted: list[tuple[int, str, bool, int]] = []
+    for paper_id, paper, row in new:
+        records = [r for r in (paper.record, *(m.record for m in paper.merges)) if r.kept is not None]
+        own = citekeys.own_key([(fmt, r.kept.cite_key) for r in records])
+        key = own or citekeys.made_key(authors=row.authors, year=row.year, title=row.title or row.headline,
+                                       venue=row.venue, fallback="paper")
+        wanted.append((paper_id, key, own is None, paper.record.line))
+    taken = tx.imports.citekeys_taken([key for _, key, _, _ in wanted])
+    rows = []
+    for paper_id, key, made, line in wanted:
+        given, n = key, 0
+        while given.lower() in taken or (n and tx.imports.citekeys_taken([given])):
+            n += 1
+            given = citekeys.suffixed(key, n, generated=made)
+        taken.add(given.lower())
+        rows.append((paper_id, given, made))
+        if given != key and not made:
+            report.warnings.append(f"{report.path}:{line}: cite key '{key}' is another paper's already;"
+                                   f" this paper's is '{given}'")
+    tx.imports.add_citekeys(rows)
 
 
 def _keep_records(tx, papers: list[dedupe.Paper], ids: dict[int, int], source_id: int) -> list[tuple[int, str]]:

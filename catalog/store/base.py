@@ -88,6 +88,10 @@ class Papers(Role):
     def export_papers(self, ids: Sequence[int]) -> list: ...
 
     @abstractmethod
+    def ids_with_citekey(self, key: str) -> list[int]:
+        """Papers cited by this key (without case): their own, or a key a record of theirs had."""
+
+    @abstractmethod
     def kept_records(self, ids: Sequence[int]) -> dict[int, list]:
         """RecordFields of each of these papers' imported records, oldest first, by paper id."""
 
@@ -213,6 +217,14 @@ class Imports(Role):
 
     @abstractmethod
     def add_provenance(self, places: Iterable[tuple[int, int, int]]) -> None: ...
+
+    @abstractmethod
+    def citekeys_taken(self, keys: Iterable[str]) -> set[str]:
+        """Those of these cite keys some paper has, in lower case."""
+
+    @abstractmethod
+    def add_citekeys(self, rows: Iterable[tuple[int, str, bool]]) -> None:
+        """(paper id, cite key, whether the catalog made it) of papers that have none."""
 
     @abstractmethod
     def add_kept_records(self, rows: Iterable[tuple]) -> None:

@@ -1,4 +1,4 @@
-"""The query language's filters (venue:, year:, tag:, status:, rating:, has:, key:, topic:) as SQL
+"""The query language's filters (venue:, year:, tag:, status:, rating:, has:, key:, topic:, citekey:) as SQL
 conditions on `paper p`: plain SQL both backends run (`venue` and `tag.name` compare without
 case on both: NOCASE in SQLite, citext in PostgreSQL). Each backend's compiler adds the words."""
 
@@ -20,6 +20,9 @@ def filter_sql(f: Filter, reader: str) -> tuple[str, list]:
     """A condition on `paper p` and its parameters; `reader`: whose status and rating."""
     if f.field == "venue":
         return "p.venue = ?", [f.value]  # the column compares without case
+    if f.field == "citekey":  # the paper's own, or one a record of it had (compared without case)
+        return ("p.id IN (SELECT paper_id FROM citekey WHERE key = ?"
+                " UNION SELECT paper_id FROM kept_record WHERE cite_key = ?)"), [f.value, f.value]
     if f.field == "key":
         return "p.key LIKE ? ESCAPE '\\'", [like_escape(str(f.value).lower()) + "%"]
     if f.field == "status":

@@ -81,6 +81,17 @@ class ImportQueries(Imports):
             "INSERT INTO provenance(paper_id, source_id, position) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
             places)
 
+    def citekeys_taken(self, keys: Iterable[str]) -> set[str]:
+        found: set[str] = set()
+        for part, marks in chunks(list(keys)):
+            found.update(k.lower() for k in self.conn.execute(
+                f"SELECT key FROM citekey WHERE key IN ({marks})", part).scalars())
+        return found
+
+    def add_citekeys(self, rows: Iterable[tuple[int, str, bool]]) -> None:
+        self.conn.executemany("INSERT INTO citekey(paper_id, key, generated) VALUES (?, ?, ?)"
+                              " ON CONFLICT DO NOTHING", rows)
+
     def add_kept_records(self, rows: Iterable[tuple]) -> None:
         self.conn.executemany(
             "INSERT INTO kept_record(source_id, position, paper_id, entry_type, cite_key, fields)"

@@ -93,7 +93,8 @@ class PaperReads(Papers):
             for row in self.conn.execute(
                     "SELECT p.id, p.key, p.fingerprint, p.title, p.headline, p.user_title, p.authors, p.venue,"
                     " p.year, coalesce(r.status, 'unread') AS status, r.rating, p.doi, p.arxiv_id, p.url, p.kind,"
-                    f" p.abstract, p.added_at FROM paper p {READER_JOIN} WHERE p.id IN ({marks})",
+                    f" p.abstract, p.added_at, ck.key AS cite_key FROM paper p {READER_JOIN}"
+                    f" LEFT JOIN citekey ck ON ck.paper_id = p.id WHERE p.id IN ({marks})",
                     (self.user, *part)):
                 found[row["id"]] = row
             for row in self.conn.execute(
@@ -107,6 +108,11 @@ class PaperReads(Papers):
         kept = self.kept_records([i for i in ids if i in found])
         return [rows.export_paper(found[i], tags.get(i, ()), notes.get(i, ()), kept.get(i, ()))
                 for i in ids if i in found]
+
+    def ids_with_citekey(self, key: str) -> list[int]:
+        return self.conn.execute(
+            "SELECT paper_id FROM citekey WHERE key = ? UNION"
+            " SELECT paper_id FROM kept_record WHERE cite_key = ? ORDER BY 1", (key, key)).scalars()
 
     def kept_records(self, ids: Sequence[int]) -> dict[int, list]:
         out: dict[int, list] = {}

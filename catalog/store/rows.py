@@ -71,7 +71,8 @@ def export_paper(row, tags: Sequence[str], notes: Sequence[str], records: Sequen
         user_title=row["user_title"], authors=row["authors"], venue=row["venue"], year=row["year"],
         status=row["status"], rating=row["rating"], tags=tuple(tags), notes=tuple(notes),
         doi=row["doi"], arxiv_id=row["arxiv_id"], url=row["url"], abstract=row["abstract"],
-        added_at=as_datetime(row["added_at"]), kind=row["kind"], records=tuple(records))
+        added_at=as_datetime(row["added_at"]), kind=row["kind"], records=tuple(records),
+        cite_key=row["cite_key"])
 
 
 # --- the store's named results -----------------------------------------------------------

@@ -1,4 +1,4 @@
-"""kept_record: every field of every imported record, as its file wrote it
+"""kept_record: every field of every imported record, as its file wrote it; citekey: each paper's cite key
 
 Revision ID: 0015
 Revises: 0014
@@ -10,6 +10,12 @@ with the paper it became, its entry type (BibTeX `article`, RIS `JOUR`, CSL `typ
 key (BibTeX's cite key, RIS `ID`, CSL `id`) and its fields in file order as a JSON array of
 `[name, value]` pairs (`[name, value, "bare"]` for a BibTeX value written with a macro, like
 `month = jan`). Exports in the record's format write these back (docs/formats.md).
+
+A second table, `citekey`: each paper's cite key, the one exports and LaTeX citations use, unique
+across papers and compared without case: the key its file gave it, or one generated once when
+it was first imported (`generated` true), never changed by a later import, merge or edit.
+Papers imported before this revision have none until `catalog citekey regen` gives them one
+(exports meanwhile make one as they always did).
 
 The view `paper_fields` shows one row per field: the paper's key, the file, its format, the
 record's position, entry type and cite key, the field's place, name and value.
@@ -23,6 +29,7 @@ from typing import Sequence, Union
 
 import sqlalchemy as sa
 from alembic import op
+from sqlalchemy.dialects.postgresql import CITEXT
 
 
 revision: str = "0015"
@@ -30,6 +37,7 @@ down_revision: Union[str, None] = "0014"
 branch_labels: Union[str, Sequence[str], None] = None
 depends_on: Union[str, Sequence[str], None] = None
 
+NOCASE = sa.String(collation="NOCASE").with_variant(CITEXT(), "postgresql")
 SQLITE_VIEW = """CREATE VIEW paper_fields AS
     SELECT p.key, s.path AS source, s.format, r.position, r.entry_type, r.cite_key,
            f.key + 1 AS n, f.value ->> 0 AS name, f.value ->> 1 AS value
@@ -49,9 +57,17 @@ def upgrade() -> None:
         sa.Column("position", sa.Integer(), nullable=False),
         sa.Column("paper_id", sa.Integer(), sa.ForeignKey("paper.id", ondelete="CASCADE"), nullable=False),
         sa.Column("entry_type", sa.String(), nullable=True),
-        sa.Column("cite_key", sa.String(), nullable=True),
+        sa.Column("cite_key", NOCASE, nullable=True),
         sa.Column("fields", sa.String(), nullable=False),
         sa.PrimaryKeyConstraint("source_id", "position"),
+    )
+    op.create_table(
+        "citekey",
+        sa.Column("paper_id", sa.Integer(), sa.ForeignKey("paper.id", ondelete="CASCADE"), nullable=False),
+        sa.Column("key", NOCASE, nullable=False),
+        sa.Column("generated", sa.Boolean(), nullable=False),
+        sa.PrimaryKeyConstraint("paper_id"),
+        sa.UniqueConstraint("key", name="uq_citekey_key"),
     )
     op.create_index("ix_kept_record_paper_id", "kept_record", ["paper_id"])
     op.create_index("ix_kept_record_cite_key", "kept_record", ["cite_key"],
@@ -67,6 +83,7 @@ def upgrade() -> None:
 
 def downgrade() -> None:
     op.execute("DROP VIEW IF EXISTS paper_fields")
+    op.drop_table("citekey")
     op.drop_index("ix_kept_record_cite_key", table_name="kept_record")
     op.drop_index("ix_kept_record_paper_id", table_name="kept_record")
     op.drop_table("kept_record")
