@@ -22,7 +22,7 @@ from catalog.searching.query import RELEVANCE, Clause, Filter, Query, QueryError
 from catalog.searching.request import SearchRequest, request
 from catalog.resources import seeds_dir
 from catalog.results import (
-    Edit, Facets, FirstPage, ImportReport, Members, NoteView,
+    AuthorCount, Edit, Facets, FirstPage, ImportReport, Members, NoteView,
     PaperDetail, PaperState, PaperSummary, RelatedPaper, SavedQuery, SavedSearchChanged, SearchHit,
     SplitResult, Stats, Suggestion, TagCount, TopicCount, TopicGroup, TriageCount, TriageOrder,
 )
@@ -343,6 +343,13 @@ class Catalog(Exchange):
         return related.triage_order(self.store, _untriaged(parsed), limit, whole_catalog=parsed.is_empty)
 
     # --- overviews ----------------------------------------------------------------------
+
+    def authors(self, query: str = "", *, limit: int = 100) -> list[AuthorCount]:
+        """The people with most papers among those `query` selects (all for ""), most first."""
+        with self.store.read() as tx:
+            ids = None if not query.strip() else [
+                hit.paper_id for hit in tx.search.page(parse(query), limit=-1, partial=False)]
+            return tx.papers.author_counts(ids, limit)
 
     def tags(self) -> list[TagCount]:
         with self.store.read() as tx:

@@ -20,11 +20,13 @@ class PaperSummary:
     # From a search with words: "all" (holds every word, in some form) or "some" (a partial
     # match, listed after them when few papers hold every word); None when listing.
     match: str | None = None
+    authors: str = ""  # as lists show them: "Vaswani et al.", "Hinton & Salakhutdinov"
 
     def as_json(self) -> dict:
         return {
             "key": self.key,
             "title": self.title,
+            "authors": self.authors,
             "venue": self.venue,
             "year": self.year,
             "status": self.status,
@@ -228,6 +230,14 @@ class ImportReport:
 class TagCount:
     name: str
     count: int
+
+
+@dataclass(frozen=True)
+class AuthorCount:
+    """A person and how many papers (of those asked about) they wrote."""
+
+    name: str
+    papers: int
 
 
 @dataclass(frozen=True)

@@ -232,6 +232,7 @@ def _store_batch(tx, batch: Batch, source_id: int, now: datetime,
         ids.update(zip(new, inserted))
         unindexed.added(inserted[0])
         _give_citekeys(tx, [(ids[i], papers[i], batch.fields[i]) for i in new], fmt, report)
+        tx.imports.set_authors([(ids[i], batch.fields[i].authors) for i in new if batch.fields[i].authors])
         _learn_acronyms(tx, [batch.acronyms[i] for i in new] if batch.acronyms else [],
                         [batch.fields[i].abstract_text for i in new])
     matched = sorted(found)
@@ -241,6 +242,8 @@ def _store_batch(tx, batch: Batch, source_id: int, now: datetime,
             unindexed.flush(tx)
         changed, filled = dedupe.merge(tx, [(ids[i], papers[i].record) for i in matched], now)
         report.merged += changed
+        tx.imports.set_authors([(ids[i], papers[i].record.authors) for i, gave in zip(matched, filled)
+                                if "authors" in gave])
     report.new += len(new)
     report.known += len({ids[i] for i in matched})
     tx.imports.add_provenance(

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from catalog.rules import STATUSES
 from catalog.text.cjk import cjk_spaced
 
-FILTERS = ("venue", "year", "tag", "status", "rating", "has", "key", "topic", "citekey")
+FILTERS = ("venue", "year", "tag", "status", "rating", "has", "key", "topic", "citekey", "author")
 HAS_VALUES = ("notes", "tags", "rating", "title", "abstract", "authors")
 MAX_QUERY_CHARS = 10_000
 MAX_QUERY_TERMS = 64
@@ -187,7 +187,7 @@ _COMPARISON = re.compile(r"^(>=|<=|>|<|=)?(.+)$")
 
 def _filter(name: str, value: str) -> Filter:
     value = value.strip()
-    if name in ("venue", "tag", "key", "citekey"):
+    if name in ("venue", "tag", "key", "citekey", "author"):
         if not value:
             raise QueryError(f"{name}: needs a value, e.g. {name}:{_EXAMPLE[name]}")
         return Filter(name, "=", value)
@@ -237,7 +237,8 @@ def _year(text: str, whole: str) -> int:
     return int(text)
 
 
-_EXAMPLE = {"venue": "ICML", "tag": "toread", "key": "k3x9q2m", "citekey": "vaswani2017attention"}
+_EXAMPLE = {"venue": "ICML", "tag": "toread", "key": "k3x9q2m", "citekey": "vaswani2017attention",
+            "author": "hinton"}
 
 
 # --- sort orders --------------------------------------------------------------------------------

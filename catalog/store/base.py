@@ -88,6 +88,10 @@ class Papers(Role):
     def export_papers(self, ids: Sequence[int]) -> list: ...
 
     @abstractmethod
+    def author_counts(self, ids: Sequence[int] | None, limit: int) -> list:
+        """AuthorCount of the people with most papers, among these papers (all for None)."""
+
+    @abstractmethod
     def ids_with_citekey(self, key: str) -> list[int]:
         """Papers cited by this key (without case): their own, or a key a record of theirs had."""
 
@@ -225,6 +229,10 @@ class Imports(Role):
     @abstractmethod
     def add_citekeys(self, rows: Iterable[tuple[int, str, bool]]) -> None:
         """(paper id, cite key, whether the catalog made it) of papers that have none."""
+
+    @abstractmethod
+    def set_authors(self, authors: Iterable[tuple[int, str | None]]) -> None:
+        """(paper id, its authors string) of papers whose authors are new: their people rows."""
 
     @abstractmethod
     def add_kept_records(self, rows: Iterable[tuple]) -> None:

@@ -17,6 +17,7 @@ TABLES = (
     ("provenance", "paper_id, source_id, position"),
     ("kept_record", "source_id, position, paper_id, entry_type, cite_key, fields"),
     ("citekey", "paper_id, key, generated"),
+    ("paper_author", "paper_id, position, name, family, folded, folded_family, folded_short"),
     ("paper_merge", "id, paper_id, source_id, position, evidence, filled, record, merged_at"),
     ("tag", "id, name"),
     ("paper_tag", "paper_id, tag_id"),

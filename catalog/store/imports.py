@@ -92,6 +92,17 @@ class ImportQueries(Imports):
         self.conn.executemany("INSERT INTO citekey(paper_id, key, generated) VALUES (?, ?, ?)"
                               " ON CONFLICT DO NOTHING", rows)
 
+    def set_authors(self, authors: Iterable[tuple[int, str | None]]) -> None:
+        from catalog.people import people
+
+        authors = list(authors)
+        for part, marks in chunks([paper_id for paper_id, _ in authors]):
+            self.conn.execute(f"DELETE FROM paper_author WHERE paper_id IN ({marks})", part)
+        self.conn.executemany(
+            "INSERT INTO paper_author(paper_id, position, name, family, folded, folded_family, folded_short)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?)",
+            [(paper_id, *person) for paper_id, names in authors for person in people(names)])
+
     def add_kept_records(self, rows: Iterable[tuple]) -> None:
         self.conn.executemany(
             "INSERT INTO kept_record(source_id, position, paper_id, entry_type, cite_key, fields)"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from catalog.results import ExportPaper, PaperDetail, PaperState, PaperSummary, TagCount
+from catalog.results import AuthorCount, ExportPaper, PaperDetail, PaperState, PaperSummary, TagCount
 from catalog.store import rows
 from catalog.store.base import Papers
 from catalog.store.rows import READER_JOIN, SUMMARY_COLUMNS, chunks
@@ -108,6 +108,18 @@ class PaperReads(Papers):
         kept = self.kept_records([i for i in ids if i in found])
         return [rows.export_paper(found[i], tags.get(i, ()), notes.get(i, ()), kept.get(i, ()))
                 for i in ids if i in found]
+
+    def author_counts(self, ids: Sequence[int] | None, limit: int) -> list[AuthorCount]:
+        counted = "SELECT name, count(DISTINCT paper_id) AS papers FROM paper_author"
+        if ids is None:
+            return [AuthorCount(r["name"], r["papers"]) for r in self.conn.execute(
+                f"{counted} GROUP BY name ORDER BY papers DESC, name LIMIT ?", (limit,))]
+        counts: dict[str, int] = {}
+        for part, marks in chunks(list(ids)):
+            for r in self.conn.execute(f"{counted} WHERE paper_id IN ({marks}) GROUP BY name", part):
+                counts[r["name"]] = counts.get(r["name"], 0) + r["papers"]
+        ranked = sorted(counts.items(), key=lambda item: (-item[1], item[0]))[:limit]
+        return [AuthorCount(name, n) for name, n in ranked]
 
     def ids_with_citekey(self, key: str) -> list[int]:
         return self.conn.execute(
