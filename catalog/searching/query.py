@@ -169,8 +169,8 @@ def _item(raw: str, quoted: bool) -> tuple[Text | Filter | None, bool]:
 
 
 def _refuse_unknown_filter(name: str, value: str) -> None:
-    """`author:kim` looks like a filter and would silently match nothing: say which exist.
-    Not for `3:1`, `http://...`, `中文:x` or a quoted `"author:kim"` (searched as text)."""
+    """`journal:kim` looks like a filter and would silently match nothing: say which exist.
+    Not for `3:1`, `http://...`, `中文:x` or a quoted `"journal:kim"` (searched as text)."""
     if name.isascii() and name.isalpha() and not value.startswith("/"):
         raise QueryError(
             f"unknown filter {name}:{value}: the filters are {', '.join(f + ':' for f in FILTERS)}"
