@@ -1,7 +1,7 @@
 """kept_record: every field of every imported record as written; citekey: each paper's cite key; paper_author: authors as people
 
-Revision ID: 0015
-Revises: 0014
+Revision ID: 0016
+Revises: 0015
 Create Date: 2026-12-07 05:00:00
 
 One new table, `kept_record`: one row per record of a structured file (BibTeX, RIS, JSON,
@@ -36,8 +36,8 @@ from alembic import op
 from sqlalchemy.dialects.postgresql import CITEXT
 
 
-revision: str = "0015"
-down_revision: Union[str, None] = "0014"
+revision: str = "0016"
+down_revision: Union[str, None] = "0015"
 branch_labels: Union[str, Sequence[str], None] = None
 depends_on: Union[str, Sequence[str], None] = None
 
