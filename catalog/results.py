@@ -482,12 +482,14 @@ class AnnotationsReport:
     searches_added: int = 0
     conflicts: list[str] = field(default_factory=list)
     not_found: list[str] = field(default_factory=list)
+    ambiguous: list[str] = field(default_factory=list)  # entries several papers could be: not applied
 
     def summary(self) -> str:
         return (f"{self.matched} of {self.papers} papers matched: {self.tags_added} tags, "
                 f"{self.notes_added} notes, {self.fields_set} statuses/ratings/titles and "
                 f"{self.searches_added} saved searches added; {len(self.conflicts)} conflicts, "
-                f"{len(self.not_found)} not found")
+                f"{len(self.not_found)} not found"
+                + (f", {len(self.ambiguous)} ambiguous (not applied)" if self.ambiguous else ""))
 
 
 @dataclass(frozen=True)

@@ -160,6 +160,8 @@ def annotations_import(ctx, file, theirs):
         click.echo(f"catalog: conflict: {safe(conflict)}", err=True)
     for missing in report.not_found:
         click.echo(f"catalog: not in this catalog: {safe(missing)}", err=True)
+    for unsure in report.ambiguous:
+        click.echo(f"catalog: ambiguous, not applied: {safe(unsure)}", err=True)
     click.echo(report.summary(), err=True)
 
 
