@@ -457,6 +457,12 @@ class ExportPaper:
         return self.title or self.user_title or self.headline
 
     @property
+    def exported_title(self) -> str | None:
+        """The title a BibTeX, RIS or CSL-JSON export writes: the real one, else yours; never
+        the headline the catalog derived (the paper has no title: the export invents none)."""
+        return self.title or self.user_title
+
+    @property
     def link(self) -> str | None:
         return paper_link(self.url, self.doi, self.arxiv_id)
 

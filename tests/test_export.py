@@ -286,3 +286,29 @@ def test_datasette_finds_the_search_index(seeded, db_path):
         assert len(rows) >= 5
     finally:
         conn.close()
+
+
+@pytest.mark.parametrize("fmt", ["bibtex", "ris", "csljson"])
+def test_a_derived_headline_is_never_exported_as_a_title(seeded, tmp_path, fmt):
+    """A paper list's paper has no title: the headline the catalog derived from its abstract
+    is not written as one (issue 29), and a re-import derives the same headline again."""
+    (paper,) = [p for p in seeded.export_papers("") if p.title is None][:1]
+    text = export(seeded, fmt, f"key:{paper.key}")
+    assert paper.headline not in text.replace("{", "").replace("}", "")
+    assert not any(line.lstrip().lower().startswith(("title =", "ti  -")) for line in text.splitlines())
+    assert '"title"' not in text
+    again = Catalog.open(tmp_path / "again.db")
+    try:
+        path = tmp_path / f"one.{ {'bibtex': 'bib', 'ris': 'ris', 'csljson': 'json'}[fmt] }"
+        path.write_text(text)
+        again.import_paths([path])
+        (back,) = again.export_papers("")
+        assert (back.key, back.title, back.headline) == (paper.key, None, paper.headline)
+    finally:
+        again.close()
+
+
+def test_markdown_shows_a_headline_marked_as_one(seeded):
+    paper = next(p for p in seeded.export_papers("") if p.title is None)
+    text = export(seeded, "markdown", f"key:{paper.key}")
+    assert "(untitled; headline derived from the abstract)" in text
