@@ -49,16 +49,52 @@ def _first_word(title: str) -> str:
     return ""
 
 
-def made_key(*, authors: str | None, year: int | None, title: str, venue: str | None, fallback: str) -> str:
-    """auth.lower + year + shorttitle; without authors venue + year + "-" + title word."""
+PATTERN = "auth.lower+year+shorttitle"
+SETTING = "citekey_pattern"  # the catalog_setting that holds a catalog's own pattern
+# What a pattern is made of: the first author's family name (as written, or in lower case),
+# the year, the title's first significant word, its first three.
+PARTS = ("auth", "auth.lower", "year", "shorttitle", "title3")
+
+
+def pattern_parts(pattern: str) -> list[str]:
+    """A key pattern's parts; CatalogError (one line) for one that is not a pattern."""
+    from catalog.errors import CatalogError
+
+    parts = [p.strip() for p in pattern.split("+")]
+    unknown = [p for p in parts if p not in PARTS]
+    if not pattern.strip() or unknown or not any(p.startswith("auth") for p in parts):
+        raise CatalogError(f"cite key pattern {pattern!r}: join {', '.join(PARTS)} with +, with an"
+                           f" auth part (the default is {PATTERN})")
+    return parts
+
+
+def _words(title: str, n: int) -> list[str]:
+    out = []
+    for word in re.split(r"[\s\-–—:/]+", title):
+        slug = ascii_slug(word)
+        if slug and slug not in _SKIP:
+            out.append(slug)
+            if len(out) == n:
+                break
+    return out
+
+
+def made_key(*, authors: str | None, year: int | None, title: str, venue: str | None, fallback: str,
+             pattern: str = PATTERN) -> str:
+    """The key `pattern` makes (auth.lower + year + shorttitle: vaswani2017attention); without
+    authors venue + year + "-" + title word."""
     year_text = str(year) if year else ""
     word = _first_word(title)
     people = [n for n in split_people(authors) if n != "et al."]
     if people:
         family = name_parts(people[0])[1]
-        slug = ascii_slug(family.split()[-1]) if family else ""
+        last = family.split()[-1] if family else ""
+        slug = ascii_slug(last)
         if slug:
-            return f"{slug}{year_text}{word}"
+            cased = re.sub(r"[^A-Za-z0-9]", "", unicodedata.normalize("NFKD", last).encode("ascii", "ignore").decode())
+            made = {"auth": cased or slug, "auth.lower": slug, "year": year_text, "shorttitle": word,
+                    "title3": "".join(w.capitalize() for w in _words(title, 3))}
+            return "".join(made[part] for part in pattern_parts(pattern))
     venue_slug = ascii_slug(venue or "")
     if venue_slug:
         return f"{venue_slug}{year_text}-{word}" if word else f"{venue_slug}{year_text}"

@@ -201,3 +201,29 @@ def test_a_paper_without_a_key_gets_one_once(empty_catalog, tmp_path):
     assert paper.cite_key == "vaswani2017attention"
     empty_catalog.set_title(paper.key, "Transformers")
     assert empty_catalog.export_papers("")[0].cite_key == "vaswani2017attention"
+
+
+def test_citekey_regen_lists_every_change_and_keeps_file_keys(tmp_path):
+    from click.testing import CliRunner
+
+    from catalog.cli import main
+
+    source = tmp_path / "papers.json"
+    source.write_text(json.dumps([
+        {"title": "Attention is all you need", "author": "Ashish Vaswani", "year": 2017, "abstract": "a b c"},
+        {"id": "mine2019", "type": "article-journal", "title": "Sleep", "author": [{"family": "Lee", "given": "A"}],
+         "issued": {"date-parts": [[2019]]}, "abstract": "d e f"}]))
+    db = str(tmp_path / "c.db")
+    runner = CliRunner()
+    assert runner.invoke(main, ["--db", db, "import", str(source)]).exit_code == 0
+    bad = runner.invoke(main, ["--db", db, "citekey", "pattern", "year+nonsense"])
+    assert bad.exit_code == 1 and "auth.lower" in bad.output
+    assert runner.invoke(main, ["--db", db, "citekey", "pattern", "auth+title3+year"]).output.strip() == \
+        "auth+title3+year"
+    result = runner.invoke(main, ["--db", db, "citekey", "regen"])
+    assert result.exit_code == 0
+    lines = [line for line in result.output.splitlines() if "->" in line]
+    assert len(lines) == 1 and lines[0].endswith("vaswani2017attention -> VaswaniAttentionAllYou2017")
+    assert "1 cite key changed" in result.output
+    again = runner.invoke(main, ["--db", db, "citekey", "regen"])
+    assert "0 cite keys changed" in again.output

@@ -316,11 +316,12 @@ def _give_citekeys(tx, new: list[tuple[int, dedupe.Paper, object]], fmt: str, re
     has takes a suffix (a file's key -2, a made one a, b...), and a file's key that had to is
     reported."""
     wanted: list[tuple[int, str, bool, int]] = []
+    pattern = tx.imports.setting(citekeys.SETTING) or citekeys.PATTERN
     for paper_id, paper, row in new:
         records = [r for r in (paper.record, *(m.record for m in paper.merges)) if r.kept is not None]
         own = citekeys.own_key([(fmt, r.kept.cite_key) for r in records])
         key = own or citekeys.made_key(authors=row.authors, year=row.year, title=row.title or row.headline,
-                                       venue=row.venue, fallback="paper")
+                                       venue=row.venue, fallback="paper", pattern=pattern)
         wanted.append((paper_id, key, own is None, paper.record.line))
     taken = tx.imports.citekeys_taken([key for _, key, _, _ in wanted])
     rows = []

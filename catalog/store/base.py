@@ -260,6 +260,20 @@ class Imports(Role):
         """(paper id, cite key, whether the catalog made it) of papers that have none."""
 
     @abstractmethod
+    def set_citekey(self, paper_id: int, key: str, generated: bool) -> None:
+        """Give a paper this cite key (its old one, if any, is replaced)."""
+
+    @abstractmethod
+    def citekey_of(self, paper_id: int) -> str | None: ...
+
+    @abstractmethod
+    def setting(self, name: str) -> str | None:
+        """A catalog_setting's value (`citekey_pattern`), or None."""
+
+    @abstractmethod
+    def set_setting(self, name: str, value: str) -> None: ...
+
+    @abstractmethod
     def set_authors(self, authors: Iterable[tuple[int, str | None]]) -> None:
         """(paper id, its authors string) of papers whose authors are new: their people rows."""
 

@@ -97,6 +97,21 @@ class ImportQueries(Imports):
         self.conn.executemany("INSERT INTO citekey(paper_id, key, generated) VALUES (?, ?, ?)"
                               " ON CONFLICT DO NOTHING", rows)
 
+    def set_citekey(self, paper_id: int, key: str, generated: bool) -> None:
+        self.conn.execute("DELETE FROM citekey WHERE paper_id = ?", (paper_id,))
+        self.conn.execute("INSERT INTO citekey(paper_id, key, generated) VALUES (?, ?, ?)",
+                          (paper_id, key, generated))
+
+    def citekey_of(self, paper_id: int) -> str | None:
+        return self.conn.execute("SELECT key FROM citekey WHERE paper_id = ?", (paper_id,)).scalar()
+
+    def setting(self, name: str) -> str | None:
+        return self.conn.execute("SELECT value FROM catalog_setting WHERE name = ?", (name,)).scalar()
+
+    def set_setting(self, name: str, value: str) -> None:
+        self.conn.execute("INSERT INTO catalog_setting(name, value) VALUES (?, ?)"
+                          " ON CONFLICT(name) DO UPDATE SET value = excluded.value", (name, value))
+
     def set_authors(self, authors: Iterable[tuple[int, str | None]]) -> None:
         from catalog.people import people
 
