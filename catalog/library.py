@@ -22,7 +22,7 @@ from catalog.searching.query import RELEVANCE, Clause, Filter, Query, QueryError
 from catalog.searching.request import SearchRequest, request
 from catalog.resources import seeds_dir
 from catalog.results import (
-    Edit, Facets, FirstPage, ImportReport, Members, NoteView,
+    Edit, Facets, FirstPage, ImportReport, Members, MissingWords, NoteView,
     PaperDetail, PaperState, PaperSummary, RelatedPaper, SavedQuery, SavedSearchChanged, SearchHit,
     SplitResult, Stats, Suggestion, TagCount, TopicCount, TopicGroup, TriageCount, TriageOrder,
 )
@@ -178,12 +178,28 @@ class Catalog(Exchange):
     def count(self, query: SearchRequest | str, *, cancelled: Stop | None = None,
               partial: bool | None = None) -> int:
         """How many papers `search` lists: those holding every word, and those holding some
-        when few hold all (`partial=False`: only the first; by default as the request's order
-        lists them: SearchRequest.partial)."""
+        (`partial=False`: only the first; by default as the request's order lists them:
+        SearchRequest.partial)."""
         asked = _asked(query)
         with self.store.read() as tx, tx.stoppable(cancelled):
             parsed, named = understood(tx, asked)
             return len(named) + tx.search.count(parsed, partial=asked.partial if partial is None else partial)
+
+    def missing_words(self, query: SearchRequest | str) -> MissingWords | None:
+        """The words of a search (as typed) that no paper holds in any form, and those some
+        paper holds: the search lists what those find, marked partial. None when every word
+        is found or none is, for one word, and for text that cannot run."""
+        try:
+            asked = _asked(query)
+        except QueryError:
+            return None
+        if not asked.query.has_text:
+            return None
+        with self.store.read() as tx:
+            words = tx.search.word_papers(asked.query)
+        missing = tuple(dict.fromkeys(w for w, n in words if not n))
+        held = tuple(dict.fromkeys(w for w, n in words if n))
+        return MissingWords(missing, held) if missing and held else None
 
     def suggest(self, query: SearchRequest | str) -> list[Suggestion]:
         """For each word of a search that (almost) no paper holds, the index's closest words

@@ -65,9 +65,12 @@ def test_each_tier_leaves_out_the_papers_of_the_one_before():
     assert tiers["forms"][1] == ['("sparse") AND ("attention")'] * 2 + [5, 0, "ann"]
     assert tiers["wide"][1] == ['("sparse" OR "x") AND ("attention")', '("sparse") AND ("attention")', 5, 0, "ann"]
     some_sql, some_params = tiers["some"]
-    assert some_sql.count("(+rowid IN (SELECT rowid FROM paper_stem WHERE paper_stem MATCH ?))") == 2
-    assert some_params == ['("sparse" OR "x")', '("attention")', '("sparse" OR "x") OR ("attention")',
+    assert some_sql.count("? * (+rowid IN (SELECT rowid FROM paper_stem WHERE paper_stem MATCH ?))") == 2
+    # Each word held counts by its weight (the store sets them by rarity; 1 each without).
+    assert some_params == [1.0, '("sparse" OR "x")', 1.0, '("attention")', '("sparse" OR "x") OR ("attention")',
                            '("sparse" OR "x") AND ("attention")', 5, 0, "ann"]
+    compiled.weights = [2.5, 0.7]
+    assert search_sql(compiled, limit=5, tier="some")[1][:4] == [2.5, '("sparse" OR "x")', 0.7, '("attention")']
 
 
 @pytest.mark.parametrize("query, where, params", [

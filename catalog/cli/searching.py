@@ -19,8 +19,10 @@ def search(ctx, query, limit, sort, reverse, as_json):
     """Ranked full-text search with highlighted snippets.
 
     A key (or its first 4+ characters), a DOI or an arXiv id as the whole query finds that
-    paper first. Words that (almost) no paper holds get "did you mean" suggestions on stderr
-    (with --json: {"papers": [...], "suggestions": [...], "did_you_mean": "..."}).
+    paper first. Papers holding every word come first, then those holding some of them
+    (marked ≈), the rarest words counting most. A word no paper holds is named on stderr, and
+    words that (almost) no paper holds get "did you mean" suggestions there (with --json:
+    {"papers": [...], "suggestions": [...], "did_you_mean": "...", "missing_words": ...}).
     """
     from catalog.cli import output
     from catalog.searching.request import request
@@ -32,11 +34,15 @@ def search(ctx, query, limit, sort, reverse, as_json):
     catalog = _open(ctx)
     papers = catalog.search(asked, limit=limit)
     suggestions = catalog.suggest(asked)  # words (almost) no paper holds: their closest words
+    # Only partial matches can come when a word is in no paper: then name it, once.
+    missing = catalog.missing_words(asked) if any(p.match == "some" for p in papers) else None
     if as_json:
-        output.print_json(output.search_json(text, papers, suggestions))
+        output.print_json(output.search_json(text, papers, suggestions, missing))
         return
     if papers:
         output.print_summaries(papers, with_snippets=True)
+    if missing:
+        output.print_missing(missing)
     if suggestions:
         output.print_suggestions(text, suggestions, found=bool(papers))
     elif not papers and (named := asked.named) and named.kind != "key":
