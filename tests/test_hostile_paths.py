@@ -454,7 +454,7 @@ def test_csv_cells_never_start_a_formula(formulas):
 
 
 def test_tabs_and_carriage_returns_start_no_cell():
-    from catalog.export.csvfile import neutralised, restored
+    from catalog.text.spreadsheet import neutralised, restored
 
     for text in ("\t=1+1", "\r=1+1", "=1", "+1+1", "-1-1", "@x", "'x", "-", "+"):
         assert neutralised(text) == "'" + text and restored(neutralised(text)) == text

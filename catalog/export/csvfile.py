@@ -1,46 +1,16 @@
-"""CSV: one row per paper, the columns a SQL user expects (see COLUMNS), UTF-8, RFC 4180.
-
-Cells a spreadsheet would run as a formula are neutralised (OWASP's rule for CSV injection):
-text starting with `=`, `+`, `-`, `@`, a tab or a carriage return gets a `'` in front, and so
-does text starting with `'` itself, so that reading takes exactly one `'` off any cell that
-starts with one (`restored`). A cell that is just a number (`-1`, `+2.5`) is left as it is:
-a spreadsheet reads it as that number, never as a formula. `catalog import` knows its own
-export by its header (HEADER) and restores the cells; other CSV files are read as they are.
-"""
+"""CSV: one row per paper, the columns a SQL user expects (COLUMNS), UTF-8, RFC 4180, cells a
+spreadsheet would run as a formula neutralised (catalog/text/spreadsheet.py)."""
 
 from __future__ import annotations
 
 import csv
-import re
 from collections.abc import Sequence
 from typing import TextIO
 
 from catalog.results import ExportPaper
+from catalog.text.spreadsheet import COLUMNS, neutralised
 
-COLUMNS = ("key", "title", "headline", "user_title", "authors", "venue", "year", "status", "rating",
-           "tags", "notes", "doi", "arxiv_id", "url", "abstract", "added_at", "kind")
 NOTE_SEPARATOR = "\n\n---\n\n"
-# The columns every export since formulas are neutralised starts with (new columns go after).
-HEADER = COLUMNS
-FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
-_NUMBER = re.compile(r"[+-]?\d+(?:\.\d+)?")
-
-
-def neutralised(cell: str) -> str:
-    """The cell as written: a `'` in front of text a spreadsheet would take for a formula."""
-    if cell.startswith(FORMULA_STARTS + ("'",)) and not _NUMBER.fullmatch(cell):
-        return "'" + cell
-    return cell
-
-
-def restored(cell: str) -> str:
-    """A cell of a catalog CSV export as it was before `neutralised`."""
-    return cell[1:] if cell.startswith("'") else cell
-
-
-def is_own_header(header: Sequence[str]) -> bool:
-    """Whether a CSV header is that of catalog's own export (its cells were neutralised)."""
-    return tuple(header[:len(HEADER)]) == HEADER
 
 
 def row(p: ExportPaper) -> dict[str, object]:

@@ -2,7 +2,7 @@
 own export write them. Columns are found through catalog/ingest/mapping.py; the delimiter
 (comma, semicolon or tab) is taken from the header line. In the catalog's own export (known by
 its header) a `'` in front of a cell is the export's guard against spreadsheet formulas and is
-taken off (catalog/export/csvfile.py); other files are read as they are.
+taken off (catalog/text/spreadsheet.py); other files are read as they are.
 
 A row with more cells than the header, or without a title or abstract, is skipped with a
 warning; a file without a title or abstract column fails as a whole.
@@ -14,12 +14,12 @@ import csv
 import io
 from pathlib import Path
 
-from catalog.export.csvfile import is_own_header, restored
 from catalog.ingest import fields, mapping
 from catalog.ingest.links import FileLinks
 from catalog.ingest.paperlist import MAX_ABSTRACT_CHARS
 from catalog.ingest.records import IngestError, RecordFile, first_reason, skipped
 from catalog.ingest.textfile import read_text
+from catalog.text.spreadsheet import is_own_header, restored
 
 if csv.field_size_limit() < 4 * MAX_ABSTRACT_CHARS:
     csv.field_size_limit(4 * MAX_ABSTRACT_CHARS)
