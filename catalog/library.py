@@ -215,6 +215,9 @@ class Catalog(Exchange):
         if not words:
             return []
         with self.store.read() as tx:
+            # A word an acronym stands in for ("mech" of "mech interp") is no typo.
+            known = {w.lower() for text in tx.search.acronyms_for(asked.query) for w in text.split()}
+            words = [(typed, folded) for typed, folded in words if typed.lower() not in known]
             papers = {folded: tx.search.papers_with_word(folded, suggest.RARE + 1) for _, folded in words}
             rare = [(typed, folded) for typed, folded in words if papers[folded] <= suggest.RARE]
             if not rare:

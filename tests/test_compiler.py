@@ -52,7 +52,9 @@ def test_acronyms_widen_words_and_long_forms():
     compiled = compile_query(parse("SAE large language model"), acronyms)
     assert compiled.forms == '("SAE") AND ("large") AND ("language") AND ("model")'
     assert compiled.wide == '("SAE" OR "sparse autoencoder") AND (("large" AND "language" AND "model") OR "LLM")'
-    assert compiled.words == ['("SAE" OR "sparse autoencoder")', '("large")', '("language")', '("model")']
+    # A long form is one word for papers holding some of them: its words, or a short form.
+    assert compiled.words == ['("SAE" OR "sparse autoencoder")', '(("large" AND "language" AND "model") OR "LLM")']
+    assert compiled.word_texts == ["SAE", "large language model"]
     # The count is of papers holding every word in some form, acronyms included.
     assert count_sql(compiled) == ("SELECT count(*) FROM paper_stem WHERE paper_stem MATCH ?", [compiled.wide])
     assert compile_query(parse("SAE*"), acronyms).wide is None  # prefixes are not expanded

@@ -200,27 +200,32 @@ class RankedSearch(Search):
         return held[1]
 
     def _read_acronyms(self, query: Query) -> dict[str, list[str]]:
-        from catalog.searching.acronyms import long_key, short_form, winners
+        """The learned acronyms (those the abstracts define) the query's texts name, widened
+        with the field's common ones (searching/glossary.py)."""
+        from catalog.searching import glossary
 
         texts = self.compiler.acronym_candidates(query)
         if not texts:
             return {}
+        as_short, as_long = self._learned_acronyms(texts)
+        return glossary.widen(texts, as_short, as_long, glossary.curated())
+
+    def _learned_acronyms(self, texts: set[str]) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
+        """(text -> the long form it is the short form of, text -> the short forms it is the
+        long form of), by the acronyms the abstracts define."""
+        from catalog.searching.acronyms import long_key, short_form, winners
+
         shorts = {t: s for t in texts if (s := short_form(t))}
         keys = {t: k for t in texts if len(k := long_key(t)) >= 6 and not t.isalnum()}
         if not shorts and not keys:
-            return {}
+            return {}, {}
         won = winners(self._acronyms_named(sorted(set(shorts.values())), sorted(set(keys.values()))))
-        out: dict[str, list[str]] = {}
-        for text, short in shorts.items():
-            if short.lower() in won:
-                out[text] = [won[short.lower()][1]]
+        as_short = {text: [won[short.lower()][1]] for text, short in shorts.items() if short.lower() in won}
         by_key: dict[str, list[str]] = {}
         for short, (key, _) in won.items():
             by_key.setdefault(key, []).append(short)
-        for text, key in keys.items():
-            if key in by_key:
-                out[text] = out.get(text, []) + [s.upper() for s in by_key[key]]
-        return out
+        as_long = {text: [s.upper() for s in by_key[key]] for text, key in keys.items() if key in by_key}
+        return as_short, as_long
 
     def _acronyms_named(self, shorts: Sequence[str], long_keys: Sequence[str]) -> list[AcronymRow]:
         """The acronyms of these short forms (any case) and every short form one of these long

@@ -87,9 +87,10 @@ def plan_tiers(query: Query, acronyms: Mapping[str, Sequence[str]], syntax: Synt
             forms.extend(groups)
             shorts = [p for a in also if (p := syntax.phrase(Text(a)))]
             wide.append("((" + syntax.and_.join(phrases) + ")" + "".join(syntax.or_ + p for p in shorts) + ")")
-            out.words.extend(groups)
-            out.word_texts.extend(clauses[j].options[0].text for j in range(i, i + span)
-                                  if syntax.phrase(clauses[j].options[0]))
+            # One word for papers holding some of the query's: the run, or a short form of it
+            # ("mech interp" is in no paper, "mechanistic interpretability" is).
+            out.words.append(wide[-1])
+            out.word_texts.append(" ".join(clauses[j].options[0].text for j in range(i, i + span)))
             i += span
             continue
         extra = [a for o in clause.options if not o.prefix for a in acronyms.get(o.text, ())]
