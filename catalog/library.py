@@ -22,7 +22,7 @@ from catalog.searching.query import RELEVANCE, Clause, Filter, Query, QueryError
 from catalog.searching.request import SearchRequest, request
 from catalog.resources import seeds_dir
 from catalog.results import (
-    Edit, Facets, FirstPage, ImportReport, Members, MissingWords, NoteView,
+    AddedAcronym, Edit, Facets, FirstPage, ImportReport, Members, MissingWords, NoteView,
     PaperDetail, PaperState, PaperSummary, RelatedPaper, SavedQuery, SavedSearchChanged, SearchHit,
     SplitResult, Stats, Suggestion, TagCount, TopicCount, TopicGroup, TriageCount, TriageOrder,
 )
@@ -241,6 +241,32 @@ class Catalog(Exchange):
             words.save(folder)
         self._words = words
         return words
+
+    # --- acronyms users add (catalog/searching/glossary.py) --------------------------------
+
+    def acronyms(self) -> list[AddedAcronym]:
+        """The acronyms users added, by short form."""
+        with self.store.read() as tx:
+            return tx.edits.added_acronyms()
+
+    def add_acronym(self, short: str, long: str) -> bool:
+        """Searches for `short` also find `long` and the other way round, over what the
+        abstracts define and the bundled glossary; whether it was not there yet."""
+        short, long, key = _acronym(short, long)
+        with self.store.write() as tx:
+            return tx.edits.add_acronym(short, key, long)
+
+    def remove_acronym(self, short: str, long: str | None = None) -> int:
+        """Remove an added acronym's long forms (all, or `long`); how many. CatalogError when
+        none was added."""
+        short = rules.user_line(short)
+        key = None if long is None else _acronym(short, long)[2]
+        with self.store.write() as tx:
+            removed = tx.edits.remove_acronyms(short, key)
+        if not removed:
+            what = short if long is None else f"{short} = {rules.user_line(long)}"
+            raise CatalogError(f"no acronym {what} was added (`catalog acronyms` lists them)")
+        return removed
 
     def get(self, key: str) -> PaperDetail:
         with self.store.read() as tx:
@@ -592,6 +618,21 @@ def _note(tx, pid: int, key: str, number: int) -> NoteView:
 def _edit(tx, ids: Sequence[int], done: Sequence, *, note: NoteView | None = None,
           conflicts: Sequence[str] = ()) -> Edit:
     return Edit(tuple(done), tuple(tx.papers.summaries(list(dict.fromkeys(ids)))), note, tuple(conflicts))
+
+
+def _acronym(short: str, long: str) -> tuple[str, str, str]:
+    """(short form, long form, the long form as compared) as stored, or CatalogError."""
+    from catalog.searching.acronyms import long_key
+
+    short, long = rules.user_line(short), rules.user_line(long)
+    if not any(c.isalnum() for c in short) or len(short) > 40 or len(short.split()) > 4:
+        raise CatalogError(f"{short!r} is no short form: up to 4 words and 40 characters, with a letter or digit")
+    key = long_key(long)
+    if len(key) < 2 or len(long) > 200:
+        raise CatalogError(f"{long!r} is no long form: words with letters, up to 200 characters")
+    if key == long_key(short):
+        raise CatalogError(f"{short!r} and {long!r} are the same words")
+    return short, long, key
 
 
 def _asked(query: SearchRequest | str, sort: Sort | str | None = None) -> SearchRequest:

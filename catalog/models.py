@@ -266,3 +266,15 @@ class Acronym(SQLModel, table=True):
     long: str  # as the first papers wrote it
     papers: int = 0  # how many papers define it so
     ordinary: bool = False  # abstracts also use the short form as a lowercase word: never expanded
+
+
+class AddedAcronym(SQLModel, table=True):
+    """An acronym a user added (`catalog acronyms add`): it wins over those the abstracts define
+    and the field's common ones bundled with catalog (catalog/searching/glossary.py)."""
+
+    __tablename__ = "acronym_added"
+
+    short: str = Field(sa_column=Column(NOCASE, primary_key=True))  # as typed: LoRA, KV cache
+    long_key: str = Field(primary_key=True)  # the long form as compared (acronyms.long_key)
+    long: str  # as typed
+    added_at: datetime = Field(default_factory=utcnow)

@@ -303,6 +303,17 @@ class SavedQuery:
 
 
 @dataclass(frozen=True)
+class AddedAcronym:
+    """An acronym a user added: searches for either form find the other."""
+
+    short: str
+    long: str
+
+    def as_json(self) -> dict:
+        return {"short": self.short, "long": self.long}
+
+
+@dataclass(frozen=True)
 class PaperState:
     """Everything a user can change on a paper, read at one moment."""
 

@@ -64,3 +64,40 @@ def test_the_long_form_finds_the_short_one(seeded_any):
     rlhf = {p.key for p in seeded_any.search("reinforcement learning from human feedback", limit=50)
             if p.match == "all"}
     assert rlhf and {p.key for p in seeded_any.search("RLHF", limit=50) if p.match == "all"} <= rlhf
+
+
+def test_added_acronyms_win_and_are_found_both_ways(seeded_any):
+    assert seeded_any.search("ZQA") == []
+    assert seeded_any.add_acronym("ZQA", "attention sink") is True
+    assert seeded_any.add_acronym("zqa", "Attention  sinks") is False  # the same, again
+    assert [a.as_json() for a in seeded_any.acronyms()] == [{"short": "ZQA", "long": "attention sink"}]
+    sink = {p.key for p in seeded_any.search('"attention sink"', limit=50)}
+    assert sink and {p.key for p in seeded_any.search("ZQA", limit=50)} == sink
+    assert ("zqa",) in seeded_any.highlight_terms("attention sink").stems  # and the other way
+    # An added meaning wins over the abstracts' own (SAE: sparse autoencoders).
+    seeded_any.add_acronym("SAE", "attention sink")
+    assert {p.key for p in seeded_any.search("SAE", limit=50) if p.match == "all"} \
+        == {p.key for p in seeded_any.search("=SAE OR =SAEs", limit=50)} | sink
+    assert seeded_any.remove_acronym("SAE") == 1 and seeded_any.remove_acronym("zqa") == 1
+    assert seeded_any.acronyms() == []
+
+
+@pytest.mark.parametrize("short, long, message", [
+    ("  ", "something here", "no short form"),
+    ("SAE", "s.a.e", "same words"),
+    ("SAE", "!!", "no long form"),
+])
+def test_bad_acronyms_get_one_line(empty_catalog, short, long, message):
+    from catalog.errors import CatalogError
+
+    with pytest.raises(CatalogError, match=message):
+        empty_catalog.add_acronym(short, long)
+
+
+def test_cli_adds_lists_and_removes(seeded, run_cli):
+    added = run_cli("acronyms", "add", "PLASH", "prototype", "linear", "attention")
+    assert added.exit_code == 0 and "Added: PLASH = prototype linear attention" in added.stderr
+    assert run_cli("acronyms").stdout.split() == ["PLASH", "prototype", "linear", "attention"]
+    assert run_cli("acronyms", "remove", "PLASH").exit_code == 0
+    again = run_cli("acronyms", "remove", "PLASH")
+    assert again.exit_code == 1 and "no acronym PLASH was added" in again.stderr

@@ -1,4 +1,4 @@
-"""Finding papers: search, list, show, open, tags, stats, saved searches and the TUI."""
+"""Finding papers: search, list, show, open, tags, stats, saved searches, acronyms and the TUI."""
 
 from __future__ import annotations
 
@@ -190,6 +190,61 @@ def saved_delete(ctx, name):
     click.echo(f"Deleted saved search {safe(name)!r}", err=True)
 
 
+@click.group(invoke_without_command=True)
+@click.pass_context
+def acronyms(ctx):
+    """Acronyms you add: a search for either form also finds the other, over those the
+    abstracts define and the field's common ones catalog knows (docs/query.md). Without a
+    command, lists those added."""
+    if ctx.invoked_subcommand is None:
+        ctx.invoke(acronyms_list)
+
+
+@acronyms.command("list")
+@json_option
+@click.pass_context
+def acronyms_list(ctx, as_json):
+    """List the acronyms added, by short form."""
+    from catalog.cli import output
+    from catalog.text.terminal import safe
+
+    found = _open(ctx).acronyms()
+    if as_json:
+        output.print_json([a.as_json() for a in found])
+    elif not found:
+        click.echo('No acronyms added; add one with `catalog acronyms add SHORT "long form"`.', err=True)
+    else:
+        width = max(len(a.short) for a in found)
+        for a in found:
+            click.echo(f"{safe(a.short):<{width}}  {safe(a.long)}")
+
+
+@acronyms.command("add")
+@click.argument("short")
+@click.argument("long", nargs=-1, required=True)
+@click.pass_context
+def acronyms_add(ctx, short, long):
+    """Searches for SHORT also find LONG, and the other way round (a short form may have
+    several long forms: add each)."""
+    from catalog.text.terminal import safe
+
+    long = " ".join(long)
+    new = _open(ctx).add_acronym(short, long)
+    click.echo(f"{'Added' if new else 'Already added'}: {safe(short)} = {safe(long)}", err=True)
+
+
+@acronyms.command("remove")
+@click.argument("short")
+@click.argument("long", nargs=-1)
+@click.pass_context
+def acronyms_remove(ctx, short, long):
+    """Remove an added acronym: all of SHORT's long forms, or LONG only."""
+    from catalog.text.terminal import safe
+
+    removed = _open(ctx).remove_acronym(short, " ".join(long) if long else None)
+    click.echo(f"Removed {removed} long form{'s' if removed != 1 else ''} of {safe(short)}", err=True)
+
+
 @click.command(epilog=EPILOG)
 @click.option("--triage", is_flag=True,
               help="Start in triage mode: QUERY's papers (all by default) one at a time, one "
@@ -237,4 +292,4 @@ def open_cmd(ctx, key, print_only):
         _fail(f"no browser to open {link} (set $BROWSER)")
 
 
-COMMANDS = (search, list_cmd, show, open_cmd, tags, stats, saved, tui)
+COMMANDS = (search, list_cmd, show, open_cmd, tags, stats, saved, acronyms, tui)

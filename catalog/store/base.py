@@ -161,6 +161,18 @@ class Edits(Role):
     def save_query(self, name: str, query: str | None) -> None: ...
 
     @abstractmethod
+    def added_acronyms(self) -> list:
+        """The AddedAcronyms users added, by short form."""
+
+    @abstractmethod
+    def add_acronym(self, short: str, long_key: str, long: str) -> bool:
+        """Whether it is new (adding it again changes nothing)."""
+
+    @abstractmethod
+    def remove_acronyms(self, short: str, long_key: str | None = None) -> int:
+        """Remove a short form's added long forms (all, or the one of `long_key`); how many."""
+
+    @abstractmethod
     def annotated_papers(self) -> list[dict]: ...
 
     @abstractmethod

@@ -23,6 +23,7 @@ TABLES = (
     ("saved_search", "id, name, query, created_at"),
     # What imports learned and discovery numbered: acronyms widen searches, topics keep numbers.
     ("acronym", "short, long_key, long, papers, ordinary"),
+    ("acronym_added", "short, long_key, long, added_at"),
     ("topic", "scope, paper_id, number, label, rank"),
 )
 BATCH = 2000

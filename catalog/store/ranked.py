@@ -208,7 +208,10 @@ class RankedSearch(Search):
         if not texts:
             return {}
         as_short, as_long = self._learned_acronyms(texts)
-        return glossary.widen(texts, as_short, as_long, glossary.curated())
+        added = [glossary.Entry(r["short"], r["long"])
+                 for r in self.conn.execute("SELECT short, long FROM acronym_added").all()]
+        return glossary.widen(texts, as_short, as_long, glossary.curated(),
+                              glossary.Glossary(added) if added else None)
 
     def _learned_acronyms(self, texts: set[str]) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
         """(text -> the long form it is the short form of, text -> the short forms it is the
