@@ -109,3 +109,31 @@ def _run(argv: list[str], background: bool, quiet: bool) -> bool:
         return process.wait(WAIT) == 0
     except subprocess.TimeoutExpired:
         return True  # a browser that stays open is a browser that opened
+
+
+# --- files: an attached PDF in the desktop's viewer -------------------------------------------
+
+OPENER_VAR = "CATALOG_OPENER"
+
+
+def open_file(path) -> bool:
+    """Open a local file with `$CATALOG_OPENER` (a command, split as a shell would split it,
+    run without one; `%s` is where the path goes, else it is the last argument), else the
+    desktop's opener. The opener's input and output go to /dev/null, always: a viewer's
+    messages must not land in the TUI's screen or a script's output. False: no opener, or it
+    failed."""
+    command = os.environ.get(OPENER_VAR, "").strip()
+    if command:
+        try:
+            argv = shlex.split(command)
+        except ValueError:
+            return False
+        if not any("%s" in arg for arg in argv):
+            argv.append("%s")
+        argv = [str(path) if arg == "%s" else arg.replace("%s", str(path)) for arg in argv]
+    else:
+        opener = _desktop_opener()
+        if opener is None:
+            return False
+        argv = [*opener, str(path)]
+    return _run(argv, False, True)

@@ -235,8 +235,10 @@ def run(store: Store, *, fix: bool = False, notify: Callable[[str], None] = lamb
         report.found = examine(tx)
         if (lists := tx.lists.note()) is not None:
             report.notes.append(lists)
+    report.checked.append("attached files")
+    report.found += _missing_files(store)
     report.remaining = list(report.found)
-    if not fix or not report.found:
+    if not fix or not any(f.fixable for f in report.found):
         return report
     report.backup = store.safety_copy("before-doctor")  # a server: the one transaction is the safety
     found = {f.check for f in report.found}
@@ -253,7 +255,21 @@ def run(store: Store, *, fix: bool = False, notify: Callable[[str], None] = lamb
             report.repaired.append(_repair(check.name, lambda: check.after(store, notify)))
     with store.checking() as tx:
         report.remaining = examine(tx)
+    report.remaining += _missing_files(store)
     return report
+
+
+def _missing_files(store: Store) -> list[Finding]:
+    """Attached files that are not where the catalog keeps them (moved, deleted, a disk not
+    mounted): reported, never repaired by guessing."""
+    from catalog import attaching
+
+    try:
+        gone = attaching.missing(store)
+    except StoreError as exc:
+        return [Finding("attached files", f"the check failed: {str(exc).splitlines()[0]}", fixable=False)]
+    return [Finding("attached files", f"{key}: file {a.number} ({a.name}) is missing: {a.location or a.path}",
+                    fixable=False) for key, a in gone]
 
 
 def _repair(name: str, action: Callable[[], str]) -> str:

@@ -13,8 +13,8 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from time import monotonic
 
-from catalog import changes, rules
-from catalog.searching import highlight
+from catalog import attaching, changes, rules
+from catalog.searching import highlight, pages
 from catalog.errors import CatalogError, Interrupted
 from catalog.exchange import Exchange
 from catalog.searching.lookup import as_one_query, resolve_key, understood
@@ -22,7 +22,8 @@ from catalog.searching.query import RELEVANCE, Clause, Filter, Query, QueryError
 from catalog.searching.request import SearchRequest, request
 from catalog.resources import seeds_dir
 from catalog.results import (
-    AddedAcronym, Edit, Facets, FirstPage, ImportReport, Members, MissingWords, NoteView,
+    Added, AddedAcronym, AttachmentView, Edit, Enriched, Facets, FirstPage, ImportReport, Members,
+    MissingWords, NoteView,
     PaperDetail, PaperState, PaperSummary, RelatedPaper, SavedQuery, SavedSearchChanged, SearchHit,
     SplitResult, Stats, Suggestion, TagCount, TopicCount, TopicGroup, TriageCount, TriageOrder,
 )
@@ -109,6 +110,40 @@ class Catalog(Exchange):
             self._refresh_ranked_lists(background, monotonic() - start)
         return report
 
+    def add_identifiers(self, texts: Sequence[str], *,
+                        on_each: Callable[[Added], None] = lambda added: None) -> list[Added]:
+        """Fetch the papers these DOIs, arXiv ids and links name (catalog/fetching/) and add
+        them, or fill the empty fields of the papers already here; `on_each` hears of each as
+        it is done (arXiv asks for three seconds between requests)."""
+        from catalog.importing import web
+
+        texts = [t for t in texts if t.strip()]
+        if not texts:
+            raise CatalogError("nothing to add: give a DOI, an arXiv id or a link")
+        added = web.add(self.store, texts, on_each)
+        if any(a.outcome in ("new", "updated") for a in added):
+            from catalog.discover import related
+
+            related.refresh_after_import(self.store, background=True)
+        return added
+
+    def enrich(self, query: str = "", *, dry_run: bool = False,
+               on_each: Callable[[Enriched], None] = lambda e: None) -> list[Enriched]:
+        """Look up the papers `query` selects that lack a title, authors or identifiers, and
+        fill in what the web knows of them (catalog/importing/enrich.py says when a candidate
+        is taken); `dry_run`: say what would change, change nothing."""
+        from catalog.importing import enrich
+
+        # the papers `catalog list QUERY` lists (a key, DOI or arXiv id alone names its paper)
+        keys = [p.key for p in self.search(query, limit=10**9, snippets=False)] if query.strip() else None
+        wanting = [p for p in self.export_papers(keys=keys) if enrich.lacking(p)]
+        done = enrich.enrich(self.store, wanting, dry_run=dry_run, on_each=on_each)
+        if any(e.outcome == "filled" for e in done):
+            from catalog.discover import related
+
+            related.refresh_after_import(self.store, background=True)
+        return done
+
     def _refresh_ranked_lists(self, background: bool, took: float) -> None:
         """The ranked lists of frequent words after an import. A few hundred new papers need
         nothing: searches follow them (catalog/store/lists/). Past that (or
@@ -132,20 +167,35 @@ class Catalog(Exchange):
 
     def search(self, query: SearchRequest | str, *, limit: int = 50, offset: int = 0,
                snippets: bool = True, sort: Sort | str | None = None,
-               cancelled: Stop | None = None) -> list[PaperSummary]:
+               cancelled: Stop | None = None, within: str = "all") -> list[PaperSummary]:
         """The page of papers a search finds, best first or in its order; a paper the query
         names by key, DOI or arXiv id comes first. `query`: a SearchRequest
         (catalog/searching/request.py), or text to make one of in `sort`'s order (a Sort, or its
         text: "year", "-year"). `cancelled`: asked while the database works; once it is true
-        the search stops and raises Interrupted (the TUI's answer to a newer search)."""
+        the search stops and raises Interrupted (the TUI's answer to a newer search).
+        `within`: "all", "abstracts" (not the text of attached PDFs) or "text" (only that):
+        catalog/searching/pages.py says how the pages rank."""
         asked = _asked(query, sort)
+        body = pages.check_within(within) != "abstracts"
         with self.store.read() as tx, tx.stoppable(cancelled):
             parsed, named = understood(tx, asked)
-            hits = _hits(tx, parsed, named, limit, offset, asked.sort, snippets)
-            also = tx.search.acronyms_for(parsed) if snippets and any(hit.text for hit in hits) else {}
+            found = tx.search.pages(parsed, pages.PAGES) if body and parsed.has_text else []
+            if found and asked.sort == RELEVANCE:
+                whole = _hits(tx, parsed, named, -1 if limit < 0 else offset + limit, 0, asked.sort, snippets)
+                hits = pages.merged(tx, whole, parsed, pages.best_pages(found), text_only=within == "text")
+                hits = hits[offset:] if limit < 0 else hits[offset:offset + limit]
+            elif within == "text":
+                best = pages.best_pages(found)
+                ids = list(best)[offset:] if limit < 0 else list(best)[offset:offset + limit]
+                hits = pages.merged(tx, [], parsed, {pid: best[pid] for pid in ids}, text_only=True)
+            else:
+                hits = _hits(tx, parsed, named, limit, offset, asked.sort, snippets)
+            also = tx.search.acronyms_for(parsed) if snippets and (found or any(hit.text for hit in hits)) else {}
             ranked = tx.lists.to_keep()
         self.store.lists.keep(ranked)  # the lists this search ranked of its own, for the next one
-        return _with_snippets(hits, parsed, also) if snippets else [hit.summary for hit in hits]
+        if not snippets:
+            return [hit.summary for hit in hits]
+        return _with_page_snippets(_with_snippets(hits, parsed, also), hits, found, parsed, also)
 
     def first_page(self, query: SearchRequest | str, *, limit: int, counted: bool = False,
                    cancelled: Stop | None = None) -> FirstPage:
@@ -270,7 +320,10 @@ class Catalog(Exchange):
 
     def get(self, key: str) -> PaperDetail:
         with self.store.read() as tx:
-            return tx.papers.detail(resolve_key(tx, key))
+            detail = tx.papers.detail(resolve_key(tx, key))
+        if not detail.attachments:
+            return detail
+        return dataclasses.replace(detail, attachments=tuple(self._located(a) for a in detail.attachments))
 
     def split(self, key: str, numbers: Sequence[int] = ()) -> SplitResult:
         """Undo merges: the records that joined paper `key` (all, or those of the sources
@@ -284,6 +337,97 @@ class Catalog(Exchange):
             ids = merges.split(tx, pid, tx.papers.key_of(pid), list(dict.fromkeys(numbers)), rules.now())
             return SplitResult(tx.papers.detail(pid).summary, tuple(tx.papers.summaries(ids)),
                                before - len(tx.imports.places_of(pid)))
+
+    # --- attached files (catalog/attaching.py: the folder, names, copies) ---------------------
+
+    def attach_file(self, key: str, path: Path, *, link: bool | None = None) -> tuple[AttachmentView, bool]:
+        """Attach the file at `path` to paper `key`: copied into the catalog's folder of files,
+        or with `link` left where it is (None: $CATALOG_ATTACH). (the attachment, whether it
+        is new): the same bytes attached to this paper before are that attachment again.
+        What web downloads and PDF imports call too."""
+        path = attaching.readable(path)
+        link = attaching.links_by_default() if link is None else link
+        into = None if link else attaching.folder(self.store)
+        sha256, size = attaching.fingerprint(path)
+        with self.store.read() as tx:
+            pid = resolve_key(tx, key)
+            detail = tx.papers.detail(pid)
+            if (known := tx.edits.attachment_with(pid, sha256)) is not None:
+                return self._located(next(a for a in detail.attachments if a.id == known)), False
+        stored = str(path) if link else attaching.copy_in(path, into, attaching.file_name(detail, path.suffix))
+        try:
+            with self.store.write() as tx:
+                pid = resolve_key(tx, key)
+                made = tx.edits.add_attachment(pid, stored="linked" if link else "managed", path=stored,
+                                               name=path.name, sha256=sha256, size=size, added_at=rules.now())
+                tx.edits.touch(pid)
+                views = tx.papers.attachments_of(pid)
+        except BaseException:
+            if not link:
+                attaching.remove(into / stored)  # the row never came: neither does the copy
+            raise
+        if made is None:  # attached meanwhile by another process: its copy stays, ours goes
+            if not link:
+                attaching.remove(into / stored)
+            return self._located(next(a for a in views if a.sha256 == sha256)), False
+        return self._located(next(a for a in views if a.id == made)), True
+
+    def read_texts(self, progress: Callable[[AttachmentView, str], None] | None = None) -> list[tuple[AttachmentView, str]]:
+        """Read the text of every attached PDF not read yet, page by page, into the search index:
+        (attachment, what reading gave: 'text', 'no text', 'encrypted', 'unreadable'). Each file
+        is stored in a transaction of its own, so a run cut short keeps what it finished and the
+        next run reads the rest. A file not on this machine is left for later. Loads pypdfium2."""
+        from catalog import pdftext
+
+        with self.store.read() as tx:
+            waiting = tx.imports.unread_attachments()
+        done = []
+        for attachment in waiting:
+            attachment = self._located(attachment)
+            if not attachment.present:
+                continue
+            text = pdftext.read(Path(attachment.location))
+            with self.store.write() as tx:
+                tx.imports.set_attachment_text(attachment.id, text.state, text.pages if text.state == "text" else [])
+            done.append((attachment, text.state))
+            if progress is not None:
+                progress(attachment, text.state)
+        return done
+
+    def attachments(self, key: str) -> tuple[AttachmentView, ...]:
+        """The paper's attachments, each with where it is and whether a file is there."""
+        with self.store.read() as tx:
+            found = tx.papers.attachments_of(resolve_key(tx, key))
+        return tuple(self._located(a) for a in found)
+
+    def detach(self, key: str, number: int, *, delete_file: bool = True) -> AttachmentView:
+        """Detach attachment `number` (as `attachments` numbers them) from paper `key`; a copy in
+        the folder of files is deleted after (with `delete_file`), a linked file never."""
+        with self.store.write() as tx:
+            pid = resolve_key(tx, key)
+            found = tx.papers.attachments_of(pid)
+            if not 1 <= number <= len(found):
+                have = f"it has {len(found)}" if found else "it has none"
+                raise CatalogError(f"paper {key} has no attached file {number} ({have})")
+            gone = self._located(found[number - 1])
+            tx.edits.remove_attachment(gone.id)
+            tx.edits.touch(pid)
+        if delete_file and gone.stored == "managed":
+            attaching.remove(Path(gone.location))
+        return gone
+
+    def file_to_open(self, key: str) -> AttachmentView | None:
+        """The file `catalog open` and `o` open: the first PDF that is there, else the first
+        other file that is there; None when the paper has no file on this machine."""
+        present = [a for a in self.attachments(key) if a.present]
+        return next((a for a in present if a.is_pdf), present[0] if present else None)
+
+    def missing_files(self) -> list[tuple[str, AttachmentView]]:
+        """(paper key, attachment) of every attached file that is not where the catalog keeps it."""
+        return attaching.missing(self.store)
+
+    def _located(self, attachment: AttachmentView) -> AttachmentView:
+        return attaching.located(self.store, attachment)
 
     # --- user data: each change returns an Edit, which `undo` takes back -----------------
 
@@ -654,6 +798,25 @@ def _hits(tx, parsed: Query, named: list[int], limit: int, offset: int, sort: So
         hits += tx.search.page(parsed, limit=rest, offset=max(0, offset - len(named)),
                                with_text=with_text and parsed.has_text, sort=sort)
     return hits
+
+
+def _with_page_snippets(summaries: list[PaperSummary], hits: list[SearchHit], found, query,
+                        also: dict[str, list[str]]) -> list[PaperSummary]:
+    """Summaries with the page number and a snippet of the best page holding the words, for
+    papers an attached file's page was found in."""
+    if not found:
+        return summaries
+    best = pages.best_pages(found)
+    terms = highlight.terms_of(query, also)
+    done = []
+    for summary, hit in zip(summaries, hits):
+        top = best.get(hit.paper_id)
+        if top:
+            text = " ".join(top[0].text.split())
+            summary = dataclasses.replace(summary, page=top[0].page,
+                                          page_snippet=highlight.snippet(text, terms) if terms else text[:160])
+        done.append(summary)
+    return done
 
 
 def _untriaged(query: Query) -> Query:

@@ -278,3 +278,46 @@ class AddedAcronym(SQLModel, table=True):
     long_key: str = Field(primary_key=True)  # the long form as compared (acronyms.long_key)
     long: str  # as typed
     added_at: datetime = Field(default_factory=utcnow)
+
+
+class Attachment(SQLModel, table=True):
+    """A file attached to a paper (catalog/attaching.py): a copy in the catalog's folder of
+    files ('managed', `path` relative to it) or a file left in place ('linked', `path`
+    absolute). `sha256` and `size` as attached; `pages` and `text_state` once its text was
+    read (catalog/pdftext.py). On a server `added_by` is the member's role, and only they
+    detach it (row-level security, migration 0015)."""
+
+    __tablename__ = "attachment"
+    __table_args__ = (
+        CheckConstraint("stored IN ('managed', 'linked')", name="ck_attachment_stored"),
+        UniqueConstraint("paper_id", "sha256", name="uq_attachment_paper_sha256"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    paper_id: int = Field(
+        sa_column=Column(Integer, ForeignKey("paper.id", ondelete="CASCADE"), nullable=False, index=True)
+    )
+    stored: str
+    path: str
+    name: str  # the file's name when it was attached
+    sha256: str = Field(index=True)
+    size: int
+    pages: int | None = None
+    text_state: str | None = None  # 'text', 'no text', 'encrypted', 'unreadable'; NULL: not read
+    added_by: str = Field(default="", sa_column_kwargs={"server_default": ""})
+    added_at: datetime = Field(default_factory=utcnow)
+
+
+class AttachmentPage(SQLModel, table=True):
+    """The text of one page of an attachment, searched (FTS5's page_fts, PostgreSQL's
+    text_vector) as a lower-weight part of the index."""
+
+    __tablename__ = "attachment_page"
+    __table_args__ = (UniqueConstraint("attachment_id", "page", name="uq_attachment_page"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    attachment_id: int = Field(
+        sa_column=Column(Integer, ForeignKey("attachment.id", ondelete="CASCADE"), nullable=False)
+    )
+    page: int
+    text: str

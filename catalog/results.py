@@ -20,6 +20,10 @@ class PaperSummary:
     # From a search with words: "all" (holds every word, in some form) or "some" (a partial
     # match, listed after the papers holding every word); None when listing.
     match: str | None = None
+    # A search that found words on a page of an attached file: its number and a snippet of it
+    # (marked as `snippet`); "text" in `match` when only the pages hold every word.
+    page: int | None = None
+    page_snippet: str | None = None
 
     def as_json(self) -> dict:
         return {
@@ -90,6 +94,8 @@ class SourceRef:
     year: int | None
     position: int
     evidence: str | None = None  # how this record joined the paper ("same DOI 10.1/x"); None: its own
+    format: str | None = None  # "bibtex", "paperlist", ...; a web service's name: "arxiv", "crossref"
+    added: str | None = None  # the day it was imported or fetched (YYYY-MM-DD)
 
 
 @dataclass(frozen=True)
@@ -113,6 +119,36 @@ def paper_link(url: str | None, doi: str | None, arxiv_id: str | None) -> str | 
 
 
 @dataclass(frozen=True)
+class AttachmentView:
+    """A file attached to a paper (catalog/attaching.py). `path` as stored: relative to the
+    catalog's folder of files when `stored` is 'managed', absolute when 'linked'; `location`
+    is where it is on this machine (filled by Catalog), `present` whether a file is there."""
+
+    id: int
+    number: int  # 1, 2, ... in the order attached: what `catalog detach KEY N` takes
+    name: str
+    stored: str  # 'managed' or 'linked'
+    path: str
+    sha256: str
+    size: int
+    pages: int | None
+    text_state: str | None  # 'text', 'no text', 'encrypted', 'unreadable'; None: not read yet
+    added_at: datetime
+    added_by: str = ""
+    location: str | None = None
+    present: bool | None = None
+
+    @property
+    def is_pdf(self) -> bool:
+        return self.path.lower().endswith(".pdf")
+
+    def as_json(self) -> dict:
+        return {"number": self.number, "name": self.name, "stored": self.stored, "path": self.location or self.path,
+                "present": self.present, "sha256": self.sha256, "size": self.size, "pages": self.pages,
+                "text": self.text_state, "added_at": self.added_at.isoformat(), "added_by": self.added_by}
+
+
+@dataclass(frozen=True)
 class PaperDetail:
     summary: PaperSummary
     abstract: str  # as imported
@@ -127,6 +163,7 @@ class PaperDetail:
     notes: tuple[NoteView, ...]
     sources: tuple[SourceRef, ...]
     kind: str | None = None  # catalog/kinds.py; None: not known
+    attachments: tuple[AttachmentView, ...] = ()
 
     @property
     def link(self) -> str | None:
@@ -149,6 +186,7 @@ class PaperDetail:
                 for n in self.notes
             ],
             "sources": [s.__dict__ for s in self.sources],
+            "attachments": [a.as_json() for a in self.attachments],
         }
 
 
@@ -466,3 +504,43 @@ class Members:
     owner: str
     names: tuple[str, ...]
     you: str
+
+
+@dataclass(frozen=True)
+class Added:
+    """What `catalog add` did with one identifier: `outcome` is "new", "updated" (a paper
+    already there gained fields: `filled`), "unchanged", or "failed" (`error` says why)."""
+
+    identifier: str
+    outcome: str
+    paper: PaperSummary | None = None
+    source: str | None = None  # the service's URL the record came from
+    filled: tuple[str, ...] = ()
+    pdf_url: str | None = None
+    error: str | None = None
+
+    def as_json(self) -> dict:
+        return {"identifier": self.identifier, "outcome": self.outcome,
+                "paper": self.paper.as_json() if self.paper else None, "source": self.source,
+                "filled": list(self.filled), "pdf_url": self.pdf_url, "error": self.error}
+
+
+@dataclass(frozen=True)
+class Enriched:
+    """What `catalog enrich` found for one paper. `outcome`: "filled" (or "would fill" with
+    --dry-run), "unchanged" (found, nothing to add), "no match" (nothing alike enough: the
+    best candidate and its score in `evidence`), "refused" (the match's identifier is another
+    paper's), or "failed" (`evidence` says why)."""
+
+    key: str
+    outcome: str
+    evidence: str = ""
+    found_title: str | None = None
+    found_authors: str | None = None
+    source: str | None = None
+    filled: tuple[str, ...] = ()
+
+    def as_json(self) -> dict:
+        return {"key": self.key, "outcome": self.outcome, "evidence": self.evidence,
+                "found_title": self.found_title, "found_authors": self.found_authors,
+                "source": self.source, "filled": list(self.filled)}

@@ -26,7 +26,8 @@ def target_metadata():
 # PostgreSQL's full-text search is made by hand (0009), as SQLite's FTS5 tables are.
 HAND_MADE_ON_POSTGRESQL = {("column", "search_vector"), ("index", "ix_paper_search"),
                            ("column", "stem_vector"), ("index", "ix_paper_stems"),
-                           ("index", "ix_paper_listing")}
+                           ("index", "ix_paper_listing"),
+                           ("column", "text_vector"), ("index", "ix_attachment_page_text")}
 # PostgreSQL's ranked lists (0011), derived data the models do not describe.
 RANK_TOP_TABLES = {"rank_top", "rank_top_state", "rank_top_change"}
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 
 from rich.console import Console
 from rich.table import Table
@@ -84,6 +85,11 @@ def print_summaries(papers: list[PaperSummary], *, with_snippets: bool = False) 
             snippet = highlighted(p.snippet)
             snippet.pad_left(4)
             stdout.print(snippet)
+        if with_snippets and p.page_snippet:
+            snippet = Text(f"p. {p.page}: ", style="dim")
+            snippet.append_text(highlighted(p.page_snippet))
+            snippet.pad_left(4)
+            stdout.print(snippet)
 
 
 def print_json(data) -> None:
@@ -91,7 +97,8 @@ def print_json(data) -> None:
 
 
 def summaries_json(papers: list[PaperSummary]) -> list[dict]:
-    return [{**p.as_json(), "snippet": plain_snippet(p.snippet), "match": p.match} for p in papers]
+    return [{**p.as_json(), "snippet": plain_snippet(p.snippet), "match": p.match,
+             **({"page": p.page, "page_snippet": plain_snippet(p.page_snippet)} if p.page else {})} for p in papers]
 
 
 def search_json(query: str, papers: list[PaperSummary], suggestions: list[Suggestion],
@@ -133,6 +140,10 @@ def print_suggestions(query: str, suggestions: list[Suggestion], *, found: bool)
                          soft_wrap=True)
 
 
+# The services `catalog add` and `enrich` ask (catalog/fetching/), as sources name them.
+WEB_SERVICES = {"arxiv": "arXiv", "crossref": "Crossref", "datacite": "DataCite", "openreview": "OpenReview"}
+
+
 def print_detail(d: PaperDetail) -> None:
     stdout.print(summary_line(d.summary))
     if d.authors:
@@ -150,13 +161,45 @@ def print_detail(d: PaperDetail) -> None:
             by = f" by {safe(note.author)}" if note.author else ""
             stdout.print(Text(f"Note {note.number}{by} ({note.updated_at:%Y-%m-%d %H:%M})", style="bold"))
             stdout.print(Text(safe(note.body)))
+    if d.attachments:
+        stdout.print()
+        print_attachments(d.attachments)
     if d.sources:
         stdout.print()
         for number, s in enumerate(d.sources, 1):
             where = " ".join(x for x in (safe(s.venue), safe(s.year or "")) if x)
             how = f" (merged: {safe(s.evidence)})" if s.evidence else ""
+            if s.format in WEB_SERVICES:  # where the web's fields came from, and when
+                how = f" (fetched from {WEB_SERVICES[s.format]} on {s.added})" + how
             stdout.print(Text(f"{number}. from {safe(s.path)} #{s.position} {where}".rstrip() + how, style="dim"),
                          soft_wrap=True)
+
+
+def attachment_line(a) -> str:
+    """`1. 2024 Smith - Title.pdf  12 pages, 1.2 MB` (linked, missing...)."""
+    facts = [f"{a.pages} page{'s' if a.pages != 1 else ''}"] if a.pages else []
+    facts.append(file_size(a.size))
+    if a.stored == "linked":
+        facts.append("linked")
+    if a.text_state not in (None, "text"):
+        facts.append(a.text_state)
+    if a.present is False:
+        facts.append("MISSING")
+    return f"{a.number}. {Path(a.path).name}  {', '.join(facts)}"
+
+
+def print_attachments(attachments) -> None:
+    for a in attachments:
+        stdout.print(Text(safe(attachment_line(a)), style="bold red" if a.present is False else ""), soft_wrap=True)
+        stdout.print(Text(f"   {safe(a.location or a.path)}", style="dim"), soft_wrap=True)
+
+
+def file_size(size: int) -> str:
+    for unit in ("bytes", "kB", "MB", "GB"):
+        if size < 1000 or unit == "GB":
+            return f"{size} {unit}" if unit == "bytes" else f"{size:.1f} {unit}"
+        size /= 1000
+    return ""
 
 
 def print_tags(tags: list[TagCount]) -> None:
@@ -246,6 +289,8 @@ def print_doctor(report) -> None:
         safety = ("every repair runs in one transaction" if is_server_url(str(report.path))
                   else "a copy of the file is kept first")
         _line(f"Run `catalog doctor --fix` to repair ({safety}).")
+    elif all(f.check == "attached files" for f in report.remaining):
+        _line("Put the missing files back where the catalog keeps them, or `catalog detach KEY NUMBER`.")
     else:
         if report.backup:
             _line(Text("Still wrong:", style="bold red"))

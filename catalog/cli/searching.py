@@ -13,10 +13,15 @@ from catalog.cli.common import EPILOG, _fail, _open, json_option, sort_options
 @click.argument("query", nargs=-1, required=True)
 @click.option("--limit", "-n", default=20, show_default=True, type=click.IntRange(1, 100_000))
 @sort_options("relevance")
+@click.option("--in", "within", type=click.Choice(("all", "abstracts", "text")), default="all", show_default=True,
+              help="Where to look: everywhere, titles/abstracts/tags/notes only, or only the text of attached PDFs.")
 @json_option
 @click.pass_context
-def search(ctx, query, limit, sort, reverse, as_json):
+def search(ctx, query, limit, sort, reverse, within, as_json):
     """Ranked full-text search with highlighted snippets.
+
+    The text of attached PDFs counts too, below a paper's own title and abstract; a hit there
+    shows its page (`p. 7: ...`).
 
     A key (or its first 4+ characters), a DOI or an arXiv id as the whole query finds that
     paper first. Papers holding every word come first, then those holding some of them
@@ -32,7 +37,7 @@ def search(ctx, query, limit, sort, reverse, as_json):
     if asked.is_empty:
         _fail(f"nothing to search for in {text!r}: type words, \"a phrase\" or a filter like venue:ICML")
     catalog = _open(ctx)
-    papers = catalog.search(asked, limit=limit)
+    papers = catalog.search(asked, limit=limit, within=within)
     suggestions = catalog.suggest(asked)  # words (almost) no paper holds: their closest words
     # Only partial matches can come when a word is in no paper: then name it, once.
     missing = catalog.missing_words(asked) if any(p.match == "some" for p in papers) else None
@@ -272,15 +277,27 @@ def tui(ctx, triage, query):
 
 @click.command("open")
 @click.argument("key")
-@click.option("--print", "print_only", is_flag=True, help="Print the address instead of opening it.")
+@click.option("--link", "link_only", is_flag=True, help="Open its URL, DOI or arXiv page even when it has a PDF.")
+@click.option("--print", "print_only", is_flag=True, help="Print the file or address instead of opening it.")
 @click.pass_context
-def open_cmd(ctx, key, print_only):
-    """Open a paper's page (its URL, DOI or arXiv page) in your browser; $BROWSER is honoured.
+def open_cmd(ctx, key, link_only, print_only):
+    """Open a paper's attached PDF ($CATALOG_OPENER, else xdg-open or open), else its page
+    (its URL, DOI or arXiv page) in your browser; $BROWSER is honoured.
 
     Only http and https links are opened, never through a shell."""
     from catalog import browser
 
-    detail = _open(ctx).get(key)
+    catalog = _open(ctx)
+    detail = catalog.get(key)
+    attached = None if link_only else catalog.file_to_open(key)
+    if attached is not None:
+        if print_only:
+            click.echo(attached.location)
+            return
+        click.echo(f"opening {attached.location}", err=True)
+        if not browser.open_file(attached.location):
+            _fail(f"no program to open {attached.location} (set $CATALOG_OPENER, or install xdg-open)")
+        return
     if detail.link is None:
         _fail(f"{detail.summary.key} has no URL, DOI or arXiv id to open")
     link = browser.openable(detail.link)

@@ -19,6 +19,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
+from typing import NamedTuple
 
 from catalog import rules
 from catalog.searching import acronyms
@@ -27,7 +28,8 @@ from catalog.importing.identity import insert_papers
 from catalog.ingest.mapping import FieldMap
 from catalog.ingest.records import IngestError
 from catalog.ingest.formats import SUFFIXES
-from catalog.importing.prepare import Batch, Job, Opened
+from catalog.importing.prepare import Batch, Job, Opened, prepare_batch
+from catalog.ingest.records import PaperRecord
 from catalog.importing import reader
 from catalog.importing.reader import Reader, WorkerError
 from catalog.results import FileReport, ImportReport
@@ -182,6 +184,58 @@ def _import_file(store: Store, reader: Reader, plan: _Plan, report: FileReport,
             unindexed.flush(tx)
 
 
+def import_records(store: Store, records: list[PaperRecord], *, origin: str, format: str,
+                   sha256: str) -> Stored:
+    """Store records that came from elsewhere than a file (a web service's answer) as one
+    source named `origin` (its URL): merged with papers already there like an imported file's,
+    and, like a file's bytes, the same `sha256` stored twice changes nothing. The report and
+    the ids of the papers the records are."""
+    report, filled = FileReport(origin), []
+    batch = prepare_batch(records)
+    with store.write() as tx:
+        known = tx.imports.source_with(sha256)
+        if known is not None:
+            ids = tx.imports.paper_ids_from(known["id"])
+            report.known = len(ids)
+            return Stored(report, ids, [])
+        now = rules.now()
+        source_id = tx.imports.add_source(path=origin, sha256=sha256, venue=None, year=None,
+                                          format=format, imported_at=now, warnings="")
+        with tx.imports.bulk_load():
+            unindexed = _Unindexed()
+            filled = _store_batch(tx, batch, source_id, now, report, unindexed)
+            unindexed.flush(tx)
+        ids = tx.imports.paper_ids_from(source_id)
+    if report.new:
+        store.imported(report.new)
+    return Stored(report, ids, filled)
+
+
+def merge_into(store: Store, paper_id: int, record: PaperRecord, *, origin: str, format: str,
+               sha256: str, evidence: str) -> list[str]:
+    """Fill the empty fields of one chosen paper from a record found for it (`catalog enrich`:
+    the record matched it on `evidence`, not on the rules imports use), kept like an import's
+    merge: the answer is a source of the paper, `catalog show` lists it with the evidence and
+    `catalog split` undoes it. The fields filled."""
+    with store.write() as tx:
+        known = tx.imports.source_with(sha256)
+        if known is not None and paper_id in tx.imports.paper_ids_from(known["id"]):
+            return []  # this answer was merged into this paper before
+        now = rules.now()
+        source_id = known["id"] if known is not None else tx.imports.add_source(
+            path=origin, sha256=sha256, venue=None, year=None, format=format, imported_at=now, warnings="")
+        changed, [filled] = dedupe.merge(tx, [(paper_id, record)], now)
+        tx.imports.add_provenance([(paper_id, source_id, record.position)])
+        merges.store_merges(tx, [(paper_id, source_id, record.position, evidence, filled, record)], now)
+    return list(filled)
+
+
+class Stored(NamedTuple):
+    report: FileReport
+    ids: list[int]  # the papers the records are, new or known
+    filled: list[str]  # the fields known papers gained
+
+
 def _unnamed_warnings(path: Path, warnings: list[str]) -> str:
     """Warnings as stored with their file: "LINE: what", one per line (the same bytes may be
     imported again under another name)."""
@@ -213,8 +267,9 @@ class _Unindexed:
 
 
 def _store_batch(tx, batch: Batch, source_id: int, now: datetime,
-                 report: FileReport, unindexed: _Unindexed) -> None:
-    """Store one batch: new papers inserted, known ones filled in, provenance and merges kept."""
+                 report: FileReport, unindexed: _Unindexed) -> list[str]:
+    """Store one batch: new papers inserted, known ones filled in, provenance and merges kept.
+    The names of the fields known papers gained."""
     papers = batch.papers
     if any(p.record.title for p in papers):
         unindexed.flush(tx)  # titles are looked up through the index
@@ -239,6 +294,7 @@ def _store_batch(tx, batch: Batch, source_id: int, now: datetime,
     tx.imports.add_provenance(
         [(ids[i], source_id, position) for i, p in enumerate(papers) for position in p.positions])
     merges.store_merges(tx, _merges(papers, ids, found, dict(zip(matched, filled)), source_id, report), now)
+    return sorted({name for names in filled for name in names})
 
 
 def _learn_acronyms(tx, defined: list[list[tuple[str, str]]], texts: list[str]) -> None:

@@ -82,6 +82,14 @@ class Papers(Role):
     def notes_of(self, paper_id: int) -> tuple: ...
 
     @abstractmethod
+    def attachments_of(self, paper_id: int) -> tuple:
+        """The paper's AttachmentViews, numbered in the order attached."""
+
+    @abstractmethod
+    def every_attachment(self) -> list[tuple[str, object]]:
+        """(paper key, AttachmentView) of every attachment (doctor's check of the files)."""
+
+    @abstractmethod
     def paper_state(self, paper_id: int): ...
 
     @abstractmethod
@@ -152,6 +160,23 @@ class Edits(Role):
     def note_bodies(self, paper_id: int) -> list[str]: ...
 
     @abstractmethod
+    def add_attachment(self, paper_id: int, *, stored: str, path: str, name: str, sha256: str, size: int,
+                       added_at: datetime) -> int | None:
+        """Attach a file; None when the paper has these bytes (`sha256`) attached already."""
+
+    @abstractmethod
+    def attachment_with(self, paper_id: int, sha256: str) -> int | None:
+        """The id of the paper's attachment with these bytes, if any."""
+
+    @abstractmethod
+    def remove_attachment(self, attachment_id: int) -> None:
+        """Detach (CatalogError for another member's on a server: row-level security)."""
+
+    @abstractmethod
+    def move_attachment(self, attachment_id: int, path: str) -> None:
+        """The file is now at `path` (renamed in the folder of files, or found elsewhere)."""
+
+    @abstractmethod
     def saved_searches(self) -> tuple: ...
 
     @abstractmethod
@@ -191,6 +216,10 @@ class Imports(Role):
 
     @abstractmethod
     def papers_from(self, source_id: int) -> int: ...
+
+    @abstractmethod
+    def paper_ids_from(self, source_id: int) -> list[int]:
+        """The papers a source gave, in the order they stood in it."""
 
     @abstractmethod
     def add_source(self, *, path: str, sha256: str, venue: str | None, year: int | None,
@@ -262,6 +291,14 @@ class Imports(Role):
     def mark_ordinary_words(self, words: Sequence[str]) -> None: ...
 
     @abstractmethod
+    def unread_attachments(self) -> list:
+        """AttachmentViews of the attached PDFs whose text was not read yet, oldest first."""
+
+    @abstractmethod
+    def set_attachment_text(self, attachment_id: int, state: str, pages: Sequence[str]) -> None:
+        """An attachment's text, page by page (replacing any it had), and what reading it gave."""
+
+    @abstractmethod
     def papers_to_rederive(self) -> list[int]:
         """Ids of papers whose abstract was edited by hand since their text was derived."""
 
@@ -310,6 +347,11 @@ class Search(Role):
 
     @abstractmethod
     def papers_with_word(self, word: str, at_most: int, *, prefix: bool = False) -> int: ...
+
+    @abstractmethod
+    def pages(self, query, limit: int) -> list:
+        """The PageHits (rows.py) of attached files' pages holding `query`'s words (its
+        filters are the caller's), best first; [] for a query without words."""
 
     @abstractmethod
     def vocabulary(self) -> Iterator[tuple[str, int]]: ...

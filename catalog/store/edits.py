@@ -103,6 +103,28 @@ class EditQueries(Edits):
     def note_bodies(self, paper_id: int) -> list[str]:
         return self.conn.execute("SELECT body FROM note WHERE paper_id = ?", (paper_id,)).scalars()
 
+    # --- attachments --------------------------------------------------------------------------
+
+    def add_attachment(self, paper_id: int, *, stored: str, path: str, name: str, sha256: str, size: int,
+                       added_at: datetime) -> int | None:
+        return self.conn.execute(
+            "INSERT INTO attachment(paper_id, stored, path, name, sha256, size, added_by, added_at)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (paper_id, sha256) DO NOTHING RETURNING id",
+            (paper_id, stored, path, name, sha256, size, self.user, added_at)).scalar()
+
+    def attachment_with(self, paper_id: int, sha256: str) -> int | None:
+        return self.conn.execute("SELECT id FROM attachment WHERE paper_id = ? AND sha256 = ?",
+                                 (paper_id, sha256)).scalar()
+
+    def remove_attachment(self, attachment_id: int) -> None:
+        if not self.conn.execute("DELETE FROM attachment WHERE id = ?", (attachment_id,)).rowcount:
+            who = self.conn.execute("SELECT added_by FROM attachment WHERE id = ?", (attachment_id,)).scalar()
+            raise CatalogError(f"that file was attached by {who}: on a shared catalog each person detaches "
+                               "only the files they attached")
+
+    def move_attachment(self, attachment_id: int, path: str) -> None:
+        self.conn.execute("UPDATE attachment SET path = ? WHERE id = ?", (path, attachment_id))
+
     # --- saved searches ---------------------------------------------------------------------
 
     def saved_searches(self) -> tuple[SavedQuery, ...]:

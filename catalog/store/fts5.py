@@ -9,6 +9,7 @@ from catalog.searching.query import Text
 FTS_TABLE = "paper_fts"  # the words as written (unicode61): exact forms, prefixes, vocabulary
 STEM_TABLE = "paper_stem"  # the same columns, stemmed (porter): other word forms (migration 0008)
 VOCAB_TABLE = "paper_vocab"  # fts5vocab over paper_fts: the indexed words and their papers
+PAGE_TABLE = "page_fts"  # the text of attached files' pages, stemmed (migration 0015)
 TOKENIZER = "unicode61 remove_diacritics 2"  # paper_fts's (migration 0001)
 STEM_TOKENIZER = "porter unicode61 remove_diacritics 2"
 # Indexed columns of `paper`, in FTS5 column order, with their bm25 weights: a hit in a title

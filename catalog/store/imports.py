@@ -41,6 +41,11 @@ class ImportQueries(Imports):
         return self.conn.execute(
             "SELECT count(DISTINCT paper_id) FROM provenance WHERE source_id = ?", (source_id,)).scalar()
 
+    def paper_ids_from(self, source_id: int) -> list[int]:
+        return list(self.conn.execute(
+            "SELECT paper_id FROM provenance WHERE source_id = ? GROUP BY paper_id ORDER BY min(position)",
+            (source_id,)).scalars())
+
     def add_source(self, *, path: str, sha256: str, venue: str | None, year: int | None,
                    format: str, imported_at: datetime, warnings: str) -> int:
         return self.conn.execute(
@@ -175,6 +180,20 @@ class ImportQueries(Imports):
             self.conn.execute(f"UPDATE acronym SET ordinary = TRUE WHERE short IN ({marks})", part)
 
     # --- text derived from abstracts (importing/derived.py) -------------------------------------
+
+    def unread_attachments(self) -> list:
+        from catalog.store import rows
+
+        return [rows.attachment(r, 0) for r in self.conn.execute(
+            f"SELECT {rows.ATTACHMENT_COLUMNS} FROM attachment a WHERE a.text_state IS NULL"
+            " AND lower(a.path) LIKE '%.pdf' ORDER BY a.id")]
+
+    def set_attachment_text(self, attachment_id: int, state: str, pages: Sequence[str]) -> None:
+        self.conn.execute("DELETE FROM attachment_page WHERE attachment_id = ?", (attachment_id,))
+        self.conn.executemany("INSERT INTO attachment_page(attachment_id, page, text) VALUES (?, ?, ?)",
+                              [(attachment_id, number, text) for number, text in enumerate(pages, 1) if text])
+        self.conn.execute("UPDATE attachment SET text_state = ?, pages = ? WHERE id = ?",
+                          (state, len(pages) or None, attachment_id))
 
     def papers_to_rederive(self) -> list[int]:
         """Ids of papers whose abstract was edited by hand since their text was derived (a

@@ -63,7 +63,7 @@ class PaperReads(Papers):
             f" p.user_title, p.authors, p.doi, p.arxiv_id, p.url, p.kind FROM paper p {READER_JOIN} WHERE p.id = ?",
             (self.user, paper_id)).one()
         sources = self.conn.execute(
-            "SELECT s.path, s.venue, s.year, pr.position, m.evidence FROM provenance pr"
+            "SELECT s.path, s.venue, s.year, s.format, s.imported_at, pr.position, m.evidence FROM provenance pr"
             " JOIN source s ON s.id = pr.source_id"
             " LEFT JOIN paper_merge m ON m.paper_id = pr.paper_id AND m.source_id = pr.source_id"
             " AND m.position = pr.position WHERE pr.paper_id = ? ORDER BY s.id, pr.position",
@@ -72,7 +72,23 @@ class PaperReads(Papers):
             summary=rows.summary(row), abstract=row["abstract"], abstract_text=row["abstract_text"],
             headline=row["headline"], title=row["real_title"], user_title=row["user_title"],
             authors=row["authors"], doi=row["doi"], arxiv_id=row["arxiv_id"], url=row["url"],
-            notes=self.notes_of(paper_id), sources=tuple(rows.source(s) for s in sources), kind=row["kind"])
+            notes=self.notes_of(paper_id), sources=tuple(rows.source(s) for s in sources), kind=row["kind"],
+            attachments=self.attachments_of(paper_id))
+
+    def attachments_of(self, paper_id: int) -> tuple:
+        return tuple(rows.attachment(r, n) for n, r in enumerate(self.conn.execute(
+            f"SELECT {rows.ATTACHMENT_COLUMNS} FROM attachment a WHERE a.paper_id = ? ORDER BY a.id",
+            (paper_id,)), 1))
+
+    def every_attachment(self) -> list[tuple[str, object]]:
+        """(paper key, AttachmentView) of every attachment, by paper."""
+        found, numbers = [], {}
+        for r in self.conn.execute(
+                f"SELECT p.key, {rows.ATTACHMENT_COLUMNS} FROM attachment a JOIN paper p ON p.id = a.paper_id"
+                " ORDER BY a.paper_id, a.id"):
+            numbers[r["key"]] = numbers.get(r["key"], 0) + 1
+            found.append((r["key"], rows.attachment(r, numbers[r["key"]])))
+        return found
 
     def notes_of(self, paper_id: int) -> tuple:
         return tuple(rows.note(r, n) for n, r in enumerate(self.conn.execute(

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import NamedTuple
 
-from catalog.results import ExportPaper, NoteView, PaperSummary, SourceRef
+from catalog.results import AttachmentView, ExportPaper, NoteView, PaperSummary, SourceRef
 
 CHUNK = 500
 # A paper's summary (rows.summary reads it), with this reader's status and rating: the
@@ -52,9 +52,20 @@ def note(row, number: int) -> NoteView:
                     author=row["author"])
 
 
+ATTACHMENT_COLUMNS = "a.id, a.paper_id, a.stored, a.path, a.name, a.sha256, a.size, a.pages, a.text_state, a.added_by, a.added_at"
+
+
+def attachment(row, number: int) -> AttachmentView:
+    """From ATTACHMENT_COLUMNS."""
+    return AttachmentView(id=row["id"], number=number, name=row["name"], stored=row["stored"], path=row["path"],
+                          sha256=row["sha256"], size=row["size"], pages=row["pages"], text_state=row["text_state"],
+                          added_at=as_datetime(row["added_at"]), added_by=row["added_by"])
+
+
 def source(row) -> SourceRef:
     return SourceRef(path=row["path"], venue=row["venue"], year=row["year"], position=row["position"],
-                     evidence=row["evidence"])
+                     evidence=row["evidence"], format=row["format"],
+                     added=as_datetime(row["imported_at"]).date().isoformat())
 
 
 def export_paper(row, tags: Sequence[str], notes: Sequence[str]) -> ExportPaper:
@@ -101,6 +112,16 @@ class ListProblems:
     stale: list[str]
     differing: list[str]
     choose_at: int | None = None
+
+
+class PageHit(NamedTuple):
+    """A page of an attached file that a search's words are on (Search.pages)."""
+
+    paper_id: int
+    attachment_id: int
+    page: int  # 1-based
+    text: str
+    score: float  # lower is better
 
 
 class SchemaObject(NamedTuple):

@@ -15,6 +15,7 @@ from catalog.store.imports import FACT_COLUMNS, PAPER_COLUMNS, ImportQueries
 from catalog.store.papers import PaperReads
 from catalog.store.postgres import search
 from catalog.store.ranked import RankedSearch
+from catalog.store.rows import PageHit
 
 _FETCH = 2000
 
@@ -104,6 +105,15 @@ class PostgresSearch(RankedSearch):
         return self.conn.execute(
             f"SELECT count(*) FROM (SELECT 1 FROM paper WHERE search_vector @@ to_tsquery('{search.CONFIG}', ?)"
             " LIMIT ?) AS found", (phrase, at_most)).scalar()
+
+    def pages(self, query, limit: int) -> list[PageHit]:
+        match = search.page_tsquery(query)
+        if match is None:
+            return []
+        return [PageHit(r["paper_id"], r["attachment_id"], r["page"], r["text"], r["score"]) for r in self.conn.execute(
+            "SELECT a.paper_id, ap.attachment_id, ap.page, ap.text, -ts_rank(ap.text_vector, q) AS score"
+            f" FROM attachment_page ap JOIN attachment a ON a.id = ap.attachment_id, to_tsquery('{search.STEMS}', ?) q"
+            " WHERE ap.text_vector @@ q ORDER BY score, ap.id LIMIT ?", (match, limit))]
 
     def vocabulary(self) -> Iterator[tuple[str, int]]:
         """(word, papers holding it) of the words starting with a Latin letter, in word order,

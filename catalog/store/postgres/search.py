@@ -336,3 +336,19 @@ class TsCompiler(Compiler):
 
 
 TS = TsCompiler()
+
+
+def page_tsquery(query: Query) -> str | None:
+    """`query`'s words as tsquery text over the pages of attached files (attachment_page's
+    stemmed text_vector), as sqlite/fts.py's page_match: clauses ANDed, negated ones NOTed,
+    a clause ORing a word with a filter left out. None: no words to look for."""
+    wanted, unwanted = [], []
+    for clause in query.clauses:
+        if not all(isinstance(option, Text) for option in clause.options):
+            continue
+        words = [found for option in clause.options if (found := tsquery_phrase(option)) is not None]
+        if words:
+            (unwanted if clause.negated else wanted).append("(" + " | ".join(words) + ")")
+    if not wanted:
+        return None
+    return " & ".join(wanted) + "".join(f" & !{words}" for words in unwanted)

@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from catalog.searching.query import RELEVANCE, Clause, Filter, Query, Sort, Text
 from catalog.store.compiler import HELD_SCALE, CompiledQuery, Compiler, some_weights
 from catalog.store.filters import TAGGED as _TAGGED, filter_sql
-from catalog.store.fts5 import (FTS_COLUMNS, FTS_TABLE, STEM_TABLE, STEM_TOKENIZER, VOCAB_TABLE,  # noqa: F401
+from catalog.store.fts5 import (FTS_COLUMNS, FTS_TABLE, PAGE_TABLE, STEM_TABLE, STEM_TOKENIZER, VOCAB_TABLE,  # noqa: F401
                                 WEIGHTS, fts_phrase)
 from catalog.store.imports import REDERIVE_TABLE
 from catalog.store.rows import READER_JOIN, SUMMARY_COLUMNS  # noqa: F401 (the compiler's rows: theirs)
@@ -55,7 +55,8 @@ def is_hand_made_table(name: str) -> bool:
     does not describe (Alembic's autogenerate must leave them alone)."""
     return (name in (FTS_TABLE, STEM_TABLE, VOCAB_TABLE) or name.startswith((FTS_TABLE + "_", STEM_TABLE + "_"))
             or name in VIEWS or name == REDERIVE_TABLE or name in TOP_TABLES
-            or name.startswith(("term_top_was_", "term_top_now_")))
+            or name.startswith(("term_top_was_", "term_top_now_"))
+            or name == PAGE_TABLE or name.startswith(PAGE_TABLE + "_"))
 
 
 # Papers a parameter finds in the unstemmed index: a word ORed with filters, or an `=word` the
@@ -297,3 +298,19 @@ class Fts5Compiler(Compiler):
 
 
 FTS5 = Fts5Compiler()
+
+
+def page_match(query: Query) -> str | None:
+    """`query`'s words as an FTS5 expression over the pages of attached files (page_fts,
+    stemmed): each clause's words ORed, clauses ANDed, negated ones NOTed. A clause that ORs
+    a word with a filter is left out (a page has no venue): the page search is then wider, and
+    the caller applies the filters to the papers. None: no words to look for."""
+    wanted, unwanted = [], []
+    for clause in query.clauses:
+        if not all(isinstance(option, Text) for option in clause.options):
+            continue
+        words = " OR ".join(fts_phrase(option) for option in clause.options)
+        (unwanted if clause.negated else wanted).append(f"({words})")
+    if not wanted:
+        return None
+    return " AND ".join(wanted) + "".join(f" NOT {words}" for words in unwanted)

@@ -12,6 +12,7 @@ from catalog.store.base import RankedLists
 from catalog.store.discovery import DiscoveryQueries
 from catalog.store.imports import ImportQueries
 from catalog.store.ranked import RankedSearch
+from catalog.store.rows import PageHit
 from catalog.store.sqlite import fts
 
 # Page cache of a bulk import (KiB): the key and fingerprint indexes take random inserts,
@@ -68,7 +69,18 @@ class SqliteImports(ImportQueries):
 
 class SqliteSearch(RankedSearch):
     """Search, with the words of the index for "did you mean" (catalog/searching/suggest.py),
-    read through FTS5's fts5vocab as indexed (folded to lower case, without diacritics)."""
+    read through FTS5's fts5vocab as indexed (folded to lower case, without diacritics), and
+    the pages of attached files (page_fts)."""
+
+    def pages(self, query, limit: int) -> list[PageHit]:
+        match = fts.page_match(query)
+        if match is None:
+            return []
+        return [PageHit(r["paper_id"], r["attachment_id"], r["page"], r["text"], r["score"]) for r in self.conn.execute(
+            f"SELECT a.paper_id, ap.attachment_id, ap.page, ap.text, bm25({fts.PAGE_TABLE}) AS score"
+            f" FROM {fts.PAGE_TABLE} JOIN attachment_page ap ON ap.id = {fts.PAGE_TABLE}.rowid"
+            f" JOIN attachment a ON a.id = ap.attachment_id WHERE {fts.PAGE_TABLE} MATCH ? ORDER BY score LIMIT ?",
+            (match, limit))]
 
     def papers_with_word(self, word: str, at_most: int, *, prefix: bool = False) -> int:
         """How many papers hold this (folded) word (with `prefix`, a word starting with it),

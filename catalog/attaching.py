@@ -1,0 +1,156 @@
+"""Attached files on disk: the catalog's folder of files, readable names, hashes, copying in
+and taking out. No SQL (the store keeps the rows) and no PDF library (catalog/pdftext.py).
+
+The folder of files is `$CATALOG_FILES`, else `<name>-files/` beside a catalog file
+(`catalog.db` -> `catalog-files/`). A catalog on a server has no file to sit beside: its
+members set CATALOG_FILES to a folder every one of them can read (docs/files.md).
+
+A managed copy is named from `$CATALOG_FILE_NAMES` (default `{year} {author} - {title}`, the
+first author's family name) plus the file's own suffix; characters no file system takes are
+dropped, and a name already taken gets ` (2)`, ` (3)`. Whether `catalog attach` copies or
+links by default is `$CATALOG_ATTACH` (`copy`, the default, or `link`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import os
+import re
+import shutil
+import stat
+from pathlib import Path
+
+from catalog.errors import CatalogError
+
+FILES_VAR = "CATALOG_FILES"
+NAMES_VAR = "CATALOG_FILE_NAMES"
+ATTACH_VAR = "CATALOG_ATTACH"
+PATTERN = "{year} {author} - {title}"
+NAME_CHARS = 120  # file names stay well under every file system's 255 bytes
+_UNSAFE = re.compile(r'[\x00-\x1f\x7f/\\:*?"<>|]+')
+_CHUNK = 1 << 20
+
+
+def folder(store) -> Path:
+    """The catalog's folder of files (not created here)."""
+    if os.environ.get(FILES_VAR):
+        return Path(os.environ[FILES_VAR]).expanduser().absolute()
+    if store.path is None:
+        raise CatalogError(f"a shared catalog keeps attached files in a folder every member can read: set "
+                           f"{FILES_VAR} to it, or attach with --link (docs/files.md)")
+    path = Path(store.path).absolute()
+    return path.with_name(f"{path.stem}-files")
+
+
+def links_by_default() -> bool:
+    value = os.environ.get(ATTACH_VAR, "copy").strip().lower()
+    if value not in ("copy", "link"):
+        raise CatalogError(f"{ATTACH_VAR} is {value!r}: it takes copy or link")
+    return value == "link"
+
+
+def readable(path: Path) -> Path:
+    """`path` checked as a file one can attach: a regular file that can be read."""
+    path = Path(path).expanduser()
+    try:
+        info = path.stat()
+    except FileNotFoundError:
+        raise CatalogError(f"no file at {path}") from None
+    except OSError as exc:
+        raise CatalogError(f"cannot read {path}: {exc.strerror}") from None
+    if not stat.S_ISREG(info.st_mode):
+        raise CatalogError(f"{path} is not a file (a folder, a device or a pipe): attach files")
+    if not os.access(path, os.R_OK):
+        raise CatalogError(f"cannot read {path}: permission denied")
+    return path.absolute()
+
+
+def fingerprint(path: Path) -> tuple[str, int]:
+    """(sha256, size) of the file's bytes."""
+    digest, size = hashlib.sha256(), 0
+    try:
+        with open(path, "rb") as handle:
+            while chunk := handle.read(_CHUNK):
+                digest.update(chunk)
+                size += len(chunk)
+    except OSError as exc:
+        raise CatalogError(f"cannot read {path}: {exc.strerror}") from None
+    return digest.hexdigest(), size
+
+
+def file_name(detail, suffix: str) -> str:
+    """The managed copy's name for paper `detail` (a PaperDetail) and the file's suffix."""
+    first = (detail.authors or "").split(",")[0].split()
+    fields = {"year": detail.summary.year or "", "author": first[-1] if first else "",
+              "title": detail.summary.title or detail.headline or detail.summary.key,
+              "key": detail.summary.key, "venue": detail.summary.venue or ""}
+    pattern = os.environ.get(NAMES_VAR) or PATTERN
+    try:
+        name = pattern.format(**fields)
+    except (KeyError, IndexError, ValueError) as exc:
+        raise CatalogError(f"{NAMES_VAR} {pattern!r} is not a name pattern ({exc}): it takes "
+                           "{year} {author} {title} {key} {venue}") from None
+    name = re.sub(r"\s+", " ", _UNSAFE.sub(" ", name)).strip(" .-")
+    name = re.sub(r"^- | -$", "", name)[:NAME_CHARS].rstrip(" .") or detail.summary.key
+    return name + suffix.lower()
+
+
+def copy_in(source: Path, into: Path, name: str) -> str:
+    """Copy `source` into the folder `into` as `name` (or `name (2)`...); the name used. The
+    name is claimed first (O_EXCL), so two attaches never write one file; a copy cut short is
+    removed."""
+    try:
+        into.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise CatalogError(f"cannot make the folder of files {into}: {exc.strerror}") from None
+    stem, suffix = os.path.splitext(name)
+    for number in range(1, 1000):
+        candidate = name if number == 1 else f"{stem} ({number}){suffix}"
+        target = into / candidate
+        try:
+            os.close(os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644))
+        except FileExistsError:
+            continue
+        except OSError as exc:
+            raise CatalogError(f"cannot write into {into}: {exc.strerror}") from None
+        try:
+            shutil.copyfile(source, target)
+        except BaseException as exc:
+            target.unlink(missing_ok=True)
+            if isinstance(exc, OSError):
+                raise CatalogError(f"cannot copy {source} into {into}: {exc.strerror}") from None
+            raise
+        return candidate
+    raise CatalogError(f"{into} already holds {name} and 999 more like it")
+
+
+def location(into: Path | None, attachment) -> Path:
+    """Where an attachment's file is on this machine."""
+    return into / attachment.path if attachment.stored == "managed" else Path(attachment.path)
+
+
+def located(store, attachment):
+    """The AttachmentView with where its file is on this machine and whether it is there."""
+    try:
+        where = location(folder(store) if attachment.stored == "managed" else None, attachment)
+    except CatalogError:  # a server's managed file without CATALOG_FILES: not on this machine
+        return dataclasses.replace(attachment, present=False)
+    return dataclasses.replace(attachment, location=str(where), present=where.is_file())
+
+
+def missing(store) -> list[tuple[str, object]]:
+    """(paper key, AttachmentView) of each attached file that is not where the catalog keeps it."""
+    with store.read() as tx:
+        every = tx.papers.every_attachment()
+    return [(key, found) for key, a in every if not (found := located(store, a)).present]
+
+
+def remove(path: Path) -> None:
+    """Delete a managed copy (gone already: nothing to do)."""
+    try:
+        path.unlink()
+    except FileNotFoundError:
+        pass
+    except OSError as exc:
+        raise CatalogError(f"detached, but cannot delete {path}: {exc.strerror}") from None

@@ -1,0 +1,33 @@
+"""PDFs made in the tests with PDFium itself (pypdfium2's raw API): pages of text in a
+standard font, or pages with no text at all (a scan without a text layer, as the scanner
+leaves it). Real PDFs live in tests/data/pdf/."""
+
+from __future__ import annotations
+
+import ctypes
+from pathlib import Path
+
+LINE = 90  # characters a line
+
+
+def make(path: Path, pages: list[str], *, size=(612, 792)) -> Path:
+    """A PDF at `path` with one page per string (an empty string: a page without text)."""
+    import pypdfium2 as pdfium
+    import pypdfium2.raw as raw
+
+    document = pdfium.PdfDocument.new()
+    for text in pages:
+        page = document.new_page(*size)
+        lines = [text[i:i + LINE] for i in range(0, len(text), LINE)] if text else []
+        for number, line in enumerate(lines[:60]):
+            item = raw.FPDFPageObj_NewTextObj(document.raw, b"Helvetica", ctypes.c_float(10))
+            encoded = (line + "\0").encode("utf-16-le")
+            buffer = ctypes.create_string_buffer(encoded, len(encoded))
+            raw.FPDFText_SetText(item, ctypes.cast(buffer, ctypes.POINTER(raw.FPDF_WCHAR)))
+            raw.FPDFPageObj_Transform(item, 1, 0, 0, 1, 40, size[1] - 50 - 12 * number)
+            raw.FPDFPage_InsertObject(page.raw, item)
+        raw.FPDFPage_GenerateContent(page.raw)
+        page.close()
+    document.save(str(path))
+    document.close()
+    return path

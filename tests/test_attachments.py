@@ -1,0 +1,200 @@
+"""Attached files: attach (copied into the folder of files, or linked), the same bytes twice,
+detach, files, open (a PDF before the link), and doctor's missing files; on both backends
+for what the store keeps, and a member detaching only their own files on a server."""
+
+from __future__ import annotations
+
+import json
+import shlex
+from pathlib import Path
+
+import pytest
+
+from catalog.library import Catalog, CatalogError
+from tests.conftest import opened
+
+PDF = b"%PDF-1.4\n% a paper\n"
+
+
+@pytest.fixture
+def a_pdf(tmp_path: Path) -> Path:
+    path = tmp_path / "downloads" / "2401.00001v2.pdf"
+    path.parent.mkdir()
+    path.write_bytes(PDF)
+    return path
+
+
+@pytest.fixture
+def opener(tmp_path: Path, monkeypatch) -> Path:
+    """$CATALOG_OPENER as a command that writes each path it gets to the file returned, and
+    prints to its own output (which must reach no terminal)."""
+    log = tmp_path / "opener.log"
+    monkeypatch.setenv("CATALOG_OPENER",
+                       f"""sh -c 'echo "$1" >> "$0"; echo OPENER-NOISE; echo OPENER-ERR >&2' {shlex.quote(str(log))} %s""")
+    return log
+
+
+def with_link(catalog: Catalog, tmp_path: Path) -> str:
+    """The key of a paper with a DOI (the seeds' papers have no link)."""
+    bib = tmp_path / "one.bib"
+    bib.write_text("@article{a, title={Rate Reduction for Linked Papers}, author={Ann Smith},"
+                   " year={2024}, doi={10.1000/rate.1}, abstract={We reduce the rate of linked papers.}}\n")
+    assert not catalog.import_paths([bib]).errors
+    return catalog.search("10.1000/rate.1", limit=1)[0].key
+
+
+def first_key(catalog: Catalog) -> str:
+    return catalog.search("steering vector", limit=1)[0].key
+
+
+def test_attach_copies_into_the_folder_beside_the_catalog_under_a_readable_name(seeded, db_path, a_pdf):
+    key = first_key(seeded)
+    attachment, new = seeded.attach_file(key, a_pdf)
+    assert new
+    copy = Path(attachment.location)
+    assert copy.parent == db_path.with_name("catalog-files")
+    assert copy.name.startswith("2026 - ") and copy.name.endswith(".pdf")
+    assert copy.read_bytes() == PDF
+    assert a_pdf.exists()  # the original stays
+    assert [a.name for a in seeded.get(key).attachments] == ["2401.00001v2.pdf"]
+
+
+def test_the_same_bytes_attached_again_change_nothing(seeded, db_path, a_pdf, tmp_path):
+    key = first_key(seeded)
+    first, _ = seeded.attach_file(key, a_pdf)
+    again = tmp_path / "again.pdf"
+    again.write_bytes(PDF)
+    second, new = seeded.attach_file(key, again)
+    assert not new and second.id == first.id
+    assert len(seeded.attachments(key)) == 1
+    assert len(list(db_path.with_name("catalog-files").iterdir())) == 1
+
+
+def test_a_linked_file_stays_where_it_is_and_doctor_reports_it_gone(seeded, db_path, a_pdf, run_cli):
+    key = first_key(seeded)
+    attachment, _ = seeded.attach_file(key, a_pdf, link=True)
+    assert attachment.stored == "linked" and attachment.location == str(a_pdf)
+    assert not db_path.with_name("catalog-files").exists()
+    assert run_cli("doctor").exit_code == 0
+    a_pdf.unlink()
+    assert seeded.attachments(key)[0].present is False
+    doctor = run_cli("doctor")
+    assert doctor.exit_code == 1
+    assert f"{key}: file 1 (2401.00001v2.pdf) is missing: {a_pdf}" in doctor.output
+    assert "salvage" not in doctor.output  # not a damaged database
+    assert "MISSING" in run_cli("files", key).output
+
+
+def test_detach_deletes_a_copy_only_when_told(seeded, a_pdf, run_cli):
+    key = first_key(seeded)
+    copy = Path(seeded.attach_file(key, a_pdf)[0].location)
+    refused = run_cli("detach", key)  # no terminal to ask on, no --yes
+    assert refused.exit_code == 1 and "--yes" in refused.output
+    assert copy.exists() and len(seeded.attachments(key)) == 1
+    done = run_cli("detach", key, "1", "--yes")
+    assert done.exit_code == 0, done.output
+    assert not copy.exists() and seeded.attachments(key) == ()
+    assert a_pdf.exists()
+
+
+def test_detach_never_deletes_a_linked_file(seeded, a_pdf, run_cli):
+    key = first_key(seeded)
+    seeded.attach_file(key, a_pdf, link=True)
+    assert run_cli("detach", key).exit_code == 0
+    assert a_pdf.exists() and seeded.attachments(key) == ()
+
+
+def test_detach_a_number_the_paper_does_not_have_is_one_line(seeded, a_pdf, run_cli):
+    key = first_key(seeded)
+    seeded.attach_file(key, a_pdf)
+    result = run_cli("detach", key, "2", "--yes")
+    assert result.exit_code == 1 and result.output.count("\n") == 1 and "no attached file 2" in result.output
+    assert len(seeded.attachments(key)) == 1
+
+
+@pytest.mark.parametrize("what", ["missing", "folder"])
+def test_attaching_what_is_not_a_file_is_one_line_and_attaches_nothing(seeded, tmp_path, run_cli, what):
+    key = first_key(seeded)
+    target = tmp_path / "nothing.pdf" if what == "missing" else tmp_path
+    result = run_cli("attach", key, str(target))
+    assert result.exit_code == 1 and result.output.count("\n") == 1 and "Traceback" not in result.output
+    assert seeded.attachments(key) == ()
+
+
+def test_files_lists_them_as_text_and_json(seeded, a_pdf, run_cli, tmp_path):
+    key = first_key(seeded)
+    seeded.attach_file(key, a_pdf)
+    notes = tmp_path / "notes.txt"
+    notes.write_text("mine")
+    assert run_cli("attach", "--link", key, str(notes)).exit_code == 0
+    listed = json.loads(run_cli("files", key, "--json").output)
+    assert [(f["number"], f["name"], f["stored"], f["size"]) for f in listed] == [
+        (1, "2401.00001v2.pdf", "managed", len(PDF)), (2, "notes.txt", "linked", 4)]
+    assert "2. notes.txt" in run_cli("files", key).output
+    assert json.loads(run_cli("show", key, "--json").output)["attachments"][1]["path"] == str(notes)
+
+
+def test_open_opens_the_pdf_first_and_the_opener_prints_nowhere(seeded, a_pdf, run_cli, opener, browser, capfd,
+                                                               tmp_path):
+    key = with_link(seeded, tmp_path)
+    copy = seeded.attach_file(key, a_pdf)[0].location
+    result = run_cli("open", key)
+    assert result.exit_code == 0, result.output
+    assert opened(opener) == [copy] and opened(browser) == []
+    seen = capfd.readouterr()
+    assert "OPENER" not in seen.out + seen.err + result.output
+    assert run_cli("open", key, "--link").exit_code == 0
+    assert len(opened(browser)) == 1 and opened(opener) == [copy]
+
+
+def test_open_without_an_opener_is_one_line(seeded, a_pdf, run_cli, monkeypatch):
+    key = first_key(seeded)
+    seeded.attach_file(key, a_pdf)
+    monkeypatch.delenv("CATALOG_OPENER", raising=False)
+    monkeypatch.setenv("PATH", "/nonexistent")
+    result = run_cli("open", key)
+    assert result.exit_code == 1 and "no program to open" in result.output and "Traceback" not in result.output
+
+
+def test_open_a_paper_whose_file_is_gone_opens_its_link(seeded, a_pdf, run_cli, opener, browser, tmp_path):
+    key = with_link(seeded, tmp_path)
+    seeded.attach_file(key, a_pdf, link=True)
+    a_pdf.unlink()
+    assert run_cli("open", key).exit_code == 0
+    assert opened(opener) == [] and len(opened(browser)) == 1
+
+
+def test_attachments_are_kept_on_both_backends(seeded_any, a_pdf, tmp_path, monkeypatch):
+    monkeypatch.setenv("CATALOG_FILES", str(tmp_path / "lab-files"))
+    key = first_key(seeded_any)
+    attachment, new = seeded_any.attach_file(key, a_pdf)
+    assert new and Path(attachment.location).parent == tmp_path / "lab-files"
+    assert not seeded_any.attach_file(key, a_pdf)[1]
+    assert [a.sha256 for a in seeded_any.get(key).attachments] == [attachment.sha256]
+    seeded_any.detach(key, 1)
+    assert seeded_any.attachments(key) == () and not Path(attachment.location).exists()
+
+
+def test_on_a_server_members_detach_only_their_own_files(pg_server, people, backend, a_pdf, tmp_path, monkeypatch):
+    if backend != "postgresql":
+        pytest.skip("a file is one person's")
+    monkeypatch.setenv("CATALOG_FILES", str(tmp_path / "lab-files"))
+    ann, bob = people("ann"), people("bob")
+    assert not ann.import_paths([Path(__file__).resolve().parent.parent / "seeds"]).errors
+    key = first_key(ann)
+    ann.attach_file(key, a_pdf)
+    assert [a.added_by for a in bob.attachments(key)] == ["ann"]  # bob sees it
+    with pytest.raises(CatalogError, match="attached by ann"):
+        bob.detach(key, 1)
+    assert len(ann.attachments(key)) == 1
+
+
+def test_a_server_without_a_folder_of_files_says_so(pg_server, people, backend, a_pdf, monkeypatch):
+    if backend != "postgresql":
+        pytest.skip("a file's folder is beside it")
+    monkeypatch.delenv("CATALOG_FILES", raising=False)
+    ann = people("ann")
+    assert not ann.import_paths([Path(__file__).resolve().parent.parent / "seeds"]).errors
+    with pytest.raises(CatalogError, match="CATALOG_FILES"):
+        ann.attach_file(first_key(ann), a_pdf)
+    assert ann.attach_file(first_key(ann), a_pdf, link=True)[1]
