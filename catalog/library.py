@@ -255,26 +255,49 @@ class Catalog(Exchange):
         """For each word of a search that (almost) no paper holds, the index's closest words
         that many more papers hold ("did you mean interpretability?"); [] when every word is
         found, and for a key, DOI or arXiv id."""
+        return self._suggestions(query)[0]
+
+    def correction(self, query: SearchRequest | str) -> str | None:
+        """The search's text with its one word no paper holds replaced by the closest word
+        papers do hold (`watermarkng` -> `watermarking`, `atention sink` -> `attention
+        sink`), when every other word is in some paper; None otherwise."""
+        suggestions, unknown = self._suggestions(query)
+        typo = [s for s in suggestions if s.word in unknown]
+        if len(unknown) != 1 or len(typo) != 1:
+            return None
+        from catalog.searching.suggest import corrected
+
+        return corrected(_asked(query).text, typo)
+
+    def _suggestions(self, query: SearchRequest | str) -> tuple[list[Suggestion], list[str]]:
+        """(suggest's answer, the words as typed that no paper holds, when the search's other
+        words are all found; else [])."""
         from catalog.searching import suggest
 
         try:
             asked = _asked(query)
         except QueryError:
-            return []
-        words = [] if asked.named else suggest.words_of(asked.query, asked.completing)
+            return [], []
+        words = suggest.words_of(asked.query, asked.completing)
         if not words:
-            return []
+            return [], []
         with self.store.read() as tx:
+            if understood(tx, asked)[1]:  # a key, DOI or arXiv id names a paper
+                return [], []
             # A word an acronym stands in for ("mech" of "mech interp") is no typo.
             known = {w.lower() for text in tx.search.acronyms_for(asked.query) for w in text.split()}
             words = [(typed, folded) for typed, folded in words if typed.lower() not in known]
             papers = {folded: tx.search.papers_with_word(folded, suggest.RARE + 1) for _, folded in words}
             rare = [(typed, folded) for typed, folded in words if papers[folded] <= suggest.RARE]
             if not rare:
-                return []
+                return [], []
+            held = tx.search.word_papers(asked.query)  # [] for one word
+            others_found = sum(1 for _, n in held if not n) <= 1
             word_list = self._word_list(tx)
         found = ((typed, suggest.closest(folded, papers[folded], word_list)) for typed, folded in rare)
-        return [Suggestion(typed, alternatives) for typed, alternatives in found if alternatives]
+        suggestions = [Suggestion(typed, alternatives) for typed, alternatives in found if alternatives]
+        unknown = [typed for typed, folded in rare if not papers[folded]] if others_found else []
+        return suggestions, unknown
 
     def _word_list(self, tx):
         """The index's words: kept in memory while the index is unchanged, and in the cache

@@ -102,14 +102,23 @@ def summaries_json(papers: list[PaperSummary]) -> list[dict]:
 
 
 def search_json(query: str, papers: list[PaperSummary], suggestions: list[Suggestion],
-                missing: MissingWords | None = None) -> dict:
+                missing: MissingWords | None = None, fixed: str | None = None) -> dict:
     """`catalog search --json`: the papers, the suggestions for words (almost) no paper holds,
-    and the words no paper holds (`missing_words`: {"missing": [...], "held": [...]} or null)."""
+    the words no paper holds (`missing_words`: {"missing": [...], "held": [...]} or null), and
+    the corrected search that ran instead of the typed one (`corrected`, or null)."""
     from catalog.searching.suggest import corrected
 
     return {"papers": summaries_json(papers), "suggestions": [s.as_json() for s in suggestions],
             "did_you_mean": corrected(query, suggestions) if suggestions else None,
-            "missing_words": missing.as_json() if missing else None}
+            "missing_words": missing.as_json() if missing else None, "corrected": fixed}
+
+
+def print_corrected(query: str, fixed: str) -> None:
+    """On stderr: `No paper matches 'watermarkng': showing watermarking.`"""
+    line = Text(f"No paper matches {safe(query)!r}: showing ")
+    line.append(safe(fixed), style="bold")
+    line.append(".")
+    stderr.print(line, soft_wrap=True)
 
 
 def missing_line(missing: MissingWords) -> str:

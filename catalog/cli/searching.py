@@ -26,8 +26,10 @@ def search(ctx, query, limit, sort, reverse, within, as_json):
     A key (or its first 4+ characters), a DOI or an arXiv id as the whole query finds that
     paper first. Papers holding every word come first, then those holding some of them
     (marked ≈), the rarest words counting most. A word no paper holds is named on stderr, and
-    words that (almost) no paper holds get "did you mean" suggestions there (with --json:
-    {"papers": [...], "suggestions": [...], "did_you_mean": "...", "missing_words": ...}).
+    words that (almost) no paper holds get "did you mean" suggestions there; when one word
+    is in no paper, a typo of a word many hold, and the others are found, the corrected
+    search runs instead, saying so (with --json: {"papers": [...], "suggestions": [...],
+    "did_you_mean": "...", "missing_words": ..., "corrected": "..."}).
     """
     from catalog.cli import output
     from catalog.searching.request import request
@@ -38,14 +40,21 @@ def search(ctx, query, limit, sort, reverse, within, as_json):
         _fail(f"nothing to search for in {text!r}: type words, \"a phrase\" or a filter like venue:ICML")
     catalog = _open(ctx)
     papers = catalog.search(asked, limit=limit, within=within)
-    suggestions = catalog.suggest(asked)  # words (almost) no paper holds: their closest words
+    # One word in no paper, a typo of one many hold, and the others found: search it corrected.
+    fixed = catalog.correction(asked) if not any(p.match in ("all", "text") for p in papers) else None
+    if fixed is not None:
+        asked = request(fixed, asked.sort)
+        papers = catalog.search(asked, limit=limit, within=within)
+    suggestions = [] if fixed else catalog.suggest(asked)  # words (almost) no paper holds: their closest words
     # Only partial matches can come when a word is in no paper: then name it, once.
     missing = catalog.missing_words(asked) if any(p.match == "some" for p in papers) else None
     if as_json:
-        output.print_json(output.search_json(text, papers, suggestions, missing))
+        output.print_json(output.search_json(text, papers, suggestions, missing, fixed))
         return
     if papers:
         output.print_summaries(papers, with_snippets=True)
+    if fixed:
+        output.print_corrected(text, fixed)
     if missing:
         output.print_missing(missing)
     if suggestions:
