@@ -48,6 +48,7 @@ def search(ctx, query, limit, sort, reverse, within, as_json):
     suggestions = [] if fixed else catalog.suggest(asked)  # words (almost) no paper holds: their closest words
     # Only partial matches can come when a word is in no paper: then name it, once.
     missing = catalog.missing_words(asked) if any(p.match == "some" for p in papers) else None
+    _lists_left(catalog)
     if as_json:
         output.print_json(output.search_json(text, papers, suggestions, missing, fixed))
         return
@@ -63,6 +64,16 @@ def search(ctx, query, limit, sort, reverse, within, as_json):
         click.echo(f"No paper has {'DOI' if named.kind == 'doi' else 'arXiv id'} {named.value}.", err=True)
     elif not papers:
         click.echo("No papers match; try fewer words, OR, or prefix*.", err=True)
+
+
+def _lists_left(catalog) -> None:
+    """Say on stderr when ranked lists of frequent words are still to be ranked (an import cut
+    short, or still at it): until then those words rank every match. Nobody at it: the
+    detached refresher is started to finish them."""
+    left = catalog.lists_left()
+    if left:
+        catalog.rank_lists_elsewhere()
+        click.echo(f"ranking lists: {left:,} left (until then searches of frequent words take longer)", err=True)
 
 
 @click.command("list", epilog=EPILOG)

@@ -1,7 +1,7 @@
 """acronym_added: acronyms users add (`catalog acronyms add SHORT "long form"`)
 
 Revision ID: 0018
-Revises: 0015
+Revises: 0017
 Create Date: 2026-12-07 05:00:00
 
 A search widens an acronym to its long form and back through three sources: those the
@@ -19,7 +19,7 @@ from alembic import op
 
 
 revision: str = "0018"
-down_revision: Union[str, None] = "0015"
+down_revision: Union[str, None] = "0017"
 branch_labels: Union[str, Sequence[str], None] = None
 depends_on: Union[str, Sequence[str], None] = None
 
