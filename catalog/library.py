@@ -22,9 +22,9 @@ from catalog.searching.query import RELEVANCE, Clause, Filter, Query, QueryError
 from catalog.searching.request import SearchRequest, request
 from catalog.resources import seeds_dir
 from catalog.results import (
-    Added, AddedAcronym, AttachmentView, AuthorCount, Edit, Enriched, Facets, FirstPage, ImportReport, Linked,
-    LinkedPaper, Members, MissingWords, NoteView, PaperDetail, PaperState, PaperSummary, RelatedPaper, SavedQuery,
-    SavedSearchChanged, SearchHit,
+    Added, AddedAcronym, AttachmentView, AuthorCount, Edit, Enriched, Facets, FirstPage, ImportReport,
+    Linked, LinkedPaper, Members, MissingWords, NoteView, PaperDetail, PaperState, PaperSummary,
+    RelatedPaper, SavedQuery, SavedSearchChanged, SearchHit,
     SplitResult, Stats, Suggestion, TagCount, TopicCount, TopicGroup, TriageCount, TriageOrder,
 )
 from catalog.store import Store, open_store
