@@ -159,3 +159,23 @@ def test_updates_find_the_published_version_of_a_preprint(run_cli, web, tmp_path
     shown = json.loads(run_cli("show", paper["key"], "--json").stdout)
     assert (shown["doi"], shown["arxiv_id"]) == ("10.1103/physrevb.85.115117", "1111.2011")
     assert run_cli("search", "10.1103/PhysRevB.85.115117").stdout.startswith(paper["key"])
+
+
+def test_search_words_skip_math_commands_and_links():
+    from catalog.importing.enrich import search_words
+
+    abstract = (r"We bound the $\mathcal{O}(n^2)$ regret of \textbf{bandits} with heavy-tailed rewards, "
+                "see https://github.com/someone/repository, improving regularization guarantees substantially.")
+    assert search_words(abstract) == ["regret", "bandits", "rewards", "improving", "regularization",
+                                      "guarantees", "substantially"]  # no mathcal, textbf, github
+
+
+def test_nothing_found_with_every_word_is_asked_again_with_fewer(run_cli, web, listed):
+    empty = (b"<?xml version='1.0' encoding='UTF-8'?>\n<feed xmlns=\"http://www.w3.org/2005/Atom\">"
+             b"<title>arXiv Query</title></feed>")
+    web.script("/arxiv/api/query", [(200, empty, {"Content-Type": "application/atom+xml"})])
+    out = run_cli("enrich", listed["same"], "--json")
+    [done] = json.loads(out.stdout)
+    assert done["outcome"] == "filled"
+    first, second = (r["query"]["search_query"] for r in web.requests)
+    assert first.count("all:") == 7 and second.count("all:") == 4
