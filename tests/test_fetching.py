@@ -66,9 +66,9 @@ def client(tmp_path, answers: list[Response], clock: Clock | None = None, base=N
     made = Client(Settings("me@example.org", base, tmp_path / "cache", 5.0), sleep=clock.sleep, clock=clock)
     queue = list(answers)
 
-    def once(url, accept):
+    def once(url, accept, service, limit=0):
         made.requests += 1
-        made._stamp(url)
+        made._stamp(service)
         return queue.pop(0)
 
     made._once = once  # type: ignore[method-assign]

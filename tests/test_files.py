@@ -33,7 +33,7 @@ COMMANDS = [
     ("similar", KEY), ("recommend", "x"), ("topics",),
     ("share", "members"), ("share", "add-member", "ann"), ("share", "remove-member", "ann"),
     # these fetch, but only once the catalog opened: a bad file is refused before any request
-    ("add", "arXiv:1706.03762"), ("enrich",), ("refs", KEY), ("cited-by", KEY),
+    ("add", "arXiv:1706.03762"), ("enrich",), ("refs", KEY), ("cited-by", KEY), ("fetch-pdf",),
     ("attach", KEY, "{annotations}"), ("detach", KEY, "1", "--yes"), ("files", KEY),
 ]
 # These do not open the file: `db path` prints it, `db history` lists migrations; `copy`
