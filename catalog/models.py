@@ -236,6 +236,30 @@ class PaperMerge(SQLModel, table=True):
     merged_at: datetime = Field(default_factory=utcnow)
 
 
+class KeptRecord(SQLModel, table=True):
+    """A record of a structured file (BibTeX, RIS, JSON, CSV) as the file wrote it: its entry
+    type, its own key (the cite key) and every field in file order, a JSON array of
+    [name, value] pairs ([name, value, "bare"] for a BibTeX value written with a macro).
+    Exports in its format write it back; the `paper_fields` view has a row per field."""
+
+    __tablename__ = "kept_record"
+    __table_args__ = (
+        Index("ix_kept_record_cite_key", "cite_key", sqlite_where=text("cite_key IS NOT NULL"),
+              postgresql_where=text("cite_key IS NOT NULL")),
+    )
+
+    source_id: int = Field(
+        sa_column=Column(Integer, ForeignKey("source.id", ondelete="CASCADE"), primary_key=True)
+    )
+    position: int = Field(primary_key=True)
+    paper_id: int = Field(
+        sa_column=Column(Integer, ForeignKey("paper.id", ondelete="CASCADE"), nullable=False, index=True)
+    )
+    entry_type: str | None = None
+    cite_key: str | None = None
+    fields: str  # JSON
+
+
 class Topic(SQLModel, table=True):
     """A paper's place in the topics of a list (`catalog topics`): one row per paper. `scope`
     names the list: "" for the whole catalog, else the query text; grouping it again replaces

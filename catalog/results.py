@@ -103,6 +103,24 @@ class Notice:
 
 
 @dataclass(frozen=True)
+class RecordFields:
+    """An imported record as its file wrote it (the kept_record table): the file's format, the
+    entry type, the entry's own key (its cite key) and every field in file order, each a
+    (name, value) pair or (name, value as written, "bare") for a BibTeX macro value."""
+
+    format: str
+    source: str
+    position: int
+    entry_type: str | None
+    cite_key: str | None
+    fields: tuple[tuple, ...]
+
+    def values(self, name: str) -> list:
+        """The values of a field (RIS repeats tags), names compared without case."""
+        return [f[1] for f in self.fields if str(f[0]).lower() == name.lower()]
+
+
+@dataclass(frozen=True)
 class SplitResult:
     """What `catalog split` did: the paper that kept its key and annotations, and the new ones."""
 
@@ -168,6 +186,7 @@ class PaperDetail:
     sources: tuple[SourceRef, ...]
     kind: str | None = None  # catalog/kinds.py; None: not known
     attachments: tuple[AttachmentView, ...] = ()
+    records: tuple[RecordFields, ...] = ()  # every field of each imported record, as written
     pdf_url: str | None = None  # where its full text is, as a web service said (paper_link)
     notices: tuple["Notice", ...] = ()  # retractions, withdrawals, corrections (paper_notice)
 
@@ -193,6 +212,9 @@ class PaperDetail:
             ],
             "sources": [s.__dict__ for s in self.sources],
             "attachments": [a.as_json() for a in self.attachments],
+            "records": [{"format": r.format, "source": r.source, "position": r.position,
+                         "entry_type": r.entry_type, "cite_key": r.cite_key,
+                         "fields": [list(f) for f in r.fields]} for r in self.records],
             "pdf_url": self.pdf_url,
             "notices": [n.__dict__ for n in self.notices],
         }
@@ -430,6 +452,7 @@ class ExportPaper:
     abstract: str
     added_at: datetime
     kind: str | None = None  # catalog/kinds.py; None: not known (exports write what they always did)
+    records: tuple[RecordFields, ...] = ()  # its imported records as written, oldest first
 
     @property
     def display_title(self) -> str:

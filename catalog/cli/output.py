@@ -161,6 +161,16 @@ def print_detail(d: PaperDetail) -> None:
                 how = f" (fetched from {WEB_SERVICES[s.format]} on {s.added})" + how
             stdout.print(Text(f"{number}. from {safe(s.path)} #{s.position} {where}".rstrip() + how, style="dim"),
                          soft_wrap=True)
+    for r in d.records:
+        stdout.print()
+        what = " ".join(x for x in (safe(r.entry_type or ""), safe(r.cite_key or "")) if x)
+        stdout.print(Text(f"Fields of {safe(r.source)} #{r.position}" + (f" ({what})" if what else ""),
+                          style="bold"), soft_wrap=True)
+        for name, value, *_ in r.fields:
+            shown = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+            shown = " ".join(shown.split())
+            shown = shown if len(shown) <= 100 else shown[:99] + "…"
+            stdout.print(Text(f"  {safe(str(name))} = {safe(shown)}", style="dim"), soft_wrap=True)
 
 
 def attachment_line(a) -> str:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import gc
 import hashlib
+import json
 import os
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
@@ -175,13 +176,17 @@ def _import_file(store: Store, reader: Reader, plan: _Plan, report: FileReport,
             warnings=_unnamed_warnings(plan.path, opened.warnings))
         with tx.imports.bulk_load():
             unindexed = _Unindexed()
+            keywords: list[tuple[int, str]] = []
             for batch in items:
-                _store_batch(tx, batch, source_id, now, report, unindexed)
+                keywords.extend(_store_batch(tx, batch, source_id, now, report, unindexed).tags)
                 if progress:
                     progress(batch.records)
             if report.new == 0 and report.known == 0:
                 raise IngestError(str(plan.path), "no abstracts found")
             unindexed.flush(tx)
+            # Tagging updates the paper (its tags_text), which must be in the index by now.
+            for paper_id, name in keywords:
+                tx.edits.add_tag(paper_id, name)
 
 
 def import_records(store: Store, records: list[PaperRecord], *, origin: str, format: str,
@@ -203,8 +208,11 @@ def import_records(store: Store, records: list[PaperRecord], *, origin: str, for
                                           format=format, imported_at=now, warnings="")
         with tx.imports.bulk_load():
             unindexed = _Unindexed()
-            filled = _store_batch(tx, batch, source_id, now, report, unindexed)
+            batched = _store_batch(tx, batch, source_id, now, report, unindexed)
             unindexed.flush(tx)
+            for paper_id, name in batched.tags:
+                tx.edits.add_tag(paper_id, name)
+            filled = batched.filled
         ids = tx.imports.paper_ids_from(source_id)
         if facts:
             _store_facts(tx, ids, source_id, facts)
@@ -283,9 +291,9 @@ class _Unindexed:
 
 
 def _store_batch(tx, batch: Batch, source_id: int, now: datetime,
-                 report: FileReport, unindexed: _Unindexed) -> list[str]:
-    """Store one batch: new papers inserted, known ones filled in, provenance and merges kept.
-    The names of the fields known papers gained."""
+                 report: FileReport, unindexed: _Unindexed) -> _Batched:
+    """Store one batch: new papers inserted, known ones filled in, provenance, merges and each
+    record's fields kept."""
     papers = batch.papers
     if any(p.record.title for p in papers):
         unindexed.flush(tx)  # titles are looked up through the index
@@ -310,7 +318,29 @@ def _store_batch(tx, batch: Batch, source_id: int, now: datetime,
     tx.imports.add_provenance(
         [(ids[i], source_id, position) for i, p in enumerate(papers) for position in p.positions])
     merges.store_merges(tx, _merges(papers, ids, found, dict(zip(matched, filled)), source_id, report), now)
-    return sorted({name for names in filled for name in names})
+    return _Batched(filled=sorted({name for names in filled for name in names}),
+                    tags=_keep_records(tx, papers, ids, source_id))
+
+
+def _keep_records(tx, papers: list[dedupe.Paper], ids: dict[int, int], source_id: int) -> list[tuple[int, str]]:
+    """Store every record's fields as written; the tags its keywords become."""
+    rows, tags = [], []
+    for i, paper in enumerate(papers):
+        for record in [paper.record, *(m.record for m in paper.merges)]:
+            kept = record.kept
+            if kept is None:
+                continue
+            rows.append((source_id, record.position, ids[i], kept.entry_type, kept.cite_key,
+                         json.dumps(kept.fields, ensure_ascii=False)))
+            tags.extend((ids[i], name) for name in map(rules.keyword_tag, kept.keywords) if name)
+    if rows:
+        tx.imports.add_kept_records(rows)
+    return tags
+
+
+class _Batched(NamedTuple):
+    filled: list[str]  # the names of the fields known papers gained
+    tags: list[tuple[int, str]]  # the (paper id, tag) its records' keywords ask for
 
 
 def _learn_acronyms(tx, defined: list[list[tuple[str, str]]], texts: list[str]) -> None:

@@ -96,6 +96,10 @@ class Papers(Role):
     def export_papers(self, ids: Sequence[int]) -> list: ...
 
     @abstractmethod
+    def kept_records(self, ids: Sequence[int]) -> dict[int, list]:
+        """RecordFields of each of these papers' imported records, oldest first, by paper id."""
+
+    @abstractmethod
     def paper_count(self) -> int: ...
 
     @abstractmethod
@@ -246,6 +250,10 @@ class Imports(Role):
 
     @abstractmethod
     def add_provenance(self, places: Iterable[tuple[int, int, int]]) -> None: ...
+
+    @abstractmethod
+    def add_kept_records(self, rows: Iterable[tuple]) -> None:
+        """(source id, position, paper id, entry type, cite key, fields JSON) of each record."""
 
     @abstractmethod
     def papers_with_values(self, column: str, values: Iterable[str]) -> list[tuple[str, int]]: ...

@@ -15,6 +15,7 @@ TABLES = (
     ("paper", "id, key, fingerprint, abstract, abstract_text, search_extra, headline, title, user_title,"
               " authors, venue, year, doi, arxiv_id, url, kind, tags_text, notes_text, added_at, updated_at"),
     ("provenance", "paper_id, source_id, position"),
+    ("kept_record", "source_id, position, paper_id, entry_type, cite_key, fields"),
     ("paper_merge", "id, paper_id, source_id, position, evidence, filled, record, merged_at"),
     ("tag", "id, name"),
     ("paper_tag", "paper_id, tag_id"),

@@ -95,6 +95,11 @@ class ImportQueries(Imports):
             "INSERT INTO provenance(paper_id, source_id, position) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
             places)
 
+    def add_kept_records(self, rows: Iterable[tuple]) -> None:
+        self.conn.executemany(
+            "INSERT INTO kept_record(source_id, position, paper_id, entry_type, cite_key, fields)"
+            " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING", rows)
+
     # --- deduplication --------------------------------------------------------------------------
 
     def papers_with_values(self, column: str, values: Iterable[str]) -> list[tuple[str, int]]:
@@ -171,6 +176,9 @@ class ImportQueries(Imports):
     def move_record(self, source_id: int, position: int, *, from_paper: int, to_paper: int) -> None:
         self.conn.execute(
             "UPDATE provenance SET paper_id = ? WHERE paper_id = ? AND source_id = ? AND position = ?",
+            (to_paper, from_paper, source_id, position))
+        self.conn.execute(
+            "UPDATE kept_record SET paper_id = ? WHERE paper_id = ? AND source_id = ? AND position = ?",
             (to_paper, from_paper, source_id, position))
 
     # --- acronyms the abstracts define -------------------------------------------------------

@@ -1,7 +1,7 @@
 """paper_link and paper_notice: what the web says of a paper beyond its fields
 
 Revision ID: 0017
-Revises: 0015
+Revises: 0016
 Create Date: 2026-12-07 05:00:00
 
 Two new tables, filled by `catalog add` and `catalog enrich` (catalog/fetching/):
@@ -25,7 +25,7 @@ from alembic import op
 
 
 revision: str = "0017"
-down_revision: Union[str, None] = "0015"
+down_revision: Union[str, None] = "0016"
 branch_labels: Union[str, Sequence[str], None] = None
 depends_on: Union[str, Sequence[str], None] = None
 
