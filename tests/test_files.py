@@ -212,8 +212,15 @@ def test_doctor_reports_a_damaged_file_and_suggests_recover(case, good_file, tmp
 def test_doctor_on_a_file_with_a_damaged_page_reports_it_and_changes_nothing(good_file, tmp_path):
     path = tmp_path / "catalog.db"
     data = good_file.read_bytes()
-    middle = len(data) // 2 // 16384 * 16384
-    path.write_bytes(data[:middle] + b"\x55" * 16384 + data[middle + 16384:])
+    # A page of papers in the middle of the table (not the blind middle of the file: that can
+    # be a page of the schema, which SQLite then cannot read at all, another report).
+    with sqlite3.connect(good_file) as conn:
+        size = conn.execute("PRAGMA page_size").fetchone()[0]
+        leaves = [n for (n,) in conn.execute(
+            "SELECT pageno FROM dbstat WHERE name = 'paper' AND pagetype = 'leaf' ORDER BY pageno")]
+    conn.close()
+    middle = (leaves[len(leaves) // 2] - 1) * size
+    path.write_bytes(data[:middle] + b"\x55" * size + data[middle + size:])
     result = _run(str(path), ("doctor",), tmp_path)
     assert result.exit_code == 1 and "problem  integrity" in result.stdout, result.output
     assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
