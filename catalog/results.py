@@ -88,21 +88,6 @@ class SourceRef:
 
 
 @dataclass(frozen=True)
-class Notice:
-    """A notice about a paper: a retraction, withdrawal, correction or expression of concern."""
-
-    kind: str  # Crossref's type: "retraction", "withdrawal", "correction", "expression_of_concern", ...
-    doi: str  # the notice's own DOI
-    label: str = ""  # as the publisher names it ("Retraction Notice")
-    updated: str | None = None  # YYYY-MM-DD
-
-    @property
-    def grave(self) -> bool:
-        """Whether the paper's findings should no longer be relied on."""
-        return self.kind in ("retraction", "withdrawal", "removal", "expression_of_concern")
-
-
-@dataclass(frozen=True)
 class RecordFields:
     """An imported record as its file wrote it (the kept_record table): the file's format, the
     entry type, the entry's own key (its cite key) and every field in file order, each a
@@ -118,6 +103,21 @@ class RecordFields:
     def values(self, name: str) -> list:
         """The values of a field (RIS repeats tags), names compared without case."""
         return [f[1] for f in self.fields if str(f[0]).lower() == name.lower()]
+
+
+@dataclass(frozen=True)
+class Notice:
+    """A notice about a paper: a retraction, withdrawal, correction or expression of concern."""
+
+    kind: str  # Crossref's type: "retraction", "withdrawal", "correction", "expression_of_concern", ...
+    doi: str  # the notice's own DOI
+    label: str = ""  # as the publisher names it ("Retraction Notice")
+    updated: str | None = None  # YYYY-MM-DD
+
+    @property
+    def grave(self) -> bool:
+        """Whether the paper's findings should no longer be relied on."""
+        return self.kind in ("retraction", "withdrawal", "removal", "expression_of_concern")
 
 
 @dataclass(frozen=True)

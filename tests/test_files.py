@@ -211,16 +211,14 @@ def test_doctor_reports_a_damaged_file_and_suggests_recover(case, good_file, tmp
 
 def test_doctor_on_a_file_with_a_damaged_page_reports_it_and_changes_nothing(good_file, tmp_path):
     path = tmp_path / "catalog.db"
-    data = good_file.read_bytes()
-    # A page of papers in the middle of the table (not the blind middle of the file: that can
-    # be a page of the schema, which SQLite then cannot read at all, another report).
+    # The page damaged is the first of the table of where each paper came from: which page the
+    # middle of the file is changes with every new table, and a page doctor reads before its
+    # integrity check (the schema, the ranked lists' note) is reported as an unreadable file.
     with sqlite3.connect(good_file) as conn:
-        size = conn.execute("PRAGMA page_size").fetchone()[0]
-        leaves = [n for (n,) in conn.execute(
-            "SELECT pageno FROM dbstat WHERE name = 'paper' AND pagetype = 'leaf' ORDER BY pageno")]
-    conn.close()
-    middle = (leaves[len(leaves) // 2] - 1) * size
-    path.write_bytes(data[:middle] + b"\x55" * size + data[middle + size:])
+        page_size = conn.execute("PRAGMA page_size").fetchone()[0]
+        root = conn.execute("SELECT rootpage FROM sqlite_master WHERE name = 'provenance'").fetchone()[0]
+    data, start = good_file.read_bytes(), (root - 1) * page_size
+    path.write_bytes(data[:start] + b"\x55" * page_size + data[start + page_size:])
     result = _run(str(path), ("doctor",), tmp_path)
     assert result.exit_code == 1 and "problem  integrity" in result.stdout, result.output
     assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
