@@ -136,6 +136,8 @@ class Client:
             raise FetchError(f"the answer from {host} was cut short; try again") from None
         except (http.client.HTTPException, ConnectionError) as exc:
             raise FetchError(f"{host} broke off the connection ({type(exc).__name__}); try again") from None
+        except OSError as exc:  # TLS failing mid-answer, and the like
+            raise FetchError(f"{host} could not be read ({exc.strerror or type(exc).__name__}); try again") from None
         finally:
             self._stamp(service)
 
