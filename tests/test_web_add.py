@@ -281,3 +281,12 @@ def test_a_member_of_a_shared_catalog_adds_and_enriches(web, request):
     assert [n.kind for n in detail.notices] == ["correction"] and detail.sources[0].format == "crossref"
     [preprint] = ann.add_identifiers(["arXiv:1605.08386"])
     assert as_("bob").get(preprint.paper.key).pdf_url == "https://arxiv.org/pdf/1605.08386v1"
+
+
+def test_the_tui_reading_pane_shows_the_pdf_link_and_notices(web, empty_catalog):
+    from catalog.tui.widgets.detail import NOTHING, paper_content
+
+    [plos, preprint] = empty_catalog.add_identifiers(["10.1371/journal.pone.0033693", "arXiv:1605.08386"])
+    shown = paper_content(empty_catalog.get(plos.paper.key), NOTHING).plain
+    assert "Correction of 2012-05-08: doi 10.1371/annotation/c76da2c1-ccb8-4797-94c1-359d3ceceeda" in shown
+    assert "PDF https://arxiv.org/pdf/1605.08386v1" in paper_content(empty_catalog.get(preprint.paper.key), NOTHING).plain
