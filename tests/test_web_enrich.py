@@ -179,3 +179,30 @@ def test_nothing_found_with_every_word_is_asked_again_with_fewer(run_cli, web, l
     assert done["outcome"] == "filled"
     first, second = (r["query"]["search_query"] for r in web.requests)
     assert first.count("all:") == 7 and second.count("all:") == 4
+
+
+def test_a_paper_arxiv_does_not_have_is_found_on_openreview(run_cli, web, listed):
+    # Written after OpenReview's documented answer to /notes/search (no client library keeps
+    # a recorded one): the near miss's own submission, and another on the topic.
+    def note(nid, title, abstract):
+        return {"id": nid, "forum": nid, "pdate": 1714521600000, "content": {
+            "title": {"value": title}, "abstract": {"value": abstract},
+            "authors": {"value": ["Ana Ruiz", "Søren Kierkegaard"]}, "venue": {"value": "ICSE 2024"},
+            "pdf": {"value": f"/pdf/{nid}.pdf"}}}
+    answer = {"notes": [note("other0001", "Ranking tests", SAME.replace("Test case", "Regression test", 1)[:200]),
+                        note("abcd12345", "Do Explanations of Test Rankers Drift?", NEAR_MISS)], "count": 2}
+    web.script("/openreview/notes/search", [(200, json.dumps(answer).encode(), {"Content-Type": "application/json"})])
+    [done] = json.loads(run_cli("enrich", listed["near"], "--json").stdout)
+    assert done["outcome"] == "filled" and done["evidence"] == "abstracts 1.00 alike (OpenReview)"
+    assert done["found_title"] == "Do Explanations of Test Rankers Drift?"
+    shown = json.loads(run_cli("show", listed["near"], "--json").stdout)
+    assert shown["authors"] == "Ana Ruiz, Søren Kierkegaard" and shown["url"] == "https://openreview.net/forum?id=abcd12345"
+    assert shown["pdf_url"] == "https://openreview.net/pdf/abcd12345.pdf"
+    search = next(r for r in web.requests if r["path"] == "/openreview/notes/search")
+    assert search["query"]["source"] == "forum" and search["query"]["term"]
+
+
+def test_an_openreview_that_answers_with_a_web_page_leaves_arxivs_verdict(run_cli, web, listed):
+    web.script("/openreview/notes/search", [(200, b"<!DOCTYPE html><html>down</html>", {"Content-Type": "text/html"})])
+    [done] = json.loads(run_cli("enrich", listed["near"], "--json").stdout)
+    assert done["outcome"] == "no match" and "closest on arXiv" in done["evidence"]

@@ -2,8 +2,8 @@
 of them, without ever taking another paper's.
 
 A paper with a DOI or an arXiv id is looked up by it. One with neither is looked for by its
-abstract's words on arXiv, and a candidate is taken only when its abstract says the same
-thing: at least THRESHOLD of the word triples of the shorter abstract appear in the other.
+abstract's words on arXiv, then on OpenReview, and a candidate is taken only when its
+abstract says the same thing: at least THRESHOLD of the word triples of the shorter abstract appear in the other.
 The same paper's abstract in a conference list and on arXiv shares most of its triples (a
 reworded sentence costs a few); another paper on the same topic shares words, but hardly any
 triples. Only empty fields are filled: the paper's own abstract, a title or authors it has,
@@ -149,12 +149,39 @@ def _by_text(client, arxiv, paper: ExportPaper):
     scored = sorted(((alike(paper.abstract, c.record.abstract), n, c)
                      for n, c in enumerate(candidates)), key=lambda t: (-t[0], t[1]))
     if not scored:
-        return None, "arXiv found nothing with its words"
+        return _on_openreview(client, paper.abstract, chosen) or (None, "arXiv found nothing with its words")
     score, _, best = scored[0]
-    if score < THRESHOLD:
-        return None, (f"closest on arXiv: {best.record.title!r} (abstracts {score:.2f} alike, "
-                      f"below {THRESHOLD})")
-    return best, f"abstracts {score:.2f} alike"
+    if score >= THRESHOLD:
+        return best, f"abstracts {score:.2f} alike"
+    # Conference papers that never went to arXiv are often on OpenReview, which keeps their
+    # submitted abstract (ICLR's and many others' lists are made from it).
+    found = _on_openreview(client, paper.abstract, chosen)
+    if found is not None:
+        return found
+    return None, (f"closest on arXiv: {best.record.title!r} (abstracts {score:.2f} alike, "
+                  f"below {THRESHOLD})")
+
+
+def _on_openreview(client, abstract: str, chosen: list[str]):
+    """(candidate, evidence) from OpenReview's search when one's abstract says the same; None
+    otherwise, or when OpenReview cannot be asked (arXiv's answer stands)."""
+    from catalog.fetching import openreview
+    from catalog.fetching.http import FetchError, Offline
+    from catalog.fetching.records import BadAnswer
+
+    try:
+        path, params = openreview.search_params(" ".join(chosen), CANDIDATES)
+        answer = client.get("openreview", path, params, accept="application/json")
+        candidates = openreview.found_notes(answer.body, answer.url) if answer.status == 200 else []
+    except Offline:
+        raise
+    except (FetchError, BadAnswer):
+        return None
+    scored = sorted(((alike(abstract, c.record.abstract), n, c) for n, c in enumerate(candidates)),
+                    key=lambda t: (-t[0], t[1]))
+    if scored and scored[0][0] >= THRESHOLD:
+        return scored[0][2], f"abstracts {scored[0][0]:.2f} alike (OpenReview)"
+    return None
 
 
 def _search(client, arxiv, chosen: list[str]):
