@@ -68,6 +68,8 @@ def test_an_untitled_paper_gets_its_title_and_authors_and_the_near_miss_is_refus
     shown = json.loads(run_cli("show", listed["same"], "--json").stdout)
     assert shown["title"] == "Towards Explainable Test Case Prioritisation with Learning-to-Rank Models"
     assert shown["authors"] == "Aurora Ramírez, Mario Berrios, José Raúl Romero, Robert Feldt"
+    # the people are the catalog's people: author: finds the paper by a family name
+    assert [p["key"] for p in json.loads(run_cli("list", "author:Ramírez", "--json").stdout)] == [listed["same"]]
     assert shown["arxiv_id"] == "2405.13786"
     assert shown["abstract"] == SAME  # its own abstract stays
     assert shown["pdf_url"] == "https://arxiv.org/pdf/2405.13786v1"
