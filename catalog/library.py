@@ -23,7 +23,7 @@ from catalog.searching.request import SearchRequest, request
 from catalog.resources import seeds_dir
 from catalog.results import (
     Added, AddedAcronym, AttachmentView, AuthorCount, Edit, Enriched, Facets, FirstPage, ImportReport,
-    Linked, LinkedPaper, Members, MissingWords, NoteView, PaperDetail, PaperState, PaperSummary,
+    Linked, LinkedPaper, Members, MissingWords, NoteView, PaperDetail, PaperState, PaperSummary, PdfFetched,
     RelatedPaper, SavedQuery, SavedSearchChanged, SearchHit,
     SplitResult, Stats, Suggestion, TagCount, TopicCount, TopicGroup, TriageCount, TriageOrder,
 )
@@ -163,6 +163,46 @@ class Catalog(Exchange):
             from catalog.discover import related
 
             related.refresh_after_import(self.store, background=True)
+        return done
+
+    def fetch_pdfs(self, query: str = "", *,
+                   on_each: Callable[[PdfFetched], None] = lambda p: None) -> list[PdfFetched]:
+        """Download the PDF of each paper `query` selects that has none attached, from the link
+        a service gave (paper_link) or arXiv's for its arXiv id, and attach it (a copy in the
+        folder of files). Open-access links only: a publisher's page that is not a PDF fails."""
+        import tempfile
+
+        from catalog.fetching import settings
+        from catalog.fetching.http import Client, Offline
+
+        keys = [p.key for p in self.search(query, limit=10**9, snippets=False)] if query.strip() else None
+        client, done = None, []
+        for paper in self.export_papers(keys=keys):
+            detail = self.get(paper.key)
+            if any(a.name.lower().endswith(".pdf") for a in detail.attachments):
+                done.append(PdfFetched(paper.key, "had one"))
+            elif not (url := detail.pdf_url or (f"https://arxiv.org/pdf/{detail.arxiv_id}" if detail.arxiv_id else None)):
+                done.append(PdfFetched(paper.key, "no link"))
+            else:
+                client = client or Client(settings.from_environment())
+                try:
+                    answer = client.download(url)
+                    if answer.status != 200 or not answer.body.startswith(b"%PDF"):
+                        raise CatalogError(f"{url} gave no PDF ({answer.status}, {answer.content_type or 'no type'})")
+                    with tempfile.TemporaryDirectory() as folder:
+                        path = Path(folder) / f"{paper.key}.pdf"
+                        path.write_bytes(answer.body)
+                        attachment, _ = self.attach_file(paper.key, path, link=False)
+                    done.append(PdfFetched(paper.key, "attached", url, attachment.location))
+                except Offline:
+                    if not any(d.outcome == "attached" for d in done):
+                        raise
+                    done.append(PdfFetched(paper.key, "failed", url, error="offline; the rest were not tried"))
+                    on_each(done[-1])
+                    break
+                except CatalogError as exc:
+                    done.append(PdfFetched(paper.key, "failed", url, error=str(exc)))
+            on_each(done[-1])
         return done
 
     def linked(self, key: str, *, citing: bool = False) -> Linked:
