@@ -181,20 +181,10 @@ class Catalog(Exchange):
         `within`: "all", "abstracts" (not the text of attached PDFs) or "text" (only that):
         catalog/searching/pages.py says how the pages rank."""
         asked = _asked(query, sort)
-        body = pages.check_within(within) != "abstracts"
+        pages.check_within(within)
         with self.store.read() as tx, tx.stoppable(cancelled):
             parsed, named = understood(tx, asked)
-            found = tx.search.pages(parsed, pages.PAGES) if body and parsed.has_text else []
-            if found and asked.sort == RELEVANCE:
-                whole = _hits(tx, parsed, named, -1 if limit < 0 else offset + limit, 0, asked.sort, snippets)
-                hits = pages.merged(tx, whole, parsed, pages.best_pages(found), text_only=within == "text")
-                hits = hits[offset:] if limit < 0 else hits[offset:offset + limit]
-            elif within == "text":
-                best = pages.best_pages(found)
-                ids = list(best)[offset:] if limit < 0 else list(best)[offset:offset + limit]
-                hits = pages.merged(tx, [], parsed, {pid: best[pid] for pid in ids}, text_only=True)
-            else:
-                hits = _hits(tx, parsed, named, limit, offset, asked.sort, snippets)
+            hits, found = _hits_and_pages(tx, parsed, named, limit, offset, asked.sort, snippets, within)
             also = tx.search.acronyms_for(parsed) if snippets and (found or any(hit.text for hit in hits)) else {}
             ranked = tx.lists.to_keep()
         self.store.lists.keep(ranked)  # the lists this search ranked of its own, for the next one
@@ -210,9 +200,10 @@ class Catalog(Exchange):
         asked = _asked(query)
         with self.store.read() as tx, tx.stoppable(cancelled):
             parsed, named = understood(tx, asked)
-            rows = [hit.summary for hit in _hits(tx, parsed, named, limit, 0, asked.sort, False)]
+            rows = [hit.summary for hit in _hits_and_pages(tx, parsed, named, limit, 0, asked.sort, False)[0]]
             total = (len(rows) if len(rows) < limit
-                     else len(named) + tx.search.count(parsed, partial=asked.partial) if counted else None)
+                     else len(named) + tx.search.count(parsed, partial=asked.partial)
+                     + _only_on_pages(tx, parsed, asked) if counted else None)
             ranked = tx.lists.to_keep()
         self.store.lists.keep(ranked)
         return FirstPage(rows, total)
@@ -238,7 +229,8 @@ class Catalog(Exchange):
         asked = _asked(query)
         with self.store.read() as tx, tx.stoppable(cancelled):
             parsed, named = understood(tx, asked)
-            return len(named) + tx.search.count(parsed, partial=asked.partial if partial is None else partial)
+            partial = asked.partial if partial is None else partial
+            return len(named) + tx.search.count(parsed, partial=partial) + _only_on_pages(tx, parsed, asked, partial)
 
     def suggest(self, query: SearchRequest | str) -> list[Suggestion]:
         """For each word of a search that (almost) no paper holds, the index's closest words
@@ -349,6 +341,8 @@ class Catalog(Exchange):
             text = pdftext.read(Path(attachment.location))
             with self.store.write() as tx:
                 tx.imports.set_attachment_text(attachment.id, text.state, text.pages if text.state == "text" else [])
+            if text.state in ("text", "no text"):
+                self._note_marks(attachment)
             done.append((attachment, text.state))
             if progress is not None:
                 progress(attachment, text.state)
@@ -366,9 +360,58 @@ class Catalog(Exchange):
             attachment, _ = self.attach_file(key, path, link=link)
             with self.store.write() as tx:
                 tx.imports.set_attachment_text(attachment.id, text.state, text.pages)
+            self._note_marks(attachment)
             return attachment
 
         return pdfs.import_pdfs(self.store, files, attach, progress)
+
+    def read_pdf_notes(self, key: str | None = None) -> int:
+        """Add the highlights, underlines and comments made in attached PDFs (of paper `key`, or
+        of every paper) to their papers' notes (catalog/pdfannots.py), each once: a mark whose
+        note the paper has is not added again, and no note is ever changed or removed. How
+        many notes were added. What attaching and importing do for each PDF; run again after
+        annotating a PDF in a reader. Loads pypdfium2."""
+        with self.store.read() as tx:
+            found = ([(key, a) for a in tx.papers.attachments_of(resolve_key(tx, key))] if key is not None
+                     else tx.papers.every_attachment())
+        return sum(self._note_marks(self._located(a), key=paper) for paper, a in found)
+
+    def _note_marks(self, attachment: AttachmentView, *, key: str | None = None) -> int:
+        """One PDF's marks as notes of its paper, those not noted yet; how many were added."""
+        from catalog import pdfannots
+
+        attachment = attachment if attachment.location else self._located(attachment)
+        if not (attachment.is_pdf and attachment.present):
+            return 0
+        marks = pdfannots.read(Path(attachment.location))
+        if not marks:
+            return 0
+        with self.store.write() as tx:
+            pid = tx.imports.paper_of_attachment(attachment.id)
+            if pid is None:  # detached meanwhile
+                return 0
+            have = set(tx.edits.note_bodies(pid))
+            new = [body for body in dict.fromkeys(rules.note_body(m.note()) for m in marks) if body not in have]
+            for body in new:
+                tx.edits.add_note(pid, body, rules.now())
+            if new:
+                tx.edits.touch(pid)
+        return len(new)
+
+    def pages_for(self, key: str, query: SearchRequest | str, limit: int = pages.PAGES_PER_PAPER
+                  ) -> list[tuple[int, str]]:
+        """(page, snippet) of the best pages of paper `key`'s files holding a search's words
+        (the TUI's reading pane); [] for a search without words."""
+        try:
+            asked = _asked(query)
+        except QueryError:
+            return []
+        if not asked.query.has_text:
+            return []
+        with self.store.read() as tx:
+            found = tx.search.pages(asked.query, limit, resolve_key(tx, key))
+            terms = highlight.terms_of(asked.query, tx.search.acronyms_for(asked.query)) if found else None
+        return [(hit.page, highlight.snippet(" ".join(hit.text.split()), terms)) for hit in found]
 
     def attachments(self, key: str) -> tuple[AttachmentView, ...]:
         """The paper's attachments, each with where it is and whether a file is there."""
@@ -759,6 +802,32 @@ def _hits(tx, parsed: Query, named: list[int], limit: int, offset: int, sort: So
         hits += tx.search.page(parsed, limit=rest, offset=max(0, offset - len(named)),
                                with_text=with_text and parsed.has_text, sort=sort)
     return hits
+
+
+def _hits_and_pages(tx, parsed: Query, named: list[int], limit: int, offset: int, sort: Sort,
+                    with_text: bool, within: str = "all") -> tuple[list[SearchHit], list]:
+    """A page of a search with the papers attached PDFs' pages found merged in as
+    catalog/searching/pages.py ranks them (a search by relevance; `within` "text": only
+    those), and the pages found."""
+    found = tx.search.pages(parsed, pages.PAGES) if within != "abstracts" and parsed.has_text else []
+    if found and sort == RELEVANCE:
+        whole = _hits(tx, parsed, named, -1 if limit < 0 else offset + limit, 0, sort, with_text)
+        hits = pages.merged(tx, whole, parsed, pages.best_pages(found), text_only=within == "text")
+        return (hits[offset:] if limit < 0 else hits[offset:offset + limit]), found
+    if within == "text":
+        best = pages.best_pages(found)
+        ids = list(best)[offset:] if limit < 0 else list(best)[offset:offset + limit]
+        return pages.merged(tx, [], parsed, {pid: best[pid] for pid in ids}, text_only=True), found
+    return _hits(tx, parsed, named, limit, offset, sort, with_text), found
+
+
+def _only_on_pages(tx, parsed: Query, asked: SearchRequest, partial: bool | None = None) -> int:
+    """How many papers a search lists only because a page of their PDF holds its words."""
+    if not parsed.has_text or asked.sort != RELEVANCE:
+        return 0
+    found = tx.search.pages(parsed, pages.PAGES)
+    return pages.only_on_pages(tx, parsed, list(pages.best_pages(found)),
+                               asked.partial if partial is None else partial) if found else 0
 
 
 def _with_page_snippets(summaries: list[PaperSummary], hits: list[SearchHit], found, query,
