@@ -445,6 +445,37 @@ class Catalog(Exchange):
         """(paper key, attachment) of every attached file that is not where the catalog keeps it."""
         return attaching.missing(self.store)
 
+    def find_files(self, folder: Path) -> list[tuple[str, AttachmentView, Path]]:
+        """Find missing attached files in `folder` (and the folders inside it) by their bytes
+        (sha256, files of the right size only): a linked file is linked where it was found, a
+        copy that left the folder of files is copied back. (paper key, attachment, where it
+        was found) of each found."""
+        missing = self.missing_files()
+        sizes = {a.size for _, a in missing}
+        wanted = {a.sha256: (key, a) for key, a in missing}
+        found = []
+        for path in sorted(Path(folder).expanduser().rglob("*")):
+            if not wanted:
+                break
+            try:
+                if not path.is_file() or path.stat().st_size not in sizes:
+                    continue
+                sha, _ = attaching.fingerprint(path)
+            except (OSError, CatalogError):
+                continue
+            if sha not in wanted:
+                continue
+            key, attachment = wanted.pop(sha)
+            if attachment.stored == "managed":
+                into = attaching.folder(self.store)
+                stored = attaching.copy_in(path, into, Path(attachment.path).name)
+            else:
+                stored = str(path.absolute())
+            with self.store.write() as tx:
+                tx.edits.move_attachment(attachment.id, stored)
+            found.append((key, attachment, path))
+        return found
+
     def _located(self, attachment: AttachmentView) -> AttachmentView:
         return attaching.located(self.store, attachment)
 

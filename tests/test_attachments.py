@@ -210,3 +210,17 @@ def test_has_pdf_and_has_files_find_papers_with_attachments(seeded_any, a_pdf, t
     assert [p.key for p in seeded_any.search("has:pdf", limit=100)] == [with_pdf]
     assert sorted(p.key for p in seeded_any.search("has:files", limit=100)) == sorted([with_pdf, with_file])
     assert with_pdf not in [p.key for p in seeded_any.search("-has:pdf", limit=100)]
+
+
+def test_doctor_finds_a_moved_file_by_its_bytes(seeded, a_pdf, tmp_path, run_cli):
+    key = first_key(seeded)
+    seeded.attach_file(key, a_pdf, link=True)
+    moved = tmp_path / "elsewhere" / "deeper" / "renamed.pdf"
+    moved.parent.mkdir(parents=True)
+    (tmp_path / "elsewhere" / "same-size.pdf").write_bytes(b"x" * len(PDF))  # same size, other bytes
+    a_pdf.rename(moved)
+    assert run_cli("doctor").exit_code == 1
+    result = run_cli("doctor", "--find-files", str(tmp_path / "elsewhere"))
+    assert result.exit_code == 0, result.output
+    assert f"found {key}'s file 1 (2401.00001v2.pdf) at {moved}" in result.stderr
+    assert seeded.attachments(key)[0].location == str(moved)
