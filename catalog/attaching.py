@@ -143,6 +143,23 @@ def pdfs_in(paths) -> list[Path]:
     return found
 
 
+def move_within(into: Path, old: str, name: str) -> str:
+    """Rename the copy `old` in the folder `into` to `name` (or `name (2)`...), never over
+    another file; the name used."""
+    stem, suffix = os.path.splitext(name)
+    for number in range(1, 1000):
+        candidate = name if number == 1 else f"{stem} ({number}){suffix}"
+        try:
+            os.link(into / old, into / candidate)  # fails on a name taken: nothing is replaced
+        except FileExistsError:
+            continue
+        except OSError as exc:
+            raise CatalogError(f"cannot rename {old} in {into}: {exc.strerror}") from None
+        (into / old).unlink()
+        return candidate
+    raise CatalogError(f"{into} already holds {name} and 999 more like it")
+
+
 def location(into: Path | None, attachment) -> Path:
     """Where an attachment's file is on this machine."""
     return into / attachment.path if attachment.stored == "managed" else Path(attachment.path)

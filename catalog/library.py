@@ -445,6 +445,32 @@ class Catalog(Exchange):
         """(paper key, attachment) of every attached file that is not where the catalog keeps it."""
         return attaching.missing(self.store)
 
+    def rename_files(self, key: str | None = None) -> list[tuple[str, str]]:
+        """Give the copies in the folder of files (of paper `key`, or of every paper) the names
+        their papers' details make now (a title or authors that came later, your own title);
+        (old name, new name) of each renamed. A copy missing or a name taken is left alone."""
+        with self.store.read() as tx:
+            found = ([(key, a) for a in tx.papers.attachments_of(resolve_key(tx, key))] if key is not None
+                     else tx.papers.every_attachment())
+            found = [(paper, a) for paper, a in found if a.stored == "managed"]
+            details = {paper: tx.papers.detail(resolve_key(tx, paper)) for paper in {p for p, _ in found}}
+        if not found:
+            return []
+        into = attaching.folder(self.store)
+        renamed = []
+        for paper, a in found:
+            wanted = attaching.file_name(details[paper], Path(a.path).suffix)
+            if Path(a.path).stem.removesuffix(")").rsplit(" (", 1)[0] == Path(wanted).stem:
+                continue  # its name already (maybe with a number a taken name got)
+            try:
+                fresh = attaching.move_within(into, a.path, wanted)
+            except CatalogError:
+                continue
+            with self.store.write() as tx:
+                tx.edits.move_attachment(a.id, fresh)
+            renamed.append((a.path, fresh))
+        return renamed
+
     def find_files(self, folder: Path) -> list[tuple[str, AttachmentView, Path]]:
         """Find missing attached files in `folder` (and the folders inside it) by their bytes
         (sha256, files of the right size only): a linked file is linked where it was found, a
@@ -497,7 +523,9 @@ class Catalog(Exchange):
         return self._set_field(keys, "rating", rules.rating(rating))
 
     def set_title(self, key: str, title: str | None) -> Edit:
-        return self._set_field([key], "user_title", rules.user_line(title or "") or None)
+        edit = self._set_field([key], "user_title", rules.user_line(title or "") or None)
+        self.rename_files(key)  # its copies' names follow the title shown
+        return edit
 
     def _set_field(self, keys: Sequence[str], field: str, value) -> Edit:
         with self.store.write() as tx:

@@ -224,3 +224,13 @@ def test_doctor_finds_a_moved_file_by_its_bytes(seeded, a_pdf, tmp_path, run_cli
     assert result.exit_code == 0, result.output
     assert f"found {key}'s file 1 (2401.00001v2.pdf) at {moved}" in result.stderr
     assert seeded.attachments(key)[0].location == str(moved)
+
+
+def test_copies_are_renamed_when_the_paper_gets_a_title(seeded, a_pdf, db_path, run_cli):
+    key = first_key(seeded)
+    old = Path(seeded.attach_file(key, a_pdf)[0].location)
+    seeded.set_title(key, "Steering Away From Evaluation Awareness")
+    [attachment] = seeded.attachments(key)
+    assert Path(attachment.location).name == "2026 - Steering Away From Evaluation Awareness.pdf"
+    assert attachment.present and not old.exists()
+    assert run_cli("files", key, "--rename").stderr == ""  # nothing left to rename
