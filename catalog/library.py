@@ -867,7 +867,17 @@ def _hits_and_pages(tx, parsed: Query, named: list[int], limit: int, offset: int
                     with_text: bool, within: str = "all") -> tuple[list[SearchHit], list]:
     """A page of a search with the papers attached PDFs' pages found merged in as
     catalog/searching/pages.py ranks them (a search by relevance; `within` "text": only
-    those), and the pages found."""
+    those), and the pages found; papers with files say so."""
+    hits, found = _merged_hits(tx, parsed, named, limit, offset, sort, with_text, within)
+    filed = tx.papers.with_files([hit.paper_id for hit in hits]) if hits else set()
+    if filed:
+        hits = [dataclasses.replace(hit, summary=dataclasses.replace(hit.summary, has_files=True))
+                if hit.paper_id in filed else hit for hit in hits]
+    return hits, found
+
+
+def _merged_hits(tx, parsed: Query, named: list[int], limit: int, offset: int, sort: Sort,
+                 with_text: bool, within: str) -> tuple[list[SearchHit], list]:
     found = tx.search.pages(parsed, pages.PAGES) if within != "abstracts" and parsed.has_text else []
     if found and sort == RELEVANCE:
         whole = _hits(tx, parsed, named, -1 if limit < 0 else offset + limit, 0, sort, with_text)

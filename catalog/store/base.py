@@ -86,6 +86,10 @@ class Papers(Role):
         """The paper's AttachmentViews, numbered in the order attached."""
 
     @abstractmethod
+    def with_files(self, ids: Sequence[int]) -> set[int]:
+        """Those of these papers that have attached files."""
+
+    @abstractmethod
     def papers_with_file(self, sha256: str) -> list[int]:
         """Ids of the papers a file with these bytes is attached to."""
 

@@ -85,3 +85,14 @@ async def test_the_path_is_completed_as_it_is_typed(tmp_path):
     assert await suggester.get_suggestion(f"{tmp_path}/pa") == f"{tmp_path}/papers/"
     assert await suggester.get_suggestion(f"{tmp_path}/papers/att") == f"{tmp_path}/papers/attention.pdf"
     assert await suggester.get_suggestion(f"{tmp_path}/nowhere/x") is None
+
+
+async def test_papers_with_files_are_marked_in_the_list(app, seeded, settle, type_search, tmp_path):
+    key = seeded.search("steering vector", limit=1)[0].key
+    seeded.attach_file(key, make(tmp_path / "p.pdf", ["steering vectors"]))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await type_search(pilot, "steering vector")
+        await settle(pilot)
+        shown = app.main.papers.current
+        assert shown.key == key and shown.has_files
