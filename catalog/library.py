@@ -22,7 +22,7 @@ from catalog.searching.query import RELEVANCE, Clause, Filter, Query, QueryError
 from catalog.searching.request import SearchRequest, request
 from catalog.resources import seeds_dir
 from catalog.results import (
-    Added, AttachmentView, Edit, Enriched, Facets, FirstPage, ImportReport, Members, NoteView,
+    Added, AttachmentView, Edit, Enriched, Facets, FirstPage, ImportReport, Linked, LinkedPaper, Members, NoteView,
     PaperDetail, PaperState, PaperSummary, RelatedPaper, SavedQuery, SavedSearchChanged, SearchHit,
     SplitResult, Stats, Suggestion, TagCount, TopicCount, TopicGroup, TriageCount, TriageOrder,
 )
@@ -115,6 +115,15 @@ class Catalog(Exchange):
             self._refresh_ranked_lists(background, monotonic() - start)
         return report
 
+    @staticmethod
+    def fetch_ahead(texts: Sequence[str]) -> list[str]:
+        """Fetch what these identifiers name into the cache, touching no catalog: a command
+        that would make a new catalog fails (offline: CatalogError) before making it. The
+        errors of those that failed, one line each."""
+        from catalog.importing import web
+
+        return web.fetch_ahead(texts)
+
     def add_identifiers(self, texts: Sequence[str], *,
                         on_each: Callable[[Added], None] = lambda added: None) -> list[Added]:
         """Fetch the papers these DOIs, arXiv ids and links name (catalog/fetching/) and add
@@ -132,22 +141,44 @@ class Catalog(Exchange):
             related.refresh_after_import(self.store, background=True)
         return added
 
-    def enrich(self, query: str = "", *, dry_run: bool = False,
+    def enrich(self, query: str = "", *, dry_run: bool = False, updates: bool = False,
                on_each: Callable[[Enriched], None] = lambda e: None) -> list[Enriched]:
         """Look up the papers `query` selects that lack a title, authors or identifiers, and
         fill in what the web knows of them (catalog/importing/enrich.py says when a candidate
-        is taken); `dry_run`: say what would change, change nothing."""
+        is taken); `dry_run`: say what would change, change nothing. `updates`: look up the
+        preprints instead (an arXiv id, no DOI) for the DOI of their published version."""
         from catalog.importing import enrich
 
         # the papers `catalog list QUERY` lists (a key, DOI or arXiv id alone names its paper)
         keys = [p.key for p in self.search(query, limit=10**9, snippets=False)] if query.strip() else None
-        wanting = [p for p in self.export_papers(keys=keys) if enrich.lacking(p)]
-        done = enrich.enrich(self.store, wanting, dry_run=dry_run, on_each=on_each)
+        wanted = enrich.unpublished if updates else enrich.lacking
+        wanting = [p for p in self.export_papers(keys=keys) if wanted(p)]
+        done = enrich.enrich(self.store, wanting, dry_run=dry_run, updates=updates, on_each=on_each)
         if any(e.outcome == "filled" for e in done):
             from catalog.discover import related
 
             related.refresh_after_import(self.store, background=True)
         return done
+
+    def linked(self, key: str, *, citing: bool = False) -> Linked:
+        """The papers paper `key` cites (or, `citing`, those citing it), from Semantic Scholar
+        (references: else Crossref's deposited list), each with the key of the catalog's
+        paper when it holds it."""
+        from catalog.fetching import citations, settings
+        from catalog.fetching.http import Client
+
+        detail = self.get(key)
+        key = detail.summary.key
+        if not (detail.doi or detail.arxiv_id):
+            raise CatalogError(f"paper {key} has no DOI or arXiv id to look it up by "
+                               f"(catalog enrich {key} may find one)")
+        client = Client(settings.from_environment())
+        ask = citations.citations if citing else citations.references
+        found, service = ask(client, detail.doi, detail.arxiv_id)
+        with self.store.read() as tx:
+            papers = tuple(LinkedPaper(_key_for(tx, p.doi, p.arxiv_id), p.title, p.authors, p.year, p.venue,
+                                       p.doi, p.arxiv_id, p.abstract) for p in found)
+        return Linked(key, citing, service, papers)
 
     def _refresh_ranked_lists(self, background: bool, took: float) -> None:
         """The ranked lists of frequent words after an import. A few hundred new papers need
@@ -933,3 +964,9 @@ def _with_snippets(hits: list[SearchHit], query, also: dict[str, list[str]]) -> 
 
 
 __all__ = ["Catalog", "CatalogError", "Interrupted", "QueryError", "SearchRequest", "request"]
+
+
+def _key_for(tx, doi: str | None, arxiv_id: str | None) -> str | None:
+    """The key of the catalog's paper with this DOI or arXiv id, if it has one."""
+    ids = (tx.papers.ids_with_doi(doi) if doi else []) or (tx.papers.ids_with_arxiv_id(arxiv_id) if arxiv_id else [])
+    return tx.papers.key_of(ids[0]) if ids else None
