@@ -337,7 +337,8 @@ class Catalog(Exchange):
             detail = tx.papers.detail(pid)
             if (known := tx.edits.attachment_with(pid, sha256)) is not None:
                 return self._located(next(a for a in detail.attachments if a.id == known)), False
-        stored = str(path) if link else attaching.copy_in(path, into, attaching.file_name(detail, path.suffix))
+        stored = str(path) if link else attaching.copy_in(path, into, attaching.file_name(detail, path.suffix),
+                                                          sha256=sha256)
         try:
             with self.store.write() as tx:
                 pid = resolve_key(tx, key)

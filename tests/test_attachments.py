@@ -234,3 +234,25 @@ def test_copies_are_renamed_when_the_paper_gets_a_title(seeded, a_pdf, db_path, 
     assert Path(attachment.location).name == "2026 - Steering Away From Evaluation Awareness.pdf"
     assert attachment.present and not old.exists()
     assert run_cli("files", key, "--rename").stderr == ""  # nothing left to rename
+
+
+def test_a_copy_left_by_a_killed_attach_is_used_not_copied_again(seeded, a_pdf, db_path, monkeypatch):
+    key = first_key(seeded)
+    real_write = seeded.store.write
+
+    def killed(*args, **kwargs):
+        raise KeyboardInterrupt  # killed after the copy, before the row
+
+    monkeypatch.setattr(seeded.store, "write", killed)
+    with pytest.raises(KeyboardInterrupt):
+        seeded.attach_file(key, a_pdf)
+    monkeypatch.setattr(seeded.store, "write", real_write)
+    folder = db_path.with_name("catalog-files")
+    assert list(folder.iterdir()) == []  # the copy of a failed attach is removed
+    name = next(iter(seeded.attach_file(key, a_pdf)[0].location.rsplit("/", 1)[1:]))
+    (folder / name).unlink()
+    # As if the process died before it could remove the copy: the copy is there, no row.
+    seeded.detach(key, 1)
+    (folder / name).write_bytes(PDF)
+    attachment, new = seeded.attach_file(key, a_pdf)
+    assert new and [p.name for p in folder.iterdir()] == [name] == [Path(attachment.location).name]
