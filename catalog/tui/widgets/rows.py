@@ -107,7 +107,7 @@ def row(p: PaperSummary, cols: Columns, styles: RowStyles, marked: bool) -> Text
     else:
         line.append("●" if marked else " ", styles.mark)
     line.append(NOTES if p.has_notes else " ", styles.meta)
-    line.append(FILES if p.has_files else " ", styles.meta)
+    line.append(FILES, styles.meta) if p.has_files else line.append(" ", gap)
     tags = " ".join("#" + one_line(t) for t in p.tags)
     if cols.tags or not tags:
         line.append_text(cell(one_line(p.title), cols.title, styles.title))
