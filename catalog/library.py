@@ -257,10 +257,11 @@ class Catalog(Exchange):
         asked = _asked(query)
         with self.store.read() as tx, tx.stoppable(cancelled):
             parsed, named = understood(tx, asked)
-            rows = [hit.summary for hit in _hits_and_pages(tx, parsed, named, limit, 0, asked.sort, False)[0]]
+            hits, found = _hits_and_pages(tx, parsed, named, limit, 0, asked.sort, False)
+            rows = [hit.summary for hit in hits]
             total = (len(rows) if len(rows) < limit
                      else len(named) + tx.search.count(parsed, partial=asked.partial)
-                     + _only_on_pages(tx, parsed, asked) if counted else None)
+                     + _only_on_pages(tx, parsed, asked, found=found) if counted else None)
             ranked = tx.lists.to_keep()
         self.store.lists.keep(ranked)
         return FirstPage(rows, total)
@@ -965,10 +966,11 @@ def _hits(tx, parsed: Query, named: list[int], limit: int, offset: int, sort: So
 
 
 def _hits_and_pages(tx, parsed: Query, named: list[int], limit: int, offset: int, sort: Sort,
-                    with_text: bool, within: str = "all") -> tuple[list[SearchHit], list]:
+                    with_text: bool, within: str = "all") -> tuple[list[SearchHit], list | None]:
     """A page of a search with the papers attached PDFs' pages found merged in as
     catalog/searching/pages.py ranks them (a search by relevance; `within` "text": only
-    those), and the pages found; papers with files say so."""
+    those), and the pages found (None: not read, the page being full without them); papers
+    with files say so."""
     hits, found = _merged_hits(tx, parsed, named, limit, offset, sort, with_text, within)
     filed = tx.papers.with_files([hit.paper_id for hit in hits]) if hits else set()
     if filed:
@@ -978,7 +980,14 @@ def _hits_and_pages(tx, parsed: Query, named: list[int], limit: int, offset: int
 
 
 def _merged_hits(tx, parsed: Query, named: list[int], limit: int, offset: int, sort: Sort,
-                 with_text: bool, within: str) -> tuple[list[SearchHit], list]:
+                 with_text: bool, within: str) -> tuple[list[SearchHit], list | None]:
+    if within == "all" and not with_text and limit >= 0 and sort == RELEVANCE and parsed.has_text:
+        # Rows without snippets (the TUI's): when papers whose own text holds every word fill
+        # the page, those found only on pages come after it, and a frequent word's pages (it
+        # is on most) are not ranked at every key.
+        own = _hits(tx, parsed, named, offset + limit, 0, sort, with_text)
+        if sum(1 for hit in own if hit.summary.match != "some") >= offset + limit:
+            return own[offset:], None  # None: the pages were not read
     found = tx.search.pages(parsed, pages.PAGES) if within != "abstracts" and parsed.has_text else []
     if found and sort == RELEVANCE:
         whole = _hits(tx, parsed, named, -1 if limit < 0 else offset + limit, 0, sort, with_text)
@@ -991,11 +1000,13 @@ def _merged_hits(tx, parsed: Query, named: list[int], limit: int, offset: int, s
     return _hits(tx, parsed, named, limit, offset, sort, with_text), found
 
 
-def _only_on_pages(tx, parsed: Query, asked: SearchRequest, partial: bool | None = None) -> int:
-    """How many papers a search lists only because a page of their PDF holds its words."""
+def _only_on_pages(tx, parsed: Query, asked: SearchRequest, partial: bool | None = None, *,
+                   found: list | None = None) -> int:
+    """How many papers a search lists only because a page of their PDF holds its words
+    (`found`: the pages, when the caller read them already)."""
     if not parsed.has_text or asked.sort != RELEVANCE:
         return 0
-    found = tx.search.pages(parsed, pages.PAGES)
+    found = tx.search.pages(parsed, pages.PAGES) if found is None else found
     return pages.only_on_pages(tx, parsed, list(pages.best_pages(found)),
                                asked.partial if partial is None else partial) if found else 0
 
