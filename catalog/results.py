@@ -24,6 +24,7 @@ class PaperSummary:
     # (marked as `snippet`); "text" in `match` when only the pages hold every word.
     page: int | None = None
     page_snippet: str | None = None
+    has_files: bool = False  # files are attached to it (the TUI marks such papers in its list)
     authors: str = ""  # as lists show them: "Vaswani et al.", "Hinton & Salakhutdinov"
 
     def as_json(self) -> dict:
