@@ -376,6 +376,7 @@ def test_keys_of_the_same_words_are_ranked_once(catalog, few_lists, served, monk
     with catalog.store.read() as tx:
         keys = tx.lists.keys()
         spans = tx.lists.builder.spans(keys)
+        assert tx.lists.builder.spans(keys, tx.lists.builder.vocabulary()) == spans  # from the words read already
     assert spans['("model")'] == ("model", "model")
     shared = [k for k in keys if list(spans.values()).count(spans.get(k)) > 1]
     assert shared, "the corpus has keys of one span"

@@ -159,6 +159,7 @@ class SqliteListUpkeep(RankedListUpkeep):
             kept = builder.kept()
             seen = kept.pop(CHOSEN_AT, None)
             choose = budget is None or seen is None or scoring.catalog_resized(seen, papers)
+            words = None
             if choose:  # a small catalog keeps none
                 words = builder.vocabulary() if papers >= scoring.MIN_MATCHES else []
                 wanted = scoring.candidates(words, scoring.min_matches(papers))
@@ -167,7 +168,7 @@ class SqliteListUpkeep(RankedListUpkeep):
                                 key=lambda kn: (-kn[1], kn[0]))
             several = builder.stale(builder.several()[0][::-1], rescored=rescored)[:SEVERAL_REFRESH]
             stale = builder.stale([key for key, _ in wanted], rescored=rescored) + several
-            spans, spanned_at = builder.spans(stale), tx.lists.records.stamp()
+            spans, spanned_at = builder.spans(stale, words), tx.lists.records.stamp()
         if choose and (kept or wanted or seen is not None):
             with self._patiently(self._write) as tx:
                 tx.lists.builder.choose(wanted, papers)
