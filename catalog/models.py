@@ -236,6 +236,30 @@ class PaperMerge(SQLModel, table=True):
     merged_at: datetime = Field(default_factory=utcnow)
 
 
+class KeptRecord(SQLModel, table=True):
+    """A record of a structured file (BibTeX, RIS, JSON, CSV) as the file wrote it: its entry
+    type, its own key (the cite key) and every field in file order, a JSON array of
+    [name, value] pairs ([name, value, "bare"] for a BibTeX value written with a macro).
+    Exports in its format write it back; the `paper_fields` view has a row per field."""
+
+    __tablename__ = "kept_record"
+    __table_args__ = (
+        Index("ix_kept_record_cite_key", "cite_key", sqlite_where=text("cite_key IS NOT NULL"),
+              postgresql_where=text("cite_key IS NOT NULL")),
+    )
+
+    source_id: int = Field(
+        sa_column=Column(Integer, ForeignKey("source.id", ondelete="CASCADE"), primary_key=True)
+    )
+    position: int = Field(primary_key=True)
+    paper_id: int = Field(
+        sa_column=Column(Integer, ForeignKey("paper.id", ondelete="CASCADE"), nullable=False, index=True)
+    )
+    entry_type: str | None = None
+    cite_key: str | None = None
+    fields: str  # JSON
+
+
 class Topic(SQLModel, table=True):
     """A paper's place in the topics of a list (`catalog topics`): one row per paper. `scope`
     names the list: "" for the whole catalog, else the query text; grouping it again replaces
@@ -309,3 +333,35 @@ class AttachmentPage(SQLModel, table=True):
     )
     page: int
     text: str
+
+
+class PaperLink(SQLModel, table=True):
+    """A link a web service gave for a paper, by relation (`pdf`), with the answer it came in."""
+
+    __tablename__ = "paper_link"
+
+    paper_id: int = Field(
+        sa_column=Column(Integer, ForeignKey("paper.id", ondelete="CASCADE"), primary_key=True)
+    )
+    rel: str = Field(primary_key=True)
+    url: str = Field(primary_key=True)
+    source_id: int = Field(
+        sa_column=Column(Integer, ForeignKey("source.id", ondelete="CASCADE"), nullable=False)
+    )
+
+
+class PaperNotice(SQLModel, table=True):
+    """A notice about a paper (a retraction, withdrawal, correction) a service knows of."""
+
+    __tablename__ = "paper_notice"
+
+    paper_id: int = Field(
+        sa_column=Column(Integer, ForeignKey("paper.id", ondelete="CASCADE"), primary_key=True)
+    )
+    kind: str = Field(primary_key=True)  # Crossref's type: retraction, withdrawal, correction, ...
+    doi: str = Field(primary_key=True)  # the notice's DOI
+    label: str = Field(default="", sa_column_kwargs={"server_default": ""})
+    updated: str | None = None  # YYYY-MM-DD
+    source_id: int = Field(
+        sa_column=Column(Integer, ForeignKey("source.id", ondelete="CASCADE"), nullable=False)
+    )

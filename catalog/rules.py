@@ -29,6 +29,17 @@ def tag_name(name: str) -> str:
     return tag
 
 
+def keyword_tag(keyword: str) -> str | None:
+    """The tag a keyword of an imported record becomes (Zotero's tags, BibTeX `keywords`, RIS
+    `KW`): spaces as hyphens ("machine learning" -> machine-learning), TeX braces and commas
+    dropped; None when nothing of it can be a tag."""
+    words = safe(keyword).replace("{", "").replace("}", "").replace(",", " ").split()
+    tag = "-".join(words).strip("/+-")
+    while "//" in tag:
+        tag = tag.replace("//", "/")
+    return tag[:100] or None
+
+
 def status(value: str) -> str:
     value = value.strip().lower()
     if value not in STATUSES:

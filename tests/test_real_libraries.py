@@ -211,12 +211,14 @@ def test_abstracts_render_degrees_and_quotes_the_same_way():
 
 
 def test_rendered_titles_export_without_tex_escapes(empty_catalog):
+    """A title read from BibTeX goes back as its entry wrote it: TeX intact, not escaped again."""
     import io
 
     empty_catalog.import_paths([LIBRARIES / "jabref.bib"])
     out = io.StringIO()
     empty_catalog.export("water", "bibtex", stream=out)
-    assert "°C" in out.getvalue() and "textasciicircum" not in out.getvalue()
+    assert r"title = {Viscosity of water at 25~$^\circ$C" in out.getvalue()
+    assert "textasciicircum" not in out.getvalue()
 
 
 # --- 10. @string concatenation keeps spaces --------------------------------------------------------

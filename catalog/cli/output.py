@@ -132,9 +132,15 @@ def print_detail(d: PaperDetail) -> None:
         stdout.print(Text(safe(d.authors), style="italic"))
     if d.user_title:
         stdout.print(Text(f"(your title; derived headline: {safe(d.headline)})", style="dim"))
-    for label, value in (("Type", kind_label(d.kind)), ("DOI", d.doi), ("arXiv", d.arxiv_id), ("URL", d.url)):
+    for label, value in (("Type", kind_label(d.kind)), ("DOI", d.doi), ("arXiv", d.arxiv_id), ("URL", d.url),
+                         ("PDF", d.pdf_url)):
         if value:
             stdout.print(Text(f"{label}: {safe(value)}", style="dim"))
+    for n in d.notices:  # a retraction matters more than any other line here
+        what = safe(n.label or n.kind.replace("_", " ").capitalize())
+        when = f" of {n.updated}" if n.updated else ""
+        stdout.print(Text(f"{what}{when}: https://doi.org/{safe(n.doi)}", style="bold red" if n.grave else "bold"),
+                     soft_wrap=True)
     stdout.print()
     stdout.print(Text(safe(d.abstract_text)))
     if d.notes:
@@ -155,6 +161,16 @@ def print_detail(d: PaperDetail) -> None:
                 how = f" (fetched from {WEB_SERVICES[s.format]} on {s.added})" + how
             stdout.print(Text(f"{number}. from {safe(s.path)} #{s.position} {where}".rstrip() + how, style="dim"),
                          soft_wrap=True)
+    for r in d.records:
+        stdout.print()
+        what = " ".join(x for x in (safe(r.entry_type or ""), safe(r.cite_key or "")) if x)
+        stdout.print(Text(f"Fields of {safe(r.source)} #{r.position}" + (f" ({what})" if what else ""),
+                          style="bold"), soft_wrap=True)
+        for name, value, *_ in r.fields:
+            shown = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+            shown = " ".join(shown.split())
+            shown = shown if len(shown) <= 100 else shown[:99] + "…"
+            stdout.print(Text(f"  {safe(str(name))} = {safe(shown)}", style="dim"), soft_wrap=True)
 
 
 def attachment_line(a) -> str:

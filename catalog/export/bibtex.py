@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from typing import TextIO
 
 from catalog.export.citekeys import citation_keys
+from catalog.export.kept import keywords_hold_tags, record_in, says
 from catalog.ingest.fields import is_organisation, split_people
 from catalog.results import ExportPaper
 
@@ -143,8 +144,13 @@ def fields(p: ExportPaper) -> tuple[str, list[tuple[str, str]]]:
     return ("inproceedings" if conference else "misc"), _rest(p, out)
 
 
+# The field that carries the paper's catalog key, so a catalog rebuilt from this file gives
+# every paper its key again (BibTeX styles ignore fields they do not know).
+KEY_FIELD = "catalogkey"
+
+
 def _rest(p: ExportPaper, out: list[tuple[str, str]]) -> list[tuple[str, str]]:
-    """The fields after the venue: year, identifiers, link, tags, abstract."""
+    """The fields after the venue: year, identifiers, link, tags, abstract, the catalog's key."""
     if p.year:
         out.append(("year", str(p.year)))
     if p.doi:
@@ -157,7 +163,45 @@ def _rest(p: ExportPaper, out: list[tuple[str, str]]) -> list[tuple[str, str]]:
         out.append(("keywords", plain(", ".join(p.tags))))
     if p.abstract:
         out.append(("abstract", abstract(p.abstract)))
+    out.append((KEY_FIELD, p.key))
     return out
+
+
+def kept_entry(p: ExportPaper) -> tuple[str, list[tuple[str, str]]] | None:
+    """A paper imported from BibTeX as its entry was written (entry type, every field, values as
+    the file had them; a macro value such as `month = jan` bare), then what the catalog knows
+    that the entry lacks (DOI, arXiv id, link, abstract) and the paper's tags as `keywords`.
+    Values are in braces: (name, "{value}") pairs, or (name, value) for a bare one."""
+    record = record_in(p, ("bibtex",))
+    if record is None or not record.entry_type:
+        return None
+    out: list[tuple[str, str]] = []
+    names = set()
+    for name, value, *bare in record.fields:
+        name = str(name).lower()
+        if name in names or name in ("keywords", KEY_FIELD):
+            continue
+        names.add(name)
+        value = str(value)
+        bare = bare or value.isdigit()  # numbers bare, as the catalog's own entries write them
+        out.append((name, value if bare else "{" + (value if balanced(value) else escape(value)) + "}"))
+    keywords = record.values("keywords")
+    if p.tags:
+        kept = keywords and keywords_hold_tags(
+            [w for k in keywords for w in re.split(r"[,;]", str(k))], p.tags)
+        out.append(("keywords", "{" + (str(keywords[0]) if kept and balanced(str(keywords[0]))
+                                       else plain(", ".join(p.tags))) + "}"))
+    extra = [(n, v) for n, v in _rest(p, []) if n not in names and n != "keywords"]
+    if "eprint" in names or says(record, p.arxiv_id):
+        extra = [(n, v) for n, v in extra if n not in ("eprint", "archiveprefix")]
+    extra = [(n, v) for n, v in extra if not (n == "doi" and says(record, p.doi) or n == "url" and says(record, p.url))]
+    out.extend((n, "{" + v + "}") for n, v in extra)
+    return record.entry_type, out
+
+
+def _kept_text(entry_type: str, key: str, values: list[tuple[str, str]]) -> str:
+    lines = ",\n".join(f"\t{name} = {value}" for name, value in values)
+    return f"@{entry_type}{{{key},\n{lines}\n}}\n"
 
 
 def write(papers: Sequence[ExportPaper], out: TextIO) -> None:
@@ -168,6 +212,9 @@ def write(papers: Sequence[ExportPaper], out: TextIO) -> None:
     unparse = [AddEnclosingMiddleware(reuse_previous_enclosing=False, enclose_integers=False,
                                       default_enclosing="{")]
     for i, (p, key) in enumerate(zip(papers, citation_keys(papers))):
+        if (kept := kept_entry(p)) is not None:
+            out.write(("\n" if i else "") + _kept_text(kept[0], key, kept[1]))
+            continue
         entry_type, values = fields(p)
         entry = Entry(entry_type, key, [Field(k, v) for k, v in values])
         out.write(("\n" if i else "") + bibtexparser.write_string(bibtexparser.Library([entry]),

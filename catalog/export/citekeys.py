@@ -47,10 +47,45 @@ def stem(p: ExportPaper) -> str:
     return f"{word}{year}" if word else p.key
 
 
+# A key an entry had that LaTeX takes: no spaces, braces, commas or `%`, and not a link (Zotero's
+# CSL-JSON ids are item URIs) or a bare number (RIS `ID`s often are).
+_OWN_KEY = re.compile(r"[^\s{}(),%#'\"=\\~]+")
+
+
+def own_key(p: ExportPaper) -> str | None:
+    """The cite key the paper's file gave it: BibTeX's first, then a CSL-JSON `id` or RIS `ID`."""
+    ordered = sorted(p.records, key=lambda r: r.format != "bibtex")
+    for record in ordered:
+        key = record.cite_key
+        if key and _OWN_KEY.fullmatch(key) and "://" not in key and not key.isdigit():
+            return key
+    return None
+
+
 def citation_keys(papers: Sequence[ExportPaper]) -> list[str]:
+    """Each paper's own cite key where its file gave one (a key two papers share gets -2,
+    -3... on the later ones), else a generated one that no own key takes."""
+    own = [own_key(p) for p in papers]
+    generated = _generated(papers, taken={k.lower() for k in own if k})
+    out, seen = [], set()
+    for key, made in zip(own, generated):
+        key = key or made
+        if key.lower() in seen:
+            n = 2
+            while f"{key}-{n}".lower() in seen:
+                n += 1
+            key = f"{key}-{n}"
+        seen.add(key.lower())
+        out.append(key)
+    return out
+
+
+def _generated(papers: Sequence[ExportPaper], taken: set[str]) -> list[str]:
     stems = [stem(p) for p in papers]
     counts = Counter(stems)
-    used = {s for s, n in counts.items() if n == 1}
+    for s in set(stems) & taken:
+        counts[s] += 1  # an own key holds it: the generated ones take suffixes
+    used = {s for s, n in counts.items() if n == 1} | taken
     seen: Counter[str] = Counter()
     out = []
     for s in stems:

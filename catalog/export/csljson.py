@@ -14,6 +14,7 @@ from typing import TextIO
 
 from catalog import kinds
 from catalog.export.citekeys import citation_keys
+from catalog.export.kept import keywords_hold_tags, record_in, says
 from catalog.ingest.fields import is_organisation, name_parts, split_people
 from catalog.results import ExportPaper
 
@@ -22,6 +23,10 @@ def person(name: str) -> dict[str, str]:
     given, family = name_parts(name)
     return {"family": family, "given": given} if given and not is_organisation(name) else {"literal": name}
 
+
+# An item's call number (where to find it in a library: this catalog) carries the paper's
+# key, so a catalog rebuilt from this file gives every paper its key again.
+KEY_PREFIX = "catalog:"
 
 # kind -> CSL type
 TYPES = {"article": "article-journal", "conference": "paper-conference", "chapter": "chapter",
@@ -52,11 +57,86 @@ def item(p: ExportPaper, key: str) -> dict[str, object]:
         out["URL"] = p.link
     if p.tags:
         out["keyword"] = ", ".join(p.tags)
+    out["call-number"] = KEY_PREFIX + p.key
+    return out
+
+
+# CSL 1.0.2's variables by the kind of value they hold (tests/data/csl-data.schema.json).
+_NAMES = frozenset(
+    "author chair collection-editor compiler composer container-author contributor curator director "
+    "editor editorial-director executive-producer guest host interviewer illustrator narrator organizer "
+    "original-author performer producer recipient reviewed-author script-writer series-creator "
+    "translator".split())
+_DATES = frozenset("accessed available-date event-date issued original-date submitted".split())
+_NUMBERS = frozenset(
+    "chapter-number citation-number collection-number edition first-reference-note-number issue "
+    "locator number number-of-pages number-of-volumes page page-first part printing supplement "
+    "volume".split())
+_STRINGS = frozenset(
+    "abstract annote archive archive_collection archive_location archive-place authority call-number "
+    "citation-key citation-label collection-title container-title container-title-short dimensions "
+    "division DOI event event-title event-place genre ISBN ISSN jurisdiction keyword language license "
+    "medium note original-publisher original-publisher-place original-title part-title PMCID PMID "
+    "publisher publisher-place references reviewed-genre reviewed-title scale section source status "
+    "title title-short URL version year-suffix shortTitle journalAbbreviation".split())
+TYPES_CSL = frozenset(
+    "article article-journal article-magazine article-newspaper bill book broadcast chapter classic "
+    "collection dataset document entry entry-dictionary entry-encyclopedia event figure graphic hearing "
+    "interview legal_case legislation manuscript map motion_picture musical_score pamphlet "
+    "paper-conference patent performance periodical personal_communication post post-weblog regulation "
+    "report review review-book software song speech standard thesis treaty webpage".split())
+
+
+def _fits(name: str, value: object) -> bool:
+    """Whether a kept value is what CSL holds under this name."""
+    if name in _STRINGS:
+        return isinstance(value, str)
+    if name in _NUMBERS:
+        return isinstance(value, (str, int, float)) and not isinstance(value, bool)
+    if name in _NAMES:
+        return isinstance(value, list) and all(isinstance(v, dict) for v in value)
+    if name in _DATES:
+        return isinstance(value, (str, dict))
+    return name == "categories" and isinstance(value, list)
+
+
+def kept_item(p: ExportPaper, key: str) -> dict[str, object] | None:
+    """A paper imported from CSL-JSON as its item was written: every variable as the file had
+    it (the `id` is the cite key), keys CSL does not define under `custom` (read back as
+    keys of the item), then what the catalog knows that the item lacks; the paper's tags as
+    `keyword` (the item's own when they say the same)."""
+    record = record_in(p, ("json",))
+    if record is None or record.entry_type not in TYPES_CSL:
+        return None
+    out: dict[str, object] = {"id": key, "type": record.entry_type}
+    custom: dict[str, object] = {}
+    for name, value in record.fields:
+        if name in ("id", "type") or name in out or name in custom:
+            continue
+        if name == "custom" and isinstance(value, dict):
+            custom.update({k: v for k, v in value.items() if k not in custom})
+        elif _fits(name, value):
+            out[name] = value
+        else:
+            custom[name] = value
+    keyword = out.get("keyword")
+    if not (isinstance(keyword, str) and keywords_hold_tags(keyword.split(","), p.tags)):
+        out.pop("keyword", None)
+    for name, value in item(p, key).items():
+        # Not what the item says already in its own way: a link only the DOI or arXiv id
+        # gives, an arXiv id it holds elsewhere, the venue "arXiv" the catalog gives preprints.
+        if (name == "URL" and not p.url or name == "number" and says(record, p.arxiv_id)
+                or name == "container-title" and str(value).lower() == "arxiv"):
+            continue
+        out.setdefault(name, value)
+    if custom:
+        out["custom"] = custom
     return out
 
 
 def write(papers: Sequence[ExportPaper], out: TextIO) -> None:
     out.write("[")
     for i, (p, key) in enumerate(zip(papers, citation_keys(papers))):
-        out.write(("," if i else "") + "\n  " + json.dumps(item(p, key), ensure_ascii=False))
+        made = kept_item(p, key) or item(p, key)
+        out.write(("," if i else "") + "\n  " + json.dumps(made, ensure_ascii=False))
     out.write("\n]\n")

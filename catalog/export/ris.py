@@ -11,6 +11,7 @@ from typing import TextIO
 
 from catalog import kinds
 from catalog.export.citekeys import citation_keys
+from catalog.export.kept import keywords_hold_tags, record_in, says
 from catalog.ingest.fields import is_organisation, name_parts, split_people
 from catalog.results import ExportPaper
 
@@ -19,6 +20,10 @@ def _line(value: str) -> str:
     """RIS is one value per line."""
     return " ".join(value.split())
 
+
+# The call number (CN: where to find it in a library, this catalog) carries the paper's key,
+# so a catalog rebuilt from this file gives every paper its key again.
+KEY_PREFIX = "catalog:"
 
 # kind -> RIS type
 TYPES = {"article": "JOUR", "conference": "CPAPER", "chapter": "CHAP", "book": "BOOK",
@@ -56,7 +61,43 @@ def entry(p: ExportPaper, key: str) -> dict[str, object]:
         out["keywords"] = list(p.tags)
     if p.notes:
         out["notes"] = [_line(n) for n in p.notes]
+    out["call_number"] = KEY_PREFIX + p.key
     return out
+
+
+# What the catalog adds to a kept record that lacks the tag: rispy's name -> RIS tag.
+_ADDED = {"id": "ID", "doi": "DO", "urls": "UR", "abstract": "AB", "keywords": "KW", "notes": "N1",
+          "call_number": "CN"}
+
+
+def kept_lines(p: ExportPaper, key: str) -> list[tuple[str, str]] | None:
+    """A paper imported from RIS as its record was written: TY and every tag in file order,
+    then what the catalog knows that the record lacks (ID, DOI, link, abstract); the paper's
+    tags as KW (the record's own when they say the same) and your notes as N1."""
+    record = record_in(p, ("ris",))
+    if record is None or not record.entry_type:
+        return None
+    keywords = [str(v) for v in record.values("KW")]
+    own_keywords = keywords_hold_tags(keywords, p.tags)
+    lines = [("TY", record.entry_type)]
+    lines += [(str(t), _line(str(v))) for t, v in record.fields if t != "KW" or own_keywords]
+    present = {t for t, _ in lines}
+    if "N2" in present:
+        present.add("AB")  # an abstract as N2 (older files) is the record's abstract
+    made = entry(p, key)
+    for name, tag in _ADDED.items():
+        values = made.get(name)
+        if not values or (tag in present and tag not in ("KW", "N1")) or (tag == "UR" and not p.url):
+            continue  # (a link only the DOI or arXiv id gives is not added)
+        values = values if isinstance(values, list) else [values]
+        if tag == "KW" and own_keywords or tag == "DO" and says(record, p.doi):
+            continue
+        if tag == "UR":
+            values = [v for v in values if not says(record, v)]
+        if tag == "N1":
+            values = [v for v in values if v not in record.values("N1")]
+        lines += [(tag, _line(str(v))) for v in values]
+    return lines
 
 
 def write(papers: Sequence[ExportPaper], out: TextIO) -> None:
@@ -66,6 +107,8 @@ def write(papers: Sequence[ExportPaper], out: TextIO) -> None:
         def set_header(self, count: int) -> str:
             return ""  # rispy numbers records ("1."), which RIS itself does not have
 
-    entries = [entry(p, key) for p, key in zip(papers, citation_keys(papers))]
-    if entries:
-        rispy.dump(entries, out, implementation=Writer)
+    for p, key in zip(papers, citation_keys(papers)):
+        if (lines := kept_lines(p, key)) is not None:
+            out.write("".join(f"{tag}  - {value}\n" for tag, value in lines) + "ER  - \n")
+        else:
+            rispy.dump([entry(p, key)], out, implementation=Writer)

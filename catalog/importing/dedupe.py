@@ -209,7 +209,7 @@ class Paper:
             return self.record
         r = self.record
         own = PaperRecord(r.abstract, r.position, r.line, r.venue, r.year, r.title, r.authors, r.doi,
-                          r.arxiv_id, r.url, dict(r.extra), r.kind)
+                          r.arxiv_id, r.url, dict(r.extra), r.kind, r.kept)
         for name in taken:
             setattr(own, name, "" if name == "abstract" else None)
         return own

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import gc
 import hashlib
+import json
 import os
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
@@ -26,10 +27,9 @@ from catalog.searching import acronyms
 from catalog.importing import dedupe, merges
 from catalog.importing.identity import insert_papers
 from catalog.ingest.mapping import FieldMap
-from catalog.ingest.records import IngestError
+from catalog.ingest.records import IngestError, PaperRecord
 from catalog.ingest.formats import SUFFIXES
 from catalog.importing.prepare import Batch, Job, Opened, prepare_batch
-from catalog.ingest.records import PaperRecord
 from catalog.importing import reader
 from catalog.importing.reader import Reader, WorkerError
 from catalog.results import FileReport, ImportReport
@@ -175,17 +175,21 @@ def _import_file(store: Store, reader: Reader, plan: _Plan, report: FileReport,
             warnings=_unnamed_warnings(plan.path, opened.warnings))
         with tx.imports.bulk_load():
             unindexed = _Unindexed()
+            keywords: list[tuple[int, str]] = []
             for batch in items:
-                _store_batch(tx, batch, source_id, now, report, unindexed)
+                keywords.extend(_store_batch(tx, batch, source_id, now, report, unindexed).tags)
                 if progress:
                     progress(batch.records)
             if report.new == 0 and report.known == 0:
                 raise IngestError(str(plan.path), "no abstracts found")
             unindexed.flush(tx)
+            # Tagging updates the paper (its tags_text), which must be in the index by now.
+            for paper_id, name in keywords:
+                tx.edits.add_tag(paper_id, name)
 
 
 def import_records(store: Store, records: list[PaperRecord], *, origin: str, format: str,
-                   sha256: str) -> Stored:
+                   sha256: str, facts: WebFacts | None = None) -> Stored:
     """Store records that came from elsewhere than a file (a web service's answer) as one
     source named `origin` (its URL): merged with papers already there like an imported file's,
     and, like a file's bytes, the same `sha256` stored twice changes nothing. The report and
@@ -203,16 +207,21 @@ def import_records(store: Store, records: list[PaperRecord], *, origin: str, for
                                           format=format, imported_at=now, warnings="")
         with tx.imports.bulk_load():
             unindexed = _Unindexed()
-            filled = _store_batch(tx, batch, source_id, now, report, unindexed)
+            batched = _store_batch(tx, batch, source_id, now, report, unindexed)
             unindexed.flush(tx)
+            for paper_id, name in batched.tags:
+                tx.edits.add_tag(paper_id, name)
+            filled = batched.filled
         ids = tx.imports.paper_ids_from(source_id)
+        if facts:
+            _store_facts(tx, ids, source_id, facts)
     if report.new:
         store.imported(report.new)
     return Stored(report, ids, filled)
 
 
 def merge_into(store: Store, paper_id: int, record: PaperRecord, *, origin: str, format: str,
-               sha256: str, evidence: str) -> list[str]:
+               sha256: str, evidence: str, facts: WebFacts | None = None) -> list[str]:
     """Fill the empty fields of one chosen paper from a record found for it (`catalog enrich`:
     the record matched it on `evidence`, not on the rules imports use), kept like an import's
     merge: the answer is a source of the paper, `catalog show` lists it with the evidence and
@@ -227,7 +236,21 @@ def merge_into(store: Store, paper_id: int, record: PaperRecord, *, origin: str,
         changed, [filled] = dedupe.merge(tx, [(paper_id, record)], now)
         tx.imports.add_provenance([(paper_id, source_id, record.position)])
         merges.store_merges(tx, [(paper_id, source_id, record.position, evidence, filled, record)], now)
+        if facts:
+            _store_facts(tx, [paper_id], source_id, facts)
     return list(filled)
+
+
+class WebFacts(NamedTuple):
+    """What a web service says of a paper beyond a record's fields (paper_link, paper_notice)."""
+
+    links: list[tuple[str, str]]  # (relation, url): ("pdf", "https://arxiv.org/pdf/...")
+    notices: list[tuple[str, str, str, str | None]]  # (kind, notice DOI, label, YYYY-MM-DD)
+
+
+def _store_facts(tx, ids: list[int], source_id: int, facts: WebFacts) -> None:
+    tx.imports.add_links([(pid, rel, url, source_id) for pid in ids for rel, url in facts.links])
+    tx.imports.add_notices([(pid, *notice, source_id) for pid in ids for notice in facts.notices])
 
 
 class Stored(NamedTuple):
@@ -267,9 +290,9 @@ class _Unindexed:
 
 
 def _store_batch(tx, batch: Batch, source_id: int, now: datetime,
-                 report: FileReport, unindexed: _Unindexed) -> list[str]:
-    """Store one batch: new papers inserted, known ones filled in, provenance and merges kept.
-    The names of the fields known papers gained."""
+                 report: FileReport, unindexed: _Unindexed) -> _Batched:
+    """Store one batch: new papers inserted, known ones filled in, provenance, merges and each
+    record's fields kept."""
     papers = batch.papers
     if any(p.record.title for p in papers):
         unindexed.flush(tx)  # titles are looked up through the index
@@ -294,7 +317,29 @@ def _store_batch(tx, batch: Batch, source_id: int, now: datetime,
     tx.imports.add_provenance(
         [(ids[i], source_id, position) for i, p in enumerate(papers) for position in p.positions])
     merges.store_merges(tx, _merges(papers, ids, found, dict(zip(matched, filled)), source_id, report), now)
-    return sorted({name for names in filled for name in names})
+    return _Batched(filled=sorted({name for names in filled for name in names}),
+                    tags=_keep_records(tx, papers, ids, source_id))
+
+
+def _keep_records(tx, papers: list[dedupe.Paper], ids: dict[int, int], source_id: int) -> list[tuple[int, str]]:
+    """Store every record's fields as written; the tags its keywords become."""
+    rows, tags = [], []
+    for i, paper in enumerate(papers):
+        for record in [paper.record, *(m.record for m in paper.merges)]:
+            kept = record.kept
+            if kept is None:
+                continue
+            rows.append((source_id, record.position, ids[i], kept.entry_type, kept.cite_key,
+                         json.dumps(kept.fields, ensure_ascii=False)))
+            tags.extend((ids[i], name) for name in map(rules.keyword_tag, kept.keywords) if name)
+    if rows:
+        tx.imports.add_kept_records(rows)
+    return tags
+
+
+class _Batched(NamedTuple):
+    filled: list[str]  # the names of the fields known papers gained
+    tags: list[tuple[int, str]]  # the (paper id, tag) its records' keywords ask for
 
 
 def _learn_acronyms(tx, defined: list[list[tuple[str, str]]], texts: list[str]) -> None:

@@ -24,7 +24,7 @@ from pathlib import Path
 from catalog import kinds
 from catalog.ingest import fields
 from catalog.ingest.links import FileLinks
-from catalog.ingest.records import IngestError, RecordFile, first_reason, skipped
+from catalog.ingest.records import IngestError, Kept, RecordFile, first_reason, skipped
 from catalog.ingest.textfile import read_text
 
 # bibtexparser logs every broken block; the reader reports them itself, once, with the file.
@@ -49,6 +49,7 @@ class _Entry:
     line: int
     values: dict[str, str]
     notes: list[str] = field(default_factory=list)  # warnings about this entry
+    bare: dict[str, str] = field(default_factory=dict)  # values written with a macro BibTeX knows
 
 
 def read_bibtex(path: Path, *, venue: str | None = None, year: int | None = None) -> RecordFile:
@@ -88,7 +89,8 @@ def read_bibtex(path: Path, *, venue: str | None = None, year: int | None = None
             entry = block
         else:
             continue  # @string, @preamble, @comment and text between entries
-        found = _Entry(entry.entry_type.lower(), entry.key, line, _raw_values(entry, strings))
+        found = _Entry(entry.entry_type.lower(), entry.key, line, _raw_values(entry, strings),
+                       bare=_bare_values(entry, strings))
         if note := _read_in_full(entry, found, blocks[i + 1] if i + 1 < len(blocks) else None, strings):
             found.notes.append(f"{name}:{line}: entry '{entry.key}' {note}")
         entries.append(found)
@@ -104,9 +106,11 @@ def read_bibtex(path: Path, *, venue: str | None = None, year: int | None = None
         values = _normalised(entry.values, entry.kind)
         values["url"] = links.pick(_link_fields(entry.values), entry.line)
         try:
-            out.records.append(fields.record(
+            record = fields.record(
                 values, label=f"entry '{entry.key}'", position=position,
-                line=entry.line, venue_default=venue, year_default=year, tex=True))
+                line=entry.line, venue_default=venue, year_default=year, tex=True)
+            record.kept = _kept(entry)
+            out.records.append(record)
         except fields.EntryError as exc:
             out.warnings.append(skipped(name, entry.line, exc))
     out.warnings[:0] = failures
@@ -121,6 +125,19 @@ def read_bibtex(path: Path, *, venue: str | None = None, year: int | None = None
                                     f"{first_reason(name, out.warnings)})")
         raise IngestError(name, "no BibTeX entries found (expected entries like @article{key, title={...}})")
     return out
+
+
+def _kept(entry: _Entry) -> Kept:
+    """Every field of the entry as written (macros of the file expanded, crossref resolved), a
+    value written with a macro the file does not define (`month = jan`) as written."""
+    pairs: list = []
+    for name, value in entry.values.items():
+        if name in ("crossref", "catalogkey"):
+            continue  # resolved: the parent may not travel with the child; the catalog's own key
+        pairs.append([name, entry.bare[name], "bare"] if name in entry.bare else [name, value])
+    keywords = entry.values.get("keywords", "")
+    words = tuple(w.strip() for w in re.split(r"[,;]", keywords) if w.strip()) if keywords else ()
+    return Kept(entry.kind, entry.key or None, pairs, words)
 
 
 def _link_fields(values: dict[str, str]) -> list[str]:
@@ -367,6 +384,26 @@ def _value(field, strings: dict[str, str]) -> str:
     return value
 
 
+_MACRO = re.compile(r"[A-Za-z][\w:.+/-]*")
+
+
+def _bare_values(entry, strings: dict[str, str]) -> dict[str, str]:
+    """Values that use a macro the file does not define (`jan`, a style's `jacm`), as written,
+    with the file's own macros replaced by their text: BibTeX's styles define these."""
+    out: dict[str, str] = {}
+    for f in entry.fields:
+        value = str(f.value)
+        if f.enclosing != "no-enclosing" or f.key.lower() in out:
+            continue
+        pieces = _split_concatenation(value) if "#" in value else [value.strip()]
+        if not any(_MACRO.fullmatch(p) and p.lower() not in strings for p in pieces):
+            continue
+        out[f.key.lower()] = " # ".join(
+            "{" + strings[p.lower()] + "}" if _MACRO.fullmatch(p) and p.lower() in strings else p
+            for p in pieces)
+    return out
+
+
 def _raw_values(entry, strings: dict[str, str]) -> dict[str, str]:
     raw: dict[str, str] = {}
     for f in entry.fields:
@@ -423,4 +460,5 @@ def _normalised(raw: dict[str, str], entry_type: str = "") -> dict[str, object]:
         "doi": fields.doi(get("doi")),
         "arxiv_id": arxiv,
         "kind": kind,
+        "key": get("catalogkey") or None,  # a catalog export's key for the paper
     }

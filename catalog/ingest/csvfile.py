@@ -65,10 +65,12 @@ def read_csv(path: Path, *, field_map: mapping.FieldMap | None = None, venue: st
                 continue
             values = dict(zip(header, map(restored, row) if own else row))
             try:
-                out.records.append(fields.record(
+                record = fields.record(
                     mapping.values(values, columns, links=links, line=start, semicolons=zotero),
                     label=f"row {position}", position=position,
-                    line=start, venue_default=venue, year_default=year))
+                    line=start, venue_default=venue, year_default=year)
+                record.kept = mapping.kept(values, csv=True)
+                out.records.append(record)
             except fields.EntryError as exc:
                 out.warnings.append(skipped(name, start, exc))
     except csv.Error as exc:

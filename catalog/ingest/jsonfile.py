@@ -110,14 +110,16 @@ def _records(name: str, fmt: str, items: list[tuple[int, object]], field_map: ma
         if not isinstance(item, dict):
             out.warnings.append(f"{name}:{line}: {label} is {type(item).__name__}, not an object; skipped")
             continue
+        item = mapping.unpacked(item)
         names = frozenset(item)
         columns = columns_cache.get(names)
         if columns is None:
             columns = columns_cache[names] = field_map.columns(item)
         try:
-            out.records.append(fields.record(mapping.values(item, columns, links=links, line=line), label=label,
-                                             position=position, line=line, venue_default=venue,
-                                             year_default=year))
+            record = fields.record(mapping.values(item, columns, links=links, line=line), label=label,
+                                   position=position, line=line, venue_default=venue, year_default=year)
+            record.kept = mapping.kept(item)
+            out.records.append(record)
         except fields.EntryError as exc:
             out.warnings.append(skipped(name, line, exc))
     out.warnings.extend(links.warnings())

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from catalog import kinds
 from catalog.ingest import fields
 from catalog.ingest.links import FileLinks
+from catalog.ingest.records import Kept
 
 DEFAULT_COLUMNS: dict[str, tuple[str, ...]] = {
     "title": ("title", "paper title"),
@@ -123,7 +124,7 @@ def values(row: Mapping[str, object], columns: dict[str, list[str]], *, links: F
         if isinstance(row.get(column), str) and (arxiv := fields.arxiv_id(row[column])):
             break
     venue = fields.venue(_text(venue_value)) if venue_value else ("arXiv" if arxiv else None)
-    key = get("key")
+    key = get("key") or next((str(v).removeprefix("catalog:") for n, v in row.items() if _own_key(n, v)), None)
     kind_column = next((c for c in columns["kind"] if row.get(c) not in (None, "", [], {})), None)
     return {
         "title": _text(title) if title is not None else None,
@@ -147,3 +148,37 @@ def _text(value: object) -> str:
     if isinstance(value, list):  # CSL-JSON's container-title is sometimes a list
         return " ".join(str(v) for v in value if v is not None)
     return str(value)
+
+
+def _own_key(name: str, value: object) -> bool:
+    """This catalog's key for the paper, as its CSL-JSON export writes it (call-number)."""
+    return name == "call-number" and isinstance(value, str) and value.startswith("catalog:")
+
+
+def unpacked(item: Mapping[str, object]) -> Mapping[str, object]:
+    """A CSL-JSON item with what its `custom` holds (keys CSL does not define, which this
+    catalog's export puts there) as keys of its own; the item's own keys win."""
+    custom = item.get("custom")
+    if not isinstance(custom, dict):
+        return item
+    out = {k: v for k, v in item.items() if k != "custom"}
+    for name, value in custom.items():
+        out.setdefault(name, value)
+    return out
+
+
+def kept(row: Mapping[str, object], *, csv: bool = False) -> Kept:
+    """Every key of a JSON item (every non-empty cell of a CSV row) as written. CSL-JSON's
+    `type`, `id` and `keyword` ("a, b") are the entry type, cite key and keywords; a CSV
+    row (Zotero's) has its `Item Type` and `Manual Tags` ("a; b"), and no cite key."""
+    if csv:
+        pairs = [[name, value] for name, value in row.items() if name is not None and value not in (None, "")]
+        by_norm = {_norm(name): value for name, value in pairs}
+        tags = str(by_norm.get("manual tags") or "")
+        return Kept(str(by_norm.get("item type") or "") or None, None, pairs,
+                    tuple(t.strip() for t in tags.split(";") if t.strip()))
+    pairs = [[name, value] for name, value in row.items() if not _own_key(name, value)]
+    kind, key, words = row.get("type"), row.get("id"), row.get("keyword")
+    return Kept(kind if isinstance(kind, str) else None,
+                str(key) if isinstance(key, (str, int)) and not isinstance(key, bool) and str(key) else None,
+                pairs, tuple(w.strip() for w in words.split(",") if w.strip()) if isinstance(words, str) else ())

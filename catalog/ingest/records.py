@@ -3,6 +3,20 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import NamedTuple
+
+
+class Kept(NamedTuple):
+    """A record as its file wrote it, kept whole so nothing a user imported is lost and an
+    export in the same format can write it back: the entry type (BibTeX `article`, RIS `JOUR`,
+    CSL `type`), the entry's own key (BibTeX's cite key, RIS `ID`, CSL `id`) and every field
+    in file order as (name, value) pairs; a BibTeX value that was a macro or a concatenation
+    (`jan # "~1"`) is a triple (name, value as written, "bare")."""
+
+    entry_type: str | None
+    cite_key: str | None
+    fields: list
+    keywords: tuple[str, ...] = ()  # its keywords or tags (Zotero's), which become tags
 
 
 @dataclass(slots=True)
@@ -21,13 +35,14 @@ class PaperRecord:
     url: str | None = None
     extra: dict[str, str] = field(default_factory=dict)
     kind: str | None = None  # catalog/kinds.py: article, conference, ...; None: not known
+    kept: Kept | None = None  # the record's fields as written (paper lists have none)
 
     def __reduce__(self):
         # Records travel to and from the import worker (catalog/importing/reader.py) by the
         # thousand; the default pickling of a slots dataclass is several times slower.
         return PaperRecord, (self.abstract, self.position, self.line, self.venue, self.year,
                              self.title, self.authors, self.doi, self.arxiv_id, self.url, self.extra,
-                             self.kind)
+                             self.kind, self.kept)
 
 
 def skipped(name: str, line: int, why: object) -> str:

@@ -8,12 +8,13 @@ any record fails as a whole.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from catalog import kinds
 from catalog.ingest import fields
 from catalog.ingest.links import FileLinks
-from catalog.ingest.records import IngestError, RecordFile, first_reason, skipped
+from catalog.ingest.records import IngestError, Kept, RecordFile, first_reason, skipped
 from catalog.ingest.textfile import read_text
 
 _TITLE = ("title", "primary_title", "translated_title")
@@ -39,7 +40,9 @@ def read_ris(path: Path, *, venue: str | None = None, year: int | None = None) -
             lines.append(numbered.line)
             return record
 
-    numbered = _Numbered(source.replace("\r\n", "\n").replace("\r", "\n").split("\n"))
+    split = source.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    kept = _kept_records(split)
+    numbered = _Numbered(split)
     try:
         # BT (the book or proceedings title) is in older RIS files; rispy does not map it.
         mapping = {**rispy.TAG_KEY_MAPPING, "BT": "book_title", "L3": "related_records"}
@@ -54,14 +57,52 @@ def read_ris(path: Path, *, venue: str | None = None, year: int | None = None) -
         values = _values(entry)
         values["url"] = links.pick(_link_fields(entry), line)
         try:
-            out.records.append(fields.record(values, label=f"record {position}", position=position,
-                                             line=line, venue_default=venue, year_default=year))
+            record = fields.record(values, label=f"record {position}", position=position,
+                                   line=line, venue_default=venue, year_default=year)
+            record.kept = kept.get(line)
+            out.records.append(record)
         except fields.EntryError as exc:
             out.warnings.append(skipped(name, line, exc))
     out.warnings.extend(links.warnings())
     if not out.records:
         raise IngestError(name, f"no usable records ({first_reason(name, out.warnings)})")
     return out
+
+
+_TAG = re.compile(r"^([A-Z][A-Z0-9])  -(?: (.*))?$")
+
+
+def _kept_records(lines: list[str]) -> dict[int, Kept]:
+    """Every tag of every record as written, by the line of its `TY`: (tag, value) in file
+    order, a tag that repeats (AU, KW) once per value; a line that is no tag continues the
+    value above it."""
+    out: dict[int, Kept] = {}
+    pairs: list | None = None
+    start = kind = None
+    for number, text in enumerate(lines, 1):
+        m = _TAG.match(text.lstrip("\ufeff"))
+        if m is None:
+            if pairs and text.strip():
+                pairs[-1][1] = f"{pairs[-1][1]} {text.strip()}".strip()
+            continue
+        tag, value = m[1], (m[2] or "").strip()
+        if tag == "TY":
+            pairs, start, kind = [], number, value
+        elif pairs is None:
+            continue
+        elif tag == "ER":
+            out[start] = _finish(kind, pairs)
+            pairs = None
+        elif not (tag == "CN" and value.startswith("catalog:")):  # the catalog's own key
+            pairs.append([tag, value])
+    if pairs is not None:
+        out[start] = _finish(kind, pairs)
+    return out
+
+
+def _finish(kind: str | None, pairs: list) -> Kept:
+    key = next((v for t, v in pairs if t == "ID" and v), None)
+    return Kept(kind or None, key, pairs, tuple(v for t, v in pairs if t == "KW" and v))
 
 
 class _Numbered:
@@ -95,6 +136,11 @@ def _first(entry: dict, keys: tuple[str, ...]) -> object:
 _LINKS = ("urls", "file_attachments2", "file_attachments1", "related_records", "figure")
 
 
+def _own_key(value: object) -> str | None:
+    """The paper's key in the catalog a file was exported from (its CN, `catalog:KEY`)."""
+    return value.removeprefix("catalog:") if isinstance(value, str) and value.startswith("catalog:") else None
+
+
 def _link_fields(entry: dict) -> list[object]:
     found: list[object] = []
     for key in _LINKS:
@@ -120,4 +166,5 @@ def _values(entry: dict) -> dict[str, object]:
         "doi": found_doi,
         "arxiv_id": arxiv,
         "kind": kinds.thesis(kinds.named(entry.get("type_of_reference")), entry.get("type_of_work")),
+        "key": _own_key(entry.get("call_number")),
     }

@@ -86,6 +86,10 @@ class Papers(Role):
         """The paper's AttachmentViews, numbered in the order attached."""
 
     @abstractmethod
+    def papers_with_file(self, sha256: str) -> list[int]:
+        """Ids of the papers a file with these bytes is attached to."""
+
+    @abstractmethod
     def every_attachment(self) -> list[tuple[str, object]]:
         """(paper key, AttachmentView) of every attachment (doctor's check of the files)."""
 
@@ -94,6 +98,10 @@ class Papers(Role):
 
     @abstractmethod
     def export_papers(self, ids: Sequence[int]) -> list: ...
+
+    @abstractmethod
+    def kept_records(self, ids: Sequence[int]) -> dict[int, list]:
+        """RecordFields of each of these papers' imported records, oldest first, by paper id."""
 
     @abstractmethod
     def paper_count(self) -> int: ...
@@ -206,6 +214,14 @@ class Imports(Role):
     def papers_from(self, source_id: int) -> int: ...
 
     @abstractmethod
+    def add_links(self, links: Iterable[tuple[int, str, str, int]]) -> None:
+        """(paper id, relation, url, source id) of each link a service gave (paper_link)."""
+
+    @abstractmethod
+    def add_notices(self, notices: Iterable[tuple[int, str, str, str, str | None, int]]) -> None:
+        """(paper id, kind, notice DOI, label, date, source id) of each notice (paper_notice)."""
+
+    @abstractmethod
     def paper_ids_from(self, source_id: int) -> list[int]:
         """The papers a source gave, in the order they stood in it."""
 
@@ -238,6 +254,10 @@ class Imports(Role):
 
     @abstractmethod
     def add_provenance(self, places: Iterable[tuple[int, int, int]]) -> None: ...
+
+    @abstractmethod
+    def add_kept_records(self, rows: Iterable[tuple]) -> None:
+        """(source id, position, paper id, entry type, cite key, fields JSON) of each record."""
 
     @abstractmethod
     def papers_with_values(self, column: str, values: Iterable[str]) -> list[tuple[str, int]]: ...

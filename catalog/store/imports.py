@@ -41,6 +41,15 @@ class ImportQueries(Imports):
         return self.conn.execute(
             "SELECT count(DISTINCT paper_id) FROM provenance WHERE source_id = ?", (source_id,)).scalar()
 
+    def add_links(self, links: Iterable[tuple[int, str, str, int]]) -> None:
+        self.conn.executemany("INSERT INTO paper_link(paper_id, rel, url, source_id) VALUES (?, ?, ?, ?)"
+                              " ON CONFLICT DO NOTHING", list(links))
+
+    def add_notices(self, notices: Iterable[tuple[int, str, str, str, str | None, int]]) -> None:
+        self.conn.executemany(
+            "INSERT INTO paper_notice(paper_id, kind, doi, label, updated, source_id) VALUES (?, ?, ?, ?, ?, ?)"
+            " ON CONFLICT DO NOTHING", list(notices))
+
     def paper_ids_from(self, source_id: int) -> list[int]:
         return list(self.conn.execute(
             "SELECT paper_id FROM provenance WHERE source_id = ? GROUP BY paper_id ORDER BY min(position)",
@@ -85,6 +94,11 @@ class ImportQueries(Imports):
         self.conn.executemany(
             "INSERT INTO provenance(paper_id, source_id, position) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
             places)
+
+    def add_kept_records(self, rows: Iterable[tuple]) -> None:
+        self.conn.executemany(
+            "INSERT INTO kept_record(source_id, position, paper_id, entry_type, cite_key, fields)"
+            " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING", rows)
 
     # --- deduplication --------------------------------------------------------------------------
 
@@ -162,6 +176,9 @@ class ImportQueries(Imports):
     def move_record(self, source_id: int, position: int, *, from_paper: int, to_paper: int) -> None:
         self.conn.execute(
             "UPDATE provenance SET paper_id = ? WHERE paper_id = ? AND source_id = ? AND position = ?",
+            (to_paper, from_paper, source_id, position))
+        self.conn.execute(
+            "UPDATE kept_record SET paper_id = ? WHERE paper_id = ? AND source_id = ? AND position = ?",
             (to_paper, from_paper, source_id, position))
 
     # --- acronyms the abstracts define -------------------------------------------------------

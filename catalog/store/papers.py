@@ -68,17 +68,29 @@ class PaperReads(Papers):
             " LEFT JOIN paper_merge m ON m.paper_id = pr.paper_id AND m.source_id = pr.source_id"
             " AND m.position = pr.position WHERE pr.paper_id = ? ORDER BY s.id, pr.position",
             (paper_id,))
+        pdf = self.conn.execute(
+            "SELECT url FROM paper_link WHERE paper_id = ? AND rel = 'pdf' ORDER BY source_id, url LIMIT 1",
+            (paper_id,)).scalar()
+        notices = self.conn.execute(
+            "SELECT kind, doi, label, updated FROM paper_notice WHERE paper_id = ? ORDER BY updated, doi",
+            (paper_id,))
         return PaperDetail(
+            pdf_url=pdf, notices=tuple(rows.notice(n) for n in notices),
             summary=rows.summary(row), abstract=row["abstract"], abstract_text=row["abstract_text"],
             headline=row["headline"], title=row["real_title"], user_title=row["user_title"],
             authors=row["authors"], doi=row["doi"], arxiv_id=row["arxiv_id"], url=row["url"],
             notes=self.notes_of(paper_id), sources=tuple(rows.source(s) for s in sources), kind=row["kind"],
-            attachments=self.attachments_of(paper_id))
+            attachments=self.attachments_of(paper_id),
+            records=tuple(self.kept_records([paper_id]).get(paper_id, ())))
 
     def attachments_of(self, paper_id: int) -> tuple:
         return tuple(rows.attachment(r, n) for n, r in enumerate(self.conn.execute(
             f"SELECT {rows.ATTACHMENT_COLUMNS} FROM attachment a WHERE a.paper_id = ? ORDER BY a.id",
             (paper_id,)), 1))
+
+    def papers_with_file(self, sha256: str) -> list[int]:
+        return self.conn.execute("SELECT DISTINCT paper_id FROM attachment WHERE sha256 = ? ORDER BY paper_id",
+                                 (sha256,)).scalars()
 
     def every_attachment(self) -> list[tuple[str, object]]:
         """(paper key, AttachmentView) of every attachment, by paper."""
@@ -119,7 +131,19 @@ class PaperReads(Papers):
                     f"SELECT paper_id, body FROM note WHERE paper_id IN ({marks}) ORDER BY created_at, id",
                     part):
                 notes.setdefault(row["paper_id"], []).append(row["body"])
-        return [rows.export_paper(found[i], tags.get(i, ()), notes.get(i, ())) for i in ids if i in found]
+        kept = self.kept_records([i for i in ids if i in found])
+        return [rows.export_paper(found[i], tags.get(i, ()), notes.get(i, ()), kept.get(i, ()))
+                for i in ids if i in found]
+
+    def kept_records(self, ids: Sequence[int]) -> dict[int, list]:
+        out: dict[int, list] = {}
+        for part, marks in chunks(list(ids)):
+            for row in self.conn.execute(
+                    "SELECT r.paper_id, s.format, s.path, r.position, r.entry_type, r.cite_key, r.fields"
+                    " FROM kept_record r JOIN source s ON s.id = r.source_id"
+                    f" WHERE r.paper_id IN ({marks}) ORDER BY r.source_id, r.position", part):
+                out.setdefault(row["paper_id"], []).append(rows.record_fields(row))
+        return out
 
     # --- overviews ------------------------------------------------------------------------
 

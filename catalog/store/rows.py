@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import NamedTuple
 
-from catalog.results import AttachmentView, ExportPaper, NoteView, PaperSummary, SourceRef
+from catalog.results import AttachmentView, ExportPaper, Notice, NoteView, PaperSummary, RecordFields, SourceRef
 
 CHUNK = 500
 # A paper's summary (rows.summary reads it), with this reader's status and rating: the
@@ -52,6 +52,10 @@ def note(row, number: int) -> NoteView:
                     author=row["author"])
 
 
+def notice(row) -> Notice:
+    return Notice(kind=row["kind"], doi=row["doi"], label=row["label"], updated=row["updated"])
+
+
 ATTACHMENT_COLUMNS = "a.id, a.paper_id, a.stored, a.path, a.name, a.sha256, a.size, a.pages, a.text_state, a.added_by, a.added_at"
 
 
@@ -68,13 +72,21 @@ def source(row) -> SourceRef:
                      added=as_datetime(row["imported_at"]).date().isoformat())
 
 
-def export_paper(row, tags: Sequence[str], notes: Sequence[str]) -> ExportPaper:
+def record_fields(row) -> RecordFields:
+    import json
+
+    return RecordFields(format=row["format"], source=row["path"], position=row["position"],
+                        entry_type=row["entry_type"], cite_key=row["cite_key"],
+                        fields=tuple(tuple(f) for f in json.loads(row["fields"])))
+
+
+def export_paper(row, tags: Sequence[str], notes: Sequence[str], records: Sequence[RecordFields] = ()) -> ExportPaper:
     return ExportPaper(
         key=row["key"], fingerprint=row["fingerprint"], title=row["title"], headline=row["headline"],
         user_title=row["user_title"], authors=row["authors"], venue=row["venue"], year=row["year"],
         status=row["status"], rating=row["rating"], tags=tuple(tags), notes=tuple(notes),
         doi=row["doi"], arxiv_id=row["arxiv_id"], url=row["url"], abstract=row["abstract"],
-        added_at=as_datetime(row["added_at"]), kind=row["kind"])
+        added_at=as_datetime(row["added_at"]), kind=row["kind"], records=tuple(records))
 
 
 # --- the store's named results -----------------------------------------------------------

@@ -142,7 +142,7 @@ async def test_bulk_tag_and_status_on_marked_papers(app, seeded, settle):
             assert seeded.get(key).summary.tags == ("bulk",)
             assert seeded.get(key).summary.status == "queued"
         assert seeded.count("tag:bulk") == 3
-        await pilot.press("escape")  # unmarks
+        await pilot.press("escape", "y")  # unmarks, once asked
         assert not app.main.papers.marked
 
 

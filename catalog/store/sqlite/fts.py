@@ -20,7 +20,7 @@ from catalog.store.rows import READER_JOIN, SUMMARY_COLUMNS  # noqa: F401 (the c
 from catalog.store.tierplan import Syntax, ids_of_tiers, is_words, plan_tiers
 from catalog.text.cjk import cjk_spaced
 
-VIEWS = ("papers", "paper_tags", "paper_notes")
+VIEWS = ("papers", "paper_tags", "paper_notes", "paper_fields")
 INSERT_TRIGGER = "paper_fts_insert"
 INSERT_TRIGGERS = (INSERT_TRIGGER, "paper_stem_insert", "term_top_paper_insert")
 # The ranked lists of frequent words (catalog/store/lists/, migrations 0009-0010): derived, hand-made.

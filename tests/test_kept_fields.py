@@ -1,0 +1,169 @@
+"""Every field a user imported is kept (issue 29): each record of a BibTeX, RIS, CSL-JSON or
+CSV file is stored as its file wrote it, `catalog show` and the `paper_fields` view list its
+fields, keywords become tags, and an export in the same format writes the record back, field
+by field, after the normalisation docs/formats.md describes."""
+
+from __future__ import annotations
+
+import io
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from catalog.ingest.bibtex import read_bibtex
+from catalog.ingest.jsonfile import read_json
+from catalog.ingest.ris import read_ris
+from catalog.library import Catalog
+
+DATA = Path(__file__).resolve().parent / "data"
+LIBRARIES = DATA / "libraries"
+
+
+def _round_trip(catalog: Catalog, source: Path, fmt: str, suffix: str, tmp_path: Path) -> Path:
+    report = catalog.import_paths([source])
+    assert report.errors == []
+    exported = tmp_path / f"export{suffix}"
+    catalog.export("", fmt, exported)
+    return exported
+
+
+def _bibtex_entries(path: Path) -> dict[str, tuple]:
+    """Each entry as the catalog reads it (the file's @string macros expanded, crossref
+    resolved): entry type and fields, by cite key."""
+    return {r.kept.cite_key: (r.kept.entry_type, [tuple(f) for f in r.kept.fields])
+            for r in read_bibtex(path).records}
+
+
+@pytest.mark.parametrize("name", ["libraries/cdl-sample.bib", "libraries/jabref.bib", "zotero.bib",
+                                  "scholar.bib", "libraries/arxiv-forms.bib"])
+def test_a_bibtex_library_comes_back_field_by_field(empty_catalog, tmp_path, name):
+    source = DATA / name
+    exported = _round_trip(empty_catalog, source, "bibtex", ".bib", tmp_path)
+    before, after = _bibtex_entries(source), _bibtex_entries(exported)
+    assert after == before
+
+
+def test_fields_a_catalog_used_to_drop_are_written_as_the_file_had_them(empty_catalog, tmp_path):
+    text = _round_trip(empty_catalog, LIBRARIES / "cdl-sample.bib", "bibtex", ".bib", tmp_path).read_text()
+    entry = _lines(text[text.index("@article{AntoEtal24,"):].split("\n}\n")[0])
+    for written in ("journal = {Journal of Cognitive Neuroscience}", "number = 11", "pages = {2368--2385}",
+                    "volume = 36", "year = 2024"):
+        assert written in entry, written
+    book = _lines(text[text.index("@book{Thor13,"):].split("\n}\n")[0])
+    assert "publisher = {Teachers College, Columbia {University}}" in book
+
+
+def _lines(entry: str) -> list[str]:
+    return [line.strip().removesuffix(",") for line in entry.splitlines()]
+
+
+def test_a_month_macro_stays_a_macro_and_a_long_journal_name_stays_long(empty_catalog, tmp_path):
+    source = tmp_path / "refs.bib"
+    source.write_text("@string{pre = \"Proceedings of \"}\n"
+                      "@article{lee2020memory,\n  title = {Memory and sleep},\n  author = {Lee, Ann},\n"
+                      "  journal = {Journal of Machine Learning Research},\n  month = jan # \"~1\",\n"
+                      "  note = pre # jan,\n  isbn = {978-3-16-148410-0},\n  editor = {Kim, Bo},\n"
+                      "  subtitle = {A review},\n  mendeley-groups = {Thesis/Ch1},\n  year = 2020\n}\n")
+    text = _round_trip(empty_catalog, source, "bibtex", ".bib", tmp_path).read_text()
+    lines = _lines(text)
+    for written in ("journal = {Journal of Machine Learning Research}", 'month = jan # "~1"',
+                    "note = {Proceedings of } # jan", "isbn = {978-3-16-148410-0}", "editor = {Kim, Bo}",
+                    "subtitle = {A review}", "mendeley-groups = {Thesis/Ch1}"):
+        assert written in lines, written
+    assert text.startswith("@article{lee2020memory,")
+
+
+def test_a_ris_library_comes_back_tag_by_tag(empty_catalog, tmp_path):
+    source = LIBRARIES / "library.ris"
+    exported = _round_trip(empty_catalog, source, "ris", ".ris", tmp_path)
+    before = {r.kept.fields[0][1] + r.kept.fields[1][1]: r.kept for r in read_ris(source).records}
+    after = {r.kept.fields[0][1] + r.kept.fields[1][1]: r.kept for r in read_ris(exported).records}
+    assert after.keys() == before.keys()
+    for name, kept in before.items():
+        # The export adds the record's cite key (ID); nothing else changes.
+        assert after[name].entry_type == kept.entry_type
+        assert [f for f in after[name].fields if f[0] != "ID"] == kept.fields
+
+
+def test_a_csl_json_library_comes_back_item_by_item(empty_catalog, tmp_path):
+    source = DATA / "zotero.json"
+    exported = _round_trip(empty_catalog, source, "csljson", ".json", tmp_path)
+    before = {r.title: dict(r.kept.fields) for r in read_json(source).records}
+    after = {r.title: dict(r.kept.fields) for r in read_json(exported).records}
+    assert after.keys() == before.keys()
+    for title, item in before.items():
+        # Zotero's item URIs are not cite keys: the export names each item by one.
+        mine = {k: v for k, v in after[title].items() if k != "id"}
+        theirs = {k: v for k, v in item.items() if k != "id"}
+        assert mine == theirs
+
+
+def test_keywords_become_tags_and_go_back_as_written(empty_catalog, tmp_path):
+    exported = _round_trip(empty_catalog, LIBRARIES / "library.ris", "ris", ".ris", tmp_path)
+    paper = empty_catalog.export_papers("working memory adolescents")[0]
+    assert set(paper.tags) == {"sleep", "memory"}
+    assert "KW  - sleep\nKW  - memory\n" in exported.read_text()
+    empty_catalog.tag([paper.key], ["thesis"])
+    again = tmp_path / "again.ris"
+    empty_catalog.export("working memory adolescents", "ris", again)
+    assert {line for line in again.read_text().splitlines() if line.startswith("KW")} == {
+        "KW  - memory", "KW  - sleep", "KW  - thesis"}
+
+
+def test_a_bibtex_keyword_with_spaces_is_one_tag(empty_catalog, tmp_path):
+    source = tmp_path / "refs.bib"
+    source.write_text("@article{a1,\n  title = {Sparse codes},\n  keywords = {machine learning, {V1}; vision},\n"
+                      "  year = 2020\n}\n")
+    empty_catalog.import_paths([source])
+    assert set(empty_catalog.export_papers("")[0].tags) == {"machine-learning", "V1", "vision"}
+    out = io.StringIO()
+    empty_catalog.export("", "bibtex", stream=out)
+    assert "keywords = {machine learning, {V1}; vision}" in _lines(out.getvalue())
+
+
+def test_show_and_sql_list_every_field(empty_catalog, tmp_path):
+    empty_catalog.import_paths([LIBRARIES / "cdl-sample.bib"])
+    key = empty_catalog.export_papers("polygonal approximation plane curves")[0].key
+    detail = empty_catalog.get(key)
+    (record,) = detail.records
+    assert (record.format, record.entry_type, record.cite_key) == ("bibtex", "article", "Rame72")
+    assert record.values("pages") == ["244--256"] and record.values("Number") == ["3"]
+    assert detail.as_json()["records"][0]["fields"][0] == ["author", "U Ramer"]
+    conn = sqlite3.connect(empty_catalog.path)
+    try:
+        rows = conn.execute("SELECT name, value FROM paper_fields WHERE key = ? ORDER BY n", (key,)).fetchall()
+    finally:
+        conn.close()
+    assert rows[:3] == [("author", "U Ramer"), ("journal", "Computer Graphics and Image Processing"),
+                        ("number", "3")]
+
+
+def test_the_cli_shows_the_fields(tmp_path):
+    from click.testing import CliRunner
+
+    from catalog.cli import main
+
+    db = str(tmp_path / "c.db")
+    runner = CliRunner()
+    assert runner.invoke(main, ["--db", db, "import", str(LIBRARIES / "cdl-sample.bib")]).exit_code == 0
+    key = json.loads(runner.invoke(main, ["--db", db, "search", "polygonal approximation", "--json"]).output)
+    result = runner.invoke(main, ["--db", db, "show", key["papers"][0]["key"]])
+    assert result.exit_code == 0, result.output
+    assert "pages = 244--256" in result.output and "(article Rame72)" in result.output
+
+
+def test_kept_records_travel_with_a_copy(tmp_path):
+    catalog = Catalog.open(tmp_path / "a.db")
+    try:
+        catalog.import_paths([LIBRARIES / "library.ris"])
+        counts = catalog.copy_to(str(tmp_path / "b.db"))
+    finally:
+        catalog.close()
+    assert counts["kept_record"] == 4
+    copy = Catalog.open(tmp_path / "b.db")
+    try:
+        assert all(p.records for p in copy.export_papers(""))
+    finally:
+        copy.close()
