@@ -160,3 +160,28 @@ async def test_y_says_which_clipboard_took_the_text(app, seeded, settle, monkeyp
         await settle(pilot)
         assert pasted.read_text() == key
         assert f"Copied {key} to the clipboard" in toasts(app)
+
+
+async def test_the_browser_s_output_never_reaches_the_screen(app, seeded, settle, type_search, monkeypatch,
+                                                             tmp_path, capfd):
+    """Real browsers print to stdout and stderr (and some to /dev/tty): painted over the UI,
+    only a resize cleared it. The opener gives the browser /dev/null and a session of its own."""
+    from tests.tui.test_tui_keys import DATA
+
+    log = tmp_path / "opened"
+    script = tmp_path / "noisy-browser"
+    script.write_text(f'#!/bin/sh\necho NOISE-OUT; echo NOISE-ERR >&2\n'
+                      f'(echo NOISE-TTY > /dev/tty) 2>/dev/null || echo no-tty >> {log}\necho "$1" >> {log}\n')
+    script.chmod(0o755)
+    monkeypatch.setenv("BROWSER", str(script))
+    seeded.import_paths([DATA / "arxiv.bib"])
+    capfd.readouterr()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await type_search(pilot, "scaling laws")
+        await pilot.press("enter", "o")
+        await settle(pilot)
+        assert "Opened https://arxiv.org/abs/2001.08361" in toasts(app)
+    out, err = capfd.readouterr()
+    assert "NOISE" not in out + err
+    assert log.read_text().splitlines() == ["no-tty", "https://arxiv.org/abs/2001.08361"]  # no terminal
