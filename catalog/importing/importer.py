@@ -27,10 +27,9 @@ from catalog.searching import acronyms
 from catalog.importing import dedupe, merges
 from catalog.importing.identity import insert_papers
 from catalog.ingest.mapping import FieldMap
-from catalog.ingest.records import IngestError
+from catalog.ingest.records import IngestError, PaperRecord
 from catalog.ingest.formats import SUFFIXES
 from catalog.importing.prepare import Batch, Job, Opened, prepare_batch
-from catalog.ingest.records import PaperRecord
 from catalog.importing import reader
 from catalog.importing.reader import Reader, WorkerError
 from catalog.results import FileReport, ImportReport

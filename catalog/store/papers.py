@@ -88,6 +88,10 @@ class PaperReads(Papers):
             f"SELECT {rows.ATTACHMENT_COLUMNS} FROM attachment a WHERE a.paper_id = ? ORDER BY a.id",
             (paper_id,)), 1))
 
+    def papers_with_file(self, sha256: str) -> list[int]:
+        return self.conn.execute("SELECT DISTINCT paper_id FROM attachment WHERE sha256 = ? ORDER BY paper_id",
+                                 (sha256,)).scalars()
+
     def every_attachment(self) -> list[tuple[str, object]]:
         """(paper key, AttachmentView) of every attachment, by paper."""
         found, numbers = [], {}
