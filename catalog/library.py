@@ -50,6 +50,11 @@ class Catalog(Exchange):
     def path(self) -> Path:
         return self.store.path
 
+    @property
+    def location(self) -> str:
+        """Where the catalog is: its file, or its server's URL without the password."""
+        return self.store.location
+
     @classmethod
     def open(cls, path: Path, *, seed: bool = False, notify: Notify = lambda m: None,
              create: bool = True) -> "Catalog":
