@@ -27,7 +27,7 @@ from catalog.results import (
     RelatedPaper, SavedQuery, SavedSearchChanged, SearchHit,
     SplitResult, Stats, Suggestion, TagCount, TopicCount, TopicGroup, TriageCount, TriageOrder,
 )
-from catalog.store import Store, open_store
+from catalog.store import Store, first_use, open_store
 
 Notify = Callable[[str], None]
 Stop = Callable[[], bool]
@@ -67,16 +67,23 @@ class Catalog(Exchange):
             from catalog.errors import NoCatalog
 
             raise NoCatalog(path)
-        catalog = cls(open_store(path, notify=notify, rederive=_rederive))
-        # Not "is the file new": a run killed while seeding leaves a file that still needs them.
-        # Importing the seeds again is harmless: files already imported are skipped.
-        if seed and not catalog.store.is_seeded():
-            report = catalog.import_paths([seeds_dir()])
-            if not report.errors:
-                catalog.store.mark_seeded()
-            if report.new:
-                notify(f"New catalog at {path}: imported {report.new} papers from the bundled "
-                       f"seeds (catalog import PATH adds your own)")
+        # Several commands started at once on a new catalog: one prepares it, the others wait
+        # for it here (however long that takes), then open it ready.
+        with first_use(path, seed=seed, notify=notify):
+            catalog = cls(open_store(path, notify=notify, rederive=_rederive))
+            try:
+                # Not "is the file new": a run killed while seeding leaves a file that still
+                # needs them. Importing the seeds again is harmless: files already in are skipped.
+                if seed and not catalog.store.is_seeded():
+                    report = catalog.import_paths([seeds_dir()])
+                    if not report.errors:
+                        catalog.store.mark_seeded()
+                    if report.new:
+                        notify(f"New catalog at {path}: imported {report.new} papers from the bundled "
+                               f"seeds (catalog import PATH adds your own)")
+            except BaseException:
+                catalog.close()
+                raise
         return catalog
 
     def close(self) -> None:
