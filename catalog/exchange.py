@@ -1,5 +1,6 @@
-"""Exports and annotations: what leaves a catalog (or comes back) as a file. Mixed into
-Catalog (library.py), whose store it reads and writes, one transaction per operation; the
+"""Exports and annotations: what leaves a catalog (or comes back) as a file. Catalog
+(library.py) makes one as `catalog.exchange` with its store, which it reads and writes, one
+transaction per operation; the
 formats themselves are catalog/export/ (one module each) and catalog/annotations.py."""
 
 from __future__ import annotations
@@ -19,9 +20,10 @@ if TYPE_CHECKING:
 
 
 class Exchange:
-    """Catalog's exports and annotations (library.py mixes it in)."""
+    """A catalog's exports and annotations (`catalog.exchange`)."""
 
-    store: Store
+    def __init__(self, store: Store):
+        self.store = store
 
     def export_papers(self, query: str = "", *, keys: Sequence[str] | None = None) -> list[ExportPaper]:
         """The papers `query` selects (all for ""), in search order, with everything exports
@@ -85,7 +87,7 @@ class Exchange:
         """The files of this catalog that nothing may be written over."""
         from catalog.export.filewriter import database_files
 
-        return database_files(self.path)
+        return database_files(self.store.path)
 
     def export_annotations(self, path: Path | None = None, *, stream: TextIO | None = None,
                            force: bool = False) -> int:

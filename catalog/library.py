@@ -2,8 +2,12 @@
 
 Catalog coordinates: it checks what users typed (catalog/rules.py), opens one transaction of
 the store per operation, and calls the modules that know each job (importer, changes, merges,
-annotations, export, doctor). It holds no SQL and no connection. Exports and annotations
-files are catalog/exchange.py's, mixed into Catalog.
+annotations, export, doctor). It holds no SQL and no connection. Parts with a job of their
+own are composed in, each made in __init__ with the store and reached as an attribute:
+`files` (attached files, catalog/files.py), `exchange` (exports and the annotations
+file, catalog/exchange.py), `discovery` (similar papers, recommendations, topics,
+catalog/discovery.py) and `web` (papers from the web, catalog/web.py: given the Catalog,
+whose search and get it uses).
 """
 
 from __future__ import annotations
@@ -16,18 +20,21 @@ from time import monotonic
 from catalog import attaching, changes, rules
 from catalog.searching import highlight, pages
 from catalog.errors import CatalogError, Interrupted
+from catalog.discovery import Discovering
 from catalog.exchange import Exchange
+from catalog.files import Files
 from catalog.searching.lookup import as_one_query, resolve_key, understood
 from catalog.searching.query import RELEVANCE, Clause, Filter, Query, QueryError, Sort, parse
 from catalog.searching.request import SearchRequest, request
 from catalog.resources import seeds_dir
 from catalog.results import (
-    Added, AddedAcronym, AttachmentView, AuthorCount, Edit, Enriched, Facets, FirstPage, ImportReport,
-    Linked, LinkedPaper, Members, MissingWords, NoteView, PaperDetail, PaperState, PaperSummary, PdfFetched,
-    RelatedPaper, SavedQuery, SavedSearchChanged, SearchHit,
-    SplitResult, Stats, Suggestion, TagCount, TopicCount, TopicGroup, TriageCount, TriageOrder,
+    AddedAcronym, AuthorCount, Edit, Facets, FirstPage, ImportReport,
+    Members, MissingWords, NoteView, PaperDetail, PaperState, PaperSummary,
+    SavedQuery, SavedSearchChanged, SearchHit,
+    SplitResult, Stats, Suggestion, TagCount, TriageCount, TriageOrder,
 )
 from catalog.store import Store, first_use, open_store
+from catalog.web import Web
 
 Notify = Callable[[str], None]
 Stop = Callable[[], bool]
@@ -38,12 +45,17 @@ RANKED_LISTS_SHARE = 0.12
 RANKED_LISTS_FLOOR = 5.0
 
 
-class Catalog(Exchange):
+class Catalog:
     """One catalog. Holds no connection or session; every method is one unit of work with its
-    own transaction."""
+    own transaction. Attached files, the web, exports and discovery are parts of their own:
+    `catalog.files`, `catalog.web`, `catalog.exchange`, `catalog.discovery`."""
 
     def __init__(self, store: Store):
         self.store = store
+        self.files = Files(store)
+        self.exchange = Exchange(store)
+        self.discovery = Discovering(store)
+        self.web = Web(self)
         self._words = None  # the index's words for suggestions (catalog/searching/suggest.py), once read
 
     @property
@@ -124,118 +136,13 @@ class Catalog(Exchange):
         report = importer.import_paths(self.store, others, venue=venue, year=year,
                                        progress=progress, field_map=field_map) if others else ImportReport()
         if pdfs:
-            report.files += self.import_pdfs(pdfs, link=link, progress=(lambda _: progress(1)) if progress else None)
+            report.files += self.files.import_pdfs(pdfs, link=link, progress=(lambda _: progress(1)) if progress else None)
         if report.new or report.merged:
             from catalog.discover import related
 
             self._refresh_ranked_lists(background, monotonic() - start, ranking)
             related.refresh_after_import(self.store, background=background)  # derived data
         return report
-
-    @staticmethod
-    def fetch_ahead(texts: Sequence[str]) -> list[str]:
-        """Fetch what these identifiers name into the cache, touching no catalog: a command
-        that would make a new catalog fails (offline: CatalogError) before making it. The
-        errors of those that failed, one line each."""
-        from catalog.importing import web
-
-        return web.fetch_ahead(texts)
-
-    def add_identifiers(self, texts: Sequence[str], *,
-                        on_each: Callable[[Added], None] = lambda added: None) -> list[Added]:
-        """Fetch the papers these DOIs, arXiv ids and links name (catalog/fetching/) and add
-        them, or fill the empty fields of the papers already here; `on_each` hears of each as
-        it is done (arXiv asks for three seconds between requests)."""
-        from catalog.importing import web
-
-        texts = [t for t in texts if t.strip()]
-        if not texts:
-            raise CatalogError("nothing to add: give a DOI, an arXiv id or a link")
-        added = web.add(self.store, texts, on_each)
-        if any(a.outcome in ("new", "updated") for a in added):
-            from catalog.discover import related
-
-            related.refresh_after_import(self.store, background=True)
-        return added
-
-    def enrich(self, query: str = "", *, dry_run: bool = False, updates: bool = False,
-               on_each: Callable[[Enriched], None] = lambda e: None) -> list[Enriched]:
-        """Look up the papers `query` selects that lack a title, authors or identifiers, and
-        fill in what the web knows of them (catalog/importing/enrich.py says when a candidate
-        is taken); `dry_run`: say what would change, change nothing. `updates`: look up the
-        preprints instead (an arXiv id, no DOI) for the DOI of their published version."""
-        from catalog.importing import enrich
-
-        # the papers `catalog list QUERY` lists (a key, DOI or arXiv id alone names its paper)
-        keys = [p.key for p in self.search(query, limit=10**9, snippets=False)] if query.strip() else None
-        wanted = enrich.unpublished if updates else enrich.lacking
-        wanting = [p for p in self.export_papers(keys=keys) if wanted(p)]
-        done = enrich.enrich(self.store, wanting, dry_run=dry_run, updates=updates, on_each=on_each)
-        if any(e.outcome == "filled" for e in done):
-            from catalog.discover import related
-
-            related.refresh_after_import(self.store, background=True)
-        return done
-
-    def fetch_pdfs(self, query: str = "", *,
-                   on_each: Callable[[PdfFetched], None] = lambda p: None) -> list[PdfFetched]:
-        """Download the PDF of each paper `query` selects that has none attached, from the link
-        a service gave (paper_link) or arXiv's for its arXiv id, and attach it (a copy in the
-        folder of files). Open-access links only: a publisher's page that is not a PDF fails."""
-        import tempfile
-
-        from catalog.fetching import settings
-        from catalog.fetching.http import Client, Offline
-
-        keys = [p.key for p in self.search(query, limit=10**9, snippets=False)] if query.strip() else None
-        client, done = None, []
-        for paper in self.export_papers(keys=keys):
-            detail = self.get(paper.key)
-            if any(a.name.lower().endswith(".pdf") for a in detail.attachments):
-                done.append(PdfFetched(paper.key, "had one"))
-            elif not (url := detail.pdf_url or (f"https://arxiv.org/pdf/{detail.arxiv_id}" if detail.arxiv_id else None)):
-                done.append(PdfFetched(paper.key, "no link"))
-            else:
-                client = client or Client(settings.from_environment())
-                try:
-                    answer = client.download(url)
-                    if answer.status != 200 or not answer.body.startswith(b"%PDF"):
-                        raise CatalogError(f"{url} gave no PDF ({answer.status}, {answer.content_type or 'no type'})")
-                    with tempfile.TemporaryDirectory() as folder:
-                        path = Path(folder) / f"{paper.key}.pdf"
-                        path.write_bytes(answer.body)
-                        attachment, _ = self.attach_file(paper.key, path, link=False)
-                    done.append(PdfFetched(paper.key, "attached", url, attachment.location))
-                except Offline:
-                    if not any(d.outcome == "attached" for d in done):
-                        raise
-                    done.append(PdfFetched(paper.key, "failed", url, error="offline; the rest were not tried"))
-                    on_each(done[-1])
-                    break
-                except CatalogError as exc:
-                    done.append(PdfFetched(paper.key, "failed", url, error=str(exc)))
-            on_each(done[-1])
-        return done
-
-    def linked(self, key: str, *, citing: bool = False) -> Linked:
-        """The papers paper `key` cites (or, `citing`, those citing it), from Semantic Scholar
-        (references: else Crossref's deposited list), each with the key of the catalog's
-        paper when it holds it."""
-        from catalog.fetching import citations, settings
-        from catalog.fetching.http import Client
-
-        detail = self.get(key)
-        key = detail.summary.key
-        if not (detail.doi or detail.arxiv_id):
-            raise CatalogError(f"paper {key} has no DOI or arXiv id to look it up by "
-                               f"(catalog enrich {key} may find one)")
-        client = Client(settings.from_environment())
-        ask = citations.citations if citing else citations.references
-        found, service = ask(client, detail.doi, detail.arxiv_id)
-        with self.store.read() as tx:
-            papers = tuple(LinkedPaper(_key_for(tx, p.doi, p.arxiv_id), p.title, p.authors, p.year, p.venue,
-                                       p.doi, p.arxiv_id, p.abstract) for p in found)
-        return Linked(key, citing, service, papers)
 
     def _refresh_ranked_lists(self, background: bool, took: float,
                               ranking: Callable[[int, int], None] | None) -> None:
@@ -453,7 +360,7 @@ class Catalog(Exchange):
             detail = tx.papers.detail(resolve_key(tx, key))
         if not detail.attachments:
             return detail
-        return dataclasses.replace(detail, attachments=tuple(self._located(a) for a in detail.attachments))
+        return dataclasses.replace(detail, attachments=tuple(self.files._located(a) for a in detail.attachments))
 
     def split(self, key: str, numbers: Sequence[int] = ()) -> SplitResult:
         """Undo merges: the records that joined paper `key` (all, or those of the sources
@@ -467,222 +374,6 @@ class Catalog(Exchange):
             ids = merges.split(tx, pid, tx.papers.key_of(pid), list(dict.fromkeys(numbers)), rules.now())
             return SplitResult(tx.papers.detail(pid).summary, tuple(tx.papers.summaries(ids)),
                                before - len(tx.imports.places_of(pid)))
-
-    # --- attached files (catalog/attaching.py: the folder, names, copies) ---------------------
-
-    def attach_file(self, key: str, path: Path, *, link: bool | None = None) -> tuple[AttachmentView, bool]:
-        """Attach the file at `path` to paper `key`: copied into the catalog's folder of files,
-        or with `link` left where it is (None: $CATALOG_ATTACH). (the attachment, whether it
-        is new): the same bytes attached to this paper before are that attachment again.
-        What web downloads and PDF imports call too."""
-        path = attaching.readable(path)
-        link = attaching.links_by_default() if link is None else link
-        into = None if link else attaching.folder(self.store)
-        sha256, size = attaching.fingerprint(path)
-        with self.store.read() as tx:
-            pid = resolve_key(tx, key)
-            detail = tx.papers.detail(pid)
-            if (known := tx.edits.attachment_with(pid, sha256)) is not None:
-                return self._located(next(a for a in detail.attachments if a.id == known)), False
-        stored = str(path) if link else attaching.copy_in(path, into, attaching.file_name(detail, path.suffix),
-                                                          sha256=sha256)
-        try:
-            with self.store.write() as tx:
-                pid = resolve_key(tx, key)
-                made = tx.edits.add_attachment(pid, stored="linked" if link else "managed", path=stored,
-                                               name=path.name, sha256=sha256, size=size, added_at=rules.now())
-                tx.edits.touch(pid)
-                views = tx.papers.attachments_of(pid)
-        except BaseException:
-            if not link:
-                attaching.remove(into / stored)  # the row never came: neither does the copy
-            raise
-        if made is None:  # attached meanwhile by another process: its copy stays, ours goes
-            if not link:
-                attaching.remove(into / stored)
-            return self._located(next(a for a in views if a.sha256 == sha256)), False
-        return self._located(next(a for a in views if a.id == made)), True
-
-    def read_texts(self, progress: Callable[[AttachmentView, str], None] | None = None) -> list[tuple[AttachmentView, str]]:
-        """Read the text of every attached PDF not read yet, page by page, into the search index:
-        (attachment, what reading gave: 'text', 'no text', 'encrypted', 'unreadable'). Each file
-        is stored in a transaction of its own, so a run cut short keeps what it finished and the
-        next run reads the rest. A file not on this machine is left for later. Loads pypdfium2."""
-        from catalog import pdftext
-
-        with self.store.read() as tx:
-            waiting = tx.imports.unread_attachments()
-        done = []
-        for attachment in waiting:
-            attachment = self._located(attachment)
-            if not attachment.present:
-                continue
-            text = pdftext.read(Path(attachment.location))
-            with self.store.write() as tx:
-                tx.imports.set_attachment_text(attachment.id, text.state, text.pages if text.state == "text" else [])
-            if text.state in ("text", "no text"):
-                self._note_marks(attachment)
-            done.append((attachment, text.state))
-            if progress is not None:
-                progress(attachment, text.state)
-        return done
-
-    def import_pdfs(self, files: Sequence[Path], *, link: bool | None = None,
-                    progress: Callable[[object], None] | None = None) -> list:
-        """Bring in PDFs: each matched to a paper already here (by its DOI or arXiv id, else
-        its title and abstract) and attached to it, or made a new paper from its own text and
-        attached to that (catalog/importing/pdfs.py); a FileReport each. Their text is indexed
-        as they are attached."""
-        from catalog.importing import pdfs
-
-        def attach(key: str, path: Path, text) -> AttachmentView:
-            attachment, _ = self.attach_file(key, path, link=link)
-            with self.store.write() as tx:
-                tx.imports.set_attachment_text(attachment.id, text.state, text.pages)
-            self._note_marks(attachment)
-            return attachment
-
-        return pdfs.import_pdfs(self.store, files, attach, progress)
-
-    def read_pdf_notes(self, key: str | None = None) -> int:
-        """Add the highlights, underlines and comments made in attached PDFs (of paper `key`, or
-        of every paper) to their papers' notes (catalog/pdfannots.py), each once: a mark whose
-        note the paper has is not added again, and no note is ever changed or removed. How
-        many notes were added. What attaching and importing do for each PDF; run again after
-        annotating a PDF in a reader. Loads pypdfium2."""
-        with self.store.read() as tx:
-            found = ([(key, a) for a in tx.papers.attachments_of(resolve_key(tx, key))] if key is not None
-                     else tx.papers.every_attachment())
-        return sum(self._note_marks(self._located(a), key=paper) for paper, a in found)
-
-    def _note_marks(self, attachment: AttachmentView, *, key: str | None = None) -> int:
-        """One PDF's marks as notes of its paper, those not noted yet; how many were added."""
-        from catalog import pdfannots
-
-        attachment = attachment if attachment.location else self._located(attachment)
-        if not (attachment.is_pdf and attachment.present):
-            return 0
-        marks = pdfannots.read(Path(attachment.location))
-        if not marks:
-            return 0
-        with self.store.write() as tx:
-            pid = tx.imports.paper_of_attachment(attachment.id)
-            if pid is None:  # detached meanwhile
-                return 0
-            have = set(tx.edits.note_bodies(pid))
-            new = [body for body in dict.fromkeys(rules.note_body(m.note()) for m in marks) if body not in have]
-            for body in new:
-                tx.edits.add_note(pid, body, rules.now())
-            if new:
-                tx.edits.touch(pid)
-        return len(new)
-
-    def pages_for(self, key: str, query: SearchRequest | str, limit: int = pages.PAGES_PER_PAPER
-                  ) -> list[tuple[int, str]]:
-        """(page, snippet) of the best pages of paper `key`'s files holding a search's words
-        (the TUI's reading pane); [] for a search without words."""
-        try:
-            asked = _asked(query)
-        except QueryError:
-            return []
-        if not asked.query.has_text:
-            return []
-        with self.store.read() as tx:
-            found = tx.search.pages(asked.query, limit, resolve_key(tx, key))
-            terms = highlight.terms_of(asked.query, tx.search.acronyms_for(asked.query)) if found else None
-        return [(hit.page, highlight.snippet(" ".join(hit.text.split()), terms)) for hit in found]
-
-    def attachments(self, key: str) -> tuple[AttachmentView, ...]:
-        """The paper's attachments, each with where it is and whether a file is there."""
-        with self.store.read() as tx:
-            found = tx.papers.attachments_of(resolve_key(tx, key))
-        return tuple(self._located(a) for a in found)
-
-    def detach(self, key: str, number: int, *, delete_file: bool = True) -> AttachmentView:
-        """Detach attachment `number` (as `attachments` numbers them) from paper `key`; a copy in
-        the folder of files is deleted after (with `delete_file`), a linked file never."""
-        with self.store.write() as tx:
-            pid = resolve_key(tx, key)
-            found = tx.papers.attachments_of(pid)
-            if not 1 <= number <= len(found):
-                have = f"it has {len(found)}" if found else "it has none"
-                raise CatalogError(f"paper {key} has no attached file {number} ({have})")
-            gone = self._located(found[number - 1])
-            tx.edits.remove_attachment(gone.id)
-            tx.edits.touch(pid)
-        if delete_file and gone.stored == "managed":
-            attaching.remove(Path(gone.location))
-        return gone
-
-    def file_to_open(self, key: str) -> AttachmentView | None:
-        """The file `catalog open` and `o` open: the first PDF that is there, else the first
-        other file that is there; None when the paper has no file on this machine."""
-        present = [a for a in self.attachments(key) if a.present]
-        return next((a for a in present if a.is_pdf), present[0] if present else None)
-
-    def missing_files(self) -> list[tuple[str, AttachmentView]]:
-        """(paper key, attachment) of every attached file that is not where the catalog keeps it."""
-        return attaching.missing(self.store)
-
-    def rename_files(self, key: str | None = None) -> list[tuple[str, str]]:
-        """Give the copies in the folder of files (of paper `key`, or of every paper) the names
-        their papers' details make now (a title or authors that came later, your own title);
-        (old name, new name) of each renamed. A copy missing or a name taken is left alone."""
-        with self.store.read() as tx:
-            found = ([(key, a) for a in tx.papers.attachments_of(resolve_key(tx, key))] if key is not None
-                     else tx.papers.every_attachment())
-            found = [(paper, a) for paper, a in found if a.stored == "managed"]
-            details = {paper: tx.papers.detail(resolve_key(tx, paper)) for paper in {p for p, _ in found}}
-        if not found:
-            return []
-        into = attaching.folder(self.store)
-        renamed = []
-        for paper, a in found:
-            wanted = attaching.file_name(details[paper], Path(a.path).suffix)
-            if Path(a.path).stem.removesuffix(")").rsplit(" (", 1)[0] == Path(wanted).stem:
-                continue  # its name already (maybe with a number a taken name got)
-            try:
-                fresh = attaching.move_within(into, a.path, wanted)
-            except CatalogError:
-                continue
-            with self.store.write() as tx:
-                tx.edits.move_attachment(a.id, fresh)
-            renamed.append((a.path, fresh))
-        return renamed
-
-    def find_files(self, folder: Path) -> list[tuple[str, AttachmentView, Path]]:
-        """Find missing attached files in `folder` (and the folders inside it) by their bytes
-        (sha256, files of the right size only): a linked file is linked where it was found, a
-        copy that left the folder of files is copied back. (paper key, attachment, where it
-        was found) of each found."""
-        missing = self.missing_files()
-        sizes = {a.size for _, a in missing}
-        wanted = {a.sha256: (key, a) for key, a in missing}
-        found = []
-        for path in sorted(Path(folder).expanduser().rglob("*")):
-            if not wanted:
-                break
-            try:
-                if not path.is_file() or path.stat().st_size not in sizes:
-                    continue
-                sha, _ = attaching.fingerprint(path)
-            except (OSError, CatalogError):
-                continue
-            if sha not in wanted:
-                continue
-            key, attachment = wanted.pop(sha)
-            if attachment.stored == "managed":
-                into = attaching.folder(self.store)
-                stored = attaching.copy_in(path, into, Path(attachment.path).name)
-            else:
-                stored = str(path.absolute())
-            with self.store.write() as tx:
-                tx.edits.move_attachment(attachment.id, stored)
-            found.append((key, attachment, path))
-        return found
-
-    def _located(self, attachment: AttachmentView) -> AttachmentView:
-        return attaching.located(self.store, attachment)
 
     # --- user data: each change returns an Edit, which `undo` takes back -----------------
 
@@ -703,7 +394,7 @@ class Catalog(Exchange):
 
     def set_title(self, key: str, title: str | None) -> Edit:
         edit = self._set_field([key], "user_title", rules.user_line(title or "") or None)
-        self.rename_files(key)  # its copies' names follow the title shown
+        self.files.rename_files(key)  # its copies' names follow the title shown
         return edit
 
     def _set_field(self, keys: Sequence[str], field: str, value) -> Edit:
@@ -870,51 +561,6 @@ class Catalog(Exchange):
                 found = tx.search.facets(parsed, partial=asked.partial if partial is None else partial)
         return dataclasses.replace(found, saved=saved, query=asked.text, catalog_total=total, tag_names=names)
 
-    # --- discovery: papers like one, recommendations, topics (catalog/discover/related.py) -----------
-
-    def similar(self, key: str, limit: int = 10) -> list[RelatedPaper]:
-        """The papers most like paper `key`, best first, each with the terms both share."""
-        from catalog.discover import related
-
-        with self.store.read() as tx:
-            pid = resolve_key(tx, key)
-        return related.similar(self.store, pid, limit)
-
-    def recommend(self, tag: str | None = None, query: str = "", limit: int = 20) -> list[RelatedPaper]:
-        """Papers `query` selects (all for ""), ranked by likeness to those tagged `tag` (or,
-        without a tag, rated 4-5 or read); never one it learns from, nor one read or skipped.
-        CatalogError when it cannot: TooFewPositives (catalog.errors) when fewer than 2 papers
-        are there to learn from."""
-        from catalog.discover import related
-
-        return related.recommend(self.store, rules.tag_name(tag) if tag else None, query, limit)
-
-    def topics(self, query: str = "") -> list[TopicGroup]:
-        """The papers `query` selects (all for "") in labelled topics, largest first; stored in
-        the `topic` table (docs/schema.md), replacing that list's earlier topics."""
-        from catalog.discover import related
-
-        return related.topics(self.store, query)
-
-    def stored_topics(self) -> tuple[tuple[TopicCount, ...], bool]:
-        """The whole catalog's stored topics, and whether papers came or went since (or there
-        are none): then `topics()` makes them again."""
-        from catalog.discover import related
-
-        return related.stored_topics(self.store)
-
-    def topic_papers(self, number: int) -> list[PaperSummary]:
-        """The papers of the whole catalog's stored topic `number`, closest to its centre first."""
-        from catalog.discover import related
-
-        return related.topic_papers(self.store, number)
-
-    def discovery_status(self):
-        """The discovery cache (a CacheStatus: missing, stale or fresh), building nothing."""
-        from catalog.discover import related
-
-        return related.status(self.store)
-
     # --- saved searches -----------------------------------------------------------------
 
     def save_search(self, name: str, query: str) -> Edit:
@@ -936,7 +582,7 @@ class Catalog(Exchange):
         with self.store.read() as tx:
             return tx.edits.saved_searches()
 
-    # --- backups and copies (exports and annotations: catalog/exchange.py) --------------------
+    # --- backups and copies ------------------------------------------------------------------
 
     def backup(self, target: Path, *, force: bool = False) -> Path:
         """A consistent copy, safe while the TUI has the catalog open (into a folder: under
@@ -949,7 +595,7 @@ class Catalog(Exchange):
         if target.is_dir():
             target = target / (self.path.name if self.path else "catalog.db")
         try:
-            with files.replacing(target, force=force, protected=self._own_files()) as temporary:
+            with files.replacing(target, force=force, protected=files.database_files(self.path)) as temporary:
                 self.store.backup(temporary)
         except StoreError as exc:
             raise CatalogError(f"cannot back up to {target}: {exc}") from None
@@ -1180,9 +826,3 @@ def _with_snippets(hits: list[SearchHit], query, also: dict[str, list[str]]) -> 
 
 
 __all__ = ["Catalog", "CatalogError", "Interrupted", "QueryError", "SearchRequest", "request"]
-
-
-def _key_for(tx, doi: str | None, arxiv_id: str | None) -> str | None:
-    """The key of the catalog's paper with this DOI or arXiv id, if it has one."""
-    ids = (tx.papers.ids_with_doi(doi) if doi else []) or (tx.papers.ids_with_arxiv_id(arxiv_id) if arxiv_id else [])
-    return tx.papers.key_of(ids[0]) if ids else None

@@ -1,5 +1,5 @@
 """Highlights, underlines and comments a reader made in a PDF, read with pypdfium2, as the
-notes they become (Catalog.read_pdf_notes): `p. 3 · highlight (yellow): “the text” — comment`.
+notes they become (Catalog.files.read_pdf_notes): `p. 3 · highlight (yellow): “the text” — comment`.
 
 The text a highlight covers is the page's text inside its quadrilaterals. Imported only where
 PDFs are read (catalog/pdftext.py's rule).

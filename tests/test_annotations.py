@@ -44,7 +44,7 @@ def annotate(catalog: Catalog) -> tuple[str, str]:
 def test_annotations_move_between_catalogs(seeded_both, colleague, tmp_path):
     mcr, neurons = annotate(seeded_both)
     path = tmp_path / "notes.json"
-    assert seeded_both.export_annotations(path) == 2
+    assert seeded_both.exchange.export_annotations(path) == 2
     document = json.loads(path.read_text())
     assert (document["format"], document["version"]) == ("catalog-annotations", 1)
     entry = next(p for p in document["papers"] if p["key"] == mcr)
@@ -53,7 +53,7 @@ def test_annotations_move_between_catalogs(seeded_both, colleague, tmp_path):
 
     colleague.add_note(mcr, "their own note")
     colleague.tag([mcr], ["theirs"])
-    report = colleague.import_annotations(path)
+    report = colleague.exchange.import_annotations(path)
     assert (report.papers, report.matched, report.not_found, report.conflicts) == (2, 2, [], [])
     assert (report.tags_added, report.notes_added, report.searches_added) == (3, 1, 1)
     got = colleague.get(mcr)
@@ -65,7 +65,7 @@ def test_annotations_move_between_catalogs(seeded_both, colleague, tmp_path):
     assert [s.name for s in colleague.saved_searches()] == ["thesis"]
 
     # Importing again adds nothing: no duplicate tags, notes or searches.
-    again = colleague.import_annotations(path)
+    again = colleague.exchange.import_annotations(path)
     assert (again.tags_added, again.notes_added, again.fields_set, again.searches_added, again.conflicts) == (
         0, 0, 0, 0, [])
     assert len(colleague.get(mcr).notes) == 2
@@ -74,18 +74,18 @@ def test_annotations_move_between_catalogs(seeded_both, colleague, tmp_path):
 def test_conflicts_keep_yours_unless_theirs(seeded_both, colleague, tmp_path):
     mcr, neurons = annotate(seeded_both)
     path = tmp_path / "notes.json"
-    seeded_both.export_annotations(path)
+    seeded_both.exchange.export_annotations(path)
     colleague.set_status([mcr], "read")
     colleague.set_title(neurons, "My own title")
     colleague.save_search("thesis", "tag:thesis")
-    report = colleague.import_annotations(path)
+    report = colleague.exchange.import_annotations(path)
     assert len(report.conflicts) == 3
     assert any("status is 'read' here, 'reading' in the file (kept yours)" in c for c in report.conflicts)
     assert any("title is 'My own title' here" in c for c in report.conflicts)
     assert any(c.startswith("saved search 'thesis'") for c in report.conflicts)
     assert colleague.get(mcr).summary.status == "read"
     assert colleague.get(mcr).summary.rating == 4  # unset here: taken, no conflict
-    report = colleague.import_annotations(path, theirs=True)
+    report = colleague.exchange.import_annotations(path, theirs=True)
     assert colleague.get(mcr).summary.status == "reading"
     assert colleague.get(neurons).summary.title == "Sparse wide nets"
     assert colleague.saved_searches()[0].query == "tag:project/thesis"
@@ -94,13 +94,13 @@ def test_conflicts_keep_yours_unless_theirs(seeded_both, colleague, tmp_path):
 def test_papers_match_by_fingerprint_doi_or_title_when_keys_differ(seeded_both, tmp_path):
     mcr, _ = annotate(seeded_both)
     path = tmp_path / "notes.json"
-    seeded_both.export_annotations(path)
+    seeded_both.exchange.export_annotations(path)
     document = json.loads(path.read_text())
     for entry in document["papers"]:
         entry["key"] = "zzzzzzz"  # another catalog's keys
     document["papers"].append({"key": "qqqqqqq", "title": "A Paper Nobody Has", "tags": ["x"]})
     path.write_text(json.dumps(document))
-    report = seeded_both.import_annotations(path)
+    report = seeded_both.exchange.import_annotations(path)
     assert (report.matched, report.not_found) == (2, ["qqqqqqq 'A Paper Nobody Has'"])
     # A catalog that knows the papers only by title and DOI (from BibTeX) matches by those.
     bib = tmp_path / "refs.bib"
@@ -111,9 +111,9 @@ def test_papers_match_by_fingerprint_doi_or_title_when_keys_differ(seeded_both, 
         {"key": "aaaaaaa", "doi": "10.5555/wb", "tags": ["by-doi"]},
         {"key": "bbbbbbb", "title": "white-box transformers!", "notes": [{"body": "by title"}]}]}
     path.write_text(json.dumps(shared))
-    report = third.import_annotations(path)
+    report = third.exchange.import_annotations(path)
     assert report.matched == 2
-    [paper] = third.export_papers("")
+    [paper] = third.exchange.export_papers("")
     assert (paper.tags, paper.notes) == (("by-doi",), ("by title",))
     third.close()
 
@@ -176,7 +176,7 @@ def test_annotations_import_is_one_transaction(seeded_both, tmp_path, monkeypatc
     other.import_paths([SEEDS])
     mcr, _ = annotate(other)
     path = tmp_path / "notes.json"
-    other.export_annotations(path)
+    other.exchange.export_annotations(path)
     other.close()
     calls = []
     real = annotations._merge_paper
@@ -189,7 +189,7 @@ def test_annotations_import_is_one_transaction(seeded_both, tmp_path, monkeypatc
 
     monkeypatch.setattr(annotations, "_merge_paper", failing)
     with pytest.raises(RuntimeError):
-        seeded_both.import_annotations(path)
+        seeded_both.exchange.import_annotations(path)
     assert seeded_both.get(mcr).summary.tags == ()  # the first paper's changes were rolled back too
 
 

@@ -49,7 +49,7 @@ def first_key(catalog: Catalog) -> str:
 
 def test_attach_copies_into_the_folder_beside_the_catalog_under_a_readable_name(seeded, db_path, a_pdf):
     key = first_key(seeded)
-    attachment, new = seeded.attach_file(key, a_pdf)
+    attachment, new = seeded.files.attach_file(key, a_pdf)
     assert new
     copy = Path(attachment.location)
     assert copy.parent == db_path.with_name("catalog-files")
@@ -61,23 +61,23 @@ def test_attach_copies_into_the_folder_beside_the_catalog_under_a_readable_name(
 
 def test_the_same_bytes_attached_again_change_nothing(seeded, db_path, a_pdf, tmp_path):
     key = first_key(seeded)
-    first, _ = seeded.attach_file(key, a_pdf)
+    first, _ = seeded.files.attach_file(key, a_pdf)
     again = tmp_path / "again.pdf"
     again.write_bytes(PDF)
-    second, new = seeded.attach_file(key, again)
+    second, new = seeded.files.attach_file(key, again)
     assert not new and second.id == first.id
-    assert len(seeded.attachments(key)) == 1
+    assert len(seeded.files.attachments(key)) == 1
     assert len(list(db_path.with_name("catalog-files").iterdir())) == 1
 
 
 def test_a_linked_file_stays_where_it_is_and_doctor_reports_it_gone(seeded, db_path, a_pdf, run_cli):
     key = first_key(seeded)
-    attachment, _ = seeded.attach_file(key, a_pdf, link=True)
+    attachment, _ = seeded.files.attach_file(key, a_pdf, link=True)
     assert attachment.stored == "linked" and attachment.location == str(a_pdf)
     assert not db_path.with_name("catalog-files").exists()
     assert run_cli("doctor").exit_code == 0
     a_pdf.unlink()
-    assert seeded.attachments(key)[0].present is False
+    assert seeded.files.attachments(key)[0].present is False
     doctor = run_cli("doctor")
     assert doctor.exit_code == 1
     assert f"{key}: file 1 (2401.00001v2.pdf) is missing: {a_pdf}" in doctor.output
@@ -87,29 +87,29 @@ def test_a_linked_file_stays_where_it_is_and_doctor_reports_it_gone(seeded, db_p
 
 def test_detach_deletes_a_copy_only_when_told(seeded, a_pdf, run_cli):
     key = first_key(seeded)
-    copy = Path(seeded.attach_file(key, a_pdf)[0].location)
+    copy = Path(seeded.files.attach_file(key, a_pdf)[0].location)
     refused = run_cli("detach", key)  # no terminal to ask on, no --yes
     assert refused.exit_code == 1 and "--yes" in refused.output
-    assert copy.exists() and len(seeded.attachments(key)) == 1
+    assert copy.exists() and len(seeded.files.attachments(key)) == 1
     done = run_cli("detach", key, "1", "--yes")
     assert done.exit_code == 0, done.output
-    assert not copy.exists() and seeded.attachments(key) == ()
+    assert not copy.exists() and seeded.files.attachments(key) == ()
     assert a_pdf.exists()
 
 
 def test_detach_never_deletes_a_linked_file(seeded, a_pdf, run_cli):
     key = first_key(seeded)
-    seeded.attach_file(key, a_pdf, link=True)
+    seeded.files.attach_file(key, a_pdf, link=True)
     assert run_cli("detach", key).exit_code == 0
-    assert a_pdf.exists() and seeded.attachments(key) == ()
+    assert a_pdf.exists() and seeded.files.attachments(key) == ()
 
 
 def test_detach_a_number_the_paper_does_not_have_is_one_line(seeded, a_pdf, run_cli):
     key = first_key(seeded)
-    seeded.attach_file(key, a_pdf)
+    seeded.files.attach_file(key, a_pdf)
     result = run_cli("detach", key, "2", "--yes")
     assert result.exit_code == 1 and result.output.count("\n") == 1 and "no attached file 2" in result.output
-    assert len(seeded.attachments(key)) == 1
+    assert len(seeded.files.attachments(key)) == 1
 
 
 @pytest.mark.parametrize("what", ["missing", "folder"])
@@ -118,12 +118,12 @@ def test_attaching_what_is_not_a_file_is_one_line_and_attaches_nothing(seeded, t
     target = tmp_path / "nothing.pdf" if what == "missing" else tmp_path
     result = run_cli("attach", key, str(target))
     assert result.exit_code == 1 and result.output.count("\n") == 1 and "Traceback" not in result.output
-    assert seeded.attachments(key) == ()
+    assert seeded.files.attachments(key) == ()
 
 
 def test_files_lists_them_as_text_and_json(seeded, a_pdf, run_cli, tmp_path):
     key = first_key(seeded)
-    seeded.attach_file(key, a_pdf)
+    seeded.files.attach_file(key, a_pdf)
     notes = tmp_path / "notes.txt"
     notes.write_text("mine")
     assert run_cli("attach", "--link", key, str(notes)).exit_code == 0
@@ -137,7 +137,7 @@ def test_files_lists_them_as_text_and_json(seeded, a_pdf, run_cli, tmp_path):
 def test_open_opens_the_pdf_first_and_the_opener_prints_nowhere(seeded, a_pdf, run_cli, opener, browser, capfd,
                                                                tmp_path):
     key = with_link(seeded, tmp_path)
-    copy = seeded.attach_file(key, a_pdf)[0].location
+    copy = seeded.files.attach_file(key, a_pdf)[0].location
     result = run_cli("open", key)
     assert result.exit_code == 0, result.output
     assert opened(opener) == [copy] and opened(browser) == []
@@ -149,7 +149,7 @@ def test_open_opens_the_pdf_first_and_the_opener_prints_nowhere(seeded, a_pdf, r
 
 def test_open_without_an_opener_is_one_line(seeded, a_pdf, run_cli, monkeypatch):
     key = first_key(seeded)
-    seeded.attach_file(key, a_pdf)
+    seeded.files.attach_file(key, a_pdf)
     monkeypatch.delenv("CATALOG_OPENER", raising=False)
     monkeypatch.setenv("PATH", "/nonexistent")
     result = run_cli("open", key)
@@ -158,7 +158,7 @@ def test_open_without_an_opener_is_one_line(seeded, a_pdf, run_cli, monkeypatch)
 
 def test_open_a_paper_whose_file_is_gone_opens_its_link(seeded, a_pdf, run_cli, opener, browser, tmp_path):
     key = with_link(seeded, tmp_path)
-    seeded.attach_file(key, a_pdf, link=True)
+    seeded.files.attach_file(key, a_pdf, link=True)
     a_pdf.unlink()
     assert run_cli("open", key).exit_code == 0
     assert opened(opener) == [] and len(opened(browser)) == 1
@@ -167,12 +167,12 @@ def test_open_a_paper_whose_file_is_gone_opens_its_link(seeded, a_pdf, run_cli, 
 def test_attachments_are_kept_on_both_backends(seeded_any, a_pdf, tmp_path, monkeypatch):
     monkeypatch.setenv("CATALOG_FILES", str(tmp_path / "lab-files"))
     key = first_key(seeded_any)
-    attachment, new = seeded_any.attach_file(key, a_pdf)
+    attachment, new = seeded_any.files.attach_file(key, a_pdf)
     assert new and Path(attachment.location).parent == tmp_path / "lab-files"
-    assert not seeded_any.attach_file(key, a_pdf)[1]
+    assert not seeded_any.files.attach_file(key, a_pdf)[1]
     assert [a.sha256 for a in seeded_any.get(key).attachments] == [attachment.sha256]
-    seeded_any.detach(key, 1)
-    assert seeded_any.attachments(key) == () and not Path(attachment.location).exists()
+    seeded_any.files.detach(key, 1)
+    assert seeded_any.files.attachments(key) == () and not Path(attachment.location).exists()
 
 
 def test_on_a_server_members_detach_only_their_own_files(pg_server, people, backend, a_pdf, tmp_path, monkeypatch):
@@ -182,11 +182,11 @@ def test_on_a_server_members_detach_only_their_own_files(pg_server, people, back
     ann, bob = people("ann"), people("bob")
     assert not ann.import_paths([Path(__file__).resolve().parent.parent / "seeds"]).errors
     key = first_key(ann)
-    ann.attach_file(key, a_pdf)
-    assert [a.added_by for a in bob.attachments(key)] == ["ann"]  # bob sees it
+    ann.files.attach_file(key, a_pdf)
+    assert [a.added_by for a in bob.files.attachments(key)] == ["ann"]  # bob sees it
     with pytest.raises(CatalogError, match="attached by ann"):
-        bob.detach(key, 1)
-    assert len(ann.attachments(key)) == 1
+        bob.files.detach(key, 1)
+    assert len(ann.files.attachments(key)) == 1
 
 
 def test_a_server_without_a_folder_of_files_says_so(pg_server, people, backend, a_pdf, monkeypatch):
@@ -196,8 +196,8 @@ def test_a_server_without_a_folder_of_files_says_so(pg_server, people, backend, 
     ann = people("ann")
     assert not ann.import_paths([Path(__file__).resolve().parent.parent / "seeds"]).errors
     with pytest.raises(CatalogError, match="CATALOG_FILES"):
-        ann.attach_file(first_key(ann), a_pdf)
-    assert ann.attach_file(first_key(ann), a_pdf, link=True)[1]
+        ann.files.attach_file(first_key(ann), a_pdf)
+    assert ann.files.attach_file(first_key(ann), a_pdf, link=True)[1]
 
 
 def test_has_pdf_and_has_files_find_papers_with_attachments(seeded_any, a_pdf, tmp_path, monkeypatch):
@@ -205,8 +205,8 @@ def test_has_pdf_and_has_files_find_papers_with_attachments(seeded_any, a_pdf, t
     with_pdf, with_file = first_key(seeded_any), seeded_any.search("sparse autoencoders", limit=1)[0].key
     notes = tmp_path / "notes.txt"
     notes.write_text("mine")
-    seeded_any.attach_file(with_pdf, a_pdf)
-    seeded_any.attach_file(with_file, notes, link=True)
+    seeded_any.files.attach_file(with_pdf, a_pdf)
+    seeded_any.files.attach_file(with_file, notes, link=True)
     assert [p.key for p in seeded_any.search("has:pdf", limit=100)] == [with_pdf]
     assert sorted(p.key for p in seeded_any.search("has:files", limit=100)) == sorted([with_pdf, with_file])
     assert with_pdf not in [p.key for p in seeded_any.search("-has:pdf", limit=100)]
@@ -214,7 +214,7 @@ def test_has_pdf_and_has_files_find_papers_with_attachments(seeded_any, a_pdf, t
 
 def test_doctor_finds_a_moved_file_by_its_bytes(seeded, a_pdf, tmp_path, run_cli):
     key = first_key(seeded)
-    seeded.attach_file(key, a_pdf, link=True)
+    seeded.files.attach_file(key, a_pdf, link=True)
     moved = tmp_path / "elsewhere" / "deeper" / "renamed.pdf"
     moved.parent.mkdir(parents=True)
     (tmp_path / "elsewhere" / "same-size.pdf").write_bytes(b"x" * len(PDF))  # same size, other bytes
@@ -223,14 +223,14 @@ def test_doctor_finds_a_moved_file_by_its_bytes(seeded, a_pdf, tmp_path, run_cli
     result = run_cli("doctor", "--find-files", str(tmp_path / "elsewhere"))
     assert result.exit_code == 0, result.output
     assert f"found {key}'s file 1 (2401.00001v2.pdf) at {moved}" in result.stderr
-    assert seeded.attachments(key)[0].location == str(moved)
+    assert seeded.files.attachments(key)[0].location == str(moved)
 
 
 def test_copies_are_renamed_when_the_paper_gets_a_title(seeded, a_pdf, db_path, run_cli):
     key = first_key(seeded)
-    old = Path(seeded.attach_file(key, a_pdf)[0].location)
+    old = Path(seeded.files.attach_file(key, a_pdf)[0].location)
     seeded.set_title(key, "Steering Away From Evaluation Awareness")
-    [attachment] = seeded.attachments(key)
+    [attachment] = seeded.files.attachments(key)
     assert Path(attachment.location).name == "2026 - Steering Away From Evaluation Awareness.pdf"
     assert attachment.present and not old.exists()
     assert run_cli("files", key, "--rename").stderr == ""  # nothing left to rename
@@ -245,14 +245,14 @@ def test_a_copy_left_by_a_killed_attach_is_used_not_copied_again(seeded, a_pdf, 
 
     monkeypatch.setattr(seeded.store, "write", killed)
     with pytest.raises(KeyboardInterrupt):
-        seeded.attach_file(key, a_pdf)
+        seeded.files.attach_file(key, a_pdf)
     monkeypatch.setattr(seeded.store, "write", real_write)
     folder = db_path.with_name("catalog-files")
     assert list(folder.iterdir()) == []  # the copy of a failed attach is removed
-    name = next(iter(seeded.attach_file(key, a_pdf)[0].location.rsplit("/", 1)[1:]))
+    name = next(iter(seeded.files.attach_file(key, a_pdf)[0].location.rsplit("/", 1)[1:]))
     (folder / name).unlink()
     # As if the process died before it could remove the copy: the copy is there, no row.
-    seeded.detach(key, 1)
+    seeded.files.detach(key, 1)
     (folder / name).write_bytes(PDF)
-    attachment, new = seeded.attach_file(key, a_pdf)
+    attachment, new = seeded.files.attach_file(key, a_pdf)
     assert new and [p.name for p in folder.iterdir()] == [name] == [Path(attachment.location).name]

@@ -73,7 +73,7 @@ def test_tex_in_names_is_decoded(empty_catalog, tmp_path):
     source = tmp_path / "refs.bib"
     source.write_text(BIB)
     empty_catalog.import_paths([source])
-    (paper,) = empty_catalog.export_papers("author:castellan")
+    (paper,) = empty_catalog.exchange.export_papers("author:castellan")
     assert paper.authors == "S. Siegel, G. W. Castellan"
 
 

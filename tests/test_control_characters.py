@@ -67,7 +67,7 @@ def test_an_annotations_file_from_a_colleague_is_stripped(seeded, db_path, tmp_p
         "saved_searches": [{"name": f"theirs{NASTY}", "query": f"graph {NASTY}"}]}
     path = tmp_path / "theirs.json"
     path.write_text(json.dumps(document))
-    report = seeded.import_annotations(path)
+    report = seeded.exchange.import_annotations(path)
     assert report.tags_added == 1 and report.notes_added == 1
     _assert_clean(db_path)
 
@@ -91,7 +91,7 @@ def test_a_carriage_return_in_imported_text_does_not_join_words(empty_catalog, t
     (tmp_path / "s.csv").write_text('title,abstract\n"Graph\rNetworks","One\rtwo"\n', newline="")
     (tmp_path / "j.json").write_text(json.dumps([{"title": "Sparse\rAttention", "abstract": "Three\rfour"}]))
     assert empty_catalog.import_paths([tmp_path]).new == 3
-    papers = {p.title: p for p in empty_catalog.export_papers()}
+    papers = {p.title: p for p in empty_catalog.exchange.export_papers()}
     assert sorted(papers) == ["Deep Learning", "Graph Networks", "Sparse Attention"]
     assert papers["Deep Learning"].authors == "Ann Bell"
     assert [papers[t].abstract for t in sorted(papers)] == ["First line second line.", "One two", "Three four"]
@@ -124,7 +124,7 @@ def test_controls_left_in_a_catalog_never_reach_an_export(seeded, db_path, tmp_p
     conn.execute("UPDATE tag SET name = ?", (f"t{NASTY}",))
     conn.close()
     target = tmp_path / f"out.{fmt}"
-    seeded.export("", fmt, target)
+    seeded.exchange.export("", fmt, target)
     text = target.read_bytes().decode("utf-8")
     assert not CONTROL.search(text), repr(CONTROL.search(text)[0])
     assert "\x1b" not in text and "pwned" in text  # made visible, not dropped silently

@@ -42,7 +42,7 @@ def tricky(tmp_path: Path):
     catalog = Catalog.open(tmp_path / "tricky.db")
     report = catalog.import_paths([source])
     assert (report.new, report.errors, report.warnings) == (len(TRICKY), [], [])
-    keys = {p.title or p.headline: p.key for p in catalog.export_papers("")}
+    keys = {p.title or p.headline: p.key for p in catalog.exchange.export_papers("")}
     rock = keys[TRICKY[0]["title"]]
     catalog.tag([rock], ["toread", "project/thesis"])
     catalog.add_note(rock, "First note: check *this* <b>claim</b>.\n\nSecond paragraph.")
@@ -63,7 +63,7 @@ def tricky(tmp_path: Path):
 
 def export(catalog: Catalog, fmt: str, query: str = "") -> str:
     out = io.StringIO()
-    catalog.export(query, fmt, stream=out)
+    catalog.exchange.export(query, fmt, stream=out)
     return out.getvalue()
 
 
@@ -218,17 +218,17 @@ def test_round_trip_into_a_fresh_catalog(seeded_any, tmp_path, fmt):
     seeded.save_search("mine", "tag:toread")
     papers = tmp_path / f"papers.{fmt}"
     notes = tmp_path / "annotations.json"
-    seeded.export("", fmt, papers)
-    seeded.export_annotations(notes)
+    seeded.exchange.export("", fmt, papers)
+    seeded.exchange.export_annotations(notes)
 
     fresh = Catalog.open(tmp_path / "fresh.db")
     report = fresh.import_paths([papers])
     assert (report.new, report.errors, report.warnings) == (90, [], [])
-    fresh.import_annotations(notes)
+    fresh.exchange.import_annotations(notes)
 
     def state(catalog):
         return {p.key: (p.title, p.headline, p.user_title, p.authors, p.venue, p.year, p.abstract, p.status,
-                        p.rating, p.tags, p.notes) for p in catalog.export_papers("")}
+                        p.rating, p.tags, p.notes) for p in catalog.exchange.export_papers("")}
 
     assert state(fresh) == state(seeded)
     assert fresh.saved_searches() == seeded.saved_searches()
@@ -292,7 +292,7 @@ def test_datasette_finds_the_search_index(seeded, db_path):
 def test_a_derived_headline_is_never_exported_as_a_title(seeded, tmp_path, fmt):
     """A paper list's paper has no title: the headline the catalog derived from its abstract
     is not written as one (issue 29), and a re-import derives the same headline again."""
-    (paper,) = [p for p in seeded.export_papers("") if p.title is None][:1]
+    (paper,) = [p for p in seeded.exchange.export_papers("") if p.title is None][:1]
     text = export(seeded, fmt, f"key:{paper.key}")
     assert paper.headline not in text.replace("{", "").replace("}", "")
     assert not any(line.lstrip().lower().startswith(("title =", "ti  -")) for line in text.splitlines())
@@ -302,13 +302,13 @@ def test_a_derived_headline_is_never_exported_as_a_title(seeded, tmp_path, fmt):
         path = tmp_path / f"one.{ {'bibtex': 'bib', 'ris': 'ris', 'csljson': 'json'}[fmt] }"
         path.write_text(text)
         again.import_paths([path])
-        (back,) = again.export_papers("")
+        (back,) = again.exchange.export_papers("")
         assert (back.key, back.title, back.headline) == (paper.key, None, paper.headline)
     finally:
         again.close()
 
 
 def test_markdown_shows_a_headline_marked_as_one(seeded):
-    paper = next(p for p in seeded.export_papers("") if p.title is None)
+    paper = next(p for p in seeded.exchange.export_papers("") if p.title is None)
     text = export(seeded, "markdown", f"key:{paper.key}")
     assert "(untitled; headline derived from the abstract)" in text

@@ -40,13 +40,13 @@ def one_line(stderr: str) -> str:
 
 
 def links_of(catalog: Catalog) -> dict[str, str | None]:
-    return {p.title: p.url for p in catalog.export_papers("")}
+    return {p.title: p.url for p in catalog.exchange.export_papers("")}
 
 
 def keys_by_title(db: Path) -> dict[str, str]:
     catalog = Catalog.open(db)
     try:
-        return {p.title: p.key for p in catalog.export_papers("")}
+        return {p.title: p.key for p in catalog.exchange.export_papers("")}
     finally:
         catalog.close()
 
@@ -106,7 +106,7 @@ def test_imported_links_are_web_pages_and_each_file_says_once_what_it_left_out(e
     assert report.new == len(LINKS) and not report.errors  # every paper is kept
     links = links_of(empty_catalog)
     assert links == EXPECTED  # the arXiv link is the paper's arXiv id, which exports write as its link
-    assert [p.arxiv_id for p in empty_catalog.export_papers("") if p.title == "Paper 6"] == ["1706.03762"]
+    assert [p.arxiv_id for p in empty_catalog.exchange.export_papers("") if p.title == "Paper 6"] == ["1706.03762"]
     [warning] = report.warnings
     line = next(n for n, text in enumerate(path.read_text().splitlines(), 1) if "Paper 0" in text or "p0" in text)
     assert warning.startswith(f"{path}:")
@@ -234,7 +234,7 @@ def test_a_bibtex_entry_read_in_part_is_reported_with_its_line_and_loses_nothing
     assert warning.startswith(f"catalog: {path}:7: entry 'bad2023' ") and said in warning, warning
     catalog = Catalog.open(db)
     try:
-        found = {p.title: (p.abstract, p.year) for p in catalog.export_papers("")}
+        found = {p.title: (p.abstract, p.year) for p in catalog.exchange.export_papers("")}
     finally:
         catalog.close()
     assert found == {"A good paper": ("Fine abstract.", 2020),
@@ -248,7 +248,7 @@ def test_fields_of_a_bibtex_entry_that_cannot_be_read_again_are_named(empty_cata
     [warning] = report.warnings
     assert warning.startswith(f"{path}:1: entry 'bad' field 'title' has unbalanced braces") and \
         "field 'year' after it is lost" in warning, warning
-    assert [(p.title, p.year) for p in empty_catalog.export_papers("")] == [("X Y", None)]
+    assert [(p.title, p.year) for p in empty_catalog.exchange.export_papers("")] == [("X Y", None)]
 
 
 # --- queries --------------------------------------------------------------------------------------

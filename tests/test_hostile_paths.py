@@ -277,7 +277,7 @@ def test_a_full_disk_leaves_the_vault_as_it_was(db, vault, monkeypatch):
     catalog = Catalog.open(db)
     try:
         with pytest.raises(CatalogError, match="No space left on device"):
-            catalog.export("", "vault", folder)
+            catalog.exchange.export("", "vault", folder)
     finally:
         catalog.close()
     assert {note.name: note.read_text() for note in folder.iterdir()} == before  # no temporary file either
@@ -288,7 +288,7 @@ def test_a_full_disk_leaves_no_new_vault_folder(db, tmp_path, monkeypatch):
     catalog = Catalog.open(db)
     try:
         with pytest.raises(CatalogError):
-            catalog.export("", "vault", tmp_path / "new-vault")
+            catalog.exchange.export("", "vault", tmp_path / "new-vault")
     finally:
         catalog.close()
     assert not (tmp_path / "new-vault").exists()
@@ -327,7 +327,7 @@ def test_a_note_that_cannot_be_put_in_place_is_named(db, vault, monkeypatch):
     catalog = Catalog.open(db)
     try:
         with pytest.raises(CatalogError, match=f"1 note was not written .*{first}: Input/output error"):
-            catalog.export("", "vault", folder)
+            catalog.exchange.export("", "vault", folder)
     finally:
         catalog.close()
     assert (folder / first).read_text() == before[first]

@@ -17,7 +17,7 @@ DATA = Path(__file__).resolve().parent / "data"
 
 
 def by_title(catalog) -> dict:
-    return {p.title: p for p in catalog.export_papers("")}
+    return {p.title: p for p in catalog.exchange.export_papers("")}
 
 
 def fts_ok(path: Path) -> None:
@@ -178,13 +178,13 @@ def test_a_title_only_entry_gains_its_abstract_later(empty_catalog, tmp_path):
         '[{"title": "Learning to count sheep!", "abstract": "' + abstract + '"}]')
     (tmp_path / "c.txt").write_text(f"NeurIPS 2024 Papers\n\n{abstract}\n")
     assert empty_catalog.import_paths([tmp_path / "a.bib"]).new == 1
-    key = empty_catalog.export_papers("")[0].key
+    key = empty_catalog.exchange.export_papers("")[0].key
     report = empty_catalog.import_paths([tmp_path / "b.json"])
     assert (report.new, report.merged) == (0, 1)
     # The fingerprint now follows the abstract, so the paper list finds the same paper.
     report = empty_catalog.import_paths([tmp_path / "c.txt"])
     assert (report.new, report.known, report.merged) == (0, 1, 1)
-    [paper] = empty_catalog.export_papers("")
+    [paper] = empty_catalog.exchange.export_papers("")
     assert (paper.key, paper.title, paper.venue, paper.year) == (key, "Learning to Count Sheep", "NeurIPS", 2024)
 
 

@@ -25,7 +25,7 @@ def _round_trip(catalog: Catalog, source: Path, fmt: str, suffix: str, tmp_path:
     report = catalog.import_paths([source])
     assert report.errors == []
     exported = tmp_path / f"export{suffix}"
-    catalog.export("", fmt, exported)
+    catalog.exchange.export("", fmt, exported)
     return exported
 
 
@@ -102,12 +102,12 @@ def test_a_csl_json_library_comes_back_item_by_item(empty_catalog, tmp_path):
 
 def test_keywords_become_tags_and_go_back_as_written(empty_catalog, tmp_path):
     exported = _round_trip(empty_catalog, LIBRARIES / "library.ris", "ris", ".ris", tmp_path)
-    paper = empty_catalog.export_papers("working memory adolescents")[0]
+    paper = empty_catalog.exchange.export_papers("working memory adolescents")[0]
     assert set(paper.tags) == {"sleep", "memory"}
     assert "KW  - sleep\nKW  - memory\n" in exported.read_text()
     empty_catalog.tag([paper.key], ["thesis"])
     again = tmp_path / "again.ris"
-    empty_catalog.export("working memory adolescents", "ris", again)
+    empty_catalog.exchange.export("working memory adolescents", "ris", again)
     assert {line for line in again.read_text().splitlines() if line.startswith("KW")} == {
         "KW  - memory", "KW  - sleep", "KW  - thesis"}
 
@@ -117,15 +117,15 @@ def test_a_bibtex_keyword_with_spaces_is_one_tag(empty_catalog, tmp_path):
     source.write_text("@article{a1,\n  title = {Sparse codes},\n  keywords = {machine learning, {V1}; vision},\n"
                       "  year = 2020\n}\n")
     empty_catalog.import_paths([source])
-    assert set(empty_catalog.export_papers("")[0].tags) == {"machine-learning", "V1", "vision"}
+    assert set(empty_catalog.exchange.export_papers("")[0].tags) == {"machine-learning", "V1", "vision"}
     out = io.StringIO()
-    empty_catalog.export("", "bibtex", stream=out)
+    empty_catalog.exchange.export("", "bibtex", stream=out)
     assert "keywords = {machine learning, {V1}; vision}" in _lines(out.getvalue())
 
 
 def test_show_and_sql_list_every_field(empty_catalog, tmp_path):
     empty_catalog.import_paths([LIBRARIES / "cdl-sample.bib"])
-    key = empty_catalog.export_papers("polygonal approximation plane curves")[0].key
+    key = empty_catalog.exchange.export_papers("polygonal approximation plane curves")[0].key
     detail = empty_catalog.get(key)
     (record,) = detail.records
     assert (record.format, record.entry_type, record.cite_key) == ("bibtex", "article", "Rame72")
@@ -164,7 +164,7 @@ def test_kept_records_travel_with_a_copy(tmp_path):
     assert counts["kept_record"] == 4
     copy = Catalog.open(tmp_path / "b.db")
     try:
-        assert all(p.records for p in copy.export_papers(""))
+        assert all(p.records for p in copy.exchange.export_papers(""))
     finally:
         copy.close()
 
@@ -188,7 +188,7 @@ def test_a_cite_key_finds_its_paper_and_stays_through_merges(empty_any, tmp_path
     assert (report.new, report.known) == (0, 1)
     assert [p.key for p in catalog.search("citekey:ramer1972polygon", snippets=False)] == [hit.key]
     out = io.StringIO()
-    catalog.export(f"key:{hit.key}", "bibtex", stream=out)
+    catalog.exchange.export(f"key:{hit.key}", "bibtex", stream=out)
     assert out.getvalue().startswith("@article{Rame72,")
 
 
@@ -197,10 +197,10 @@ def test_a_paper_without_a_key_gets_one_once(empty_catalog, tmp_path):
     source.write_text(json.dumps([{"title": "Attention is all you need", "author": "Ashish Vaswani and Noam Shazeer",
                                    "year": 2017, "abstract": "The dominant sequence transduction models."}]))
     empty_catalog.import_paths([source])
-    paper = empty_catalog.export_papers("")[0]
+    paper = empty_catalog.exchange.export_papers("")[0]
     assert paper.cite_key == "vaswani2017attention"
     empty_catalog.set_title(paper.key, "Transformers")
-    assert empty_catalog.export_papers("")[0].cite_key == "vaswani2017attention"
+    assert empty_catalog.exchange.export_papers("")[0].cite_key == "vaswani2017attention"
 
 
 def test_citekey_regen_lists_every_change_and_keeps_file_keys(tmp_path):

@@ -70,7 +70,7 @@ def test_an_upgrade_keeps_keys_and_refingerprints_escaped_abstracts(tmp_path):
         catalog.tag([key], ["kept"])
         # A BibTeX export of the upgraded catalog imports back onto the same keys.
         target = tmp_path / "refs.bib"
-        catalog.export("", "bibtex", target)
+        catalog.exchange.export("", "bibtex", target)
         report = catalog.import_paths([target])
         assert (report.new, report.known) == (0, 90), report
     finally:
@@ -126,12 +126,12 @@ def library(tmp_path_factory):
 
 def _keys_after_a_round_trip(catalog: Catalog, fmt: str, folder: Path) -> set[str]:
     exported = folder / f"export{ROUND_TRIP[fmt]}"
-    catalog.export("", fmt, exported)
+    catalog.exchange.export("", fmt, exported)
     fresh = Catalog.open(folder / "fresh.db")
     try:
         report = fresh.import_paths([exported])
         assert not report.errors and not report.warnings, report
-        return {p.key for p in fresh.export_papers("")}
+        return {p.key for p in fresh.exchange.export_papers("")}
     finally:
         fresh.close()
 
@@ -143,7 +143,7 @@ def _merged_or_untitled(catalog: Catalog) -> set[str]:
     carry every paper's key (BibTeX `catalogkey`, RIS `C8`, CSL `custom`), and an import into
     a catalog where it is free takes it."""
     hard = set()
-    for paper in catalog.export_papers(""):
+    for paper in catalog.exchange.export_papers(""):
         if len(catalog.get(paper.key).sources) > 1 or (paper.title is None and not identifies(paper.abstract)):
             hard.add(paper.key)
     return hard
@@ -153,7 +153,7 @@ def _merged_or_untitled(catalog: Catalog) -> set[str]:
 def test_keys_survive_a_round_trip_through_every_export_format(library, tmp_path, fmt):
     """Titles TeX would read otherwise (`Read--Satisfy` is not an en dash, `''` no closing
     quote: plain-titles.json) come back as they were, and so do their keys."""
-    before = {p.key for p in library.export_papers("")}
+    before = {p.key for p in library.exchange.export_papers("")}
     assert len(before - _merged_or_untitled(library)) >= 120
     assert before == _keys_after_a_round_trip(library, fmt, tmp_path)
 

@@ -23,12 +23,12 @@ JMLR = "@article{a1, title={Deep Learning}, author={Doe, J.}, year={2020}, journ
 
 
 def kinds(catalog: Catalog, query: str = "") -> dict[str, str | None]:
-    return {p.citation_title: p.kind for p in catalog.export_papers(query)}
+    return {p.citation_title: p.kind for p in catalog.exchange.export_papers(query)}
 
 
 def export(catalog: Catalog, fmt: str, query: str = "") -> str:
     out = io.StringIO()
-    catalog.export(query, fmt, stream=out)
+    catalog.exchange.export(query, fmt, stream=out)
     return out.getvalue()
 
 
@@ -169,9 +169,9 @@ def test_split_gives_the_kind_back_to_the_record_that_brought_it(empty_catalog, 
         f"@article{{a, title={{Deep Learning}}, journal={{JMLR}}, year=2020, abstract={{{abstract}}}}}\n")
     empty_catalog.import_paths([tmp_path / "list.txt"])
     empty_catalog.import_paths([tmp_path / "lib.bib"])
-    (key,) = [p.key for p in empty_catalog.export_papers("")]
+    (key,) = [p.key for p in empty_catalog.exchange.export_papers("")]
     empty_catalog.split(key)
-    assert sorted((p.key == key, p.kind) for p in empty_catalog.export_papers("")) == [
+    assert sorted((p.key == key, p.kind) for p in empty_catalog.exchange.export_papers("")) == [
         (False, "article"), (True, None)]
 
 

@@ -86,7 +86,7 @@ def wrong_merge(location, tmp_path):
     first = jsonl(tmp_path / "first.jsonl", [{"abstract": ABSTRACT, "doi": "10.1000/copper", "year": 2020,
                                               "venue": "ICML"}])
     catalog.import_paths([first])
-    [paper] = catalog.export_papers("")
+    [paper] = catalog.exchange.export_papers("")
     catalog.tag([paper.key], ["toread"])
     catalog.add_note(paper.key, "check the bulk value")
     catalog.set_status([paper.key], "reading")
@@ -180,7 +180,7 @@ def test_importing_never_yields_fewer_papers_than_distinct_dois(tmp_path_factory
     catalog = Catalog.open(folder / "catalog.db")
     try:
         catalog.import_paths([f for f in files if f.stat().st_size])
-        papers = catalog.export_papers("")
+        papers = catalog.exchange.export_papers("")
         assert len(papers) >= len({r["doi"] for r in records if "doi" in r})
         assert len({p.key for p in papers}) == len(papers)
     finally:
@@ -198,6 +198,6 @@ def test_two_papers_of_a_file_never_become_one_through_a_catalog_paper(tmp_path)
     catalog = Catalog.open(tmp_path / "catalog.db")
     try:
         catalog.import_paths([first, second])
-        assert sorted(p.doi or "" for p in catalog.export_papers("")) == ["10.1000/0", "10.1000/1"]
+        assert sorted(p.doi or "" for p in catalog.exchange.export_papers("")) == ["10.1000/0", "10.1000/1"]
     finally:
         catalog.close()

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from catalog.importing import pdfs
+from catalog.files import Files
 from catalog.library import Catalog
 from tests.pdfmaker import make
 
@@ -137,7 +138,7 @@ def test_a_doi_only_in_the_reference_list_attaches_nothing(library, tmp_path):
                     "We measure platypus electroreception in murky water and find thresholds far below "
                     "those reported for clear streams, which changes how we read their hunting.",
                     cited=(by_doi[target],) * 3)
-    [report] = library.import_pdfs([pdf])
+    [report] = library.files.import_pdfs([pdf])
     assert report.new == 1 and target not in attached(library)
 
 
@@ -149,13 +150,13 @@ def test_the_real_tracemonkey_paper_finds_its_bibtex_entry(seeded, tmp_path, run
     result = run_cli("add", str(DATA / "tracemonkey-page1.pdf"))
     assert result.exit_code == 0, result.output
     assert f"attached to {key} (same abstract and title)" in result.stderr
-    assert [a.name for a in seeded.attachments(key)] == ["tracemonkey-page1.pdf"]
+    assert [a.name for a in seeded.files.attachments(key)] == ["tracemonkey-page1.pdf"]
     found = json.loads(run_cli("search", "--in", "text", "Mozilla", "--json").output)["papers"]
     assert [p["key"] for p in found] == [key] and found[0]["page"] == 1
 
 
 def test_a_real_paper_not_in_the_catalog_becomes_one_from_its_text(seeded):
-    [report] = seeded.import_pdfs([DATA / "tracemonkey-page1.pdf"])
+    [report] = seeded.files.import_pdfs([DATA / "tracemonkey-page1.pdf"])
     assert report.new == 1
     found = seeded.search("trace-based just-in-time", limit=1)[0]
     detail = seeded.get(found.key)
@@ -189,7 +190,7 @@ def test_a_run_cut_short_is_completed_by_the_next(library, tmp_path, monkeypatch
         paper_pdf(folder / f"n{n}.pdf", f"The {animals[n].title()} Diet Across {n + 3} Seasons",
                   f"We follow {animals[n]}s through {n + 3} seasons and count the {foods[n]} they eat each night, "
                   f"then relate what {animals[n]}s eat to rainfall, burrow depth and the age of each animal.")
-    real_attach = Catalog.attach_file
+    real_attach = Files.attach_file
     calls = []
 
     def dies_on_the_second(self, key, path, **kwargs):
@@ -198,10 +199,10 @@ def test_a_run_cut_short_is_completed_by_the_next(library, tmp_path, monkeypatch
             raise KeyboardInterrupt  # killed after the paper was made, before its file came
         return real_attach(self, key, path, **kwargs)
 
-    monkeypatch.setattr(Catalog, "attach_file", dies_on_the_second)
+    monkeypatch.setattr(Files, "attach_file", dies_on_the_second)
     with pytest.raises(KeyboardInterrupt):
         library.import_paths([folder])
-    monkeypatch.setattr(Catalog, "attach_file", real_attach)
+    monkeypatch.setattr(Files, "attach_file", real_attach)
     assert sorted(n for names in attached(library).values() for n in names) == ["n0.pdf"]
     before = library.stats().papers
     report = library.import_paths([folder])

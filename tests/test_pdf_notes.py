@@ -15,8 +15,8 @@ LINES = "the okapi census counts dung piles along transects\nwe correct the coun
 def test_a_real_highlight_becomes_a_note_with_page_and_colour(seeded, tmp_path):
     key = seeded.search("steering vector", limit=1)[0].key
     seeded.add_note(key, "my own thoughts")
-    seeded.attach_file(key, DATA / "highlighted.pdf")
-    seeded.read_texts()
+    seeded.files.attach_file(key, DATA / "highlighted.pdf")
+    seeded.files.read_texts()
     bodies = [n.body for n in seeded.get(key).notes]
     assert bodies == ["my own thoughts", "p. 1 · highlight (yellow): “Lorem ipsum dolor sit amet” — Highlight content"]
     assert [p.key for p in seeded.search("lorem ipsum", limit=5)][:1] == [key]
@@ -25,8 +25,8 @@ def test_a_real_highlight_becomes_a_note_with_page_and_colour(seeded, tmp_path):
 def test_annotating_again_adds_only_the_new_marks(seeded, tmp_path, run_cli):
     key = seeded.search("steering vector", limit=1)[0].key
     pdf = highlight(make(tmp_path / "okapi.pdf", [LINES, "page two\nsecond page claim about okapi dung"]), 1, 0, "key idea")
-    seeded.attach_file(key, pdf, link=True)
-    seeded.read_texts()
+    seeded.files.attach_file(key, pdf, link=True)
+    seeded.files.read_texts()
     first = [n.body for n in seeded.get(key).notes]
     assert first == ["p. 1 · highlight (yellow): “the okapi census counts dung piles along transects” — key idea"]
     highlight(pdf, 2, 1, "", rgb=(0, 0, 255))  # the reader adds a blue highlight and saves
@@ -46,10 +46,10 @@ def test_importing_an_annotated_pdf_notes_its_marks_once(seeded, tmp_path):
     pdf = make(folder / "okapi.pdf", [f"Okapi Density From Dung Counts in the Ituri Forest\nAbstract\n{abstract}\n"
                                       "1 Introduction\nThe okapi is hard to see."])
     highlight(pdf, 1, 0, "title!")
-    [report] = seeded.import_pdfs([pdf])
+    [report] = seeded.files.import_pdfs([pdf])
     assert report.new == 1
     key = seeded.search("okapi density dung", limit=1)[0].key
     notes = [n.body for n in seeded.get(key).notes]
     assert notes == ["p. 1 · highlight (yellow): “Okapi Density From Dung Counts in the Ituri Forest” — title!"]
     seeded.import_paths([folder])
-    assert seeded.read_pdf_notes() == 0 and len(seeded.get(key).notes) == 1
+    assert seeded.files.read_pdf_notes() == 0 and len(seeded.get(key).notes) == 1

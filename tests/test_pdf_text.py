@@ -75,9 +75,9 @@ def test_made_pages_read_back(body_pdf):
 
 def test_a_phrase_only_in_the_body_finds_its_paper_first_with_the_page(seeded, body_pdf, run_cli):
     key = key_of(seeded, "steering vector")
-    seeded.attach_file(key, body_pdf)
+    seeded.files.attach_file(key, body_pdf)
     assert seeded.search(f'"{BODY}"') == []  # not read yet: nothing to find
-    assert [state for _, state in seeded.read_texts()] == ["text"]
+    assert [state for _, state in seeded.files.read_texts()] == ["text"]
     found = seeded.search('"zebra crossing heuristic"')
     assert [p.key for p in found] == [key]
     assert found[0].page == 2 and found[0].match == "text"
@@ -91,8 +91,8 @@ def test_a_body_hit_ranks_below_papers_whose_own_text_holds_the_words(seeded, tm
     holding_all = [p.key for p in own if p.match == "all"]
     other = key_of(seeded, "steering vector")
     assert other not in holding_all
-    seeded.attach_file(other, make(tmp_path / "sae.pdf", ["We train sparse autoencoders on activations."]))
-    seeded.read_texts()
+    seeded.files.attach_file(other, make(tmp_path / "sae.pdf", ["We train sparse autoencoders on activations."]))
+    seeded.files.read_texts()
     found = seeded.search("sparse autoencoders", limit=200)
     keys = [p.key for p in found]
     assert keys[:len(holding_all)] == holding_all
@@ -101,8 +101,8 @@ def test_a_body_hit_ranks_below_papers_whose_own_text_holds_the_words(seeded, tm
 
 def test_within_narrows_to_abstracts_or_to_the_text(seeded, body_pdf, run_cli):
     key = key_of(seeded, "steering vector")
-    seeded.attach_file(key, body_pdf)
-    seeded.read_texts()
+    seeded.files.attach_file(key, body_pdf)
+    seeded.files.read_texts()
     assert whole(seeded.search("zebra crossing", within="abstracts")) == []  # partial matches only
     assert [p.key for p in seeded.search("zebra crossing", within="text")] == [key]
     assert key not in [p.key for p in seeded.search("steering vector", within="text")]
@@ -114,8 +114,8 @@ def test_filters_and_negated_words_apply_to_papers_found_by_their_pages(seeded, 
     key = key_of(seeded, "steering vector")
     venue = seeded.get(key).summary.venue
     other = "ICML" if venue == "ICLR" else "ICLR"
-    seeded.attach_file(key, body_pdf)
-    seeded.read_texts()
+    seeded.files.attach_file(key, body_pdf)
+    seeded.files.read_texts()
     assert [p.key for p in whole(seeded.search(f"zebra crossing venue:{venue}"))] == [key]
     assert whole(seeded.search(f"zebra crossing venue:{other}")) == []
     assert whole(seeded.search("zebra crossing -steering")) == []
@@ -128,15 +128,15 @@ def test_attaching_a_file_without_text_says_so_in_one_line(seeded, run_cli, name
     assert result.exit_code == 0
     assert [line for line in result.stderr.splitlines() if said in line] != []
     assert "Traceback" not in result.output
-    [attachment] = seeded.attachments(key)
+    [attachment] = seeded.files.attachments(key)
     assert attachment.text_state == ("no text" if name == "scanned.pdf" else "encrypted")
 
 
 def test_a_run_cut_short_is_finished_by_the_next(seeded, tmp_path, body_pdf):
     key = key_of(seeded, "steering vector")
-    seeded.attach_file(key, body_pdf)
+    seeded.files.attach_file(key, body_pdf)
     second = key_of(seeded, "sparse autoencoders")
-    seeded.attach_file(second, make(tmp_path / "two.pdf", ["the okapi lemma on page one of two"]))
+    seeded.files.attach_file(second, make(tmp_path / "two.pdf", ["the okapi lemma on page one of two"]))
 
     class Killed(Exception):
         pass
@@ -145,22 +145,22 @@ def test_a_run_cut_short_is_finished_by_the_next(seeded, tmp_path, body_pdf):
         raise Killed  # as if killed once the first file was stored
 
     with pytest.raises(Killed):
-        seeded.read_texts(kill)
-    assert [a.text_state for a in seeded.attachments(key)] == ["text"]
-    assert [a.text_state for a in seeded.attachments(second)] == [None]
-    assert [state for _, state in seeded.read_texts()] == ["text"]  # only what was left
+        seeded.files.read_texts(kill)
+    assert [a.text_state for a in seeded.files.attachments(key)] == ["text"]
+    assert [a.text_state for a in seeded.files.attachments(second)] == [None]
+    assert [state for _, state in seeded.files.read_texts()] == ["text"]  # only what was left
     assert [p.key for p in seeded.search("okapi lemma")] == [second]
 
 
 def test_pages_are_searched_on_both_backends(seeded_any, body_pdf, tmp_path, monkeypatch):
     monkeypatch.setenv("CATALOG_FILES", str(tmp_path / "files"))
     key = key_of(seeded_any, "steering vector")
-    seeded_any.attach_file(key, body_pdf)
-    seeded_any.read_texts()
+    seeded_any.files.attach_file(key, body_pdf)
+    seeded_any.files.read_texts()
     found = seeded_any.search('"zebra crossing heuristic"')
     assert [(p.key, p.page) for p in found] == [(key, 2)]
     assert whole(seeded_any.search("zebra crossing -steering")) == []
-    seeded_any.detach(key, 1)
+    seeded_any.files.detach(key, 1)
     assert whole(seeded_any.search("zebra crossing")) == []
 
 
@@ -182,8 +182,8 @@ def test_pages_of_rows_without_snippets_list_what_a_search_lists(seeded, tmp_pat
     """The TUI's rows (no snippets, page by page) skip ranking PDF pages while papers whose own
     text holds the words fill the page; the order is the same as a whole search's."""
     other = key_of(seeded, "steering vector")
-    seeded.attach_file(other, make(tmp_path / "sae.pdf", ["We train sparse autoencoders on activations."]))
-    seeded.read_texts()
+    seeded.files.attach_file(other, make(tmp_path / "sae.pdf", ["We train sparse autoencoders on activations."]))
+    seeded.files.read_texts()
     whole = [p.key for p in seeded.search("sparse autoencoders", limit=60)]
     paged = [p.key for start in range(0, 60, 5)
              for p in seeded.search("sparse autoencoders", limit=5, offset=start, snippets=False)]

@@ -15,7 +15,7 @@ LIBRARIES = Path(__file__).resolve().parent / "data" / "libraries"
 
 
 def papers(catalog) -> list:
-    return catalog.export_papers("")
+    return catalog.exchange.export_papers("")
 
 
 def titled(catalog) -> dict:
@@ -219,7 +219,7 @@ def test_rendered_titles_export_without_tex_escapes(empty_catalog):
 
     empty_catalog.import_paths([LIBRARIES / "jabref.bib"])
     out = io.StringIO()
-    empty_catalog.export("water", "bibtex", stream=out)
+    empty_catalog.exchange.export("water", "bibtex", stream=out)
     assert r"title = {Viscosity of water at 25~$^\circ$C" in out.getvalue()
     assert "textasciicircum" not in out.getvalue()
 

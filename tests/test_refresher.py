@@ -22,7 +22,7 @@ SEEDS = REPO / "seeds"
 def _wait_until_fresh(catalog: Catalog, timeout: float = 180) -> None:
     """Until the refresher an import started has made the cache fresh and exited."""
     deadline = time.monotonic() + timeout
-    while catalog.discovery_status().state != "fresh":
+    while catalog.discovery.discovery_status().state != "fresh":
         assert time.monotonic() < deadline, "the cache is still not fresh"
         time.sleep(0.2)
     _wait_until_done(related.engine(catalog.store).cache_dir, deadline - time.monotonic())
@@ -62,7 +62,7 @@ def test_an_import_builds_the_cache_in_the_background(tmp_path, monkeypatch):
     # A later import: the same process updates it; the next `similar` has nothing to build.
     assert _catalog(["import", *map(str, rest)], db).returncode == 0
     _wait_until_fresh(catalog)
-    assert catalog.discovery_status().papers == 90
+    assert catalog.discovery.discovery_status().papers == 90
     engine = related.engine(catalog.store)
     assert engine.similar(1, 3) and engine.last_update is None
     log = (cache_dir / refresher.LOG).read_text(encoding="utf-8")
@@ -79,9 +79,9 @@ def test_a_refresher_leaves_when_another_is_at_work(tmp_path):
     with open(cache_dir / refresher.LOCK, "a+b") as held:
         fcntl.flock(held, fcntl.LOCK_EX)
         assert refresher.main([str(db)]) == 0
-        assert catalog.discovery_status().state == "missing"  # it built nothing
+        assert catalog.discovery.discovery_status().state == "missing"  # it built nothing
     assert refresher.main([str(db)]) == 0
-    assert catalog.discovery_status().state == "fresh"
+    assert catalog.discovery.discovery_status().state == "fresh"
     catalog.close()
 
 
@@ -128,7 +128,7 @@ def test_the_import_does_not_wait_for_the_build(tmp_path, monkeypatch):
     with open(cache_dir / "lock", "a+b") as build_lock:
         fcntl.flock(build_lock, fcntl.LOCK_EX)
         assert _catalog(["import", str(SEEDS)], db).returncode == 0  # returns: no deadlock
-        assert catalog.discovery_status().state == "missing"
+        assert catalog.discovery.discovery_status().state == "missing"
     _wait_until_fresh(catalog)
     catalog.close()
 
@@ -159,7 +159,7 @@ def test_an_import_into_a_server_catalog_builds_its_cache_in_the_background(pg_s
         assert done.returncode == 0, done.stderr
         catalog = Catalog.open(url)
         _wait_until_fresh(catalog)
-        assert catalog.discovery_status().papers == 90
+        assert catalog.discovery.discovery_status().papers == 90
         log = (related.engine(catalog.store).cache_dir / refresher.LOG).read_text(encoding="utf-8")
         assert "failed" not in log
         catalog.close()

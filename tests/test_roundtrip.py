@@ -26,7 +26,7 @@ def fields(catalog: Catalog) -> list[tuple]:
     abstract as shown (`\\%` in a paper list and `%` from BibTeX both show %; RIS holds one
     line per field, so line breaks count as spaces)."""
     return sorted(((p.title, p.authors, p.venue, p.year, p.doi, p.arxiv_id, p.url,
-                    " ".join(render(p.abstract).split())) for p in catalog.export_papers("")), key=repr)
+                    " ".join(render(p.abstract).split())) for p in catalog.exchange.export_papers("")), key=repr)
 
 
 @pytest.fixture(scope="module")
@@ -47,7 +47,7 @@ def originals(tmp_path_factory) -> dict[str, Catalog]:
 def test_export_then_import_gives_the_same_papers(originals, tmp_path, name, fmt):
     original = originals[name]
     exported = tmp_path / f"export{FORMATS[fmt]}"
-    original.export("", fmt, exported)
+    original.exchange.export("", fmt, exported)
     fresh = Catalog.open(tmp_path / "fresh.db")
     try:
         report = fresh.import_paths([exported])
@@ -56,8 +56,8 @@ def test_export_then_import_gives_the_same_papers(originals, tmp_path, name, fmt
         # Every kind of publication a paper has comes back; csv and jsonl also keep "not known"
         # (the other formats write such a paper as they always did, and it returns with the
         # kind that says: a paper list's conference paper returns as one).
-        known = {p.key: p.kind for p in original.export_papers("") if p.kind or fmt in ("csv", "jsonl")}
-        assert {p.key: p.kind for p in fresh.export_papers("") if p.key in known} == known
+        known = {p.key: p.kind for p in original.exchange.export_papers("") if p.kind or fmt in ("csv", "jsonl")}
+        assert {p.key: p.kind for p in fresh.exchange.export_papers("") if p.key in known} == known
         assert set(known.values()) - {None} or name in ("seeds", "arxiv-ids.json")
     finally:
         fresh.close()
@@ -65,13 +65,13 @@ def test_export_then_import_gives_the_same_papers(originals, tmp_path, name, fmt
 
 def test_organisations_are_one_author_in_bibtex(originals):
     out = io.StringIO()
-    originals["zotero-library.csv"].export("school health", "bibtex", stream=out)
+    originals["zotero-library.csv"].exchange.export("school health", "bibtex", stream=out)
     assert "author = {{Centers for Disease Control and Prevention}}" in out.getvalue()
 
 
 def test_dois_are_written_as_they_are(originals):
     out = io.StringIO()
-    originals["zotero-library.csv"].export("escaped identifiers", "bibtex", stream=out)
+    originals["zotero-library.csv"].exchange.export("escaped identifiers", "bibtex", stream=out)
     assert "doi = {10.1000/ab\\cd.2020}" in out.getvalue() and "%5C" not in out.getvalue()
 
 
@@ -110,7 +110,7 @@ def annotated(tmp_path_factory) -> tuple[Catalog, Path]:
     catalog = Catalog.open(folder / "catalog.db")
     report = catalog.import_paths([SEEDS, folder / "tricky.txt"])
     assert not report.errors and report.new == 93, report
-    papers = catalog.export_papers("")
+    papers = catalog.exchange.export_papers("")
     escaped = [p.key for p in papers if "\\" in p.abstract or "{" in p.abstract]
     assert len(escaped) >= 10
     for i, key in enumerate(escaped):  # annotate exactly the papers whose text a round trip changes
@@ -119,25 +119,25 @@ def annotated(tmp_path_factory) -> tuple[Catalog, Path]:
         catalog.set_rating([key], 1 + i % 5)
         catalog.set_status([key], "reading")
     catalog.set_title(escaped[0], "My own title")
-    catalog.export_annotations(folder / "annotations.json")
+    catalog.exchange.export_annotations(folder / "annotations.json")
     yield catalog, folder
     catalog.close()
 
 
 def _identity(catalog: Catalog) -> dict[str, tuple]:
     return {p.key: (p.fingerprint, p.abstract.replace("\\", "").replace("{", "").replace("}", "")[:40])
-            for p in catalog.export_papers("")}
+            for p in catalog.exchange.export_papers("")}
 
 
 def _annotations(catalog: Catalog) -> dict[str, tuple]:
-    return {p.key: (p.tags, p.notes, p.status, p.rating, p.user_title) for p in catalog.export_papers("")}
+    return {p.key: (p.tags, p.notes, p.status, p.rating, p.user_title) for p in catalog.exchange.export_papers("")}
 
 
 @pytest.mark.parametrize("fmt", FORMATS)
 def test_a_round_trip_keeps_every_key_and_the_annotations_apply(annotated, tmp_path, fmt):
     catalog, folder = annotated
     exported = tmp_path / f"papers{FORMATS[fmt]}"
-    catalog.export("", fmt, exported)
+    catalog.exchange.export("", fmt, exported)
     fresh = Catalog.open(tmp_path / "fresh.db")
     try:
         report = fresh.import_paths([exported])
@@ -145,7 +145,7 @@ def test_a_round_trip_keeps_every_key_and_the_annotations_apply(annotated, tmp_p
         before, after = _identity(catalog), _identity(fresh)
         assert sorted(after) == sorted(before)  # every key
         assert {k: v[0] for k, v in after.items()} == {k: v[0] for k, v in before.items()}  # fingerprints
-        applied = fresh.import_annotations(folder / "annotations.json")
+        applied = fresh.exchange.import_annotations(folder / "annotations.json")
         assert (applied.not_found, applied.conflicts) == ([], []), applied
         if fmt in ("csv", "jsonl"):  # they carry tags, notes and status themselves
             return
@@ -157,7 +157,7 @@ def test_a_round_trip_keeps_every_key_and_the_annotations_apply(annotated, tmp_p
 def test_url_arguments_are_written_without_escaped_underscores(annotated, tmp_path):
     catalog, _ = annotated
     target = tmp_path / "refs.bib"
-    catalog.export("", "bibtex", target)
+    catalog.exchange.export("", "bibtex", target)
     text = target.read_text()
     assert "\\url{https://github.com/wenjie1835/Local_Amotized_SAEs}" in text
     assert "\\url{https://example.org/a_b_c?x=1%2}" in text
@@ -170,7 +170,7 @@ def test_a_second_bibtex_round_trip_keeps_them_too(annotated, tmp_path):
     current = catalog
     for generation in range(2):
         exported = tmp_path / f"gen{generation}.bib"
-        current.export("", "bibtex", exported)
+        current.exchange.export("", "bibtex", exported)
         fresh = Catalog.open(tmp_path / f"gen{generation}.db")
         fresh.import_paths([exported])
         assert sorted(_identity(fresh)) == keys, generation

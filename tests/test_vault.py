@@ -40,7 +40,7 @@ def catalog(tmp_path):
 
 
 def keys(catalog) -> dict[str, str]:
-    return {(p.title or "untitled"): p.key for p in catalog.export_papers("")}
+    return {(p.title or "untitled"): p.key for p in catalog.exchange.export_papers("")}
 
 
 def test_one_markdown_file_per_paper_with_front_matter(catalog, tmp_path):
@@ -50,7 +50,7 @@ def test_one_markdown_file_per_paper_with_front_matter(catalog, tmp_path):
     catalog.set_rating([attention], 4)
     catalog.add_note(attention, "Check **section 3**.\n\n- the proof\n---\nstill the note")
     vault = tmp_path / "vault"
-    report = catalog.export("", "vault", vault)
+    report = catalog.exchange.export("", "vault", vault)
     assert report.papers == 2
     assert sorted(p.name for p in vault.iterdir()) == sorted(f"{k}.md" for k in keys(catalog).values())
     text = (vault / f"{attention}.md").read_text(encoding="utf-8")
@@ -72,14 +72,14 @@ def test_one_markdown_file_per_paper_with_front_matter(catalog, tmp_path):
 
 def test_re_export_updates_the_top_and_keeps_what_you_wrote_below_the_marker(catalog, tmp_path):
     vault = tmp_path / "vault"
-    catalog.export("", "vault", vault)
+    catalog.exchange.export("", "vault", vault)
     attention = keys(catalog)[PAPERS[0]["title"]]
     path = vault / f"{attention}.md"
     mine = "\n## My reading notes\n\nLinks to [[other-note]] and a YAML-looking line:\n---\nkey: not mine\n"
     path.write_text(path.read_text(encoding="utf-8") + mine, encoding="utf-8")
     catalog.tag([attention], ["read-later"])
     catalog.set_title(attention, "Transformers")
-    report = catalog.export("", "vault", vault)
+    report = catalog.exchange.export("", "vault", vault)
     assert (report.papers, report.unchanged) == (2, 1)
     text = path.read_text(encoding="utf-8")
     assert front_matter(text)["tags"] == ["read-later"]
@@ -90,11 +90,11 @@ def test_re_export_updates_the_top_and_keeps_what_you_wrote_below_the_marker(cat
 
 def test_unchanged_files_are_not_rewritten(catalog, tmp_path):
     vault = tmp_path / "vault"
-    catalog.export("", "vault", vault)
+    catalog.exchange.export("", "vault", vault)
     stamps = {p.name: p.stat().st_mtime_ns for p in vault.iterdir()}
     for p in vault.iterdir():
         os.utime(p, ns=(1, 1))
-    report = catalog.export("", "vault", vault)
+    report = catalog.exchange.export("", "vault", vault)
     assert report.unchanged == 2
     assert {p.name: p.stat().st_mtime_ns for p in vault.iterdir()} == dict.fromkeys(stamps, 1)
 
@@ -104,7 +104,7 @@ def test_a_file_without_the_marker_is_left_alone(catalog, tmp_path):
     vault.mkdir()
     attention = keys(catalog)[PAPERS[0]["title"]]
     (vault / f"{attention}.md").write_text("my own file, no marker\n")
-    report = catalog.export("", "vault", vault)
+    report = catalog.exchange.export("", "vault", vault)
     assert (vault / f"{attention}.md").read_text() == "my own file, no marker\n"
     assert report.skipped == (f"{vault / (attention + '.md')}: no catalog marker line; left as it is",)
 

@@ -207,20 +207,20 @@ def test_offline_is_one_line_and_no_catalog_changes(run_cli, tmp_path, monkeypat
 def test_add_then_enrich_on_both_backends(empty_any, web, tmp_path):
     """The sources, provenance and merges a fetched paper leaves are the same on SQLite and
     PostgreSQL: added once, found again, and enriched into a paper that lacked its authors."""
-    [first] = empty_any.add_identifiers(["arXiv:1605.08386"])
-    [again] = empty_any.add_identifiers(["https://arxiv.org/abs/1605.08386v1"])
+    [first] = empty_any.web.add_identifiers(["arXiv:1605.08386"])
+    [again] = empty_any.web.add_identifiers(["https://arxiv.org/abs/1605.08386v1"])
     assert (first.outcome, again.outcome, again.paper.key) == ("new", "unchanged", first.paper.key)
     records = tmp_path / "mine.json"
     records.write_text(json.dumps([{"abstract": "We derive the frequencies of hot Jupiters with 3--5 day periods.",
                                     "arxiv_id": "astro-ph/0601001"}]))
     assert not empty_any.import_paths([records]).errors
-    [done] = empty_any.enrich()
+    [done] = empty_any.web.enrich()
     assert done.outcome == "filled" and "authors" in done.filled
     detail = empty_any.get(done.key)
     assert detail.authors and detail.title.startswith("Frequency of Hot Jupiters")
     assert [(s.format, s.evidence) for s in detail.sources] == [("json", None), ("arxiv", "enrich: its arXiv id")]
     assert detail.pdf_url == "https://arxiv.org/pdf/astro-ph/0601001v1"
-    [plos] = empty_any.add_identifiers(["10.1371/journal.pone.0033693"])
+    [plos] = empty_any.web.add_identifiers(["10.1371/journal.pone.0033693"])
     assert [n.kind for n in empty_any.get(plos.paper.key).notices] == ["correction"]
 
 
@@ -275,18 +275,18 @@ def test_a_member_of_a_shared_catalog_adds_and_enriches(web, request):
     shared = request.getfixturevalue("shared")
     url, as_ = shared
     ann = as_("ann")
-    [plos] = ann.add_identifiers(["10.1371/journal.pone.0033693"])
+    [plos] = ann.web.add_identifiers(["10.1371/journal.pone.0033693"])
     assert plos.outcome == "new"
     detail = as_("bob").get(plos.paper.key)
     assert [n.kind for n in detail.notices] == ["correction"] and detail.sources[0].format == "crossref"
-    [preprint] = ann.add_identifiers(["arXiv:1605.08386"])
+    [preprint] = ann.web.add_identifiers(["arXiv:1605.08386"])
     assert as_("bob").get(preprint.paper.key).pdf_url == "https://arxiv.org/pdf/1605.08386v1"
 
 
 def test_the_tui_reading_pane_shows_the_pdf_link_and_notices(web, empty_catalog):
     from catalog.tui.widgets.detail import NOTHING, paper_content
 
-    [plos, preprint] = empty_catalog.add_identifiers(["10.1371/journal.pone.0033693", "arXiv:1605.08386"])
+    [plos, preprint] = empty_catalog.web.add_identifiers(["10.1371/journal.pone.0033693", "arXiv:1605.08386"])
     shown = paper_content(empty_catalog.get(plos.paper.key), NOTHING).plain
     assert "Correction of 2012-05-08: doi 10.1371/annotation/c76da2c1-ccb8-4797-94c1-359d3ceceeda" in shown
     assert "PDF https://arxiv.org/pdf/1605.08386v1" in paper_content(empty_catalog.get(preprint.paper.key), NOTHING).plain

@@ -27,13 +27,13 @@ def attach(ctx, key, files, link):
 
     catalog = _open(ctx)
     for path in files:
-        attachment, new = catalog.attach_file(key, path, link=link)
+        attachment, new = catalog.files.attach_file(key, path, link=link)
         if new:
             click.echo(f"attached {path} as {attachment.number}: {attachment.location}", err=True)
         else:
             click.echo(f"{path} is attached already, as {attachment.number}", err=True)
-    catalog.read_texts(lambda attachment, state: _said(attachment, state))
-    output.print_attachments(catalog.attachments(key))
+    catalog.files.read_texts(lambda attachment, state: _said(attachment, state))
+    output.print_attachments(catalog.files.attachments(key))
 
 
 def _said(attachment, state: str) -> None:
@@ -57,7 +57,7 @@ def detach(ctx, key, number, yes):
     A copy in the catalog's folder of files is deleted, after a question or --yes; a linked
     file is never touched."""
     catalog = _open(ctx)
-    found = catalog.attachments(key)
+    found = catalog.files.attachments(key)
     if number is None:
         if len(found) != 1:
             _fail(f"paper {key} has {len(found) or 'no'} attached files: say which (catalog files {key})"
@@ -70,7 +70,7 @@ def detach(ctx, key, number, yes):
         if not sys.stdin.isatty():
             _fail(f"detaching deletes {chosen.location}: add --yes to do it without a question")
         click.confirm(f"Detach and delete {chosen.location}?", abort=True, err=True)
-    gone = catalog.detach(key, number)
+    gone = catalog.files.detach(key, number)
     deleted = " and deleted" if gone.stored == "managed" else ""
     click.echo(f"detached{deleted} {gone.location or gone.path}", err=True)
 
@@ -89,12 +89,12 @@ def files(ctx, key, notes, rename, as_json):
 
     catalog = _open(ctx)
     if rename:
-        for old, new in catalog.rename_files(key):
+        for old, new in catalog.files.rename_files(key):
             click.echo(f"renamed {old} to {new}", err=True)
     if notes:
-        added = catalog.read_pdf_notes(key)
+        added = catalog.files.read_pdf_notes(key)
         click.echo(f"{added} new note{'s' if added != 1 else ''} from the PDFs' highlights and comments", err=True)
-    found = catalog.attachments(key)
+    found = catalog.files.attachments(key)
     if as_json:
         output.print_json([a.as_json() for a in found])
     elif not found:

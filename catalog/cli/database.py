@@ -70,7 +70,7 @@ def doctor(ctx, fix, find_files):
     from catalog.text.terminal import safe
 
     if find_files is not None:
-        for key, attachment, where in _open(ctx).find_files(find_files):
+        for key, attachment, where in _open(ctx).files.find_files(find_files):
             click.echo(f"found {key}'s file {attachment.number} ({safe(attachment.name)}) at {safe(str(where))}", err=True)
     # Not _open: doctor is what people run on a file the other commands refuse.
     path, _ = resolve_db_path(ctx.find_root().params.get("db"))

@@ -19,7 +19,7 @@ def similar(ctx, key, limit, as_json):
     """
     from catalog.cli import output
 
-    papers = _open(ctx).similar(key, limit)
+    papers = _open(ctx).discovery.similar(key, limit)
     if as_json:
         output.print_json([p.as_json() for p in papers])
     elif not papers:
@@ -45,7 +45,7 @@ def recommend(ctx, args, limit, as_json):
     tag, filters = None, list(args)
     if filters and ":" not in filters[0]:  # a filter has a colon; a tag has none
         tag = filters.pop(0)
-    papers = _open(ctx).recommend(tag, " ".join(filters), limit)
+    papers = _open(ctx).discovery.recommend(tag, " ".join(filters), limit)
     if as_json:
         output.print_json([p.as_json() for p in papers])
     else:
@@ -66,7 +66,7 @@ def topics(ctx, query, shown, as_json):
     """
     from catalog.cli import output
 
-    found = _open(ctx).topics(" ".join(query))
+    found = _open(ctx).discovery.topics(" ".join(query))
     if as_json:
         output.print_json([t.as_json() for t in found])
     else:

@@ -91,7 +91,7 @@ def add_pdfs(catalog, files: list[Path], link: bool | None) -> bool:
     went in."""
     from catalog.text.terminal import safe
 
-    reports = catalog.import_pdfs(list(files), link=link)
+    reports = catalog.files.import_pdfs(list(files), link=link)
     for f in reports:
         for line in f.merges:
             click.echo(safe(line), err=True)
@@ -150,7 +150,7 @@ def export_cmd(ctx, query, fmt, output, force):
     if output is not None and fmt != "vault" and output.is_dir():
         _fail(f"cannot write {output}: it is a folder; give a file name (or --format vault)")
     with _stream_hint():
-        report = _open(ctx).export(" ".join(query), fmt, output, force=force)
+        report = _open(ctx).exchange.export(" ".join(query), fmt, output, force=force)
     for skipped in report.skipped:
         click.echo(f"catalog: skipped {safe(skipped)}", err=True)
     if output:
@@ -188,7 +188,7 @@ def annotations_export(ctx, file, output, force):
     target = output or file
     to_file = target is not None and str(target) != "-"
     with _stream_hint():
-        count = _open(ctx).export_annotations(target if to_file else None, force=force)
+        count = _open(ctx).exchange.export_annotations(target if to_file else None, force=force)
     click.echo(f"Exported annotations of {count} {'paper' if count == 1 else 'papers'}"
                + (f" to {target}" if to_file else ""), err=True)
 
@@ -202,7 +202,7 @@ def annotations_import(ctx, file, theirs):
     """Merge annotations from FILE: tags and notes are added (never twice), conflicts reported."""
     from catalog.text.terminal import safe
 
-    report = _open(ctx).import_annotations(file, theirs=theirs)
+    report = _open(ctx).exchange.import_annotations(file, theirs=theirs)
     for conflict in report.conflicts:
         click.echo(f"catalog: conflict: {safe(conflict)}", err=True)
     for missing in report.not_found:

@@ -327,7 +327,7 @@ def open_cmd(ctx, key, link_only, print_only):
 
     catalog = _open(ctx)
     detail = catalog.get(key)
-    attached = None if link_only else catalog.file_to_open(key)
+    attached = None if link_only else catalog.files.file_to_open(key)
     if attached is not None:
         if print_only:
             click.echo(attached.location)

@@ -53,9 +53,9 @@ def add(ctx, identifiers, from_file, link, as_json):
     for text in wanted:  # before opening: a typo must not make a new catalog
         parsing.parse(text)
     if _new_catalog(ctx):  # nor being offline, nor ids nobody knows: fetch first, then make it
-        from catalog.library import Catalog
+        from catalog.web import Web
 
-        failed = Catalog.fetch_ahead(wanted)
+        failed = Web.fetch_ahead(wanted)
         if len(failed) == len(wanted):
             for line in failed:
                 click.echo(f"catalog: {safe(line)}", err=True)
@@ -73,7 +73,7 @@ def add(ctx, identifiers, from_file, link, as_json):
         paper = added.paper
         click.echo(f"{paper.key}  {safe(paper.title)}  ({said})" if paper else f"{safe(added.identifier)}: {said}")
 
-    results = catalog.add_identifiers(wanted, on_each=each)
+    results = catalog.web.add_identifiers(wanted, on_each=each)
     if as_json:
         click.echo(json.dumps([a.as_json() for a in results], ensure_ascii=False, indent=2))
     if any(a.outcome == "failed" for a in results) or not added:
@@ -113,7 +113,7 @@ def enrich(ctx, query, dry_run, updates, as_json):
             what = e.outcome
         click.echo(f"{e.key}  {what}  [{safe(e.evidence)}]")
 
-    done = catalog.enrich(" ".join(query), dry_run=dry_run, updates=updates, on_each=each)
+    done = catalog.web.enrich(" ".join(query), dry_run=dry_run, updates=updates, on_each=each)
     if as_json:
         click.echo(json.dumps([e.as_json() for e in done], ensure_ascii=False, indent=2))
     elif not done:
@@ -149,8 +149,8 @@ def fetch_pdf(ctx, query, as_json):
         else:
             click.echo(f"{p.key}  attached {safe(p.location)}  [{safe(p.url)}]")
 
-    done = catalog.fetch_pdfs(" ".join(query), on_each=each)
-    catalog.read_texts()
+    done = catalog.web.fetch_pdfs(" ".join(query), on_each=each)
+    catalog.files.read_texts()
     if as_json:
         click.echo(json.dumps([p.as_json() for p in done], ensure_ascii=False, indent=2))
     counts = {o: sum(p.outcome == o for p in done) for o in ("attached", "had one", "no link", "failed")}
@@ -186,7 +186,7 @@ def _linked_command(name: str, citing: bool):
         from catalog.cli.output import stdout
         from catalog.text.terminal import safe
 
-        linked = _open(ctx).linked(key, citing=citing)
+        linked = _open(ctx).web.linked(key, citing=citing)
         if as_json:
             click.echo(json.dumps(linked.as_json(), ensure_ascii=False, indent=2))
             return

@@ -58,7 +58,7 @@ class SimilarPapers(Widget):
     @work(thread=True, group="similar", exit_on_error=False)
     def _find(self, key: str) -> None:
         try:
-            self.post_message(SimilarLoaded(key, self.catalog.similar(key, SIMILAR)))
+            self.post_message(SimilarLoaded(key, self.catalog.discovery.similar(key, SIMILAR)))
         except Exception as exc:  # an unknown key (deleted meanwhile), an unwritable cache
             self.post_message(SimilarLoaded(key, None, first_line(exc)))
 

@@ -69,7 +69,7 @@ COPY: dict[str, tuple[str, str, Render | None]] = {
 
 def export_papers(catalog: Catalog, keys: list[str]) -> list[ExportPaper]:
     """These papers, in this order."""
-    return catalog.export_papers(keys=keys)
+    return catalog.exchange.export_papers(keys=keys)
 
 
 class Sharing(Widget):
@@ -94,7 +94,7 @@ class Sharing(Widget):
         browser (its URL, DOI or arXiv page)."""
         try:
             detail = self.catalog.get(key)
-            attached = self.catalog.file_to_open(key)
+            attached = self.catalog.files.file_to_open(key)
         except Exception as exc:
             self.post_message(ActionFailed(f"cannot open {key}: {first_line(exc)}"))
             return
@@ -156,8 +156,8 @@ class Sharing(Widget):
     @work(thread=True, group="attach", exit_on_error=False)
     def _attach_file(self, key: str, path: str) -> None:
         try:
-            attachment, new = self.catalog.attach_file(key, Path(path).expanduser())
-            read = dict((a.id, state) for a, state in self.catalog.read_texts()) if attachment.is_pdf else {}
+            attachment, new = self.catalog.files.attach_file(key, Path(path).expanduser())
+            read = dict((a.id, state) for a, state in self.catalog.files.read_texts()) if attachment.is_pdf else {}
         except Exception as exc:  # a file that is not there, a busy database: one line
             self.post_message(ActionFailed(f"cannot attach {path}: {first_line(exc)}"))
             return
@@ -282,7 +282,7 @@ class Sharing(Widget):
         """The results (the query the list shows), or the marked papers (`keys`); an existing
         file only when the reader said to replace it (`force`)."""
         try:
-            report = catalog.export(query, request.format, request.path, keys=keys, force=force)
+            report = catalog.exchange.export(query, request.format, request.path, keys=keys, force=force)
         except (CatalogError, QueryError) as exc:
             self.post_message(ActionFailed(str(exc)))
             return

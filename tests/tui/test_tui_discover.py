@@ -21,8 +21,8 @@ def sae_keys(catalog) -> set[str]:
 async def test_m_lists_similar_papers_and_enter_goes_to_one(app, seeded, settle, type_search,
                                                             monkeypatch):
     sae = sae_keys(seeded)
-    release, finding = threading.Event(), seeded.similar
-    monkeypatch.setattr(seeded, "similar", lambda key, limit=10: release.wait(20) and finding(key, limit))
+    release, finding = threading.Event(), seeded.discovery.similar
+    monkeypatch.setattr(seeded.discovery, "similar", lambda key, limit=10: release.wait(20) and finding(key, limit))
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await type_search(pilot, "LocA-SAE")
@@ -57,8 +57,8 @@ async def test_m_lists_similar_papers_and_enter_goes_to_one(app, seeded, settle,
 
 async def test_the_topics_facet_groups_shows_and_marks_a_topic(app, seeded, settle, monkeypatch):
     sae = sae_keys(seeded)
-    release, grouping = threading.Event(), seeded.topics
-    monkeypatch.setattr(seeded, "topics", lambda query="": release.wait(20) and grouping(query))
+    release, grouping = threading.Event(), seeded.discovery.topics
+    monkeypatch.setattr(seeded.discovery, "topics", lambda query="": release.wait(20) and grouping(query))
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         sidebar = app.query_one(Sidebar)
@@ -72,11 +72,11 @@ async def test_the_topics_facet_groups_shows_and_marks_a_topic(app, seeded, sett
         release.set()
         await settle(pilot)
         assert facet_node(sidebar, "find topics") is None
-        topics, stale = seeded.stored_topics()
+        topics, stale = seeded.discovery.stored_topics()
         assert not stale and 4 <= len(topics) <= 20
         # The topic holding most SAE papers, chosen in the sidebar.
-        best = max(topics, key=lambda t: len(sae & {p.key for p in seeded.topic_papers(t.number)}))
-        members = {p.key for p in seeded.topic_papers(best.number)}
+        best = max(topics, key=lambda t: len(sae & {p.key for p in seeded.discovery.topic_papers(t.number)}))
+        members = {p.key for p in seeded.discovery.topic_papers(best.number)}
         # Its leaf shows the number `topic:N` takes and keeps the count in view.
         leaf = facet_node(sidebar, f"{best.number}. ")
         assert leaf.label.plain.endswith(f" {best.count}")
@@ -104,14 +104,14 @@ async def test_topics_say_when_papers_came_since(app, seeded, settle, change_sho
     from catalog.tui.watching import ChangeWatch
 
     monkeypatch.setattr(watching, "POLL", 0.05)
-    seeded.topics()
+    seeded.discovery.topics()
     other = Catalog.open(seeded.path)  # another shell
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         sidebar = app.query_one(Sidebar)
         assert sidebar.topics and facet_node(sidebar, "group again") is None
-        read, stored = [], seeded.stored_topics
-        monkeypatch.setattr(seeded, "stored_topics", lambda: read.append(1) or stored())
+        read, stored = [], seeded.discovery.stored_topics
+        monkeypatch.setattr(seeded.discovery, "stored_topics", lambda: read.append(1) or stored())
         await type_search(pilot, "graph neural")
         assert read == [] and sidebar.facets.query == "graph neural*"  # counts, not topics
         seen = app.main.query_one(ChangeWatch).version

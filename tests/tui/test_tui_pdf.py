@@ -20,8 +20,8 @@ async def test_the_pane_lists_files_and_the_pages_a_search_found(app, seeded, se
 
     key = seeded.search("steering vector", limit=1)[0].key
     pdf = make(tmp_path / "paper.pdf", ["Introduction. " * 20, "Method. " * 10 + BODY])
-    seeded.attach_file(key, pdf)
-    seeded.read_texts()
+    seeded.files.attach_file(key, pdf)
+    seeded.files.read_texts()
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await type_search(pilot, "zebra crossing heuristic")
@@ -33,7 +33,7 @@ async def test_the_pane_lists_files_and_the_pages_a_search_found(app, seeded, se
 
 async def test_o_opens_the_pdf_quietly(app, seeded, settle, type_search, tmp_path, monkeypatch, browser, capfd):
     key = seeded.search("steering vector", limit=1)[0].key
-    copy = seeded.attach_file(key, make(tmp_path / "paper.pdf", ["A page about steering vectors. " * 5]))[0].location
+    copy = seeded.files.attach_file(key, make(tmp_path / "paper.pdf", ["A page about steering vectors. " * 5]))[0].location
     log = tmp_path / "opener.log"
     monkeypatch.setenv("CATALOG_OPENER", f"""sh -c 'echo "$1" >> "$0"; echo VIEWER-NOISE' {shlex.quote(str(log))} %s""")
     async with app.run_test(size=SIZE) as pilot:
@@ -66,10 +66,10 @@ async def test_a_attaches_a_file_by_its_path(app, seeded, settle, type_search, t
         await pilot.press("enter")
         await settle(pilot)
         for _ in range(50):
-            if seeded.attachments(key) and "Files (1)" in app.main.query_one(DetailPane).text:
+            if seeded.files.attachments(key) and "Files (1)" in app.main.query_one(DetailPane).text:
                 break
             await pilot.pause(0.1)
-        assert [a.name for a in seeded.attachments(key)] == ["downloaded.pdf"]
+        assert [a.name for a in seeded.files.attachments(key)] == ["downloaded.pdf"]
         assert f"Attached downloaded.pdf to {key}" in toasts(app)
         assert "Files (1)" in app.main.query_one(DetailPane).text
     assert [p.key for p in seeded.search("quoll census", within="text")] == [key]
@@ -89,7 +89,7 @@ async def test_the_path_is_completed_as_it_is_typed(tmp_path):
 
 async def test_papers_with_files_are_marked_in_the_list(app, seeded, settle, type_search, tmp_path):
     key = seeded.search("steering vector", limit=1)[0].key
-    seeded.attach_file(key, make(tmp_path / "p.pdf", ["steering vectors"]))
+    seeded.files.attach_file(key, make(tmp_path / "p.pdf", ["steering vectors"]))
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await type_search(pilot, "steering vector")

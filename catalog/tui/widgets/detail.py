@@ -102,7 +102,7 @@ def read_paper(catalog: Catalog, key: str, asked: SearchRequest | None = None,
     pages = ()
     if detail.attachments:  # the best pages of its PDFs for the search
         try:
-            pages = tuple(catalog.pages_for(key, asked))
+            pages = tuple(catalog.files.pages_for(key, asked))
         except Exception:  # a busy database: the paper without them
             pages = ()
     if known is not None and known[0] is asked:

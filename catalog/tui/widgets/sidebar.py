@@ -152,7 +152,7 @@ class Sidebar(Tree[Data]):
     @work(thread=True, exclusive=True, group="topics-read", exit_on_error=False)
     def load_topics(self) -> None:
         try:
-            self.post_message(TopicsLoaded(*self.catalog.stored_topics()))
+            self.post_message(TopicsLoaded(*self.catalog.discovery.stored_topics()))
         except Exception:  # a convenience, like the other counts: the next refresh tries again
             pass
 
@@ -172,18 +172,18 @@ class Sidebar(Tree[Data]):
     def _group_topics(self) -> None:
         catalog = self.catalog
         try:
-            catalog.topics()
+            catalog.discovery.topics()
         except Exception as exc:
             self.post_message(ActionFailed(f"Cannot find topics: {first_line(exc)}"))
         try:
-            self.post_message(TopicsLoaded(*catalog.stored_topics(), grouped=True))
+            self.post_message(TopicsLoaded(*catalog.discovery.stored_topics(), grouped=True))
         except Exception:
             self.post_message(TopicsLoaded((), True, grouped=True))
 
     @work(thread=True, exclusive=True, group="topic-marks", exit_on_error=False)
     def _topic_papers(self, number: int, label: str) -> None:
         try:
-            papers = self.catalog.topic_papers(number)
+            papers = self.catalog.discovery.topic_papers(number)
         except Exception:
             return
         if papers:
