@@ -224,7 +224,7 @@ def rls(n: int, rounds: int) -> None:
             url = as_role(server.create(owner="lab"), "lab")
             _import(url, write_paper_lists(n, Path(tmp) / "lists"))
             owner = Catalog.open(url)
-            owner.add_member("ann")
+            owner.admin.add_member("ann")
             owner.store.lists.refresh(budget=None)
             owner.close()
             readers = ["ann"] + [f"reader{k}" for k in range(1, READERS)]

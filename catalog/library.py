@@ -6,7 +6,7 @@ annotations, export, doctor). It holds no SQL and no connection. Parts with a jo
 own are composed in, each made in __init__ with the store and reached as an attribute:
 `files` (attached files, catalog/files.py), `exchange` (exports and the annotations
 file, catalog/exchange.py), `discovery` (similar papers, recommendations, topics,
-catalog/discovery.py) and `web` (papers from the web, catalog/web.py: given the Catalog,
+catalog/discovery.py), `admin` (backups, copies, SQL, members, catalog/admin.py) and `web` (papers from the web, catalog/web.py: given the Catalog,
 whose search and get it uses).
 """
 
@@ -20,6 +20,7 @@ from time import monotonic
 from catalog import attaching, changes, rules
 from catalog.searching import highlight, pages
 from catalog.errors import CatalogError, Interrupted
+from catalog.admin import Admin
 from catalog.discovery import Discovering
 from catalog.exchange import Exchange
 from catalog.files import Files
@@ -29,7 +30,7 @@ from catalog.searching.request import SearchRequest, request
 from catalog.resources import seeds_dir
 from catalog.results import (
     AddedAcronym, AuthorCount, Edit, Facets, FirstPage, ImportReport,
-    Members, MissingWords, NoteView, PaperDetail, PaperState, PaperSummary,
+    MissingWords, NoteView, PaperDetail, PaperState, PaperSummary,
     SavedQuery, SavedSearchChanged, SearchHit,
     SplitResult, Stats, Suggestion, TagCount, TriageCount, TriageOrder,
 )
@@ -47,13 +48,14 @@ RANKED_LISTS_FLOOR = 5.0
 
 class Catalog:
     """One catalog. Holds no connection or session; every method is one unit of work with its
-    own transaction. Attached files, the web, exports and discovery are parts of their own:
-    `catalog.files`, `catalog.web`, `catalog.exchange`, `catalog.discovery`."""
+    own transaction. Attached files, the web, exports, discovery and upkeep are parts of
+    their own: `catalog.files`, `catalog.web`, `catalog.exchange`, `catalog.discovery`, `catalog.admin`."""
 
     def __init__(self, store: Store):
         self.store = store
         self.files = Files(store)
         self.exchange = Exchange(store)
+        self.admin = Admin(store)
         self.discovery = Discovering(store)
         self.web = Web(self)
         self._words = None  # the index's words for suggestions (catalog/searching/suggest.py), once read
@@ -582,84 +584,7 @@ class Catalog:
         with self.store.read() as tx:
             return tx.edits.saved_searches()
 
-    # --- backups and copies ------------------------------------------------------------------
-
-    def backup(self, target: Path, *, force: bool = False) -> Path:
-        """A consistent copy, safe while the TUI has the catalog open (into a folder: under
-        the catalog's name). Written as catalog/export/filewriter.py writes any file: never over
-        this catalog or anything but a regular file, over an existing file only with `force`."""
-        from catalog.errors import StoreError
-        from catalog.export import filewriter as files
-
-        target = Path(target)
-        if target.is_dir():
-            target = target / (self.path.name if self.path else "catalog.db")
-        try:
-            with files.replacing(target, force=force, protected=files.database_files(self.path)) as temporary:
-                self.store.backup(temporary)
-        except StoreError as exc:
-            raise CatalogError(f"cannot back up to {target}: {exc}") from None
-        return target
-
-    def copy_to(self, location, *, notify: Notify = lambda m: None) -> dict[str, int]:
-        """Copy the whole catalog (papers, tags, notes, everyone's marks, saved searches) into
-        a new catalog at `location` (a file or a postgresql:// URL; created, or an empty
-        database); rows copied per table. Keys stay the same."""
-        from catalog.store.copying import copy_catalog
-
-        target = open_store(location, notify=notify)
-        try:
-            if target.location == self.store.location:
-                raise CatalogError(f"{target.location} is this catalog; copy it somewhere else")
-            counts = copy_catalog(self.store, target)
-            # What an import leaves behind: the backend's upkeep after a large load, and the
-            # discovery cache built in the background (catalog/discover/refresher.py).
-            target.imported(counts.get("paper", 0))
-            from catalog.discover import related
-
-            related.refresh_after_import(target, background=True)
-            return counts
-        finally:
-            target.close()
-
-    # --- SQL, schema, health ------------------------------------------------------------------
-
-    def run_sql(self, statement: str, *, timeout: float | None = None,
-                cancelled: Stop | None = None) -> tuple[list[str], list[tuple]]:
-        """Run one read-only statement; writes, ATTACH and extensions are refused. It stops
-        after `timeout` seconds (CatalogError), or once `cancelled()` is true (Interrupted). A
-        server stops it at `timeout` by itself too (statement_timeout)."""
-        deadline = None if not timeout else monotonic() + timeout
-        late = lambda: deadline is not None and monotonic() > deadline  # noqa: E731
-        try:
-            return self.store.run_sql(statement, stop=lambda: late() or bool(cancelled and cancelled()),
-                                      timeout=timeout)
-        except Interrupted:
-            if cancelled and cancelled():
-                raise
-            raise CatalogError(f"stopped after {timeout:g} s (--timeout SECONDS allows longer)") from None
-
-    def schema_revision(self) -> str | None:
-        return self.store.schema_revision()
-
-    # --- sharing: who may use a catalog on a server (docs/sharing.md) ---------------------------
-
-    def members(self) -> Members:
-        return self._sharing().members()
-
-    def add_member(self, role: str) -> bool:
-        """Let the database role `role` use this catalog (the owner's to do); False when it could."""
-        return self._sharing().add(role)
-
-    def remove_member(self, role: str) -> bool:
-        """Take `role`'s access away; its marks and notes stay. False when it had none."""
-        return self._sharing().remove(role)
-
-    def _sharing(self):
-        if self.store.sharing is None:
-            raise CatalogError(f"{self.store.location} is a catalog file, one person's: a catalog is shared on a "
-                               "PostgreSQL server (docs/sharing.md)")
-        return self.store.sharing
+    # --- schema and health, of a catalog not opened (backups, SQL, members: catalog.admin) ---
 
     @staticmethod
     def schema_history() -> list[tuple[str, str | None, str]]:

@@ -200,7 +200,7 @@ def pg_seeded_template(pg_server) -> str:
     report = catalog.import_paths([SEEDS])
     assert not report.errors, report.errors
     for member in MEMBERS:
-        catalog.add_member(member)
+        catalog.admin.add_member(member)
     catalog.close()
     return url
 
@@ -235,7 +235,7 @@ def people(location, monkeypatch):
 
         owner = Catalog.open(location)
         for member in MEMBERS:
-            owner.add_member(member)
+            owner.admin.add_member(member)
         opened.append(owner)
 
     def as_(name: str) -> Catalog:

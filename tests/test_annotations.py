@@ -202,7 +202,7 @@ def test_backup_is_a_consistent_copy_while_a_reader_is_open(seeded, db_path, tmp
     reader.execute("BEGIN")
     reader.execute("SELECT count(*) FROM paper").fetchone()
     try:
-        target = seeded.backup(tmp_path / "copy.db")
+        target = seeded.admin.backup(tmp_path / "copy.db")
     finally:
         reader.rollback()
         reader.close()
@@ -238,4 +238,4 @@ def test_backup_refuses_to_overwrite_unless_forced(run_cli, tmp_path, db_path):
 def test_backup_library_errors(seeded, tmp_path):
     (tmp_path / "x.db").write_text("")
     with pytest.raises(CatalogError, match="exists"):
-        seeded.backup(tmp_path / "x.db")
+        seeded.admin.backup(tmp_path / "x.db")

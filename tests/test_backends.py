@@ -226,9 +226,9 @@ def test_copy_moves_everything_between_backends(seeded_any, tmp_path, pg_server)
     file_copy = tmp_path / "copy.db"
     server_copy = pg_server.create()
     try:
-        counts = seeded_any.copy_to(file_copy)
+        counts = seeded_any.admin.copy_to(file_copy)
         assert counts["paper"] == 90 and counts["paper_reader"] == 1
-        Catalog.open(file_copy).copy_to(server_copy)  # and back onto a server
+        Catalog.open(file_copy).admin.copy_to(server_copy)  # and back onto a server
         for where in (file_copy, server_copy):
             copy = Catalog.open(where)
             try:
@@ -248,7 +248,7 @@ def test_copy_moves_everything_between_backends(seeded_any, tmp_path, pg_server)
             finally:
                 copy.close()
         with pytest.raises(CatalogError, match="already holds papers"):
-            seeded_any.copy_to(file_copy)
+            seeded_any.admin.copy_to(file_copy)
     finally:
         pg_server.drop(server_copy)
 

@@ -213,7 +213,7 @@ def test_writers_at_once_on_postgresql(pg_server, tmp_path):
     catalog = Catalog.open(url)
     catalog.import_paths([SEEDS])
     for who in people:
-        catalog.add_member(who)
+        catalog.admin.add_member(who)
     keys = [p.key for p in catalog.search("", limit=20, snippets=False)]
     catalog.close()
     run = Run(tmp_path / "run")

@@ -321,7 +321,7 @@ def test_sql_stops_a_result_too_large_to_hold(seeded_db, monkeypatch):
     catalog = Catalog.open(seeded_db)
     endless = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT x, 'text' FROM c"
     with pytest.raises(CatalogError) as error:
-        catalog.run_sql(endless, timeout=60)
+        catalog.admin.run_sql(endless, timeout=60)
     assert "the result passed 1 MB" in str(error.value) and "LIMIT" in str(error.value)
-    columns, rows = catalog.run_sql("SELECT key FROM paper", timeout=60)
+    columns, rows = catalog.admin.run_sql("SELECT key FROM paper", timeout=60)
     assert len(rows) == 90

@@ -158,7 +158,7 @@ def test_kept_records_travel_with_a_copy(tmp_path):
     catalog = Catalog.open(tmp_path / "a.db")
     try:
         catalog.import_paths([LIBRARIES / "library.ris"])
-        counts = catalog.copy_to(str(tmp_path / "b.db"))
+        counts = catalog.admin.copy_to(str(tmp_path / "b.db"))
     finally:
         catalog.close()
     assert counts["kept_record"] == 4

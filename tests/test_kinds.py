@@ -178,7 +178,7 @@ def test_split_gives_the_kind_back_to_the_record_that_brought_it(empty_catalog, 
 def test_copy_carries_the_kind(empty_catalog, tmp_path):
     (tmp_path / "lib.bib").write_text(JMLR)
     empty_catalog.import_paths([tmp_path / "lib.bib"])
-    empty_catalog.copy_to(tmp_path / "copy.db")
+    empty_catalog.admin.copy_to(tmp_path / "copy.db")
     copied = Catalog.open(tmp_path / "copy.db")
     try:
         assert kinds(copied) == {"Deep Learning": "article"}

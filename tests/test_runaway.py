@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from catalog.admin import Admin
 from catalog.library import Catalog, Interrupted
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -230,7 +231,7 @@ def test_a_sigint_the_caller_ignores_stays_ignored_while_the_query_runs(catalog_
         seen.append(signal.getsignal(signal.SIGINT))
         return ["answer"], [(42,)]
 
-    monkeypatch.setattr(Catalog, "run_sql", run_sql)
+    monkeypatch.setattr(Admin, "run_sql", run_sql)
     previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
         result = CliRunner().invoke(main, ["--db", str(catalog_file), "sql", "SELECT 42"])

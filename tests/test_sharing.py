@@ -216,7 +216,7 @@ def test_a_members_backup_holds_their_own_marks_the_owners_everyones(shared, tmp
     as_("bob").set_rating([key], 1)
     readers = {}
     for role in ("ann", OWNER):
-        as_(role).backup(tmp_path / f"{role}.db")
+        as_(role).admin.backup(tmp_path / f"{role}.db")
         with sqlite3.connect(tmp_path / f"{role}.db") as conn:
             readers[role] = sorted(r for r, in conn.execute("SELECT reader FROM paper_reader"))
     assert readers == {"ann": ["ann"], OWNER: ["ann", "bob"]}
@@ -254,5 +254,5 @@ def test_an_older_catalog_is_upgraded_by_its_owner_only(shared):
     pg.downgrade(as_role(url, OWNER), "0013")
     with pytest.raises(CatalogError, match=r"has schema 0013.*only its owner \(lab\) can upgrade it"):
         as_("ann")
-    assert as_(OWNER).schema_revision() == schema.SCHEMA_REVISION
+    assert as_(OWNER).admin.schema_revision() == schema.SCHEMA_REVISION
     assert as_("ann").search("sparse attention")

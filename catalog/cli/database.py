@@ -42,7 +42,7 @@ def sql(ctx, statement, timeout, as_json):
            and signal.getsignal(signal.SIGINT) is signal.default_int_handler)
     previous = signal.signal(signal.SIGINT, lambda *_: stop.set()) if own else None
     try:
-        columns, rows = catalog.run_sql(statement, timeout=timeout, cancelled=stop.is_set)
+        columns, rows = catalog.admin.run_sql(statement, timeout=timeout, cancelled=stop.is_set)
     except Interrupted:
         raise KeyboardInterrupt from None
     finally:
@@ -86,7 +86,7 @@ def doctor(ctx, fix, find_files):
 @click.pass_context
 def backup(ctx, path, force):
     """Copy the catalog to PATH consistently (SQLite's backup API), even while the TUI is open."""
-    target = _open(ctx).backup(path, force=force)
+    target = _open(ctx).admin.backup(path, force=force)
     click.echo(f"Backed up to {target}", err=True)
 
 
@@ -112,7 +112,7 @@ def copy_cmd(source, target):
         _fail(f"there is no catalog at {src} to copy")
     catalog = Catalog.open(src, notify=notify)
     try:
-        counts = catalog.copy_to(location_of(target), notify=notify)
+        counts = catalog.admin.copy_to(location_of(target), notify=notify)
     finally:
         catalog.close()
     click.echo(f"Copied {counts['paper']} papers, {counts['tag']} tags, {counts['note']} notes and "
@@ -132,14 +132,14 @@ def db_path():
 def db_upgrade(ctx):
     """Migrate the database to this version's schema (done automatically on open)."""
     catalog = _open(ctx)
-    click.echo(f"{catalog.store.location} is at schema {catalog.schema_revision()} (head)")
+    click.echo(f"{catalog.store.location} is at schema {catalog.admin.schema_revision()} (head)")
 
 
 @db.command("current")
 @click.pass_context
 def db_current(ctx):
     """Print the database's schema revision."""
-    click.echo(_open(ctx).schema_revision())
+    click.echo(_open(ctx).admin.schema_revision())
 
 
 @db.command("history")

@@ -24,7 +24,7 @@ def share_members(ctx, as_json):
     from catalog.cli import output
     from catalog.text.terminal import safe
 
-    members = _open(ctx).members()
+    members = _open(ctx).admin.members()
     if as_json:
         output.print_json({"owner": members.owner, "members": list(members.names), "you": members.you})
         return
@@ -43,7 +43,7 @@ def share_add(ctx, role):
     """Let the database role ROLE use this catalog (run as its owner; the role must exist)."""
     from catalog.text.terminal import safe
 
-    added = _open(ctx).add_member(role)
+    added = _open(ctx).admin.add_member(role)
     click.echo(f"{safe(role)} {'is now' if added else 'was already'} a member of this catalog", err=True)
 
 
@@ -54,7 +54,7 @@ def share_remove(ctx, role):
     """Take ROLE's access away (run as the owner); its status, ratings and notes stay."""
     from catalog.text.terminal import safe
 
-    removed = _open(ctx).remove_member(role)
+    removed = _open(ctx).admin.remove_member(role)
     click.echo(f"{safe(role)} {'is no longer' if removed else 'was not'} a member of this catalog", err=True)
 
 
