@@ -22,8 +22,9 @@ from catalog.searching.query import RELEVANCE, Clause, Filter, Query, QueryError
 from catalog.searching.request import SearchRequest, request
 from catalog.resources import seeds_dir
 from catalog.results import (
-    Added, AttachmentView, Edit, Enriched, Facets, FirstPage, ImportReport, Linked, LinkedPaper, Members, NoteView,
-    PaperDetail, PaperState, PaperSummary, RelatedPaper, SavedQuery, SavedSearchChanged, SearchHit,
+    Added, AttachmentView, AuthorCount, Edit, Enriched, Facets, FirstPage, ImportReport, Linked, LinkedPaper,
+    Members, NoteView, PaperDetail, PaperState, PaperSummary, RelatedPaper, SavedQuery, SavedSearchChanged,
+    SearchHit,
     SplitResult, Stats, Suggestion, TagCount, TopicCount, TopicGroup, TriageCount, TriageOrder,
 )
 from catalog.store import Store, open_store
@@ -566,6 +567,49 @@ class Catalog(Exchange):
         return related.triage_order(self.store, _untriaged(parsed), limit, whole_catalog=parsed.is_empty)
 
     # --- overviews ----------------------------------------------------------------------
+
+    def citekey_pattern(self, pattern: str | None = None) -> str:
+        """The pattern new papers' cite keys are made by (docs/formats.md, "Cite keys"); with
+        `pattern`, set it first (checked: CatalogError for one that is not a pattern)."""
+        from catalog import citekeys
+
+        if pattern is not None:
+            citekeys.pattern_parts(pattern)
+            with self.store.write() as tx:
+                tx.imports.set_setting(citekeys.SETTING, pattern.replace(" ", ""))
+        with self.store.read() as tx:
+            return tx.imports.setting(citekeys.SETTING) or citekeys.PATTERN
+
+    def regen_citekeys(self, query: str = "") -> list[tuple[str, str | None, str]]:
+        """Make the cite keys of the papers `query` selects (all for "") again by the current
+        pattern; a key a paper's file gave it stays. (paper key, old cite key, new) of each
+        change, in search order."""
+        from catalog import citekeys
+
+        changes = []
+        with self.store.write() as tx:
+            pattern = tx.imports.setting(citekeys.SETTING) or citekeys.PATTERN
+            ids = [hit.paper_id for hit in tx.search.page(parse(query), limit=-1, partial=False)]
+            for pid, paper in zip(ids, tx.papers.export_papers(ids)):
+                own = citekeys.own_key([(r.format, r.cite_key) for r in paper.records])
+                base = own or citekeys.made_key(authors=paper.authors, year=paper.year,
+                                                title=paper.title or paper.headline, venue=paper.venue,
+                                                fallback="paper", pattern=pattern)
+                new, n = base, 0
+                while new.lower() != (paper.cite_key or "").lower() and tx.imports.citekeys_taken([new]):
+                    n += 1
+                    new = citekeys.suffixed(base, n, generated=own is None)
+                if new != paper.cite_key:
+                    tx.imports.set_citekey(pid, new, own is None)
+                    changes.append((paper.key, paper.cite_key, new))
+        return changes
+
+    def authors(self, query: str = "", *, limit: int = 100) -> list[AuthorCount]:
+        """The people with most papers among those `query` selects (all for ""), most first."""
+        with self.store.read() as tx:
+            ids = None if not query.strip() else [
+                hit.paper_id for hit in tx.search.page(parse(query), limit=-1, partial=False)]
+            return tx.papers.author_counts(ids, limit)
 
     def tags(self) -> list[TagCount]:
         with self.store.read() as tx:

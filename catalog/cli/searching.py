@@ -94,6 +94,24 @@ def show(ctx, key, as_json):
         output.print_detail(detail)
 
 
+@click.command(epilog=EPILOG)
+@click.argument("query", nargs=-1)
+@click.option("--limit", "-n", default=100, show_default=True, type=click.IntRange(1, 1_000_000))
+@json_option
+@click.pass_context
+def authors(ctx, query, limit, as_json):
+    """People with the most papers (among those QUERY finds), with how many each wrote."""
+    from catalog.cli import output
+
+    found = _open(ctx).authors(" ".join(query), limit=limit)
+    if as_json:
+        output.print_json([{"name": a.name, "papers": a.papers} for a in found])
+    elif not found:
+        click.echo("No authors among these papers.", err=True)
+    else:
+        output.print_table(["author", "papers"], [(a.name, a.papers) for a in found])
+
+
 @click.command()
 @json_option
 @click.pass_context
@@ -259,4 +277,4 @@ def open_cmd(ctx, key, link_only, print_only):
         _fail(f"no browser to open {link} (set $BROWSER)")
 
 
-COMMANDS = (search, list_cmd, show, open_cmd, tags, stats, saved, tui)
+COMMANDS = (search, list_cmd, show, open_cmd, tags, authors, stats, saved, tui)
