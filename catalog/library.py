@@ -130,6 +130,8 @@ class Catalog(Exchange):
 
             self._refresh_ranked_lists(background, monotonic() - start, ranking)
             related.refresh_after_import(self.store, background=background)  # derived data
+        elif background:  # the same files again after an import cut short: its lists are finished
+            self._refresh_ranked_lists(background, monotonic() - start, ranking)
         return report
 
     @staticmethod
