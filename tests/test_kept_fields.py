@@ -227,3 +227,27 @@ def test_citekey_regen_lists_every_change_and_keeps_file_keys(tmp_path):
     assert "1 cite key changed" in result.output
     again = runner.invoke(main, ["--db", db, "citekey", "regen"])
     assert "0 cite keys changed" in again.output
+
+
+# --- smaller losses ------------------------------------------------------------------------------
+
+def test_a_ris_file_ending_inside_a_record_imports_it_and_says_so(empty_catalog, tmp_path):
+    source = tmp_path / "cut.ris"
+    source.write_text("TY  - JOUR\nTI  - First paper\nAB  - Something about it.\nER  - \n\n"
+                      "TY  - JOUR\nTI  - Second paper without its end\nAB  - Another thing.\n")
+    report = empty_catalog.import_paths([source])
+    assert report.new == 2
+    assert report.warnings == [f"{source}:6: the last record has no 'ER  -' line (the file ends inside it);"
+                               " it is imported as far as it goes"]
+
+
+def test_arxiv_ids_in_the_places_scholar_and_others_put_them(tmp_path):
+    source = tmp_path / "forms.bib"
+    source.write_text(
+        "@article{a, title = {A}, journal = {arXiv}, volume = {1810.04805}, year = 2018}\n"
+        "@article{b, title = {B}, journal = {arXiv}, number = {1706.03762}, year = 2017}\n"
+        "@article{c, title = {C}, journal = {CoRR}, pages = {arXiv:1409.0473}, year = 2014}\n"
+        "@article{d, title = {D}, journal = {arXiv preprint hep-th/9901001}, year = 1999}\n"
+        "@article{e, title = {E}, journal = {Nature}, volume = {1810.04805}, year = 2018}\n")
+    found = {r.title: r.arxiv_id for r in read_bibtex(source).records}
+    assert found == {"A": "1810.04805", "B": "1706.03762", "C": "1409.0473", "D": "hep-th/9901001", "E": None}
