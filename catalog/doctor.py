@@ -233,7 +233,11 @@ def run(store: Store, *, fix: bool = False, notify: Callable[[str], None] = lamb
     # rolled back, which also keeps a damaged page from failing a COMMIT.
     with store.checking() as tx:
         report.found = examine(tx)
-        if (lists := tx.lists.note()) is not None:
+        try:
+            lists = tx.lists.note()
+        except StoreError:  # a damaged page under the ranked lists: the checks above say so
+            lists = None
+        if lists is not None:
             report.notes.append(lists)
     report.checked.append("attached files")
     report.found += _missing_files(store)

@@ -22,8 +22,9 @@ from catalog.searching.query import RELEVANCE, Clause, Filter, Query, QueryError
 from catalog.searching.request import SearchRequest, request
 from catalog.resources import seeds_dir
 from catalog.results import (
-    Added, AttachmentView, AuthorCount, Edit, Enriched, Facets, FirstPage, ImportReport, Members, NoteView,
-    PaperDetail, PaperState, PaperSummary, RelatedPaper, SavedQuery, SavedSearchChanged, SearchHit,
+    Added, AttachmentView, AuthorCount, Edit, Enriched, Facets, FirstPage, ImportReport, Linked, LinkedPaper,
+    Members, NoteView, PaperDetail, PaperState, PaperSummary, RelatedPaper, SavedQuery, SavedSearchChanged,
+    SearchHit,
     SplitResult, Stats, Suggestion, TagCount, TopicCount, TopicGroup, TriageCount, TriageOrder,
 )
 from catalog.store import Store, open_store
@@ -87,11 +88,16 @@ class Catalog(Exchange):
     def import_paths(self, paths: Iterable[Path], *, venue: str | None = None,
                      year: int | None = None,
                      progress: Callable[[int], None] | None = None,
-                     mapping: Sequence[str] = (), background: bool = False) -> ImportReport:
-        """Import paper lists, BibTeX, RIS, JSON/JSONL and CSV files (folders: all of them
-        inside). `mapping`: "field=column" for JSON and CSV files whose names the defaults miss.
-        `background`: bring the discovery cache up to date (or build it) in a detached process
-        (catalog/discover/refresher.py; what `catalog import` does) rather than here."""
+                     mapping: Sequence[str] = (), background: bool = False,
+                     link: bool | None = None,
+                     ranking: Callable[[int, int], None] | None = None) -> ImportReport:
+        """Import paper lists, BibTeX, RIS, JSON/JSONL and CSV files, and PDFs (folders: all of
+        them inside; PDFs as import_pdfs does, copied or with `link` linked). `mapping`:
+        "field=column" for JSON and CSV files whose names the defaults miss.
+        `background` (what `catalog import` asks): rank every ranked list the import left
+        unreadable here, before returning (`ranking(done, of)` after each), so the catalog is
+        fast the moment the import ends; then bring the discovery cache up to date (or build
+        it) in a detached process (catalog/discover/refresher.py)."""
         from catalog.importing import importer
         from catalog.ingest.mapping import FieldMap, MappingError
 
@@ -100,14 +106,28 @@ class Catalog(Exchange):
         except MappingError as exc:
             raise CatalogError(str(exc)) from None
         start = monotonic()
-        report = importer.import_paths(self.store, paths, venue=venue, year=year,
-                                       progress=progress, field_map=field_map)
+        paths = list(paths)
+        pdfs = list(attaching.pdfs_in(paths))
+        others = [p for p in paths if not attaching.is_pdf(p)]
+        report = importer.import_paths(self.store, others, venue=venue, year=year,
+                                       progress=progress, field_map=field_map) if others else ImportReport()
+        if pdfs:
+            report.files += self.import_pdfs(pdfs, link=link, progress=(lambda _: progress(1)) if progress else None)
         if report.new or report.merged:
             from catalog.discover import related
 
+            self._refresh_ranked_lists(background, monotonic() - start, ranking)
             related.refresh_after_import(self.store, background=background)  # derived data
-            self._refresh_ranked_lists(background, monotonic() - start)
         return report
+
+    @staticmethod
+    def fetch_ahead(texts: Sequence[str]) -> list[str]:
+        """Fetch what these identifiers name into the cache, touching no catalog: a command
+        that would make a new catalog fails (offline: CatalogError) before making it. The
+        errors of those that failed, one line each."""
+        from catalog.importing import web
+
+        return web.fetch_ahead(texts)
 
     def add_identifiers(self, texts: Sequence[str], *,
                         on_each: Callable[[Added], None] = lambda added: None) -> list[Added]:
@@ -126,41 +146,84 @@ class Catalog(Exchange):
             related.refresh_after_import(self.store, background=True)
         return added
 
-    def enrich(self, query: str = "", *, dry_run: bool = False,
+    def enrich(self, query: str = "", *, dry_run: bool = False, updates: bool = False,
                on_each: Callable[[Enriched], None] = lambda e: None) -> list[Enriched]:
         """Look up the papers `query` selects that lack a title, authors or identifiers, and
         fill in what the web knows of them (catalog/importing/enrich.py says when a candidate
-        is taken); `dry_run`: say what would change, change nothing."""
+        is taken); `dry_run`: say what would change, change nothing. `updates`: look up the
+        preprints instead (an arXiv id, no DOI) for the DOI of their published version."""
         from catalog.importing import enrich
 
         # the papers `catalog list QUERY` lists (a key, DOI or arXiv id alone names its paper)
         keys = [p.key for p in self.search(query, limit=10**9, snippets=False)] if query.strip() else None
-        wanting = [p for p in self.export_papers(keys=keys) if enrich.lacking(p)]
-        done = enrich.enrich(self.store, wanting, dry_run=dry_run, on_each=on_each)
+        wanted = enrich.unpublished if updates else enrich.lacking
+        wanting = [p for p in self.export_papers(keys=keys) if wanted(p)]
+        done = enrich.enrich(self.store, wanting, dry_run=dry_run, updates=updates, on_each=on_each)
         if any(e.outcome == "filled" for e in done):
             from catalog.discover import related
 
             related.refresh_after_import(self.store, background=True)
         return done
 
-    def _refresh_ranked_lists(self, background: bool, took: float) -> None:
-        """The ranked lists of frequent words after an import. A few hundred new papers need
-        nothing: searches follow them (catalog/store/lists/). Past that (or
-        when words are to be chosen again), `background`: the detached refresher rebuilds
-        them (catalog/discover/refresher.py, as for the discovery cache; minutes on a large
-        catalog) while searches rank every match; otherwise here, most frequent first, within
-        a share of the import's own time. Lists left stale are never read."""
-        from catalog.discover import refresher
+    def linked(self, key: str, *, citing: bool = False) -> Linked:
+        """The papers paper `key` cites (or, `citing`, those citing it), from Semantic Scholar
+        (references: else Crossref's deposited list), each with the key of the catalog's
+        paper when it holds it."""
+        from catalog.fetching import citations, settings
+        from catalog.fetching.http import Client
 
+        detail = self.get(key)
+        key = detail.summary.key
+        if not (detail.doi or detail.arxiv_id):
+            raise CatalogError(f"paper {key} has no DOI or arXiv id to look it up by "
+                               f"(catalog enrich {key} may find one)")
+        client = Client(settings.from_environment())
+        ask = citations.citations if citing else citations.references
+        found, service = ask(client, detail.doi, detail.arxiv_id)
+        with self.store.read() as tx:
+            papers = tuple(LinkedPaper(_key_for(tx, p.doi, p.arxiv_id), p.title, p.authors, p.year, p.venue,
+                                       p.doi, p.arxiv_id, p.abstract) for p in found)
+        return Linked(key, citing, service, papers)
+
+    def _refresh_ranked_lists(self, background: bool, took: float,
+                              ranking: Callable[[int, int], None] | None) -> None:
+        """The ranked lists of frequent words after an import. A few hundred new papers need
+        nothing: searches follow them (catalog/store/lists/). Past that (or when words are to
+        be chosen again), `background`: all of them here, most papers first (minutes at 1M
+        papers; each stays ranked as it is done). Cut short (Ctrl-C), the detached refresher
+        goes on from there (catalog/discover/refresher.py) and searches say how many are left.
+        Otherwise (a caller that cannot wait: tests, the TUI), within a share of the import's
+        own time; lists left stale are never read."""
         if not self.store.lists.behind():
             return
-        if background and refresher.mode() == "background":
-            from catalog.discover import related
-
-            location = self.store.path if self.store.path is not None else self.store.url
-            refresher.start(location, related.engine(self.store).cache_dir)
-        else:
+        if not background:
             self.store.lists.refresh(budget=max(RANKED_LISTS_FLOOR, RANKED_LISTS_SHARE * took))
+            return
+        try:
+            self.store.lists.refresh(budget=None, rescored=True, progress=ranking)
+        except KeyboardInterrupt:
+            self.rank_lists_elsewhere()
+            raise
+
+    def rank_lists_elsewhere(self) -> bool:
+        """Start the detached refresher for the ranked lists searches cannot read (and the
+        discovery cache), unless one is at work or nothing is left: whether one is at work."""
+        from catalog.discover import refresher
+
+        if refresher.mode() != "background":
+            return False
+        cache_dir = Path(self.store.cache_dir())  # the discovery engine's folder, without loading it
+        if refresher.running(cache_dir):
+            return True
+        if not self.store.lists.left():
+            return False
+        location = self.store.path if self.store.path is not None else self.store.url
+        return refresher.start(location, cache_dir) is not None
+
+    def lists_left(self) -> int:
+        """How many ranked lists of frequent words searches cannot read yet (0: none, or the
+        catalog is too small to keep any): while some are left, their words rank every match."""
+        return self.store.lists.left()
 
     # --- finding papers -----------------------------------------------------------------
 
@@ -347,6 +410,22 @@ class Catalog(Exchange):
             if progress is not None:
                 progress(attachment, text.state)
         return done
+
+    def import_pdfs(self, files: Sequence[Path], *, link: bool | None = None,
+                    progress: Callable[[object], None] | None = None) -> list:
+        """Bring in PDFs: each matched to a paper already here (by its DOI or arXiv id, else
+        its title and abstract) and attached to it, or made a new paper from its own text and
+        attached to that (catalog/importing/pdfs.py); a FileReport each. Their text is indexed
+        as they are attached."""
+        from catalog.importing import pdfs
+
+        def attach(key: str, path: Path, text) -> AttachmentView:
+            attachment, _ = self.attach_file(key, path, link=link)
+            with self.store.write() as tx:
+                tx.imports.set_attachment_text(attachment.id, text.state, text.pages)
+            return attachment
+
+        return pdfs.import_pdfs(self.store, files, attach, progress)
 
     def attachments(self, key: str) -> tuple[AttachmentView, ...]:
         """The paper's attachments, each with where it is and whether a file is there."""
@@ -816,3 +895,9 @@ def _with_snippets(hits: list[SearchHit], query, also: dict[str, list[str]]) -> 
 
 
 __all__ = ["Catalog", "CatalogError", "Interrupted", "QueryError", "SearchRequest", "request"]
+
+
+def _key_for(tx, doi: str | None, arxiv_id: str | None) -> str | None:
+    """The key of the catalog's paper with this DOI or arXiv id, if it has one."""
+    ids = (tx.papers.ids_with_doi(doi) if doi else []) or (tx.papers.ids_with_arxiv_id(arxiv_id) if arxiv_id else [])
+    return tx.papers.key_of(ids[0]) if ids else None

@@ -365,3 +365,35 @@ class AttachmentPage(SQLModel, table=True):
     )
     page: int
     text: str
+
+
+class PaperLink(SQLModel, table=True):
+    """A link a web service gave for a paper, by relation (`pdf`), with the answer it came in."""
+
+    __tablename__ = "paper_link"
+
+    paper_id: int = Field(
+        sa_column=Column(Integer, ForeignKey("paper.id", ondelete="CASCADE"), primary_key=True)
+    )
+    rel: str = Field(primary_key=True)
+    url: str = Field(primary_key=True)
+    source_id: int = Field(
+        sa_column=Column(Integer, ForeignKey("source.id", ondelete="CASCADE"), nullable=False)
+    )
+
+
+class PaperNotice(SQLModel, table=True):
+    """A notice about a paper (a retraction, withdrawal, correction) a service knows of."""
+
+    __tablename__ = "paper_notice"
+
+    paper_id: int = Field(
+        sa_column=Column(Integer, ForeignKey("paper.id", ondelete="CASCADE"), primary_key=True)
+    )
+    kind: str = Field(primary_key=True)  # Crossref's type: retraction, withdrawal, correction, ...
+    doi: str = Field(primary_key=True)  # the notice's DOI
+    label: str = Field(default="", sa_column_kwargs={"server_default": ""})
+    updated: str | None = None  # YYYY-MM-DD
+    source_id: int = Field(
+        sa_column=Column(Integer, ForeignKey("source.id", ondelete="CASCADE"), nullable=False)
+    )

@@ -108,6 +108,21 @@ class RecordFields:
 
 
 @dataclass(frozen=True)
+class Notice:
+    """A notice about a paper: a retraction, withdrawal, correction or expression of concern."""
+
+    kind: str  # Crossref's type: "retraction", "withdrawal", "correction", "expression_of_concern", ...
+    doi: str  # the notice's own DOI
+    label: str = ""  # as the publisher names it ("Retraction Notice")
+    updated: str | None = None  # YYYY-MM-DD
+
+    @property
+    def grave(self) -> bool:
+        """Whether the paper's findings should no longer be relied on."""
+        return self.kind in ("retraction", "withdrawal", "removal", "expression_of_concern")
+
+
+@dataclass(frozen=True)
 class SplitResult:
     """What `catalog split` did: the paper that kept its key and annotations, and the new ones."""
 
@@ -174,6 +189,8 @@ class PaperDetail:
     kind: str | None = None  # catalog/kinds.py; None: not known
     attachments: tuple[AttachmentView, ...] = ()
     records: tuple[RecordFields, ...] = ()  # every field of each imported record, as written
+    pdf_url: str | None = None  # where its full text is, as a web service said (paper_link)
+    notices: tuple["Notice", ...] = ()  # retractions, withdrawals, corrections (paper_notice)
 
     @property
     def link(self) -> str | None:
@@ -200,6 +217,8 @@ class PaperDetail:
             "records": [{"format": r.format, "source": r.source, "position": r.position,
                          "entry_type": r.entry_type, "cite_key": r.cite_key,
                          "fields": [list(f) for f in r.fields]} for r in self.records],
+            "pdf_url": self.pdf_url,
+            "notices": [n.__dict__ for n in self.notices],
         }
 
 
@@ -564,3 +583,31 @@ class Enriched:
         return {"key": self.key, "outcome": self.outcome, "evidence": self.evidence,
                 "found_title": self.found_title, "found_authors": self.found_authors,
                 "source": self.source, "filled": list(self.filled)}
+
+
+@dataclass(frozen=True)
+class LinkedPaper:
+    """A paper a catalog paper cites, or one citing it; `key` when the catalog holds it."""
+
+    key: str | None
+    title: str | None
+    authors: str | None = None
+    year: int | None = None
+    venue: str | None = None
+    doi: str | None = None
+    arxiv_id: str | None = None
+    abstract: str | None = None
+
+
+@dataclass(frozen=True)
+class Linked:
+    """`catalog refs` and `cited-by`: the papers, and which service listed them."""
+
+    key: str
+    citing: bool  # the papers citing it (else those it cites)
+    service: str
+    papers: tuple[LinkedPaper, ...]
+
+    def as_json(self) -> dict:
+        return {"key": self.key, "service": self.service, "citing" if self.citing else "references":
+                [p.__dict__ for p in self.papers]}

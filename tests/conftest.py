@@ -23,6 +23,10 @@ def _own_cache_folder(tmp_path_factory, monkeypatch):
     # `catalog import` updates the cache in the import, not in a process that would outlive
     # the test (tests/test_refresher.py turns the background back on, and waits for it).
     monkeypatch.setenv("CATALOG_DISCOVER_REFRESH", "inline")
+    # No test reaches the real web services: those that fetch point them at a replay server
+    # (tests/webserver.py); the rest would find nothing listening here (port 9, discard).
+    monkeypatch.setenv("CATALOG_WEB_BASE", "http://127.0.0.1:9")
+    monkeypatch.setenv("CATALOG_WEB_CACHE", str(tmp_path_factory.getbasetemp() / "web-cache"))
 
 
 @pytest.fixture

@@ -4,6 +4,7 @@ recorded answers, and that commands which do not fetch neither load it nor open 
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -207,3 +208,15 @@ def test_commands_that_do_not_fetch_open_no_socket_and_load_no_fetching(tmp_path
                              capture_output=True, text=True, env=env)
         assert out.returncode == 0, (args, out.stderr)
         assert "FETCHING []" in out.stderr, (args, out.stderr)
+
+
+def test_crossref_names_the_arxiv_preprint_and_the_notices():
+    message = json.loads((DATA / "crossref" / "10.1371_journal.pone.0033693.json").read_bytes())
+    found = crossref.work(json.dumps(message).encode(), "origin")
+    assert found.record.arxiv_id is None
+    assert found.notices == (("correction", "10.1371/annotation/c76da2c1-ccb8-4797-94c1-359d3ceceeda",
+                              "Correction", "2012-05-08"),)
+    # the same work as Crossref gives one whose preprint is on arXiv (relation.has-preprint)
+    message["message"]["relation"] = {"has-preprint": [{"id-type": "doi", "id": "10.48550/arXiv.1203.01234",
+                                                         "asserted-by": "subject"}]}
+    assert crossref.work(json.dumps(message).encode(), "origin").record.arxiv_id == "1203.01234"

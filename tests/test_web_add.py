@@ -47,6 +47,7 @@ def test_an_arxiv_id_adds_the_paper_with_what_arxiv_says(run_cli, web):
     assert "DOI: 10.1103/physrevb.85.115117" in text and "arXiv: 1111.2011" in text
     assert "Perron-Frobenius uniform mode" in text  # the abstract
     assert "/arxiv/api/query?id_list=1111.2011" in text  # the source: the API's answer
+    assert "PDF: https://arxiv.org/pdf/1111.2011v2" in text
     assert result["paper"]["year"] == 2011
     # arXiv's documented politeness: who is asking, with the contact the user set
     assert all("reader@example.org" in r["user_agent"] and r["user_agent"].startswith("catalog/")
@@ -77,6 +78,11 @@ def test_a_doi_adds_crossrefs_record(run_cli, web):
     text = show(run_cli, key)
     assert "Shankar Sadasivan, Brooks B. Pond, Amar K. Pani" in text
     assert "DOI: 10.1371/journal.pone.0033693" in text and "Type: journal article" in text
+    # Crossref's updated-by: the publisher's correction notice, with its date
+    assert "Correction of 2012-05-08: https://doi.org/10.1371/annotation/c76da2c1-ccb8-4797-94c1-359d3ceceeda" in text
+    detail = json.loads(run_cli("show", key, "--json").stdout)
+    assert detail["notices"] == [{"kind": "correction", "doi": "10.1371/annotation/c76da2c1-ccb8-4797-94c1-359d3ceceeda",
+                                  "label": "Correction", "updated": "2012-05-08"}]
     # Crossref's polite pool: the contact goes along as mailto
     assert web.requests[0]["query"] == {"mailto": "reader@example.org"}
 
@@ -131,6 +137,11 @@ def test_what_names_no_paper_is_refused_before_anything_is_fetched(run_cli, web,
     assert out.exit_code == 1 and out.output.count("\n") == 1
     assert "'not-an-id' is not a DOI, an arXiv id" in out.output
     assert web.requests == [] and not db_path.exists()
+
+
+def test_ids_nobody_knows_make_no_new_catalog(run_cli, web, db_path):
+    out = run_cli("add", "10.1371/notarealdoi", "arXiv:0000.0000")
+    assert out.exit_code == 1 and out.output.count("\n") == 2 and not db_path.exists()
 
 
 def test_unknown_ids_fail_one_line_each_and_the_rest_are_added(run_cli, web):
@@ -189,6 +200,7 @@ def test_offline_is_one_line_and_no_catalog_changes(run_cli, tmp_path, monkeypat
     assert out.exit_code == 1
     assert out.output.startswith(f"catalog: cannot reach 127.0.0.1:{port} (")
     assert out.output.count("\n") == 1
+    assert not db_path.exists()  # no catalog made for nothing
 
 
 def test_add_then_enrich_on_both_backends(empty_any, web, tmp_path):
@@ -206,3 +218,51 @@ def test_add_then_enrich_on_both_backends(empty_any, web, tmp_path):
     detail = empty_any.get(done.key)
     assert detail.authors and detail.title.startswith("Frequency of Hot Jupiters")
     assert [(s.format, s.evidence) for s in detail.sources] == [("json", None), ("arxiv", "enrich: its arXiv id")]
+    assert detail.pdf_url == "https://arxiv.org/pdf/astro-ph/0601001v1"
+    [plos] = empty_any.add_identifiers(["10.1371/journal.pone.0033693"])
+    assert [n.kind for n in empty_any.get(plos.paper.key).notices] == ["correction"]
+
+
+def test_a_doi_crossref_does_not_know_comes_from_datacite(run_cli, web):
+    lipics, blog = added(run_cli, "10.4230/LIPIcs.TQC.2013.93", "https://doi.org/10.5438/4K3M-NYVG")
+    assert lipics["paper"]["title"] == "The Minimum Size of Qubit Unextendible Product Bases"
+    assert lipics["paper"]["year"] == 2013 and lipics["source"].endswith("/datacite/dois/10.4230/lipics.tqc.2013.93")
+    text = show(run_cli, lipics["paper"]["key"])
+    assert "Nathaniel Johnston" in text and "DOI: 10.4230/lipics.tqc.2013.93" in text
+    assert "(fetched from DataCite on " in text
+    assert blog["paper"]["title"] == "Eating your own Dog Food" and "Martin Fenner" in show(run_cli, blog["paper"]["key"])
+    assert [r["path"].split("/")[1] for r in web.requests] == ["crossref", "datacite", "crossref", "datacite"]
+
+
+def test_a_service_that_does_not_answer_in_time(run_cli, web, monkeypatch):
+    from catalog.fetching import http
+
+    monkeypatch.setattr(http, "BACKOFF", 0.0)
+    monkeypatch.setenv("CATALOG_WEB_TIMEOUT", "0.2")
+    web.script("/crossref/works/10.1038/srep16696", [(200, b"{}", {"X-Delay": "1"})] * 4)
+    out = run_cli("add", "10.1038/srep16696")
+    assert out.exit_code == 1
+    assert out.output.endswith("did not answer within 0.2 s (4 tries); try again later\n")
+    assert out.output.count("\n") == 1
+
+
+def test_an_openreview_link(run_cli, web):
+    # No public client library keeps a recorded OpenReview answer; this one is written after
+    # the API's documented shape (API 2: each field wrapped as {"value": ...}).
+    note = {"notes": [{"id": "rJXMpikCZ", "forum": "rJXMpikCZ", "version": 2, "pdate": 1517443200000, "content": {
+        "title": {"value": "Graph Attention Networks"},
+        "authors": {"value": ["Petar Veličković", "Guillem Cucurull", "Arantxa Casanova", "Adriana Romero",
+                              "Pietro Liò", "Yoshua Bengio"]},
+        "abstract": {"value": "We present graph attention networks (GATs), novel neural network architectures that "
+                              "operate on graph-structured data, leveraging masked self-attentional layers."},
+        "venue": {"value": "ICLR 2018 Conference Poster"}, "pdf": {"value": "/pdf/9d9a7a4ed5bfc1ba4ea0f4ea6c4b2b1ab1a8b5c9.pdf"}}}]}
+    web.script("/openreview/notes", [(200, json.dumps(note).encode(), {"Content-Type": "application/json"})])
+    [result] = added(run_cli, "https://openreview.net/forum?id=rJXMpikCZ")
+    assert web.requests[0]["query"] == {"id": "rJXMpikCZ"}
+    assert (result["paper"]["title"], result["paper"]["venue"], result["paper"]["year"]) == (
+        "Graph Attention Networks", "ICLR", 2018)
+    detail = json.loads(run_cli("show", result["paper"]["key"], "--json").stdout)
+    assert detail["authors"] == ("Petar Veličković, Guillem Cucurull, Arantxa Casanova, Adriana Romero, "
+                                 "Pietro Liò, Yoshua Bengio")
+    assert detail["url"] == "https://openreview.net/forum?id=rJXMpikCZ" and detail["kind"] == "conference"
+    assert detail["pdf_url"] == "https://openreview.net/pdf/9d9a7a4ed5bfc1ba4ea0f4ea6c4b2b1ab1a8b5c9.pdf"

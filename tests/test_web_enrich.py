@@ -70,6 +70,7 @@ def test_an_untitled_paper_gets_its_title_and_authors_and_the_near_miss_is_refus
     assert shown["authors"] == "Aurora Ramírez, Mario Berrios, José Raúl Romero, Robert Feldt"
     assert shown["arxiv_id"] == "2405.13786"
     assert shown["abstract"] == SAME  # its own abstract stays
+    assert shown["pdf_url"] == "https://arxiv.org/pdf/2405.13786v1"
     assert shown["venue"] == "ICSE" and shown["year"] == 2024 and shown["kind"] is None
     text = run_cli("show", listed["same"]).output
     assert "/arxiv/api/query?search_query=" in text and "(merged: enrich: abstracts 0.9" in text
@@ -139,3 +140,22 @@ def test_offline_enrich_is_one_line(run_cli, listed, tmp_path, monkeypatch):
     monkeypatch.setenv("CATALOG_WEB_CACHE", str(tmp_path / "cache"))
     out = run_cli("enrich")
     assert out.exit_code == 1 and out.output.startswith("catalog: cannot reach 127.0.0.1:9") and out.output.count("\n") == 1
+
+
+def test_updates_find_the_published_version_of_a_preprint(run_cli, web, tmp_path):
+    """arXiv's record of 1111.2011 now names the DOI of its Phys. Rev. B version: --updates
+    asks again (not from the cache) and the preprint gains the DOI: one paper, both ids."""
+    preprint = tmp_path / "preprint.json"
+    preprint.write_text(json.dumps([{"title": "Quantum Criticality for Extended Nodes on a Bethe Lattice in the "
+                                     "Large Connectivity Limit", "authors": "James M. Murray", "arxiv_id": "1111.2011"}]))
+    assert run_cli("import", str(preprint)).exit_code == 0
+    assert json.loads(run_cli("enrich", "--json").stdout) == []  # lacks nothing enrich looks for
+    [done] = json.loads(run_cli("enrich", "--updates", "--json").stdout)
+    assert done["outcome"] == "filled" and "doi" in done["filled"]
+    [again] = json.loads(run_cli("enrich", "--updates", "--json").stdout) or [None]
+    assert again is None  # it has its DOI now
+    assert len(web.requests) == 1
+    [paper] = json.loads(run_cli("list", "--json").stdout)
+    shown = json.loads(run_cli("show", paper["key"], "--json").stdout)
+    assert (shown["doi"], shown["arxiv_id"]) == ("10.1103/physrevb.85.115117", "1111.2011")
+    assert run_cli("search", "10.1103/PhysRevB.85.115117").stdout.startswith(paper["key"])

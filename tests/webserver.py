@@ -28,7 +28,8 @@ class Replay:
     def script(self, path: str, answers: list[tuple]) -> None:
         """Answers given, in turn, to requests for `path` (/service/...) before its recorded one.
         An answer is (status, body bytes, headers dict); a body of None with headers
-        {"Content-Length": N} larger than nothing is a connection cut short."""
+        {"Content-Length": N} larger than nothing is a connection cut short, and a header
+        X-Delay: SECONDS holds the answer back that long."""
         self.scripted.setdefault(path, []).extend(answers)
 
     def answer(self, path: str, query: dict[str, str]) -> tuple[int, bytes, dict]:
@@ -54,6 +55,10 @@ def start() -> tuple[Replay, ThreadingHTTPServer]:
             replay.requests.append({"path": parts.path, "query": query,
                                     "user_agent": self.headers.get("User-Agent", "")})
             status, body, headers = replay.answer(parts.path, query)
+            if "X-Delay" in headers:  # a service that does not answer in time
+                import time
+
+                time.sleep(float(headers["X-Delay"]))
             self.send_response(status)
             for name, value in headers.items():
                 self.send_header(name, value)

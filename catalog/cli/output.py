@@ -134,9 +134,15 @@ def print_detail(d: PaperDetail) -> None:
         stdout.print(Text(safe(d.authors), style="italic"))
     if d.user_title:
         stdout.print(Text(f"(your title; derived headline: {safe(d.headline)})", style="dim"))
-    for label, value in (("Type", kind_label(d.kind)), ("DOI", d.doi), ("arXiv", d.arxiv_id), ("URL", d.url)):
+    for label, value in (("Type", kind_label(d.kind)), ("DOI", d.doi), ("arXiv", d.arxiv_id), ("URL", d.url),
+                         ("PDF", d.pdf_url)):
         if value:
             stdout.print(Text(f"{label}: {safe(value)}", style="dim"))
+    for n in d.notices:  # a retraction matters more than any other line here
+        what = safe(n.label or n.kind.replace("_", " ").capitalize())
+        when = f" of {n.updated}" if n.updated else ""
+        stdout.print(Text(f"{what}{when}: https://doi.org/{safe(n.doi)}", style="bold red" if n.grave else "bold"),
+                     soft_wrap=True)
     stdout.print()
     stdout.print(Text(safe(d.abstract_text)))
     if d.notes:

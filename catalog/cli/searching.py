@@ -37,6 +37,7 @@ def search(ctx, query, limit, sort, reverse, within, as_json):
     catalog = _open(ctx)
     papers = catalog.search(asked, limit=limit, within=within)
     suggestions = catalog.suggest(asked)  # words (almost) no paper holds: their closest words
+    _lists_left(catalog)
     if as_json:
         output.print_json(output.search_json(text, papers, suggestions))
         return
@@ -48,6 +49,16 @@ def search(ctx, query, limit, sort, reverse, within, as_json):
         click.echo(f"No paper has {'DOI' if named.kind == 'doi' else 'arXiv id'} {named.value}.", err=True)
     elif not papers:
         click.echo("No papers match; try fewer words, OR, or prefix*.", err=True)
+
+
+def _lists_left(catalog) -> None:
+    """Say on stderr when ranked lists of frequent words are still to be ranked (an import cut
+    short, or still at it): until then those words rank every match. Nobody at it: the
+    detached refresher is started to finish them."""
+    left = catalog.lists_left()
+    if left:
+        catalog.rank_lists_elsewhere()
+        click.echo(f"ranking lists: {left:,} left (until then searches of frequent words take longer)", err=True)
 
 
 @click.command("list", epilog=EPILOG)

@@ -8,6 +8,7 @@ identifiers.py  what the user typed (a DOI, arXiv id, or a link) -> which servic
 arxiv.py crossref.py datacite.py openreview.py
               one parser per service: response bytes -> a PaperRecord and its links
 lookup.py     an identifier -> the paper's record, asking the services in turn
+citations.py  a paper's references and citing papers (Semantic Scholar, Crossref's lists)
 
 Nothing here touches the database: catalog/library.py hands what it fetched to the import
 pipeline, so a fetched paper merges with papers already there as an imported one does.

@@ -39,9 +39,36 @@ def work(body: bytes, origin: str) -> Fetched:
         "doi": doi,
         "kind": _KINDS.get(str(message.get("type"))),
     }, f"DOI {doi}")
+    if record.arxiv_id is None:
+        record.arxiv_id = _preprint_on_arxiv(message)
     pdf = next((link.get("URL") for link in message.get("link") or []
                 if isinstance(link, dict) and link.get("content-type") == "application/pdf"), None)
-    return Fetched(record, "crossref", origin, pdf_url=pdf)
+    return Fetched(record, "crossref", origin, pdf_url=pdf, notices=_notices(message))
+
+
+def _notices(message: dict) -> tuple[tuple[str, str, str, str | None], ...]:
+    """Crossref's `updated-by`: the notices (retraction, correction, ...) that update this work."""
+    found = []
+    for update in message.get("updated-by") or []:
+        if not isinstance(update, dict) or not update.get("DOI") or not update.get("type"):
+            continue
+        parts = (update.get("updated") or {}).get("date-parts") or [[]]
+        day = "-".join(f"{int(n):02d}" for n in parts[0][:3]) if parts and parts[0] else None
+        found.append((str(update["type"]).lower().replace("-", "_"), fields.doi(update["DOI"]) or str(update["DOI"]),
+                      str(update.get("label") or ""), day))
+    return tuple(found)
+
+
+def _preprint_on_arxiv(message: dict) -> str | None:
+    """The arXiv id of the work's preprint, when Crossref's `relation` names one
+    (has-preprint: 10.48550/arXiv.ID): the preprint and this version are one paper."""
+    relation = message.get("relation") if isinstance(message.get("relation"), dict) else {}
+    for item in relation.get("has-preprint") or []:
+        if isinstance(item, dict) and str(item.get("id-type", "")).lower() == "doi":
+            doi = fields.doi(item.get("id"))
+            if doi and doi.startswith("10.48550/arxiv."):
+                return doi.removeprefix("10.48550/arxiv.")
+    return None
 
 
 def _year(message: dict) -> int | None:

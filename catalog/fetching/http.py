@@ -60,10 +60,11 @@ class Client:
         self.requests = 0  # made over the network (not from the cache)
 
     def get(self, service: str, path: str, params: dict[str, str] | None = None, *,
-            accept: str = "*/*") -> Response:
+            accept: str = "*/*", fresh: bool = False) -> Response:
+        """`fresh`: ask the service even when the cache has an answer (which is replaced)."""
         where = self.settings.service(service)
         url = f"{where.base}{path}" + (f"?{urlencode(params)}" if params else "")
-        cached = self._cached(url, accept)
+        cached = None if fresh else self._cached(url, accept)
         if cached is not None:
             return cached
         response = self._fetch(service, url, accept, where.interval)
@@ -138,8 +139,9 @@ class Client:
             self.sleep(min(left, interval))
 
     def _stamp(self, url: str) -> None:
-        service = next((name for name in ("arxiv", "crossref", "datacite", "openreview")
-                        if url.startswith(self.settings.service(name).base)), None)
+        from catalog.fetching.settings import SERVICES
+
+        service = next((name for name in SERVICES if url.startswith(self.settings.service(name).base)), None)
         if service is None:
             return
         try:

@@ -14,9 +14,10 @@ class NotFound(FetchError):
     """The services answered, and none knows this identifier."""
 
 
-def fetch(client: Client, identifier: Identifier) -> Fetched:
+def fetch(client: Client, identifier: Identifier, *, fresh: bool = False) -> Fetched:
+    """`fresh`: not from the cache (a preprint's record gains the DOI of its published version)."""
     if identifier.kind == "arxiv":
-        answer = _get(client, "arxiv", *arxiv.path_and_params(identifier.value))
+        answer = _get(client, "arxiv", *arxiv.path_and_params(identifier.value), fresh=fresh)
         # arXiv answers a malformed id with 400 and an error entry saying what is wrong
         body = answer.body if answer.status == 400 else _ok(answer, identifier) if answer.status != 404 else b""
         found = arxiv.entries(body, answer.url) if body else []
@@ -35,9 +36,9 @@ def fetch(client: Client, identifier: Identifier) -> Fetched:
     return datacite.doi_record(_ok(answer, identifier), answer.url)
 
 
-def _get(client: Client, service: str, path: str, params: dict[str, str]) -> Response:
+def _get(client: Client, service: str, path: str, params: dict[str, str], fresh: bool = False) -> Response:
     accept = "application/atom+xml" if service == "arxiv" else "application/json"
-    return client.get(service, path, params, accept=accept)
+    return client.get(service, path, params, accept=accept, fresh=fresh)
 
 
 def _ok(answer: Response, identifier: Identifier) -> bytes:

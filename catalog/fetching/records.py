@@ -21,7 +21,8 @@ class Fetched:
     service: str  # "arxiv", "crossref", "datacite", "openreview"
     origin: str  # the URL asked: the paper's source in the catalog
     pdf_url: str | None = None
-    links: tuple[str, ...] = field(default_factory=tuple)  # landing pages besides the DOI/arXiv ones
+    # Notices about the paper: (kind, notice DOI, label, YYYY-MM-DD), as Crossref's updated-by
+    notices: tuple[tuple[str, str, str, str | None], ...] = field(default_factory=tuple)
 
 
 class BadAnswer(CatalogError):

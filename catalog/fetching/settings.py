@@ -39,6 +39,9 @@ SERVICES = {
     "crossref": Service("crossref", "https://api.crossref.org", 0.25),
     "datacite": Service("datacite", "https://api.datacite.org", 1.0),
     "openreview": Service("openreview", "https://api2.openreview.net", 1.0),
+    # Semantic Scholar shares 1,000 requests a second among all anonymous callers and asks
+    # them to keep to about one a second.
+    "semanticscholar": Service("semanticscholar", "https://api.semanticscholar.org", 1.0),
 }
 
 

@@ -42,6 +42,11 @@ def lacking(paper: ExportPaper) -> bool:
     return not paper.title or not paper.authors or not (paper.doi or paper.arxiv_id)
 
 
+def unpublished(paper: ExportPaper) -> bool:
+    """A preprint whose published version the catalog does not know: an arXiv id, no DOI."""
+    return bool(paper.arxiv_id) and not paper.doi
+
+
 def words(text: str) -> list[str]:
     folded = unicodedata.normalize("NFKD", text.lower())
     folded = "".join(ch for ch in folded if not unicodedata.combining(ch))
@@ -71,14 +76,16 @@ def search_words(abstract: str) -> list[str]:
     return sorted(chosen, key=seen.__getitem__)
 
 
-def enrich(store: Store, papers: Sequence[ExportPaper], *, dry_run: bool,
+def enrich(store: Store, papers: Sequence[ExportPaper], *, dry_run: bool, updates: bool = False,
            on_each: Callable[[Enriched], None] = lambda e: None) -> list[Enriched]:
+    """`updates`: the papers are preprints, asked about again (not from the cache): arXiv
+    gives the DOI of a published version once the authors tell it."""
     from catalog.fetching import arxiv, settings
     from catalog.fetching.http import Client, Offline
     from catalog.fetching.identifiers import Identifier
     from catalog.fetching.lookup import fetch
     from catalog.importing.importer import merge_into
-    from catalog.importing.web import digest
+    from catalog.importing.web import digest, facts
 
     client = Client(settings.from_environment())
     done: list[Enriched] = []
@@ -86,7 +93,8 @@ def enrich(store: Store, papers: Sequence[ExportPaper], *, dry_run: bool,
         try:
             if paper.arxiv_id or paper.doi:
                 ident = Identifier("arxiv", paper.arxiv_id) if paper.arxiv_id else Identifier("doi", paper.doi)
-                found, evidence = fetch(client, ident), f"its {'arXiv id' if paper.arxiv_id else 'DOI'}"
+                found = fetch(client, ident, fresh=updates)
+                evidence = f"its {'arXiv id' if paper.arxiv_id else 'DOI'}"
             else:
                 found, evidence = _by_text(client, arxiv, paper)
         except Offline:
@@ -117,7 +125,7 @@ def enrich(store: Store, papers: Sequence[ExportPaper], *, dry_run: bool,
             with store.read() as tx:
                 pid = tx.papers.paper_id(paper.key)
             filled = merge_into(store, pid, r, origin=found.origin, format=found.service,
-                                sha256=digest(found), evidence=f"enrich: {evidence}")
+                                sha256=digest(found), evidence=f"enrich: {evidence}", facts=facts(found))
         outcome = ("would fill" if dry_run else "filled") if filled else "unchanged"
         done.append(Enriched(paper.key, outcome, evidence, r.title, r.authors, found.origin, tuple(filled)))
         on_each(done[-1])

@@ -27,10 +27,9 @@ from catalog.searching import acronyms
 from catalog.importing import dedupe, merges
 from catalog.importing.identity import insert_papers
 from catalog.ingest.mapping import FieldMap
-from catalog.ingest.records import IngestError
+from catalog.ingest.records import IngestError, PaperRecord
 from catalog.ingest.formats import SUFFIXES
 from catalog.importing.prepare import Batch, Job, Opened, prepare_batch
-from catalog.ingest.records import PaperRecord
 from catalog.importing import reader
 from catalog.importing.reader import Reader, WorkerError
 from catalog.results import FileReport, ImportReport
@@ -190,7 +189,7 @@ def _import_file(store: Store, reader: Reader, plan: _Plan, report: FileReport,
 
 
 def import_records(store: Store, records: list[PaperRecord], *, origin: str, format: str,
-                   sha256: str) -> Stored:
+                   sha256: str, facts: WebFacts | None = None) -> Stored:
     """Store records that came from elsewhere than a file (a web service's answer) as one
     source named `origin` (its URL): merged with papers already there like an imported file's,
     and, like a file's bytes, the same `sha256` stored twice changes nothing. The report and
@@ -214,13 +213,15 @@ def import_records(store: Store, records: list[PaperRecord], *, origin: str, for
                 tx.edits.add_tag(paper_id, name)
             filled = batched.filled
         ids = tx.imports.paper_ids_from(source_id)
+        if facts:
+            _store_facts(tx, ids, source_id, facts)
     if report.new:
         store.imported(report.new)
     return Stored(report, ids, filled)
 
 
 def merge_into(store: Store, paper_id: int, record: PaperRecord, *, origin: str, format: str,
-               sha256: str, evidence: str) -> list[str]:
+               sha256: str, evidence: str, facts: WebFacts | None = None) -> list[str]:
     """Fill the empty fields of one chosen paper from a record found for it (`catalog enrich`:
     the record matched it on `evidence`, not on the rules imports use), kept like an import's
     merge: the answer is a source of the paper, `catalog show` lists it with the evidence and
@@ -235,7 +236,21 @@ def merge_into(store: Store, paper_id: int, record: PaperRecord, *, origin: str,
         changed, [filled] = dedupe.merge(tx, [(paper_id, record)], now)
         tx.imports.add_provenance([(paper_id, source_id, record.position)])
         merges.store_merges(tx, [(paper_id, source_id, record.position, evidence, filled, record)], now)
+        if facts:
+            _store_facts(tx, [paper_id], source_id, facts)
     return list(filled)
+
+
+class WebFacts(NamedTuple):
+    """What a web service says of a paper beyond a record's fields (paper_link, paper_notice)."""
+
+    links: list[tuple[str, str]]  # (relation, url): ("pdf", "https://arxiv.org/pdf/...")
+    notices: list[tuple[str, str, str, str | None]]  # (kind, notice DOI, label, YYYY-MM-DD)
+
+
+def _store_facts(tx, ids: list[int], source_id: int, facts: WebFacts) -> None:
+    tx.imports.add_links([(pid, rel, url, source_id) for pid in ids for rel, url in facts.links])
+    tx.imports.add_notices([(pid, *notice, source_id) for pid in ids for notice in facts.notices])
 
 
 class Stored(NamedTuple):

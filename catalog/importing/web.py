@@ -44,7 +44,7 @@ def add(store: Store, texts: Sequence[str], on_each: OnEach = lambda added: None
             on_each(done[-1])
             continue
         stored = import_records(store, [fetched.record], origin=fetched.origin,
-                                format=fetched.service, sha256=digest(fetched))
+                                format=fetched.service, sha256=digest(fetched), facts=facts(fetched))
         with store.read() as tx:
             papers = tx.papers.summaries(stored.ids[:1])
         outcome = "new" if stored.report.new else "updated" if stored.report.merged else "unchanged"
@@ -54,10 +54,35 @@ def add(store: Store, texts: Sequence[str], on_each: OnEach = lambda added: None
     return done
 
 
+def fetch_ahead(texts: Sequence[str]) -> list[str]:
+    from catalog.fetching import identifiers, settings
+    from catalog.fetching.http import Client, Offline
+    from catalog.fetching.lookup import fetch
+
+    client = Client(settings.from_environment())
+    failed = []
+    for text in texts:
+        try:
+            fetch(client, identifiers.parse(text))
+        except Offline:
+            raise
+        except CatalogError as exc:
+            failed.append(f"{text}: {exc}")
+    return failed
+
+
+def facts(fetched):
+    """The links and notices of an answer, for paper_link and paper_notice."""
+    from catalog.importing.importer import WebFacts
+
+    return WebFacts([("pdf", fetched.pdf_url)] if fetched.pdf_url else [], list(fetched.notices))
+
+
 def digest(fetched) -> str:
     """What makes two answers the same source: the service and the record they give (not the
     bytes: a feed's own timestamp changes with every request)."""
     record = asdict(fetched.record)
     record.pop("position"), record.pop("line")
-    text = json.dumps({"service": fetched.service, "record": record, "pdf": fetched.pdf_url}, sort_keys=True)
+    text = json.dumps({"service": fetched.service, "record": record, "pdf": fetched.pdf_url,
+                       "notices": fetched.notices}, sort_keys=True)
     return hashlib.sha256(text.encode()).hexdigest()

@@ -25,7 +25,7 @@ from catalog.rules import STATUSES
 from catalog.text.cjk import cjk_spaced
 
 FILTERS = ("venue", "year", "tag", "status", "rating", "has", "key", "topic", "citekey", "author")
-HAS_VALUES = ("notes", "tags", "rating", "title", "abstract", "authors")
+HAS_VALUES = ("notes", "tags", "rating", "title", "abstract", "authors", "pdf", "files")
 MAX_QUERY_CHARS = 10_000
 MAX_QUERY_TERMS = 64
 MAX_QUERY_KEYS = 400  # SQLite refuses an OR tree deeper than 1,000

@@ -86,6 +86,10 @@ class Papers(Role):
         """The paper's AttachmentViews, numbered in the order attached."""
 
     @abstractmethod
+    def papers_with_file(self, sha256: str) -> list[int]:
+        """Ids of the papers a file with these bytes is attached to."""
+
+    @abstractmethod
     def every_attachment(self) -> list[tuple[str, object]]:
         """(paper key, AttachmentView) of every attachment (doctor's check of the files)."""
 
@@ -216,6 +220,14 @@ class Imports(Role):
 
     @abstractmethod
     def papers_from(self, source_id: int) -> int: ...
+
+    @abstractmethod
+    def add_links(self, links: Iterable[tuple[int, str, str, int]]) -> None:
+        """(paper id, relation, url, source id) of each link a service gave (paper_link)."""
+
+    @abstractmethod
+    def add_notices(self, notices: Iterable[tuple[int, str, str, str, str | None, int]]) -> None:
+        """(paper id, kind, notice DOI, label, date, source id) of each notice (paper_notice)."""
 
     @abstractmethod
     def paper_ids_from(self, source_id: int) -> list[int]:
@@ -551,6 +563,12 @@ class RankedListUpkeep(ABC):
     @abstractmethod
     def behind(self) -> bool:
         """Whether refresh has work (cheap: what an import asks)."""
+
+    @abstractmethod
+    def left(self) -> int:
+        """How many lists of words and prefixes searches cannot read now (at least 1 while the
+        words of a catalog big enough are still to be chosen; 0 for a catalog too small to keep
+        any). Cheap: a search asks, to say so."""
 
     @abstractmethod
     def keep(self, made: list) -> None:

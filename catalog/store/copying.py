@@ -24,6 +24,8 @@ TABLES = (
     ("note", "id, paper_id, body, author, created_at, updated_at"),
     ("paper_reader", "paper_id, reader, status, rating, updated_at"),
     ("saved_search", "id, name, query, created_at"),
+    ("paper_link", "paper_id, rel, url, source_id"),
+    ("paper_notice", "paper_id, kind, doi, label, updated, source_id"),
     # What imports learned and discovery numbered: acronyms widen searches, topics keep numbers.
     ("acronym", "short, long_key, long, papers, ordinary"),
     ("topic", "scope, paper_id, number, label, rank"),

@@ -52,6 +52,8 @@ def filter_sql(f: Filter, reader: str) -> tuple[str, list]:
             "title": "coalesce(p.user_title, p.title) IS NOT NULL",
             "abstract": "p.abstract != ''",
             "authors": "coalesce(p.authors, '') != ''",
+            "pdf": "p.id IN (SELECT paper_id FROM attachment WHERE lower(path) LIKE '%.pdf')",
+            "files": "p.id IN (SELECT paper_id FROM attachment)",
         }[f.value], []
     if f.field == "topic":  # the whole catalog's stored topics (scope '')
         return "p.id IN (SELECT paper_id FROM topic WHERE scope = '' AND number = ?)", [f.value]

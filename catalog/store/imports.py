@@ -41,6 +41,15 @@ class ImportQueries(Imports):
         return self.conn.execute(
             "SELECT count(DISTINCT paper_id) FROM provenance WHERE source_id = ?", (source_id,)).scalar()
 
+    def add_links(self, links: Iterable[tuple[int, str, str, int]]) -> None:
+        self.conn.executemany("INSERT INTO paper_link(paper_id, rel, url, source_id) VALUES (?, ?, ?, ?)"
+                              " ON CONFLICT DO NOTHING", list(links))
+
+    def add_notices(self, notices: Iterable[tuple[int, str, str, str, str | None, int]]) -> None:
+        self.conn.executemany(
+            "INSERT INTO paper_notice(paper_id, kind, doi, label, updated, source_id) VALUES (?, ?, ?, ?, ?, ?)"
+            " ON CONFLICT DO NOTHING", list(notices))
+
     def paper_ids_from(self, source_id: int) -> list[int]:
         return list(self.conn.execute(
             "SELECT paper_id FROM provenance WHERE source_id = ? GROUP BY paper_id ORDER BY min(position)",

@@ -68,7 +68,14 @@ class PaperReads(Papers):
             " LEFT JOIN paper_merge m ON m.paper_id = pr.paper_id AND m.source_id = pr.source_id"
             " AND m.position = pr.position WHERE pr.paper_id = ? ORDER BY s.id, pr.position",
             (paper_id,))
+        pdf = self.conn.execute(
+            "SELECT url FROM paper_link WHERE paper_id = ? AND rel = 'pdf' ORDER BY source_id, url LIMIT 1",
+            (paper_id,)).scalar()
+        notices = self.conn.execute(
+            "SELECT kind, doi, label, updated FROM paper_notice WHERE paper_id = ? ORDER BY updated, doi",
+            (paper_id,))
         return PaperDetail(
+            pdf_url=pdf, notices=tuple(rows.notice(n) for n in notices),
             summary=rows.summary(row), abstract=row["abstract"], abstract_text=row["abstract_text"],
             headline=row["headline"], title=row["real_title"], user_title=row["user_title"],
             authors=row["authors"], doi=row["doi"], arxiv_id=row["arxiv_id"], url=row["url"],
@@ -80,6 +87,10 @@ class PaperReads(Papers):
         return tuple(rows.attachment(r, n) for n, r in enumerate(self.conn.execute(
             f"SELECT {rows.ATTACHMENT_COLUMNS} FROM attachment a WHERE a.paper_id = ? ORDER BY a.id",
             (paper_id,)), 1))
+
+    def papers_with_file(self, sha256: str) -> list[int]:
+        return self.conn.execute("SELECT DISTINCT paper_id FROM attachment WHERE sha256 = ? ORDER BY paper_id",
+                                 (sha256,)).scalars()
 
     def every_attachment(self) -> list[tuple[str, object]]:
         """(paper key, AttachmentView) of every attachment, by paper."""

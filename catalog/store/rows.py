@@ -11,7 +11,7 @@ from datetime import datetime
 from typing import NamedTuple
 
 from catalog.people import short as short_authors
-from catalog.results import AttachmentView, ExportPaper, NoteView, PaperSummary, RecordFields, SourceRef
+from catalog.results import AttachmentView, ExportPaper, Notice, NoteView, PaperSummary, RecordFields, SourceRef
 
 CHUNK = 500
 # A paper's summary (rows.summary reads it), with this reader's status and rating: the
@@ -52,6 +52,10 @@ def note(row, number: int) -> NoteView:
     return NoteView(id=row["id"], number=number, body=row["body"],
                     created_at=as_datetime(row["created_at"]), updated_at=as_datetime(row["updated_at"]),
                     author=row["author"])
+
+
+def notice(row) -> Notice:
+    return Notice(kind=row["kind"], doi=row["doi"], label=row["label"], updated=row["updated"])
 
 
 ATTACHMENT_COLUMNS = "a.id, a.paper_id, a.stored, a.path, a.name, a.sha256, a.size, a.pages, a.text_state, a.added_by, a.added_at"
