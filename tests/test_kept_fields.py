@@ -251,3 +251,13 @@ def test_arxiv_ids_in_the_places_scholar_and_others_put_them(tmp_path):
         "@article{e, title = {E}, journal = {Nature}, volume = {1810.04805}, year = 2018}\n")
     found = {r.title: r.arxiv_id for r in read_bibtex(source).records}
     assert found == {"A": "1810.04805", "B": "1706.03762", "C": "1409.0473", "D": "hep-th/9901001", "E": None}
+
+
+def test_kept_fields_lose_control_characters_on_the_way_in(empty_catalog, tmp_path):
+    source = tmp_path / "evil.ris"
+    source.write_text("TY  - JOUR\nTI  - A title\nAB  - An abstract.\nN1  - clear \x1b[2J screen\x07\nER  - \n")
+    empty_catalog.import_paths([source])
+    out = io.StringIO()
+    empty_catalog.export("", "ris", stream=out)
+    assert "\x1b" not in out.getvalue() and "\x07" not in out.getvalue()
+    assert "N1  - clear screen" in out.getvalue()
