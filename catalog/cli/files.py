@@ -60,6 +60,12 @@ def import_cmd(ctx, paths, venue, year, mapping, verbose, link):
     _say_pdfs(report)
     for warning in report.warnings:
         click.echo(f"catalog: {safe(str(warning))}", err=True)  # each says what became of it
+    if report.said_before and verbose:
+        for warning in report.said_before:
+            click.echo(f"catalog: (unchanged file, as its first import said) {safe(str(warning))}", err=True)
+    elif report.said_before:
+        click.echo(f"{len(report.said_before)} warning(s) of unchanged files were said when they were first"
+                   " imported (-v lists them again)", err=True)
     for f in report.errors:
         click.echo(f"catalog: {safe(f.error)}", err=True)
     if verbose:

@@ -162,7 +162,7 @@ def _import_file(store: Store, reader: Reader, plan: _Plan, report: FileReport,
             # The same bytes were imported before (maybe under another name): nothing to do
             # but say again what they lacked.
             report.known = tx.imports.papers_from(known_source["id"])
-            report.warnings.extend(_named_warnings(plan.path, known_source["warnings"]))
+            report.said_before.extend(_named_warnings(plan.path, known_source["warnings"]))
             return
         if items is None:  # known when planned, removed since (by `catalog doctor --fix`, say)
             items = reader.stream(plan.job)
