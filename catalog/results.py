@@ -18,7 +18,7 @@ class PaperSummary:
     snippet: str | None = None  # with \x02 ... \x03 around matched words
     has_notes: bool = False  # the TUI marks such papers in its list
     # From a search with words: "all" (holds every word, in some form) or "some" (a partial
-    # match, listed after them when few papers hold every word); None when listing.
+    # match, listed after the papers holding every word); None when listing.
     match: str | None = None
     # A search that found words on a page of an attached file: its number and a snippet of it
     # (marked as `snippet`); "text" in `match` when only the pages hold every word.
@@ -49,6 +49,17 @@ class Suggestion:
 
     def as_json(self) -> dict:
         return {"word": self.word, "alternatives": list(self.alternatives)}
+
+
+@dataclass(frozen=True)
+class MissingWords:
+    """A search's words that no paper holds, and those the papers it lists hold some of."""
+
+    missing: tuple[str, ...]  # as typed
+    held: tuple[str, ...]
+
+    def as_json(self) -> dict:
+        return {"missing": list(self.missing), "held": list(self.held)}
 
 
 @dataclass(frozen=True)
@@ -379,6 +390,17 @@ class TopicCount:
 class SavedQuery:
     name: str
     query: str
+
+
+@dataclass(frozen=True)
+class AddedAcronym:
+    """An acronym a user added: searches for either form find the other."""
+
+    short: str
+    long: str
+
+    def as_json(self) -> dict:
+        return {"short": self.short, "long": self.long}
 
 
 @dataclass(frozen=True)

@@ -206,6 +206,18 @@ class Edits(Role):
     def save_query(self, name: str, query: str | None) -> None: ...
 
     @abstractmethod
+    def added_acronyms(self) -> list:
+        """The AddedAcronyms users added, by short form."""
+
+    @abstractmethod
+    def add_acronym(self, short: str, long_key: str, long: str) -> bool:
+        """Whether it is new (adding it again changes nothing)."""
+
+    @abstractmethod
+    def remove_acronyms(self, short: str, long_key: str | None = None) -> int:
+        """Remove a short form's added long forms (all, or the one of `long_key`); how many."""
+
+    @abstractmethod
     def annotated_papers(self) -> list[dict]: ...
 
     @abstractmethod
@@ -384,6 +396,11 @@ class Search(Role):
 
     @abstractmethod
     def acronyms_for(self, query) -> dict[str, list[str]]: ...
+
+    @abstractmethod
+    def word_papers(self, query) -> list[tuple[str, int]]:
+        """Each word of a query of several words, as typed, and how many papers hold it in
+        any form (counted up to a bound); [] for one word."""
 
     @abstractmethod
     def titled(self, title: str, limit: int = 20) -> list:
