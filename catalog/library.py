@@ -22,12 +22,12 @@ from catalog.searching.query import RELEVANCE, Clause, Filter, Query, QueryError
 from catalog.searching.request import SearchRequest, request
 from catalog.resources import seeds_dir
 from catalog.results import (
-    Added, AddedAcronym, AttachmentView, AuthorCount, Edit, Enriched, Facets, FirstPage, ImportReport, Linked,
-    LinkedPaper, Members, MissingWords, NoteView, PaperDetail, PaperState, PaperSummary, RelatedPaper, SavedQuery,
-    SavedSearchChanged, SearchHit,
+    Added, AddedAcronym, AttachmentView, AuthorCount, Edit, Enriched, Facets, FirstPage, ImportReport,
+    Linked, LinkedPaper, Members, MissingWords, NoteView, PaperDetail, PaperState, PaperSummary, PdfFetched,
+    RelatedPaper, SavedQuery, SavedSearchChanged, SearchHit,
     SplitResult, Stats, Suggestion, TagCount, TopicCount, TopicGroup, TriageCount, TriageOrder,
 )
-from catalog.store import Store, open_store
+from catalog.store import Store, first_use, open_store
 
 Notify = Callable[[str], None]
 Stop = Callable[[], bool]
@@ -50,6 +50,11 @@ class Catalog(Exchange):
     def path(self) -> Path:
         return self.store.path
 
+    @property
+    def location(self) -> str:
+        """Where the catalog is: its file, or its server's URL without the password."""
+        return self.store.location
+
     @classmethod
     def open(cls, path: Path, *, seed: bool = False, notify: Notify = lambda m: None,
              create: bool = True) -> "Catalog":
@@ -62,16 +67,23 @@ class Catalog(Exchange):
             from catalog.errors import NoCatalog
 
             raise NoCatalog(path)
-        catalog = cls(open_store(path, notify=notify, rederive=_rederive))
-        # Not "is the file new": a run killed while seeding leaves a file that still needs them.
-        # Importing the seeds again is harmless: files already imported are skipped.
-        if seed and not catalog.store.is_seeded():
-            report = catalog.import_paths([seeds_dir()])
-            if not report.errors:
-                catalog.store.mark_seeded()
-            if report.new:
-                notify(f"New catalog at {path}: imported {report.new} papers from the bundled "
-                       f"seeds (catalog import PATH adds your own)")
+        # Several commands started at once on a new catalog: one prepares it, the others wait
+        # for it here (however long that takes), then open it ready.
+        with first_use(path, seed=seed, notify=notify):
+            catalog = cls(open_store(path, notify=notify, rederive=_rederive))
+            try:
+                # Not "is the file new": a run killed while seeding leaves a file that still
+                # needs them. Importing the seeds again is harmless: files already in are skipped.
+                if seed and not catalog.store.is_seeded():
+                    report = catalog.import_paths([seeds_dir()])
+                    if not report.errors:
+                        catalog.store.mark_seeded()
+                    if report.new:
+                        notify(f"New catalog at {path}: imported {report.new} papers from the bundled "
+                               f"seeds (catalog import PATH adds your own)")
+            except BaseException:
+                catalog.close()
+                raise
         return catalog
 
     def close(self) -> None:
@@ -163,6 +175,46 @@ class Catalog(Exchange):
             from catalog.discover import related
 
             related.refresh_after_import(self.store, background=True)
+        return done
+
+    def fetch_pdfs(self, query: str = "", *,
+                   on_each: Callable[[PdfFetched], None] = lambda p: None) -> list[PdfFetched]:
+        """Download the PDF of each paper `query` selects that has none attached, from the link
+        a service gave (paper_link) or arXiv's for its arXiv id, and attach it (a copy in the
+        folder of files). Open-access links only: a publisher's page that is not a PDF fails."""
+        import tempfile
+
+        from catalog.fetching import settings
+        from catalog.fetching.http import Client, Offline
+
+        keys = [p.key for p in self.search(query, limit=10**9, snippets=False)] if query.strip() else None
+        client, done = None, []
+        for paper in self.export_papers(keys=keys):
+            detail = self.get(paper.key)
+            if any(a.name.lower().endswith(".pdf") for a in detail.attachments):
+                done.append(PdfFetched(paper.key, "had one"))
+            elif not (url := detail.pdf_url or (f"https://arxiv.org/pdf/{detail.arxiv_id}" if detail.arxiv_id else None)):
+                done.append(PdfFetched(paper.key, "no link"))
+            else:
+                client = client or Client(settings.from_environment())
+                try:
+                    answer = client.download(url)
+                    if answer.status != 200 or not answer.body.startswith(b"%PDF"):
+                        raise CatalogError(f"{url} gave no PDF ({answer.status}, {answer.content_type or 'no type'})")
+                    with tempfile.TemporaryDirectory() as folder:
+                        path = Path(folder) / f"{paper.key}.pdf"
+                        path.write_bytes(answer.body)
+                        attachment, _ = self.attach_file(paper.key, path, link=False)
+                    done.append(PdfFetched(paper.key, "attached", url, attachment.location))
+                except Offline:
+                    if not any(d.outcome == "attached" for d in done):
+                        raise
+                    done.append(PdfFetched(paper.key, "failed", url, error="offline; the rest were not tried"))
+                    on_each(done[-1])
+                    break
+                except CatalogError as exc:
+                    done.append(PdfFetched(paper.key, "failed", url, error=str(exc)))
+            on_each(done[-1])
         return done
 
     def linked(self, key: str, *, citing: bool = False) -> Linked:

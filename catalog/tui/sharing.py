@@ -4,18 +4,22 @@
 Sharing is a widget of the catalog screen that shows nothing: reads run in its thread
 workers, which post messages it handles; the browser is started from a worker too (a
 `$BROWSER` command may take its time). Clipboard text goes out through Textual's
-copy_to_clipboard (OSC 52: works over SSH, in tmux with set-clipboard on)."""
+copy_to_clipboard (OSC 52: works over SSH, in tmux with set-clipboard on) and the desktop's
+clipboard tool when there is one (catalog/clipboard.py); the message says which took it."""
 
 from __future__ import annotations
 
 import io
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from rich.text import Text
 from textual import work
+from textual.message import Message
 from textual.widget import Widget
 
+from catalog.clipboard import system_copy
 from catalog.errors import CatalogError
 from catalog.library import Catalog
 from catalog.searching.query import QueryError
@@ -131,9 +135,8 @@ class Sharing(Widget):
         elif message.opened:
             self.say(f"Opened {message.link}", timeout=3)
         else:
-            self.app.copy_to_clipboard(message.link)
-            self.say(f"No browser found (set $BROWSER); the link is copied: {message.link}",
-                     severity="warning", timeout=8)
+            self.say(f"No browser found (set $BROWSER): {message.link}", severity="warning", timeout=8)
+            self.to_clipboard(message.link, "the link")
 
     # --- attach ---------------------------------------------------------------------------
 
@@ -211,12 +214,37 @@ class Sharing(Widget):
         if not message.text.strip():
             self.say(f"Nothing to copy: no {message.label}", severity="warning")
             return
-        self.app.copy_to_clipboard(message.text)
         if message.papers == 1 and "\n" not in message.text.strip():
-            self.say(f"Copied {shorten(message.text.strip(), 60)}", timeout=3)
+            what = shorten(message.text.strip(), 60)
         else:
             count = f"{message.papers} papers" if message.papers != 1 else "1 paper"
-            self.say(f"Copied the {message.label} of {count} to the clipboard", timeout=3)
+            what = f"the {message.label} of {count}"
+        self.to_clipboard(message.text, what)
+
+    def to_clipboard(self, text: str, what: str) -> None:
+        """`text` to the terminal's clipboard (OSC 52: over SSH too, if the terminal takes it)
+        and the desktop's (its tool, in a worker); then say which took it."""
+        self.app.copy_to_clipboard(text)
+        self._system_copy(text, what)
+
+    @work(thread=True, exclusive=True, group="clipboard", exit_on_error=False)
+    def _system_copy(self, text: str, what: str) -> None:
+        self.post_message(self.ClipboardTried(what, system_copy(text)))
+
+    @dataclass
+    class ClipboardTried(Message):
+        """The desktop's clipboard tool took the text (`tool`), or there was none (None)."""
+
+        what: str
+        tool: str | None
+
+    def on_sharing_clipboard_tried(self, message: ClipboardTried) -> None:
+        message.stop()
+        if message.tool is not None:
+            self.say(f"Copied {message.what} to the clipboard", timeout=3)
+        else:  # OSC 52 alone: the terminal may have ignored it, and nothing says whether
+            self.say(f"Sent {message.what} to the terminal's clipboard (OSC 52; if nothing pastes, "
+                     "the terminal ignores it: in tmux, set -g set-clipboard on)", timeout=6)
 
     # --- export -----------------------------------------------------------------------------
 

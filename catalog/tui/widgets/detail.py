@@ -133,9 +133,13 @@ def paper_content(d: PaperDetail, terms: Terms, styled: Styled | None = None,
         parts += [(" ".join("#" + one_line(t) for t in s.tags), "$text-accent"), "\n"]
     if d.authors:
         parts += [(one_line(d.authors), "italic"), "\n"]
-    for name, value in (("DOI", d.doi), ("arXiv", d.arxiv_id), ("URL", d.url)):
+    for name, value in (("DOI", d.doi), ("arXiv", d.arxiv_id), ("URL", d.url), ("PDF", d.pdf_url)):
         if value:
             parts += [(f"{name} {one_line(value)}", MUTED), "\n"]
+    for n in d.notices:  # a retraction above the abstract: it changes how to read it
+        what = one_line(n.label or n.kind.replace("_", " ").capitalize())
+        parts += [(f"{what}{f' of {n.updated}' if n.updated else ''}: doi {one_line(n.doi)}",
+                   "bold $text-error" if n.grave else "bold $text-warning"), "\n"]
     parts += ["\n", abstract(styled or (d.abstract_text, []), terms), "\n"]
     if pages:
         parts += ["\n", ("In its PDF", "bold"), "\n"]
