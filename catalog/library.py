@@ -22,8 +22,9 @@ from catalog.searching.query import RELEVANCE, Clause, Filter, Query, QueryError
 from catalog.searching.request import SearchRequest, request
 from catalog.resources import seeds_dir
 from catalog.results import (
-    Added, AttachmentView, Edit, Enriched, Facets, FirstPage, ImportReport, Linked, LinkedPaper, Members, NoteView,
-    PaperDetail, PaperState, PaperSummary, RelatedPaper, SavedQuery, SavedSearchChanged, SearchHit,
+    Added, AddedAcronym, AttachmentView, AuthorCount, Edit, Enriched, Facets, FirstPage, ImportReport, Linked,
+    LinkedPaper, Members, MissingWords, NoteView, PaperDetail, PaperState, PaperSummary, RelatedPaper, SavedQuery,
+    SavedSearchChanged, SearchHit,
     SplitResult, Stats, Suggestion, TagCount, TopicCount, TopicGroup, TriageCount, TriageOrder,
 )
 from catalog.store import Store, open_store
@@ -294,34 +295,76 @@ class Catalog(Exchange):
     def count(self, query: SearchRequest | str, *, cancelled: Stop | None = None,
               partial: bool | None = None) -> int:
         """How many papers `search` lists: those holding every word, and those holding some
-        when few hold all (`partial=False`: only the first; by default as the request's order
-        lists them: SearchRequest.partial)."""
+        (`partial=False`: only the first; by default as the request's order lists them:
+        SearchRequest.partial)."""
         asked = _asked(query)
         with self.store.read() as tx, tx.stoppable(cancelled):
             parsed, named = understood(tx, asked)
             return len(named) + tx.search.count(parsed, partial=asked.partial if partial is None else partial)
 
+    def missing_words(self, query: SearchRequest | str) -> MissingWords | None:
+        """The words of a search (as typed) that no paper holds in any form, and those some
+        paper holds: the search lists what those find, marked partial. None when every word
+        is found or none is, for one word, and for text that cannot run."""
+        try:
+            asked = _asked(query)
+        except QueryError:
+            return None
+        if not asked.query.has_text:
+            return None
+        with self.store.read() as tx:
+            words = tx.search.word_papers(asked.query)
+        missing = tuple(dict.fromkeys(w for w, n in words if not n))
+        held = tuple(dict.fromkeys(w for w, n in words if n))
+        return MissingWords(missing, held) if missing and held else None
+
     def suggest(self, query: SearchRequest | str) -> list[Suggestion]:
         """For each word of a search that (almost) no paper holds, the index's closest words
         that many more papers hold ("did you mean interpretability?"); [] when every word is
         found, and for a key, DOI or arXiv id."""
+        return self._suggestions(query)[0]
+
+    def correction(self, query: SearchRequest | str) -> str | None:
+        """The search's text with its one word no paper holds replaced by the closest word
+        papers do hold (`watermarkng` -> `watermarking`, `atention sink` -> `attention
+        sink`), when every other word is in some paper; None otherwise."""
+        suggestions, unknown = self._suggestions(query)
+        typo = [s for s in suggestions if s.word in unknown]
+        if len(unknown) != 1 or len(typo) != 1:
+            return None
+        from catalog.searching.suggest import corrected
+
+        return corrected(_asked(query).text, typo)
+
+    def _suggestions(self, query: SearchRequest | str) -> tuple[list[Suggestion], list[str]]:
+        """(suggest's answer, the words as typed that no paper holds, when the search's other
+        words are all found; else [])."""
         from catalog.searching import suggest
 
         try:
             asked = _asked(query)
         except QueryError:
-            return []
-        words = [] if asked.named else suggest.words_of(asked.query, asked.completing)
+            return [], []
+        words = suggest.words_of(asked.query, asked.completing)
         if not words:
-            return []
+            return [], []
         with self.store.read() as tx:
+            if understood(tx, asked)[1]:  # a key, DOI or arXiv id names a paper
+                return [], []
+            # A word an acronym stands in for ("mech" of "mech interp") is no typo.
+            known = {w.lower() for text in tx.search.acronyms_for(asked.query) for w in text.split()}
+            words = [(typed, folded) for typed, folded in words if typed.lower() not in known]
             papers = {folded: tx.search.papers_with_word(folded, suggest.RARE + 1) for _, folded in words}
             rare = [(typed, folded) for typed, folded in words if papers[folded] <= suggest.RARE]
             if not rare:
-                return []
+                return [], []
+            held = tx.search.word_papers(asked.query)  # [] for one word
+            others_found = sum(1 for _, n in held if not n) <= 1
             word_list = self._word_list(tx)
         found = ((typed, suggest.closest(folded, papers[folded], word_list)) for typed, folded in rare)
-        return [Suggestion(typed, alternatives) for typed, alternatives in found if alternatives]
+        suggestions = [Suggestion(typed, alternatives) for typed, alternatives in found if alternatives]
+        unknown = [typed for typed, folded in rare if not papers[folded]] if others_found else []
+        return suggestions, unknown
 
     def _word_list(self, tx):
         """The index's words: kept in memory while the index is unchanged, and in the cache
@@ -338,6 +381,32 @@ class Catalog(Exchange):
             words.save(folder)
         self._words = words
         return words
+
+    # --- acronyms users add (catalog/searching/glossary.py) --------------------------------
+
+    def acronyms(self) -> list[AddedAcronym]:
+        """The acronyms users added, by short form."""
+        with self.store.read() as tx:
+            return tx.edits.added_acronyms()
+
+    def add_acronym(self, short: str, long: str) -> bool:
+        """Searches for `short` also find `long` and the other way round, over what the
+        abstracts define and the bundled glossary; whether it was not there yet."""
+        short, long, key = _acronym(short, long)
+        with self.store.write() as tx:
+            return tx.edits.add_acronym(short, key, long)
+
+    def remove_acronym(self, short: str, long: str | None = None) -> int:
+        """Remove an added acronym's long forms (all, or `long`); how many. CatalogError when
+        none was added."""
+        short = rules.user_line(short)
+        key = None if long is None else _acronym(short, long)[2]
+        with self.store.write() as tx:
+            removed = tx.edits.remove_acronyms(short, key)
+        if not removed:
+            what = short if long is None else f"{short} = {rules.user_line(long)}"
+            raise CatalogError(f"no acronym {what} was added (`catalog acronyms` lists them)")
+        return removed
 
     def get(self, key: str) -> PaperDetail:
         with self.store.read() as tx:
@@ -570,6 +639,49 @@ class Catalog(Exchange):
 
     # --- overviews ----------------------------------------------------------------------
 
+    def citekey_pattern(self, pattern: str | None = None) -> str:
+        """The pattern new papers' cite keys are made by (docs/formats.md, "Cite keys"); with
+        `pattern`, set it first (checked: CatalogError for one that is not a pattern)."""
+        from catalog import citekeys
+
+        if pattern is not None:
+            citekeys.pattern_parts(pattern)
+            with self.store.write() as tx:
+                tx.imports.set_setting(citekeys.SETTING, pattern.replace(" ", ""))
+        with self.store.read() as tx:
+            return tx.imports.setting(citekeys.SETTING) or citekeys.PATTERN
+
+    def regen_citekeys(self, query: str = "") -> list[tuple[str, str | None, str]]:
+        """Make the cite keys of the papers `query` selects (all for "") again by the current
+        pattern; a key a paper's file gave it stays. (paper key, old cite key, new) of each
+        change, in search order."""
+        from catalog import citekeys
+
+        changes = []
+        with self.store.write() as tx:
+            pattern = tx.imports.setting(citekeys.SETTING) or citekeys.PATTERN
+            ids = [hit.paper_id for hit in tx.search.page(parse(query), limit=-1, partial=False)]
+            for pid, paper in zip(ids, tx.papers.export_papers(ids)):
+                own = citekeys.own_key([(r.format, r.cite_key) for r in paper.records])
+                base = own or citekeys.made_key(authors=paper.authors, year=paper.year,
+                                                title=paper.title or paper.headline, venue=paper.venue,
+                                                fallback="paper", pattern=pattern)
+                new, n = base, 0
+                while new.lower() != (paper.cite_key or "").lower() and tx.imports.citekeys_taken([new]):
+                    n += 1
+                    new = citekeys.suffixed(base, n, generated=own is None)
+                if new != paper.cite_key:
+                    tx.imports.set_citekey(pid, new, own is None)
+                    changes.append((paper.key, paper.cite_key, new))
+        return changes
+
+    def authors(self, query: str = "", *, limit: int = 100) -> list[AuthorCount]:
+        """The people with most papers among those `query` selects (all for ""), most first."""
+        with self.store.read() as tx:
+            ids = None if not query.strip() else [
+                hit.paper_id for hit in tx.search.page(parse(query), limit=-1, partial=False)]
+            return tx.papers.author_counts(ids, limit)
+
     def tags(self) -> list[TagCount]:
         with self.store.read() as tx:
             return tx.papers.tag_counts()
@@ -799,6 +911,21 @@ def _note(tx, pid: int, key: str, number: int) -> NoteView:
 def _edit(tx, ids: Sequence[int], done: Sequence, *, note: NoteView | None = None,
           conflicts: Sequence[str] = ()) -> Edit:
     return Edit(tuple(done), tuple(tx.papers.summaries(list(dict.fromkeys(ids)))), note, tuple(conflicts))
+
+
+def _acronym(short: str, long: str) -> tuple[str, str, str]:
+    """(short form, long form, the long form as compared) as stored, or CatalogError."""
+    from catalog.searching.acronyms import long_key
+
+    short, long = rules.user_line(short), rules.user_line(long)
+    if not any(c.isalnum() for c in short) or len(short) > 40 or len(short.split()) > 4:
+        raise CatalogError(f"{short!r} is no short form: up to 4 words and 40 characters, with a letter or digit")
+    key = long_key(long)
+    if len(key) < 2 or len(long) > 200:
+        raise CatalogError(f"{long!r} is no long form: words with letters, up to 200 characters")
+    if key == long_key(short):
+        raise CatalogError(f"{short!r} and {long!r} are the same words")
+    return short, long, key
 
 
 def _asked(query: SearchRequest | str, sort: Sort | str | None = None) -> SearchRequest:

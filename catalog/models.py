@@ -256,8 +256,40 @@ class KeptRecord(SQLModel, table=True):
         sa_column=Column(Integer, ForeignKey("paper.id", ondelete="CASCADE"), nullable=False, index=True)
     )
     entry_type: str | None = None
-    cite_key: str | None = None
+    cite_key: str | None = Field(default=None, sa_type=NOCASE)
     fields: str  # JSON
+
+
+class PaperAuthor(SQLModel, table=True):
+    """One author of a paper, in order (catalog/people.py): the name as shown, the family name,
+    and the forms `author:` compares (accents and case folded)."""
+
+    __tablename__ = "paper_author"
+    __table_args__ = (Index("ix_paper_author_name", "name"),)
+
+    paper_id: int = Field(
+        sa_column=Column(Integer, ForeignKey("paper.id", ondelete="CASCADE"), primary_key=True)
+    )
+    position: int = Field(primary_key=True)
+    name: str
+    family: str
+    folded: str
+    folded_family: str
+    folded_short: str
+
+
+class CiteKey(SQLModel, table=True):
+    """A paper's cite key, the one exports and \\cite{} use: its file's key, or one generated
+    once when it was first imported; unique across papers, compared without case."""
+
+    __tablename__ = "citekey"
+    __table_args__ = (UniqueConstraint("key", name="uq_citekey_key"),)
+
+    paper_id: int = Field(
+        sa_column=Column(Integer, ForeignKey("paper.id", ondelete="CASCADE"), primary_key=True)
+    )
+    key: str = Field(sa_column=Column(NOCASE, nullable=False))
+    generated: bool = False  # made by the catalog (from authors, year, title), not its file
 
 
 class Topic(SQLModel, table=True):
@@ -290,6 +322,18 @@ class Acronym(SQLModel, table=True):
     long: str  # as the first papers wrote it
     papers: int = 0  # how many papers define it so
     ordinary: bool = False  # abstracts also use the short form as a lowercase word: never expanded
+
+
+class AddedAcronym(SQLModel, table=True):
+    """An acronym a user added (`catalog acronyms add`): it wins over those the abstracts define
+    and the field's common ones bundled with catalog (catalog/searching/glossary.py)."""
+
+    __tablename__ = "acronym_added"
+
+    short: str = Field(sa_column=Column(NOCASE, primary_key=True))  # as typed: LoRA, KV cache
+    long_key: str = Field(primary_key=True)  # the long form as compared (acronyms.long_key)
+    long: str  # as typed
+    added_at: datetime = Field(default_factory=utcnow)
 
 
 class Attachment(SQLModel, table=True):

@@ -18,17 +18,19 @@ class PaperSummary:
     snippet: str | None = None  # with \x02 ... \x03 around matched words
     has_notes: bool = False  # the TUI marks such papers in its list
     # From a search with words: "all" (holds every word, in some form) or "some" (a partial
-    # match, listed after them when few papers hold every word); None when listing.
+    # match, listed after the papers holding every word); None when listing.
     match: str | None = None
     # A search that found words on a page of an attached file: its number and a snippet of it
     # (marked as `snippet`); "text" in `match` when only the pages hold every word.
     page: int | None = None
     page_snippet: str | None = None
+    authors: str = ""  # as lists show them: "Vaswani et al.", "Hinton & Salakhutdinov"
 
     def as_json(self) -> dict:
         return {
             "key": self.key,
             "title": self.title,
+            "authors": self.authors,
             "venue": self.venue,
             "year": self.year,
             "status": self.status,
@@ -46,6 +48,17 @@ class Suggestion:
 
     def as_json(self) -> dict:
         return {"word": self.word, "alternatives": list(self.alternatives)}
+
+
+@dataclass(frozen=True)
+class MissingWords:
+    """A search's words that no paper holds, and those the papers it lists hold some of."""
+
+    missing: tuple[str, ...]  # as typed
+    held: tuple[str, ...]
+
+    def as_json(self) -> dict:
+        return {"missing": list(self.missing), "held": list(self.held)}
 
 
 @dataclass(frozen=True)
@@ -288,6 +301,14 @@ class TagCount:
 
 
 @dataclass(frozen=True)
+class AuthorCount:
+    """A person and how many papers (of those asked about) they wrote."""
+
+    name: str
+    papers: int
+
+
+@dataclass(frozen=True)
 class Stats:
     papers: int
     sources: int
@@ -368,6 +389,17 @@ class TopicCount:
 class SavedQuery:
     name: str
     query: str
+
+
+@dataclass(frozen=True)
+class AddedAcronym:
+    """An acronym a user added: searches for either form find the other."""
+
+    short: str
+    long: str
+
+    def as_json(self) -> dict:
+        return {"short": self.short, "long": self.long}
 
 
 @dataclass(frozen=True)
@@ -453,6 +485,7 @@ class ExportPaper:
     added_at: datetime
     kind: str | None = None  # catalog/kinds.py; None: not known (exports write what they always did)
     records: tuple[RecordFields, ...] = ()  # its imported records as written, oldest first
+    cite_key: str | None = None  # the key exports cite it by (None: imported before keys were kept)
 
     @property
     def display_title(self) -> str:
@@ -463,6 +496,12 @@ class ExportPaper:
     def citation_title(self) -> str:
         """What a citation shows: the real title, else yours, else the headline."""
         return self.title or self.user_title or self.headline
+
+    @property
+    def exported_title(self) -> str | None:
+        """The title a BibTeX, RIS or CSL-JSON export writes: the real one, else yours; never
+        the headline the catalog derived (the paper has no title: the export invents none)."""
+        return self.title or self.user_title
 
     @property
     def link(self) -> str | None:
@@ -490,12 +529,14 @@ class AnnotationsReport:
     searches_added: int = 0
     conflicts: list[str] = field(default_factory=list)
     not_found: list[str] = field(default_factory=list)
+    ambiguous: list[str] = field(default_factory=list)  # entries several papers could be: not applied
 
     def summary(self) -> str:
         return (f"{self.matched} of {self.papers} papers matched: {self.tags_added} tags, "
                 f"{self.notes_added} notes, {self.fields_set} statuses/ratings/titles and "
                 f"{self.searches_added} saved searches added; {len(self.conflicts)} conflicts, "
-                f"{len(self.not_found)} not found")
+                f"{len(self.not_found)} not found"
+                + (f", {len(self.ambiguous)} ambiguous (not applied)" if self.ambiguous else ""))
 
 
 @dataclass(frozen=True)

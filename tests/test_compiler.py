@@ -52,7 +52,9 @@ def test_acronyms_widen_words_and_long_forms():
     compiled = compile_query(parse("SAE large language model"), acronyms)
     assert compiled.forms == '("SAE") AND ("large") AND ("language") AND ("model")'
     assert compiled.wide == '("SAE" OR "sparse autoencoder") AND (("large" AND "language" AND "model") OR "LLM")'
-    assert compiled.words == ['("SAE" OR "sparse autoencoder")', '("large")', '("language")', '("model")']
+    # A long form is one word for papers holding some of them: its words, or a short form.
+    assert compiled.words == ['("SAE" OR "sparse autoencoder")', '(("large" AND "language" AND "model") OR "LLM")']
+    assert compiled.word_texts == ["SAE", "large language model"]
     # The count is of papers holding every word in some form, acronyms included.
     assert count_sql(compiled) == ("SELECT count(*) FROM paper_stem WHERE paper_stem MATCH ?", [compiled.wide])
     assert compile_query(parse("SAE*"), acronyms).wide is None  # prefixes are not expanded
@@ -65,9 +67,12 @@ def test_each_tier_leaves_out_the_papers_of_the_one_before():
     assert tiers["forms"][1] == ['("sparse") AND ("attention")'] * 2 + [5, 0, "ann"]
     assert tiers["wide"][1] == ['("sparse" OR "x") AND ("attention")', '("sparse") AND ("attention")', 5, 0, "ann"]
     some_sql, some_params = tiers["some"]
-    assert some_sql.count("(+rowid IN (SELECT rowid FROM paper_stem WHERE paper_stem MATCH ?))") == 2
-    assert some_params == ['("sparse" OR "x")', '("attention")', '("sparse" OR "x") OR ("attention")',
+    assert some_sql.count("? * (+rowid IN (SELECT rowid FROM paper_stem WHERE paper_stem MATCH ?))") == 2
+    # Each word held counts by its weight (the store sets them by rarity; 1 each without).
+    assert some_params == [1.0, '("sparse" OR "x")', 1.0, '("attention")', '("sparse" OR "x") OR ("attention")',
                            '("sparse" OR "x") AND ("attention")', 5, 0, "ann"]
+    compiled.weights = [2.5, 0.7]
+    assert search_sql(compiled, limit=5, tier="some")[1][:4] == [2.5, '("sparse" OR "x")', 0.7, '("attention")']
 
 
 @pytest.mark.parametrize("query, where, params", [
@@ -104,7 +109,7 @@ def test_ranked_search_sql():
         " ORDER BY score, rowid LIMIT ? OFFSET ?)"
         " SELECT p.id, p.key, coalesce(p.user_title, p.title, p.headline) AS title, p.venue, p.year,"
         " coalesce(r.status, 'unread') AS status, r.rating, p.tags_text, p.notes_text != '' AS has_notes,"
-        " NULL AS text, top.score AS score"
+        " p.authors, NULL AS text, top.score AS score"
         f" FROM top CROSS JOIN paper p {_READER} WHERE p.id = top.id ORDER BY top.score, top.id")
     assert params == ['("sparse")', "ICML", 50, 100, "ann"]
 
@@ -114,7 +119,7 @@ def test_listing_and_counting_sql():
     sql, params = search_sql(compiled, limit=20, with_text=True)
     assert sql == ("SELECT p.id, p.key, coalesce(p.user_title, p.title, p.headline) AS title, p.venue,"
                    " p.year, coalesce(r.status, 'unread') AS status, r.rating, p.tags_text,"
-                   " p.notes_text != '' AS has_notes, p.abstract_text AS text, NULL AS score"
+                   " p.notes_text != '' AS has_notes, p.authors, p.abstract_text AS text, NULL AS score"
                    f" FROM paper p {_READER} WHERE (p.venue = ?) ORDER BY p.year DESC, p.id DESC LIMIT ? OFFSET ?")
     assert params == ["ann", "ICML", 20, 0]
     assert count_sql(compiled) == ("SELECT count(*) FROM paper p WHERE (p.venue = ?)", ["ICML"])
@@ -124,7 +129,7 @@ def test_listing_and_counting_sql():
 
 _SUMMARY = ("SELECT p.id, p.key, coalesce(p.user_title, p.title, p.headline) AS title, p.venue,"
             " p.year, coalesce(r.status, 'unread') AS status, r.rating, p.tags_text, p.notes_text != '' AS has_notes,"
-            " NULL AS text, NULL AS score")
+            " p.authors, NULL AS text, NULL AS score")
 
 
 @pytest.mark.parametrize("sort, order", [

@@ -207,7 +207,37 @@ def annotations_import(ctx, file, theirs):
         click.echo(f"catalog: conflict: {safe(conflict)}", err=True)
     for missing in report.not_found:
         click.echo(f"catalog: not in this catalog: {safe(missing)}", err=True)
+    for unsure in report.ambiguous:
+        click.echo(f"catalog: ambiguous, not applied: {safe(unsure)}", err=True)
     click.echo(report.summary(), err=True)
 
 
-COMMANDS = (import_cmd, export_cmd, annotations)
+@click.group()
+def citekey():
+    """Cite keys: each paper's is given once (docs/formats.md, "Cite keys")."""
+
+
+@citekey.command("regen")
+@click.argument("query", nargs=-1)
+@click.pass_context
+def citekey_regen(ctx, query):
+    """Make the cite keys of the papers QUERY selects again by the pattern (a key a paper's file
+    gave it stays), and list every change."""
+    from catalog.text.terminal import safe
+
+    changes = _open(ctx).regen_citekeys(" ".join(query))
+    for key, old, new in changes:
+        click.echo(f"{key}  {safe(old or '(none)')} -> {safe(new)}")
+    click.echo(f"{len(changes)} cite {'key' if len(changes) == 1 else 'keys'} changed", err=True)
+
+
+@citekey.command("pattern")
+@click.argument("pattern", required=False)
+@click.pass_context
+def citekey_pattern(ctx, pattern):
+    """Show the pattern new cite keys are made by, or set it (like auth.lower+year+shorttitle;
+    parts: auth, auth.lower, year, shorttitle, title3). Keys already given stay until regen."""
+    click.echo(_open(ctx).citekey_pattern(pattern))
+
+
+COMMANDS = (import_cmd, export_cmd, annotations, citekey)

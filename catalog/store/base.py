@@ -100,6 +100,14 @@ class Papers(Role):
     def export_papers(self, ids: Sequence[int]) -> list: ...
 
     @abstractmethod
+    def author_counts(self, ids: Sequence[int] | None, limit: int) -> list:
+        """AuthorCount of the people with most papers, among these papers (all for None)."""
+
+    @abstractmethod
+    def ids_with_citekey(self, key: str) -> list[int]:
+        """Papers cited by this key (without case): their own, or a key a record of theirs had."""
+
+    @abstractmethod
     def kept_records(self, ids: Sequence[int]) -> dict[int, list]:
         """RecordFields of each of these papers' imported records, oldest first, by paper id."""
 
@@ -194,6 +202,18 @@ class Edits(Role):
     def save_query(self, name: str, query: str | None) -> None: ...
 
     @abstractmethod
+    def added_acronyms(self) -> list:
+        """The AddedAcronyms users added, by short form."""
+
+    @abstractmethod
+    def add_acronym(self, short: str, long_key: str, long: str) -> bool:
+        """Whether it is new (adding it again changes nothing)."""
+
+    @abstractmethod
+    def remove_acronyms(self, short: str, long_key: str | None = None) -> int:
+        """Remove a short form's added long forms (all, or the one of `long_key`); how many."""
+
+    @abstractmethod
     def annotated_papers(self) -> list[dict]: ...
 
     @abstractmethod
@@ -254,6 +274,32 @@ class Imports(Role):
 
     @abstractmethod
     def add_provenance(self, places: Iterable[tuple[int, int, int]]) -> None: ...
+
+    @abstractmethod
+    def citekeys_taken(self, keys: Iterable[str]) -> set[str]:
+        """Those of these cite keys some paper has, in lower case."""
+
+    @abstractmethod
+    def add_citekeys(self, rows: Iterable[tuple[int, str, bool]]) -> None:
+        """(paper id, cite key, whether the catalog made it) of papers that have none."""
+
+    @abstractmethod
+    def set_citekey(self, paper_id: int, key: str, generated: bool) -> None:
+        """Give a paper this cite key (its old one, if any, is replaced)."""
+
+    @abstractmethod
+    def citekey_of(self, paper_id: int) -> str | None: ...
+
+    @abstractmethod
+    def setting(self, name: str) -> str | None:
+        """A catalog_setting's value (`citekey_pattern`), or None."""
+
+    @abstractmethod
+    def set_setting(self, name: str, value: str) -> None: ...
+
+    @abstractmethod
+    def set_authors(self, authors: Iterable[tuple[int, str | None]]) -> None:
+        """(paper id, its authors string) of papers whose authors are new: their people rows."""
 
     @abstractmethod
     def add_kept_records(self, rows: Iterable[tuple]) -> None:
@@ -343,6 +389,11 @@ class Search(Role):
 
     @abstractmethod
     def acronyms_for(self, query) -> dict[str, list[str]]: ...
+
+    @abstractmethod
+    def word_papers(self, query) -> list[tuple[str, int]]:
+        """Each word of a query of several words, as typed, and how many papers hold it in
+        any form (counted up to a bound); [] for one word."""
 
     @abstractmethod
     def titled(self, title: str, limit: int = 20) -> list:

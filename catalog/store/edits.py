@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from catalog.errors import CatalogError
-from catalog.results import SavedQuery
+from catalog.results import AddedAcronym, SavedQuery
 from catalog.rules import USER_FIELDS, now
 from catalog.store.base import Edits
 
@@ -144,6 +144,26 @@ class EditQueries(Edits):
         else:
             self.conn.execute("UPDATE saved_search SET query = ? WHERE name = ?", (query, name))
 
+    # --- acronyms users add -----------------------------------------------------------------
+
+    def added_acronyms(self) -> list[AddedAcronym]:
+        return [AddedAcronym(r["short"], r["long"]) for r in self.conn.execute(
+            "SELECT short, long FROM acronym_added ORDER BY lower(short), long")]
+
+    def add_acronym(self, short: str, long_key: str, long: str) -> bool:
+        if self.conn.execute("SELECT 1 FROM acronym_added WHERE short = ? AND long_key = ?",
+                             (short, long_key)).first() is not None:
+            return False
+        self.conn.execute("INSERT INTO acronym_added(short, long_key, long, added_at) VALUES (?, ?, ?, ?)",
+                          (short, long_key, long, now()))
+        return True
+
+    def remove_acronyms(self, short: str, long_key: str | None = None) -> int:
+        if long_key is None:
+            return self.conn.execute("DELETE FROM acronym_added WHERE short = ?", (short,)).rowcount
+        return self.conn.execute("DELETE FROM acronym_added WHERE short = ? AND long_key = ?",
+                                 (short, long_key)).rowcount
+
     # --- the annotations file ---------------------------------------------------------------
 
     def annotated_papers(self) -> list[dict]:
@@ -160,14 +180,16 @@ class EditQueries(Edits):
                  "updated_at": str(row["updated_at"])})
         papers = []
         for row in self.conn.execute(
-                "SELECT p.id, p.key, p.fingerprint, p.doi, p.arxiv_id, p.title, p.headline, p.user_title,"
-                " coalesce(r.status, 'unread') AS status, r.rating FROM paper p"
+                "SELECT p.id, p.key, p.fingerprint, p.doi, p.arxiv_id, ck.key AS cite_key, p.title, p.headline,"
+                " p.year, p.authors, p.user_title, coalesce(r.status, 'unread') AS status, r.rating FROM paper p"
                 " LEFT JOIN paper_reader r ON r.paper_id = p.id AND r.reader = ?"
+                " LEFT JOIN citekey ck ON ck.paper_id = p.id"
                 " WHERE r.paper_id IS NOT NULL OR p.user_title IS NOT NULL"
                 " OR p.id IN (SELECT paper_id FROM paper_tag) OR p.id IN (SELECT paper_id FROM note) ORDER BY p.id",
                 (self.user,)):
             papers.append({name: row[name] for name in (
-                "key", "fingerprint", "doi", "arxiv_id", "title", "headline", "user_title", "status", "rating")}
+                "key", "fingerprint", "doi", "arxiv_id", "cite_key", "title", "headline", "year", "authors",
+                "user_title", "status", "rating")}
                 | {"tags": tags.get(row["id"], []), "notes": notes.get(row["id"], [])})
         return papers
 

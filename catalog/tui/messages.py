@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from textual.message import Message
 
 from catalog.results import (
-    Edit, Facets, PaperDetail, PaperSummary, RelatedPaper, Suggestion, TopicCount, TriageCount,
-    TriageOrder,
+    Edit, Facets, MissingWords, PaperDetail, PaperSummary, RelatedPaper, Suggestion, TopicCount,
+    TriageCount, TriageOrder,
 )
 from catalog.searching.highlight import Terms
 from catalog.searching.request import SearchRequest
@@ -81,9 +81,11 @@ class SearchCount(SearchAnswer):
 @dataclass
 class SearchSuggestions(SearchAnswer):
     """Closest words for the words of the search that (almost) no paper holds
-    (catalog/searching/suggest.py)."""
+    (catalog/searching/suggest.py), and the words no paper holds when papers with the
+    others are listed."""
 
     suggestions: list[Suggestion]
+    missing: MissingWords | None = None
 
 
 @dataclass
