@@ -24,6 +24,7 @@ class PaperSummary:
     # (marked as `snippet`); "text" in `match` when only the pages hold every word.
     page: int | None = None
     page_snippet: str | None = None
+    has_files: bool = False  # files are attached to it (the TUI marks such papers in its list)
     authors: str = ""  # as lists show them: "Vaswani et al.", "Hinton & Salakhutdinov"
 
     def as_json(self) -> dict:
@@ -633,3 +634,18 @@ class Linked:
     def as_json(self) -> dict:
         return {"key": self.key, "service": self.service, "citing" if self.citing else "references":
                 [p.__dict__ for p in self.papers]}
+
+
+@dataclass(frozen=True)
+class PdfFetched:
+    """What `catalog fetch-pdf` did for one paper: `outcome` "attached", "had one" (a PDF is
+    attached already), "no link" (no PDF's link known, no arXiv id) or "failed" (`error`)."""
+
+    key: str
+    outcome: str
+    url: str | None = None
+    location: str | None = None
+    error: str | None = None
+
+    def as_json(self) -> dict:
+        return dict(self.__dict__)

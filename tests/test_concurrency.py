@@ -75,6 +75,12 @@ def _worker(*args: str) -> subprocess.Popen:
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
 
 
+def _what_it_said(name: str, worker: subprocess.Popen) -> str:
+    """A finished worker's exit status, summary and stderr: a failure explains itself."""
+    stdout, stderr = worker.communicate(timeout=HANG)
+    return f"--- {name} exited {worker.returncode}\nstdout: {stdout.strip()}\nstderr:\n{stderr.strip()}"
+
+
 def _until_each_has_done_its_share(run: Run, workers: dict[str, subprocess.Popen], loops: list[CliLoop],
                                    finished: list[CliLoop] = ()) -> None:
     """Waits until every worker and loop has done OPS operations (the TUI: TUI_SEARCHES) and
@@ -82,7 +88,9 @@ def _until_each_has_done_its_share(run: Run, workers: dict[str, subprocess.Popen
     deadline = time.monotonic() + HANG
     while True:
         early = [name for name, w in workers.items() if w.poll() is not None]
-        assert not early, f"{early} ended before the run did"
+        if early:
+            pytest.fail(f"{early} ended before the run did:\n" + "\n".join(
+                _what_it_said(name, workers[name]) for name in early), pytrace=False)
         progress = {name: run.done(name) for name in workers} | {
             f"{loop.make_args(0)[0]} loop {n}": len(loop.results) for n, loop in enumerate(loops)}
         if (all(n >= (TUI_SEARCHES if name == "tui" else OPS) for name, n in progress.items())
@@ -185,7 +193,7 @@ def test_first_use_by_several_processes_at_once(tmp_path):
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
              for args in (["stats", "--json"], ["search", "attention"], ["tags"], ["list", "-n", "3"])]
     for p in procs:
-        stdout, stderr = p.communicate(timeout=120)
+        stdout, stderr = p.communicate(timeout=HANG)
         assert p.returncode == 0 and not any(b in stderr for b in BAD), stderr
     out = subprocess.run([sys.executable, "-m", "catalog", "stats", "--json"], env=env,
                          capture_output=True, text=True, cwd=ROOT)

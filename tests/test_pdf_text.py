@@ -176,3 +176,17 @@ def test_no_command_but_those_reading_pdfs_loads_the_pdf_library(tmp_path):
                 "print('LOADED', 'pypdfium2' in sys.modules)")
         ran = subprocess.run([sys.executable, "-c", code, *command], env=env, capture_output=True, text=True)
         assert "LOADED False" in ran.stdout, (command, ran.stdout, ran.stderr)
+
+
+def test_pages_of_rows_without_snippets_list_what_a_search_lists(seeded, tmp_path):
+    """The TUI's rows (no snippets, page by page) skip ranking PDF pages while papers whose own
+    text holds the words fill the page; the order is the same as a whole search's."""
+    other = key_of(seeded, "steering vector")
+    seeded.attach_file(other, make(tmp_path / "sae.pdf", ["We train sparse autoencoders on activations."]))
+    seeded.read_texts()
+    whole = [p.key for p in seeded.search("sparse autoencoders", limit=60)]
+    paged = [p.key for start in range(0, 60, 5)
+             for p in seeded.search("sparse autoencoders", limit=5, offset=start, snippets=False)]
+    assert other in whole and paged == whole
+    counted = seeded.first_page("sparse autoencoders", limit=5, counted=True)
+    assert counted.total == seeded.count("sparse autoencoders") >= len(whole)

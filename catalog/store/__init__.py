@@ -65,6 +65,22 @@ def open_store(location: Path | str, *, notify=lambda message: None, user: str |
     return SqliteStore.open(Path(location), notify=notify, user=user, rederive=rederive)
 
 
+def first_use(location: Path | str, *, seed: bool = False, notify=lambda message: None):
+    """A context held while the caller opens the catalog at `location` and, with `seed`, seeds
+    it: of several processes preparing a new or older file at once, one creates, migrates and
+    seeds it while the others wait (sqlite/preparing.py). A server catalog is prepared under
+    its own transaction, and never seeded: nothing to hold."""
+    from contextlib import nullcontext
+
+    from catalog.paths import is_server_url
+
+    if is_server_url(location):
+        return nullcontext()
+    from catalog.store.sqlite.preparing import preparing
+
+    return preparing(Path(location), seed=seed, notify=notify)
+
+
 def check_file(path: Path):
     """What `catalog doctor` can learn of (and do to) a catalog file before it is opened,
     including files no other command opens: a FileCheck (sqlite/checkup.py)."""

@@ -86,6 +86,10 @@ class Papers(Role):
         """The paper's AttachmentViews, numbered in the order attached."""
 
     @abstractmethod
+    def with_files(self, ids: Sequence[int]) -> set[int]:
+        """Those of these papers that have attached files."""
+
+    @abstractmethod
     def papers_with_file(self, sha256: str) -> list[int]:
         """Ids of the papers a file with these bytes is attached to."""
 
@@ -345,6 +349,9 @@ class Imports(Role):
     def mark_ordinary_words(self, words: Sequence[str]) -> None: ...
 
     @abstractmethod
+    def paper_of_attachment(self, attachment_id: int) -> int | None: ...
+
+    @abstractmethod
     def unread_attachments(self) -> list:
         """AttachmentViews of the attached PDFs whose text was not read yet, oldest first."""
 
@@ -403,9 +410,10 @@ class Search(Role):
     def papers_with_word(self, word: str, at_most: int, *, prefix: bool = False) -> int: ...
 
     @abstractmethod
-    def pages(self, query, limit: int) -> list:
+    def pages(self, query, limit: int, paper_id: int | None = None) -> list:
         """The PageHits (rows.py) of attached files' pages holding `query`'s words (its
-        filters are the caller's), best first; [] for a query without words."""
+        filters are the caller's), best first, of one paper's files with `paper_id`; [] for a
+        query without words."""
 
     @abstractmethod
     def vocabulary(self) -> Iterator[tuple[str, int]]: ...

@@ -109,6 +109,7 @@ class DetailLoaded(Message):
     styled: Styled | None = None
     terms: Terms | None = None
     request: SearchRequest | None = None  # whose terms these are
+    pages: tuple[tuple[int, str], ...] = ()  # (page, snippet) of its PDFs' best pages for `request`
 
     def can_replace(self, message: Message) -> bool:
         return isinstance(message, DetailLoaded) and message.key == self.key  # read again since
@@ -175,6 +176,17 @@ class PapersChanged(Message):
 
 
 @dataclass
+class FileAttached(Message):
+    """A file was attached to paper `key` (`new`: not attached before); `text`: what reading
+    its text gave ('text', 'no text', 'encrypted', 'unreadable'; None: not a PDF)."""
+
+    key: str
+    name: str
+    new: bool
+    text: str | None
+
+
+@dataclass
 class ActionFailed(Message):
     """A write or load failed with a message the user can act on."""
 
@@ -201,11 +213,13 @@ class MarksChecked(Message):
 
 @dataclass
 class LinkOpened(Message):
-    """`link` went to the browser (`opened`), or the paper has none (None)."""
+    """`link` went to the browser (`opened`), or the paper has none (None); with `file`, `link`
+    is an attached file's path that went to the opener."""
 
     title: str
     link: str | None
     opened: bool
+    file: bool = False
 
 
 @dataclass

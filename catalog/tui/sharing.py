@@ -26,7 +26,7 @@ from catalog.searching.query import QueryError
 from catalog.results import ExportPaper, PaperSummary
 from catalog.tui.display import first_line, shorten
 from catalog.tui.host import CatalogHost
-from catalog.tui.messages import ActionFailed, Copied, Exported, LinkOpened
+from catalog.tui.messages import ActionFailed, Copied, Exported, FileAttached, LinkOpened
 from catalog.tui.screens.confirm import ConfirmScreen
 from catalog.tui.screens.pickers import Choice, ChoiceScreen
 
@@ -90,11 +90,20 @@ class Sharing(Widget):
 
     @work(thread=True, exclusive=True, group="browse", exit_on_error=False)
     def browse(self, key: str) -> None:
-        """Open paper `key`'s page in the browser (its URL, DOI or arXiv page)."""
+        """Open paper `key`'s PDF (its first attached file that is here), else its page in the
+        browser (its URL, DOI or arXiv page)."""
         try:
             detail = self.catalog.get(key)
+            attached = self.catalog.file_to_open(key)
         except Exception as exc:
             self.post_message(ActionFailed(f"cannot open {key}: {first_line(exc)}"))
+            return
+        if attached is not None:
+            from catalog import browser
+
+            # The opener's output goes to /dev/null (browser.open_file): never onto the screen.
+            self.post_message(LinkOpened(detail.summary.title, attached.location,
+                                         browser.open_file(attached.location), file=True))
             return
         if detail.link is None:
             self.post_message(LinkOpened(detail.summary.title, None, False))
@@ -116,13 +125,57 @@ class Sharing(Widget):
     def on_link_opened(self, message: LinkOpened) -> None:
         message.stop()
         title = shorten(message.title)
-        if message.link is None:
+        if message.file:
+            if message.opened:
+                self.say(f"Opened {message.link}", timeout=3)
+            else:
+                self.say(f"No program to open {message.link} (set $CATALOG_OPENER)", severity="warning", timeout=8)
+        elif message.link is None:
             self.say(f"{title} has no URL, DOI or arXiv id to open", severity="warning")
         elif message.opened:
             self.say(f"Opened {message.link}", timeout=3)
         else:
             self.say(f"No browser found (set $BROWSER): {message.link}", severity="warning", timeout=8)
             self.to_clipboard(message.link, "the link")
+
+    # --- attach ---------------------------------------------------------------------------
+
+    def ask_file(self, key: str) -> None:
+        """Ask for a file (its path completed as it is typed) and attach it to paper `key`."""
+        from catalog.tui.screens.prompt import PathSuggester, PromptScreen
+
+        def chosen(path: str | None) -> None:
+            if path and path.strip():
+                self._attach_file(key, path.strip())
+
+        self.app.push_screen(PromptScreen(
+            f"Attach a file to {key}", "", placeholder="~/Downloads/paper.pdf", suggester=PathSuggester(),
+            hint="→ takes the completion · enter attaches (a PDF's text is read for search) · escape cancels"),
+            chosen)
+
+    @work(thread=True, group="attach", exit_on_error=False)
+    def _attach_file(self, key: str, path: str) -> None:
+        try:
+            attachment, new = self.catalog.attach_file(key, Path(path).expanduser())
+            read = dict((a.id, state) for a, state in self.catalog.read_texts()) if attachment.is_pdf else {}
+        except Exception as exc:  # a file that is not there, a busy database: one line
+            self.post_message(ActionFailed(f"cannot attach {path}: {first_line(exc)}"))
+            return
+        self.post_message(FileAttached(key, attachment.name, new, read.get(attachment.id)))
+
+    def on_file_attached(self, message: FileAttached) -> None:
+        message.stop()
+        if not message.new:
+            self.say(f"{message.name} is attached to {message.key} already", timeout=4)
+        elif message.text in (None, "text"):
+            self.say(f"Attached {message.name} to {message.key}", timeout=4)
+        else:
+            self.say(f"Attached {message.name} to {message.key}; its text is not searched ({message.text})",
+                     severity="warning", timeout=8)
+        main = self.main
+        if main.papers.current is not None and main.papers.current.key == message.key:
+            known = main.pane.known  # the search whose words the pane marks
+            main.pane.load(message.key, known[0] if known else None)
 
     # --- copy -----------------------------------------------------------------------------
 

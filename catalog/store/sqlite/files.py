@@ -17,6 +17,9 @@ from catalog.store.sqlite.connection import plain_connection
 from catalog.store.sqlite.fts import is_hand_made_table
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
+# PRAGMA user_version of the default catalog once the bundled seeds are fully imported. Seeding
+# imports several files; a process killed half-way leaves this unset and the next run finishes.
+SEEDED = 1
 # Columns only a catalog's `paper` table has together: a file whose `paper` table lacks them
 # belongs to another program.
 CATALOG_COLUMNS = {"key", "fingerprint", "abstract", "abstract_text"}
@@ -37,6 +40,7 @@ class FileState:
     tables: tuple[str, ...] = ()
     revision: str | None = None
     problem: str = ""
+    seeded: bool = False  # a catalog's PRAGMA user_version says the bundled seeds are in
 
 
 def inspect_file(path: Path) -> FileState:
@@ -89,7 +93,8 @@ def _classify(conn: sqlite3.Connection) -> FileState:
     if "alembic_version" in tables:
         row = conn.execute("SELECT version_num FROM alembic_version").fetchone()
         revision = row[0] if row else None
-    return FileState("catalog", tables=tables, revision=revision)
+    seeded = conn.execute("PRAGMA user_version").fetchone()[0] == SEEDED
+    return FileState("catalog", tables=tables, revision=revision, seeded=seeded)
 
 
 def _cut_short(path: Path, header: bytes, size: int) -> str:

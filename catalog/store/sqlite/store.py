@@ -20,13 +20,11 @@ from catalog.store.lists.sqlite import SqliteListUpkeep, SqliteRankedLists
 from catalog.store.papers import PaperReads
 from catalog.store.sqlite import files, migrations, readonly
 from catalog.store.sqlite.connection import BUSY_TIMEOUT_MS, Connection, Pool, connect, stoppable, store_error
+from catalog.store.sqlite.files import SEEDED
 from catalog.store.sqlite.fts import FTS5
 from catalog.store.sqlite.maintenance import Maintenance
 from catalog.store.sqlite.roles import SqliteDiscovery, SqliteImports, SqliteSearch
 
-# PRAGMA user_version of the default catalog once the bundled seeds are fully imported. Seeding
-# imports several files; a process killed half-way leaves this unset and the next run finishes.
-SEEDED = 1
 
 
 class SqliteTx(Transaction):

@@ -558,6 +558,10 @@ class CatalogScreen(Screen):
         if self.papers.current is not None:
             self.sharing.browse(self.papers.current.key)
 
+    def action_attach(self) -> None:
+        if self.papers.current is not None:
+            self.sharing.ask_file(self.papers.current.key)
+
     def action_copy(self) -> None:
         self.sharing.copy_menu()
 
