@@ -46,6 +46,41 @@ def abstracts(n: int, seed: int = 7):
         yield rng.choice(VENUES), rng.choice(YEARS), " ".join([opening, *body, tail])
 
 
+KINDS = ("Proceedings of the", "Journal of", "Workshop on", "Transactions on", "Letters in")
+FIRST = ("Ada", "Bo", "Chen", "Dana", "Eli", "Femi", "Gita", "Hiro", "Ines", "Jun", "Kofi", "Lea")
+
+
+def wide_venues(count: int, seed: int = 11) -> list[str]:
+    """`count` distinct venue names, as a real library's are many (3,000+ in 16,000 papers)."""
+    rng = random.Random(seed)
+    names: set[str] = set()
+    while len(names) < count:
+        names.add(f"{rng.choice(KINDS)} {_name(rng).title()} {rng.choice(DOMAIN).title()} {rng.randint(1, 99)}")
+    return sorted(names)
+
+
+def wide_records(n: int, venues: int, authors: int, seed: int = 7):
+    """Yields n records (venue, year, abstract, authors) over `venues` venues and `authors`
+    authors, a few venues common and most rare (a long tail, as in a real library)."""
+    rng = random.Random(seed + 1)
+    names = wide_venues(venues)
+    people = [f"{_name(rng).title()}, {rng.choice(FIRST)}" for _ in range(authors)]
+    for i, (_, year, abstract) in enumerate(abstracts(n, seed)):
+        # Every venue at least once, then a long tail: low indices far more often.
+        venue = names[i] if i < len(names) else names[min(int(rng.paretovariate(0.6)) - 1, len(names) - 1)]
+        yield venue, year, abstract, [people[rng.randrange(authors)] for _ in range(rng.randint(1, 5))]
+
+
+def write_wide_jsonl(n: int, path: Path, venues: int = 5_000, authors: int = 100_000) -> Path:
+    """A wide corpus as JSONL: `venues` venues, `authors` authors (catalog import reads it)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w", encoding="utf-8") as f:
+        for venue, year, abstract, names in wide_records(n, venues, authors):
+            f.write(json.dumps({"venue": venue, "year": year, "abstract": abstract,
+                                "authors": " and ".join(names)}) + "\n")
+    return path
+
+
 def write_paper_lists(n: int, folder: Path, per_file: int = 25_000) -> list[Path]:
     """Paper-list text files of at most `per_file` abstracts each (one venue and year per file)."""
     folder.mkdir(parents=True, exist_ok=True)

@@ -1,8 +1,10 @@
 """Portable annotations: your tags, notes, status, ratings, titles and saved searches as a
 versioned JSON file (docs/formats.md), and merging such a file into a catalog.
 
-Papers are found by key first, then by fingerprint, DOI, arXiv id and normalised title, so
-a colleague's catalog whose keys differ still matches. Merging never duplicates: tags are a
+Papers are found by identity, strongest first: the key with the same content, then the DOI,
+arXiv id, cite key and fingerprint, then the normalised title (with the year and authors when
+several papers share it), so a colleague's catalog whose keys differ still matches. An entry
+that several papers could be ("Human memory", two papers) is not applied: it is reported. Merging never duplicates: tags are a
 union, a note whose text is already there is not added again, and status, rating and title
 are taken only where the catalog has none (or with `theirs`); a different value on both
 sides is a conflict, reported.
@@ -53,7 +55,11 @@ def merge(tx, document: dict[str, Any], *, theirs: bool = False) -> AnnotationsR
             report.not_found.append(f"entry {report.papers} is not an object")
             continue
         label = _label(entry)
-        pid = find(tx, entry)
+        try:
+            pid = find(tx, entry)
+        except Ambiguous as exc:
+            report.ambiguous.append(f"{label}: {exc}")
+            continue
         if pid is None:
             report.not_found.append(label)
             continue
@@ -100,24 +106,68 @@ def _label(entry: dict[str, Any]) -> str:
     return f"{key} {title!r}" if title else str(key)
 
 
+class Ambiguous(Exception):
+    """Several papers could be the one an entry is about; the message says which."""
+
+
 def find(tx, entry: dict[str, Any]) -> int | None:
-    """The catalog paper an entry is about: same key and content, else the same fingerprint,
-    DOI, arXiv id or title, else (last) the same key."""
+    """The catalog paper an entry is about, by its strongest identity: the same key and
+    content; else the one paper with its DOI, arXiv id, cite key or fingerprint; else its title
+    (narrowed by year, authors and key when several papers share it); else, when nothing
+    says otherwise, the same key. Ambiguous when two papers remain."""
     key, fp = entry.get("key"), entry.get("fingerprint")
     by_key = tx.edits.paper_with("key", key) if isinstance(key, str) and key else None
     if by_key is not None and (not fp or tx.edits.fingerprint_of(by_key) == fp):
         return by_key
-    for column, value in (("fingerprint", fp), ("doi", entry.get("doi")), ("arxiv_id", entry.get("arxiv_id"))):
+    for what, lookup in (("DOI", tx.papers.ids_with_doi), ("arXiv id", tx.papers.ids_with_arxiv_id),
+                         ("cite key", tx.papers.ids_with_citekey)):
+        value = entry.get({"DOI": "doi", "arXiv id": "arxiv_id", "cite key": "cite_key"}[what])
         if isinstance(value, str) and value:
-            found = tx.edits.paper_with(column, value)
-            if found is not None:
-                return found
-    if isinstance(entry.get("title"), str) and entry["title"]:
-        wanted = title_key(entry["title"])
-        for row in tx.search.titled(entry["title"]):
-            if title_key(row["title"]) == wanted:
-                return row["id"]
+            ids = lookup(value)
+            if len(ids) == 1 or by_key in ids:
+                return by_key if by_key in ids else ids[0]
+            if ids:
+                raise Ambiguous(f"{len(ids)} papers have the {what} {value}: {_keys(tx, ids)}")
+    if isinstance(fp, str) and fp and (found := tx.edits.paper_with("fingerprint", fp)) is not None:
+        return found
+    title = entry.get("title")
+    if isinstance(title, str) and title:
+        wanted = title_key(title)
+        rows = [row for row in tx.search.titled(title) if title_key(row["title"]) == wanted]
+        rows = _narrowed(rows, entry, by_key)
+        if len(rows) == 1:
+            return rows[0]["id"]
+        if rows:
+            raise Ambiguous(f"{len(rows)} papers have this title: {_keys(tx, [r['id'] for r in rows])}")
+        if by_key is not None:
+            return None  # the paper with that key is another paper now
     return by_key
+
+
+def _narrowed(rows: list, entry: dict[str, Any], by_key: int | None) -> list:
+    """Same-title papers the entry's key, year and authors tell apart (each used only where it
+    leaves at least one)."""
+    if len(rows) < 2:
+        return rows
+    if by_key is not None and any(r["id"] == by_key for r in rows):
+        return [r for r in rows if r["id"] == by_key]
+    year = entry.get("year")
+    if isinstance(year, int) and (same := [r for r in rows if r["year"] == year]):
+        rows = same
+    families = _families(entry.get("authors"))
+    if families and len(rows) > 1 and (same := [r for r in rows if _families(r["authors"]) & families]):
+        rows = same
+    return rows
+
+
+def _families(authors: object) -> set[str]:
+    from catalog.people import people
+
+    return {p.folded_family for p in people(authors)} if isinstance(authors, str) else set()
+
+
+def _keys(tx, ids: list[int]) -> str:
+    return ", ".join(tx.papers.key_of(pid) for pid in ids[:5])
 
 
 def _merge_paper(tx, pid: int, entry: dict[str, Any], label: str,
@@ -181,4 +231,4 @@ def _when(value: object) -> datetime | None:
     return parsed.replace(tzinfo=None)
 
 
-__all__ = ["FORMAT", "VERSION", "collect", "check", "merge", "find"]
+__all__ = ["FORMAT", "VERSION", "Ambiguous", "collect", "check", "merge", "find"]

@@ -125,6 +125,24 @@ def copy_in(source: Path, into: Path, name: str) -> str:
     raise CatalogError(f"{into} already holds {name} and 999 more like it")
 
 
+def is_pdf(path: Path) -> bool:
+    return Path(path).suffix.lower() == ".pdf"
+
+
+def pdfs_in(paths) -> list[Path]:
+    """The PDFs among `paths` and inside the folders among them (hidden ones skipped), sorted
+    within each folder; a folder's symlinked folders are not followed."""
+    found = []
+    for path in map(Path, paths):
+        if path.is_dir():
+            for root, dirs, files in os.walk(path):
+                dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+                found += [Path(root) / name for name in sorted(files) if not name.startswith(".") and is_pdf(Path(name))]
+        elif is_pdf(path):
+            found.append(path)
+    return found
+
+
 def location(into: Path | None, attachment) -> Path:
     """Where an attachment's file is on this machine."""
     return into / attachment.path if attachment.stored == "managed" else Path(attachment.path)

@@ -22,8 +22,9 @@ from catalog.searching.query import RELEVANCE, Clause, Filter, Query, QueryError
 from catalog.searching.request import SearchRequest, request
 from catalog.resources import seeds_dir
 from catalog.results import (
-    Added, AttachmentView, Edit, Enriched, Facets, FirstPage, ImportReport, Linked, LinkedPaper, Members, NoteView,
-    PaperDetail, PaperState, PaperSummary, RelatedPaper, SavedQuery, SavedSearchChanged, SearchHit,
+    Added, AttachmentView, AuthorCount, Edit, Enriched, Facets, FirstPage, ImportReport, Linked, LinkedPaper,
+    Members, NoteView, PaperDetail, PaperState, PaperSummary, RelatedPaper, SavedQuery, SavedSearchChanged,
+    SearchHit,
     SplitResult, Stats, Suggestion, TagCount, TopicCount, TopicGroup, TriageCount, TriageOrder,
 )
 from catalog.store import Store, first_use, open_store
@@ -94,11 +95,16 @@ class Catalog(Exchange):
     def import_paths(self, paths: Iterable[Path], *, venue: str | None = None,
                      year: int | None = None,
                      progress: Callable[[int], None] | None = None,
-                     mapping: Sequence[str] = (), background: bool = False) -> ImportReport:
-        """Import paper lists, BibTeX, RIS, JSON/JSONL and CSV files (folders: all of them
-        inside). `mapping`: "field=column" for JSON and CSV files whose names the defaults miss.
-        `background`: bring the discovery cache up to date (or build it) in a detached process
-        (catalog/discover/refresher.py; what `catalog import` does) rather than here."""
+                     mapping: Sequence[str] = (), background: bool = False,
+                     link: bool | None = None,
+                     ranking: Callable[[int, int], None] | None = None) -> ImportReport:
+        """Import paper lists, BibTeX, RIS, JSON/JSONL and CSV files, and PDFs (folders: all of
+        them inside; PDFs as import_pdfs does, copied or with `link` linked). `mapping`:
+        "field=column" for JSON and CSV files whose names the defaults miss.
+        `background` (what `catalog import` asks): rank every ranked list the import left
+        unreadable here, before returning (`ranking(done, of)` after each), so the catalog is
+        fast the moment the import ends; then bring the discovery cache up to date (or build
+        it) in a detached process (catalog/discover/refresher.py)."""
         from catalog.importing import importer
         from catalog.ingest.mapping import FieldMap, MappingError
 
@@ -107,13 +113,18 @@ class Catalog(Exchange):
         except MappingError as exc:
             raise CatalogError(str(exc)) from None
         start = monotonic()
-        report = importer.import_paths(self.store, paths, venue=venue, year=year,
-                                       progress=progress, field_map=field_map)
+        paths = list(paths)
+        pdfs = list(attaching.pdfs_in(paths))
+        others = [p for p in paths if not attaching.is_pdf(p)]
+        report = importer.import_paths(self.store, others, venue=venue, year=year,
+                                       progress=progress, field_map=field_map) if others else ImportReport()
+        if pdfs:
+            report.files += self.import_pdfs(pdfs, link=link, progress=(lambda _: progress(1)) if progress else None)
         if report.new or report.merged:
             from catalog.discover import related
 
+            self._refresh_ranked_lists(background, monotonic() - start, ranking)
             related.refresh_after_import(self.store, background=background)  # derived data
-            self._refresh_ranked_lists(background, monotonic() - start)
         return report
 
     @staticmethod
@@ -181,24 +192,45 @@ class Catalog(Exchange):
                                        p.doi, p.arxiv_id, p.abstract) for p in found)
         return Linked(key, citing, service, papers)
 
-    def _refresh_ranked_lists(self, background: bool, took: float) -> None:
+    def _refresh_ranked_lists(self, background: bool, took: float,
+                              ranking: Callable[[int, int], None] | None) -> None:
         """The ranked lists of frequent words after an import. A few hundred new papers need
-        nothing: searches follow them (catalog/store/lists/). Past that (or
-        when words are to be chosen again), `background`: the detached refresher rebuilds
-        them (catalog/discover/refresher.py, as for the discovery cache; minutes on a large
-        catalog) while searches rank every match; otherwise here, most frequent first, within
-        a share of the import's own time. Lists left stale are never read."""
-        from catalog.discover import refresher
-
+        nothing: searches follow them (catalog/store/lists/). Past that (or when words are to
+        be chosen again), `background`: all of them here, most papers first (minutes at 1M
+        papers; each stays ranked as it is done). Cut short (Ctrl-C), the detached refresher
+        goes on from there (catalog/discover/refresher.py) and searches say how many are left.
+        Otherwise (a caller that cannot wait: tests, the TUI), within a share of the import's
+        own time; lists left stale are never read."""
         if not self.store.lists.behind():
             return
-        if background and refresher.mode() == "background":
-            from catalog.discover import related
-
-            location = self.store.path if self.store.path is not None else self.store.url
-            refresher.start(location, related.engine(self.store).cache_dir)
-        else:
+        if not background:
             self.store.lists.refresh(budget=max(RANKED_LISTS_FLOOR, RANKED_LISTS_SHARE * took))
+            return
+        try:
+            self.store.lists.refresh(budget=None, rescored=True, progress=ranking)
+        except KeyboardInterrupt:
+            self.rank_lists_elsewhere()
+            raise
+
+    def rank_lists_elsewhere(self) -> bool:
+        """Start the detached refresher for the ranked lists searches cannot read (and the
+        discovery cache), unless one is at work or nothing is left: whether one is at work."""
+        from catalog.discover import refresher
+
+        if refresher.mode() != "background":
+            return False
+        cache_dir = Path(self.store.cache_dir())  # the discovery engine's folder, without loading it
+        if refresher.running(cache_dir):
+            return True
+        if not self.store.lists.left():
+            return False
+        location = self.store.path if self.store.path is not None else self.store.url
+        return refresher.start(location, cache_dir) is not None
+
+    def lists_left(self) -> int:
+        """How many ranked lists of frequent words searches cannot read yet (0: none, or the
+        catalog is too small to keep any): while some are left, their words rank every match."""
+        return self.store.lists.left()
 
     # --- finding papers -----------------------------------------------------------------
 
@@ -386,6 +418,22 @@ class Catalog(Exchange):
                 progress(attachment, text.state)
         return done
 
+    def import_pdfs(self, files: Sequence[Path], *, link: bool | None = None,
+                    progress: Callable[[object], None] | None = None) -> list:
+        """Bring in PDFs: each matched to a paper already here (by its DOI or arXiv id, else
+        its title and abstract) and attached to it, or made a new paper from its own text and
+        attached to that (catalog/importing/pdfs.py); a FileReport each. Their text is indexed
+        as they are attached."""
+        from catalog.importing import pdfs
+
+        def attach(key: str, path: Path, text) -> AttachmentView:
+            attachment, _ = self.attach_file(key, path, link=link)
+            with self.store.write() as tx:
+                tx.imports.set_attachment_text(attachment.id, text.state, text.pages)
+            return attachment
+
+        return pdfs.import_pdfs(self.store, files, attach, progress)
+
     def attachments(self, key: str) -> tuple[AttachmentView, ...]:
         """The paper's attachments, each with where it is and whether a file is there."""
         with self.store.read() as tx:
@@ -524,6 +572,49 @@ class Catalog(Exchange):
         return related.triage_order(self.store, _untriaged(parsed), limit, whole_catalog=parsed.is_empty)
 
     # --- overviews ----------------------------------------------------------------------
+
+    def citekey_pattern(self, pattern: str | None = None) -> str:
+        """The pattern new papers' cite keys are made by (docs/formats.md, "Cite keys"); with
+        `pattern`, set it first (checked: CatalogError for one that is not a pattern)."""
+        from catalog import citekeys
+
+        if pattern is not None:
+            citekeys.pattern_parts(pattern)
+            with self.store.write() as tx:
+                tx.imports.set_setting(citekeys.SETTING, pattern.replace(" ", ""))
+        with self.store.read() as tx:
+            return tx.imports.setting(citekeys.SETTING) or citekeys.PATTERN
+
+    def regen_citekeys(self, query: str = "") -> list[tuple[str, str | None, str]]:
+        """Make the cite keys of the papers `query` selects (all for "") again by the current
+        pattern; a key a paper's file gave it stays. (paper key, old cite key, new) of each
+        change, in search order."""
+        from catalog import citekeys
+
+        changes = []
+        with self.store.write() as tx:
+            pattern = tx.imports.setting(citekeys.SETTING) or citekeys.PATTERN
+            ids = [hit.paper_id for hit in tx.search.page(parse(query), limit=-1, partial=False)]
+            for pid, paper in zip(ids, tx.papers.export_papers(ids)):
+                own = citekeys.own_key([(r.format, r.cite_key) for r in paper.records])
+                base = own or citekeys.made_key(authors=paper.authors, year=paper.year,
+                                                title=paper.title or paper.headline, venue=paper.venue,
+                                                fallback="paper", pattern=pattern)
+                new, n = base, 0
+                while new.lower() != (paper.cite_key or "").lower() and tx.imports.citekeys_taken([new]):
+                    n += 1
+                    new = citekeys.suffixed(base, n, generated=own is None)
+                if new != paper.cite_key:
+                    tx.imports.set_citekey(pid, new, own is None)
+                    changes.append((paper.key, paper.cite_key, new))
+        return changes
+
+    def authors(self, query: str = "", *, limit: int = 100) -> list[AuthorCount]:
+        """The people with most papers among those `query` selects (all for ""), most first."""
+        with self.store.read() as tx:
+            ids = None if not query.strip() else [
+                hit.paper_id for hit in tx.search.page(parse(query), limit=-1, partial=False)]
+            return tx.papers.author_counts(ids, limit)
 
     def tags(self) -> list[TagCount]:
         with self.store.read() as tx:

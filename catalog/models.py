@@ -256,8 +256,40 @@ class KeptRecord(SQLModel, table=True):
         sa_column=Column(Integer, ForeignKey("paper.id", ondelete="CASCADE"), nullable=False, index=True)
     )
     entry_type: str | None = None
-    cite_key: str | None = None
+    cite_key: str | None = Field(default=None, sa_type=NOCASE)
     fields: str  # JSON
+
+
+class PaperAuthor(SQLModel, table=True):
+    """One author of a paper, in order (catalog/people.py): the name as shown, the family name,
+    and the forms `author:` compares (accents and case folded)."""
+
+    __tablename__ = "paper_author"
+    __table_args__ = (Index("ix_paper_author_name", "name"),)
+
+    paper_id: int = Field(
+        sa_column=Column(Integer, ForeignKey("paper.id", ondelete="CASCADE"), primary_key=True)
+    )
+    position: int = Field(primary_key=True)
+    name: str
+    family: str
+    folded: str
+    folded_family: str
+    folded_short: str
+
+
+class CiteKey(SQLModel, table=True):
+    """A paper's cite key, the one exports and \\cite{} use: its file's key, or one generated
+    once when it was first imported; unique across papers, compared without case."""
+
+    __tablename__ = "citekey"
+    __table_args__ = (UniqueConstraint("key", name="uq_citekey_key"),)
+
+    paper_id: int = Field(
+        sa_column=Column(Integer, ForeignKey("paper.id", ondelete="CASCADE"), primary_key=True)
+    )
+    key: str = Field(sa_column=Column(NOCASE, nullable=False))
+    generated: bool = False  # made by the catalog (from authors, year, title), not its file
 
 
 class Topic(SQLModel, table=True):

@@ -16,10 +16,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 MIN_CHARS = 20
-# Characters PDFium hands over that are no text: the soft hyphen it marks a broken word with
-# (\x02), form feeds, NULs, and Windows line ends.
+# Characters PDFium hands over that are no text: form feeds, NULs, Windows line ends, and \x02,
+# its mark of a hyphen that broke a word at a line end ("com\x02pile"; the line break is often
+# gone). Some files' fonts give \x02 for every space instead: on a page holding more of them
+# than spaces, or a line holding several (a hyphen breaks one word a line), they are spaces.
 _JUNK = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\ufffe\uffff]")
-_BROKEN_WORD = re.compile(r"(\w)[\u00ad\x02-]\r?\n(\w)")
+_BROKEN_WORD = re.compile(r"(\w)(?:[\u00ad\x02]\s*|-\r?\n)(\w)")
 _SPACES = re.compile(r"[ \t]+")
 
 
@@ -38,7 +40,12 @@ class PdfText:
 def clean(text: str) -> str:
     """A page's text as it is indexed: words broken at a line end joined again, line ends as
     `\\n`, control characters gone, runs of spaces as one."""
-    text = _BROKEN_WORD.sub(r"\1\2", text.replace("\r\n", "\n"))
+    text = text.replace("\r\n", "\n")
+    if "\x02" in text:
+        spaces = text.count("\x02") > text.count(" ")
+        text = "\n".join(line.replace("\x02", " ") if spaces or line.count("\x02") > 1 else line
+                         for line in text.split("\n"))
+    text = _BROKEN_WORD.sub(r"\1\2", text)
     return _SPACES.sub(" ", _JUNK.sub(" ", text)).strip()
 
 

@@ -24,11 +24,13 @@ class PaperSummary:
     # (marked as `snippet`); "text" in `match` when only the pages hold every word.
     page: int | None = None
     page_snippet: str | None = None
+    authors: str = ""  # as lists show them: "Vaswani et al.", "Hinton & Salakhutdinov"
 
     def as_json(self) -> dict:
         return {
             "key": self.key,
             "title": self.title,
+            "authors": self.authors,
             "venue": self.venue,
             "year": self.year,
             "status": self.status,
@@ -288,6 +290,14 @@ class TagCount:
 
 
 @dataclass(frozen=True)
+class AuthorCount:
+    """A person and how many papers (of those asked about) they wrote."""
+
+    name: str
+    papers: int
+
+
+@dataclass(frozen=True)
 class Stats:
     papers: int
     sources: int
@@ -453,6 +463,7 @@ class ExportPaper:
     added_at: datetime
     kind: str | None = None  # catalog/kinds.py; None: not known (exports write what they always did)
     records: tuple[RecordFields, ...] = ()  # its imported records as written, oldest first
+    cite_key: str | None = None  # the key exports cite it by (None: imported before keys were kept)
 
     @property
     def display_title(self) -> str:
@@ -463,6 +474,12 @@ class ExportPaper:
     def citation_title(self) -> str:
         """What a citation shows: the real title, else yours, else the headline."""
         return self.title or self.user_title or self.headline
+
+    @property
+    def exported_title(self) -> str | None:
+        """The title a BibTeX, RIS or CSL-JSON export writes: the real one, else yours; never
+        the headline the catalog derived (the paper has no title: the export invents none)."""
+        return self.title or self.user_title
 
     @property
     def link(self) -> str | None:
@@ -490,12 +507,14 @@ class AnnotationsReport:
     searches_added: int = 0
     conflicts: list[str] = field(default_factory=list)
     not_found: list[str] = field(default_factory=list)
+    ambiguous: list[str] = field(default_factory=list)  # entries several papers could be: not applied
 
     def summary(self) -> str:
         return (f"{self.matched} of {self.papers} papers matched: {self.tags_added} tags, "
                 f"{self.notes_added} notes, {self.fields_set} statuses/ratings/titles and "
                 f"{self.searches_added} saved searches added; {len(self.conflicts)} conflicts, "
-                f"{len(self.not_found)} not found")
+                f"{len(self.not_found)} not found"
+                + (f", {len(self.ambiguous)} ambiguous (not applied)" if self.ambiguous else ""))
 
 
 @dataclass(frozen=True)

@@ -5,21 +5,23 @@ leaves it). Real PDFs live in tests/data/pdf/."""
 from __future__ import annotations
 
 import ctypes
+import textwrap
 from pathlib import Path
 
 LINE = 90  # characters a line
 
 
 def make(path: Path, pages: list[str], *, size=(612, 792)) -> Path:
-    """A PDF at `path` with one page per string (an empty string: a page without text)."""
+    """A PDF at `path` with one page per string (an empty string: a page without text); each
+    line of a string is wrapped at LINE characters, a page holds 62 lines."""
     import pypdfium2 as pdfium
     import pypdfium2.raw as raw
 
     document = pdfium.PdfDocument.new()
     for text in pages:
         page = document.new_page(*size)
-        lines = [text[i:i + LINE] for i in range(0, len(text), LINE)] if text else []
-        for number, line in enumerate(lines[:60]):
+        lines = [line for paragraph in text.split("\n") for line in textwrap.wrap(paragraph, LINE) or [""]]
+        for number, line in enumerate(lines[:62]):
             item = raw.FPDFPageObj_NewTextObj(document.raw, b"Helvetica", ctypes.c_float(10))
             encoded = (line + "\0").encode("utf-16-le")
             buffer = ctypes.create_string_buffer(encoded, len(encoded))

@@ -198,3 +198,15 @@ def test_a_server_without_a_folder_of_files_says_so(pg_server, people, backend, 
     with pytest.raises(CatalogError, match="CATALOG_FILES"):
         ann.attach_file(first_key(ann), a_pdf)
     assert ann.attach_file(first_key(ann), a_pdf, link=True)[1]
+
+
+def test_has_pdf_and_has_files_find_papers_with_attachments(seeded_any, a_pdf, tmp_path, monkeypatch):
+    monkeypatch.setenv("CATALOG_FILES", str(tmp_path / "files"))
+    with_pdf, with_file = first_key(seeded_any), seeded_any.search("sparse autoencoders", limit=1)[0].key
+    notes = tmp_path / "notes.txt"
+    notes.write_text("mine")
+    seeded_any.attach_file(with_pdf, a_pdf)
+    seeded_any.attach_file(with_file, notes, link=True)
+    assert [p.key for p in seeded_any.search("has:pdf", limit=100)] == [with_pdf]
+    assert sorted(p.key for p in seeded_any.search("has:files", limit=100)) == sorted([with_pdf, with_file])
+    assert with_pdf not in [p.key for p in seeded_any.search("-has:pdf", limit=100)]

@@ -104,7 +104,7 @@ def test_ranked_search_sql():
         " ORDER BY score, rowid LIMIT ? OFFSET ?)"
         " SELECT p.id, p.key, coalesce(p.user_title, p.title, p.headline) AS title, p.venue, p.year,"
         " coalesce(r.status, 'unread') AS status, r.rating, p.tags_text, p.notes_text != '' AS has_notes,"
-        " NULL AS text, top.score AS score"
+        " p.authors, NULL AS text, top.score AS score"
         f" FROM top CROSS JOIN paper p {_READER} WHERE p.id = top.id ORDER BY top.score, top.id")
     assert params == ['("sparse")', "ICML", 50, 100, "ann"]
 
@@ -114,7 +114,7 @@ def test_listing_and_counting_sql():
     sql, params = search_sql(compiled, limit=20, with_text=True)
     assert sql == ("SELECT p.id, p.key, coalesce(p.user_title, p.title, p.headline) AS title, p.venue,"
                    " p.year, coalesce(r.status, 'unread') AS status, r.rating, p.tags_text,"
-                   " p.notes_text != '' AS has_notes, p.abstract_text AS text, NULL AS score"
+                   " p.notes_text != '' AS has_notes, p.authors, p.abstract_text AS text, NULL AS score"
                    f" FROM paper p {_READER} WHERE (p.venue = ?) ORDER BY p.year DESC, p.id DESC LIMIT ? OFFSET ?")
     assert params == ["ann", "ICML", 20, 0]
     assert count_sql(compiled) == ("SELECT count(*) FROM paper p WHERE (p.venue = ?)", ["ICML"])
@@ -124,7 +124,7 @@ def test_listing_and_counting_sql():
 
 _SUMMARY = ("SELECT p.id, p.key, coalesce(p.user_title, p.title, p.headline) AS title, p.venue,"
             " p.year, coalesce(r.status, 'unread') AS status, r.rating, p.tags_text, p.notes_text != '' AS has_notes,"
-            " NULL AS text, NULL AS score")
+            " p.authors, NULL AS text, NULL AS score")
 
 
 @pytest.mark.parametrize("sort, order", [

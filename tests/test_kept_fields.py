@@ -167,3 +167,63 @@ def test_kept_records_travel_with_a_copy(tmp_path):
         assert all(p.records for p in copy.export_papers(""))
     finally:
         copy.close()
+
+
+# --- cite keys are the user's ------------------------------------------------------------------
+
+def test_a_cite_key_finds_its_paper_and_stays_through_merges(empty_any, tmp_path):
+    """`citekey:` and the cite key typed as the whole query find the paper, on both backends;
+    a record that merges in later keeps its own key findable, and the paper's key does not move."""
+    catalog = empty_any
+    catalog.import_paths([LIBRARIES / "cdl-sample.bib"])
+    (hit,) = catalog.search("citekey:rame72", snippets=False)
+    assert "polygonal" in hit.title
+    assert catalog.search("Rame72", snippets=False)[0].key == hit.key
+    assert catalog.search("DBLP:conf/none/x2020", snippets=False) == []
+    again = tmp_path / "again.bib"
+    again.write_text("@article{ramer1972polygon,\n  title = {An iterative procedure for the polygonal"
+                     " approximation of plane curves},\n  author = {Ramer, Urs},\n  year = 1972,\n"
+                     "  doi = {10.1016/S0146-664X(72)80017-0}\n}\n")
+    report = catalog.import_paths([again])
+    assert (report.new, report.known) == (0, 1)
+    assert [p.key for p in catalog.search("citekey:ramer1972polygon", snippets=False)] == [hit.key]
+    out = io.StringIO()
+    catalog.export(f"key:{hit.key}", "bibtex", stream=out)
+    assert out.getvalue().startswith("@article{Rame72,")
+
+
+def test_a_paper_without_a_key_gets_one_once(empty_catalog, tmp_path):
+    source = tmp_path / "papers.json"
+    source.write_text(json.dumps([{"title": "Attention is all you need", "author": "Ashish Vaswani and Noam Shazeer",
+                                   "year": 2017, "abstract": "The dominant sequence transduction models."}]))
+    empty_catalog.import_paths([source])
+    paper = empty_catalog.export_papers("")[0]
+    assert paper.cite_key == "vaswani2017attention"
+    empty_catalog.set_title(paper.key, "Transformers")
+    assert empty_catalog.export_papers("")[0].cite_key == "vaswani2017attention"
+
+
+def test_citekey_regen_lists_every_change_and_keeps_file_keys(tmp_path):
+    from click.testing import CliRunner
+
+    from catalog.cli import main
+
+    source = tmp_path / "papers.json"
+    source.write_text(json.dumps([
+        {"title": "Attention is all you need", "author": "Ashish Vaswani", "year": 2017, "abstract": "a b c"},
+        {"id": "mine2019", "type": "article-journal", "title": "Sleep", "author": [{"family": "Lee", "given": "A"}],
+         "issued": {"date-parts": [[2019]]}, "abstract": "d e f"}]))
+    db = str(tmp_path / "c.db")
+    runner = CliRunner()
+    assert runner.invoke(main, ["--db", db, "import", str(source)]).exit_code == 0
+    bad = runner.invoke(main, ["--db", db, "citekey", "pattern", "year+nonsense"])
+    assert bad.exit_code == 1 and "auth.lower" in bad.output
+    assert runner.invoke(main, ["--db", db, "citekey", "pattern", "auth+title3+year"]).output.strip() == \
+        "auth+title3+year"
+    result = runner.invoke(main, ["--db", db, "citekey", "regen"])
+    assert result.exit_code == 0
+    lines = [line for line in result.output.splitlines() if "->" in line]
+    assert len(lines) == 1 and lines[0].endswith("vaswani2017attention -> VaswaniAttentionAllYou2017")
+    assert "1 cite key changed" in result.output
+    again = runner.invoke(main, ["--db", db, "citekey", "regen"])
+    assert "0 cite keys changed" in again.output

@@ -11,10 +11,12 @@ from __future__ import annotations
 import sqlite3
 
 import pytest
+from click.testing import CliRunner
 
 from benchmarks import corpus
 from benchmarks import topk as bench
 from catalog import doctor
+from catalog.cli import main
 from catalog.library import Catalog
 from catalog.store import lists
 from catalog.store.lists import scoring, sqlite_build, sqlite_several, sqlite_words
@@ -283,36 +285,106 @@ def test_edits_during_a_rebuild_after_too_many_changes_leave_lists_that_follow_t
     assert len(served) == 3, served
 
 
-def test_a_large_import_leaves_the_lists_to_the_background_refresher(catalog, few_lists, served, tmp_path, monkeypatch):
-    """Past DIRTY_LIMIT new papers the lists cannot be rescored: `catalog import` starts the
-    detached refresher (which rebuilds them, minutes at 1M) instead of making the import wait;
-    meanwhile searches rank every match. A small import starts nothing."""
+def _import_past_the_limit(tmp_path, seed: int = 99):
+    big = tmp_path / f"big{seed}.txt"
+    big.write_text("ICML 2022 Papers\n\n" + "".join(
+        a + "\n\n" for _, _, a in corpus.abstracts(sqlite_words.DIRTY_LIMIT + 100, seed=seed)))
+    return big
+
+
+def test_a_large_import_is_ready_when_it_returns(catalog, few_lists, served, tmp_path, monkeypatch):
+    """Past DIRTY_LIMIT new papers the lists cannot be rescored: `catalog import` ranks them
+    itself before it returns (saying how far it got), so the first search after it reads its
+    list; nothing is left for the background refresher. A small import ranks nothing."""
     from catalog.discover import refresher, related
 
     started = []
     monkeypatch.setenv(refresher.MODE_VARIABLE, "background")
     monkeypatch.setattr(refresher, "start", lambda db, cache_dir: started.append(db))
     monkeypatch.setattr(related, "refresh_after_import", lambda *a, **k: None)  # the discovery side's
+    progress = []
     small = tmp_path / "small.txt"
     small.write_text("ICML 2021 Papers\n\n" + "".join(a + "\n\n" for _, _, a in corpus.abstracts(30, seed=98)))
-    assert catalog.import_paths([small], background=True).new == 30
-    assert started == []
-    big = tmp_path / "big.txt"
-    big.write_text("ICML 2022 Papers\n\n" + "".join(
-        a + "\n\n" for _, _, a in corpus.abstracts(sqlite_words.DIRTY_LIMIT + 100, seed=99)))
-    assert catalog.import_paths([big], background=True).new == sqlite_words.DIRTY_LIMIT + 100
-    assert started == [catalog.path]
-    served.clear()
-    assert _ranked(catalog, "model", lists=True) == _ranked(catalog, "model", lists=False)
-    assert served == []  # stale, not read
-    assert refresher._ranked_lists(catalog.store, tmp_path) > 100  # what the refresher process runs (187 lists)
+    assert catalog.import_paths([small], background=True, ranking=lambda *p: progress.append(p)).new == 30
+    assert progress == []
+    big = _import_past_the_limit(tmp_path)
+    report = catalog.import_paths([big], background=True, ranking=lambda *p: progress.append(p))
+    assert report.new == sqlite_words.DIRTY_LIMIT + 100
+    assert progress[-1][0] == progress[-1][1] > 100  # every list, counted as it went
+    assert catalog.lists_left() == 0 and started == []
     with catalog.store.read() as tx:
         assert tx.lists.stale(rescored=False) == []
         assert tx.conn.execute("SELECT count(*) FROM term_top_dirty").scalar() == 0
-    assert refresher._ranked_lists(catalog.store, tmp_path) == 0  # nothing left
     served.clear()
     assert _ranked(catalog, "model", lists=True) == _ranked(catalog, "model", lists=False)
     assert served == ['("model")']
+
+
+def test_an_import_cut_short_while_ranking_goes_on_in_the_background(catalog, few_lists, served, tmp_path,
+                                                                      monkeypatch):
+    """Ctrl-C while the import ranks its lists: the papers stay imported, what was ranked stays
+    ranked, the refresher is started for the rest, and it goes on from there (it ranks only
+    what is left)."""
+    from catalog.discover import refresher, related
+
+    started = []
+    monkeypatch.setenv(refresher.MODE_VARIABLE, "background")
+    monkeypatch.setattr(refresher, "start", lambda db, cache_dir: started.append(db) or object())
+    monkeypatch.setattr(related, "refresh_after_import", lambda *a, **k: None)
+
+    def interrupted(done, of):
+        if done >= 20:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        catalog.import_paths([_import_past_the_limit(tmp_path)], background=True, ranking=interrupted)
+    assert started == [catalog.path]
+    left = catalog.lists_left()
+    with catalog.store.read() as tx:
+        total = len(tx.lists.keys())
+        assert tx.conn.execute("SELECT count(*) FROM paper").scalar() == SIZE + sqlite_words.DIRTY_LIMIT + 100
+    assert 0 < left <= total - 20
+    started.clear()  # a search says so, and starts the refresher when none is at work
+    result = CliRunner().invoke(main, ["--db", str(catalog.path), "search", "model"])
+    assert result.exit_code == 0 and f"ranking lists: {left:,} left" in result.stderr
+    assert started == [catalog.path]
+    served.clear()
+    assert _ranked(catalog, "model", lists=True) == _ranked(catalog, "model", lists=False)  # stale: not read
+    ranked = []
+    original = sqlite_build.ListBuilder.rank
+    monkeypatch.setattr(sqlite_build.ListBuilder, "rank", lambda self, key, size=None: ranked.append(key)
+                        or original(self, key, size))
+    assert refresher._ranked_lists(catalog.store, tmp_path) == left  # what the refresher process runs
+    assert len(ranked) <= left and catalog.lists_left() == 0
+    served.clear()
+    assert _ranked(catalog, "model", lists=True) == _ranked(catalog, "model", lists=False)
+    assert served == ['("model")']
+
+
+def test_keys_of_the_same_words_are_ranked_once(catalog, few_lists, served, monkeypatch):
+    """A word and its prefix (`such`, `such*`), or two prefixes (`explai*`, `explain*`), that match
+    the same words of the index are one list: ranked once, kept under each key, each read."""
+    keys = [p.key for p in catalog.search("model", limit=1, snippets=False)]
+    catalog.tag(keys, ["later"])  # the index changed: every list is ranked again
+    ranked = []
+    original = sqlite_build.ListBuilder.rank
+    monkeypatch.setattr(sqlite_build.ListBuilder, "rank", lambda self, key, size=None: ranked.append(key)
+                        or original(self, key, size))
+    built, left = catalog.store.lists.refresh(budget=None, rescored=False)
+    with catalog.store.read() as tx:
+        keys = tx.lists.keys()
+        spans = tx.lists.builder.spans(keys)
+    assert spans['("model")'] == ("model", "model")
+    shared = [k for k in keys if list(spans.values()).count(spans.get(k)) > 1]
+    assert shared, "the corpus has keys of one span"
+    assert left == 0 and built == len(keys)
+    assert len(ranked) == len(set(spans.values())) + len([k for k in keys if k not in spans]) < len(keys)
+    for key in shared:
+        word, prefix = scoring.term(key)
+        query = word + ("*" if prefix else "")
+        served.clear()
+        assert _ranked(catalog, query, lists=True) == _ranked(catalog, query, lists=False)
+        assert served == [key]
 
 
 def test_too_many_changes_stop_rescoring_until_a_rebuild(catalog, few_lists, served, monkeypatch):

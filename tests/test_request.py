@@ -66,10 +66,10 @@ def test_the_word_being_typed_is_checked_for_typos(seeded):
 
 
 def test_a_request_is_made_once_and_refuses_what_cannot_mean_anything(seeded):
-    with pytest.raises(QueryError, match="unknown filter author:kim"):
-        request("author:kim")
+    with pytest.raises(QueryError, match="unknown filter journal:kim"):
+        request("journal:kim")
     with pytest.raises(QueryError, match="cannot sort by 'author'"):
         request("graph", "author")
-    assert seeded.suggest("author:kim") == [] and not seeded.highlight_terms("author:kim")
+    assert seeded.suggest("journal:kim") == [] and not seeded.highlight_terms("journal:kim")
     with pytest.raises(TypeError):
         seeded.search(request("graph"), sort="year")  # the request has its own order

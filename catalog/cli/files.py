@@ -20,29 +20,44 @@ from catalog.cli.common import EPILOG, _fail, _open
               help="JSON/CSV: read FIELD (title, abstract, authors, year, venue, doi, url, arxiv_id, kind) "
                    "from COLUMN. Repeatable.")
 @click.option("--verbose", "-v", is_flag=True,
-              help="List each merge: which entry went into which paper, on what evidence.")
+              help="List each merge: which entry went into which paper, on what evidence; and each PDF.")
+@click.option("--link/--copy", default=None,
+              help="PDFs: leave them where they are (link), or copy them into the catalog's folder of files "
+                   "(the default; $CATALOG_ATTACH=link changes it).")
 @click.pass_context
-def import_cmd(ctx, paths, venue, year, mapping, verbose):
-    """Import paper lists, BibTeX (.bib), RIS (.ris), JSON/JSONL and CSV files, or folders of them.
+def import_cmd(ctx, paths, venue, year, mapping, verbose, link):
+    """Import paper lists, BibTeX (.bib), RIS (.ris), JSON/JSONL and CSV files, PDFs, or folders of them.
 
     Papers already in the catalog (same DOI, arXiv id, abstract or title, when nothing
     contradicts it) are not added again: their empty fields are filled in, and your tags,
     notes and ratings stay. Re-importing a file changes nothing. Bad entries are reported
     and skipped. `catalog split KEY` undoes a wrong merge.
+
+    A PDF is attached to the paper it is (its DOI or arXiv id, else its title and abstract),
+    or becomes a new paper from its own text.
     """
-    from catalog.cli.progress import import_progress
+    from catalog.cli.progress import import_progress, ranking_progress
     from catalog.text.terminal import safe
 
     if not any(path.exists() for path in paths):  # before opening: a new --db is not made for nothing
         _fail("nothing to import: " + "; ".join(f"{path}: no such file or folder" for path in paths))
     _no_new_folders(ctx)
     catalog = _open(ctx, create=True)
-    with import_progress(paths) as advance:
-        report = catalog.import_paths(paths, venue=venue, year=year, progress=advance, mapping=mapping,
-                                      background=True)  # the discovery cache: catalog/discover/refresher.py
+    with ranking_progress() as ranking:
+        try:
+            with import_progress(paths) as advance:
+                # background: the ranked lists here, the discovery cache in catalog/discover/refresher.py
+                report = catalog.import_paths(paths, venue=venue, year=year, progress=advance, mapping=mapping,
+                                              background=True, ranking=ranking.advance, link=link)
+        except KeyboardInterrupt:
+            if ranking.started is None:
+                raise
+            _fail(f"interrupted while ranking lists of frequent words: {ranking.left:,} left, ranked in the"
+                  " background now (the papers are imported)", code=130)
     if not report.files:
-        _fail("nothing to import: no paper lists (.txt, .md), .bib, .json, .jsonl or .csv files in "
+        _fail("nothing to import: no paper lists (.txt, .md), .bib, .json, .jsonl, .csv or .pdf files in "
               + ", ".join(str(p) for p in paths))
+    _say_pdfs(report)
     for warning in report.warnings:
         click.echo(f"catalog: {safe(str(warning))}", err=True)  # each says what became of it
     for f in report.errors:
@@ -51,8 +66,40 @@ def import_cmd(ctx, paths, venue, year, mapping, verbose):
         for merge in report.merges:
             click.echo(safe(merge), err=True)
     click.echo(report.summary(verbose=verbose), err=True)
+    if ranking.done:
+        click.echo(f"ranked the lists of {ranking.done:,} frequent words and prefixes in {ranking.seconds:.1f} s",
+                   err=True)
     if report.errors or report.warnings:  # something in the files did not go in
         sys.exit(1)
+
+
+def _say_pdfs(report) -> None:
+    """One line for the PDFs of an import: attached to papers already here, new, not imported."""
+    pdfs = [f for f in report.files if f.path.lower().endswith(".pdf")]
+    if not pdfs:
+        return
+    matched = sum(1 for f in pdfs if f.known and f.merges)
+    new = sum(1 for f in pdfs if f.new)
+    had = sum(1 for f in pdfs if f.known and not f.merges)
+    click.echo(f"PDFs: {matched} attached to papers already here, {new} new papers from their own text, "
+               f"{had} attached before, {sum(1 for f in pdfs if f.error)} not imported", err=True)
+
+
+def add_pdfs(catalog, files: list[Path], link: bool | None) -> bool:
+    """`catalog add FILE.pdf`: each PDF attached to the paper it is (its DOI or arXiv id, else
+    its title and abstract), or made a new paper from its own text, one line each; whether all
+    went in."""
+    from catalog.text.terminal import safe
+
+    reports = catalog.import_pdfs(list(files), link=link)
+    for f in reports:
+        for line in f.merges:
+            click.echo(safe(line), err=True)
+        if f.error:
+            click.echo(f"catalog: {safe(f.error)}", err=True)
+        elif f.known and not f.merges:
+            click.echo(f"{safe(f.path)} is attached already", err=True)
+    return not any(f.error for f in reports)
 
 
 def _no_new_folders(ctx) -> None:
@@ -160,7 +207,37 @@ def annotations_import(ctx, file, theirs):
         click.echo(f"catalog: conflict: {safe(conflict)}", err=True)
     for missing in report.not_found:
         click.echo(f"catalog: not in this catalog: {safe(missing)}", err=True)
+    for unsure in report.ambiguous:
+        click.echo(f"catalog: ambiguous, not applied: {safe(unsure)}", err=True)
     click.echo(report.summary(), err=True)
 
 
-COMMANDS = (import_cmd, export_cmd, annotations)
+@click.group()
+def citekey():
+    """Cite keys: each paper's is given once (docs/formats.md, "Cite keys")."""
+
+
+@citekey.command("regen")
+@click.argument("query", nargs=-1)
+@click.pass_context
+def citekey_regen(ctx, query):
+    """Make the cite keys of the papers QUERY selects again by the pattern (a key a paper's file
+    gave it stays), and list every change."""
+    from catalog.text.terminal import safe
+
+    changes = _open(ctx).regen_citekeys(" ".join(query))
+    for key, old, new in changes:
+        click.echo(f"{key}  {safe(old or '(none)')} -> {safe(new)}")
+    click.echo(f"{len(changes)} cite {'key' if len(changes) == 1 else 'keys'} changed", err=True)
+
+
+@citekey.command("pattern")
+@click.argument("pattern", required=False)
+@click.pass_context
+def citekey_pattern(ctx, pattern):
+    """Show the pattern new cite keys are made by, or set it (like auth.lower+year+shorttitle;
+    parts: auth, auth.lower, year, shorttitle, title3). Keys already given stay until regen."""
+    click.echo(_open(ctx).citekey_pattern(pattern))
+
+
+COMMANDS = (import_cmd, export_cmd, annotations, citekey)

@@ -44,6 +44,8 @@ def summary_line(p: PaperSummary) -> Text:
     line.append(p.key, style="cyan")
     line.append("  ")
     line.append(safe(p.title), style="bold")
+    if p.authors:
+        line.append(f"  {safe(p.authors)}", style="italic")
     meta = " ".join(x for x in (safe(p.venue), safe(p.year or "")) if x)
     if meta:
         line.append(f"  {meta}", style="dim")

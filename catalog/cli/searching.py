@@ -37,6 +37,7 @@ def search(ctx, query, limit, sort, reverse, within, as_json):
     catalog = _open(ctx)
     papers = catalog.search(asked, limit=limit, within=within)
     suggestions = catalog.suggest(asked)  # words (almost) no paper holds: their closest words
+    _lists_left(catalog)
     if as_json:
         output.print_json(output.search_json(text, papers, suggestions))
         return
@@ -48,6 +49,16 @@ def search(ctx, query, limit, sort, reverse, within, as_json):
         click.echo(f"No paper has {'DOI' if named.kind == 'doi' else 'arXiv id'} {named.value}.", err=True)
     elif not papers:
         click.echo("No papers match; try fewer words, OR, or prefix*.", err=True)
+
+
+def _lists_left(catalog) -> None:
+    """Say on stderr when ranked lists of frequent words are still to be ranked (an import cut
+    short, or still at it): until then those words rank every match. Nobody at it: the
+    detached refresher is started to finish them."""
+    left = catalog.lists_left()
+    if left:
+        catalog.rank_lists_elsewhere()
+        click.echo(f"ranking lists: {left:,} left (until then searches of frequent words take longer)", err=True)
 
 
 @click.command("list", epilog=EPILOG)
@@ -81,6 +92,24 @@ def show(ctx, key, as_json):
         output.print_json(detail.as_json())
     else:
         output.print_detail(detail)
+
+
+@click.command(epilog=EPILOG)
+@click.argument("query", nargs=-1)
+@click.option("--limit", "-n", default=100, show_default=True, type=click.IntRange(1, 1_000_000))
+@json_option
+@click.pass_context
+def authors(ctx, query, limit, as_json):
+    """People with the most papers (among those QUERY finds), with how many each wrote."""
+    from catalog.cli import output
+
+    found = _open(ctx).authors(" ".join(query), limit=limit)
+    if as_json:
+        output.print_json([{"name": a.name, "papers": a.papers} for a in found])
+    elif not found:
+        click.echo("No authors among these papers.", err=True)
+    else:
+        output.print_table(["author", "papers"], [(a.name, a.papers) for a in found])
 
 
 @click.command()
@@ -248,4 +277,4 @@ def open_cmd(ctx, key, link_only, print_only):
         _fail(f"no browser to open {link} (set $BROWSER)")
 
 
-COMMANDS = (search, list_cmd, show, open_cmd, tags, stats, saved, tui)
+COMMANDS = (search, list_cmd, show, open_cmd, tags, authors, stats, saved, tui)

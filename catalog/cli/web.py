@@ -14,11 +14,13 @@ from catalog.cli.common import _fail, _open, json_option
 @click.argument("identifiers", nargs=-1)
 @click.option("--from", "from_file", type=click.Path(dir_okay=False, path_type=Path),
               help="Read identifiers from FILE, one per line ('-': standard input; # starts a comment).")
+@click.option("--link/--copy", default=None,
+              help="PDFs: leave them where they are, or copy them into the catalog's folder of files (the default).")
 @json_option
 @click.pass_context
-def add(ctx, identifiers, from_file, as_json):
+def add(ctx, identifiers, from_file, link, as_json):
     """Add papers by DOI, arXiv id or link: fetch each record and add it, or fill in the paper
-    already here.
+    already here. A PDF file is attached to the paper it is, or becomes one (docs/files.md).
 
     \b
     catalog add 10.48550/arXiv.1706.03762 arXiv:1706.03762 https://arxiv.org/abs/1706.03762v5
@@ -34,8 +36,17 @@ def add(ctx, identifiers, from_file, as_json):
     from catalog.text.terminal import safe
 
     wanted = list(identifiers) + (_read_list(from_file) if from_file else [])
+    pdfs = [Path(text) for text in wanted if text.lower().endswith(".pdf") and Path(text).is_file()]
+    added = True
+    if pdfs:
+        from catalog.cli.files import add_pdfs
+
+        wanted = [text for text in wanted if Path(text) not in pdfs]
+        added = add_pdfs(_open(ctx, create=True), pdfs, link)
+        if not wanted:
+            sys.exit(0 if added else 1)
     if not wanted:
-        _fail("nothing to add: give DOIs, arXiv ids or links, or --from FILE")
+        _fail("nothing to add: give DOIs, arXiv ids or links, PDF files, or --from FILE")
     from catalog.fetching import identifiers as parsing
 
     for text in wanted:  # before opening: a typo must not make a new catalog
@@ -64,7 +75,7 @@ def add(ctx, identifiers, from_file, as_json):
     results = catalog.add_identifiers(wanted, on_each=each)
     if as_json:
         click.echo(json.dumps([a.as_json() for a in results], ensure_ascii=False, indent=2))
-    if any(a.outcome == "failed" for a in results):
+    if any(a.outcome == "failed" for a in results) or not added:
         sys.exit(1)
 
 

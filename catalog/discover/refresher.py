@@ -3,9 +3,10 @@
     python -m catalog.discover.refresher DB      # what `start` runs, detached
     CATALOG_REFRESH_SERVER=URL python -m catalog.discover.refresher --server   # a PostgreSQL catalog
 
-It also ranks again the ranked lists of frequent words (catalog/store/lists/) when an
-import left some that searches cannot read (past a few hundred changed papers): minutes on a
-large catalog, each list ranked in a read transaction, so writers never wait on it. Searches
+It also ranks the ranked lists of frequent words (catalog/store/lists/) that searches cannot
+read, before the discovery cache: those `catalog import` left when it was cut short (it ranks
+them itself before it returns), or a search found left (it starts this process when none is at
+work). Each list is ranked in a read transaction, so writers never wait on it. Searches
 keep no list of their own while it runs (they give way), a write held up by another writer is
 tried again, and what it ranked stays ranked: a run cut short is resumed by the next.
 
@@ -112,13 +113,15 @@ def main(argv: list[str] | None = None) -> int:
             if not mine:
                 return 0
             for _ in range(ROUNDS):
+                # The lists first: until they are ranked a frequent word's search ranks every
+                # match, while discovery waits only for its own commands.
+                built = _ranked_lists(store, cache_dir)
                 # None when it was fresh, or when there is no discovery to keep (no extra)
                 report = engine(store).refresh() if installed("discover") else None
                 if report is not None:
                     _log(cache_dir, f"{report.kind} {report.papers} papers "
                                     f"(+{report.added} ~{report.changed} -{report.removed}) "
                                     f"in {report.seconds:.1f} s")
-                built = _ranked_lists(store, cache_dir)
                 if report is None and not built:  # both fresh
                     break
         return 0

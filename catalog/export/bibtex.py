@@ -128,7 +128,7 @@ TYPES = {
 
 def fields(p: ExportPaper) -> tuple[str, list[tuple[str, str]]]:
     """The entry type and its fields for one paper."""
-    out: list[tuple[str, str]] = [("title", title(p.citation_title))]
+    out: list[tuple[str, str]] = [("title", title(p.exported_title))] if p.exported_title else []
     people = split_people(p.authors)
     if people:
         out.append(("author", " and ".join(person(n) for n in people)))

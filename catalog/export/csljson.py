@@ -37,7 +37,9 @@ TYPES = {"article": "article-journal", "conference": "paper-conference", "chapte
 def item(p: ExportPaper, key: str) -> dict[str, object]:
     preprint = not p.venue or p.venue.lower() == "arxiv"
     kind = TYPES.get(p.kind or "") or ("article" if preprint else "paper-conference")
-    out: dict[str, object] = {"id": key, "type": kind, "title": p.citation_title}
+    out: dict[str, object] = {"id": key, "type": kind}
+    if p.exported_title:
+        out["title"] = p.exported_title
     people = [n for n in split_people(p.authors) if n != "et al."]
     if people:
         out["author"] = [person(n) for n in people]

@@ -42,6 +42,8 @@ def paper(p: ExportPaper) -> list[str]:
     title = f"**{escape(p.display_title)}**"
     if p.link:
         title = f"[{title}]({_link_target(p.link)})"
+    if not p.exported_title:
+        title += " (untitled; headline derived from the abstract)"
     meta = [escape(p.authors)] if p.authors else []
     where = " ".join(x for x in (p.venue or "", str(p.year or "")) if x)
     if where:

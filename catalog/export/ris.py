@@ -36,7 +36,9 @@ def entry(p: ExportPaper, key: str) -> dict[str, object]:
     else:
         preprint = not p.venue or p.venue.lower() == "arxiv"
         kind = "UNPB" if preprint else "CPAPER"
-    out: dict[str, object] = {"type_of_reference": kind, "id": key, "title": _line(p.citation_title)}
+    out: dict[str, object] = {"type_of_reference": kind, "id": key}
+    if p.exported_title:
+        out["title"] = _line(p.exported_title)
     people = [n for n in split_people(p.authors) if n != "et al."]
     if people:
         out["authors"] = [n if is_organisation(n) else ", ".join(filter(None, reversed(name_parts(n))))

@@ -22,15 +22,14 @@ from datetime import datetime
 from pathlib import Path
 from typing import NamedTuple
 
-from catalog import rules
+from catalog import citekeys, rules
 from catalog.searching import acronyms
 from catalog.importing import dedupe, merges
 from catalog.importing.identity import insert_papers
 from catalog.ingest.mapping import FieldMap
-from catalog.ingest.records import IngestError
+from catalog.ingest.records import IngestError, PaperRecord
 from catalog.ingest.formats import SUFFIXES
 from catalog.importing.prepare import Batch, Job, Opened, prepare_batch
-from catalog.ingest.records import PaperRecord
 from catalog.importing import reader
 from catalog.importing.reader import Reader, WorkerError
 from catalog.results import FileReport, ImportReport
@@ -178,7 +177,7 @@ def _import_file(store: Store, reader: Reader, plan: _Plan, report: FileReport,
             unindexed = _Unindexed()
             keywords: list[tuple[int, str]] = []
             for batch in items:
-                keywords.extend(_store_batch(tx, batch, source_id, now, report, unindexed).tags)
+                keywords.extend(_store_batch(tx, batch, source_id, now, report, unindexed, opened.format).tags)
                 if progress:
                     progress(batch.records)
             if report.new == 0 and report.known == 0:
@@ -208,7 +207,7 @@ def import_records(store: Store, records: list[PaperRecord], *, origin: str, for
                                           format=format, imported_at=now, warnings="")
         with tx.imports.bulk_load():
             unindexed = _Unindexed()
-            batched = _store_batch(tx, batch, source_id, now, report, unindexed)
+            batched = _store_batch(tx, batch, source_id, now, report, unindexed, format)
             unindexed.flush(tx)
             for paper_id, name in batched.tags:
                 tx.edits.add_tag(paper_id, name)
@@ -291,7 +290,7 @@ class _Unindexed:
 
 
 def _store_batch(tx, batch: Batch, source_id: int, now: datetime,
-                 report: FileReport, unindexed: _Unindexed) -> _Batched:
+                 report: FileReport, unindexed: _Unindexed, fmt: str) -> _Batched:
     """Store one batch: new papers inserted, known ones filled in, provenance, merges and each
     record's fields kept."""
     papers = batch.papers
@@ -304,6 +303,8 @@ def _store_batch(tx, batch: Batch, source_id: int, now: datetime,
         inserted = insert_papers(tx, [papers[i] for i in new], [batch.fields[i] for i in new], taken, now)
         ids.update(zip(new, inserted))
         unindexed.added(inserted[0])
+        _give_citekeys(tx, [(ids[i], papers[i], batch.fields[i]) for i in new], fmt, report)
+        tx.imports.set_authors([(ids[i], batch.fields[i].authors) for i in new if batch.fields[i].authors])
         _learn_acronyms(tx, [batch.acronyms[i] for i in new] if batch.acronyms else [],
                         [batch.fields[i].abstract_text for i in new])
     matched = sorted(found)
@@ -313,6 +314,8 @@ def _store_batch(tx, batch: Batch, source_id: int, now: datetime,
             unindexed.flush(tx)
         changed, filled = dedupe.merge(tx, [(ids[i], papers[i].record) for i in matched], now)
         report.merged += changed
+        tx.imports.set_authors([(ids[i], papers[i].record.authors) for i, gave in zip(matched, filled)
+                                if "authors" in gave])
     report.new += len(new)
     report.known += len({ids[i] for i in matched})
     tx.imports.add_provenance(
@@ -320,6 +323,34 @@ def _store_batch(tx, batch: Batch, source_id: int, now: datetime,
     merges.store_merges(tx, _merges(papers, ids, found, dict(zip(matched, filled)), source_id, report), now)
     return _Batched(filled=sorted({name for names in filled for name in names}),
                     tags=_keep_records(tx, papers, ids, source_id))
+
+
+def _give_citekeys(tx, new: list[tuple[int, dedupe.Paper, object]], fmt: str, report: FileReport) -> None:
+    """Each new paper's cite key, given once: its file's (BibTeX's entry key; a CSL `id` or RIS
+    `ID` LaTeX can cite), else one made from its authors, year and title. A key another paper
+    has takes a suffix (a file's key -2, a made one a, b...), and a file's key that had to is
+    reported."""
+    wanted: list[tuple[int, str, bool, int]] = []
+    pattern = tx.imports.setting(citekeys.SETTING) or citekeys.PATTERN
+    for paper_id, paper, row in new:
+        records = [r for r in (paper.record, *(m.record for m in paper.merges)) if r.kept is not None]
+        own = citekeys.own_key([(fmt, r.kept.cite_key) for r in records])
+        key = own or citekeys.made_key(authors=row.authors, year=row.year, title=row.title or row.headline,
+                                       venue=row.venue, fallback="paper", pattern=pattern)
+        wanted.append((paper_id, key, own is None, paper.record.line))
+    taken = tx.imports.citekeys_taken([key for _, key, _, _ in wanted])
+    rows = []
+    for paper_id, key, made, line in wanted:
+        given, n = key, 0
+        while given.lower() in taken or (n and tx.imports.citekeys_taken([given])):
+            n += 1
+            given = citekeys.suffixed(key, n, generated=made)
+        taken.add(given.lower())
+        rows.append((paper_id, given, made))
+        if given != key and not made:
+            report.warnings.append(f"{report.path}:{line}: cite key '{key}' is another paper's already;"
+                                   f" this paper's is '{given}'")
+    tx.imports.add_citekeys(rows)
 
 
 def _keep_records(tx, papers: list[dedupe.Paper], ids: dict[int, int], source_id: int) -> list[tuple[int, str]]:

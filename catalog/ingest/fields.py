@@ -134,7 +134,7 @@ def bibtex_authors(value: str) -> str | None:
     """'Vaswani, Ashish and Shazeer, Noam and others' -> 'Ashish Vaswani, Noam Shazeer, et al.'"""
     from bibtexparser.middlewares.names import split_multiple_persons_names
 
-    names = [_person(tex_to_text(n) if ("\\" in n or "{" in n) else n)
+    names = [_person(tex_to_text(n) if ("\\" in n or "{" in n or "~" in n) else n)
              for n in split_multiple_persons_names(squash(value))]
     return join_people(names)
 

@@ -1,6 +1,7 @@
 """A whole query that names one paper: its key (or a key prefix), a DOI or an arXiv id.
 
     njzfydv  njzf          a key, or a unique prefix of 4+ characters (a trailing * is allowed)
+    vaswani2017attention   a cite key (letters and a digit: looked up, else searched as text)
     10.1145/3580305.3599256, doi:10.1145/..., https://doi.org/10.1145/...
     2501.01234  arXiv:2501.01234v2  https://arxiv.org/abs/2501.01234  cs/0101001
 
@@ -25,7 +26,7 @@ _ARXIV = re.compile(
 
 @dataclass(frozen=True)
 class Identifier:
-    kind: str  # "key", "doi" or "arxiv"
+    kind: str  # "key", "doi", "arxiv" or "citekey"
     value: str  # as the store keeps it
 
 
@@ -41,7 +42,13 @@ def identify(query: str) -> Identifier | None:
     key = text.rstrip("*").lower()
     if _KEY.fullmatch(key):
         return Identifier("key", key)
+    if _CITEKEY.fullmatch(text) and any(ch.isdigit() for ch in text):
+        return Identifier("citekey", text)
     return None
+
+
+# A cite key as people write them: vaswani2017attention, Smith2019-2, DBLP:conf/iclr/KingmaB14.
+_CITEKEY = re.compile(r"[A-Za-z][\w:./+-]*")
 
 
 def _unquoted(text: str) -> str:

@@ -48,7 +48,8 @@ def understood(tx, asked: SearchRequest) -> tuple[Query, list[int]]:
     A full key always names its paper. A key prefix of 4+ characters names the one paper
     whose key starts with it, but only when the word finds nothing as text: a word that is
     also a key prefix (`graph`) searches as usual. A DOI or arXiv id is also searched as a
-    phrase (abstracts that cite it: the request's query)."""
+    phrase (abstracts that cite it: the request's query). A cite key (`vaswani2017attention`,
+    `rame72`, which reads as a key prefix too) names the papers that have it or had it."""
     found, parsed = asked.named, asked.query
     if found is None:
         return parsed, []
@@ -56,10 +57,16 @@ def understood(tx, asked: SearchRequest) -> tuple[Query, list[int]]:
         pid = tx.papers.paper_id(found.value)
         if pid is None:
             matches = tx.papers.keys_starting(found.value, 2)
-            if len(matches) != 1 or _finds_text(tx, found.value, asked.text.strip().endswith("*")):
+            if len(matches) == 1 and not _finds_text(tx, found.value, asked.text.strip().endswith("*")):
+                named = [matches[0][0]]
+            elif matches:
                 return parsed, []
-            pid = matches[0][0]
-        named = [pid]
+            else:  # `rame72` reads as a key prefix too: it may be a cite key
+                named = tx.papers.ids_with_citekey(asked.text.strip())
+        else:
+            named = [pid]
+    elif found.kind == "citekey":
+        named = tx.papers.ids_with_citekey(found.value)
     else:
         named = tx.papers.ids_with_doi(found.value) if found.kind == "doi" else tx.papers.ids_with_arxiv_id(found.value)
     if named:

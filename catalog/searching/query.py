@@ -24,8 +24,8 @@ from dataclasses import dataclass, field
 from catalog.rules import STATUSES
 from catalog.text.cjk import cjk_spaced
 
-FILTERS = ("venue", "year", "tag", "status", "rating", "has", "key", "topic")
-HAS_VALUES = ("notes", "tags", "rating", "title", "abstract", "authors")
+FILTERS = ("venue", "year", "tag", "status", "rating", "has", "key", "topic", "citekey", "author")
+HAS_VALUES = ("notes", "tags", "rating", "title", "abstract", "authors", "pdf", "files")
 MAX_QUERY_CHARS = 10_000
 MAX_QUERY_TERMS = 64
 MAX_QUERY_KEYS = 400  # SQLite refuses an OR tree deeper than 1,000
@@ -169,8 +169,8 @@ def _item(raw: str, quoted: bool) -> tuple[Text | Filter | None, bool]:
 
 
 def _refuse_unknown_filter(name: str, value: str) -> None:
-    """`author:kim` looks like a filter and would silently match nothing: say which exist.
-    Not for `3:1`, `http://...`, `中文:x` or a quoted `"author:kim"` (searched as text)."""
+    """`journal:kim` looks like a filter and would silently match nothing: say which exist.
+    Not for `3:1`, `http://...`, `中文:x` or a quoted `"journal:kim"` (searched as text)."""
     if name.isascii() and name.isalpha() and not value.startswith("/"):
         raise QueryError(
             f"unknown filter {name}:{value}: the filters are {', '.join(f + ':' for f in FILTERS)}"
@@ -187,7 +187,7 @@ _COMPARISON = re.compile(r"^(>=|<=|>|<|=)?(.+)$")
 
 def _filter(name: str, value: str) -> Filter:
     value = value.strip()
-    if name in ("venue", "tag", "key"):
+    if name in ("venue", "tag", "key", "citekey", "author"):
         if not value:
             raise QueryError(f"{name}: needs a value, e.g. {name}:{_EXAMPLE[name]}")
         return Filter(name, "=", value)
@@ -237,7 +237,8 @@ def _year(text: str, whole: str) -> int:
     return int(text)
 
 
-_EXAMPLE = {"venue": "ICML", "tag": "toread", "key": "k3x9q2m"}
+_EXAMPLE = {"venue": "ICML", "tag": "toread", "key": "k3x9q2m", "citekey": "vaswani2017attention",
+            "author": "hinton"}
 
 
 # --- sort orders --------------------------------------------------------------------------------

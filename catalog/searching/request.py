@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from catalog.searching.identifiers import Identifier, identify
-from catalog.searching.query import RELEVANCE, Query, Sort, parse
+from catalog.searching.query import FILTERS, RELEVANCE, Query, QueryError, Sort, parse
 
 
 @dataclass(frozen=True)
@@ -41,8 +41,13 @@ def request(text: str, sort: Sort | str = RELEVANCE, *, completing: bool = False
     `sort`'s order (a Sort, or its text: "year", "-year")."""
     sort = Sort.parse(sort) if isinstance(sort, str) else sort
     named = identify(text)
-    if named is not None and named.kind != "key":
+    if named is not None and named.kind not in ("key", "citekey"):
         query = parse('"' + named.value.replace('"', "") + '"')
     else:
-        query = parse(text)
+        try:
+            query = parse(text)
+        except QueryError:
+            if named is None or named.kind != "citekey" or text.strip().partition(":")[0].lower() in FILTERS:
+                raise
+            query = parse('"' + text + '"')  # DBLP:conf/iclr/KingmaB14 is a key, not a filter
     return SearchRequest(text, query, named, sort, completing)

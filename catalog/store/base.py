@@ -86,6 +86,10 @@ class Papers(Role):
         """The paper's AttachmentViews, numbered in the order attached."""
 
     @abstractmethod
+    def papers_with_file(self, sha256: str) -> list[int]:
+        """Ids of the papers a file with these bytes is attached to."""
+
+    @abstractmethod
     def every_attachment(self) -> list[tuple[str, object]]:
         """(paper key, AttachmentView) of every attachment (doctor's check of the files)."""
 
@@ -94,6 +98,14 @@ class Papers(Role):
 
     @abstractmethod
     def export_papers(self, ids: Sequence[int]) -> list: ...
+
+    @abstractmethod
+    def author_counts(self, ids: Sequence[int] | None, limit: int) -> list:
+        """AuthorCount of the people with most papers, among these papers (all for None)."""
+
+    @abstractmethod
+    def ids_with_citekey(self, key: str) -> list[int]:
+        """Papers cited by this key (without case): their own, or a key a record of theirs had."""
 
     @abstractmethod
     def kept_records(self, ids: Sequence[int]) -> dict[int, list]:
@@ -250,6 +262,32 @@ class Imports(Role):
 
     @abstractmethod
     def add_provenance(self, places: Iterable[tuple[int, int, int]]) -> None: ...
+
+    @abstractmethod
+    def citekeys_taken(self, keys: Iterable[str]) -> set[str]:
+        """Those of these cite keys some paper has, in lower case."""
+
+    @abstractmethod
+    def add_citekeys(self, rows: Iterable[tuple[int, str, bool]]) -> None:
+        """(paper id, cite key, whether the catalog made it) of papers that have none."""
+
+    @abstractmethod
+    def set_citekey(self, paper_id: int, key: str, generated: bool) -> None:
+        """Give a paper this cite key (its old one, if any, is replaced)."""
+
+    @abstractmethod
+    def citekey_of(self, paper_id: int) -> str | None: ...
+
+    @abstractmethod
+    def setting(self, name: str) -> str | None:
+        """A catalog_setting's value (`citekey_pattern`), or None."""
+
+    @abstractmethod
+    def set_setting(self, name: str, value: str) -> None: ...
+
+    @abstractmethod
+    def set_authors(self, authors: Iterable[tuple[int, str | None]]) -> None:
+        """(paper id, its authors string) of papers whose authors are new: their people rows."""
 
     @abstractmethod
     def add_kept_records(self, rows: Iterable[tuple]) -> None:
@@ -525,6 +563,12 @@ class RankedListUpkeep(ABC):
     @abstractmethod
     def behind(self) -> bool:
         """Whether refresh has work (cheap: what an import asks)."""
+
+    @abstractmethod
+    def left(self) -> int:
+        """How many lists of words and prefixes searches cannot read now (at least 1 while the
+        words of a catalog big enough are still to be chosen; 0 for a catalog too small to keep
+        any). Cheap: a search asks, to say so."""
 
     @abstractmethod
     def keep(self, made: list) -> None:

@@ -16,6 +16,8 @@ TABLES = (
               " authors, venue, year, doi, arxiv_id, url, kind, tags_text, notes_text, added_at, updated_at"),
     ("provenance", "paper_id, source_id, position"),
     ("kept_record", "source_id, position, paper_id, entry_type, cite_key, fields"),
+    ("citekey", "paper_id, key, generated"),
+    ("paper_author", "paper_id, position, name, family, folded, folded_family, folded_short"),
     ("paper_merge", "id, paper_id, source_id, position, evidence, filled, record, merged_at"),
     ("tag", "id, name"),
     ("paper_tag", "paper_id, tag_id"),
@@ -30,7 +32,7 @@ TABLES = (
 )
 BATCH = 2000
 # Booleans SQLite keeps as 0/1, which PostgreSQL takes only as true/false.
-BOOLEANS = {"acronym": ("ordinary",)}
+BOOLEANS = {"acronym": ("ordinary",), "citekey": ("generated",)}
 
 
 # Whose marks and notes a row holds: the copier's in the source are the copier's in the target.

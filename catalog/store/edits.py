@@ -160,14 +160,16 @@ class EditQueries(Edits):
                  "updated_at": str(row["updated_at"])})
         papers = []
         for row in self.conn.execute(
-                "SELECT p.id, p.key, p.fingerprint, p.doi, p.arxiv_id, p.title, p.headline, p.user_title,"
-                " coalesce(r.status, 'unread') AS status, r.rating FROM paper p"
+                "SELECT p.id, p.key, p.fingerprint, p.doi, p.arxiv_id, ck.key AS cite_key, p.title, p.headline,"
+                " p.year, p.authors, p.user_title, coalesce(r.status, 'unread') AS status, r.rating FROM paper p"
                 " LEFT JOIN paper_reader r ON r.paper_id = p.id AND r.reader = ?"
+                " LEFT JOIN citekey ck ON ck.paper_id = p.id"
                 " WHERE r.paper_id IS NOT NULL OR p.user_title IS NOT NULL"
                 " OR p.id IN (SELECT paper_id FROM paper_tag) OR p.id IN (SELECT paper_id FROM note) ORDER BY p.id",
                 (self.user,)):
             papers.append({name: row[name] for name in (
-                "key", "fingerprint", "doi", "arxiv_id", "title", "headline", "user_title", "status", "rating")}
+                "key", "fingerprint", "doi", "arxiv_id", "cite_key", "title", "headline", "year", "authors",
+                "user_title", "status", "rating")}
                 | {"tags": tags.get(row["id"], []), "notes": notes.get(row["id"], [])})
         return papers
 

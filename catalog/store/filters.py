@@ -1,9 +1,10 @@
-"""The query language's filters (venue:, year:, tag:, status:, rating:, has:, key:, topic:) as SQL
+"""The query language's filters (venue:, year:, tag:, status:, rating:, has:, key:, topic:, citekey:, author:) as SQL
 conditions on `paper p`: plain SQL both backends run (`venue` and `tag.name` compare without
 case on both: NOCASE in SQLite, citext in PostgreSQL). Each backend's compiler adds the words."""
 
 from __future__ import annotations
 
+from catalog.people import fold
 from catalog.searching.query import Filter
 
 TAGGED = "SELECT pt.paper_id FROM paper_tag pt JOIN tag t ON t.id = pt.tag_id WHERE {}"
@@ -20,6 +21,16 @@ def filter_sql(f: Filter, reader: str) -> tuple[str, list]:
     """A condition on `paper p` and its parameters; `reader`: whose status and rating."""
     if f.field == "venue":
         return "p.venue = ?", [f.value]  # the column compares without case
+    if f.field == "citekey":  # the paper's own, or one a record of it had (compared without case)
+        return ("p.id IN (SELECT paper_id FROM citekey WHERE key = ?"
+                " UNION SELECT paper_id FROM kept_record WHERE cite_key = ?)"), [f.value, f.value]
+    if f.field == "author":
+        # A family name or its start (`hinton`, `maaten` in "van der Maaten"), or a name from
+        # its first given name on (`geoffrey hinton`, `laurens van`); accents and case aside.
+        folded = like_escape(fold(str(f.value)))
+        return ("p.id IN (SELECT paper_id FROM paper_author WHERE (' ' || folded_family) LIKE ? ESCAPE '\\'"
+                " OR folded LIKE ? ESCAPE '\\' OR folded_short LIKE ? ESCAPE '\\')"), [
+                    f"% {folded}%", f"{folded}%", f"{folded}%"]
     if f.field == "key":
         return "p.key LIKE ? ESCAPE '\\'", [like_escape(str(f.value).lower()) + "%"]
     if f.field == "status":
@@ -41,6 +52,8 @@ def filter_sql(f: Filter, reader: str) -> tuple[str, list]:
             "title": "coalesce(p.user_title, p.title) IS NOT NULL",
             "abstract": "p.abstract != ''",
             "authors": "coalesce(p.authors, '') != ''",
+            "pdf": "p.id IN (SELECT paper_id FROM attachment WHERE lower(path) LIKE '%.pdf')",
+            "files": "p.id IN (SELECT paper_id FROM attachment)",
         }[f.value], []
     if f.field == "topic":  # the whole catalog's stored topics (scope '')
         return "p.id IN (SELECT paper_id FROM topic WHERE scope = '' AND number = ?)", [f.value]

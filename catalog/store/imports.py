@@ -95,6 +95,43 @@ class ImportQueries(Imports):
             "INSERT INTO provenance(paper_id, source_id, position) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
             places)
 
+    def citekeys_taken(self, keys: Iterable[str]) -> set[str]:
+        found: set[str] = set()
+        for part, marks in chunks(list(keys)):
+            found.update(k.lower() for k in self.conn.execute(
+                f"SELECT key FROM citekey WHERE key IN ({marks})", part).scalars())
+        return found
+
+    def add_citekeys(self, rows: Iterable[tuple[int, str, bool]]) -> None:
+        self.conn.executemany("INSERT INTO citekey(paper_id, key, generated) VALUES (?, ?, ?)"
+                              " ON CONFLICT DO NOTHING", rows)
+
+    def set_citekey(self, paper_id: int, key: str, generated: bool) -> None:
+        self.conn.execute("DELETE FROM citekey WHERE paper_id = ?", (paper_id,))
+        self.conn.execute("INSERT INTO citekey(paper_id, key, generated) VALUES (?, ?, ?)",
+                          (paper_id, key, generated))
+
+    def citekey_of(self, paper_id: int) -> str | None:
+        return self.conn.execute("SELECT key FROM citekey WHERE paper_id = ?", (paper_id,)).scalar()
+
+    def setting(self, name: str) -> str | None:
+        return self.conn.execute("SELECT value FROM catalog_setting WHERE name = ?", (name,)).scalar()
+
+    def set_setting(self, name: str, value: str) -> None:
+        self.conn.execute("INSERT INTO catalog_setting(name, value) VALUES (?, ?)"
+                          " ON CONFLICT(name) DO UPDATE SET value = excluded.value", (name, value))
+
+    def set_authors(self, authors: Iterable[tuple[int, str | None]]) -> None:
+        from catalog.people import people
+
+        authors = list(authors)
+        for part, marks in chunks([paper_id for paper_id, _ in authors]):
+            self.conn.execute(f"DELETE FROM paper_author WHERE paper_id IN ({marks})", part)
+        self.conn.executemany(
+            "INSERT INTO paper_author(paper_id, position, name, family, folded, folded_family, folded_short)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?)",
+            [(paper_id, *person) for paper_id, names in authors for person in people(names)])
+
     def add_kept_records(self, rows: Iterable[tuple]) -> None:
         self.conn.executemany(
             "INSERT INTO kept_record(source_id, position, paper_id, entry_type, cite_key, fields)"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from catalog.results import ExportPaper, PaperDetail, PaperState, PaperSummary, TagCount
+from catalog.results import AuthorCount, ExportPaper, PaperDetail, PaperState, PaperSummary, TagCount
 from catalog.store import rows
 from catalog.store.base import Papers
 from catalog.store.rows import READER_JOIN, SUMMARY_COLUMNS, chunks
@@ -88,6 +88,10 @@ class PaperReads(Papers):
             f"SELECT {rows.ATTACHMENT_COLUMNS} FROM attachment a WHERE a.paper_id = ? ORDER BY a.id",
             (paper_id,)), 1))
 
+    def papers_with_file(self, sha256: str) -> list[int]:
+        return self.conn.execute("SELECT DISTINCT paper_id FROM attachment WHERE sha256 = ? ORDER BY paper_id",
+                                 (sha256,)).scalars()
+
     def every_attachment(self) -> list[tuple[str, object]]:
         """(paper key, AttachmentView) of every attachment, by paper."""
         found, numbers = [], {}
@@ -116,7 +120,8 @@ class PaperReads(Papers):
             for row in self.conn.execute(
                     "SELECT p.id, p.key, p.fingerprint, p.title, p.headline, p.user_title, p.authors, p.venue,"
                     " p.year, coalesce(r.status, 'unread') AS status, r.rating, p.doi, p.arxiv_id, p.url, p.kind,"
-                    f" p.abstract, p.added_at FROM paper p {READER_JOIN} WHERE p.id IN ({marks})",
+                    f" p.abstract, p.added_at, ck.key AS cite_key FROM paper p {READER_JOIN}"
+                    f" LEFT JOIN citekey ck ON ck.paper_id = p.id WHERE p.id IN ({marks})",
                     (self.user, *part)):
                 found[row["id"]] = row
             for row in self.conn.execute(
@@ -130,6 +135,23 @@ class PaperReads(Papers):
         kept = self.kept_records([i for i in ids if i in found])
         return [rows.export_paper(found[i], tags.get(i, ()), notes.get(i, ()), kept.get(i, ()))
                 for i in ids if i in found]
+
+    def author_counts(self, ids: Sequence[int] | None, limit: int) -> list[AuthorCount]:
+        counted = "SELECT name, count(DISTINCT paper_id) AS papers FROM paper_author"
+        if ids is None:
+            return [AuthorCount(r["name"], r["papers"]) for r in self.conn.execute(
+                f"{counted} GROUP BY name ORDER BY papers DESC, name LIMIT ?", (limit,))]
+        counts: dict[str, int] = {}
+        for part, marks in chunks(list(ids)):
+            for r in self.conn.execute(f"{counted} WHERE paper_id IN ({marks}) GROUP BY name", part):
+                counts[r["name"]] = counts.get(r["name"], 0) + r["papers"]
+        ranked = sorted(counts.items(), key=lambda item: (-item[1], item[0]))[:limit]
+        return [AuthorCount(name, n) for name, n in ranked]
+
+    def ids_with_citekey(self, key: str) -> list[int]:
+        return self.conn.execute(
+            "SELECT paper_id FROM citekey WHERE key = ? UNION"
+            " SELECT paper_id FROM kept_record WHERE cite_key = ? ORDER BY 1", (key, key)).scalars()
 
     def kept_records(self, ids: Sequence[int]) -> dict[int, list]:
         out: dict[int, list] = {}

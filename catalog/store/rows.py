@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import NamedTuple
 
+from catalog.people import short as short_authors
 from catalog.results import AttachmentView, ExportPaper, Notice, NoteView, PaperSummary, RecordFields, SourceRef
 
 CHUNK = 500
@@ -17,7 +18,7 @@ CHUNK = 500
 # parameter of READER_JOIN is the reader.
 SUMMARY_COLUMNS = (
     "p.id, p.key, coalesce(p.user_title, p.title, p.headline) AS title, p.venue, p.year, "
-    "coalesce(r.status, 'unread') AS status, r.rating, p.tags_text, p.notes_text != '' AS has_notes"
+    "coalesce(r.status, 'unread') AS status, r.rating, p.tags_text, p.notes_text != '' AS has_notes, p.authors"
 )
 READER_JOIN = "LEFT JOIN paper_reader r ON r.paper_id = p.id AND r.reader = ?"
 
@@ -36,14 +37,15 @@ def chunks(values: Sequence, size: int = CHUNK) -> Iterator[tuple[tuple, str]]:
 
 def summary(row, match: str | None = None) -> PaperSummary:
     """From SUMMARY_COLUMNS: key, title (the shown one), venue, year, status, rating, tags_text,
-    has_notes (optional: a query that leaves it out says no)."""
+    has_notes and authors (optional: a query that leaves them out says no, and none)."""
     try:
         has_notes = bool(row["has_notes"])
+        authors = short_authors(row["authors"])
     except (IndexError, KeyError):
-        has_notes = False
+        has_notes, authors = False, ""
     return PaperSummary(key=row["key"], title=row["title"], venue=row["venue"], year=row["year"],
                         status=row["status"], rating=row["rating"], tags=tuple(row["tags_text"].split()),
-                        has_notes=has_notes, match=match)
+                        has_notes=has_notes, match=match, authors=authors)
 
 
 def note(row, number: int) -> NoteView:
@@ -86,7 +88,8 @@ def export_paper(row, tags: Sequence[str], notes: Sequence[str], records: Sequen
         user_title=row["user_title"], authors=row["authors"], venue=row["venue"], year=row["year"],
         status=row["status"], rating=row["rating"], tags=tuple(tags), notes=tuple(notes),
         doi=row["doi"], arxiv_id=row["arxiv_id"], url=row["url"], abstract=row["abstract"],
-        added_at=as_datetime(row["added_at"]), kind=row["kind"], records=tuple(records))
+        added_at=as_datetime(row["added_at"]), kind=row["kind"], records=tuple(records),
+        cite_key=row["cite_key"])
 
 
 # --- the store's named results -----------------------------------------------------------

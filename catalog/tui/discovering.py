@@ -96,5 +96,5 @@ class SimilarPapers(Widget):
 
     def _chosen(self, paper: RelatedPaper | None) -> None:
         if paper is not None:
-            self.main.search_bar.set_query(f"key:{paper.key}")
+            self.main.jump(f"key:{paper.key}", say="ctrl+o goes back to the search before")
             self.main.set_focus(self.main.papers)

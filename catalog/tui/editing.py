@@ -20,7 +20,8 @@ from textual.widget import Widget
 
 from catalog.errors import CatalogError
 from catalog.library import Catalog
-from catalog.searching.query import QueryError
+from catalog.searching.query import QueryError, Sort
+from catalog.searching.request import request
 from catalog.results import Edit, NoteView, PaperSummary, SavedQuery
 from catalog.tui.display import first_line, one_line, shorten, stars
 from catalog.tui.host import CatalogHost
@@ -91,15 +92,18 @@ class Editing(Widget):
         if not unknown:
             then(marked)
         else:  # not in the pages loaded so far: ask the catalog whether the results hold them
-            self._check_marks(papers.query_text, papers.generation, unknown, then)
+            self._check_marks(papers.query_text, papers.sort, papers.generation, unknown, then)
 
     @work(thread=True, exclusive=True, group="marks", exit_on_error=False)
-    def _check_marks(self, query: str, generation: int, keys: list[str],
+    def _check_marks(self, query: str, sort: Sort, generation: int, keys: list[str],
                      then: Callable[[list[PaperSummary]], None]) -> None:
+        # The same search the list shows, in its order: sorted by year it holds only papers
+        # with every word, by relevance those with some of them too (a relevance check found
+        # marked papers the sorted list did not show, and tagged them without asking).
         try:
             found: set[str] = set()
             for chunk in chunks(keys):
-                rows = self.catalog.search(keys_query(chunk, query), limit=2 * len(chunk),
+                rows = self.catalog.search(request(keys_query(chunk, query), sort), limit=2 * len(chunk),
                                            snippets=False)
                 found.update(p.key for p in rows)
         except Exception as exc:

@@ -37,4 +37,7 @@ class CatalogHost(Protocol):
     def show_edit(self, edit: Edit) -> None:
         """A change made here: its papers shown anew, the paper and the counts read again."""
 
+    def jump(self, query: str, say: str = "") -> None:
+        """Replace the query; ctrl+o goes back to the one it replaced."""
+
     def set_focus(self, widget) -> None: ...

@@ -52,6 +52,9 @@ BINDINGS = [
     *(Binding(str(i), f"saved({i})", f"Saved search {i}", show=False,
               tooltip="Run the saved search with this number", id=f"saved-{i}")
       for i in range(1, 10)),
+    Binding("ctrl+o", "jump_back", "Back", show=False,
+            tooltip="Back to the search a jump replaced (a similar paper's enter, a facet, a saved "
+                    "search), the cursor on the paper it was on", id="jump-back"),
     Binding("T", "triage", "Triage", show=False,
             tooltip="Triage mode: the results (or the marked papers) one at a time, a key per "
                     "decision; resumes where it stopped", id="triage"),

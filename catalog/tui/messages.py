@@ -19,6 +19,7 @@ from catalog.results import (
 from catalog.searching.highlight import Terms
 from catalog.searching.request import SearchRequest
 from catalog.text.tex import Styled
+from catalog.tui.facetlist import Entry
 
 
 @dataclass
@@ -118,6 +119,7 @@ class FacetsLoaded(Message):
 
     request: SearchRequest
     facets: Facets
+    venues: tuple[Entry, ...] | None = None  # facets.venues grouped, most first (by the worker)
 
     def can_replace(self, message: Message) -> bool:
         return isinstance(message, FacetsLoaded) and message.request == self.request  # fresher

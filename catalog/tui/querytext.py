@@ -27,6 +27,11 @@ def filter_token(field: str, value: object) -> str:
     return f"{field}:{text}"
 
 
+def filter_values(query: str, field: str) -> set[str]:
+    """The values `query` filters `field` by (`venue:"Some Workshop"` gives Some Workshop)."""
+    return {t.partition(":")[2].strip('"') for t in tokens(query) if _field(t) == field and not t.startswith("-")}
+
+
 def _field(token: str) -> str | None:
     name, colon, _ = token.lstrip("-").partition(":")
     return name.lower() if colon and name.isidentifier() else None

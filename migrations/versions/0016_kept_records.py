@@ -1,4 +1,4 @@
-"""kept_record: every field of every imported record, as its file wrote it
+"""kept_record: every field of every imported record as written; citekey: each paper's cite key; paper_author: authors as people
 
 Revision ID: 0016
 Revises: 0015
@@ -10,6 +10,16 @@ with the paper it became, its entry type (BibTeX `article`, RIS `JOUR`, CSL `typ
 key (BibTeX's cite key, RIS `ID`, CSL `id`) and its fields in file order as a JSON array of
 `[name, value]` pairs (`[name, value, "bare"]` for a BibTeX value written with a macro, like
 `month = jan`). Exports in the record's format write these back (docs/formats.md).
+
+A second table, `citekey`: each paper's cite key, the one exports and LaTeX citations use, unique
+across papers and compared without case: the key its file gave it, or one generated once when
+it was first imported (`generated` true), never changed by a later import, merge or edit.
+Papers imported before this revision have none until `catalog citekey regen` gives them one
+(exports meanwhile make one as they always did).
+
+A third, `paper_author`: one row per author of a paper, in order (catalog/people.py: "et al."
+is not a person, an organisation's name is kept whole), with the forms `author:` compares
+(accents and case folded). It is filled here from every paper's `authors`, and by imports after.
 
 The view `paper_fields` shows one row per field: the paper's key, the file, its format, the
 record's position, entry type and cite key, the field's place, name and value.
@@ -23,6 +33,7 @@ from typing import Sequence, Union
 
 import sqlalchemy as sa
 from alembic import op
+from sqlalchemy.dialects.postgresql import CITEXT
 
 
 revision: str = "0016"
@@ -30,6 +41,7 @@ down_revision: Union[str, None] = "0015"
 branch_labels: Union[str, Sequence[str], None] = None
 depends_on: Union[str, Sequence[str], None] = None
 
+NOCASE = sa.String(collation="NOCASE").with_variant(CITEXT(), "postgresql")
 SQLITE_VIEW = """CREATE VIEW paper_fields AS
     SELECT p.key, s.path AS source, s.format, r.position, r.entry_type, r.cite_key,
            f.key + 1 AS n, f.value ->> 0 AS name, f.value ->> 1 AS value
@@ -49,10 +61,31 @@ def upgrade() -> None:
         sa.Column("position", sa.Integer(), nullable=False),
         sa.Column("paper_id", sa.Integer(), sa.ForeignKey("paper.id", ondelete="CASCADE"), nullable=False),
         sa.Column("entry_type", sa.String(), nullable=True),
-        sa.Column("cite_key", sa.String(), nullable=True),
+        sa.Column("cite_key", NOCASE, nullable=True),
         sa.Column("fields", sa.String(), nullable=False),
         sa.PrimaryKeyConstraint("source_id", "position"),
     )
+    op.create_table(
+        "citekey",
+        sa.Column("paper_id", sa.Integer(), sa.ForeignKey("paper.id", ondelete="CASCADE"), nullable=False),
+        sa.Column("key", NOCASE, nullable=False),
+        sa.Column("generated", sa.Boolean(), nullable=False),
+        sa.PrimaryKeyConstraint("paper_id"),
+        sa.UniqueConstraint("key", name="uq_citekey_key"),
+    )
+    op.create_table(
+        "paper_author",
+        sa.Column("paper_id", sa.Integer(), sa.ForeignKey("paper.id", ondelete="CASCADE"), nullable=False),
+        sa.Column("position", sa.Integer(), nullable=False),
+        sa.Column("name", sa.String(), nullable=False),
+        sa.Column("family", sa.String(), nullable=False),
+        sa.Column("folded", sa.String(), nullable=False),
+        sa.Column("folded_family", sa.String(), nullable=False),
+        sa.Column("folded_short", sa.String(), nullable=False),
+        sa.PrimaryKeyConstraint("paper_id", "position"),
+    )
+    op.create_index("ix_paper_author_name", "paper_author", ["name"])
+    _fill_authors()
     op.create_index("ix_kept_record_paper_id", "kept_record", ["paper_id"])
     op.create_index("ix_kept_record_cite_key", "kept_record", ["cite_key"],
                     sqlite_where=sa.text("cite_key IS NOT NULL"), postgresql_where=sa.text("cite_key IS NOT NULL"))
@@ -65,8 +98,30 @@ def upgrade() -> None:
         op.execute(SQLITE_VIEW)
 
 
+def _fill_authors() -> None:
+    """Every paper's authors as people (catalog/people.py, as imports make them)."""
+    from catalog.people import people
+
+    conn = op.get_bind()
+    rows = conn.execute(sa.text("SELECT id, authors FROM paper WHERE authors IS NOT NULL AND authors != ''"))
+    batch = []
+    insert = sa.text("INSERT INTO paper_author(paper_id, position, name, family, folded, folded_family,"
+                     " folded_short) VALUES (:paper_id, :position, :name, :family, :folded, :folded_family,"
+                     " :folded_short)")
+    for paper_id, authors in rows.fetchall():
+        batch.extend({"paper_id": paper_id, **p._asdict()} for p in people(authors))
+        if len(batch) >= 5000:
+            conn.execute(insert, batch)
+            batch = []
+    if batch:
+        conn.execute(insert, batch)
+
+
 def downgrade() -> None:
     op.execute("DROP VIEW IF EXISTS paper_fields")
+    op.drop_table("citekey")
+    op.drop_index("ix_paper_author_name", table_name="paper_author")
+    op.drop_table("paper_author")
     op.drop_index("ix_kept_record_cite_key", table_name="kept_record")
     op.drop_index("ix_kept_record_paper_id", table_name="kept_record")
     op.drop_table("kept_record")

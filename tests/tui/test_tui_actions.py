@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from catalog.tui.widgets.sidebar import Sidebar
-from tests.tui.conftest import facet_node, statics_text, toasts
+from tests.tui.conftest import facet_node, statics_text, toasts, until
 
 SIZE = (120, 36)
 
@@ -142,7 +142,7 @@ async def test_bulk_tag_and_status_on_marked_papers(app, seeded, settle):
             assert seeded.get(key).summary.tags == ("bulk",)
             assert seeded.get(key).summary.status == "queued"
         assert seeded.count("tag:bulk") == 3
-        await pilot.press("escape")  # unmarks
+        await pilot.press("escape", "y")  # unmarks, once asked
         assert not app.main.papers.marked
 
 
@@ -182,7 +182,7 @@ async def test_saved_search_deleted_from_the_picker(app, seeded, settle):
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await pilot.press("g")
-        assert type(app.screen).__name__ == "SavedSearchScreen"
+        await until(pilot, lambda: type(app.screen).__name__ == "SavedSearchScreen")  # no second g came
         await pilot.press("down", "d")  # the highlighted one: "second"
         await settle(pilot)
         assert type(app.screen).__name__ == "ConfirmScreen"  # asks first

@@ -9,7 +9,7 @@ async def test_a_filter_typed_half_way_gets_an_explanation_not_a_failure(app, se
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         hint = app.query_one("#search-hint")
-        for typed in ('year:"', 'attention year:"', 'rating:""', "author:kim"):
+        for typed in ('year:"', 'attention year:"', 'rating:""', "journal:kim"):
             await type_search(pilot, typed)
             text = str(hint.content)
             assert hint.has_class("-error"), typed

@@ -475,6 +475,14 @@ class PostgresListUpkeep(RankedListUpkeep):
                 return papers >= MIN_MATCHES
             return catalog_resized(seen, papers) or bool(tx.lists.stale())
 
+    def left(self) -> int:
+        with self.store.read() as tx:
+            papers = tx.papers.paper_count()
+            seen = tx.conn.execute(f"SELECT matches FROM {STATE_TABLE} WHERE key = ?", (CHOSEN_AT,)).scalar()
+            if seen is None:
+                return int(papers >= MIN_MATCHES)
+            return max(len(tx.lists.stale()), int(catalog_resized(seen, papers)))
+
     def keep(self, made: list[RankedList]) -> None:
         """Write the lists a search ranked, unless another writer holds the catalog (an import:
         the next search of those words ranks again) or the database refuses writes (a

@@ -140,6 +140,12 @@ def key_of(term: str, prefix: bool = False) -> str:
     return "(" + fts_phrase(Text(term, prefix=prefix)) + ")"
 
 
+def after_prefix(prefix: str) -> str:
+    """The first string past every word starting with `prefix` (plain ASCII) in the index's
+    byte order: the prefix with its last character one up."""
+    return prefix[:-1] + chr(ord(prefix[-1]) + 1)
+
+
 def of_several(key: str) -> bool:
     """Whether a list's key is an AND's or a phrase's: a word's holds no space."""
     return " " in key

@@ -162,20 +162,29 @@ class SqliteListUpkeep(RankedListUpkeep):
                                 key=lambda kn: (-kn[1], kn[0]))
             several = builder.stale(builder.several()[0][::-1], rescored=rescored)[:SEVERAL_REFRESH]
             stale = builder.stale([key for key, _ in wanted], rescored=rescored) + several
+            spans, spanned_at = builder.spans(stale), tx.lists.records.stamp()
         if choose and (kept or wanted or seen is not None):
             with self._patiently(self._write) as tx:
                 tx.lists.builder.choose(wanted, papers)
         if stale:
             with self._patiently(self._write) as tx:
                 tx.lists.changes.restart()
-        built = 0
-        for done, key in enumerate(stale, 1):
+        queue, same = _one_per_span(stale, spans)
+        built = done = 0
+        while queue:
             if budget is not None and time.perf_counter() - start > budget:
                 break
+            key = queue.pop(0)
             with self._patiently(self.store.read) as tx:
                 made = tx.lists.builder.rank(key)
+            aliases = same.get(key, [])
+            if made.stamp != spanned_at:  # the index changed: its words may no longer be one span
+                queue.extend(aliases)
+                aliases = []
             with self._patiently(self._write) as tx:
-                built += tx.lists.builder.store(made)
+                for one in [made, *(tx.lists.builder.alias(made, k) for k in aliases)]:
+                    built += tx.lists.builder.store(one)
+            done += 1 + len(aliases)
             if progress is not None:
                 progress(done, len(stale))
         if stale or not rescored:
@@ -212,6 +221,14 @@ class SqliteListUpkeep(RankedListUpkeep):
                 return papers >= scoring.MIN_MATCHES
             return scoring.catalog_resized(seen, papers) or bool(tx.lists.stale())
 
+    def left(self) -> int:
+        with self.store.read() as tx:
+            papers = tx.lists.records.totals()[0]  # from the index's own record: no count(*) at 1M
+            seen = tx.lists.builder.kept().get(CHOSEN_AT)
+            if seen is None:
+                return int(papers >= scoring.MIN_MATCHES)
+            return max(len(tx.lists.stale()), int(scoring.catalog_resized(seen, papers)))
+
     def keep(self, made: list[RankedList]) -> None:
         """Write the lists a search ranked, unless the index changed since, a refresh is under
         way, or another process holds the write lock (an import: the search does not wait for
@@ -229,6 +246,23 @@ class SqliteListUpkeep(RankedListUpkeep):
             except (StoreError, sqlite3.Error) as exc:  # busy ("database is locked"), or read-only
                 if "readonly" in str(exc):
                     self.refused = True
+
+
+def _one_per_span(keys: list[str], spans: dict[str, tuple[str, str]]) -> tuple[list[str], dict[str, list[str]]]:
+    """The keys to rank (the first of each span, in `keys`' order, and every key without
+    one), and the others of each one's span, which take its list: a third of the words and
+    prefixes of a large catalog share their span with another."""
+    first: dict[tuple[str, str], str] = {}
+    queue, same = [], {}
+    for key in keys:
+        span = spans.get(key)
+        if span is None or span not in first:
+            queue.append(key)
+            if span is not None:
+                first[span] = key
+        else:
+            same.setdefault(first[span], []).append(key)
+    return queue, same
 
 
 class UpkeepLock:

@@ -89,8 +89,39 @@ class ListBuilder:
             rows.append((position, row["id"], row["score"], freq, length))
         if not exact:
             rows = [(position, pid, score, None, None) for position, pid, score, _, _ in rows]
-        base = matches + self.changes.matching_then(key) - len(self.changes.matching_now(key)) if exact else None
-        return RankedList(key, self.records.stamp(), rows, matches, papers, tokens, base)
+        return RankedList(key, self.records.stamp(), rows, matches, papers, tokens,
+                          self._base(key, matches) if exact else None)
+
+    def _base(self, key: str, matches: int) -> int:
+        """The matches a rescored list counts from: those at this ranking, as if the changed
+        papers still held their text then."""
+        return matches + self.changes.matching_then(key) - len(self.changes.matching_now(key))
+
+    def spans(self, keys: list[str]) -> dict[str, tuple[str, str]]:
+        """Of each word's or prefix's key (plain ASCII: scoring.term): the first and the last
+        word of the index it matches, in the index's order. Keys of one span match the same
+        words, so they are one list under several keys (`("such")` and `("such"*)`,
+        `("explai"*)` and `("explain"*)`): ranked once (alias). A key no word matches has none."""
+        out = {}
+        for key in keys:
+            found = scoring.term(key)
+            if found is None or scoring.of_several(key):
+                continue
+            word, prefix = found
+            if not prefix:
+                out[key] = (word, word)
+                continue
+            row = self.conn.execute(f"SELECT min(term) AS first, max(term) AS last FROM {VOCAB_TABLE}"
+                                    " WHERE term >= ? AND term < ?", (word, scoring.after_prefix(word))).first()
+            if row is not None and row["first"] is not None:
+                out[key] = (row["first"], row["last"])
+        return out
+
+    def alias(self, made: RankedList, key: str) -> RankedList:
+        """The list `made` under another key of the same span (spans): the same papers and
+        scores, counted from its own changed papers."""
+        base = self._base(key, made.matches) if made.base is not None else None
+        return RankedList(key, made.stamp, made.rows, made.matches, made.papers, made.tokens, base)
 
     def rank_several(self, key: str, size: int = LIST_SIZE) -> RankedList:
         """The list of an AND or a phrase as the index ranks it now: the query's own ranking,

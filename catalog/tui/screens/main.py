@@ -19,6 +19,7 @@ from textual import events, on
 from textual.app import ComposeResult
 from textual.containers import Container, Horizontal
 from textual.screen import Screen
+from textual.timer import Timer
 from textual.widgets import Footer, Input
 
 from catalog.library import Catalog
@@ -44,7 +45,12 @@ from catalog.tui.widgets.paper_list import PaperList
 from catalog.tui.widgets.search_bar import SearchBar
 from catalog.tui.widgets.sidebar import Sidebar
 
-GG = 0.5  # seconds within which a second g means "to the top" (gg)
+# Paper keys on an empty list, and what each would have done (said when one is pressed).
+EMPTY_VERBS = {"tag": "tag", "status": "set a status on", "rate": "rate", "note": "write a note on",
+               "title": "give a title to", "browse": "open", "copy": "copy", "similar": "find papers like",
+               "triage": "triage"}
+GG = 0.5
+JUMPS = 50  # queries ctrl+o can go back through  # seconds within which a second g means "to the top" (gg)
 
 
 def _sort(text: str) -> Sort:
@@ -81,6 +87,8 @@ class CatalogScreen(Screen):
         self.similar = SimilarPapers(catalog)
         self.bindings_with_paper: bool | None = None  # the footer's keys were chosen with a paper
         self._last_g = 0.0
+        self._jumps: list[tuple[str, str | None]] = []  # (query, paper key) before each jump
+        self._g_waiting: Timer | None = None  # a g's picker, opening unless g (gg) comes first
 
     def compose(self) -> ComposeResult:
         yield SearchBar(history=self.remembered.history)
@@ -290,7 +298,9 @@ class CatalogScreen(Screen):
             return False
         if action in keys.PAPER_ACTIONS and not self.papers.targets():
             return None
-        if action == "similar" and self.papers.current is None:
+        if action in ("similar", "triage") and self.papers.current is None and not self.papers.marked:
+            return None
+        if action == "jump_back" and not self._jumps:
             return None
         if action == "undo" and not self.editing.undo_stack:
             return None
@@ -315,6 +325,17 @@ class CatalogScreen(Screen):
         list when `/` moved the focus to the search bar goes to the search bar."""
         if not self.is_attached or not self.app.is_running:
             return
+        if self._g_waiting is not None and self.app.screen is self:
+            # A key after g: g again is gg (the top, no picker flashing by); another key
+            # opens the picker at once and goes to it (`g` `down` `d`: delete the second).
+            self._g_waiting.stop()
+            self._g_waiting = None
+            if event.key == "g":
+                event.stop()
+                event.prevent_default()
+                self.go_to_top()
+                return
+            self._open_saved()
         if self.app.screen is not self:
             if self in self.app.screen_stack:
                 event.stop()
@@ -332,6 +353,21 @@ class CatalogScreen(Screen):
         if await self.app._check_bindings(event.key):  # what the app would do next
             event.stop()
             event.prevent_default()
+        elif (why := self._why_not(event.key)) is not None:
+            event.stop()
+            self.say(why)
+
+    def _why_not(self, key: str) -> str | None:
+        """Why a paper's key does nothing on an empty list (it said nothing at all)."""
+        if self.typing or self.papers.current is not None or self.papers.marked:
+            return None
+        action = next((b.action for b in keys.BINDINGS if key in b.key.split(",")), "")
+        verb = EMPTY_VERBS.get(action)
+        if verb is None:
+            return None
+        query = self.query_text.strip()
+        reason = f"no papers match {query}" if query else "the catalog is empty (catalog import PATH)"
+        return f"No paper to {verb}: {reason}"
 
     # --- actions: moving around ---------------------------------------------------------
 
@@ -419,10 +455,10 @@ class CatalogScreen(Screen):
     # --- actions: saved searches --------------------------------------------------------
 
     def action_saved_searches(self) -> None:
-        """g: the saved-search picker; gg: the first paper. The picker opens at once (no
-        waiting to see whether a second g follows) and a g pressed in it means gg. With no
-        saved searches there is no picker: a second g within GG seconds goes to the top, and
-        only a lone g says that there are none."""
+        """g: the saved-search picker; gg: the first paper. The picker opens once GG seconds
+        pass without a second g, or at once with any other key (which goes to it); a g
+        pressed in it means gg too. With no saved searches there is no picker: a second g
+        within GG seconds goes to the top, and only a lone g says that there are none."""
         saved = self.facets.saved if self.facets else ()
         if not saved:
             now = monotonic()
@@ -432,6 +468,14 @@ class CatalogScreen(Screen):
             else:
                 self._last_g = now
                 self.set_timer(GG, self._lone_g)
+            return
+        if self._g_waiting is None:
+            self._g_waiting = self.set_timer(GG, self._open_saved)
+
+    def _open_saved(self) -> None:
+        self._g_waiting = None
+        saved = self.facets.saved if self.facets else ()
+        if not saved or self.app.screen is not self:
             return
 
         def picked(choice) -> None:
@@ -455,8 +499,29 @@ class CatalogScreen(Screen):
             self.run_saved(saved[number - 1])
 
     def run_saved(self, saved: SavedQuery) -> None:
-        self.search_bar.set_query(saved.query)
+        self.jump(saved.query)
         self.set_focus(self.papers)
+
+    def jump(self, query: str, say: str = "") -> None:
+        """Replace the query (a facet, a saved search, a similar paper chosen), remembering
+        the one it replaces and the paper under the cursor: ctrl+o goes back (`m` then enter
+        left `key:…` in the search bar with no way back)."""
+        current = self.papers.current
+        self._jumps.append((self.search_bar.value, current.key if current else None))
+        del self._jumps[:-JUMPS]
+        self.search_bar.set_query(query)
+        self.refresh_bindings()
+        if say:
+            self.say(say)
+
+    def action_jump_back(self) -> None:
+        if not self._jumps:
+            return
+        query, key = self._jumps.pop()
+        self.search_bar.set_query(query, run=False)
+        self.search(query, keep=key, finished=True)
+        self.set_focus(self.papers)
+        self.refresh_bindings()
 
     # --- actions handed to the parts: editing, sharing, similar papers ------------------
 
@@ -519,7 +584,7 @@ class CatalogScreen(Screen):
     @on(FilterChosen)
     def _filter_chosen(self, message: FilterChosen) -> None:
         bar = self.search_bar
-        bar.set_query(message.text if message.replace else toggle_filter(bar.value, message.text))
+        self.jump(message.text if message.replace else toggle_filter(bar.value, message.text))
 
     def on_topic_papers(self, message: TopicPapers) -> None:
         """A topic chosen in the sidebar: its papers are marked, for the bulk actions."""

@@ -56,9 +56,26 @@ class TagInput(Input):
     BINDINGS = [Binding("tab", "complete", "Complete", show=False)]
 
     def action_complete(self) -> None:
+        """The grey completion, then a space to start the next tag; but a tag with children
+        (`project`, with `project/thesis` known) gets no space: `/thesis` may follow."""
         if self.cursor_at_end and self._suggestion:
             self.action_cursor_right()
-            self.insert_text_at_cursor(" ")
+            if not self._has_children(_stem(self.value.rpartition(" ")[2])):
+                self.insert_text_at_cursor(" ")
+
+    def insert_text_at_cursor(self, text: str) -> None:
+        # `/` right after a completed tag's space goes on that tag (`project /thesis` was
+        # two tags, `project` and `/thesis`).
+        if (text.startswith("/") and self.cursor_at_end and self.value.endswith(" ")
+                and self.value.strip()):
+            self.value = self.value.rstrip(" ")
+            self.cursor_position = len(self.value)
+        super().insert_text_at_cursor(text)
+
+    def _has_children(self, tag: str) -> bool:
+        suggester = self.suggester
+        pool = suggester.known + suggester.present if isinstance(suggester, TagSuggester) else []
+        return bool(tag) and any(t.startswith(tag + "/") for t in pool)
 
     async def action_submit(self) -> None:
         # `project/` is not a tag yet: with `project/thesis` suggested, enter means that one.

@@ -148,6 +148,9 @@ class DetailPane(VerticalScroll, can_focus=True):
                 tooltip="Half a page down"),
         Binding("ctrl+u", "half_page(-1)", "Half page up", show=False, id="pane-half-up",
                 tooltip="Half a page up"),
+        # The pane's own, before the screen's g (saved searches) and G (the list's end).
+        Binding("g", "scroll_home", "Top", show=False, tooltip="The top of the paper", id="pane-top"),
+        Binding("G", "scroll_end", "End", show=False, tooltip="The end of the paper", id="pane-end"),
         Binding("right_square_bracket", "step(1)", "Next paper", key_display="]", show=False,
                 tooltip="Read the next paper in the list, staying here", id="pane-next"),
         Binding("left_square_bracket", "step(-1)", "Previous paper", key_display="[",

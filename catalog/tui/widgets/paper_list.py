@@ -28,6 +28,7 @@ from catalog.results import PaperSummary
 from catalog.tui.colors import MUTED, TEXT, text_style
 from catalog.searching.query import RELEVANCE, Sort
 from catalog.searching.request import SearchRequest
+from catalog.tui.screens.confirm import ConfirmScreen
 from catalog.tui.widgets.rows import MARKS, Columns, RowStyles, header, header_at, row
 
 PAGE = 200
@@ -438,9 +439,20 @@ class PaperList(ScrollView, can_focus=True):
         self.refresh()
 
     def action_unmark_all(self) -> None:
-        self.marked.clear()
-        self.post_message(self.MarksChanged(0))
-        self.refresh()
+        """Asked first: marks gathered over several searches were lost to one habitual escape,
+        and `u` undid an earlier change instead of bringing them back."""
+        if not self.marked:
+            return
+        count = len(self.marked)
+
+        def answered(yes: bool | None) -> None:
+            if yes and len(self.marked) == count:
+                self.marked.clear()
+                self.post_message(self.MarksChanged(0))
+                self.refresh()
+
+        papers = "the marked paper" if count == 1 else f"all {count:,} marked papers"
+        self.app.push_screen(ConfirmScreen(f"Unmark {papers}?", yes="Unmark", no="Keep the marks"), answered)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "unmark_all":

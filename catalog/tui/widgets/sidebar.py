@@ -28,14 +28,17 @@ from catalog.rules import STATUSES
 from catalog.searching.query import QueryError
 from catalog.searching.request import SearchRequest
 from catalog.tui.display import first_line, one_line, shorten, stars
+from catalog.tui.facetlist import Entry, top, venue_entries
 from catalog.tui.messages import (
     ActionFailed, FacetsFailed, FacetsLoaded, FilterChosen, TopicPapers, TopicsLoaded,
 )
-from catalog.tui.querytext import filter_token, is_active, tokens
+from catalog.tui.querytext import filter_token, filter_values, is_active, tokens
+from catalog.tui.screens.facet_picker import FacetPickerScreen
 from catalog.tui.waiting import after, settled
 
 Data = tuple[str, bool] | None  # (query text, replaces the query?)
 FIND_TOPICS: Data = ("", True)  # the "find topics" leaf (no query is empty and replacing)
+MORE_VENUES: Data = ("venue:", True)  # the "N more…" venues leaf (no query is just that)
 ACTIVE = "● "  # before a facet the query uses
 TREE_INDENT = 4  # cells the tree's guides take before a leaf of a section ("├ ", scrollbar)
 TOPIC_WIDTH = 29  # the sidebar's width (app.tcss) before it is laid out
@@ -83,6 +86,7 @@ class Sidebar(Tree[Data]):
         self._topics_wanted = True  # read the stored topics with the next counts
         self._finding_topics = False  # the topics are being grouped (find topics)
         self._query = ""  # the query the counts are for: its facets are marked
+        self.venues: tuple[Entry, ...] = ()  # the counts' venues, most papers first
 
     # --- reading the counts and topics ----------------------------------------------------
 
@@ -123,14 +127,16 @@ class Sidebar(Tree[Data]):
             if not worker.is_cancelled:
                 self.post_message(FacetsFailed(asked, failure))
             return
+        venues = venue_entries(facets)  # grouped here: the UI thread builds only what is shown
         if not worker.is_cancelled:
-            self.post_message(FacetsLoaded(asked, facets))
+            self.post_message(FacetsLoaded(asked, facets, venues))
 
     def on_facets_loaded(self, message: FacetsLoaded) -> None:
         message.stop()
         if message.request != self.asked:
             return  # another search's since
-        self.show_facets(message.facets)
+        venues = message.venues
+        self.show_facets(message.facets, venue_entries(message.facets) if venues is None else venues)
         self.set_class(False, "-pending")
         if self._topics_wanted:
             self._topics_wanted = False
@@ -185,8 +191,11 @@ class Sidebar(Tree[Data]):
 
     # --- showing ----------------------------------------------------------------------------
 
-    def show_facets(self, facets: Facets) -> None:
-        """Rebuild from fresh counts, keeping which sections the user folded."""
+    def show_facets(self, facets: Facets, venues: tuple[Entry, ...] | None = None) -> None:
+        """Rebuild from fresh counts, keeping which sections the user folded; `venues`, the
+        counts' venues grouped (off the UI thread), when they are new."""
+        if venues is not None:
+            self.venues = venues
         self.facets = facets
         self._remember_folds(self.root)
         self._query = facets.query
@@ -254,7 +263,7 @@ class Sidebar(Tree[Data]):
         return "/".join(reversed(parts))
 
     def _active(self, data: Data) -> bool:
-        if data is None or data == FIND_TOPICS:
+        if data is None or data in (FIND_TOPICS, MORE_VENUES):
             return False
         text, replaces = data
         if replaces:  # a saved search: in use when the query is exactly it
@@ -318,23 +327,32 @@ class Sidebar(Tree[Data]):
         grow(section, "")
 
     def _venues(self, facets: Facets) -> None:
-        if not facets.venues:
+        """The venues with most papers, those in the query, and "N more…" for the rest (a
+        picker that filters as you type): a real library has thousands."""
+        if not self.venues:
             return
-        by_venue: dict[str, list[tuple[int | None, int]]] = defaultdict(list)
-        for venue, year, n in facets.venues:
-            by_venue[venue].append((year, n))
         section = self._add(self.root, Text("Venues", style="bold"), None, leaf=False)
-        for venue in sorted(by_venue, key=str.casefold):
-            years = by_venue[venue]
-            known = venue != "?"  # the facet's name for papers without a venue
-            token = filter_token("venue", venue) if known else ""
-            name = one_line(venue) if len(years) > 1 else f"{one_line(venue)} {years[0][0] or ''}"
-            node = self._add(section, self._fitted(name.strip(), sum(n for _, n in years),
-                                                   expandable=len(years) > 1),
-                             (token, False) if known else None, leaf=len(years) < 2)
-            for year, n in years if len(years) > 1 else ():
+        shown, rest = top(self.venues, filter_values(self._query, "venue"))
+        for entry in shown:
+            years = entry.years
+            token = filter_token("venue", entry.name) if entry.known else ""
+            name = one_line(entry.name) if len(years) > 1 else f"{one_line(entry.name)} {years[0][0] or ''}"
+            node = self._add(section, self._fitted(name.strip(), entry.count, expandable=len(years) > 1),
+                             (token, False) if entry.known else None, leaf=len(years) < 2)
+            for year, n in sorted(years, key=lambda y: y[0] or 0, reverse=True) if len(years) > 1 else ():
                 if year is not None:
                     self._add(node, label(str(year), n), (f"{token} year:{year}".strip(), False), leaf=True)
+        if rest:
+            self._add(section, label(f"{rest:,} more… (find one)", style="italic"), MORE_VENUES, leaf=True)
+
+    def pick_venue(self) -> None:
+        """Every venue of the counts, filtered by typing; the one chosen filters the list."""
+
+        def chosen(entry: Entry | None) -> None:
+            if entry is not None and entry.known:
+                self.post_message(FilterChosen(filter_token("venue", entry.name)))
+
+        self.app.push_screen(FacetPickerScreen(f"Venues ({len(self.venues):,})", self.venues), chosen)
 
     def action_fold(self) -> None:
         node = self.cursor_node
@@ -360,6 +378,8 @@ class Sidebar(Tree[Data]):
             event.node.toggle()
         elif event.node.data == FIND_TOPICS:
             self.find_topics()
+        elif event.node.data == MORE_VENUES:
+            self.pick_venue()
         else:
             self.post_message(FilterChosen(*event.node.data))
             # A topic (after the search bar shows `topic:N`): its papers are marked.

@@ -1,0 +1,58 @@
+"""A wide facet (a real library's 3,000+ venues) as the sidebar shows it: its entries by
+count, the top few as tree nodes and the rest behind "N more…", found by typing in a picker.
+
+Pure functions on the counts (no Textual, no database): the sidebar's worker groups the
+entries off the UI thread, and the UI thread builds only the few nodes shown. One tree node
+per venue, built on the UI thread, froze every key for 0.6-3.6 s (issue 31)."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+
+from catalog.results import Facets
+
+SHOWN = 10  # entries of a facet shown as tree nodes (those in the query come too)
+PICKED = 100  # matches the picker lists at once: type to narrow
+NO_VENUE = "?"  # the facet's name for papers without a venue
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One venue (or other value) of a facet: its papers, and per year for a venue."""
+
+    name: str
+    count: int
+    years: tuple[tuple[int | None, int], ...] = ()
+    folded: str = ""  # the name casefolded, for the picker's filter
+
+    @property
+    def known(self) -> bool:
+        return self.name != NO_VENUE
+
+
+def venue_entries(facets: Facets) -> tuple[Entry, ...]:
+    """The venues the counts hold, most papers first (then by name)."""
+    by_venue: dict[str, list[tuple[int | None, int]]] = defaultdict(list)
+    for venue, year, n in facets.venues:
+        by_venue[venue].append((year, n))
+    entries = [Entry(name, sum(n for _, n in years), tuple(years), name.casefold())
+               for name, years in by_venue.items()]
+    entries.sort(key=lambda e: (-e.count, e.folded))
+    return tuple(entries)
+
+
+def top(entries: tuple[Entry, ...], active: set[str], shown: int = SHOWN) -> tuple[list[Entry], int]:
+    """The entries shown as nodes (the first `shown`, and those whose names are `active`,
+    in use by the query, wherever they rank) and how many are left for "N more…"."""
+    out = [e for i, e in enumerate(entries) if i < shown or e.name in active]
+    return out, len(entries) - len(out)
+
+
+def matching(entries: tuple[Entry, ...], text: str, limit: int = PICKED) -> tuple[list[Entry], int]:
+    """The entries whose names hold every word of `text` (any case), most papers first, at
+    most `limit` of them, and how many match in all. Papers without a venue are not a venue
+    to filter by."""
+    words = text.casefold().split()
+    found = [e for e in entries if e.known and all(w in e.folded for w in words)]
+    return found[:limit], len(found)

@@ -1,0 +1,49 @@
+"""Marks are not lost or used without asking (issue 31): marked papers the list does not show
+are found with the list's own search (its order, so sorted lists hold only papers with every
+word), and escape asks before it drops the marks."""
+
+from __future__ import annotations
+
+from catalog.tui.screens.confirm import ConfirmScreen
+from catalog.tui.screens.pickers import ChoiceScreen
+from tests.tui.conftest import screen_text, statics_text
+
+SIZE = (120, 36)
+
+
+async def test_hidden_marks_of_a_sorted_list_are_asked_about(app, seeded, settle, type_search):
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("O")  # by year, newest first
+        await settle(pilot)
+        await pilot.press("space", "space")
+        marked = list(app.main.papers.marked)
+        assert len(marked) == 2
+        # By relevance a paper with only some of the words is found; sorted, none has both.
+        await type_search(pilot, "attention evaluation ")
+        assert app.main.papers.total == 0
+        await pilot.press("escape", "t")  # from the search bar to the list, then tag
+        await settle(pilot)
+        assert isinstance(app.screen, ChoiceScreen)
+        assert "2 of the 2 marked papers are not in these results" in statics_text(app)
+        await pilot.press("escape")
+        await settle(pilot)
+    for key in marked:
+        assert seeded.get(key).summary.tags == ()
+
+
+async def test_escape_asks_before_dropping_the_marks(app, seeded, settle):
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("space", "space", "space")
+        await pilot.press("escape")
+        await settle(pilot)
+        assert isinstance(app.screen, ConfirmScreen)
+        assert "Unmark all 3 marked papers?" in screen_text(app)
+        await pilot.press("n")
+        await settle(pilot)
+        assert len(app.main.papers.marked) == 3
+        await pilot.press("escape", "y")
+        await settle(pilot)
+        assert not app.main.papers.marked
+        assert "marked" not in screen_text(app, app.main.papers)

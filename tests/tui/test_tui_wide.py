@@ -1,0 +1,136 @@
+"""The TUI on a wide catalog (thousands of venues, as a real library has): the sidebar shows
+the venues with most papers and "N more…", which opens a picker filtered by typing; the
+venues are grouped off the UI thread and only a few tree nodes are built. One node per
+venue built on the UI thread froze every key for seconds (issue 31)."""
+
+from __future__ import annotations
+
+import shutil
+import threading
+
+import pytest
+
+from benchmarks.corpus import write_wide_jsonl
+from catalog.library import Catalog
+from catalog.tui.app import CatalogApp
+from catalog.tui.facetlist import SHOWN
+from catalog.tui.screens.facet_picker import FacetPickerScreen
+from catalog.tui.widgets import sidebar as sidebar_module
+from catalog.tui.widgets.sidebar import Sidebar
+from tests.tui.conftest import facet_node, screen_text
+
+SIZE = (120, 36)
+PAPERS, VENUES = 2_500, 2_200
+
+
+@pytest.fixture(scope="module")
+def wide_db(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("wide")
+    catalog = Catalog.open(folder / "wide.db")
+    report = catalog.import_paths([write_wide_jsonl(PAPERS, folder / "wide.jsonl", venues=VENUES, authors=5_000)])
+    assert not report.errors
+    catalog.close()
+    return folder / "wide.db"
+
+
+@pytest.fixture
+def wide(wide_db, tmp_path):
+    path = tmp_path / "wide.db"
+    shutil.copy(wide_db, path)
+    catalog = Catalog.open(path)
+    yield catalog
+    catalog.close()
+
+
+def _nodes(node) -> int:
+    return sum(1 + _nodes(child) for child in node.children)
+
+
+def _venues_section(app):
+    return next(n for n in app.query_one(Sidebar).root.children if n.label.plain == "Venues")
+
+
+async def test_thousands_of_venues_show_the_top_ones_and_how_many_more(wide, settle):
+    facets = wide.facets("")
+    assert len({v for v, _, _ in facets.venues}) == VENUES
+    app = CatalogApp(wide, cursor_blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        section = _venues_section(app)
+        labels = [child.label.plain for child in section.children]
+        assert len(labels) == SHOWN + 1, labels
+        assert labels[-1].startswith(f"{VENUES - SHOWN:,} more…")
+        # The venue with most papers comes first, with its count.
+        totals: dict[str, int] = {}
+        for venue, _, n in facets.venues:
+            totals[venue] = totals.get(venue, 0) + n
+        best = max(totals, key=totals.get)
+        assert labels[0].startswith(best[:12]) and labels[0].endswith(f" {totals[best]:,}")
+        assert _nodes(app.query_one(Sidebar).root) < 120  # not one per venue
+
+
+async def test_more_opens_a_picker_that_filters_and_filters_the_list(wide, settle):
+    facets = wide.facets("")
+    rare = next(v for v, _, n in reversed(facets.venues) if n == 1 and v != "?")
+    app = CatalogApp(wide, cursor_blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        sidebar = app.query_one(Sidebar)
+        sidebar.focus()
+        sidebar.move_cursor(facet_node(sidebar, f"{VENUES - SHOWN:,} more"))
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(app.screen, FacetPickerScreen)
+        assert f"Venues ({VENUES:,})" in screen_text(app)
+        assert "more match: type to narrow" in screen_text(app)
+        for ch in rare:
+            await pilot.press(ch if ch != " " else "space")
+        await settle(pilot)
+        assert app.screen.shown[0].name == rare and rare in screen_text(app)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert not isinstance(app.screen, FacetPickerScreen)
+        assert app.main.search_bar.value == f'venue:"{rare}"'
+        assert app.main.papers.total == wide.count(f'venue:"{rare}"') == 1
+        # The rare venue is in the query: the sidebar shows it, marked, though it ranks low.
+        assert facet_node(sidebar, rare[:12]).label.plain.startswith("● ")
+
+
+async def test_the_picker_says_when_nothing_matches_and_escape_keeps_the_query(wide, settle):
+    app = CatalogApp(wide, cursor_blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        sidebar = app.query_one(Sidebar)
+        sidebar.focus()
+        sidebar.move_cursor(facet_node(sidebar, f"{VENUES - SHOWN:,} more"))
+        await pilot.press("enter", *"zzqq")
+        await settle(pilot)
+        assert "nothing matches" in screen_text(app)
+        await pilot.press("enter", "escape")
+        await settle(pilot)
+        assert not isinstance(app.screen, FacetPickerScreen)
+        assert app.main.search_bar.value == ""
+
+
+async def test_venues_are_grouped_off_the_ui_thread_and_few_nodes_built(wide, settle, type_search, monkeypatch):
+    threads: list[bool] = []
+    grouped = sidebar_module.venue_entries
+
+    def watched(facets):
+        threads.append(threading.current_thread() is threading.main_thread())
+        return grouped(facets)
+
+    monkeypatch.setattr(sidebar_module, "venue_entries", watched)
+    built = []
+    add, add_leaf = sidebar_module.TreeNode.add, sidebar_module.TreeNode.add_leaf
+    monkeypatch.setattr(sidebar_module.TreeNode, "add", lambda *a, **k: built.append(1) or add(*a, **k))
+    monkeypatch.setattr(sidebar_module.TreeNode, "add_leaf", lambda *a, **k: built.append(1) or add_leaf(*a, **k))
+    app = CatalogApp(wide, cursor_blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await type_search(pilot, "graph ")
+        await pilot.press("ctrl+u")
+        await settle(pilot, typing=True)
+    assert threads and not any(threads), "venues grouped on the UI thread"
+    shows = len(threads)
+    assert len(built) < 150 * (shows + 2), f"{len(built)} tree nodes for {shows} counts"
