@@ -106,3 +106,49 @@ def write_jsonl(n: int, path: Path) -> Path:
         for venue, year, abstract in abstracts(n):
             f.write(json.dumps({"venue": venue, "year": year, "abstract": abstract}) + "\n")
     return path
+
+
+# A wide library: what a real one holds and the seed-shaped corpus does not (thousands of
+# venues, tens of thousands of authors, cite keys, a dozen BibTeX fields per entry).
+WIDE_VENUES, WIDE_AUTHORS = 3000, 40000
+_KINDS = ("Workshop on", "Conference on", "Symposium on", "Journal of", "Transactions on", "Letters on")
+_TOPICS = ("Learning", "Vision", "Language", "Systems", "Robotics", "Theory", "Data", "Security", "Graphics",
+           "Networks", "Optimization", "Retrieval", "Speech", "Biology", "Databases", "Hardware")
+
+
+def _person(rng: random.Random) -> str:
+    return (_name(rng).capitalize() + " " + "".join(rng.choice(SYLLABLES) for _ in range(rng.randint(2, 4))).capitalize())
+
+
+def write_wide_bibtex(n: int, folder: Path, per_file: int = 10_000, seed: int = 11) -> list[Path]:
+    """BibTeX files of a wide library of `n` papers: the corpus's abstracts, each with a title,
+    2-8 authors of WIDE_AUTHORS, one of WIDE_VENUES venues (a booktitle or a journal), a year,
+    DOI, URL, keywords, pages, publisher and a cite key; the same every run."""
+    rng = random.Random(seed)
+    venues = [f"{rng.choice(_KINDS)} {rng.choice(DOMAIN).capitalize()} {rng.choice(_TOPICS)} ({_name(rng)} {i})"
+              for i in range(WIDE_VENUES)]
+    people = [_person(rng) for _ in range(WIDE_AUTHORS)]
+    folder.mkdir(parents=True, exist_ok=True)
+    files: list[Path] = []
+    handle = None
+    for i, (_, year, abstract) in enumerate(abstracts(n, seed=seed)):
+        if i % per_file == 0:
+            if handle:
+                handle.close()
+            files.append(folder / f"wide{len(files):03d}.bib")
+            handle = files[-1].open("w", encoding="utf-8")
+        venue = rng.choice(venues)
+        authors = " and ".join(rng.sample(people, rng.randint(2, 8)))
+        first = abstract.split(".")[0].removeprefix("We introduce ")
+        title = f"{first[:1].upper()}{first[1:120]}: {rng.choice(_TOPICS)} at Scale {i}"
+        field = "journal" if venue.startswith(("Journal", "Transactions", "Letters")) else "booktitle"
+        kind = "article" if field == "journal" else "inproceedings"
+        body = (f"  title = {{{title}}},\n  author = {{{authors}}},\n  {field} = {{{venue}}},\n"
+                f"  year = {{{year}}},\n  doi = {{10.5555/wide.{seed}.{i}}},\n"
+                f"  url = {{https://example.org/wide/{i}}},\n  keywords = {{{rng.choice(DOMAIN)}, {rng.choice(_TOPICS).lower()}}},\n"
+                f"  pages = {{{rng.randint(1, 900)}--{rng.randint(901, 999)}}},\n  publisher = {{{rng.choice(_TOPICS)} Press}},\n"
+                f"  abstract = {{{abstract.replace('{', '(').replace('}', ')')}}}\n")
+        handle.write(f"@{kind}{{wide{i},\n{body}}}\n\n")
+    if handle:
+        handle.close()
+    return files

@@ -96,10 +96,11 @@ def file_name(detail, suffix: str) -> str:
     return name + suffix.lower()
 
 
-def copy_in(source: Path, into: Path, name: str) -> str:
+def copy_in(source: Path, into: Path, name: str, *, sha256: str | None = None) -> str:
     """Copy `source` into the folder `into` as `name` (or `name (2)`...); the name used. The
     name is claimed first (O_EXCL), so two attaches never write one file; a copy cut short is
-    removed."""
+    removed. A file already there under one of those names with `sha256`'s bytes is used as
+    it is: the copy of a run killed before it stored the attachment."""
     try:
         into.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
@@ -111,6 +112,8 @@ def copy_in(source: Path, into: Path, name: str) -> str:
         try:
             os.close(os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644))
         except FileExistsError:
+            if sha256 is not None and target.stat().st_size == source.stat().st_size and fingerprint(target)[0] == sha256:
+                return candidate
             continue
         except OSError as exc:
             raise CatalogError(f"cannot write into {into}: {exc.strerror}") from None
@@ -141,6 +144,23 @@ def pdfs_in(paths) -> list[Path]:
         elif is_pdf(path):
             found.append(path)
     return found
+
+
+def move_within(into: Path, old: str, name: str) -> str:
+    """Rename the copy `old` in the folder `into` to `name` (or `name (2)`...), never over
+    another file; the name used."""
+    stem, suffix = os.path.splitext(name)
+    for number in range(1, 1000):
+        candidate = name if number == 1 else f"{stem} ({number}){suffix}"
+        try:
+            os.link(into / old, into / candidate)  # fails on a name taken: nothing is replaced
+        except FileExistsError:
+            continue
+        except OSError as exc:
+            raise CatalogError(f"cannot rename {old} in {into}: {exc.strerror}") from None
+        (into / old).unlink()
+        return candidate
+    raise CatalogError(f"{into} already holds {name} and 999 more like it")
 
 
 def location(into: Path | None, attachment) -> Path:

@@ -22,9 +22,9 @@ from catalog.searching.query import RELEVANCE, Clause, Filter, Query, QueryError
 from catalog.searching.request import SearchRequest, request
 from catalog.resources import seeds_dir
 from catalog.results import (
-    Added, AttachmentView, AuthorCount, Edit, Enriched, Facets, FirstPage, ImportReport, Linked, LinkedPaper,
-    Members, NoteView, PaperDetail, PaperState, PaperSummary, RelatedPaper, SavedQuery, SavedSearchChanged,
-    SearchHit,
+    Added, AddedAcronym, AttachmentView, AuthorCount, Edit, Enriched, Facets, FirstPage, ImportReport,
+    Linked, LinkedPaper, Members, MissingWords, NoteView, PaperDetail, PaperState, PaperSummary, PdfFetched,
+    RelatedPaper, SavedQuery, SavedSearchChanged, SearchHit,
     SplitResult, Stats, Suggestion, TagCount, TopicCount, TopicGroup, TriageCount, TriageOrder,
 )
 from catalog.store import Store, first_use, open_store
@@ -49,6 +49,11 @@ class Catalog(Exchange):
     @property
     def path(self) -> Path:
         return self.store.path
+
+    @property
+    def location(self) -> str:
+        """Where the catalog is: its file, or its server's URL without the password."""
+        return self.store.location
 
     @classmethod
     def open(cls, path: Path, *, seed: bool = False, notify: Notify = lambda m: None,
@@ -172,6 +177,46 @@ class Catalog(Exchange):
             related.refresh_after_import(self.store, background=True)
         return done
 
+    def fetch_pdfs(self, query: str = "", *,
+                   on_each: Callable[[PdfFetched], None] = lambda p: None) -> list[PdfFetched]:
+        """Download the PDF of each paper `query` selects that has none attached, from the link
+        a service gave (paper_link) or arXiv's for its arXiv id, and attach it (a copy in the
+        folder of files). Open-access links only: a publisher's page that is not a PDF fails."""
+        import tempfile
+
+        from catalog.fetching import settings
+        from catalog.fetching.http import Client, Offline
+
+        keys = [p.key for p in self.search(query, limit=10**9, snippets=False)] if query.strip() else None
+        client, done = None, []
+        for paper in self.export_papers(keys=keys):
+            detail = self.get(paper.key)
+            if any(a.name.lower().endswith(".pdf") for a in detail.attachments):
+                done.append(PdfFetched(paper.key, "had one"))
+            elif not (url := detail.pdf_url or (f"https://arxiv.org/pdf/{detail.arxiv_id}" if detail.arxiv_id else None)):
+                done.append(PdfFetched(paper.key, "no link"))
+            else:
+                client = client or Client(settings.from_environment())
+                try:
+                    answer = client.download(url)
+                    if answer.status != 200 or not answer.body.startswith(b"%PDF"):
+                        raise CatalogError(f"{url} gave no PDF ({answer.status}, {answer.content_type or 'no type'})")
+                    with tempfile.TemporaryDirectory() as folder:
+                        path = Path(folder) / f"{paper.key}.pdf"
+                        path.write_bytes(answer.body)
+                        attachment, _ = self.attach_file(paper.key, path, link=False)
+                    done.append(PdfFetched(paper.key, "attached", url, attachment.location))
+                except Offline:
+                    if not any(d.outcome == "attached" for d in done):
+                        raise
+                    done.append(PdfFetched(paper.key, "failed", url, error="offline; the rest were not tried"))
+                    on_each(done[-1])
+                    break
+                except CatalogError as exc:
+                    done.append(PdfFetched(paper.key, "failed", url, error=str(exc)))
+            on_each(done[-1])
+        return done
+
     def linked(self, key: str, *, citing: bool = False) -> Linked:
         """The papers paper `key` cites (or, `citing`, those citing it), from Semantic Scholar
         (references: else Crossref's deposited list), each with the key of the catalog's
@@ -245,20 +290,10 @@ class Catalog(Exchange):
         `within`: "all", "abstracts" (not the text of attached PDFs) or "text" (only that):
         catalog/searching/pages.py says how the pages rank."""
         asked = _asked(query, sort)
-        body = pages.check_within(within) != "abstracts"
+        pages.check_within(within)
         with self.store.read() as tx, tx.stoppable(cancelled):
             parsed, named = understood(tx, asked)
-            found = tx.search.pages(parsed, pages.PAGES) if body and parsed.has_text else []
-            if found and asked.sort == RELEVANCE:
-                whole = _hits(tx, parsed, named, -1 if limit < 0 else offset + limit, 0, asked.sort, snippets)
-                hits = pages.merged(tx, whole, parsed, pages.best_pages(found), text_only=within == "text")
-                hits = hits[offset:] if limit < 0 else hits[offset:offset + limit]
-            elif within == "text":
-                best = pages.best_pages(found)
-                ids = list(best)[offset:] if limit < 0 else list(best)[offset:offset + limit]
-                hits = pages.merged(tx, [], parsed, {pid: best[pid] for pid in ids}, text_only=True)
-            else:
-                hits = _hits(tx, parsed, named, limit, offset, asked.sort, snippets)
+            hits, found = _hits_and_pages(tx, parsed, named, limit, offset, asked.sort, snippets, within)
             also = tx.search.acronyms_for(parsed) if snippets and (found or any(hit.text for hit in hits)) else {}
             ranked = tx.lists.to_keep()
         self.store.lists.keep(ranked)  # the lists this search ranked of its own, for the next one
@@ -274,9 +309,11 @@ class Catalog(Exchange):
         asked = _asked(query)
         with self.store.read() as tx, tx.stoppable(cancelled):
             parsed, named = understood(tx, asked)
-            rows = [hit.summary for hit in _hits(tx, parsed, named, limit, 0, asked.sort, False)]
+            hits, found = _hits_and_pages(tx, parsed, named, limit, 0, asked.sort, False)
+            rows = [hit.summary for hit in hits]
             total = (len(rows) if len(rows) < limit
-                     else len(named) + tx.search.count(parsed, partial=asked.partial) if counted else None)
+                     else len(named) + tx.search.count(parsed, partial=asked.partial)
+                     + _only_on_pages(tx, parsed, asked, found=found) if counted else None)
             ranked = tx.lists.to_keep()
         self.store.lists.keep(ranked)
         return FirstPage(rows, total)
@@ -297,34 +334,77 @@ class Catalog(Exchange):
     def count(self, query: SearchRequest | str, *, cancelled: Stop | None = None,
               partial: bool | None = None) -> int:
         """How many papers `search` lists: those holding every word, and those holding some
-        when few hold all (`partial=False`: only the first; by default as the request's order
-        lists them: SearchRequest.partial)."""
+        (`partial=False`: only the first; by default as the request's order lists them:
+        SearchRequest.partial)."""
         asked = _asked(query)
         with self.store.read() as tx, tx.stoppable(cancelled):
             parsed, named = understood(tx, asked)
-            return len(named) + tx.search.count(parsed, partial=asked.partial if partial is None else partial)
+            partial = asked.partial if partial is None else partial
+            return len(named) + tx.search.count(parsed, partial=partial) + _only_on_pages(tx, parsed, asked, partial)
+
+    def missing_words(self, query: SearchRequest | str) -> MissingWords | None:
+        """The words of a search (as typed) that no paper holds in any form, and those some
+        paper holds: the search lists what those find, marked partial. None when every word
+        is found or none is, for one word, and for text that cannot run."""
+        try:
+            asked = _asked(query)
+        except QueryError:
+            return None
+        if not asked.query.has_text:
+            return None
+        with self.store.read() as tx:
+            words = tx.search.word_papers(asked.query)
+        missing = tuple(dict.fromkeys(w for w, n in words if not n))
+        held = tuple(dict.fromkeys(w for w, n in words if n))
+        return MissingWords(missing, held) if missing and held else None
 
     def suggest(self, query: SearchRequest | str) -> list[Suggestion]:
         """For each word of a search that (almost) no paper holds, the index's closest words
         that many more papers hold ("did you mean interpretability?"); [] when every word is
         found, and for a key, DOI or arXiv id."""
+        return self._suggestions(query)[0]
+
+    def correction(self, query: SearchRequest | str) -> str | None:
+        """The search's text with its one word no paper holds replaced by the closest word
+        papers do hold (`watermarkng` -> `watermarking`, `atention sink` -> `attention
+        sink`), when every other word is in some paper; None otherwise."""
+        suggestions, unknown = self._suggestions(query)
+        typo = [s for s in suggestions if s.word in unknown]
+        if len(unknown) != 1 or len(typo) != 1:
+            return None
+        from catalog.searching.suggest import corrected
+
+        return corrected(_asked(query).text, typo)
+
+    def _suggestions(self, query: SearchRequest | str) -> tuple[list[Suggestion], list[str]]:
+        """(suggest's answer, the words as typed that no paper holds, when the search's other
+        words are all found; else [])."""
         from catalog.searching import suggest
 
         try:
             asked = _asked(query)
         except QueryError:
-            return []
-        words = [] if asked.named else suggest.words_of(asked.query, asked.completing)
+            return [], []
+        words = suggest.words_of(asked.query, asked.completing)
         if not words:
-            return []
+            return [], []
         with self.store.read() as tx:
+            if understood(tx, asked)[1]:  # a key, DOI or arXiv id names a paper
+                return [], []
+            # A word an acronym stands in for ("mech" of "mech interp") is no typo.
+            known = {w.lower() for text in tx.search.acronyms_for(asked.query) for w in text.split()}
+            words = [(typed, folded) for typed, folded in words if typed.lower() not in known]
             papers = {folded: tx.search.papers_with_word(folded, suggest.RARE + 1) for _, folded in words}
             rare = [(typed, folded) for typed, folded in words if papers[folded] <= suggest.RARE]
             if not rare:
-                return []
+                return [], []
+            held = tx.search.word_papers(asked.query)  # [] for one word
+            others_found = sum(1 for _, n in held if not n) <= 1
             word_list = self._word_list(tx)
         found = ((typed, suggest.closest(folded, papers[folded], word_list)) for typed, folded in rare)
-        return [Suggestion(typed, alternatives) for typed, alternatives in found if alternatives]
+        suggestions = [Suggestion(typed, alternatives) for typed, alternatives in found if alternatives]
+        unknown = [typed for typed, folded in rare if not papers[folded]] if others_found else []
+        return suggestions, unknown
 
     def _word_list(self, tx):
         """The index's words: kept in memory while the index is unchanged, and in the cache
@@ -341,6 +421,32 @@ class Catalog(Exchange):
             words.save(folder)
         self._words = words
         return words
+
+    # --- acronyms users add (catalog/searching/glossary.py) --------------------------------
+
+    def acronyms(self) -> list[AddedAcronym]:
+        """The acronyms users added, by short form."""
+        with self.store.read() as tx:
+            return tx.edits.added_acronyms()
+
+    def add_acronym(self, short: str, long: str) -> bool:
+        """Searches for `short` also find `long` and the other way round, over what the
+        abstracts define and the bundled glossary; whether it was not there yet."""
+        short, long, key = _acronym(short, long)
+        with self.store.write() as tx:
+            return tx.edits.add_acronym(short, key, long)
+
+    def remove_acronym(self, short: str, long: str | None = None) -> int:
+        """Remove an added acronym's long forms (all, or `long`); how many. CatalogError when
+        none was added."""
+        short = rules.user_line(short)
+        key = None if long is None else _acronym(short, long)[2]
+        with self.store.write() as tx:
+            removed = tx.edits.remove_acronyms(short, key)
+        if not removed:
+            what = short if long is None else f"{short} = {rules.user_line(long)}"
+            raise CatalogError(f"no acronym {what} was added (`catalog acronyms` lists them)")
+        return removed
 
     def get(self, key: str) -> PaperDetail:
         with self.store.read() as tx:
@@ -378,7 +484,8 @@ class Catalog(Exchange):
             detail = tx.papers.detail(pid)
             if (known := tx.edits.attachment_with(pid, sha256)) is not None:
                 return self._located(next(a for a in detail.attachments if a.id == known)), False
-        stored = str(path) if link else attaching.copy_in(path, into, attaching.file_name(detail, path.suffix))
+        stored = str(path) if link else attaching.copy_in(path, into, attaching.file_name(detail, path.suffix),
+                                                          sha256=sha256)
         try:
             with self.store.write() as tx:
                 pid = resolve_key(tx, key)
@@ -413,6 +520,8 @@ class Catalog(Exchange):
             text = pdftext.read(Path(attachment.location))
             with self.store.write() as tx:
                 tx.imports.set_attachment_text(attachment.id, text.state, text.pages if text.state == "text" else [])
+            if text.state in ("text", "no text"):
+                self._note_marks(attachment)
             done.append((attachment, text.state))
             if progress is not None:
                 progress(attachment, text.state)
@@ -430,9 +539,58 @@ class Catalog(Exchange):
             attachment, _ = self.attach_file(key, path, link=link)
             with self.store.write() as tx:
                 tx.imports.set_attachment_text(attachment.id, text.state, text.pages)
+            self._note_marks(attachment)
             return attachment
 
         return pdfs.import_pdfs(self.store, files, attach, progress)
+
+    def read_pdf_notes(self, key: str | None = None) -> int:
+        """Add the highlights, underlines and comments made in attached PDFs (of paper `key`, or
+        of every paper) to their papers' notes (catalog/pdfannots.py), each once: a mark whose
+        note the paper has is not added again, and no note is ever changed or removed. How
+        many notes were added. What attaching and importing do for each PDF; run again after
+        annotating a PDF in a reader. Loads pypdfium2."""
+        with self.store.read() as tx:
+            found = ([(key, a) for a in tx.papers.attachments_of(resolve_key(tx, key))] if key is not None
+                     else tx.papers.every_attachment())
+        return sum(self._note_marks(self._located(a), key=paper) for paper, a in found)
+
+    def _note_marks(self, attachment: AttachmentView, *, key: str | None = None) -> int:
+        """One PDF's marks as notes of its paper, those not noted yet; how many were added."""
+        from catalog import pdfannots
+
+        attachment = attachment if attachment.location else self._located(attachment)
+        if not (attachment.is_pdf and attachment.present):
+            return 0
+        marks = pdfannots.read(Path(attachment.location))
+        if not marks:
+            return 0
+        with self.store.write() as tx:
+            pid = tx.imports.paper_of_attachment(attachment.id)
+            if pid is None:  # detached meanwhile
+                return 0
+            have = set(tx.edits.note_bodies(pid))
+            new = [body for body in dict.fromkeys(rules.note_body(m.note()) for m in marks) if body not in have]
+            for body in new:
+                tx.edits.add_note(pid, body, rules.now())
+            if new:
+                tx.edits.touch(pid)
+        return len(new)
+
+    def pages_for(self, key: str, query: SearchRequest | str, limit: int = pages.PAGES_PER_PAPER
+                  ) -> list[tuple[int, str]]:
+        """(page, snippet) of the best pages of paper `key`'s files holding a search's words
+        (the TUI's reading pane); [] for a search without words."""
+        try:
+            asked = _asked(query)
+        except QueryError:
+            return []
+        if not asked.query.has_text:
+            return []
+        with self.store.read() as tx:
+            found = tx.search.pages(asked.query, limit, resolve_key(tx, key))
+            terms = highlight.terms_of(asked.query, tx.search.acronyms_for(asked.query)) if found else None
+        return [(hit.page, highlight.snippet(" ".join(hit.text.split()), terms)) for hit in found]
 
     def attachments(self, key: str) -> tuple[AttachmentView, ...]:
         """The paper's attachments, each with where it is and whether a file is there."""
@@ -466,6 +624,63 @@ class Catalog(Exchange):
         """(paper key, attachment) of every attached file that is not where the catalog keeps it."""
         return attaching.missing(self.store)
 
+    def rename_files(self, key: str | None = None) -> list[tuple[str, str]]:
+        """Give the copies in the folder of files (of paper `key`, or of every paper) the names
+        their papers' details make now (a title or authors that came later, your own title);
+        (old name, new name) of each renamed. A copy missing or a name taken is left alone."""
+        with self.store.read() as tx:
+            found = ([(key, a) for a in tx.papers.attachments_of(resolve_key(tx, key))] if key is not None
+                     else tx.papers.every_attachment())
+            found = [(paper, a) for paper, a in found if a.stored == "managed"]
+            details = {paper: tx.papers.detail(resolve_key(tx, paper)) for paper in {p for p, _ in found}}
+        if not found:
+            return []
+        into = attaching.folder(self.store)
+        renamed = []
+        for paper, a in found:
+            wanted = attaching.file_name(details[paper], Path(a.path).suffix)
+            if Path(a.path).stem.removesuffix(")").rsplit(" (", 1)[0] == Path(wanted).stem:
+                continue  # its name already (maybe with a number a taken name got)
+            try:
+                fresh = attaching.move_within(into, a.path, wanted)
+            except CatalogError:
+                continue
+            with self.store.write() as tx:
+                tx.edits.move_attachment(a.id, fresh)
+            renamed.append((a.path, fresh))
+        return renamed
+
+    def find_files(self, folder: Path) -> list[tuple[str, AttachmentView, Path]]:
+        """Find missing attached files in `folder` (and the folders inside it) by their bytes
+        (sha256, files of the right size only): a linked file is linked where it was found, a
+        copy that left the folder of files is copied back. (paper key, attachment, where it
+        was found) of each found."""
+        missing = self.missing_files()
+        sizes = {a.size for _, a in missing}
+        wanted = {a.sha256: (key, a) for key, a in missing}
+        found = []
+        for path in sorted(Path(folder).expanduser().rglob("*")):
+            if not wanted:
+                break
+            try:
+                if not path.is_file() or path.stat().st_size not in sizes:
+                    continue
+                sha, _ = attaching.fingerprint(path)
+            except (OSError, CatalogError):
+                continue
+            if sha not in wanted:
+                continue
+            key, attachment = wanted.pop(sha)
+            if attachment.stored == "managed":
+                into = attaching.folder(self.store)
+                stored = attaching.copy_in(path, into, Path(attachment.path).name)
+            else:
+                stored = str(path.absolute())
+            with self.store.write() as tx:
+                tx.edits.move_attachment(attachment.id, stored)
+            found.append((key, attachment, path))
+        return found
+
     def _located(self, attachment: AttachmentView) -> AttachmentView:
         return attaching.located(self.store, attachment)
 
@@ -487,7 +702,9 @@ class Catalog(Exchange):
         return self._set_field(keys, "rating", rules.rating(rating))
 
     def set_title(self, key: str, title: str | None) -> Edit:
-        return self._set_field([key], "user_title", rules.user_line(title or "") or None)
+        edit = self._set_field([key], "user_title", rules.user_line(title or "") or None)
+        self.rename_files(key)  # its copies' names follow the title shown
+        return edit
 
     def _set_field(self, keys: Sequence[str], field: str, value) -> Edit:
         with self.store.write() as tx:
@@ -847,6 +1064,21 @@ def _edit(tx, ids: Sequence[int], done: Sequence, *, note: NoteView | None = Non
     return Edit(tuple(done), tuple(tx.papers.summaries(list(dict.fromkeys(ids)))), note, tuple(conflicts))
 
 
+def _acronym(short: str, long: str) -> tuple[str, str, str]:
+    """(short form, long form, the long form as compared) as stored, or CatalogError."""
+    from catalog.searching.acronyms import long_key
+
+    short, long = rules.user_line(short), rules.user_line(long)
+    if not any(c.isalnum() for c in short) or len(short) > 40 or len(short.split()) > 4:
+        raise CatalogError(f"{short!r} is no short form: up to 4 words and 40 characters, with a letter or digit")
+    key = long_key(long)
+    if len(key) < 2 or len(long) > 200:
+        raise CatalogError(f"{long!r} is no long form: words with letters, up to 200 characters")
+    if key == long_key(short):
+        raise CatalogError(f"{short!r} and {long!r} are the same words")
+    return short, long, key
+
+
 def _asked(query: SearchRequest | str, sort: Sort | str | None = None) -> SearchRequest:
     """A request as given, or made from text (parsed here, once)."""
     if isinstance(query, SearchRequest):
@@ -866,6 +1098,52 @@ def _hits(tx, parsed: Query, named: list[int], limit: int, offset: int, sort: So
         hits += tx.search.page(parsed, limit=rest, offset=max(0, offset - len(named)),
                                with_text=with_text and parsed.has_text, sort=sort)
     return hits
+
+
+def _hits_and_pages(tx, parsed: Query, named: list[int], limit: int, offset: int, sort: Sort,
+                    with_text: bool, within: str = "all") -> tuple[list[SearchHit], list | None]:
+    """A page of a search with the papers attached PDFs' pages found merged in as
+    catalog/searching/pages.py ranks them (a search by relevance; `within` "text": only
+    those), and the pages found (None: not read, the page being full without them); papers
+    with files say so."""
+    hits, found = _merged_hits(tx, parsed, named, limit, offset, sort, with_text, within)
+    filed = tx.papers.with_files([hit.paper_id for hit in hits]) if hits else set()
+    if filed:
+        hits = [dataclasses.replace(hit, summary=dataclasses.replace(hit.summary, has_files=True))
+                if hit.paper_id in filed else hit for hit in hits]
+    return hits, found
+
+
+def _merged_hits(tx, parsed: Query, named: list[int], limit: int, offset: int, sort: Sort,
+                 with_text: bool, within: str) -> tuple[list[SearchHit], list | None]:
+    if within == "all" and not with_text and limit >= 0 and sort == RELEVANCE and parsed.has_text:
+        # Rows without snippets (the TUI's): when papers whose own text holds every word fill
+        # the page, those found only on pages come after it, and a frequent word's pages (it
+        # is on most) are not ranked at every key.
+        own = _hits(tx, parsed, named, offset + limit, 0, sort, with_text)
+        if sum(1 for hit in own if hit.summary.match != "some") >= offset + limit:
+            return own[offset:], None  # None: the pages were not read
+    found = tx.search.pages(parsed, pages.PAGES) if within != "abstracts" and parsed.has_text else []
+    if found and sort == RELEVANCE:
+        whole = _hits(tx, parsed, named, -1 if limit < 0 else offset + limit, 0, sort, with_text)
+        hits = pages.merged(tx, whole, parsed, pages.best_pages(found), text_only=within == "text")
+        return (hits[offset:] if limit < 0 else hits[offset:offset + limit]), found
+    if within == "text":
+        best = pages.best_pages(found)
+        ids = list(best)[offset:] if limit < 0 else list(best)[offset:offset + limit]
+        return pages.merged(tx, [], parsed, {pid: best[pid] for pid in ids}, text_only=True), found
+    return _hits(tx, parsed, named, limit, offset, sort, with_text), found
+
+
+def _only_on_pages(tx, parsed: Query, asked: SearchRequest, partial: bool | None = None, *,
+                   found: list | None = None) -> int:
+    """How many papers a search lists only because a page of their PDF holds its words
+    (`found`: the pages, when the caller read them already)."""
+    if not parsed.has_text or asked.sort != RELEVANCE:
+        return 0
+    found = tx.search.pages(parsed, pages.PAGES) if found is None else found
+    return pages.only_on_pages(tx, parsed, list(pages.best_pages(found)),
+                               asked.partial if partial is None else partial) if found else 0
 
 
 def _with_page_snippets(summaries: list[PaperSummary], hits: list[SearchHit], found, query,

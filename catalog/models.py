@@ -324,6 +324,18 @@ class Acronym(SQLModel, table=True):
     ordinary: bool = False  # abstracts also use the short form as a lowercase word: never expanded
 
 
+class AddedAcronym(SQLModel, table=True):
+    """An acronym a user added (`catalog acronyms add`): it wins over those the abstracts define
+    and the field's common ones bundled with catalog (catalog/searching/glossary.py)."""
+
+    __tablename__ = "acronym_added"
+
+    short: str = Field(sa_column=Column(NOCASE, primary_key=True))  # as typed: LoRA, KV cache
+    long_key: str = Field(primary_key=True)  # the long form as compared (acronyms.long_key)
+    long: str  # as typed
+    added_at: datetime = Field(default_factory=utcnow)
+
+
 class Attachment(SQLModel, table=True):
     """A file attached to a paper (catalog/attaching.py): a copy in the catalog's folder of
     files ('managed', `path` relative to it) or a file left in place ('linked', `path`

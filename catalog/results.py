@@ -18,12 +18,13 @@ class PaperSummary:
     snippet: str | None = None  # with \x02 ... \x03 around matched words
     has_notes: bool = False  # the TUI marks such papers in its list
     # From a search with words: "all" (holds every word, in some form) or "some" (a partial
-    # match, listed after them when few papers hold every word); None when listing.
+    # match, listed after the papers holding every word); None when listing.
     match: str | None = None
     # A search that found words on a page of an attached file: its number and a snippet of it
     # (marked as `snippet`); "text" in `match` when only the pages hold every word.
     page: int | None = None
     page_snippet: str | None = None
+    has_files: bool = False  # files are attached to it (the TUI marks such papers in its list)
     authors: str = ""  # as lists show them: "Vaswani et al.", "Hinton & Salakhutdinov"
 
     def as_json(self) -> dict:
@@ -48,6 +49,17 @@ class Suggestion:
 
     def as_json(self) -> dict:
         return {"word": self.word, "alternatives": list(self.alternatives)}
+
+
+@dataclass(frozen=True)
+class MissingWords:
+    """A search's words that no paper holds, and those the papers it lists hold some of."""
+
+    missing: tuple[str, ...]  # as typed
+    held: tuple[str, ...]
+
+    def as_json(self) -> dict:
+        return {"missing": list(self.missing), "held": list(self.held)}
 
 
 @dataclass(frozen=True)
@@ -381,6 +393,17 @@ class SavedQuery:
 
 
 @dataclass(frozen=True)
+class AddedAcronym:
+    """An acronym a user added: searches for either form find the other."""
+
+    short: str
+    long: str
+
+    def as_json(self) -> dict:
+        return {"short": self.short, "long": self.long}
+
+
+@dataclass(frozen=True)
 class PaperState:
     """Everything a user can change on a paper, read at one moment."""
 
@@ -611,3 +634,18 @@ class Linked:
     def as_json(self) -> dict:
         return {"key": self.key, "service": self.service, "citing" if self.citing else "references":
                 [p.__dict__ for p in self.papers]}
+
+
+@dataclass(frozen=True)
+class PdfFetched:
+    """What `catalog fetch-pdf` did for one paper: `outcome` "attached", "had one" (a PDF is
+    attached already), "no link" (no PDF's link known, no arXiv id) or "failed" (`error`)."""
+
+    key: str
+    outcome: str
+    url: str | None = None
+    location: str | None = None
+    error: str | None = None
+
+    def as_json(self) -> dict:
+        return dict(self.__dict__)

@@ -33,3 +33,27 @@ def make(path: Path, pages: list[str], *, size=(612, 792)) -> Path:
     document.save(str(path))
     document.close()
     return path
+
+
+def highlight(path: Path, page: int, line: int, comment: str, *, rgb=(255, 255, 0), size=(612, 792)) -> Path:
+    """Add a highlight over line `line` (0-based, as make() placed it) of page `page` (1-based)
+    with `comment`, as a PDF reader saves one; the file is written again in place."""
+    import pypdfium2 as pdfium
+    import pypdfium2.raw as raw
+
+    document = pdfium.PdfDocument(path.read_bytes())
+    handle = document[page - 1]
+    annot = raw.FPDFPage_CreateAnnot(handle.raw, raw.FPDF_ANNOT_HIGHLIGHT)
+    raw.FPDFAnnot_SetColor(annot, raw.FPDFANNOT_COLORTYPE_Color, *rgb, 255)
+    bottom, top = size[1] - 49 - 12 * line, size[1] - 44 - 12 * line  # inside the line, not its neighbours
+    quad = raw.FS_QUADPOINTSF(38, top, 560, top, 38, bottom, 560, bottom)
+    raw.FPDFAnnot_AppendAttachmentPoints(annot, quad)
+    raw.FPDFAnnot_SetRect(annot, raw.FS_RECTF(38, top, 560, bottom))
+    encoded = (comment + "\0").encode("utf-16-le")
+    buffer = ctypes.create_string_buffer(encoded, len(encoded))
+    raw.FPDFAnnot_SetStringValue(annot, b"Contents", ctypes.cast(buffer, ctypes.POINTER(raw.FPDF_WCHAR)))
+    raw.FPDFPage_CloseAnnot(annot)
+    handle.close()
+    document.save(str(path))
+    document.close()
+    return path

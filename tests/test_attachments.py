@@ -210,3 +210,49 @@ def test_has_pdf_and_has_files_find_papers_with_attachments(seeded_any, a_pdf, t
     assert [p.key for p in seeded_any.search("has:pdf", limit=100)] == [with_pdf]
     assert sorted(p.key for p in seeded_any.search("has:files", limit=100)) == sorted([with_pdf, with_file])
     assert with_pdf not in [p.key for p in seeded_any.search("-has:pdf", limit=100)]
+
+
+def test_doctor_finds_a_moved_file_by_its_bytes(seeded, a_pdf, tmp_path, run_cli):
+    key = first_key(seeded)
+    seeded.attach_file(key, a_pdf, link=True)
+    moved = tmp_path / "elsewhere" / "deeper" / "renamed.pdf"
+    moved.parent.mkdir(parents=True)
+    (tmp_path / "elsewhere" / "same-size.pdf").write_bytes(b"x" * len(PDF))  # same size, other bytes
+    a_pdf.rename(moved)
+    assert run_cli("doctor").exit_code == 1
+    result = run_cli("doctor", "--find-files", str(tmp_path / "elsewhere"))
+    assert result.exit_code == 0, result.output
+    assert f"found {key}'s file 1 (2401.00001v2.pdf) at {moved}" in result.stderr
+    assert seeded.attachments(key)[0].location == str(moved)
+
+
+def test_copies_are_renamed_when_the_paper_gets_a_title(seeded, a_pdf, db_path, run_cli):
+    key = first_key(seeded)
+    old = Path(seeded.attach_file(key, a_pdf)[0].location)
+    seeded.set_title(key, "Steering Away From Evaluation Awareness")
+    [attachment] = seeded.attachments(key)
+    assert Path(attachment.location).name == "2026 - Steering Away From Evaluation Awareness.pdf"
+    assert attachment.present and not old.exists()
+    assert run_cli("files", key, "--rename").stderr == ""  # nothing left to rename
+
+
+def test_a_copy_left_by_a_killed_attach_is_used_not_copied_again(seeded, a_pdf, db_path, monkeypatch):
+    key = first_key(seeded)
+    real_write = seeded.store.write
+
+    def killed(*args, **kwargs):
+        raise KeyboardInterrupt  # killed after the copy, before the row
+
+    monkeypatch.setattr(seeded.store, "write", killed)
+    with pytest.raises(KeyboardInterrupt):
+        seeded.attach_file(key, a_pdf)
+    monkeypatch.setattr(seeded.store, "write", real_write)
+    folder = db_path.with_name("catalog-files")
+    assert list(folder.iterdir()) == []  # the copy of a failed attach is removed
+    name = next(iter(seeded.attach_file(key, a_pdf)[0].location.rsplit("/", 1)[1:]))
+    (folder / name).unlink()
+    # As if the process died before it could remove the copy: the copy is there, no row.
+    seeded.detach(key, 1)
+    (folder / name).write_bytes(PDF)
+    attachment, new = seeded.attach_file(key, a_pdf)
+    assert new and [p.name for p in folder.iterdir()] == [name] == [Path(attachment.location).name]

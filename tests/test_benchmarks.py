@@ -22,7 +22,19 @@ def test_benchmark_runner_smoke(tmp_path):
                     "### Ranking quality", "### Did you mean", "### Text on long"):
         assert heading in report
     for row in ("| catalog import |", "| sqlite-utils insert + enable-fts |", "| catalog search |",
+                "| catalog import: files stored (before ranking lists) |", "| catalog import: ranking lists |",
                 "| catalog's SQL alone (rows prepared beforehand) |",
                 "| common term `model` | 50 |", "launch to first results",
                 "| BM25 en_stem, any word |"):
         assert row in report, row
+
+
+def test_ready_benchmark_smoke(tmp_path):
+    """benchmarks/ready.py on a small wide library: it imports, then times every query class."""
+    out = subprocess.run(
+        [sys.executable, "-m", "benchmarks.ready", "--size", "1500", "--wide", "--rounds", "1",
+         "--work", str(tmp_path / "ready")],
+        cwd=REPO, capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert "### Ready when the import returns: 1,500 papers (wide BibTeX library)" in out.stdout
+    assert "| rare word `hessian` |" in out.stdout and "| frequent word + tag `model tag:toread` |" in out.stdout

@@ -235,13 +235,13 @@ def test_open_sends_the_papers_page_to_the_browser(run_cli, browser, monkeypatch
 
 def test_a_search_parses_its_query_once(run_cli, seeds_copy, parses):
     """Its papers, their snippets and the suggestions for a word no paper holds all come from
-    one parse of what was typed (it was parsed three times)."""
+    one parse of what was typed (it was parsed three times), and of its correction."""
     assert run_cli("import", str(seeds_copy)).exit_code == 0
     parses.clear()
     result = run_cli("search", "sparse", "autoencodrs", "--sort", "year")
     assert result.exit_code == 0, result.output
-    assert "autoencoders" in result.output  # did you mean
-    assert parses == ["sparse autoencodrs"]
+    assert "showing sparse autoencoders" in result.output  # corrected: the one unknown word
+    assert parses == ["sparse autoencodrs", "sparse autoencoders"]
 
 
 def test_search_and_list_sort(run_cli, seeds_copy):

@@ -52,7 +52,9 @@ def test_acronyms_widen_words_and_long_forms():
     compiled = compile_query(parse("SAE large language model"), acronyms)
     assert compiled.forms == '("SAE") AND ("large") AND ("language") AND ("model")'
     assert compiled.wide == '("SAE" OR "sparse autoencoder") AND (("large" AND "language" AND "model") OR "LLM")'
-    assert compiled.words == ['("SAE" OR "sparse autoencoder")', '("large")', '("language")', '("model")']
+    # A long form is one word for papers holding some of them: its words, or a short form.
+    assert compiled.words == ['("SAE" OR "sparse autoencoder")', '(("large" AND "language" AND "model") OR "LLM")']
+    assert compiled.word_texts == ["SAE", "large language model"]
     # The count is of papers holding every word in some form, acronyms included.
     assert count_sql(compiled) == ("SELECT count(*) FROM paper_stem WHERE paper_stem MATCH ?", [compiled.wide])
     assert compile_query(parse("SAE*"), acronyms).wide is None  # prefixes are not expanded
@@ -65,9 +67,12 @@ def test_each_tier_leaves_out_the_papers_of_the_one_before():
     assert tiers["forms"][1] == ['("sparse") AND ("attention")'] * 2 + [5, 0, "ann"]
     assert tiers["wide"][1] == ['("sparse" OR "x") AND ("attention")', '("sparse") AND ("attention")', 5, 0, "ann"]
     some_sql, some_params = tiers["some"]
-    assert some_sql.count("(+rowid IN (SELECT rowid FROM paper_stem WHERE paper_stem MATCH ?))") == 2
-    assert some_params == ['("sparse" OR "x")', '("attention")', '("sparse" OR "x") OR ("attention")',
+    assert some_sql.count("? * (+rowid IN (SELECT rowid FROM paper_stem WHERE paper_stem MATCH ?))") == 2
+    # Each word held counts by its weight (the store sets them by rarity; 1 each without).
+    assert some_params == [1.0, '("sparse" OR "x")', 1.0, '("attention")', '("sparse" OR "x") OR ("attention")',
                            '("sparse" OR "x") AND ("attention")', 5, 0, "ann"]
+    compiled.weights = [2.5, 0.7]
+    assert search_sql(compiled, limit=5, tier="some")[1][:4] == [2.5, '("sparse" OR "x")', 0.7, '("attention")']
 
 
 @pytest.mark.parametrize("query, where, params", [

@@ -66,9 +66,9 @@ def client(tmp_path, answers: list[Response], clock: Clock | None = None, base=N
     made = Client(Settings("me@example.org", base, tmp_path / "cache", 5.0), sleep=clock.sleep, clock=clock)
     queue = list(answers)
 
-    def once(url, accept):
+    def once(url, accept, service, limit=0):
         made.requests += 1
-        made._stamp(url)
+        made._stamp(service)
         return queue.pop(0)
 
     made._once = once  # type: ignore[method-assign]
@@ -220,3 +220,14 @@ def test_crossref_names_the_arxiv_preprint_and_the_notices():
     message["message"]["relation"] = {"has-preprint": [{"id-type": "doi", "id": "10.48550/arXiv.1203.01234",
                                                          "asserted-by": "subject"}]}
     assert crossref.work(json.dumps(message).encode(), "origin").record.arxiv_id == "1203.01234"
+
+
+def test_a_withdrawn_arxiv_paper_carries_a_withdrawal_notice():
+    # the recorded answer for 1605.08386, its comment as arXiv words a withdrawal
+    body = (DATA / "arxiv" / "1605.08386.xml").read_bytes().replace(
+        b"<arxiv:comment>20 pages, 3 figures</arxiv:comment>",
+        b"<arxiv:comment>This paper has been withdrawn by the authors due to an error in Lemma 3</arxiv:comment>")
+    [found] = arxiv.entries(body, "origin")
+    assert found.notices == (("withdrawal", "10.48550/arxiv.1605.08386", "Withdrawn on arXiv", "2016-05-26"),)
+    [plain] = arxiv.entries((DATA / "arxiv" / "1605.08386.xml").read_bytes(), "origin")
+    assert plain.notices == ()

@@ -33,8 +33,10 @@ COMMANDS = [
     ("similar", KEY), ("recommend", "x"), ("topics",),
     ("share", "members"), ("share", "add-member", "ann"), ("share", "remove-member", "ann"),
     # these fetch, but only once the catalog opened: a bad file is refused before any request
-    ("add", "arXiv:1706.03762"), ("enrich",), ("refs", KEY), ("cited-by", KEY),
+    ("add", "arXiv:1706.03762"), ("enrich",), ("refs", KEY), ("cited-by", KEY), ("fetch-pdf",),
     ("attach", KEY, "{annotations}"), ("detach", KEY, "1", "--yes"), ("files", KEY),
+    ("authors",), ("citekey", "pattern"), ("citekey", "regen"),
+    ("acronyms", "list"), ("acronyms", "add", "TTA", "test-time adaptation"), ("acronyms", "remove", "TTA"),
 ]
 # These do not open the file: `db path` prints it, `db history` lists migrations; `copy`
 # names its own source and target (test_backends.py).
@@ -52,7 +54,7 @@ def _command_names(group: click.Group, prefix=()) -> set[tuple[str, ...]]:
 
 
 def test_the_list_covers_every_command():
-    listed = {c[:2] if c[0] in ("annotations", "saved", "db", "share") else c[:1] for c in COMMANDS}
+    listed = {c[:2] if c[0] in ("annotations", "saved", "db", "share", "citekey", "acronyms") else c[:1] for c in COMMANDS}
     assert listed | NOT_OPENING == _command_names(main)
 
 

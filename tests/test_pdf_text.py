@@ -23,6 +23,12 @@ BODY = "the zebra crossing heuristic keeps every trace monomorphic"
 FILLER = "Introduction. We study models of language and their activations in some detail. " * 4
 
 
+def whole(papers):
+    """The papers holding every word (on a page or in their own text): `crossing` alone is in
+    seed abstracts, which partial matches then list after them."""
+    return [p for p in papers if p.match != "some"]
+
+
 def key_of(catalog: Catalog, words: str) -> str:
     return catalog.search(words, limit=1)[0].key
 
@@ -97,7 +103,7 @@ def test_within_narrows_to_abstracts_or_to_the_text(seeded, body_pdf, run_cli):
     key = key_of(seeded, "steering vector")
     seeded.attach_file(key, body_pdf)
     seeded.read_texts()
-    assert seeded.search("zebra crossing", within="abstracts") == []
+    assert whole(seeded.search("zebra crossing", within="abstracts")) == []  # partial matches only
     assert [p.key for p in seeded.search("zebra crossing", within="text")] == [key]
     assert key not in [p.key for p in seeded.search("steering vector", within="text")]
     result = run_cli("search", "--in", "abstracts", "zebra", "crossing")
@@ -110,9 +116,9 @@ def test_filters_and_negated_words_apply_to_papers_found_by_their_pages(seeded, 
     other = "ICML" if venue == "ICLR" else "ICLR"
     seeded.attach_file(key, body_pdf)
     seeded.read_texts()
-    assert [p.key for p in seeded.search(f"zebra crossing venue:{venue}")] == [key]
-    assert seeded.search(f"zebra crossing venue:{other}") == []
-    assert seeded.search("zebra crossing -steering") == []
+    assert [p.key for p in whole(seeded.search(f"zebra crossing venue:{venue}"))] == [key]
+    assert whole(seeded.search(f"zebra crossing venue:{other}")) == []
+    assert whole(seeded.search("zebra crossing -steering")) == []
 
 
 @pytest.mark.parametrize("name, said", [("scanned.pdf", "no text layer"), ("encrypted.pdf", "encrypted")])
@@ -153,9 +159,9 @@ def test_pages_are_searched_on_both_backends(seeded_any, body_pdf, tmp_path, mon
     seeded_any.read_texts()
     found = seeded_any.search('"zebra crossing heuristic"')
     assert [(p.key, p.page) for p in found] == [(key, 2)]
-    assert seeded_any.search("zebra crossing -steering") == []
+    assert whole(seeded_any.search("zebra crossing -steering")) == []
     seeded_any.detach(key, 1)
-    assert seeded_any.search("zebra crossing") == []
+    assert whole(seeded_any.search("zebra crossing")) == []
 
 
 def test_no_command_but_those_reading_pdfs_loads_the_pdf_library(tmp_path):
@@ -170,3 +176,17 @@ def test_no_command_but_those_reading_pdfs_loads_the_pdf_library(tmp_path):
                 "print('LOADED', 'pypdfium2' in sys.modules)")
         ran = subprocess.run([sys.executable, "-c", code, *command], env=env, capture_output=True, text=True)
         assert "LOADED False" in ran.stdout, (command, ran.stdout, ran.stderr)
+
+
+def test_pages_of_rows_without_snippets_list_what_a_search_lists(seeded, tmp_path):
+    """The TUI's rows (no snippets, page by page) skip ranking PDF pages while papers whose own
+    text holds the words fill the page; the order is the same as a whole search's."""
+    other = key_of(seeded, "steering vector")
+    seeded.attach_file(other, make(tmp_path / "sae.pdf", ["We train sparse autoencoders on activations."]))
+    seeded.read_texts()
+    whole = [p.key for p in seeded.search("sparse autoencoders", limit=60)]
+    paged = [p.key for start in range(0, 60, 5)
+             for p in seeded.search("sparse autoencoders", limit=5, offset=start, snippets=False)]
+    assert other in whole and paged == whole
+    counted = seeded.first_page("sparse autoencoders", limit=5, counted=True)
+    assert counted.total == seeded.count("sparse autoencoders") >= len(whole)

@@ -51,10 +51,13 @@ def test_a_refresh_cut_short_leaves_its_words_to_the_next(without_lists):
     """The words chosen are noted before any is ranked: a refresh stopped after choosing them
     (a kill, a lock, its time budget) leaves the rest stale, for doctor and the next refresh."""
     store = without_lists.store
+    assert store.lists.left() == 1  # none chosen yet: at least one (what a search says)
     built, left = store.lists.refresh(budget=0.0)
     assert built == 0 and left > 10 and store.lists.behind()
+    assert store.lists.left() == left
     assert [f.check for f in doctor.run(store).found] == ["ranked lists"]
     assert store.lists.refresh(budget=None) == (left, 0) and not store.lists.behind()
+    assert store.lists.left() == 0
 
 
 def test_the_refresher_finishes_while_searches_run(db_path, monkeypatch, tmp_path):

@@ -20,6 +20,7 @@ from catalog.cli import main
 from catalog.library import Catalog
 from catalog.store import lists
 from catalog.store.lists import scoring, sqlite_build, sqlite_several, sqlite_words
+from catalog.store.lists import sqlite as lists_sqlite
 from catalog.store.lists.memo import ListMemo
 from catalog.store.lists.sqlite_words import WordLists, read_state
 from tests.ranked_lists_catalog import SIZE, _page, _ranked, built, catalog, served  # noqa: F401 (fixtures)
@@ -266,6 +267,7 @@ def test_edits_during_a_rebuild_after_too_many_changes_leave_lists_that_follow_t
     after an edit are not thrown away by the edits that came before (the changed papers are
     counted again from the rebuild's start), so they are read, rescored, at once."""
     monkeypatch.setattr(sqlite_words, "DIRTY_LIMIT", 2)
+    monkeypatch.setattr(lists_sqlite, "RANKERS", 1)  # one at a time: lists ranked ahead would be refused too
     keys = [p.key for p in catalog.search("model", limit=5, snippets=False)]
     catalog.tag(keys, ["later"])  # past the limit: no list can be rescored
     original, calls = sqlite_build.ListBuilder.store, []
@@ -374,6 +376,7 @@ def test_keys_of_the_same_words_are_ranked_once(catalog, few_lists, served, monk
     with catalog.store.read() as tx:
         keys = tx.lists.keys()
         spans = tx.lists.builder.spans(keys)
+        assert tx.lists.builder.spans(keys, tx.lists.builder.vocabulary()) == spans  # from the words read already
     assert spans['("model")'] == ("model", "model")
     shared = [k for k in keys if list(spans.values()).count(spans.get(k)) > 1]
     assert shared, "the corpus has keys of one span"

@@ -93,7 +93,7 @@ def test_tags_and_notes_are_searchable_including_chinese(seeded):
 
 def test_bad_filter_values_explain_themselves(seeded):
     for query, words in (("year:abc", "year"), ("rating:9", "1-5"), ("status:done", "unread"),
-                         ("has:pdf", "notes")):
+                         ("has:video", "notes")):  # has:pdf is one now (attached files)
         with pytest.raises(QueryError, match=words):
             seeded.search(query)
 

@@ -199,8 +199,34 @@ def test_headline_ignores_contribution_sentences_that_say_too_little():
 def test_headline_is_short_and_cut_on_a_word():
     abstract = "word " * 100
     shown = headline(abstract)
-    assert len(shown) <= 90
-    assert shown.endswith("word…")
+    assert len(shown) <= 90 and shown == " ".join(["word"] * 12)  # at most 12 words, no "…"
+
+
+@pytest.mark.parametrize(("abstract", "shown"), [
+    # Issue 32's: each was a sentence cut mid-phrase with "…".
+    ("Vision–language models (VLMs) align images and text with remarkable success, yet the "
+     "geometry of their shared embedding space remains poorly understood.",
+     "Vision–language models align images and text with remarkable success"),
+    ("To address this, we introduce a systematic approach for identifying and characterizing "
+     '"conceptual blindspots" -- concepts present in the training data but absent.',
+     'Systematic approach for identifying and characterizing "conceptual blindspots"'),
+    ("We propose HoloFair, a comprehensive benchmark framework for multidimensional demographic "
+     "bias evaluation in text-to-image generation across many axes.",
+     "HoloFair: a comprehensive benchmark framework"),  # the whole phrase is over 90 characters
+])
+def test_a_long_headline_ends_where_a_phrase_does(abstract, shown):
+    assert headline(abstract) == shown
+
+
+def test_seed_headlines_are_whole_short_phrases():
+    """0 of the seeds' headlines end in "…"; each is 4-12 words, or a name and what it stands
+    for ("L2M: Learning-to-Measure")."""
+    for abstract in seed_abstracts():
+        shown = headline(abstract)
+        assert not shown.endswith(("…", "...")), shown
+        assert len(shown.split()) <= 12 and len(shown) <= 90, shown
+        assert len(shown.split()) >= 4 or ":" in shown or any(c.isupper() for c in shown[1:]), shown
+        assert shown.split()[-1].lower() not in {"the", "a", "an", "of", "to", "for", "and", "with"}, shown
 
 
 def test_headline_of_empty_text_is_empty():

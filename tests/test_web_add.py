@@ -10,6 +10,7 @@ import json
 import pytest
 
 from tests import webserver
+from tests.test_sharing import shared  # noqa: F401  (a fixture)
 
 
 @pytest.fixture
@@ -266,3 +267,26 @@ def test_an_openreview_link(run_cli, web):
                                  "Pietro Liò, Yoshua Bengio")
     assert detail["url"] == "https://openreview.net/forum?id=rJXMpikCZ" and detail["kind"] == "conference"
     assert detail["pdf_url"] == "https://openreview.net/pdf/9d9a7a4ed5bfc1ba4ea0f4ea6c4b2b1ab1a8b5c9.pdf"
+
+
+def test_a_member_of_a_shared_catalog_adds_and_enriches(web, request):
+    """On a server a member (not the owner) writes what a fetched paper brings: its source,
+    provenance, PDF link and notices (the new tables reach members by default privileges)."""
+    shared = request.getfixturevalue("shared")
+    url, as_ = shared
+    ann = as_("ann")
+    [plos] = ann.add_identifiers(["10.1371/journal.pone.0033693"])
+    assert plos.outcome == "new"
+    detail = as_("bob").get(plos.paper.key)
+    assert [n.kind for n in detail.notices] == ["correction"] and detail.sources[0].format == "crossref"
+    [preprint] = ann.add_identifiers(["arXiv:1605.08386"])
+    assert as_("bob").get(preprint.paper.key).pdf_url == "https://arxiv.org/pdf/1605.08386v1"
+
+
+def test_the_tui_reading_pane_shows_the_pdf_link_and_notices(web, empty_catalog):
+    from catalog.tui.widgets.detail import NOTHING, paper_content
+
+    [plos, preprint] = empty_catalog.add_identifiers(["10.1371/journal.pone.0033693", "arXiv:1605.08386"])
+    shown = paper_content(empty_catalog.get(plos.paper.key), NOTHING).plain
+    assert "Correction of 2012-05-08: doi 10.1371/annotation/c76da2c1-ccb8-4797-94c1-359d3ceceeda" in shown
+    assert "PDF https://arxiv.org/pdf/1605.08386v1" in paper_content(empty_catalog.get(preprint.paper.key), NOTHING).plain

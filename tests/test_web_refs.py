@@ -63,3 +63,31 @@ def test_a_paper_without_identifiers(run_cli, web, tmp_path):
     assert out.exit_code == 1 and out.output == (f"catalog: paper {paper['key']} has no DOI or arXiv id to look it "
                                                  f"up by (catalog enrich {paper['key']} may find one)\n")
     assert web.requests == []
+
+
+def test_fetch_pdf_attaches_arxivs_pdf_once(run_cli, web, tmp_path):
+    from tests.webserver import DATA
+
+    pdf = (DATA.parent / "pdf" / "tracemonkey-page1.pdf").read_bytes()
+    [paper] = added(run_cli, "arXiv:1605.08386")
+    web.script("/files/arxiv.org/pdf/1605.08386v1", [(200, pdf, {"Content-Type": "application/pdf"})])
+    out = run_cli("fetch-pdf", "--json")
+    assert out.exit_code == 0, out.output
+    [done] = json.loads(out.stdout)
+    assert done["outcome"] == "attached" and done["url"] == "https://arxiv.org/pdf/1605.08386v1"
+    assert done["location"].endswith(".pdf")
+    # its text is searched: the page's words find the paper
+    assert run_cli("search", '"type specialization"').stdout.startswith(paper["paper"]["key"])
+    [again] = json.loads(run_cli("fetch-pdf", "--json").stdout)
+    assert again["outcome"] == "had one" and web.requests[-1]["path"] == "/files/arxiv.org/pdf/1605.08386v1"
+    assert sum(r["path"].startswith("/files/") for r in web.requests) == 1
+
+
+def test_fetch_pdf_refuses_a_web_page(run_cli, web):
+    [paper] = added(run_cli, "arXiv:1605.08386")
+    web.script("/files/arxiv.org/pdf/1605.08386v1", [(200, b"<html>Sign in</html>", {"Content-Type": "text/html"})])
+    out = run_cli("fetch-pdf")
+    assert out.exit_code == 1
+    assert (f"catalog: {paper['paper']['key']}: https://arxiv.org/pdf/1605.08386v1 gave no PDF (200, text/html)"
+            in out.stderr)
+    assert json.loads(run_cli("show", paper["paper"]["key"], "--json").stdout)["attachments"] == []

@@ -2,7 +2,7 @@
 
 This module builds the command group and dispatches; the commands live beside it, one module
 per group: files.py (import, export, annotations), searching.py (search, list, show, open,
-tags, stats, saved, tui), attachments.py (attach, detach, files), web.py (add, enrich, refs, cited-by),
+tags, stats, saved, tui), attachments.py (attach, detach, files), web.py (add, enrich, refs, cited-by, fetch-pdf),
 discovery.py (similar, recommend, topics), edits.py (tag, note, status, rate, title, split),
 database.py (doctor, sql, backup, copy, db), sharing.py (share).
 common.py holds what they share."""

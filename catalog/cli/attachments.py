@@ -77,13 +77,24 @@ def detach(ctx, key, number, yes):
 
 @click.command()
 @click.argument("key")
+@click.option("--notes", is_flag=True,
+              help="First read the highlights and comments made in its PDFs into its notes (each once).")
+@click.option("--rename", is_flag=True,
+              help="First give its copies in the folder of files the names its details make now.")
 @json_option
 @click.pass_context
-def files(ctx, key, as_json):
+def files(ctx, key, notes, rename, as_json):
     """List the files attached to paper KEY: name, pages, size, where, and whether it is there."""
     from catalog.cli import output
 
-    found = _open(ctx).attachments(key)
+    catalog = _open(ctx)
+    if rename:
+        for old, new in catalog.rename_files(key):
+            click.echo(f"renamed {old} to {new}", err=True)
+    if notes:
+        added = catalog.read_pdf_notes(key)
+        click.echo(f"{added} new note{'s' if added != 1 else ''} from the PDFs' highlights and comments", err=True)
+    found = catalog.attachments(key)
     if as_json:
         output.print_json([a.as_json() for a in found])
     elif not found:

@@ -56,8 +56,10 @@ def sql(ctx, statement, timeout, as_json):
 
 @click.command()
 @click.option("--fix", is_flag=True, help="Repair what is wrong (a file is copied first; on a server, one transaction).")
+@click.option("--find-files", type=click.Path(exists=True, file_okay=False, path_type=Path), metavar="FOLDER",
+              help="First look for missing attached files in FOLDER, by their bytes, and keep them where found.")
 @click.pass_context
-def doctor(ctx, fix):
+def doctor(ctx, fix, find_files):
     """Check the database (integrity, search index, rows pointing nowhere); --fix repairs.
 
     Exits non-zero while something is wrong.
@@ -67,6 +69,9 @@ def doctor(ctx, fix):
     from catalog.paths import resolve_db_path
     from catalog.text.terminal import safe
 
+    if find_files is not None:
+        for key, attachment, where in _open(ctx).find_files(find_files):
+            click.echo(f"found {key}'s file {attachment.number} ({safe(attachment.name)}) at {safe(str(where))}", err=True)
     # Not _open: doctor is what people run on a file the other commands refuse.
     path, _ = resolve_db_path(ctx.find_root().params.get("db"))
     report = Catalog.check(path, fix=fix, notify=lambda m: click.echo(safe(m), err=True))

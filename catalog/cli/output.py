@@ -12,7 +12,7 @@ from rich.table import Table
 from rich.text import Text
 
 from catalog.kinds import label as kind_label
-from catalog.results import PaperDetail, PaperSummary, Stats, Suggestion, TagCount
+from catalog.results import MissingWords, PaperDetail, PaperSummary, Stats, Suggestion, TagCount
 from catalog.searching.highlight import END as HIGHLIGHT_END, START as HIGHLIGHT_START
 from catalog.text.terminal import safe, stars
 
@@ -79,7 +79,10 @@ def print_summaries(papers: list[PaperSummary], *, with_snippets: bool = False) 
     for i, p in enumerate(papers):
         if p.match == "some" and (i == 0 or papers[i - 1].match != "some"):
             stdout.print(Text(partial_separator(papers), style="dim"))
-        stdout.print(summary_line(p))
+        line = summary_line(p)
+        if p.match == "some":  # ≈: holds only some of the search's words
+            line = Text.assemble(("≈ ", "dim"), line)
+        stdout.print(line)
         if with_snippets and p.snippet:
             snippet = highlighted(p.snippet)
             snippet.pad_left(4)
@@ -100,12 +103,36 @@ def summaries_json(papers: list[PaperSummary]) -> list[dict]:
              **({"page": p.page, "page_snippet": plain_snippet(p.page_snippet)} if p.page else {})} for p in papers]
 
 
-def search_json(query: str, papers: list[PaperSummary], suggestions: list[Suggestion]) -> dict:
-    """`catalog search --json`: the papers, and the suggestions for words (almost) no paper holds."""
+def search_json(query: str, papers: list[PaperSummary], suggestions: list[Suggestion],
+                missing: MissingWords | None = None, fixed: str | None = None) -> dict:
+    """`catalog search --json`: the papers, the suggestions for words (almost) no paper holds,
+    the words no paper holds (`missing_words`: {"missing": [...], "held": [...]} or null), and
+    the corrected search that ran instead of the typed one (`corrected`, or null)."""
     from catalog.searching.suggest import corrected
 
     return {"papers": summaries_json(papers), "suggestions": [s.as_json() for s in suggestions],
-            "did_you_mean": corrected(query, suggestions) if suggestions else None}
+            "did_you_mean": corrected(query, suggestions) if suggestions else None,
+            "missing_words": missing.as_json() if missing else None, "corrected": fixed}
+
+
+def print_corrected(query: str, fixed: str) -> None:
+    """On stderr: `No paper matches 'watermarkng': showing watermarking.`"""
+    line = Text(f"No paper matches {safe(query)!r}: showing ")
+    line.append(safe(fixed), style="bold")
+    line.append(".")
+    stderr.print(line, soft_wrap=True)
+
+
+def missing_line(missing: MissingWords) -> str:
+    """`No paper has "subquadratic"; showing papers with "attention".`"""
+    def quoted(words) -> str:
+        return ", ".join(f'"{safe(w)}"' for w in words)
+
+    return f"No paper has {quoted(missing.missing)}; showing papers with {quoted(missing.held)}."
+
+
+def print_missing(missing: MissingWords) -> None:
+    stderr.print(Text(missing_line(missing)), soft_wrap=True)
 
 
 def print_suggestions(query: str, suggestions: list[Suggestion], *, found: bool) -> None:

@@ -1,4 +1,4 @@
-"""Finding papers: search, list, show, open, tags, stats, saved searches and the TUI."""
+"""Finding papers: search, list, show, open, tags, stats, saved searches, acronyms and the TUI."""
 
 from __future__ import annotations
 
@@ -24,8 +24,12 @@ def search(ctx, query, limit, sort, reverse, within, as_json):
     shows its page (`p. 7: ...`).
 
     A key (or its first 4+ characters), a DOI or an arXiv id as the whole query finds that
-    paper first. Words that (almost) no paper holds get "did you mean" suggestions on stderr
-    (with --json: {"papers": [...], "suggestions": [...], "did_you_mean": "..."}).
+    paper first. Papers holding every word come first, then those holding some of them
+    (marked ≈), the rarest words counting most. A word no paper holds is named on stderr, and
+    words that (almost) no paper holds get "did you mean" suggestions there; when one word
+    is in no paper, a typo of a word many hold, and the others are found, the corrected
+    search runs instead, saying so (with --json: {"papers": [...], "suggestions": [...],
+    "did_you_mean": "...", "missing_words": ..., "corrected": "..."}).
     """
     from catalog.cli import output
     from catalog.searching.request import request
@@ -36,13 +40,24 @@ def search(ctx, query, limit, sort, reverse, within, as_json):
         _fail(f"nothing to search for in {text!r}: type words, \"a phrase\" or a filter like venue:ICML")
     catalog = _open(ctx)
     papers = catalog.search(asked, limit=limit, within=within)
-    suggestions = catalog.suggest(asked)  # words (almost) no paper holds: their closest words
+    # One word in no paper, a typo of one many hold, and the others found: search it corrected.
+    fixed = catalog.correction(asked) if not any(p.match in ("all", "text") for p in papers) else None
+    if fixed is not None:
+        asked = request(fixed, asked.sort)
+        papers = catalog.search(asked, limit=limit, within=within)
+    suggestions = [] if fixed else catalog.suggest(asked)  # words (almost) no paper holds: their closest words
+    # Only partial matches can come when a word is in no paper: then name it, once.
+    missing = catalog.missing_words(asked) if any(p.match == "some" for p in papers) else None
     _lists_left(catalog)
     if as_json:
-        output.print_json(output.search_json(text, papers, suggestions))
+        output.print_json(output.search_json(text, papers, suggestions, missing, fixed))
         return
     if papers:
         output.print_summaries(papers, with_snippets=True)
+    if fixed:
+        output.print_corrected(text, fixed)
+    if missing:
+        output.print_missing(missing)
     if suggestions:
         output.print_suggestions(text, suggestions, found=bool(papers))
     elif not papers and (named := asked.named) and named.kind != "key":
@@ -218,6 +233,61 @@ def saved_delete(ctx, name):
     click.echo(f"Deleted saved search {safe(name)!r}", err=True)
 
 
+@click.group(invoke_without_command=True)
+@click.pass_context
+def acronyms(ctx):
+    """Acronyms you add: a search for either form also finds the other, over those the
+    abstracts define and the field's common ones catalog knows (docs/query.md). Without a
+    command, lists those added."""
+    if ctx.invoked_subcommand is None:
+        ctx.invoke(acronyms_list)
+
+
+@acronyms.command("list")
+@json_option
+@click.pass_context
+def acronyms_list(ctx, as_json):
+    """List the acronyms added, by short form."""
+    from catalog.cli import output
+    from catalog.text.terminal import safe
+
+    found = _open(ctx).acronyms()
+    if as_json:
+        output.print_json([a.as_json() for a in found])
+    elif not found:
+        click.echo('No acronyms added; add one with `catalog acronyms add SHORT "long form"`.', err=True)
+    else:
+        width = max(len(a.short) for a in found)
+        for a in found:
+            click.echo(f"{safe(a.short):<{width}}  {safe(a.long)}")
+
+
+@acronyms.command("add")
+@click.argument("short")
+@click.argument("long", nargs=-1, required=True)
+@click.pass_context
+def acronyms_add(ctx, short, long):
+    """Searches for SHORT also find LONG, and the other way round (a short form may have
+    several long forms: add each)."""
+    from catalog.text.terminal import safe
+
+    long = " ".join(long)
+    new = _open(ctx).add_acronym(short, long)
+    click.echo(f"{'Added' if new else 'Already added'}: {safe(short)} = {safe(long)}", err=True)
+
+
+@acronyms.command("remove")
+@click.argument("short")
+@click.argument("long", nargs=-1)
+@click.pass_context
+def acronyms_remove(ctx, short, long):
+    """Remove an added acronym: all of SHORT's long forms, or LONG only."""
+    from catalog.text.terminal import safe
+
+    removed = _open(ctx).remove_acronym(short, " ".join(long) if long else None)
+    click.echo(f"Removed {removed} long form{'s' if removed != 1 else ''} of {safe(short)}", err=True)
+
+
 @click.command(epilog=EPILOG)
 @click.option("--triage", is_flag=True,
               help="Start in triage mode: QUERY's papers (all by default) one at a time, one "
@@ -277,4 +347,4 @@ def open_cmd(ctx, key, link_only, print_only):
         _fail(f"no browser to open {link} (set $BROWSER)")
 
 
-COMMANDS = (search, list_cmd, show, open_cmd, tags, authors, stats, saved, tui)
+COMMANDS = (search, list_cmd, show, open_cmd, tags, authors, stats, saved, acronyms, tui)

@@ -1,4 +1,5 @@
-"""Papers from the web: add (by DOI, arXiv id or link), enrich (what papers lack), refs and cited-by."""
+"""Papers from the web: add (by DOI, arXiv id or link), enrich (what papers lack), refs and
+cited-by, fetch-pdf."""
 
 from __future__ import annotations
 
@@ -125,6 +126,40 @@ def enrich(ctx, query, dry_run, updates, as_json):
         sys.exit(1)
 
 
+@click.command("fetch-pdf")
+@click.argument("query", nargs=-1)
+@json_option
+@click.pass_context
+def fetch_pdf(ctx, query, as_json):
+    """Download and attach the open-access PDF of each paper QUERY selects (all when empty)
+    that has none attached: from the link arXiv, OpenReview or Crossref gave (catalog add,
+    enrich), or arXiv's for its arXiv id. Copies go into the folder of files, as with
+    `catalog attach`, and their text is then searched."""
+    import json
+
+    from catalog.text.terminal import safe
+
+    catalog = _open(ctx)
+
+    def each(p) -> None:
+        if as_json or p.outcome in ("had one", "no link"):
+            return
+        if p.outcome == "failed":
+            click.echo(f"catalog: {p.key}: {safe(p.error)}", err=True)
+        else:
+            click.echo(f"{p.key}  attached {safe(p.location)}  [{safe(p.url)}]")
+
+    done = catalog.fetch_pdfs(" ".join(query), on_each=each)
+    catalog.read_texts()
+    if as_json:
+        click.echo(json.dumps([p.as_json() for p in done], ensure_ascii=False, indent=2))
+    counts = {o: sum(p.outcome == o for p in done) for o in ("attached", "had one", "no link", "failed")}
+    if not as_json:
+        click.echo(", ".join(f"{n} {o}" for o, n in counts.items() if n) or "no papers there", err=True)
+    if counts["failed"]:
+        sys.exit(1)
+
+
 def _new_catalog(ctx) -> bool:
     from catalog.paths import resolve_db_path
 
@@ -188,4 +223,4 @@ def _read_list(path: Path) -> list[str]:
     return [line for line in lines if line]
 
 
-COMMANDS = (add, enrich, refs, cited_by)
+COMMANDS = (add, enrich, refs, cited_by, fetch_pdf)

@@ -58,7 +58,18 @@ def _entry(entry, origin: str) -> Fetched:
     }, f"arXiv:{arxiv_id}")
     if journal:
         record.extra["journal_ref"] = journal
-    return Fetched(record, "arxiv", origin, pdf_url=pdf and pdf.replace("http://", "https://", 1))
+    return Fetched(record, "arxiv", origin, pdf_url=pdf and pdf.replace("http://", "https://", 1),
+                   notices=_withdrawn(entry, arxiv_id))
+
+
+def _withdrawn(entry, arxiv_id: str | None) -> tuple:
+    """arXiv marks a withdrawn paper in its latest version's comment ("This paper has been
+    withdrawn by the author(s)"): a withdrawal notice, dated by that version."""
+    comment = _text(entry, "comment", ARXIV) or ""
+    if not arxiv_id or not re.search(r"\bwithdrawn\b", comment, re.IGNORECASE):
+        return ()
+    day = (_text(entry, "updated") or "")[:10] or None
+    return (("withdrawal", f"10.48550/arxiv.{arxiv_id.lower()}", "Withdrawn on arXiv", day),)
 
 
 def _text(element, name: str, ns: str = ATOM) -> str | None:

@@ -24,7 +24,8 @@ from catalog.fetching.settings import Settings
 RETRIES = 3  # after the first attempt, on 429/503 (and a timeout)
 BACKOFF = 2.0  # seconds before the first retry, doubled each time, unless Retry-After says
 MAX_WAIT = 60.0  # a Retry-After longer than this is not waited for: the service is down
-MAX_BODY = 20 * 1024 * 1024
+MAX_BODY = 20 * 1024 * 1024  # a record or a page of them
+MAX_FILE = 200 * 1024 * 1024  # a PDF
 CACHED_STATUSES = (200, 404)
 
 
@@ -72,14 +73,28 @@ class Client:
             self._keep(response, accept)
         return response
 
+    def download(self, url: str) -> Response:
+        """A file (a PDF) from anywhere on the web, not cached: with $CATALOG_WEB_BASE set it is
+        asked at BASE/files/HOST/PATH. arXiv's hosts get arXiv's pause, others a second."""
+        parts = urlsplit(url)
+        if parts.scheme not in ("http", "https") or not parts.netloc:
+            raise FetchError(f"{url!r} is not a web address")
+        host = parts.netloc.lower()
+        arxiv = host == "arxiv.org" or host.endswith(".arxiv.org")
+        key = "arxiv" if arxiv else f"host-{host.replace(':', '_')}"
+        interval = self.settings.service("arxiv").interval if arxiv else (0.0 if self.settings.base else 1.0)
+        if self.settings.base:
+            url = f"{self.settings.base.rstrip('/')}/files/{host}{parts.path}" + (f"?{parts.query}" if parts.query else "")
+        return self._fetch(key, url, "application/pdf,*/*;q=0.5", interval, limit=MAX_FILE)
+
     # --- the network ---------------------------------------------------------------------
 
-    def _fetch(self, service: str, url: str, accept: str, interval: float) -> Response:
+    def _fetch(self, service: str, url: str, accept: str, interval: float, limit: int = MAX_BODY) -> Response:
         host = urlsplit(url).netloc
         for attempt in range(RETRIES + 1):
             self._wait_turn(service, interval)
             try:
-                response = self._once(url, accept)
+                response = self._once(url, accept, service, limit)
             except TimeoutError:
                 if attempt == RETRIES:
                     raise FetchError(f"{host} did not answer within {self.settings.timeout:g} s "
@@ -95,7 +110,7 @@ class Client:
             self.sleep(wait)
         raise AssertionError("unreachable")
 
-    def _once(self, url: str, accept: str) -> Response:
+    def _once(self, url: str, accept: str, service: str, limit: int = MAX_BODY) -> Response:
         import http.client
         import socket
         import urllib.error
@@ -107,9 +122,9 @@ class Client:
         self.requests += 1
         try:
             with urllib.request.urlopen(request, timeout=self.settings.timeout) as answer:
-                return _read(url, answer.status, answer, answer.headers)
+                return _read(url, answer.status, answer, answer.headers, limit)
         except urllib.error.HTTPError as exc:
-            return _read(url, exc.code, exc, exc.headers)
+            return _read(url, exc.code, exc, exc.headers, limit)
         except urllib.error.URLError as exc:
             if isinstance(exc.reason, (TimeoutError, socket.timeout)):
                 raise TimeoutError from None
@@ -121,8 +136,10 @@ class Client:
             raise FetchError(f"the answer from {host} was cut short; try again") from None
         except (http.client.HTTPException, ConnectionError) as exc:
             raise FetchError(f"{host} broke off the connection ({type(exc).__name__}); try again") from None
+        except OSError as exc:  # TLS failing mid-answer, and the like
+            raise FetchError(f"{host} could not be read ({exc.strerror or type(exc).__name__}); try again") from None
         finally:
-            self._stamp(url)
+            self._stamp(service)
 
     def _wait_turn(self, service: str, interval: float) -> None:
         """Wait until `interval` seconds have passed since this service was last asked, by this
@@ -138,12 +155,7 @@ class Client:
         if left > 0:
             self.sleep(min(left, interval))
 
-    def _stamp(self, url: str) -> None:
-        from catalog.fetching.settings import SERVICES
-
-        service = next((name for name in SERVICES if url.startswith(self.settings.service(name).base)), None)
-        if service is None:
-            return
+    def _stamp(self, service: str) -> None:
         try:
             self.settings.cache.mkdir(parents=True, exist_ok=True)
             stamp = self.settings.cache / f".last-{service}"
@@ -189,11 +201,10 @@ def _write(path: Path, data: bytes) -> None:
     os.replace(tmp, path)
 
 
-def _read(url: str, status: int, stream, headers) -> Response:
-    body = stream.read(MAX_BODY + 1)
-    if len(body) > MAX_BODY:
-        raise FetchError(f"the answer from {urlsplit(url).netloc} is larger than "
-                         f"{MAX_BODY // 2**20} MB; not a paper's record")
+def _read(url: str, status: int, stream, headers, limit: int = MAX_BODY) -> Response:
+    body = stream.read(limit + 1)
+    if len(body) > limit:
+        raise FetchError(f"the answer from {urlsplit(url).netloc} is larger than {limit // 2**20} MB")
     if (headers.get("Content-Encoding") or "").lower() == "gzip":
         import gzip
 

@@ -14,11 +14,32 @@ def path(note_id: str) -> tuple[str, dict[str, str]]:
     return "/notes", {"id": note_id}
 
 
+def search_params(words: str, n: int) -> tuple[str, dict[str, str]]:
+    """A search of submissions' text (openreview-py's search_notes: /notes/search)."""
+    return "/notes/search", {"term": words, "content": "all", "group": "all", "source": "forum", "limit": str(n)}
+
+
 def note(body: bytes, origin: str, note_id: str) -> Fetched:
     notes = json_of(body, "api2.openreview.net").get("notes")
     if not isinstance(notes, list) or not notes:
         raise BadAnswer(f"OpenReview has no note {note_id}")
     found = next((n for n in notes if isinstance(n, dict) and n.get("id") == note_id), notes[0])
+    return _one(found, origin, note_id)
+
+
+def found_notes(body: bytes, origin: str) -> list[Fetched]:
+    """Every submission a search found (those without a title or abstract left out)."""
+    notes = json_of(body, "api2.openreview.net").get("notes")
+    out = []
+    for n in notes if isinstance(notes, list) else []:
+        try:
+            out.append(_one(n, origin, str(n.get("id") if isinstance(n, dict) else "")))
+        except BadAnswer:
+            continue
+    return out
+
+
+def _one(found: object, origin: str, note_id: str) -> Fetched:
     content = found.get("content") if isinstance(found, dict) else None
     if not isinstance(content, dict):
         raise BadAnswer(f"OpenReview's note {note_id} has no content")

@@ -2,8 +2,8 @@
 of them, without ever taking another paper's.
 
 A paper with a DOI or an arXiv id is looked up by it. One with neither is looked for by its
-abstract's words on arXiv, and a candidate is taken only when its abstract says the same
-thing: at least THRESHOLD of the word triples of the shorter abstract appear in the other.
+abstract's words on arXiv, then on OpenReview, and a candidate is taken only when its
+abstract says the same thing: at least THRESHOLD of the word triples of the shorter abstract appear in the other.
 The same paper's abstract in a conference list and on arXiv shares most of its triples (a
 reworded sentence costs a few); another paper on the same topic shares words, but hardly any
 triples. Only empty fields are filled: the paper's own abstract, a title or authors it has,
@@ -23,6 +23,7 @@ from catalog.store import Store
 THRESHOLD = 0.5
 CANDIDATES = 5  # arXiv results compared per paper
 SEARCH_WORDS = 7  # the abstract's rarest-looking words searched for
+FEWER_WORDS = 4  # searched for again when those find nothing
 MIN_TRIPLES = 8  # an abstract shorter than this (in word triples) cannot be told from others
 
 _WORD = re.compile(r"\w+")
@@ -66,13 +67,18 @@ def _triples(text: str) -> set[tuple[str, str, str]]:
     return set(zip(w, w[1:], w[2:]))
 
 
-def search_words(abstract: str) -> list[str]:
-    """The longest distinct uncommon words of the abstract, in the order they appear."""
+_MARKUP = re.compile(r"\$[^$]*\$|\\[A-Za-z]+|https?://\S+")
+
+
+def search_words(abstract: str, n: int = SEARCH_WORDS) -> list[str]:
+    """The `n` longest distinct uncommon words of the abstract, in the order they appear
+    (not inside math, TeX commands or links, none with digits: arXiv's index spells those
+    its own way)."""
     seen: dict[str, int] = {}
-    for n, word in enumerate(words(abstract)):
-        if len(word) >= 5 and word not in _COMMON and not word.isdigit() and word not in seen:
-            seen[word] = n
-    chosen = sorted(seen, key=lambda w: (-len(w), seen[w]))[:SEARCH_WORDS]
+    for at, word in enumerate(words(_MARKUP.sub(" ", abstract))):
+        if len(word) >= 5 and word not in _COMMON and word.isalpha() and word.isascii() and word not in seen:
+            seen[word] = at
+    chosen = sorted(seen, key=lambda w: (-len(w), seen[w]))[:n]
     return sorted(chosen, key=seen.__getitem__)
 
 
@@ -137,21 +143,55 @@ def _by_text(client, arxiv, paper: ExportPaper):
     chosen = search_words(paper.abstract)
     if len(chosen) < 3 or len(_triples(paper.abstract)) < MIN_TRIPLES:
         return None, "abstract too short to look for"
+    candidates = _search(client, arxiv, chosen)
+    if not candidates:  # one of the words may be spelled otherwise there: fewer, longer ones
+        candidates = _search(client, arxiv, search_words(paper.abstract, FEWER_WORDS))
+    scored = sorted(((alike(paper.abstract, c.record.abstract), n, c)
+                     for n, c in enumerate(candidates)), key=lambda t: (-t[0], t[1]))
+    if not scored:
+        return _on_openreview(client, paper.abstract, chosen) or (None, "arXiv found nothing with its words")
+    score, _, best = scored[0]
+    if score >= THRESHOLD:
+        return best, f"abstracts {score:.2f} alike"
+    # Conference papers that never went to arXiv are often on OpenReview, which keeps their
+    # submitted abstract (ICLR's and many others' lists are made from it).
+    found = _on_openreview(client, paper.abstract, chosen)
+    if found is not None:
+        return found
+    return None, (f"closest on arXiv: {best.record.title!r} (abstracts {score:.2f} alike, "
+                  f"below {THRESHOLD})")
+
+
+def _on_openreview(client, abstract: str, chosen: list[str]):
+    """(candidate, evidence) from OpenReview's search when one's abstract says the same; None
+    otherwise, or when OpenReview cannot be asked (arXiv's answer stands)."""
+    from catalog.fetching import openreview
+    from catalog.fetching.http import FetchError, Offline
+    from catalog.fetching.records import BadAnswer
+
+    try:
+        path, params = openreview.search_params(" ".join(chosen), CANDIDATES)
+        answer = client.get("openreview", path, params, accept="application/json")
+        candidates = openreview.found_notes(answer.body, answer.url) if answer.status == 200 else []
+    except Offline:
+        raise
+    except (FetchError, BadAnswer):
+        return None
+    scored = sorted(((alike(abstract, c.record.abstract), n, c) for n, c in enumerate(candidates)),
+                    key=lambda t: (-t[0], t[1]))
+    if scored and scored[0][0] >= THRESHOLD:
+        return scored[0][2], f"abstracts {scored[0][0]:.2f} alike (OpenReview)"
+    return None
+
+
+def _search(client, arxiv, chosen: list[str]):
     path, params = arxiv.search_params(" ".join(chosen), CANDIDATES)
     answer = client.get("arxiv", path, params, accept="application/atom+xml")
     if answer.status >= 400:
         from catalog.fetching.http import FetchError
 
         raise FetchError(f"arXiv's search refused the request ({answer.status})")
-    scored = sorted(((alike(paper.abstract, c.record.abstract), n, c)
-                     for n, c in enumerate(arxiv.entries(answer.body, answer.url))), key=lambda t: (-t[0], t[1]))
-    if not scored:
-        return None, "arXiv found nothing with its words"
-    score, _, best = scored[0]
-    if score < THRESHOLD:
-        return None, (f"closest on arXiv: {best.record.title!r} (abstracts {score:.2f} alike, "
-                      f"below {THRESHOLD})")
-    return best, f"abstracts {score:.2f} alike"
+    return arxiv.entries(answer.body, answer.url)
 
 
 def _owner(store: Store, record, key: str) -> str | None:

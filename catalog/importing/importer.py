@@ -234,6 +234,8 @@ def merge_into(store: Store, paper_id: int, record: PaperRecord, *, origin: str,
         source_id = known["id"] if known is not None else tx.imports.add_source(
             path=origin, sha256=sha256, venue=None, year=None, format=format, imported_at=now, warnings="")
         changed, [filled] = dedupe.merge(tx, [(paper_id, record)], now)
+        if "authors" in filled:  # the people, as an import's merge keeps them (paper_author)
+            tx.imports.set_authors([(paper_id, record.authors)])
         tx.imports.add_provenance([(paper_id, source_id, record.position)])
         merges.store_merges(tx, [(paper_id, source_id, record.position, evidence, filled, record)], now)
         if facts:

@@ -5,6 +5,8 @@
     identifiers.py  a whole query that names one paper (key, DOI, arXiv id)
     lookup.py       which papers a query or a key names, looked up in a transaction
     acronyms.py     acronyms the abstracts define, learned at import, expanded in searches
+    glossary.py     the field's common acronyms (acronyms.tsv) and those users add, both ways
     suggest.py      did you mean: the index's words closest to a word that finds nothing
+    pages.py        the text of attached PDFs in a search, below a paper's own text
     highlight.py    which words of a text a query matched: highlighting and snippets
 """

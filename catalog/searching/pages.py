@@ -66,6 +66,18 @@ def merged(tx, hits: list[SearchHit], query: Query, pages: dict[int, list], *, t
     return whole + found + [h for h in some if h.paper_id not in taken]
 
 
+def only_on_pages(tx, query: Query, ids: list[int], partial: bool) -> int:
+    """Of the papers `ids` whose pages hold the query's words, how many its filters let
+    through that the search would not list anyway (their own text holding the words: all of
+    them, or with `partial` some)."""
+    allowed = _allowed(tx, query, ids)
+    if not allowed:
+        return 0
+    keys = tx.papers.keys_of(allowed)
+    listed = Query([*query.clauses, Clause(tuple(Filter("key", "=", keys[pid]) for pid in allowed if pid in keys))])
+    return len(allowed) - len({hit.paper_id for hit in tx.search.page(listed, limit=-1, partial=partial)})
+
+
 def _allowed(tx, query: Query, ids: list[int]) -> list[int]:
     """Of `ids`, in their order, those the query's filters let through."""
     clauses = filters_only(query)

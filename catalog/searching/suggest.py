@@ -25,13 +25,14 @@ _WORD = re.compile(r"\w+")
 
 
 def max_edits(word: str) -> int:
-    """Edits allowed between a word and its alternatives: 1 up to 7 letters, 2 up to 11, then 3."""
-    return 1 if len(word) < 8 else 2 if len(word) < 12 else 3
+    """Edits allowed between an alternative (the word meant) and a typo of it: 1 up to 7
+    letters, then 2 (more finds unrelated words as often as the one meant)."""
+    return 1 if len(word) < 8 else 2
 
 
 def words_of(query: Query, completing: bool = False) -> list[tuple[str, str]]:
     """(as typed, folded as indexed) for each word the query looks for that may be a typo: not
-    negated, not a prefix, no digits, not CJK, at least MIN_LENGTH letters. `completing`: the
+    negated, not a prefix, not `=word`, no digits, not CJK, at least MIN_LENGTH letters. `completing`: the
     query's last word is a prefix only because it is still being typed: it is checked too."""
     out: dict[str, str] = {}
     last = _last_option(query) if completing else None
@@ -39,8 +40,8 @@ def words_of(query: Query, completing: bool = False) -> list[tuple[str, str]]:
         if clause.negated:
             continue
         for option in clause.options:
-            if not isinstance(option, Text) or (option.prefix and option is not last):
-                continue
+            if not isinstance(option, Text) or option.exact or (option.prefix and option is not last):
+                continue  # `=word`: that form, as typed, on purpose
             if has_cjk(option.text):
                 continue
             for word in _WORD.findall(option.text):
@@ -122,18 +123,19 @@ def _write(path: Path, text: str) -> None:
 
 
 def closest(word: str, papers: int, words: WordList) -> tuple[str, ...]:
-    """The words of `words` (those with `word`'s first letter) within max_edits of `word` that
-    at least GAIN times as many papers hold (`papers`: how many hold `word`), nearest first,
-    then the most used."""
+    """The words of `words` (those with `word`'s first letter) within their max_edits of `word` that
+    at least GAIN times as many papers hold (`papers`: how many hold `word`), the most used
+    first (a typo is likelier of a common word than of a rare one), then the nearest."""
     from rapidfuzz import process
     from rapidfuzz.distance import OSA
 
-    edits = max_edits(word)
+    # Edits allowed by the length of the word meant: `dificut` is two from `difficult`.
+    edits = 2 if len(word) + 2 >= 8 else 1
     wanted = max(1, GAIN * papers)
     bucket = words.bucket(word[0])
     choices = [w for w, n in bucket.items() if abs(len(w) - len(word)) <= edits and n >= wanted and w != word]
     found = process.extract(word, choices, scorer=OSA.distance, score_cutoff=edits, limit=None)
-    ranked = sorted((distance, -bucket[w], w) for w, distance, _ in found)
+    ranked = sorted((distance, -bucket[w], w) for w, distance, _ in found if distance <= max_edits(w))
     return tuple(w for _, _, w in ranked[:SHOWN])
 
 

@@ -86,6 +86,10 @@ class Papers(Role):
         """The paper's AttachmentViews, numbered in the order attached."""
 
     @abstractmethod
+    def with_files(self, ids: Sequence[int]) -> set[int]:
+        """Those of these papers that have attached files."""
+
+    @abstractmethod
     def papers_with_file(self, sha256: str) -> list[int]:
         """Ids of the papers a file with these bytes is attached to."""
 
@@ -200,6 +204,18 @@ class Edits(Role):
 
     @abstractmethod
     def save_query(self, name: str, query: str | None) -> None: ...
+
+    @abstractmethod
+    def added_acronyms(self) -> list:
+        """The AddedAcronyms users added, by short form."""
+
+    @abstractmethod
+    def add_acronym(self, short: str, long_key: str, long: str) -> bool:
+        """Whether it is new (adding it again changes nothing)."""
+
+    @abstractmethod
+    def remove_acronyms(self, short: str, long_key: str | None = None) -> int:
+        """Remove a short form's added long forms (all, or the one of `long_key`); how many."""
 
     @abstractmethod
     def annotated_papers(self) -> list[dict]: ...
@@ -333,6 +349,9 @@ class Imports(Role):
     def mark_ordinary_words(self, words: Sequence[str]) -> None: ...
 
     @abstractmethod
+    def paper_of_attachment(self, attachment_id: int) -> int | None: ...
+
+    @abstractmethod
     def unread_attachments(self) -> list:
         """AttachmentViews of the attached PDFs whose text was not read yet, oldest first."""
 
@@ -379,6 +398,11 @@ class Search(Role):
     def acronyms_for(self, query) -> dict[str, list[str]]: ...
 
     @abstractmethod
+    def word_papers(self, query) -> list[tuple[str, int]]:
+        """Each word of a query of several words, as typed, and how many papers hold it in
+        any form (counted up to a bound); [] for one word."""
+
+    @abstractmethod
     def titled(self, title: str, limit: int = 20) -> list:
         """Rows (imports.py's FACT_COLUMNS) of papers whose real title holds `title`."""
 
@@ -386,9 +410,10 @@ class Search(Role):
     def papers_with_word(self, word: str, at_most: int, *, prefix: bool = False) -> int: ...
 
     @abstractmethod
-    def pages(self, query, limit: int) -> list:
+    def pages(self, query, limit: int, paper_id: int | None = None) -> list:
         """The PageHits (rows.py) of attached files' pages holding `query`'s words (its
-        filters are the caller's), best first; [] for a query without words."""
+        filters are the caller's), best first, of one paper's files with `paper_id`; [] for a
+        query without words."""
 
     @abstractmethod
     def vocabulary(self) -> Iterator[tuple[str, int]]: ...

@@ -17,6 +17,15 @@ from catalog.searching.query import RELEVANCE, Query, Sort
 from catalog.store.tierplan import acronym_candidates
 
 TIERS = ("exact", "forms", "wide", "some")
+# Papers holding some of the words rank by the summed weights of the words they hold, times
+# this, minus the engine's score: weights are rounded to tenths, so a tenth more outranks
+# any difference of bm25 or ts_rank.
+HELD_SCALE = 1000
+
+
+def some_weights(compiled: "CompiledQuery") -> list[float]:
+    """One weight per word of the "some" tier: those the store set, or 1 each (how many held)."""
+    return list(compiled.weights) if len(compiled.weights) == len(compiled.words) else [1.0] * len(compiled.words)
 
 
 @dataclass
@@ -26,7 +35,9 @@ class CompiledQuery:
     `match` the words as typed (the exact index), `forms` every word in any form (the stemmed
     index; None when no word may take other forms), `wide` also through the acronyms (None
     when there are none): these are the papers matching all words. `words` holds one stemmed
-    expression per word, for papers matching only some of them (ranked by how many).
+    expression per word, for papers matching only some of them (ranked by the rarity of the
+    words each holds: `weights`, one per word, set by the store before ranking that tier);
+    `word_texts` the words as typed, one per expression (to name those no paper holds).
     `exclude`: (index, expression) pairs a paper must not match (`-word`, in any form).
     `reader`: whose status and rating the filters, the rating order and the rows read."""
 
@@ -36,6 +47,8 @@ class CompiledQuery:
     forms: str | None = None
     wide: str | None = None
     words: list[str] = field(default_factory=list)
+    word_texts: list[str] = field(default_factory=list)
+    weights: list[float] = field(default_factory=list)
     exclude: list[tuple[str, str]] = field(default_factory=list)
     reader: str = ""
 
@@ -85,9 +98,9 @@ class Compiler(ABC):
         """Deduplication's candidates: papers whose real title holds `title`'s words."""
 
     @abstractmethod
-    def holds_word_sql(self) -> str:
-        """Whether one word (an expression of CompiledQuery.words, the parameter) is in any
-        paper: a statement returning a row or none."""
+    def papers_holding_sql(self) -> str:
+        """How many papers hold one word (an expression of CompiledQuery.words, the first
+        parameter), counted up to the second parameter: a statement returning one number."""
 
     def acronym_candidates(self, query: Query) -> set[str]:
         """The texts of a query an acronym could widen."""

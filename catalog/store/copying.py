@@ -28,6 +28,7 @@ TABLES = (
     ("paper_notice", "paper_id, kind, doi, label, updated, source_id"),
     # What imports learned and discovery numbered: acronyms widen searches, topics keep numbers.
     ("acronym", "short, long_key, long, papers, ordinary"),
+    ("acronym_added", "short, long_key, long, added_at"),
     ("topic", "scope, paper_id, number, label, rank"),
 )
 BATCH = 2000

@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from catalog.errors import CatalogError
-from catalog.results import SavedQuery
+from catalog.results import AddedAcronym, SavedQuery
 from catalog.rules import USER_FIELDS, now
 from catalog.store.base import Edits
 
@@ -143,6 +143,26 @@ class EditQueries(Edits):
                               (name, query, now()))
         else:
             self.conn.execute("UPDATE saved_search SET query = ? WHERE name = ?", (query, name))
+
+    # --- acronyms users add -----------------------------------------------------------------
+
+    def added_acronyms(self) -> list[AddedAcronym]:
+        return [AddedAcronym(r["short"], r["long"]) for r in self.conn.execute(
+            "SELECT short, long FROM acronym_added ORDER BY lower(short), long")]
+
+    def add_acronym(self, short: str, long_key: str, long: str) -> bool:
+        if self.conn.execute("SELECT 1 FROM acronym_added WHERE short = ? AND long_key = ?",
+                             (short, long_key)).first() is not None:
+            return False
+        self.conn.execute("INSERT INTO acronym_added(short, long_key, long, added_at) VALUES (?, ?, ?, ?)",
+                          (short, long_key, long, now()))
+        return True
+
+    def remove_acronyms(self, short: str, long_key: str | None = None) -> int:
+        if long_key is None:
+            return self.conn.execute("DELETE FROM acronym_added WHERE short = ?", (short,)).rowcount
+        return self.conn.execute("DELETE FROM acronym_added WHERE short = ? AND long_key = ?",
+                                 (short, long_key)).rowcount
 
     # --- the annotations file ---------------------------------------------------------------
 

@@ -235,6 +235,9 @@ class ImportQueries(Imports):
 
     # --- text derived from abstracts (importing/derived.py) -------------------------------------
 
+    def paper_of_attachment(self, attachment_id: int) -> int | None:
+        return self.conn.execute("SELECT paper_id FROM attachment WHERE id = ?", (attachment_id,)).scalar()
+
     def unread_attachments(self) -> list:
         from catalog.store import rows
 

@@ -88,6 +88,13 @@ class PaperReads(Papers):
             f"SELECT {rows.ATTACHMENT_COLUMNS} FROM attachment a WHERE a.paper_id = ? ORDER BY a.id",
             (paper_id,)), 1))
 
+    def with_files(self, ids: Sequence[int]) -> set[int]:
+        found = set()
+        for part, marks in chunks(ids):
+            found.update(self.conn.execute(
+                f"SELECT DISTINCT paper_id FROM attachment WHERE paper_id IN ({marks})", part).scalars())
+        return found
+
     def papers_with_file(self, sha256: str) -> list[int]:
         return self.conn.execute("SELECT DISTINCT paper_id FROM attachment WHERE sha256 = ? ORDER BY paper_id",
                                  (sha256,)).scalars()

@@ -1,12 +1,14 @@
 """Search through tiers of matches, the same on both backends: papers holding every word as
-typed, then in other forms, then through acronyms, then (when few hold them all) papers holding
-some of the words; counts, ids and facet counts of the same. The SQL comes from the backend's
+typed, then in other forms, then through acronyms, then papers holding some of the words (the
+rarest words weighing most, so a query with a word no paper holds still finds what its other
+words find); counts, ids and facet counts of the same. The SQL comes from the backend's
 pure compiler (compiler.py's interface: sqlite/fts.py, postgres/search.py); a tier's page
 comes from a ranked list when one proves it (the transaction's `lists`). PostgreSQL's compiler
 also ranks consecutive tiers in one statement, where each statement is a round trip."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 from catalog.errors import StoreError
@@ -17,8 +19,10 @@ from catalog.store.base import Papers, RankedLists, Search
 from catalog.store.rows import AcronymRow
 from catalog.store.compiler import CompiledQuery, Compiler
 
-# Papers holding only some of the words are listed when fewer than this many hold them all.
-SOME_BELOW = 50
+# How rare a word is, for ranking papers holding some of the words, is counted up to this
+# many papers: commoner words weigh alike, and a frequent word is not counted through a large
+# catalog (what ranking that tier costs is bounded by the page, not by the word).
+RARITY_CAP = 10_000
 
 
 class RankedSearch(Search):
@@ -31,6 +35,7 @@ class RankedSearch(Search):
         self.papers = papers
         self.lists = lists
         self._acronyms_held: tuple[Query, dict[str, list[str]]] | None = None
+        self._papers_held: tuple[Query, list[int]] | None = None
 
     def page(self, query: Query, *, limit: int = 50, offset: int = 0,
              with_text: bool = False, partial: bool = True,
@@ -40,9 +45,9 @@ class RankedSearch(Search):
         limit -1: all.
 
         Papers holding every word come first: in the form typed, then in other forms, then
-        through acronyms. When fewer than SOME_BELOW papers hold them all, papers holding
-        some of the words follow (`partial`), marked "some"; in another order than relevance,
-        only the papers holding every word."""
+        through acronyms. Then papers holding some of the words (`partial`), marked "some":
+        those holding the rarest words first; in another order than relevance, only the
+        papers holding every word."""
         return [SearchHit(row["id"], rows.summary(row, match), row["text"], row["score"])
                 for row, match in self._ranked_rows(query, limit, offset, with_text, partial, sort)]
 
@@ -62,7 +67,7 @@ class RankedSearch(Search):
             match = None if compiled.match is None else "all"
             return [(row, match) for row in self._run(sql, params, query)]
         found_rows: list[tuple[object, str | None]] = []
-        skip, matching_all = offset, 0
+        skip = offset
         done: set[str] = set()  # tiers ranked together with an earlier one
         # Worst first: the tiers backwards, each one worst first ("some" then comes first).
         tiers = self.compiler.TIERS[::-1] if sort.reverse else self.compiler.TIERS
@@ -72,8 +77,7 @@ class RankedSearch(Search):
                 break
             if tier in done or self.compiler.tier_expression(compiled, tier) is None:
                 continue
-            if tier == "some" and not self._with_some(query, compiled, partial,
-                                                      None if sort.reverse else matching_all):
+            if tier == "some" and not self._with_some(query, compiled, partial):
                 continue
             together = self._tiers_together(compiled, tiers[position:], need, skip, sort)
             if together:  # one statement for these tiers' page (a server: one round trip)
@@ -82,7 +86,6 @@ class RankedSearch(Search):
                 for n in range(len(together)):
                     found = [row for row in page if row["tier"] == n]
                     found_rows += [(row, "all") for row in found]
-                    matching_all += len(found)  # exact unless the page is full (the walk ends)
                 done.update(together)
                 continue
             found = self.lists.page(compiled, tier, need, skip, with_text, sort)
@@ -93,13 +96,9 @@ class RankedSearch(Search):
             found_rows += [(row, "some" if tier == "some" else "all") for row in found]
             # Where the next tier starts: this one is exhausted (the page is not full yet).
             if found:
-                size, skip = skip + len(found), 0
+                skip = 0
             elif skip:
-                size = self._run(*self.compiler.count_sql(compiled, tier), query)[0][0]
-                skip -= size
-            else:
-                size = 0
-            matching_all += size
+                skip -= self._run(*self.compiler.count_sql(compiled, tier), query)[0][0]
         return found_rows
 
     def _tiers_together(self, compiled: CompiledQuery, tiers: Sequence[str], need: int, skip: int,
@@ -122,16 +121,44 @@ class RankedSearch(Search):
             together.append(tier)
         return together if len(together) > 1 else []
 
-    def _with_some(self, query: Query, compiled: CompiledQuery, partial: bool,
-                   matching_all: int | None) -> bool:
+    def _with_some(self, query: Query, compiled: CompiledQuery, partial: bool) -> bool:
         """Whether papers holding only some of the words are listed: when asked (`partial`),
-        fewer than SOME_BELOW papers hold them all (`matching_all`, counted when None) and
-        every word is in some paper."""
-        if not partial:
+        the query has several words and one of them is in some paper. Readies `compiled`'s
+        "some" tier: the words no paper holds left out, the others weighted by rarity."""
+        if not partial or self.compiler.tier_expression(compiled, "some") is None:
             return False
-        if matching_all is None:
-            matching_all = self.count(query)
-        return matching_all < SOME_BELOW and not self._unknown_word(compiled)
+        papers = self._papers_holding(query, compiled)
+        kept = [i for i, n in enumerate(papers) if n]
+        if not kept:
+            return False
+        everyone = max(self._largest_id(), *papers)
+        compiled.words = [compiled.words[i] for i in kept]
+        compiled.word_texts = [compiled.word_texts[i] for i in kept]
+        compiled.weights = [round(math.log(1 + everyone / papers[i]), 1) for i in kept]
+        return True
+
+    def word_papers(self, query: Query) -> list[tuple[str, int]]:
+        """Each word of a query of several words, as typed, with how many papers hold it in
+        any form (up to RARITY_CAP); [] for one word. A word no paper holds is left out of the
+        papers holding some of the words, and named."""
+        compiled = self._compile(query)
+        if self.compiler.tier_expression(compiled, "some") is None:
+            return []
+        return list(zip(compiled.word_texts, self._papers_holding(query, compiled)))
+
+    def _papers_holding(self, query: Query, compiled: CompiledQuery) -> list[int]:
+        """How many papers hold each of the query's words (up to RARITY_CAP); kept for the
+        same query (its page, count and facets ask alike)."""
+        held = self._papers_held
+        if held is None or held[0] is not query:
+            sql = self.compiler.papers_holding_sql()
+            held = self._papers_held = (query, [self._run(sql, [word, RARITY_CAP], query)[0][0]
+                                                for word in compiled.words])
+        return held[1]
+
+    def _largest_id(self) -> int:
+        """About how many papers there are (ids grow as papers come), from the primary key."""
+        return self.conn.execute("SELECT coalesce(max(id), 0) FROM paper").scalar()
 
     def count(self, query: Query, *, partial: bool = False) -> int:
         """Papers holding every word (in any form, or through acronyms); `partial`: all that
@@ -141,8 +168,7 @@ class RankedSearch(Search):
             total = sum(self._run(*self.compiler.count_sql(compiled, tier), query)[0][0] for tier in tiers)
         else:
             total = self._run(*self.compiler.count_sql(compiled), query)[0][0]
-        if (partial and total < SOME_BELOW and self.compiler.tier_expression(compiled, "some")
-                and not self._unknown_word(compiled)):
+        if self._with_some(query, compiled, partial):
             total += self._run(*self.compiler.count_sql(compiled, "some"), query)[0][0]
         return total
 
@@ -154,12 +180,6 @@ class RankedSearch(Search):
                                              if isinstance(o, Text)):
             return []
         return [t for t in self.compiler.TIERS[:-1] if self.compiler.tier_expression(compiled, t)]
-
-    def _unknown_word(self, compiled: CompiledQuery) -> bool:
-        """Whether a word of the query is in no paper (a typo, most likely: "did you mean"
-        says more than papers holding the other words would)."""
-        return any(not self._run(self.compiler.holds_word_sql(), [word], Query())
-                   for word in compiled.words)
 
     def _compile(self, query: Query) -> CompiledQuery:
         return self.compiler.compile_query(query, self._acronyms_for(query), self.user)
@@ -180,27 +200,35 @@ class RankedSearch(Search):
         return held[1]
 
     def _read_acronyms(self, query: Query) -> dict[str, list[str]]:
-        from catalog.searching.acronyms import long_key, short_form, winners
+        """The learned acronyms (those the abstracts define) the query's texts name, widened
+        with the field's common ones (searching/glossary.py)."""
+        from catalog.searching import glossary
 
         texts = self.compiler.acronym_candidates(query)
         if not texts:
             return {}
+        as_short, as_long = self._learned_acronyms(texts)
+        added = [glossary.Entry(r["short"], r["long"])
+                 for r in self.conn.execute("SELECT short, long FROM acronym_added").all()]
+        return glossary.widen(texts, as_short, as_long, glossary.curated(),
+                              glossary.Glossary(added) if added else None)
+
+    def _learned_acronyms(self, texts: set[str]) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
+        """(text -> the long form it is the short form of, text -> the short forms it is the
+        long form of), by the acronyms the abstracts define."""
+        from catalog.searching.acronyms import long_key, short_form, winners
+
         shorts = {t: s for t in texts if (s := short_form(t))}
         keys = {t: k for t in texts if len(k := long_key(t)) >= 6 and not t.isalnum()}
         if not shorts and not keys:
-            return {}
+            return {}, {}
         won = winners(self._acronyms_named(sorted(set(shorts.values())), sorted(set(keys.values()))))
-        out: dict[str, list[str]] = {}
-        for text, short in shorts.items():
-            if short.lower() in won:
-                out[text] = [won[short.lower()][1]]
+        as_short = {text: [won[short.lower()][1]] for text, short in shorts.items() if short.lower() in won}
         by_key: dict[str, list[str]] = {}
         for short, (key, _) in won.items():
             by_key.setdefault(key, []).append(short)
-        for text, key in keys.items():
-            if key in by_key:
-                out[text] = out.get(text, []) + [s.upper() for s in by_key[key]]
-        return out
+        as_long = {text: [s.upper() for s in by_key[key]] for text, key in keys.items() if key in by_key}
+        return as_short, as_long
 
     def _acronyms_named(self, shorts: Sequence[str], long_keys: Sequence[str]) -> list[AcronymRow]:
         """The acronyms of these short forms (any case) and every short form one of these long
@@ -219,13 +247,12 @@ class RankedSearch(Search):
         including their children); `total`: how many it finds (the saved searches are the
         caller's to add).
         The papers are those `count` counts: with `partial`, those `search` lists by relevance
-        (papers holding some of the words too, when few hold them all). Statuses and ratings
+        (papers holding some of the words too). Statuses and ratings
         are this reader's."""
         compiled = self._compile(query)
         total, tiers = self.count(query), []
         if compiled.match is not None:
-            some = (partial and self.compiler.tier_expression(compiled, "some") is not None
-                    and self._with_some(query, compiled, partial, total))
+            some = self._with_some(query, compiled, partial)
             tiers = self._all_words_tiers(query, compiled)
             if some and not tiers:  # tier by tier, as count does
                 tiers = [t for t in self.compiler.TIERS[:-1] if self.compiler.tier_expression(compiled, t)]

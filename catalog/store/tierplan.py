@@ -87,7 +87,10 @@ def plan_tiers(query: Query, acronyms: Mapping[str, Sequence[str]], syntax: Synt
             forms.extend(groups)
             shorts = [p for a in also if (p := syntax.phrase(Text(a)))]
             wide.append("((" + syntax.and_.join(phrases) + ")" + "".join(syntax.or_ + p for p in shorts) + ")")
-            out.words.extend(groups)
+            # One word for papers holding some of the query's: the run, or a short form of it
+            # ("mech interp" is in no paper, "mechanistic interpretability" is).
+            out.words.append(wide[-1])
+            out.word_texts.append(" ".join(clauses[j].options[0].text for j in range(i, i + span)))
             i += span
             continue
         extra = [a for o in clause.options if not o.prefix for a in acronyms.get(o.text, ())]
@@ -95,6 +98,7 @@ def plan_tiers(query: Query, acronyms: Mapping[str, Sequence[str]], syntax: Synt
         forms.append(group)
         wide.append(widened)
         out.words.append(widened)
+        out.word_texts.append(" OR ".join(o.text for o in clause.options))
         i += 1
     if exact:
         out.match = syntax.and_.join(exact)
@@ -112,9 +116,9 @@ def plan_tiers(query: Query, acronyms: Mapping[str, Sequence[str]], syntax: Synt
         if negative_exact and out.forms:
             out.exclude.append((syntax.exact_index, syntax.or_.join(negative_exact)))
         if len(out.words) < 2:
-            out.words = []
+            out.words, out.word_texts = [], []
     else:
-        out.words = []
+        out.words, out.word_texts = [], []
         for index, negated in ((syntax.stem_index, negative), (syntax.exact_index, negative_exact)):
             if negated:
                 out.where.append(syntax.not_matching(index))

@@ -15,6 +15,8 @@ from collections.abc import Iterator
 from catalog.text.tex import render
 
 HEADLINE_MAX = 90
+HEADLINE_WORDS = 12  # a phrase to scan, not a sentence to read
+HEADLINE_MIN_WORDS = 4
 
 # "we further propose", "this paper introduces", "we for the first time present"
 _INTRO = re.compile(
@@ -41,6 +43,19 @@ _ARTICLE = re.compile(r"^(?:the|a|an)\s+", re.I)
 _DANGLING = frozenset(
     "the a an of to for and or in on at with by via that which whose as from into its their".split()
 )
+# Where a headline too long for HEADLINE_WORDS may end: before a clause, a conjunction or a
+# comma; before a preposition (never between a participle and its own, "inspired | by");
+# before "of" only when neither is there.
+_STRONG_CUT = re.compile(
+    r",\s|\s(?:[—–]|--)\s|\s(?=(?:that|which|whose|where|while|when|whereas|although|because|since|"
+    r"yet|but|and|so|thus|thereby|while|using|via|through|based|by|as|than)\s)"
+)
+_WEAK_CUT = re.compile(
+    r"(?<!ed)\s(?=(?:in|on|for|to|with|without|across|from|at|under|over|into|within|between|"
+    r"among|against|beyond|toward|towards|per|during|after|before)\s)"
+)
+_OF_CUT = re.compile(r"\s(?=of\s)")
+_PAREN_ASIDE = re.compile(r"\s*\([^()]{0,60}\)")
 # Where a description can end and still read whole: before a relative clause
 # or a participle ("a framework that ...", "a mechanism inspired by ..."), but
 # never between a participle and its preposition ("inspired | by").
@@ -51,7 +66,7 @@ _CLAUSE_CUT = re.compile(
 # A description ends at a colon, bracket or dash, or at a comma that opens a
 # new clause; a comma between adjectives ("grounded, unified framework") stays.
 _DESC_END = re.compile(
-    r"[;:(]|\s—|,\s(?=(?:which|that|where|whose|while|and|but|as|with|i\.e\.)\s)"
+    r"[;:(]|\s—|\s--\s|,\s(?=(?:which|that|where|whose|while|and|but|as|with|i\.e\.)\s)"
 )
 
 # The shapes a coined name takes right after "we propose":
@@ -140,14 +155,32 @@ def _words(s: str) -> int:
 
 
 def _shorten(s: str, limit: int = HEADLINE_MAX) -> str:
-    """Cut at a word boundary, drop dangling words like 'of', mark with …."""
+    """At most HEADLINE_WORDS words and `limit` characters, ending where a phrase does: before
+    a clause ("that", "which", a comma), else before a preposition, else (a run of words with
+    neither) after the last whole word that fits. Never a "…": a headline says a whole thing."""
     s = " ".join(s.split()).rstrip(" .")
-    if len(s) <= limit:
+    if _fits(s, limit):
         return s
-    cut = s[: limit - 1]
-    if " " in cut:
-        cut = cut.rsplit(" ", 1)[0]
-    return _trim_end(cut) + "…"
+    if "(" in s:  # asides go first: "Vision–language models (VLMs) align ..."
+        s = " ".join(_PAREN_ASIDE.sub("", s).split())
+        if _fits(s, limit):
+            return s
+    # The longest phrase that fits: a clause and a prepositional phrase end alike well
+    # ("a systematic approach for identifying | and characterizing X | in Y": the second).
+    for boundaries in ((_STRONG_CUT, _WEAK_CUT), (_OF_CUT,)):
+        cuts = [m.start() for boundary in boundaries for m in boundary.finditer(s)
+                if _fits(s[: m.start()], limit) and _words(_trim_end(s[: m.start()])) >= HEADLINE_MIN_WORDS]
+        if cuts:
+            return _trim_end(s[: max(cuts)])
+    words = s.split()[:HEADLINE_WORDS]
+    while words and not _fits(" ".join(words), limit):
+        words.pop()
+    return _trim_end(" ".join(words)) or s[: limit].rstrip()
+
+
+def _fits(s: str, limit: int) -> bool:
+    # "Name: description" counts the name as one word.
+    return len(s) <= limit and _words(s) <= HEADLINE_WORDS
 
 
 def _trim_end(s: str) -> str:

@@ -12,7 +12,7 @@ from textual.app import App
 from catalog.library import Catalog
 from catalog.tui.commands import CatalogCommands
 from catalog.tui.screens.main import CatalogScreen
-from catalog.tui.state import State, StateStore
+from catalog.tui.state import State, StateStore, catalog_identity
 
 
 class CatalogApp(App[None]):
@@ -31,8 +31,9 @@ class CatalogApp(App[None]):
         self.start_query, self.start_triage = query, triage
         self.catalog = catalog
         self.cursor_blink = cursor_blink
-        self.state_store = state
-        self.remembered = state.load() if state else State()
+        # The places remembered are this catalog's (not the last catalog opened's).
+        self.state_store = state.for_catalog(catalog_identity(catalog.location)) if state else None
+        self.remembered = self.state_store.load() if self.state_store else State()
         if self.remembered.theme in self.available_themes:
             self.theme = self.remembered.theme  # before the first styling pass, not after
 

@@ -9,7 +9,7 @@ PAPER_ACTIONS = frozenset({"tag", "status", "rate", "note", "title", "browse", "
 # Actions whose keys are typed text while the search bar has focus.
 NOT_WHILE_TYPING = PAPER_ACTIONS | {
     "undo", "redo", "saved_searches", "saved", "toggle_sidebar", "refresh", "help", "quit",
-    "focus_search", "export", "zoom", "focus_sidebar", "triage", "similar", "cycle_sort",
+    "focus_search", "export", "zoom", "focus_sidebar", "triage", "similar", "cycle_sort", "attach",
 }
 
 BINDINGS = [
@@ -32,8 +32,12 @@ BINDINGS = [
     Binding("S,ctrl+s", "save_search", "Save search", key_display="S", show=False,
             tooltip="Keep the query as a named smart list in the sidebar", id="save-search"),
     Binding("o", "browse", "Open", show=False,
-            tooltip="Open the paper's page (its URL, DOI or arXiv page) in your browser ($BROWSER)",
+            tooltip="Open the paper's PDF ($CATALOG_OPENER, else the desktop's viewer), else its page "
+                    "(its URL, DOI or arXiv page) in your browser ($BROWSER)",
             id="browse"),
+    Binding("a", "attach", "Attach", show=False,
+            tooltip="Attach a file (a PDF first) to the paper: its path, completed as you type",
+            id="attach"),
     Binding("y", "copy", "Copy", show=False,
             tooltip="Copy to the clipboard: y again the key, b BibTeX, c \\cite{}, m Markdown, "
                     "l link (of every marked paper if any)", id="copy"),

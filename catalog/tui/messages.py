@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from textual.message import Message
 
 from catalog.results import (
-    Edit, Facets, PaperDetail, PaperSummary, RelatedPaper, Suggestion, TopicCount, TriageCount,
-    TriageOrder,
+    Edit, Facets, MissingWords, PaperDetail, PaperSummary, RelatedPaper, Suggestion, TopicCount,
+    TriageCount, TriageOrder,
 )
 from catalog.searching.highlight import Terms
 from catalog.searching.request import SearchRequest
@@ -81,9 +81,11 @@ class SearchCount(SearchAnswer):
 @dataclass
 class SearchSuggestions(SearchAnswer):
     """Closest words for the words of the search that (almost) no paper holds
-    (catalog/searching/suggest.py)."""
+    (catalog/searching/suggest.py), and the words no paper holds when papers with the
+    others are listed."""
 
     suggestions: list[Suggestion]
+    missing: MissingWords | None = None
 
 
 @dataclass
@@ -107,6 +109,7 @@ class DetailLoaded(Message):
     styled: Styled | None = None
     terms: Terms | None = None
     request: SearchRequest | None = None  # whose terms these are
+    pages: tuple[tuple[int, str], ...] = ()  # (page, snippet) of its PDFs' best pages for `request`
 
     def can_replace(self, message: Message) -> bool:
         return isinstance(message, DetailLoaded) and message.key == self.key  # read again since
@@ -173,6 +176,17 @@ class PapersChanged(Message):
 
 
 @dataclass
+class FileAttached(Message):
+    """A file was attached to paper `key` (`new`: not attached before); `text`: what reading
+    its text gave ('text', 'no text', 'encrypted', 'unreadable'; None: not a PDF)."""
+
+    key: str
+    name: str
+    new: bool
+    text: str | None
+
+
+@dataclass
 class ActionFailed(Message):
     """A write or load failed with a message the user can act on."""
 
@@ -199,11 +213,13 @@ class MarksChecked(Message):
 
 @dataclass
 class LinkOpened(Message):
-    """`link` went to the browser (`opened`), or the paper has none (None)."""
+    """`link` went to the browser (`opened`), or the paper has none (None); with `file`, `link`
+    is an attached file's path that went to the opener."""
 
     title: str
     link: str | None
     opened: bool
+    file: bool = False
 
 
 @dataclass

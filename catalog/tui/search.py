@@ -20,7 +20,7 @@ from textual.worker import get_current_worker
 
 from catalog.errors import Interrupted
 from catalog.library import Catalog
-from catalog.results import PaperSummary, Suggestion
+from catalog.results import MissingWords, PaperSummary, Suggestion
 from catalog.searching.query import RELEVANCE, QueryError, Sort
 from catalog.searching.request import SearchRequest, request
 from catalog.searching.suggest import corrected
@@ -60,6 +60,9 @@ class SearchState:
     settling: bool = False  # typed: its rest, count and facets wait SETTLE first
     counted: bool = False  # whether the list's total is the full count yet
     holding_all: int | None = None  # papers with every word, when partial matches follow
+    # When no paper holds every word: which word none holds, or "did you mean" (the list
+    # shows papers holding some of the words, so the empty list's message is not seen).
+    note: str | None = None
     rest_wanted: Event = field(default_factory=Event)  # set: fetch the rest of the page now
 
 
@@ -102,6 +105,7 @@ class SearchController:
         state.settling = typing and not finished
         state.keep, state.refreshing = keep, refresh
         state.rest_wanted = Event()
+        state.note = None
         try:
             state.request = request(run, state.sort, completing=run == text + "*")
         except QueryError as exc:
@@ -119,8 +123,8 @@ class SearchController:
         """The list took these rows of the newest search (its first rows, or its whole first
         page), with its count when known."""
         self.state.counted = total is not None
-        # Partial matches follow the papers holding every word only when those are few: all
-        # of them are on the first page (once it is whole: its first rows may hold none).
+        # With partial matches on the first page, every paper holding all the words is
+        # there before them (once the page is whole: its first rows may hold none).
         self.state.holding_all = (sum(p.match == "all" for p in rows)
                                   if any(p.match == "some" for p in rows) else None)
 
@@ -157,8 +161,8 @@ def fetch(catalog: Catalog, search: Search, post: Callable[[Message], object]) -
         total = page.total
         more = len(page.rows) == search.first < PAGE  # the first page may hold more than these
         post(SearchResults(generation, asked, page.rows, total, more))
-        if not page.rows:
-            _suggest(catalog, asked, generation, post, stop)
+        if not any(row.match == "all" for row in page.rows):
+            _suggest(catalog, asked, generation, post, stop, found=bool(page.rows))
         until = after(search.settle)
         if more:  # the whole first page: the same search, the list's page machinery's size
             if not settled(worker, until, search.hurry):
@@ -181,13 +185,17 @@ def fetch(catalog: Catalog, search: Search, post: Callable[[Message], object]) -
         post(SearchFailed(generation, f"search failed: {first_line(exc)}"))
 
 
-def _suggest(catalog: Catalog, asked: SearchRequest, generation: int, post, stop) -> None:
+def _suggest(catalog: Catalog, asked: SearchRequest, generation: int, post, stop, *,
+             found: bool) -> None:
+    """Suggestions for a search no paper matches whole, and (`found`: it lists papers with
+    some of its words) the words no paper holds."""
     try:
         suggestions = catalog.suggest(asked)
-    except Exception:  # suggestions are a convenience: the empty list says enough
+        missing = catalog.missing_words(asked) if found else None
+    except Exception:  # suggestions are a convenience: the list says enough
         return
-    if suggestions and not stop():
-        post(SearchSuggestions(generation, suggestions))
+    if (suggestions or missing) and not stop():
+        post(SearchSuggestions(generation, suggestions, missing))
 
 
 # --- what the screen says about the search ----------------------------------------------
@@ -203,11 +211,23 @@ def position(papers: PaperList, state: SearchState) -> Content:
         parts = [f"row {papers.cursor + 1:,} / {of}"]
         if state.holding_all is not None:
             parts.append(f"  ·  {state.holding_all:,} with every word, then ≈ some")
+        if state.note:
+            parts.append((f"  ·  {state.note}", "$text-warning"))
     if state.sort != RELEVANCE:
         parts.append(f"  ·  by {state.sort.name}")
     if papers.marked:
         parts.append((f"  ·  {len(papers.marked)} marked (escape unmarks)", "$text-accent"))
     return Content.assemble(*parts)
+
+
+def partial_note(query: str, suggestions: list[Suggestion], missing: MissingWords | None) -> str | None:
+    """What the line under the search bar adds when the list holds only papers with some of
+    the words: "did you mean", else the words no paper holds."""
+    if suggestions:
+        return f"did you mean {corrected(query, suggestions)}?"
+    if missing:
+        return "no paper has " + ", ".join(missing.missing)
+    return None
 
 
 def empty_message(query: str, catalog_empty: bool,

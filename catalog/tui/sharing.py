@@ -4,25 +4,29 @@
 Sharing is a widget of the catalog screen that shows nothing: reads run in its thread
 workers, which post messages it handles; the browser is started from a worker too (a
 `$BROWSER` command may take its time). Clipboard text goes out through Textual's
-copy_to_clipboard (OSC 52: works over SSH, in tmux with set-clipboard on)."""
+copy_to_clipboard (OSC 52: works over SSH, in tmux with set-clipboard on) and the desktop's
+clipboard tool when there is one (catalog/clipboard.py); the message says which took it."""
 
 from __future__ import annotations
 
 import io
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from rich.text import Text
 from textual import work
+from textual.message import Message
 from textual.widget import Widget
 
+from catalog.clipboard import system_copy
 from catalog.errors import CatalogError
 from catalog.library import Catalog
 from catalog.searching.query import QueryError
 from catalog.results import ExportPaper, PaperSummary
 from catalog.tui.display import first_line, shorten
 from catalog.tui.host import CatalogHost
-from catalog.tui.messages import ActionFailed, Copied, Exported, LinkOpened
+from catalog.tui.messages import ActionFailed, Copied, Exported, FileAttached, LinkOpened
 from catalog.tui.screens.confirm import ConfirmScreen
 from catalog.tui.screens.pickers import Choice, ChoiceScreen
 
@@ -86,11 +90,20 @@ class Sharing(Widget):
 
     @work(thread=True, exclusive=True, group="browse", exit_on_error=False)
     def browse(self, key: str) -> None:
-        """Open paper `key`'s page in the browser (its URL, DOI or arXiv page)."""
+        """Open paper `key`'s PDF (its first attached file that is here), else its page in the
+        browser (its URL, DOI or arXiv page)."""
         try:
             detail = self.catalog.get(key)
+            attached = self.catalog.file_to_open(key)
         except Exception as exc:
             self.post_message(ActionFailed(f"cannot open {key}: {first_line(exc)}"))
+            return
+        if attached is not None:
+            from catalog import browser
+
+            # The opener's output goes to /dev/null (browser.open_file): never onto the screen.
+            self.post_message(LinkOpened(detail.summary.title, attached.location,
+                                         browser.open_file(attached.location), file=True))
             return
         if detail.link is None:
             self.post_message(LinkOpened(detail.summary.title, None, False))
@@ -112,14 +125,57 @@ class Sharing(Widget):
     def on_link_opened(self, message: LinkOpened) -> None:
         message.stop()
         title = shorten(message.title)
-        if message.link is None:
+        if message.file:
+            if message.opened:
+                self.say(f"Opened {message.link}", timeout=3)
+            else:
+                self.say(f"No program to open {message.link} (set $CATALOG_OPENER)", severity="warning", timeout=8)
+        elif message.link is None:
             self.say(f"{title} has no URL, DOI or arXiv id to open", severity="warning")
         elif message.opened:
             self.say(f"Opened {message.link}", timeout=3)
         else:
-            self.app.copy_to_clipboard(message.link)
-            self.say(f"No browser found (set $BROWSER); the link is copied: {message.link}",
+            self.say(f"No browser found (set $BROWSER): {message.link}", severity="warning", timeout=8)
+            self.to_clipboard(message.link, "the link")
+
+    # --- attach ---------------------------------------------------------------------------
+
+    def ask_file(self, key: str) -> None:
+        """Ask for a file (its path completed as it is typed) and attach it to paper `key`."""
+        from catalog.tui.screens.prompt import PathSuggester, PromptScreen
+
+        def chosen(path: str | None) -> None:
+            if path and path.strip():
+                self._attach_file(key, path.strip())
+
+        self.app.push_screen(PromptScreen(
+            f"Attach a file to {key}", "", placeholder="~/Downloads/paper.pdf", suggester=PathSuggester(),
+            hint="→ takes the completion · enter attaches (a PDF's text is read for search) · escape cancels"),
+            chosen)
+
+    @work(thread=True, group="attach", exit_on_error=False)
+    def _attach_file(self, key: str, path: str) -> None:
+        try:
+            attachment, new = self.catalog.attach_file(key, Path(path).expanduser())
+            read = dict((a.id, state) for a, state in self.catalog.read_texts()) if attachment.is_pdf else {}
+        except Exception as exc:  # a file that is not there, a busy database: one line
+            self.post_message(ActionFailed(f"cannot attach {path}: {first_line(exc)}"))
+            return
+        self.post_message(FileAttached(key, attachment.name, new, read.get(attachment.id)))
+
+    def on_file_attached(self, message: FileAttached) -> None:
+        message.stop()
+        if not message.new:
+            self.say(f"{message.name} is attached to {message.key} already", timeout=4)
+        elif message.text in (None, "text"):
+            self.say(f"Attached {message.name} to {message.key}", timeout=4)
+        else:
+            self.say(f"Attached {message.name} to {message.key}; its text is not searched ({message.text})",
                      severity="warning", timeout=8)
+        main = self.main
+        if main.papers.current is not None and main.papers.current.key == message.key:
+            known = main.pane.known  # the search whose words the pane marks
+            main.pane.load(message.key, known[0] if known else None)
 
     # --- copy -----------------------------------------------------------------------------
 
@@ -158,12 +214,37 @@ class Sharing(Widget):
         if not message.text.strip():
             self.say(f"Nothing to copy: no {message.label}", severity="warning")
             return
-        self.app.copy_to_clipboard(message.text)
         if message.papers == 1 and "\n" not in message.text.strip():
-            self.say(f"Copied {shorten(message.text.strip(), 60)}", timeout=3)
+            what = shorten(message.text.strip(), 60)
         else:
             count = f"{message.papers} papers" if message.papers != 1 else "1 paper"
-            self.say(f"Copied the {message.label} of {count} to the clipboard", timeout=3)
+            what = f"the {message.label} of {count}"
+        self.to_clipboard(message.text, what)
+
+    def to_clipboard(self, text: str, what: str) -> None:
+        """`text` to the terminal's clipboard (OSC 52: over SSH too, if the terminal takes it)
+        and the desktop's (its tool, in a worker); then say which took it."""
+        self.app.copy_to_clipboard(text)
+        self._system_copy(text, what)
+
+    @work(thread=True, exclusive=True, group="clipboard", exit_on_error=False)
+    def _system_copy(self, text: str, what: str) -> None:
+        self.post_message(self.ClipboardTried(what, system_copy(text)))
+
+    @dataclass
+    class ClipboardTried(Message):
+        """The desktop's clipboard tool took the text (`tool`), or there was none (None)."""
+
+        what: str
+        tool: str | None
+
+    def on_sharing_clipboard_tried(self, message: ClipboardTried) -> None:
+        message.stop()
+        if message.tool is not None:
+            self.say(f"Copied {message.what} to the clipboard", timeout=3)
+        else:  # OSC 52 alone: the terminal may have ignored it, and nothing says whether
+            self.say(f"Sent {message.what} to the terminal's clipboard (OSC 52; if nothing pastes, "
+                     "the terminal ignores it: in tmux, set -g set-clipboard on)", timeout=6)
 
     # --- export -----------------------------------------------------------------------------
 

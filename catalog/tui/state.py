@@ -5,6 +5,11 @@ catalog). One small JSON file in the user's state directory (platformdirs), repl
 on leaving triage). A missing, unreadable or corrupt file is an empty session: remembering is
 a convenience and never stops the app.
 
+The query, the paper, the sort and the triage places are each catalog's own, kept under the
+catalog's location (its file's absolute path, or the server's URL without a password): a
+second catalog (a lab's server beside your own file) started with the first one's query and
+cursor. The theme, the sidebar and the search history are the person's, for every catalog.
+
     $CATALOG_STATE_DIR overrides the directory (tests, several profiles).
 """
 
@@ -22,6 +27,8 @@ HISTORY = 200  # queries kept
 TRIAGES = 50  # triage places kept (the most recently used)
 PASSED = 2000  # papers put off for later (n) remembered per triage
 VERSION = 1
+CATALOGS = 30  # catalogs whose places are kept (the most recently used)
+PER_CATALOG = ("query", "key", "sort", "triage")
 
 
 def remember(history: list[str], query: str) -> None:
@@ -96,11 +103,23 @@ def _triage_places(data: dict) -> dict[str, dict]:
     return places
 
 
-class StateStore:
-    """Reads and writes one session file."""
+def catalog_identity(location: str) -> str:
+    """A catalog's name in the session file: a file's absolute path, or a server's URL as
+    shown (without its password)."""
+    from catalog.paths import is_server_url, shown
 
-    def __init__(self, path: Path) -> None:
-        self.path = path
+    return shown(location) if is_server_url(location) else str(Path(location).resolve())
+
+
+class StateStore:
+    """Reads and writes one session file; `catalog` (catalog_identity) names the catalog whose
+    places are read and written, beside the person's own settings."""
+
+    def __init__(self, path: Path, catalog: str = "") -> None:
+        self.path, self.catalog = path, catalog
+
+    def for_catalog(self, catalog: str) -> "StateStore":
+        return StateStore(self.path, catalog)
 
     @classmethod
     def default(cls) -> "StateStore":
@@ -111,11 +130,33 @@ class StateStore:
 
         return cls(user_state_path("catalog", appauthor=False) / FILE)
 
-    def load(self) -> State:
+    def _read(self) -> dict:
         try:
-            return State.from_json(json.loads(self.path.read_text(encoding="utf-8")))
+            data = json.loads(self.path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
-            return State()
+            return {}
+        return data if isinstance(data, dict) and data.get("version") == VERSION else {}
+
+    def load(self) -> State:
+        data = self._read()
+        catalogs = data.get("catalogs")
+        mine = catalogs.get(self.catalog) if isinstance(catalogs, dict) else None
+        # A file from before places were kept per catalog: its query and triage places are
+        # some catalog's, which one unknown; only the person's own settings are read.
+        own = {k: v for k, v in data.items() if k not in PER_CATALOG and k != "catalogs"}
+        return State.from_json({**own, **(mine if isinstance(mine, dict) else {}), "version": VERSION})
+
+    def _merged(self, state: State) -> dict:
+        """The file's new contents: the person's settings from `state`, this catalog's places
+        from `state` (the most recent last), the other catalogs' as they were."""
+        fields = asdict(state)
+        catalogs = self._read().get("catalogs")
+        catalogs = dict(catalogs) if isinstance(catalogs, dict) else {}
+        catalogs.pop(self.catalog, None)
+        catalogs[self.catalog] = {k: fields.pop(k) for k in PER_CATALOG}
+        for old in list(catalogs)[:-CATALOGS]:
+            del catalogs[old]
+        return {"version": VERSION, **fields, "catalogs": catalogs}
 
     def save(self, state: State) -> bool:
         """Write atomically (a temporary file beside it, then a rename); False if it failed."""
@@ -125,7 +166,7 @@ class StateStore:
             fd, temp = tempfile.mkstemp(prefix=f".{self.path.name}.", suffix=".tmp",
                                         dir=self.path.parent)
             with os.fdopen(fd, "w", encoding="utf-8") as out:
-                json.dump({"version": VERSION, **asdict(state)}, out, ensure_ascii=False, indent=1)
+                json.dump(self._merged(state), out, ensure_ascii=False, indent=1)
             os.replace(temp, self.path)
             return True
         except OSError:

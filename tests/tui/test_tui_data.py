@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 from catalog.tui.app import CatalogApp
-from catalog.tui.state import StateStore
+from catalog.tui.state import StateStore, catalog_identity
 from catalog.tui.watching import ChangeWatch
 from catalog.tui.widgets.paper_list import PaperList
 from tests.tui.conftest import screen_text
@@ -55,7 +55,7 @@ async def test_O_cycles_the_sort_and_a_header_click_sorts_by_its_column(seeded, 
         await settle(pilot, typing=True)
         titles = [p.title.casefold() for p in _rows(app)]
         assert len(titles) == seeded.count("model") and titles == sorted(titles, reverse=True)
-    assert json.loads(store.path.read_text())["sort"] == "-title"
+    assert store.for_catalog(catalog_identity(seeded.location)).load().sort == "-title"
 
     again = CatalogApp(seeded, cursor_blink=False, state=store)
     async with again.run_test(size=SIZE) as pilot:
@@ -67,7 +67,7 @@ async def test_O_cycles_the_sort_and_a_header_click_sorts_by_its_column(seeded, 
             await pilot.press("O")
         await settle(pilot)
         assert "↓Year" in _header(again)
-    assert json.loads(store.path.read_text())["sort"] == "year"
+    assert store.for_catalog(catalog_identity(seeded.location)).load().sort == "year"
 
 
 async def test_pages_beyond_the_first_come_in_the_same_order(seeded, settle, monkeypatch):

@@ -134,3 +134,54 @@ async def test_ctrl_o_undoes_a_facet_click(app, seeded, settle):
         await pilot.press("ctrl+o")
         await settle(pilot)
         assert app.main.search_bar.value == "" and app.main.papers.total == 90
+
+
+async def test_y_says_which_clipboard_took_the_text(app, seeded, settle, monkeypatch, tmp_path):
+    key = seeded.search("", limit=1, snippets=False)[0].key
+    monkeypatch.delenv("DISPLAY", raising=False)
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("y", "y")  # no desktop clipboard (over SSH, say): OSC 52 only
+        await settle(pilot)
+        assert app.clipboard == key
+        assert f"Sent {key} to the terminal's clipboard (OSC 52; if nothing pastes" in toasts(app)
+        assert f"Copied {key}" not in toasts(app)
+
+        # A desktop with xclip: it takes the text, and only then does the app say "Copied".
+        pasted = tmp_path / "pasted"
+        tool = tmp_path / "bin" / "xclip"
+        tool.parent.mkdir()
+        tool.write_text(f"#!/bin/sh\necho noise; echo noise >&2; cat > {pasted}\n")
+        tool.chmod(0o755)
+        monkeypatch.setenv("PATH", f"{tool.parent}:/usr/bin:/bin")
+        monkeypatch.setenv("DISPLAY", ":99")
+        await pilot.press("y", "y")
+        await settle(pilot)
+        assert pasted.read_text() == key
+        assert f"Copied {key} to the clipboard" in toasts(app)
+
+
+async def test_the_browser_s_output_never_reaches_the_screen(app, seeded, settle, type_search, monkeypatch,
+                                                             tmp_path, capfd):
+    """Real browsers print to stdout and stderr (and some to /dev/tty): painted over the UI,
+    only a resize cleared it. The opener gives the browser /dev/null and a session of its own."""
+    from tests.tui.test_tui_keys import DATA
+
+    log = tmp_path / "opened"
+    script = tmp_path / "noisy-browser"
+    script.write_text(f'#!/bin/sh\necho NOISE-OUT; echo NOISE-ERR >&2\n'
+                      f'(echo NOISE-TTY > /dev/tty) 2>/dev/null || echo no-tty >> {log}\necho "$1" >> {log}\n')
+    script.chmod(0o755)
+    monkeypatch.setenv("BROWSER", str(script))
+    seeded.import_paths([DATA / "arxiv.bib"])
+    capfd.readouterr()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await type_search(pilot, "scaling laws")
+        await pilot.press("enter", "o")
+        await settle(pilot)
+        assert "Opened https://arxiv.org/abs/2001.08361" in toasts(app)
+    out, err = capfd.readouterr()
+    assert "NOISE" not in out + err
+    assert log.read_text().splitlines() == ["no-tty", "https://arxiv.org/abs/2001.08361"]  # no terminal

@@ -67,7 +67,7 @@ async def test_y_copies_the_key_bibtex_cite_and_links(app, seeded, settle, type_
         marked = list(app.main.papers.marked)
         assert app.clipboard.count("\n- ") + app.clipboard.startswith("- ") == 2
         assert all(f"`{k}`" in app.clipboard for k in marked)
-        assert "Copied the Markdown reference of 2 papers" in toasts(app)
+        assert "the Markdown reference of 2 papers" in toasts(app)
 
 
 async def test_x_exports_results_or_marked_papers(app, seeded, settle, type_search, tmp_path):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from catalog.tui.app import CatalogApp
-from catalog.tui.state import HISTORY, State, StateStore
+from catalog.tui.state import HISTORY, State, StateStore, catalog_identity
 
 SIZE = (120, 36)
 
@@ -22,7 +22,8 @@ async def test_the_session_comes_back(seeded, settle, tmp_path, type_search):
         app.theme = "catppuccin-latte"
         await pilot.pause()
     saved = json.loads(store.path.read_text())
-    assert saved["query"] == "diffusion" and saved["key"] == key
+    place = saved["catalogs"][catalog_identity(seeded.location)]  # this catalog's place
+    assert place["query"] == "diffusion" and place["key"] == key
     assert saved["sidebar"] is False and saved["theme"] == "catppuccin-latte"
     assert saved["history"] == ["diffusion"]
     assert not list(store.path.parent.glob("*.tmp"))  # written atomically
@@ -106,3 +107,46 @@ def test_triage_places_are_kept_per_query_and_bad_ones_dropped():
         state.remember_triage(f"q{i}", "k", [])
     assert len(state.triage) == 50 and state.triage_place("q59") == ("k", [])
     assert state.triage_place("venue:ICML") == (None, [])  # the oldest went
+
+
+async def test_each_catalog_has_its_own_place_and_shares_the_person_s_settings(seeded, settle, tmp_path, type_search):
+    from catalog.library import Catalog
+
+    store = StateStore(tmp_path / "state" / "tui-state.json")
+    app = CatalogApp(seeded, cursor_blink=False, state=store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await type_search(pilot, "diffusion")
+        await pilot.press("enter", "j", "O")  # second paper, by year
+        await settle(pilot)
+        app.theme = "catppuccin-latte"
+        await pilot.pause()
+
+    other = Catalog.open(tmp_path / "other.db")  # a second, empty catalog
+    try:
+        fresh = CatalogApp(other, cursor_blink=False, state=store)
+        async with fresh.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            assert fresh.main.search_bar.value == ""  # not the first catalog's query
+            assert fresh.main.papers.sort.field == "relevance"
+            assert fresh.theme == "catppuccin-latte"  # the person's
+            await type_search(pilot, "zebra")
+            await pilot.press("enter")
+            await settle(pilot)
+    finally:
+        other.close()
+
+    back = CatalogApp(seeded, cursor_blink=False, state=store)
+    async with back.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert back.main.search_bar.value == "diffusion"  # its own, kept while the other ran
+        assert {"diffusion", "zebra"} <= set(back.main.remembered.history)  # the person's, shared
+
+
+def test_a_file_from_before_keeps_the_settings_and_drops_the_unknown_catalog_s_place(tmp_path):
+    path = tmp_path / "tui-state.json"
+    path.write_text(json.dumps({"version": 1, "query": "old", "key": "abc", "theme": "nord",
+                                "history": ["old"], "triage": {"x": {"key": "k", "passed": []}}}))
+    state = StateStore(path, "/some/catalog.db").load()
+    assert state.query == "" and state.key is None and state.triage == {}
+    assert state.theme == "nord" and state.history == ["old"]

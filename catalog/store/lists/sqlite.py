@@ -4,8 +4,11 @@ after imports, keeping what searches ranked)."""
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import time
+from collections import deque
+from concurrent.futures import ThreadPoolExecutor
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
@@ -27,6 +30,8 @@ from catalog.store.lists.sqlite_words import CHOSEN_AT, ChangedPapers, WordLists
 # each); the others wait for their next search.
 SEVERAL_REFRESH = 50
 UPKEEP_LOCK = "ranked-lists.lock"  # in the store's cache folder
+# Lists ranked at once by a refresh with no budget (threads; one per core, at most four).
+RANKERS = max(1, min(4, os.cpu_count() or 1))
 # A transaction of a refresh that another writer holds up (an import's file, a search keeping
 # a list) waits the connection's busy timeout, then is tried again, this many times, before the
 # refresh stops (what it ranked stays; the next one goes on from there).
@@ -154,6 +159,7 @@ class SqliteListUpkeep(RankedListUpkeep):
             kept = builder.kept()
             seen = kept.pop(CHOSEN_AT, None)
             choose = budget is None or seen is None or scoring.catalog_resized(seen, papers)
+            words = None
             if choose:  # a small catalog keeps none
                 words = builder.vocabulary() if papers >= scoring.MIN_MATCHES else []
                 wanted = scoring.candidates(words, scoring.min_matches(papers))
@@ -162,7 +168,7 @@ class SqliteListUpkeep(RankedListUpkeep):
                                 key=lambda kn: (-kn[1], kn[0]))
             several = builder.stale(builder.several()[0][::-1], rescored=rescored)[:SEVERAL_REFRESH]
             stale = builder.stale([key for key, _ in wanted], rescored=rescored) + several
-            spans, spanned_at = builder.spans(stale), tx.lists.records.stamp()
+            spans, spanned_at = builder.spans(stale, words), tx.lists.records.stamp()
         if choose and (kept or wanted or seen is not None):
             with self._patiently(self._write) as tx:
                 tx.lists.builder.choose(wanted, papers)
@@ -170,23 +176,22 @@ class SqliteListUpkeep(RankedListUpkeep):
             with self._patiently(self._write) as tx:
                 tx.lists.changes.restart()
         queue, same = _one_per_span(stale, spans)
+        over = (lambda: False) if budget is None else (lambda: time.perf_counter() - start > budget)
         built = done = 0
-        while queue:
-            if budget is not None and time.perf_counter() - start > budget:
-                break
-            key = queue.pop(0)
-            with self._patiently(self.store.read) as tx:
-                made = tx.lists.builder.rank(key)
-            aliases = same.get(key, [])
-            if made.stamp != spanned_at:  # the index changed: its words may no longer be one span
-                queue.extend(aliases)
-                aliases = []
-            with self._patiently(self._write) as tx:
-                for one in [made, *(tx.lists.builder.alias(made, k) for k in aliases)]:
-                    built += tx.lists.builder.store(one)
-            done += 1 + len(aliases)
-            if progress is not None:
-                progress(done, len(stale))
+        while queue and not over():
+            again = []
+            for key, made in self._rank_all(queue, over):
+                aliases = same.pop(key, [])
+                if made.stamp != spanned_at:  # the index changed: its words may no longer be one span
+                    again.extend(aliases)
+                    aliases = []
+                with self._patiently(self._write) as tx:
+                    for one in [made, *(tx.lists.builder.alias(made, k) for k in aliases)]:
+                        built += tx.lists.builder.store(one)
+                done += 1 + len(aliases)
+                if progress is not None:
+                    progress(done, len(stale))
+            queue = again
         if stale or not rescored:
             with self._patiently(self._write) as tx:
                 tx.lists.builder.forget_changes()  # only when every list is ranked on the index as it is
@@ -194,6 +199,41 @@ class SqliteListUpkeep(RankedListUpkeep):
 
     def _write(self):
         return self.store.write(catch_up=False)
+
+    def _rank(self, key: str) -> RankedList:
+        with self._patiently(self.store.read) as tx:
+            return tx.lists.builder.rank(key)
+
+    def _rank_all(self, keys: list[str], over: Callable[[], bool]) -> Iterator[tuple[str, RankedList]]:
+        """(key, its list as ranked) in `keys`' order, none begun once `over()`. RANKERS
+        threads rank at once, each in a read transaction of its own: FTS5 ranks in C with the
+        GIL released, so a machine's cores share the work, while the caller writes each list."""
+        if RANKERS == 1 or len(keys) < 2:
+            for key in keys:
+                if over():
+                    return
+                yield key, self._rank(key)
+            return
+        pool = ThreadPoolExecutor(RANKERS, thread_name_prefix="ranking")
+        pending: deque = deque()
+        rest = iter(keys)
+
+        def fill() -> None:
+            while len(pending) <= RANKERS and not over():
+                key = next(rest, None)
+                if key is None:
+                    return
+                pending.append((key, pool.submit(self._rank, key)))
+
+        try:
+            fill()
+            while pending:
+                key, future = pending.popleft()
+                made = future.result()
+                fill()
+                yield key, made
+        finally:  # cut short (Ctrl-C): wait only for the lists being ranked now
+            pool.shutdown(wait=True, cancel_futures=True)
 
     @contextmanager
     def _patiently(self, transaction: Callable) -> Iterator:

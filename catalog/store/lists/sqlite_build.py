@@ -10,6 +10,7 @@ only while the index is as it was ranked on.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from dataclasses import dataclass
 
 from catalog.store.rows import ListProblems
@@ -97,11 +98,13 @@ class ListBuilder:
         papers still held their text then."""
         return matches + self.changes.matching_then(key) - len(self.changes.matching_now(key))
 
-    def spans(self, keys: list[str]) -> dict[str, tuple[str, str]]:
+    def spans(self, keys: list[str], words: list[tuple[str, int]] | None = None) -> dict[str, tuple[str, str]]:
         """Of each word's or prefix's key (plain ASCII: scoring.term): the first and the last
         word of the index it matches, in the index's order. Keys of one span match the same
         words, so they are one list under several keys (`("such")` and `("such"*)`,
-        `("explai"*)` and `("explain"*)`): ranked once (alias). A key no word matches has none."""
+        `("explai"*)` and `("explain"*)`): ranked once (alias). A key no word matches has none.
+        `words`: the vocabulary, when read already (else each prefix's range is asked of it)."""
+        terms = sorted(term for term, _ in words) if words is not None else None
         out = {}
         for key in keys:
             found = scoring.term(key)
@@ -110,6 +113,11 @@ class ListBuilder:
             word, prefix = found
             if not prefix:
                 out[key] = (word, word)
+                continue
+            if terms is not None:
+                first, last = bisect_left(terms, word), bisect_left(terms, scoring.after_prefix(word))
+                if first < last:
+                    out[key] = (terms[first], terms[last - 1])
                 continue
             row = self.conn.execute(f"SELECT min(term) AS first, max(term) AS last FROM {VOCAB_TABLE}"
                                     " WHERE term >= ? AND term < ?", (word, scoring.after_prefix(word))).first()

@@ -106,14 +106,16 @@ class PostgresSearch(RankedSearch):
             f"SELECT count(*) FROM (SELECT 1 FROM paper WHERE search_vector @@ to_tsquery('{search.CONFIG}', ?)"
             " LIMIT ?) AS found", (phrase, at_most)).scalar()
 
-    def pages(self, query, limit: int) -> list[PageHit]:
+    def pages(self, query, limit: int, paper_id: int | None = None) -> list[PageHit]:
         match = search.page_tsquery(query)
         if match is None:
             return []
+        one = "" if paper_id is None else " AND a.paper_id = ?"
         return [PageHit(r["paper_id"], r["attachment_id"], r["page"], r["text"], r["score"]) for r in self.conn.execute(
             "SELECT a.paper_id, ap.attachment_id, ap.page, ap.text, -ts_rank(ap.text_vector, q) AS score"
             f" FROM attachment_page ap JOIN attachment a ON a.id = ap.attachment_id, to_tsquery('{search.STEMS}', ?) q"
-            " WHERE ap.text_vector @@ q ORDER BY score, ap.id LIMIT ?", (match, limit))]
+            f" WHERE ap.text_vector @@ q{one} ORDER BY score, ap.id LIMIT ?",
+            (match, *(() if paper_id is None else (paper_id,)), limit))]
 
     def vocabulary(self) -> Iterator[tuple[str, int]]:
         """(word, papers holding it) of the words starting with a Latin letter, in word order,

@@ -22,7 +22,7 @@ import re
 from collections.abc import Mapping, Sequence
 
 from catalog.searching.query import RELEVANCE, Clause, Filter, Query, Sort, Text
-from catalog.store.compiler import CompiledQuery, Compiler
+from catalog.store.compiler import HELD_SCALE, CompiledQuery, Compiler, some_weights
 from catalog.store.filters import TAGGED, filter_sql
 from catalog.store.rows import READER_JOIN, SUMMARY_COLUMNS
 from catalog.store.tsvector import CONFIG, STEMS, VECTORS, WEIGHTS
@@ -43,8 +43,9 @@ ORDERS = {
 # A word as a set of ids found through the GIN index (hashed once), not a test of each
 # candidate's vector (read and decompressed row by row).
 MATCHING = "SELECT id FROM paper WHERE {} @@ to_tsquery('{}', ?)"
-# Whether one word (an expression of CompiledQuery.words) is in any paper.
-HOLDS_WORD = f"SELECT 1 FROM paper WHERE stem_vector @@ to_tsquery('{STEMS}', ?) LIMIT 1"
+# How many papers hold one word (an expression of CompiledQuery.words), up to a limit.
+PAPERS_HOLDING = (f"SELECT count(*) FROM (SELECT 1 FROM paper WHERE stem_vector @@ to_tsquery('{STEMS}', ?)"
+                  " LIMIT ?) AS held")
 _WORD = re.compile(r"[^\W_]+")
 # As the migration's catalog_words(): super- and subscript digits are plain digits of the word.
 _DIGITS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹₀₁₂₃₄₅₆₇₈₉", "01234567890123456789")
@@ -221,9 +222,9 @@ def search_sql(compiled: CompiledQuery, *, limit: int, offset: int = 0, with_tex
     score = f"-ts_rank({WEIGHTS}, p.{column}, q.q, 1)"
     held: list = []
     if tier == "some":
-        count = " + ".join(f"(p.stem_vector @@ to_tsquery('{STEMS}', ?))::int" for _ in compiled.words)
-        score = f"{score} - ({count}) * 1e6"  # each word held outranks any rank difference
-        held = list(compiled.words)
+        count = " + ".join(f"?::float8 * (p.stem_vector @@ to_tsquery('{STEMS}', ?))::int" for _ in compiled.words)
+        score = f"{score} - ({count}) * {HELD_SCALE}"  # the weight of the words held outranks any rank difference
+        held = [x for pair in zip(some_weights(compiled), compiled.words) for x in pair]
     desc = " DESC" if sort.reverse else ""
     return (f"WITH q AS (SELECT to_tsquery('{config}', ?) AS q),"
             f" top AS (SELECT p.id, {score} AS score FROM paper p, q"
@@ -330,8 +331,8 @@ class TsCompiler(Compiler):
     facet_sql = staticmethod(facet_sql)
     titled_sql = staticmethod(titled_sql)
 
-    def holds_word_sql(self) -> str:
-        return HOLDS_WORD
+    def papers_holding_sql(self) -> str:
+        return PAPERS_HOLDING
 
 
 TS = TsCompiler()

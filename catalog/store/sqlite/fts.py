@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from catalog.searching.query import RELEVANCE, Clause, Filter, Query, Sort, Text
-from catalog.store.compiler import CompiledQuery, Compiler
+from catalog.store.compiler import HELD_SCALE, CompiledQuery, Compiler, some_weights
 from catalog.store.filters import TAGGED as _TAGGED, filter_sql
 from catalog.store.fts5 import (FTS_COLUMNS, FTS_TABLE, PAGE_TABLE, STEM_TABLE, STEM_TOKENIZER, VOCAB_TABLE,  # noqa: F401
                                 WEIGHTS, fts_phrase)
@@ -208,10 +208,10 @@ def search_sql(compiled: CompiledQuery, *, limit: int, offset: int = 0, with_tex
     table, source, params = _tier_from(compiled, tier)
     bm25 = f"bm25({table}, {_WEIGHTS})"
     if tier == "some":
-        held = " + ".join(f"(+rowid IN (SELECT rowid FROM {STEM_TABLE} WHERE {STEM_TABLE} MATCH ?))"
+        held = " + ".join(f"? * (+rowid IN (SELECT rowid FROM {STEM_TABLE} WHERE {STEM_TABLE} MATCH ?))"
                           for _ in compiled.words)
-        bm25 = f"{bm25} - ({held}) * 1e6"  # each word held outranks any bm25 difference
-        params = list(compiled.words) + params
+        bm25 = f"{bm25} - ({held}) * {HELD_SCALE}"  # the weight of the words held outranks bm25
+        params = [x for pair in zip(some_weights(compiled), compiled.words) for x in pair] + params
     desc = " DESC" if sort.reverse else ""
     return (f"WITH top AS (SELECT rowid AS id, {bm25} AS score {source}"
             f" ORDER BY score{desc}, rowid{desc} LIMIT ? OFFSET ?)"
@@ -278,8 +278,8 @@ def titled_sql(title: str, limit: int) -> tuple[str, list] | None:
             [phrase, 2 * len(title) + 20, limit])
 
 
-# Whether one word (an expression of CompiledQuery.words) is in any paper.
-HOLDS_WORD = f"SELECT 1 FROM {STEM_TABLE} WHERE {STEM_TABLE} MATCH ? LIMIT 1"
+# How many papers hold one word (an expression of CompiledQuery.words), up to a limit.
+PAPERS_HOLDING = f"SELECT count(*) FROM (SELECT 1 FROM {STEM_TABLE} WHERE {STEM_TABLE} MATCH ? LIMIT ?)"
 
 
 class Fts5Compiler(Compiler):
@@ -293,8 +293,8 @@ class Fts5Compiler(Compiler):
     facet_sql = staticmethod(facet_sql)
     titled_sql = staticmethod(titled_sql)
 
-    def holds_word_sql(self) -> str:
-        return HOLDS_WORD
+    def papers_holding_sql(self) -> str:
+        return PAPERS_HOLDING
 
 
 FTS5 = Fts5Compiler()

@@ -72,15 +72,16 @@ class SqliteSearch(RankedSearch):
     read through FTS5's fts5vocab as indexed (folded to lower case, without diacritics), and
     the pages of attached files (page_fts)."""
 
-    def pages(self, query, limit: int) -> list[PageHit]:
+    def pages(self, query, limit: int, paper_id: int | None = None) -> list[PageHit]:
         match = fts.page_match(query)
         if match is None:
             return []
+        one = "" if paper_id is None else " AND a.paper_id = ?"
         return [PageHit(r["paper_id"], r["attachment_id"], r["page"], r["text"], r["score"]) for r in self.conn.execute(
             f"SELECT a.paper_id, ap.attachment_id, ap.page, ap.text, bm25({fts.PAGE_TABLE}) AS score"
             f" FROM {fts.PAGE_TABLE} JOIN attachment_page ap ON ap.id = {fts.PAGE_TABLE}.rowid"
-            f" JOIN attachment a ON a.id = ap.attachment_id WHERE {fts.PAGE_TABLE} MATCH ? ORDER BY score LIMIT ?",
-            (match, limit))]
+            f" JOIN attachment a ON a.id = ap.attachment_id WHERE {fts.PAGE_TABLE} MATCH ?{one} ORDER BY score LIMIT ?",
+            (match, *(() if paper_id is None else (paper_id,)), limit))]
 
     def papers_with_word(self, word: str, at_most: int, *, prefix: bool = False) -> int:
         """How many papers hold this (folded) word (with `prefix`, a word starting with it),

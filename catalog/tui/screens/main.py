@@ -36,7 +36,7 @@ from catalog.tui.messages import (
 from catalog.tui.querytext import KEY_CHUNK, keys_query, toggle_filter
 from catalog.tui.screens.help import HelpScreen, every_key
 from catalog.tui.screens.pickers import DeleteSaved, GoToTop, SavedSearchScreen
-from catalog.tui.search import SearchController, empty_message, fetch, position
+from catalog.tui.search import SearchController, empty_message, fetch, partial_note, position
 from catalog.tui.sharing import Sharing
 from catalog.tui.state import State, StateStore
 from catalog.tui.watching import ChangeWatch
@@ -222,8 +222,13 @@ class CatalogScreen(Screen):
             self.show_position()
 
     def on_search_suggestions(self, message: SearchSuggestions) -> None:
-        if self.searching.current(message.generation) and not self.papers.total:
+        if not self.searching.current(message.generation):
+            return
+        if not self.papers.total:
             self.papers.set_message(self._empty_message(message.suggestions))
+        else:  # papers with some of the words are listed: the line under the search bar says
+            self.searching.state.note = partial_note(self.query_text, message.suggestions, message.missing)
+            self.show_position()
 
     def on_search_failed(self, message: SearchFailed) -> None:
         if self.searching.current(message.generation):
@@ -552,6 +557,10 @@ class CatalogScreen(Screen):
     def action_browse(self) -> None:
         if self.papers.current is not None:
             self.sharing.browse(self.papers.current.key)
+
+    def action_attach(self) -> None:
+        if self.papers.current is not None:
+            self.sharing.ask_file(self.papers.current.key)
 
     def action_copy(self) -> None:
         self.sharing.copy_menu()

@@ -6,6 +6,7 @@ rendered (TeX takes a few ms), and what to mark in it for the search shown."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -64,6 +65,25 @@ def abstract(styled: Styled, terms: Terms) -> Content:
     return highlighted(content, terms)
 
 
+def marked_snippet(snippet: str) -> Content:
+    """A snippet with \x02 ... \x03 around matched words, those words marked."""
+    from catalog.searching.highlight import END, START
+
+    parts: list[str | tuple[str, str]] = []
+    for number, piece in enumerate(re.split(f"[{START}{END}]", snippet)):
+        piece = re.sub(r"\s+", " ", safe(piece))  # one line, its spaces kept at the edges
+        parts.append((piece, "bold $text-warning") if number % 2 else piece)
+    return Content.assemble(*parts)
+
+
+def file_size(size: int) -> str:
+    for unit in ("bytes", "kB", "MB", "GB"):
+        if size < 1000 or unit == "GB":
+            return f"{size} {unit}" if unit == "bytes" else f"{size:.1f} {unit}"
+        size /= 1000
+    return ""
+
+
 def read_paper(catalog: Catalog, key: str, asked: SearchRequest | None = None,
                known: tuple[SearchRequest, Terms] | None = None) -> DetailLoaded:
     """A paper for the reading pane, its abstract rendered, with what to mark in it for the
@@ -79,20 +99,27 @@ def read_paper(catalog: Catalog, key: str, asked: SearchRequest | None = None,
         styled = None
     if asked is None:
         return DetailLoaded(key, detail, styled=styled, terms=NOTHING)
+    pages = ()
+    if detail.attachments:  # the best pages of its PDFs for the search
+        try:
+            pages = tuple(catalog.pages_for(key, asked))
+        except Exception:  # a busy database: the paper without them
+            pages = ()
     if known is not None and known[0] is asked:
-        return DetailLoaded(key, detail, styled=styled, terms=known[1], request=asked)
+        return DetailLoaded(key, detail, styled=styled, terms=known[1], request=asked, pages=pages)
     try:  # the query's words, and the forms its acronyms stand for
         return DetailLoaded(key, detail, styled=styled, terms=catalog.highlight_terms(asked),
-                            request=asked)
+                            request=asked, pages=pages)
     except Exception:  # a busy database: the words as typed will do (and are not kept)
-        return DetailLoaded(key, detail, styled=styled, terms=terms_of(asked.query))
+        return DetailLoaded(key, detail, styled=styled, terms=terms_of(asked.query), pages=pages)
 
 
 def paper_content(d: PaperDetail, terms: Terms, styled: Styled | None = None,
-                  similar: Similar = None) -> Content:
+                  similar: Similar = None, pages: tuple[tuple[int, str], ...] = ()) -> Content:
     """The paper; `styled` is render_styled(d.abstract), made in the worker that loaded it
     (without it the stored plain text is shown). `similar`: the papers most like it once `m`
-    found them, a line while it looks, or None for the hint."""
+    found them, a line while it looks, or None for the hint. `pages`: (page, snippet) of its
+    PDFs' best pages for the search."""
     s = d.summary
     parts: list[Content | str | tuple[str, str]] = [(one_line(s.title), "bold $text-primary"), "\n"]
     if d.user_title:
@@ -106,10 +133,27 @@ def paper_content(d: PaperDetail, terms: Terms, styled: Styled | None = None,
         parts += [(" ".join("#" + one_line(t) for t in s.tags), "$text-accent"), "\n"]
     if d.authors:
         parts += [(one_line(d.authors), "italic"), "\n"]
-    for name, value in (("DOI", d.doi), ("arXiv", d.arxiv_id), ("URL", d.url)):
+    for name, value in (("DOI", d.doi), ("arXiv", d.arxiv_id), ("URL", d.url), ("PDF", d.pdf_url)):
         if value:
             parts += [(f"{name} {one_line(value)}", MUTED), "\n"]
+    for n in d.notices:  # a retraction above the abstract: it changes how to read it
+        what = one_line(n.label or n.kind.replace("_", " ").capitalize())
+        parts += [(f"{what}{f' of {n.updated}' if n.updated else ''}: doi {one_line(n.doi)}",
+                   "bold $text-error" if n.grave else "bold $text-warning"), "\n"]
     parts += ["\n", abstract(styled or (d.abstract_text, []), terms), "\n"]
+    if pages:
+        parts += ["\n", ("In its PDF", "bold"), "\n"]
+        for page, snippet in pages:
+            parts += [(f"p. {page}: ", MUTED), marked_snippet(snippet), "\n"]
+    if d.attachments:
+        parts += ["\n", (f"Files ({len(d.attachments)})", "bold"), "  ", ("o opens the PDF", MUTED), "\n"]
+        for a in d.attachments:
+            facts = ", ".join(x for x in (f"{a.pages} pages" if a.pages else "", file_size(a.size),
+                                          "linked" if a.stored == "linked" else "",
+                                          a.text_state if a.text_state not in (None, "text") else "") if x)
+            parts += [(f"{a.number}. ", MUTED), (one_line(short_path(a.location or a.path)),
+                                                  "$text-error" if a.present is False else ""),
+                      (f"  {facts}" + ("  missing" if a.present is False else ""), MUTED), "\n"]
     if d.notes:
         parts += ["\n", (f"Notes ({len(d.notes)})", "bold"), "\n"]
         for note in d.notes:
@@ -178,6 +222,7 @@ class DetailPane(VerticalScroll, can_focus=True):
         self.asked: str | None = None  # the key of the paper asked for last
         self.detail: PaperDetail | None = None  # the paper shown
         self.styled: Styled | None = None  # its abstract as render_styled gave it
+        self.pages: tuple[tuple[int, str], ...] = ()  # its PDFs' best pages for the search
         self.terms: Terms = NOTHING  # what is marked in it
         self.known: tuple[SearchRequest, Terms] | None = None  # a search's terms, read once
         # What to say under a paper about its similar papers (the catalog screen's `m`);
@@ -212,7 +257,7 @@ class DetailPane(VerticalScroll, can_focus=True):
             return
         # The same paper read again (changed here or elsewhere): the reader keeps their place.
         same = self.detail is not None and self.detail.summary.key == message.key
-        self.detail, self.styled = message.detail, message.styled
+        self.detail, self.styled, self.pages = message.detail, message.styled, message.pages
         self.terms = message.terms if message.terms is not None else NOTHING
         self.redraw(keep_scroll=same)
         self.post_message(self.Shown(message.detail))
@@ -232,7 +277,7 @@ class DetailPane(VerticalScroll, can_focus=True):
         key = self.detail.summary.key
         similar = self.similar_for(key) if self.similar_for is not None else None
         self.query_one("#detail-body", Static).update(
-            paper_content(self.detail, self.terms, self.styled, similar))
+            paper_content(self.detail, self.terms, self.styled, similar, self.pages))
         if not keep_scroll:
             self.scroll_home(animate=False)
 

@@ -14,8 +14,9 @@ from catalog.results import PaperSummary
 from catalog.tui.display import one_line, stars
 
 YEAR, STATUS, RATING = 4, 7, 6
-MARKS = 3  # ● marked, ✎ has notes, a space
+MARKS = 3  # ● marked, ✎ has notes, ▤ has files (else a space)
 NOTES = "✎"
+FILES = "▤"  # in the gap before the title: a PDF or other file is attached
 
 
 @dataclass(frozen=True)
@@ -106,7 +107,7 @@ def row(p: PaperSummary, cols: Columns, styles: RowStyles, marked: bool) -> Text
     else:
         line.append("●" if marked else " ", styles.mark)
     line.append(NOTES if p.has_notes else " ", styles.meta)
-    line.append(" ", gap)
+    line.append(FILES, styles.meta) if p.has_files else line.append(" ", gap)
     tags = " ".join("#" + one_line(t) for t in p.tags)
     if cols.tags or not tags:
         line.append_text(cell(one_line(p.title), cols.title, styles.title))

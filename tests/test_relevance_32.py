@@ -1,0 +1,97 @@
+"""Issue 32's judged queries (tests/data/judged_queries_32.toml): queries with a word no paper
+holds, an acronym no abstract defines, or a typo. Catalog, as `catalog search` runs them
+(a one-word typo corrected), against the stemming BM25 baseline in the same run: at or above
+it on the queries the search was built with; on the held-out ones it trails (an expected
+failure that says by how much, and fails once it no longer trails); none comes back empty."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from benchmarks import relevance
+from benchmarks.bm25 import Baseline, documents
+from catalog.library import Catalog
+
+DATA = Path(__file__).resolve().parent / "data" / "judged_queries_32.toml"
+SEEDS = Path(__file__).resolve().parent.parent / "seeds"
+
+
+def _load() -> tuple[list[relevance.Judged], set[str]]:
+    with DATA.open("rb") as f:
+        queries = tomllib.load(f)["query"]
+    judged = [relevance.Judged(q["text"], q["kind"], dict(q["relevant"])) for q in queries]
+    return judged, {q["text"] for q in queries if q.get("held_out")}
+
+
+@pytest.fixture(scope="module")
+def measured(tmp_path_factory):
+    db = tmp_path_factory.mktemp("relevance32") / "catalog.db"
+    catalog = Catalog.open(db)
+    assert not catalog.import_paths([SEEDS]).errors
+
+    def as_the_cli(text: str) -> list[str]:
+        papers = catalog.search(text, limit=relevance.K, snippets=False)
+        if not any(p.match == "all" for p in papers) and (fixed := catalog.correction(text)):
+            papers = catalog.search(fixed, limit=relevance.K, snippets=False)
+        return [p.key for p in papers]
+
+    judged, held_out = _load()
+    engines = {"catalog": as_the_cli, "BM25 en_stem, any word": Baseline(documents(db)).search}
+    rankings = {name: relevance.run(search, judged) for name, search in engines.items()}
+    yield judged, held_out, rankings
+    catalog.close()
+
+
+def _scores(judged, rankings, keep):
+    idx = [i for i, j in enumerate(judged) if keep(j)]
+    return {name: relevance.score([r[i] for i in idx], [judged[i] for i in idx]) for name, r in rankings.items()}
+
+
+def test_the_set_is_well_formed(measured):
+    judged, held_out, _ = measured
+    assert len(judged) >= 15 and len(held_out) >= 6 and held_out <= {j.text for j in judged}
+    assert all(2 in j.relevant.values() for j in judged)
+
+
+# Catalog on the held-out part when first run (rounded down): a floor, as test_relevance's.
+HELD_OUT_FLOOR = {"recall": 0.75, "ndcg": 0.74}
+
+
+def test_print_the_table(measured, summary_section):
+    judged, held_out, rankings = measured
+    lines = []
+    for label, keep in (("issue 32, tuned on", lambda j: j.text not in held_out),
+                        ("issue 32, held out", lambda j: j.text in held_out)):
+        scores = _scores(judged, rankings, keep)
+        lines += relevance.table({f"{name} ({label})": s for name, s in scores.items()})[2 if lines else 0:]
+    summary_section(lines)
+
+
+def test_catalog_at_or_above_bm25_on_the_queries_it_was_built_on(measured):
+    judged, held_out, rankings = measured
+    scores = _scores(judged, rankings, lambda j: j.text not in held_out)
+    mine, base = scores["catalog"], scores["BM25 en_stem, any word"]
+    assert mine.recall >= base.recall and mine.ndcg >= base.ndcg
+
+
+def test_held_out_queries_keep_their_first_measure(measured):
+    judged, held_out, rankings = measured
+    mine = _scores(judged, rankings, lambda j: j.text in held_out)["catalog"]
+    assert mine.recall >= HELD_OUT_FLOOR["recall"] and mine.ndcg >= HELD_OUT_FLOOR["ndcg"]
+
+
+@pytest.mark.xfail(strict=True, reason="on the held-out queries catalog trails BM25 (recall@10 "
+                   "0.76 vs 0.83, nDCG@10 0.75 vs 0.79 when first run): the goal, not yet met")
+def test_catalog_at_or_above_bm25_on_the_held_out_queries(measured):
+    judged, held_out, rankings = measured
+    scores = _scores(judged, rankings, lambda j: j.text in held_out)
+    mine, base = scores["catalog"], scores["BM25 en_stem, any word"]
+    assert mine.recall >= base.recall and mine.ndcg >= base.ndcg
+
+
+def test_no_query_comes_back_empty(measured):
+    judged, _, rankings = measured
+    assert [j.text for j, r in zip(judged, rankings["catalog"]) if not r] == []
