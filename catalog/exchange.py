@@ -11,7 +11,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from catalog.errors import CatalogError
-from catalog.searching.query import parse
+from catalog.searching.lookup import understood
+from catalog.searching.request import request
 from catalog.results import AnnotationsReport, ExportPaper, ExportReport
 
 if TYPE_CHECKING:
@@ -32,7 +33,10 @@ class Exchange:
             if keys is not None:
                 ids = [pid for pid in map(tx.papers.paper_id, keys) if pid is not None]
             else:
-                ids = [hit.paper_id for hit in tx.search.page(parse(query), limit=-1, partial=False)]
+                # As `catalog search` reads it: a key, DOI, arXiv id or cite key typed as the whole
+                # query names its paper (first), then what the words find.
+                parsed, named = understood(tx, request(query))
+                ids = named + [hit.paper_id for hit in tx.search.page(parsed, limit=-1, partial=False)]
             return tx.papers.export_papers(ids)
 
     def export(self, query: str, fmt: str, path: Path | None = None, *, stream: TextIO | None = None,

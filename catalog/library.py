@@ -144,6 +144,9 @@ class Catalog:
 
             self._refresh_ranked_lists(background, monotonic() - start, ranking)
             related.refresh_after_import(self.store, background=background)  # derived data
+            self._keep_bib_files_current()
+        elif background:  # the same files again after an import cut short: its lists are finished
+            self._refresh_ranked_lists(background, monotonic() - start, ranking)
         return report
 
     def _refresh_ranked_lists(self, background: bool, took: float,
@@ -386,7 +389,9 @@ class Catalog:
             ids = [resolve_key(tx, k) for k in keys]
             done = [changes.change_tags(tx, pid, add, remove) for pid in ids]
             tx.edits.drop_unused_tags()
-            return _edit(tx, ids, done)
+            edited = _edit(tx, ids, done)
+        self._keep_bib_files_current()  # a tag is what a project's .bib selects, most often
+        return edited
 
     def set_status(self, keys: Sequence[str], status: str) -> Edit:
         return self._set_field(keys, "status", rules.status(status))
@@ -482,6 +487,63 @@ class Catalog:
         return related.triage_order(self.store, _untriaged(parsed), limit, whole_catalog=parsed.is_empty)
 
     # --- overviews ----------------------------------------------------------------------
+
+    # --- project .bib files kept current (catalog/bibfiles.py) ---------------------------------
+
+    def bib_add(self, path: Path, query: str, *, aux: Path | None = None) -> Synced:
+        """Keep `path` a BibTeX file of the papers `query` selects (only those `aux` cites, with
+        one), written now and again by bib_sync whenever its content would change."""
+        from catalog import bibfiles
+
+        parse(query)  # a query that cannot mean anything is refused before anything is kept
+        target = Path(path).expanduser().resolve()
+        found = bibfiles.BibFile(str(target), query, str(Path(aux).expanduser().resolve()) if aux else None)
+        synced = self._bib_write(found)
+        with self.store.write() as tx:
+            tx.imports.set_setting(*found.as_setting())
+        return synced
+
+    def bib_remove(self, path: Path) -> bool:
+        from catalog import bibfiles
+
+        name = bibfiles.PREFIX + str(Path(path).expanduser().resolve())
+        with self.store.write() as tx:
+            known = tx.imports.setting(name) is not None
+            tx.imports.set_setting(name, None)
+        return known
+
+    def bib_files(self) -> list:
+        from catalog import bibfiles
+
+        with self.store.read() as tx:
+            return [bibfiles.BibFile.from_setting(n, v) for n, v in tx.imports.settings_starting(bibfiles.PREFIX)]
+
+    def bib_sync(self) -> list[Synced]:
+        """Rewrite each kept .bib file whose content changed; what each holds now."""
+        return [self._bib_write(found) for found in self.bib_files()]
+
+    def _keep_bib_files_current(self) -> None:
+        """After a change, the kept .bib files that it changed are rewritten; one that cannot be
+        (its folder gone) waits for `catalog bib sync`, which says why."""
+        for found in self.bib_files():
+            try:
+                self._bib_write(found)
+            except (CatalogError, OSError):
+                pass
+
+    def _bib_write(self, found) -> Synced:
+        from catalog import bibfiles
+        from catalog.export import filewriter as files
+
+        text, count = bibfiles.render(self.export_papers(found.query), bibfiles.cited(found.aux))
+        target = Path(found.path)
+        try:
+            same = target.is_file() and target.read_text(encoding="utf-8") == text
+        except (OSError, UnicodeDecodeError):
+            same = False
+        if not same:
+            files.write_file(target, lambda out: out.write(text), force=True, protected=self._own_files())
+        return bibfiles.Synced(found.path, count, not same)
 
     def citekey_pattern(self, pattern: str | None = None) -> str:
         """The pattern new papers' cite keys are made by (docs/formats.md, "Cite keys"); with

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from functools import lru_cache
 from typing import NamedTuple
 
 from catalog.ingest.fields import is_organisation, name_parts, split_people
@@ -25,26 +26,36 @@ class Person(NamedTuple):
     folded_short: str  # first given name and family: "laurens van der maaten", "geoffrey hinton"
 
 
+_PUNCTUATION = re.compile(r"[^\w]+")
+
+
 def fold(text: str) -> str:
     """Text as author searches compare it: accents dropped, case folded, punctuation as spaces
     (`Müller` = `muller`, `G.~W.` = `g w`)."""
-    decomposed = unicodedata.normalize("NFKD", text)
-    plain = "".join(ch for ch in decomposed if not unicodedata.combining(ch)).casefold()
-    return " ".join(re.sub(r"[^\w]+", " ", plain.replace("ß", "ss")).split())
+    if not text.isascii():
+        decomposed = unicodedata.normalize("NFKD", text.replace("ß", "ss"))
+        text = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+    return " ".join(_PUNCTUATION.sub(" ", text.casefold()).split())
+
+
+@lru_cache(maxsize=65536)  # a library names the same people again and again
+def _parts(name: str) -> tuple[str, str, str, str]:
+    """(family, folded name, folded family, folded first given name + family) of one name."""
+    if is_organisation(name):  # found from its first word on, never by a word inside it
+        folded = fold(name)
+        return name, folded, "", folded
+    given, family = name_parts(name)
+    first = given.split()[0] if given.split() else ""
+    folded_family = fold(family)
+    return family, fold(name), folded_family, f"{fold(first)} {folded_family}".strip()
 
 
 def people(authors: str | None) -> list[Person]:
     """The people of an authors string, in order ("et al." is not a person)."""
     out: list[Person] = []
     for name in split_people(authors):
-        if name == ET_AL:
-            continue
-        if is_organisation(name):  # found from its first word on, never by a word inside it
-            out.append(Person(len(out) + 1, name, name, fold(name), "", fold(name)))
-            continue
-        given, family = name_parts(name)
-        first = given.split()[0] if given.split() else ""
-        out.append(Person(len(out) + 1, name, family, fold(name), fold(family), fold(f"{first} {family}")))
+        if name != ET_AL:
+            out.append(Person(len(out) + 1, name, *_parts(name)))
     return out
 
 

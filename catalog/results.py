@@ -247,6 +247,9 @@ class FileReport:
     # Each merge, with file, line and evidence: "refs.bib:90: merged with the entry at line 12
     # (same DOI 10.1000/x)", "refs.bib:7: already in the catalog as k3x9q2m (same abstract)"
     merges: list[str] = field(default_factory=list)
+    # The warnings the first import of these same bytes gave (the file is unchanged): said
+    # once then, listed again only on request (`catalog import -v`)
+    said_before: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -280,6 +283,10 @@ class ImportReport:
     @property
     def warnings(self) -> list[str]:
         return [w for f in self.files for w in f.warnings]
+
+    @property
+    def said_before(self) -> list[str]:
+        return [w for f in self.files for w in f.said_before]
 
     def summary(self, *, verbose: bool = False) -> str:
         """`12 new, 3 already known (2 updated), 5 merged with an entry above, 0 errors (1 file)`;

@@ -135,6 +135,21 @@ def reader(catalog: Watched, run: Run) -> dict:
     return {}
 
 
+async def _settled(app) -> None:
+    """Until the app and every widget on its screen have handled what was sent to them before,
+    however long a loaded machine takes. (Pilot's press and pause give up after a fixed 30 s
+    and raise WaitForScreenTimeout: on a loaded CI machine the session ended early on that.
+    A real hang is the test's to catch: it waits on progress, HANG seconds at most.)"""
+    loop = asyncio.get_running_loop()
+    handled = []
+    for node in [app, *app.screen.walk_children(with_self=True)]:
+        future = loop.create_future()
+        if node.call_later(lambda f=future: f.done() or f.set_result(None)):
+            handled.append(future)
+    if handled:
+        await asyncio.wait(handled)
+
+
 async def _drive_tui(catalog: Watched, run: Run) -> dict:
     from catalog.tui.app import CatalogApp
 
@@ -142,21 +157,34 @@ async def _drive_tui(catalog: Watched, run: Run) -> dict:
     rng = random.Random(2)
     hints: list[str] = []
     searches = 0
-    async with app.run_test(size=(120, 36)) as pilot:
+
+    async def drive(_pilot) -> None:
+        # Keys as a user types them, each handled before the next (no Pilot waits: see _settled).
+        nonlocal searches
+        await _settled(app)
         while run.going():
             app.main.search(rng.choice(WORDS))
             searches += 1
-            await pilot.pause(0.05)
+            await asyncio.sleep(0.05)
+            await _settled(app)
             for _ in range(3):
-                await pilot.press("down")
-            await pilot.pause(0.05)
+                app.simulate_key("down")
+                await _settled(app)
+            await asyncio.sleep(0.05)
             if searches % 10 == 0:
                 app.main.action_refresh()
             hint = str(app.main.query_one("#search-hint").render())
             if "⚠" in hint:
                 hints.append(hint)
             run.report("tui", searches)
-        await pilot.pause(0.3)
+        await asyncio.sleep(0.3)
+        await _settled(app)
+        app.exit()
+
+    # run_async, not run_test: run_test too waits on the first screen for 30 s at most.
+    await app.run_async(headless=True, size=(120, 36), auto_pilot=drive)
+    if app.return_code:  # the app itself failed (its traceback is on stderr)
+        raise RuntimeError(f"the TUI ended with status {app.return_code}")
     return {"searches": searches, "warnings": hints}
 
 

@@ -108,3 +108,24 @@ def test_an_upgrade_fills_the_people_of_existing_papers(tmp_path):
         assert [p.title for p in catalog.search("author:kim", snippets=False)] == ["A paper"]
     finally:
         catalog.close()
+
+
+def test_et_al_survives_csl_json_and_ris_exports(tmp_path):
+    from catalog.library import Catalog
+
+    source = tmp_path / "refs.bib"
+    source.write_text(BIB)
+    catalog = Catalog.open(tmp_path / "c.db")
+    try:
+        catalog.import_paths([source])
+        for fmt, suffix in (("csljson", ".json"), ("ris", ".ris")):
+            out = tmp_path / f"out{suffix}"
+            catalog.export("author:muller", fmt, out)  # a BibTeX paper: written the format's way
+            fresh = Catalog.open(tmp_path / f"{fmt}.db")
+            try:
+                fresh.import_paths([out])
+                assert [p.authors for p in fresh.export_papers("")] == ["Jörg Müller, et al."], fmt
+            finally:
+                fresh.close()
+    finally:
+        catalog.close()

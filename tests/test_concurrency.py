@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import threading
@@ -195,6 +196,46 @@ def test_first_use_by_several_processes_at_once(tmp_path):
     for p in procs:
         stdout, stderr = p.communicate(timeout=HANG)
         assert p.returncode == 0 and not any(b in stderr for b in BAD), stderr
+    out = subprocess.run([sys.executable, "-m", "catalog", "stats", "--json"], env=env,
+                         capture_output=True, text=True, cwd=ROOT)
+    stats = json.loads(out.stdout)
+    assert (stats["papers"], stats["sources"]) == (90, 5)
+
+
+def test_a_command_waiting_for_first_use_can_be_stopped_and_outlives_a_killed_preparer(tmp_path):
+    """A command waiting while another prepares the new default catalog: Ctrl-C ends it with
+    one line; a preparer killed mid-way holds nobody up (the kernel drops its lock), and the
+    next command makes the catalog whole."""
+    env = {k: v for k, v in os.environ.items() if k != "CATALOG_DB"}
+    env.update(HOME=str(tmp_path), XDG_DATA_HOME=str(tmp_path / "data"))
+    folder = tmp_path / "data" / "catalog"
+    folder.mkdir(parents=True)
+    # Stands for a command busy preparing the catalog: it holds the lock as they do.
+    holder = subprocess.Popen([sys.executable, "-c", "import fcntl, os, sys, time; "
+                               "fd = os.open(sys.argv[1], os.O_RDONLY); fcntl.flock(fd, fcntl.LOCK_EX); "
+                               "print('held', flush=True); time.sleep(3600)", str(folder)],
+                              stdout=subprocess.PIPE, text=True)
+
+    def waiting(args: list[str]) -> subprocess.Popen:
+        proc = subprocess.Popen([sys.executable, "-m", "catalog", *args], env=env, cwd=ROOT,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        assert "Waiting for another catalog command" in proc.stderr.readline()
+        return proc
+
+    try:
+        assert holder.stdout.readline() == "held\n"
+        stopped = waiting(["stats", "--json"])
+        stopped.send_signal(signal.SIGINT)
+        _, stderr = stopped.communicate(timeout=HANG)
+        assert (stopped.returncode, stderr.strip()) == (130, "catalog: interrupted")
+
+        patient = waiting(["search", "attention"])
+        holder.kill()
+        stdout, stderr = patient.communicate(timeout=HANG)
+        assert patient.returncode == 0 and stdout.strip() and not any(b in stderr for b in BAD), stderr
+    finally:
+        holder.kill()
+        holder.wait()
     out = subprocess.run([sys.executable, "-m", "catalog", "stats", "--json"], env=env,
                          capture_output=True, text=True, cwd=ROOT)
     stats = json.loads(out.stdout)

@@ -312,3 +312,10 @@ def test_markdown_shows_a_headline_marked_as_one(seeded):
     paper = next(p for p in seeded.exchange.export_papers("") if p.title is None)
     text = export(seeded, "markdown", f"key:{paper.key}")
     assert "(untitled; headline derived from the abstract)" in text
+
+
+def test_export_takes_what_search_takes_as_a_whole_query(seeded):
+    """`catalog export KEY` wrote an empty file while `catalog search KEY` found the paper."""
+    paper = seeded.export_papers("")[5]
+    for query in (paper.key, paper.key[:5], paper.cite_key):
+        assert [p.key for p in seeded.export_papers(query)][:1] == [paper.key], query

@@ -37,6 +37,7 @@ COMMANDS = [
     ("attach", KEY, "{annotations}"), ("detach", KEY, "1", "--yes"), ("files", KEY),
     ("authors",), ("citekey", "pattern"), ("citekey", "regen"),
     ("acronyms", "list"), ("acronyms", "add", "TTA", "test-time adaptation"), ("acronyms", "remove", "TTA"),
+    ("bib", "add", "{elsewhere}", "tag:x"), ("bib", "list"), ("bib", "sync"), ("bib", "remove", "{elsewhere}"),
 ]
 # These do not open the file: `db path` prints it, `db history` lists migrations; `copy`
 # names its own source and target (test_backends.py).
@@ -54,7 +55,7 @@ def _command_names(group: click.Group, prefix=()) -> set[tuple[str, ...]]:
 
 
 def test_the_list_covers_every_command():
-    listed = {c[:2] if c[0] in ("annotations", "saved", "db", "share", "citekey", "acronyms") else c[:1] for c in COMMANDS}
+    listed = {c[:2] if c[0] in ("annotations", "saved", "db", "share", "citekey", "acronyms", "bib") else c[:1] for c in COMMANDS}
     assert listed | NOT_OPENING == _command_names(main)
 
 

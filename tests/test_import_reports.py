@@ -41,21 +41,26 @@ def test_an_unreadable_file_among_several_is_reported_and_the_rest_import(tmp_pa
     assert lines[-1].startswith("91 new") and "1 error" in lines[-1], lines[-1]
 
 
-def test_a_broken_bibtex_entry_is_reported_on_every_import_and_fails_the_exit(run_cli, tmp_path):
+def test_a_broken_bibtex_entry_is_reported_once_and_again_on_request(run_cli, tmp_path):
+    """The first import says what it skipped and fails the exit; importing the unchanged file
+    again changes nothing and says so in one line (issue 29: the same warnings printed again,
+    exit 1, on every re-import), `-v` lists them again."""
     bib = tmp_path / "refs.bib"
     bib.write_text(BROKEN_BIB)
-    for attempt in ("first", "again"):
-        result = run_cli("import", str(bib))
-        assert result.exit_code == 1, (attempt, result.output)
-        broken = [line for line in result.stderr.splitlines() if "broken2021" in line]
-        assert len(broken) == 1 and broken[0].startswith(f"catalog: {bib}:7: "), (attempt, result.stderr)
-        assert "1 warning" in result.stderr.splitlines()[-1], (attempt, result.stderr)
-    assert result.stderr.splitlines()[-1].startswith("0 new, 2 already known")
-    # From another path (a copy): the same bytes, the same report, with the name it has now.
+    result = run_cli("import", str(bib))
+    assert result.exit_code == 1, result.output
+    broken = [line for line in result.stderr.splitlines() if "broken2021" in line]
+    assert len(broken) == 1 and broken[0].startswith(f"catalog: {bib}:7: "), result.stderr
+    assert "1 warning" in result.stderr.splitlines()[-1], result.stderr
+    again = run_cli("import", str(bib))
+    assert again.exit_code == 0, again.output
+    assert "broken2021" not in again.stderr and "-v lists them again" in again.stderr
+    assert again.stderr.splitlines()[-1].startswith("0 new, 2 already known")
+    # From another path (a copy): the same bytes, said again with -v under the name it has now.
     copy = tmp_path / "copy.bib"
     copy.write_bytes(bib.read_bytes())
-    result = run_cli("import", str(copy))
-    assert result.exit_code == 1 and f"catalog: {copy}:7: entry 'broken2021'" in result.stderr, result.stderr
+    result = run_cli("import", "-v", str(copy))
+    assert result.exit_code == 0 and f"{copy}:7: entry 'broken2021'" in result.stderr, result.stderr
 
 
 def test_a_clean_import_still_exits_zero(run_cli, tmp_path):

@@ -227,3 +227,53 @@ def test_citekey_regen_lists_every_change_and_keeps_file_keys(tmp_path):
     assert "1 cite key changed" in result.output
     again = runner.invoke(main, ["--db", db, "citekey", "regen"])
     assert "0 cite keys changed" in again.output
+
+
+# --- smaller losses ------------------------------------------------------------------------------
+
+def test_a_ris_file_ending_inside_a_record_imports_it_and_says_so(empty_catalog, tmp_path):
+    source = tmp_path / "cut.ris"
+    source.write_text("TY  - JOUR\nTI  - First paper\nAB  - Something about it.\nER  - \n\n"
+                      "TY  - JOUR\nTI  - Second paper without its end\nAB  - Another thing.\n")
+    report = empty_catalog.import_paths([source])
+    assert report.new == 2
+    assert report.warnings == [f"{source}:6: the last record has no 'ER  -' line (the file ends inside it);"
+                               " it is imported as far as it goes"]
+
+
+def test_arxiv_ids_in_the_places_scholar_and_others_put_them(tmp_path):
+    source = tmp_path / "forms.bib"
+    source.write_text(
+        "@article{a, title = {A}, journal = {arXiv}, volume = {1810.04805}, year = 2018}\n"
+        "@article{b, title = {B}, journal = {arXiv}, number = {1706.03762}, year = 2017}\n"
+        "@article{c, title = {C}, journal = {CoRR}, pages = {arXiv:1409.0473}, year = 2014}\n"
+        "@article{d, title = {D}, journal = {arXiv preprint hep-th/9901001}, year = 1999}\n"
+        "@article{e, title = {E}, journal = {Nature}, volume = {1810.04805}, year = 2018}\n")
+    found = {r.title: r.arxiv_id for r in read_bibtex(source).records}
+    assert found == {"A": "1810.04805", "B": "1706.03762", "C": "1409.0473", "D": "hep-th/9901001", "E": None}
+
+
+def test_kept_fields_lose_control_characters_on_the_way_in(empty_catalog, tmp_path):
+    source = tmp_path / "evil.ris"
+    source.write_text("TY  - JOUR\nTI  - A title\nAB  - An abstract.\nN1  - clear \x1b[2J screen\x07\nER  - \n")
+    empty_catalog.import_paths([source])
+    out = io.StringIO()
+    empty_catalog.export("", "ris", stream=out)
+    assert "\x1b" not in out.getvalue() and "\x07" not in out.getvalue()
+    assert "N1  - clear screen" in out.getvalue()
+
+
+def test_a_split_off_paper_takes_its_own_cite_key_authors_and_fields(empty_catalog, tmp_path):
+    source = tmp_path / "two.bib"
+    source.write_text("@article{lee2020a,\n  title = {Memory and sleep},\n  author = {Lee, Ann},\n"
+                      "  doi = {10.1000/x1},\n  year = 2020\n}\n"
+                      "@article{kim2021b,\n  title = {Memory and sleep},\n  author = {Kim, Bo},\n"
+                      "  doi = {10.1000/x1},\n  pages = {1--9},\n  year = 2021\n}\n")
+    empty_catalog.import_paths([source])
+    (paper,) = empty_catalog.export_papers("")
+    result = empty_catalog.split(paper.key)
+    (new,) = result.split_off
+    split_off = empty_catalog.export_papers(f"key:{new.key}")[0]
+    assert split_off.cite_key == "kim2021b" and split_off.records[0].values("pages") == ["1--9"]
+    assert [p.key for p in empty_catalog.search("author:kim", snippets=False)] == [new.key]
+    assert [p.key for p in empty_catalog.search("author:lee", snippets=False)] == [paper.key]

@@ -363,6 +363,30 @@ def test_an_import_cut_short_while_ranking_goes_on_in_the_background(catalog, fe
     assert served == ['("model")']
 
 
+def test_the_same_import_again_after_a_kill_finishes_the_lists(catalog, few_lists, served, tmp_path, monkeypatch):
+    """An import killed while ranking (its papers stored, some lists not): running the same
+    import again adds nothing and ranks what is left before it returns."""
+    from catalog.discover import refresher, related
+
+    monkeypatch.setenv(refresher.MODE_VARIABLE, "off")  # no background process: the re-run alone
+    monkeypatch.setattr(related, "refresh_after_import", lambda *a, **k: None)
+    big = _import_past_the_limit(tmp_path, seed=97)
+
+    def killed(done, of):
+        if done >= 10:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        catalog.import_paths([big], background=True, ranking=killed)
+    assert catalog.lists_left() > 0
+    progress = []
+    assert catalog.import_paths([big], background=True, ranking=lambda *p: progress.append(p)).new == 0
+    assert catalog.lists_left() == 0 and progress and progress[-1][0] == progress[-1][1]
+    served.clear()
+    assert _ranked(catalog, "model", lists=True) == _ranked(catalog, "model", lists=False)
+    assert served == ['("model")']
+
+
 def test_keys_of_the_same_words_are_ranked_once(catalog, few_lists, served, monkeypatch):
     """A word and its prefix (`such`, `such*`), or two prefixes (`explai*`, `explain*`), that match
     the same words of the index are one list: ranked once, kept under each key, each read."""

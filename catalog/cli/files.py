@@ -60,6 +60,12 @@ def import_cmd(ctx, paths, venue, year, mapping, verbose, link):
     _say_pdfs(report)
     for warning in report.warnings:
         click.echo(f"catalog: {safe(str(warning))}", err=True)  # each says what became of it
+    if report.said_before and verbose:
+        for warning in report.said_before:
+            click.echo(f"catalog: (unchanged file, as its first import said) {safe(str(warning))}", err=True)
+    elif report.said_before:
+        click.echo(f"{len(report.said_before)} warning(s) of unchanged files were said when they were first"
+                   " imported (-v lists them again)", err=True)
     for f in report.errors:
         click.echo(f"catalog: {safe(f.error)}", err=True)
     if verbose:
@@ -240,4 +246,53 @@ def citekey_pattern(ctx, pattern):
     click.echo(_open(ctx).citekey_pattern(pattern))
 
 
-COMMANDS = (import_cmd, export_cmd, annotations, citekey)
+@click.group()
+def bib():
+    """Project .bib files kept current (docs/formats.md, "A .bib that stays current")."""
+
+
+@bib.command("add")
+@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("query", nargs=-1, required=True)
+@click.option("--aux", type=click.Path(dir_okay=False, path_type=Path),
+              help="Only the entries this LaTeX .aux file cites.")
+@click.pass_context
+def bib_add(ctx, file, query, aux):
+    """Keep FILE a BibTeX file of the papers QUERY selects (a tag, a saved search's query)."""
+    from catalog.text.terminal import safe
+
+    done = _open(ctx).bib_add(file, " ".join(query), aux=aux)
+    click.echo(f"{safe(done.path)}: {done.papers} {'entry' if done.papers == 1 else 'entries'}; kept current", err=True)
+
+
+@bib.command("sync")
+@click.pass_context
+def bib_sync(ctx):
+    """Rewrite each kept .bib file whose papers changed."""
+    from catalog.text.terminal import safe
+
+    for done in _open(ctx).bib_sync():
+        click.echo(f"{safe(done.path)}: {done.papers} entries, {'rewritten' if done.written else 'unchanged'}",
+                   err=True)
+
+
+@bib.command("list")
+@click.pass_context
+def bib_list(ctx):
+    """The kept .bib files and their queries."""
+    from catalog.text.terminal import safe
+
+    for found in _open(ctx).bib_files():
+        click.echo(f"{safe(found.path)}\t{safe(found.query)}" + (f"\t--aux {safe(found.aux)}" if found.aux else ""))
+
+
+@bib.command("remove")
+@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@click.pass_context
+def bib_remove(ctx, file):
+    """Stop keeping FILE current (the file itself stays)."""
+    if not _open(ctx).bib_remove(file):
+        raise click.ClickException(f"{file} is not a kept .bib file (`catalog bib list` shows them)")
+
+
+COMMANDS = (import_cmd, export_cmd, annotations, citekey, bib)

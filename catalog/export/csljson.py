@@ -42,7 +42,9 @@ def item(p: ExportPaper, key: str) -> dict[str, object]:
         out["title"] = p.exported_title
     people = [n for n in split_people(p.authors) if n != "et al."]
     if people:
-        out["author"] = [person(n) for n in people]
+        # "et al." stays what it is: more authors, not a person (a re-import reads it so)
+        out["author"] = [person(n) for n in people] + (
+            [{"literal": "et al."}] if "et al." in split_people(p.authors) else [])
     if p.kind == "masters":  # CSL has one thesis type: its genre says which (as Zotero writes it)
         out["genre"] = kinds.MASTERS_GENRE
     if p.venue:

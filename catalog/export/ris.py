@@ -41,8 +41,9 @@ def entry(p: ExportPaper, key: str) -> dict[str, object]:
         out["title"] = _line(p.exported_title)
     people = [n for n in split_people(p.authors) if n != "et al."]
     if people:
+        # "et al." stays what it is: more authors, not a person (a re-import reads it so)
         out["authors"] = [n if is_organisation(n) else ", ".join(filter(None, reversed(name_parts(n))))
-                          for n in people]
+                          for n in people] + (["et al."] if "et al." in split_people(p.authors) else [])
     if p.venue:
         out["secondary_title"] = _line(f"{p.venue} {p.year}" if p.year and not preprint else p.venue)
         if kind == "JOUR":

@@ -34,6 +34,7 @@ from catalog.importing import reader
 from catalog.importing.reader import Reader, WorkerError
 from catalog.results import FileReport, ImportReport
 from catalog.store import Store, StoreError
+from catalog.text.terminal import safe
 
 
 Progress = Callable[[int], None]
@@ -161,7 +162,7 @@ def _import_file(store: Store, reader: Reader, plan: _Plan, report: FileReport,
             # The same bytes were imported before (maybe under another name): nothing to do
             # but say again what they lacked.
             report.known = tx.imports.papers_from(known_source["id"])
-            report.warnings.extend(_named_warnings(plan.path, known_source["warnings"]))
+            report.said_before.extend(_named_warnings(plan.path, known_source["warnings"]))
             return
         if items is None:  # known when planned, removed since (by `catalog doctor --fix`, say)
             items = reader.stream(plan.job)
@@ -355,6 +356,18 @@ def _give_citekeys(tx, new: list[tuple[int, dedupe.Paper, object]], fmt: str, re
     tx.imports.add_citekeys(rows)
 
 
+def _safe(value):
+    """Kept values made terminal-safe on the way in, like all imported text (control
+    characters stripped; line breaks and tabs stay), however deep in a CSL value."""
+    if isinstance(value, str):
+        return safe(value)
+    if isinstance(value, list):
+        return [_safe(v) for v in value]
+    if isinstance(value, dict):
+        return {safe(str(k)): _safe(v) for k, v in value.items()}
+    return value
+
+
 def _keep_records(tx, papers: list[dedupe.Paper], ids: dict[int, int], source_id: int) -> list[tuple[int, str]]:
     """Store every record's fields as written; the tags its keywords become."""
     rows, tags = [], []
@@ -363,8 +376,8 @@ def _keep_records(tx, papers: list[dedupe.Paper], ids: dict[int, int], source_id
             kept = record.kept
             if kept is None:
                 continue
-            rows.append((source_id, record.position, ids[i], kept.entry_type, kept.cite_key,
-                         json.dumps(kept.fields, ensure_ascii=False)))
+            rows.append((source_id, record.position, ids[i], _safe(kept.entry_type), _safe(kept.cite_key),
+                         json.dumps(_safe(kept.fields), ensure_ascii=False)))
             tags.extend((ids[i], name) for name in map(rules.keyword_tag, kept.keywords) if name)
     if rows:
         tx.imports.add_kept_records(rows)

@@ -123,6 +123,8 @@ def _revert(tx, pid: int, current: dict, leaving: list[tuple[int, str]],
         taken = {fp} if tx.imports.fingerprint_taken(fp, other_than=pid) else set()
         changes["fingerprint"] = unique_fingerprints(tx, [fp], taken, keep=current["fingerprint"])[0]
     save(tx, pid, changes, current, now)
+    if "authors" in changes:
+        tx.imports.set_authors([(pid, changes["authors"])])
 
 
 def _papers_of(tx, pid: int, leaving: list[tuple[int, int, PaperRecord]], now: datetime) -> list[int]:
@@ -143,4 +145,25 @@ def _papers_of(tx, pid: int, leaving: list[tuple[int, int, PaperRecord]], now: d
             tx.imports.move_record(*places[n], from_paper=pid, to_paper=new)
         rows.extend((new, *places[m.record.position], m.evidence, m.filled, m.record) for m in paper.merges)
     store_merges(tx, rows, now)
+    tx.imports.set_authors([(new, paper.record.authors) for new, paper in zip(ids, papers) if paper.record.authors])
+    _give_citekeys(tx, ids, papers)
     return ids
+
+
+def _give_citekeys(tx, ids: list[int], papers: list) -> None:
+    """A split-off paper's cite key: the key its records' files gave it, else one made as an
+    import makes it (catalog/citekeys.py), unique across papers."""
+    from catalog import citekeys
+
+    pattern = tx.imports.setting(citekeys.SETTING) or citekeys.PATTERN
+    kept = tx.papers.kept_records(ids)
+    for new, paper in zip(ids, papers):
+        own = citekeys.own_key([(r.format, r.cite_key) for r in kept.get(new, [])])
+        r = paper.record
+        base = own or citekeys.made_key(authors=r.authors, year=r.year, title=r.title or "", venue=r.venue,
+                                        fallback="paper", pattern=pattern)
+        key, n = base, 0
+        while tx.imports.citekeys_taken([key]):
+            n += 1
+            key = citekeys.suffixed(base, n, generated=own is None)
+        tx.imports.set_citekey(new, key, own is None)

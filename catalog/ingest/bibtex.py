@@ -32,7 +32,7 @@ logging.getLogger("bibtexparser").setLevel(logging.CRITICAL)
 
 _KEY_IN_RAW = re.compile(r"@\s*\w+\s*[{(]\s*([^,\s{}()]+)")
 _VENUE_FIELDS = ("booktitle", "journal", "journaltitle", "eventtitle", "series")
-_ARXIV_FIELDS = ("journal", "note", "url", "doi", "howpublished", "volume", "publisher")
+_ARXIV_FIELDS = ("journal", "note", "url", "doi", "howpublished", "volume", "number", "pages", "publisher")
 # What a crossref child takes from its parent: where and when it appeared, never what it is
 # (title, authors, abstract, DOI, URL, pages are the child's own).
 _INHERITED = ("booktitle", "journal", "journaltitle", "eventtitle", "series", "year", "date",
@@ -430,10 +430,13 @@ def _arxiv(get) -> str | None:
     for key in _ARXIV_FIELDS:
         if found := fields.arxiv_id(get(key)):
             return found
-    # Semantic Scholar and DBLP: journal = {ArXiv} or {CoRR}, volume = {abs/2005.14165}
-    volume = get("volume").replace("{", "").replace("}", "")
-    if volume.lower().startswith("abs/") and re.search(r"arxiv|corr", get("journal"), re.IGNORECASE):
-        return fields.arxiv_id(volume[4:], bare=True)
+    # Semantic Scholar and DBLP: journal = {ArXiv} or {CoRR}, volume = {abs/2005.14165}; Google
+    # Scholar: journal = {arXiv}, volume = {1810.04805} (or number, or pages)
+    if re.search(r"arxiv|corr", get("journal"), re.IGNORECASE):
+        for key in ("volume", "number", "pages"):
+            value = get(key).replace("{", "").replace("}", "")
+            if found := fields.arxiv_id(value.removeprefix("abs/"), bare=True):
+                return found
     return None
 
 

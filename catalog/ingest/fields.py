@@ -223,7 +223,8 @@ _DOI = re.compile(r"\b(10\.\d{4,9}/\S+)", re.IGNORECASE)
 _ARXIV_NEW = r"\d{4}\.\d{4,5}"
 _ARXIV_OLD = r"[a-z][a-z.-]+/\d{7}"
 _ARXIV_ID = re.compile(rf"(?:arxiv[:./\s]*)?(?:abs/|pdf/)?({_ARXIV_NEW}|{_ARXIV_OLD})(?:v\d+)?", re.IGNORECASE)
-_ARXIV_IN = re.compile(rf"arxiv(?:\.org/(?:abs|pdf)/|[:\s]\s*|\.)\s*({_ARXIV_NEW}|{_ARXIV_OLD})(?:v\d+)?", re.IGNORECASE)
+_ARXIV_IN = re.compile(rf"arxiv(?:\.org/(?:abs|pdf)/|\s+preprint\s+(?:arxiv:\s*)?|[:\s]\s*|\.)\s*"
+                       rf"({_ARXIV_NEW}|{_ARXIV_OLD})(?:v\d+)?", re.IGNORECASE)
 _YEAR = re.compile(r"(?<!\d)(1[89]\d\d|20\d\d)(?!\d)")
 
 

@@ -42,6 +42,9 @@ def read_ris(path: Path, *, venue: str | None = None, year: int | None = None) -
 
     split = source.replace("\r\n", "\n").replace("\r", "\n").split("\n")
     kept = _kept_records(split)
+    unterminated = _unterminated(split)
+    if unterminated is not None:  # rispy drops a last record without ER: end it for it
+        split.append("ER  - ")
     numbered = _Numbered(split)
     try:
         # BT (the book or proceedings title) is in older RIS files; rispy does not map it.
@@ -52,6 +55,9 @@ def read_ris(path: Path, *, venue: str | None = None, year: int | None = None) -
     if not entries:
         raise IngestError(name, "no RIS records found (expected lines like 'TY  - JOUR')")
     out = RecordFile(format="ris", records=[])
+    if unterminated is not None:
+        out.warnings.append(f"{name}:{unterminated}: the last record has no 'ER  -' line (the file ends"
+                            " inside it); it is imported as far as it goes")
     links = FileLinks(name)
     for position, (entry, line) in enumerate(zip(entries, lines), 1):
         values = _values(entry)
@@ -98,6 +104,18 @@ def _kept_records(lines: list[str]) -> dict[int, Kept]:
     if pairs is not None:
         out[start] = _finish(kind, pairs)
     return out
+
+
+def _unterminated(lines: list[str]) -> int | None:
+    """The line of the last record's TY when the file ends before its ER, else None."""
+    last_start = None
+    for number, text in enumerate(lines, 1):
+        m = _TAG.match(text.lstrip("\ufeff"))
+        if m and m[1] == "TY":
+            last_start = number
+        elif m and m[1] == "ER":
+            last_start = None
+    return last_start
 
 
 def _finish(kind: str | None, pairs: list) -> Kept:

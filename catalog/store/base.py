@@ -299,7 +299,12 @@ class Imports(Role):
         """A catalog_setting's value (`citekey_pattern`), or None."""
 
     @abstractmethod
-    def set_setting(self, name: str, value: str) -> None: ...
+    def set_setting(self, name: str, value: str | None) -> None:
+        """Set a catalog_setting (None: remove it)."""
+
+    @abstractmethod
+    def settings_starting(self, prefix: str) -> list[tuple[str, str]]:
+        """(name, value) of the settings whose name starts with `prefix`, by name."""
 
     @abstractmethod
     def set_authors(self, authors: Iterable[tuple[int, str | None]]) -> None:

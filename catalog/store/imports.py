@@ -117,9 +117,17 @@ class ImportQueries(Imports):
     def setting(self, name: str) -> str | None:
         return self.conn.execute("SELECT value FROM catalog_setting WHERE name = ?", (name,)).scalar()
 
-    def set_setting(self, name: str, value: str) -> None:
+    def set_setting(self, name: str, value: str | None) -> None:
+        if value is None:
+            self.conn.execute("DELETE FROM catalog_setting WHERE name = ?", (name,))
+            return
         self.conn.execute("INSERT INTO catalog_setting(name, value) VALUES (?, ?)"
                           " ON CONFLICT(name) DO UPDATE SET value = excluded.value", (name, value))
+
+    def settings_starting(self, prefix: str) -> list[tuple[str, str]]:
+        return [(r["name"], r["value"]) for r in self.conn.execute(
+            "SELECT name, value FROM catalog_setting WHERE substr(name, 1, ?) = ? ORDER BY name",
+            (len(prefix), prefix))]
 
     def set_authors(self, authors: Iterable[tuple[int, str | None]]) -> None:
         from catalog.people import people

@@ -343,7 +343,7 @@ class Sidebar(Tree[Data]):
                 if year is not None:
                     self._add(node, label(str(year), n), (f"{token} year:{year}".strip(), False), leaf=True)
         if rest:
-            self._add(section, label(f"{rest:,} more… (find one)", style="italic"), MORE_VENUES, leaf=True)
+            self._add(section, label(f"{rest:,} more…", style="italic"), MORE_VENUES, leaf=True)
 
     def pick_venue(self) -> None:
         """Every venue of the counts, filtered by typing; the one chosen filters the list."""
