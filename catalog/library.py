@@ -535,14 +535,15 @@ class Catalog:
         from catalog import bibfiles
         from catalog.export import filewriter as files
 
-        text, count = bibfiles.render(self.export_papers(found.query), bibfiles.cited(found.aux))
+        text, count = bibfiles.render(self.exchange.export_papers(found.query), bibfiles.cited(found.aux))
         target = Path(found.path)
         try:
             same = target.is_file() and target.read_text(encoding="utf-8") == text
         except (OSError, UnicodeDecodeError):
             same = False
         if not same:
-            files.write_file(target, lambda out: out.write(text), force=True, protected=self._own_files())
+            files.write_file(target, lambda out: out.write(text), force=True,
+                             protected=files.database_files(self.path))
         return bibfiles.Synced(found.path, count, not same)
 
     def citekey_pattern(self, pattern: str | None = None) -> str:

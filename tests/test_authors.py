@@ -120,11 +120,11 @@ def test_et_al_survives_csl_json_and_ris_exports(tmp_path):
         catalog.import_paths([source])
         for fmt, suffix in (("csljson", ".json"), ("ris", ".ris")):
             out = tmp_path / f"out{suffix}"
-            catalog.export("author:muller", fmt, out)  # a BibTeX paper: written the format's way
+            catalog.exchange.export("author:muller", fmt, out)  # a BibTeX paper: written the format's way
             fresh = Catalog.open(tmp_path / f"{fmt}.db")
             try:
                 fresh.import_paths([out])
-                assert [p.authors for p in fresh.export_papers("")] == ["Jörg Müller, et al."], fmt
+                assert [p.authors for p in fresh.exchange.export_papers("")] == ["Jörg Müller, et al."], fmt
             finally:
                 fresh.close()
     finally:

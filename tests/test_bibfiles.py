@@ -25,12 +25,12 @@ def test_a_kept_bib_follows_its_tag(tmp_path):
         thesis = tmp_path / "thesis.bib"
         done = catalog.bib_add(thesis, "tag:thesis")
         assert (done.papers, thesis.read_text()) == (0, "")
-        catalog.tag([catalog.export_papers("citekey:Rame72")[0].key], ["thesis"])
+        catalog.tag([catalog.exchange.export_papers("citekey:Rame72")[0].key], ["thesis"])
         assert _keys(thesis) == ["Rame72"]
         stamp = thesis.stat().st_mtime_ns
         assert [s.written for s in catalog.bib_sync()] == [False]  # unchanged: not written again
         assert thesis.stat().st_mtime_ns == stamp
-        catalog.tag([catalog.export_papers("citekey:Thor13")[0].key], ["thesis"])
+        catalog.tag([catalog.exchange.export_papers("citekey:Thor13")[0].key], ["thesis"])
         assert sorted(_keys(thesis)) == ["Rame72", "Thor13"]
         aux = tmp_path / "paper.aux"
         aux.write_text("\\relax\n\\citation{Thor13}\n\\citation{nothere,Thor13}\n")

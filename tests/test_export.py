@@ -316,6 +316,6 @@ def test_markdown_shows_a_headline_marked_as_one(seeded):
 
 def test_export_takes_what_search_takes_as_a_whole_query(seeded):
     """`catalog export KEY` wrote an empty file while `catalog search KEY` found the paper."""
-    paper = seeded.export_papers("")[5]
+    paper = seeded.exchange.export_papers("")[5]
     for query in (paper.key, paper.key[:5], paper.cite_key):
-        assert [p.key for p in seeded.export_papers(query)][:1] == [paper.key], query
+        assert [p.key for p in seeded.exchange.export_papers(query)][:1] == [paper.key], query

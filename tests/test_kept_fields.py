@@ -258,7 +258,7 @@ def test_kept_fields_lose_control_characters_on_the_way_in(empty_catalog, tmp_pa
     source.write_text("TY  - JOUR\nTI  - A title\nAB  - An abstract.\nN1  - clear \x1b[2J screen\x07\nER  - \n")
     empty_catalog.import_paths([source])
     out = io.StringIO()
-    empty_catalog.export("", "ris", stream=out)
+    empty_catalog.exchange.export("", "ris", stream=out)
     assert "\x1b" not in out.getvalue() and "\x07" not in out.getvalue()
     assert "N1  - clear screen" in out.getvalue()
 
@@ -270,10 +270,10 @@ def test_a_split_off_paper_takes_its_own_cite_key_authors_and_fields(empty_catal
                       "@article{kim2021b,\n  title = {Memory and sleep},\n  author = {Kim, Bo},\n"
                       "  doi = {10.1000/x1},\n  pages = {1--9},\n  year = 2021\n}\n")
     empty_catalog.import_paths([source])
-    (paper,) = empty_catalog.export_papers("")
+    (paper,) = empty_catalog.exchange.export_papers("")
     result = empty_catalog.split(paper.key)
     (new,) = result.split_off
-    split_off = empty_catalog.export_papers(f"key:{new.key}")[0]
+    split_off = empty_catalog.exchange.export_papers(f"key:{new.key}")[0]
     assert split_off.cite_key == "kim2021b" and split_off.records[0].values("pages") == ["1--9"]
     assert [p.key for p in empty_catalog.search("author:kim", snippets=False)] == [new.key]
     assert [p.key for p in empty_catalog.search("author:lee", snippets=False)] == [paper.key]
