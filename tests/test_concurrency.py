@@ -217,8 +217,10 @@ def test_a_command_waiting_for_first_use_can_be_stopped_and_outlives_a_killed_pr
                               stdout=subprocess.PIPE, text=True)
 
     def waiting(args: list[str]) -> subprocess.Popen:
+        # Ctrl-C as in a terminal: pytest-xdist's workers ignore SIGINT, and a child inherits that.
         proc = subprocess.Popen([sys.executable, "-m", "catalog", *args], env=env, cwd=ROOT,
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
         assert "Waiting for another catalog command" in proc.stderr.readline()
         return proc
 
