@@ -408,7 +408,9 @@ class Catalog:
         with self.store.write() as tx:
             ids = [resolve_key(tx, k) for k in keys]
             done = [c for pid in ids if (c := changes.set_field(tx, pid, field, value)) is not None]
-            return _edit(tx, ids, done)
+            edited = _edit(tx, ids, done)
+        self._keep_bib_files_current()  # a title is written in them; a status can select them
+        return edited
 
     def add_note(self, key: str, body: str) -> Edit:
         body = rules.note_body(body)

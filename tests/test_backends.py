@@ -205,7 +205,7 @@ def test_the_commands_end_to_end(location, people, tmp_path):
     assert key in _cli(location, "sql", "SELECT key FROM papers WHERE rating = 5").output
     refused = _cli(location, "sql", "DELETE FROM paper")
     assert refused.exit_code != 0 and "read-only" in refused.stderr
-    assert "@inproceedings{" in _cli(location, "export", "-f", "bibtex", "tag:group").output
+    assert "@misc{" in _cli(location, "export", "-f", "bibtex", "tag:group").output
     from catalog.store.schema import SCHEMA_REVISION
 
     assert _cli(location, "db", "current").output.strip() == SCHEMA_REVISION

@@ -3,7 +3,9 @@ entry type: @article (journal = {VENUE}), @inproceedings (booktitle = {VENUE YEA
 @incollection (booktitle), @book (series), @phdthesis or @mastersthesis (school), @techreport (institution),
 @misc with eprint fields for a preprint. A paper whose kind is not known (a paper list's) is
 @inproceedings (booktitle "VENUE YEAR") or, for arXiv preprints and papers without a venue,
-@misc with eprint fields.
+@misc with eprint fields; without authors it is @misc (howpublished and booktitle "VENUE YEAR"),
+as the standard styles require an author of @inproceedings. An entry without authors has a
+`key` (its title, else its venue), which BibTeX sorts and labels it by.
 
 Titles, names and venues are escaped for TeX (& % $ # _ { } ~ ^ \\), capitals protected with
 braces ({BERT}); abstracts keep their own `$...$` math, `\\url{...}` arguments and TeX
@@ -63,11 +65,22 @@ def plain(value: str) -> str:
     return _LIGATURE.sub("{}", escape(value))
 
 
+# A word's letters and digits, between the punctuation around it: "(LoRA)," -> "(", "LoRA", "),".
+_WORD = re.compile(r"^(\W*)(.*?)(\W*)$", re.S)
+
+
 def title(value: str) -> str:
-    """As plain text, with words that hold capitals after their first letter kept from lowercasing."""
+    """As plain text, with words that hold capitals after their first letter kept from lowercasing.
+
+    Only the word goes in braces, not the punctuation around it: `{BERT}: Pre-training` keeps
+    the capital a style gives the first word after a colon, `{BERT:} pre-training` would not."""
     words = []
     for word in value.split(" "):
-        words.append("{" + plain(word) + "}" if any(c.isupper() for c in word[1:]) else plain(word))
+        lead, core, tail = _WORD.match(word).groups()
+        if any(c.isupper() for c in core[1:]):
+            words.append(plain(lead) + "{" + plain(core) + "}" + plain(tail))
+        else:
+            words.append(plain(word))
     out = " ".join(words)
     return out if balanced(out) else plain(value)
 
@@ -140,7 +153,13 @@ def fields(p: ExportPaper) -> tuple[str, list[tuple[str, str]]]:
         return entry_type, _rest(p, out)
     conference = p.venue and p.venue.lower() != "arxiv"
     if conference:
-        out.append(("booktitle", plain(f"{p.venue} {p.year}" if p.year else str(p.venue))))
+        named = plain(f"{p.venue} {p.year}" if p.year else str(p.venue))
+        out.append(("booktitle", named))
+        if not people:
+            # Standard styles require an @inproceedings author and warn without one; @misc says
+            # where it appeared with howpublished (booktitle stays for a re-import's venue).
+            out.append(("howpublished", named))
+            return "misc", _rest(p, out)
     return ("inproceedings" if conference else "misc"), _rest(p, out)
 
 
@@ -163,6 +182,8 @@ def _rest(p: ExportPaper, out: list[tuple[str, str]]) -> list[tuple[str, str]]:
         out.append(("keywords", plain(", ".join(p.tags))))
     if p.abstract:
         out.append(("abstract", abstract(p.abstract)))
+    if not any(name == "author" for name, _ in out) and (sort_key := p.exported_title or p.venue):
+        out.append(("key", plain(sort_key)))  # what BibTeX sorts and labels an authorless entry by
     out.append((KEY_FIELD, p.key))
     return out
 
@@ -191,7 +212,7 @@ def kept_entry(p: ExportPaper) -> tuple[str, list[tuple[str, str]]] | None:
             [w for k in keywords for w in re.split(r"[,;]", str(k))], p.tags)
         out.append(("keywords", "{" + (str(keywords[0]) if kept and balanced(str(keywords[0]))
                                        else plain(", ".join(p.tags))) + "}"))
-    extra = [(n, v) for n, v in _rest(p, []) if n not in names and n != "keywords"]
+    extra = [(n, v) for n, v in _rest(p, []) if n not in names and n not in ("keywords", "key")]
     if "eprint" in names or says(record, p.arxiv_id):
         extra = [(n, v) for n, v in extra if n not in ("eprint", "archiveprefix")]
     extra = [(n, v) for n, v in extra if not (n == "doi" and says(record, p.doi) or n == "url" and says(record, p.url))]
