@@ -19,7 +19,8 @@ MIN_CHARS = 20
 # Characters PDFium hands over that are no text: form feeds, NULs, Windows line ends, and \x02,
 # its mark of a hyphen that broke a word at a line end ("com\x02pile"; the line break is often
 # gone). Some files' fonts give \x02 for every space instead: on a page holding more of them
-# than spaces, or a line holding several (a hyphen breaks one word a line), they are spaces.
+# than spaces, or a line holding several and more of them than spaces, they are spaces (PDFium
+# runs a paragraph's hyphenated lines into one: "imper\x02fect agents ... obser\x02vations").
 _JUNK = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\ufffe\uffff]")
 _BROKEN_WORD = re.compile(r"(\w)(?:[\u00ad\x02]\s*|-\r?\n)(\w)")
 _SPACES = re.compile(r"[ \t]+")
@@ -43,7 +44,7 @@ def clean(text: str) -> str:
     text = text.replace("\r\n", "\n")
     if "\x02" in text:
         spaces = text.count("\x02") > text.count(" ")
-        text = "\n".join(line.replace("\x02", " ") if spaces or line.count("\x02") > 1 else line
+        text = "\n".join(line.replace("\x02", " ") if spaces or line.count("\x02") > max(1, line.count(" ")) else line
                          for line in text.split("\n"))
     text = _BROKEN_WORD.sub(r"\1\2", text)
     return _SPACES.sub(" ", _JUNK.sub(" ", text)).strip()

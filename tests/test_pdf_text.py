@@ -190,3 +190,13 @@ def test_pages_of_rows_without_snippets_list_what_a_search_lists(seeded, tmp_pat
     assert other in whole and paged == whole
     counted = seeded.first_page("sparse autoencoders", limit=5, counted=True)
     assert counted.total == seeded.count("sparse autoencoders") >= len(whole)
+
+
+def test_words_hyphenated_at_line_ends_are_joined_again_in_a_real_paper():
+    """PDFium runs a paragraph's hyphenated lines into one line, each break marked \\x02
+    (science-parse's bagnell11: "imper\\x02fect agents ... obser\\x02vations"); a file whose font
+    gives \\x02 for every space keeps its words apart."""
+    text = pdftext.read(DATA / "papers" / "bagnell11.pdf").pages[0]
+    assert "behavior of imperfect agents from a small number of observations" in text
+    assert pdftext.clean("no\x02spaces\x02in\x02this\x02line") == "no spaces in this line"
+    assert pdftext.clean("an unknown deci\x02sion problem") == "an unknown decision problem"
