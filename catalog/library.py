@@ -35,6 +35,7 @@ from catalog.results import (
     SplitResult, Stats, Suggestion, TagCount, TriageCount, TriageOrder,
 )
 from catalog.store import Store, first_use, open_store
+from catalog.vocabulary import Vocabulary
 from catalog.web import Web
 
 Notify = Callable[[str], None]
@@ -49,7 +50,8 @@ RANKED_LISTS_FLOOR = 5.0
 class Catalog:
     """One catalog. Holds no connection or session; every method is one unit of work with its
     own transaction. Attached files, the web, exports, discovery and upkeep are parts of
-    their own: `catalog.files`, `catalog.web`, `catalog.exchange`, `catalog.discovery`, `catalog.admin`."""
+    their own: `catalog.files`, `catalog.web`, `catalog.exchange`, `catalog.discovery`, `catalog.admin`,
+    and tags across the catalog, `catalog.vocabulary`."""
 
     def __init__(self, store: Store):
         self.store = store
@@ -58,6 +60,7 @@ class Catalog:
         self.admin = Admin(store)
         self.discovery = Discovering(store)
         self.web = Web(self)
+        self.vocabulary = Vocabulary(self)
         self._words = None  # the index's words for suggestions (catalog/searching/suggest.py), once read
 
     @property

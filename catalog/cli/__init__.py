@@ -2,7 +2,7 @@
 
 This module builds the command group and dispatches; the commands live beside it, one module
 per group: files.py (import, export, annotations), searching.py (search, list, show, open,
-tags, stats, saved, tui), attachments.py (attach, detach, files), web.py (add, enrich, refs, cited-by, fetch-pdf),
+stats, saved, tui), tags.py (tags: list, rename, merge, delete, undo), attachments.py (attach, detach, files), web.py (add, enrich, refs, cited-by, fetch-pdf),
 discovery.py (similar, recommend, topics), edits.py (tag, note, status, rate, title, split),
 database.py (doctor, sql, backup, copy, db), sharing.py (share).
 common.py holds what they share."""
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import click
 
-from catalog.cli import attachments, database, discovery, edits, files, searching, sharing, web
+from catalog.cli import attachments, database, discovery, edits, files, searching, sharing, tags, web
 from catalog.cli.common import EPILOG, SORTS, _fail
 from catalog.cli.files import EXPORT_FORMATS
 
@@ -55,6 +55,6 @@ def main(db):
     """A personal research-paper catalog: import paper lists, search, tag, rate, annotate."""
 
 
-for module in (files, web, attachments, searching, discovery, edits, database, sharing):
+for module in (files, web, attachments, searching, tags, discovery, edits, database, sharing):
     for command in module.COMMANDS:
         main.add_command(command)

@@ -130,22 +130,6 @@ def authors(ctx, query, limit, as_json):
 @click.command()
 @json_option
 @click.pass_context
-def tags(ctx, as_json):
-    """All tags with the number of papers carrying each."""
-    from catalog.cli import output
-
-    found = _open(ctx).tags()
-    if as_json:
-        output.print_json([{"tag": t.name, "papers": t.count} for t in found])
-    elif not found:
-        click.echo("No tags yet: catalog tag KEY +name", err=True)
-    else:
-        output.print_tags(found)
-
-
-@click.command()
-@json_option
-@click.pass_context
 def stats(ctx, as_json):
     """Counts per venue and year, status and rating."""
     from catalog.cli import output
@@ -347,4 +331,4 @@ def open_cmd(ctx, key, link_only, print_only):
         _fail(f"no browser to open {link} (set $BROWSER)")
 
 
-COMMANDS = (search, list_cmd, show, open_cmd, tags, authors, stats, saved, acronyms, tui)
+COMMANDS = (search, list_cmd, show, open_cmd, authors, stats, saved, acronyms, tui)

@@ -62,6 +62,8 @@ BINDINGS = [
     Binding("T", "triage", "Triage", show=False,
             tooltip="Triage mode: the results (or the marked papers) one at a time, a key per "
                     "decision; resumes where it stopped", id="triage"),
+    Binding("ctrl+t", "tags", "Tags", show=False,
+            tooltip="Every tag: rename, merge or delete one across the catalog (u undoes)", id="tags"),
     Binding("O", "cycle_sort", "Sort", show=False,
             tooltip="Sort by relevance, year, rating, title or date added, in turn (clicking a "
                     "column header sorts by it; again reverses)", id="sort"),

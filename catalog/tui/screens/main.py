@@ -545,6 +545,12 @@ class CatalogScreen(Screen):
     def action_note(self) -> None:
         self.editing.note()
 
+    def action_tags(self) -> None:
+        from catalog.tui.screens.tags import TagsScreen
+
+        self.app.push_screen(TagsScreen(self.catalog),
+                             lambda change: change and self.editing.write(change.label, change.run))
+
     def action_undo(self) -> None:
         self.editing.undo()
 

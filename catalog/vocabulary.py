@@ -1,0 +1,99 @@
+"""A catalog's tags as a vocabulary: rename, merge and delete a tag on every paper carrying it.
+
+A tag names its children too, as `tag:project` finds `project/thesis`: renaming `project` to
+`work` makes `project/thesis` `work/thesis`, merging `ml` into `learning` makes `ml/x`
+`learning/x`, and deleting `project` takes `project/thesis` off as well. Each operation is
+recorded per paper as the tags it removed and added (results.TagsChanged), so
+`Catalog.undo` takes it back like any other change: a paper tagged again since keeps that.
+On a server tags are shared by the members: a rename there is seen by everyone, and its undo
+takes back only what this rename did.
+
+Reached as `catalog.vocabulary` (given the Catalog, whose kept .bib files follow the tags)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
+
+from catalog import changes, rules
+from catalog.errors import CatalogError
+from catalog.results import Edit
+
+if TYPE_CHECKING:
+    from catalog.library import Catalog
+
+
+def renamed(name: str, old: str, new: str | None) -> str | None:
+    """`name` after renaming `old` (and its children) to `new`: unchanged when not under `old`,
+    None when deleted (`new` None). Tags compare without case."""
+    folded, under = name.casefold(), old.casefold()
+    if folded != under and not folded.startswith(under + "/"):
+        return name
+    return None if new is None else new + name[len(old):]
+
+
+class Vocabulary:
+    """Tags across the catalog: rename, merge, delete; each returns an Edit `Catalog.undo` takes back."""
+
+    def __init__(self, catalog: "Catalog"):
+        self.catalog = catalog
+
+    def rename(self, old: str, new: str) -> Edit:
+        """Rename tag `old` (and `old/...`) to `new` on every paper; into a tag that exists already,
+        the two become one."""
+        old, new = rules.tag_name(old), rules.tag_name(new)
+        if old.casefold() == new.casefold():
+            raise CatalogError(f"tags compare without case: {old!r} and {new!r} are the same tag")
+        if new.casefold().startswith(old.casefold() + "/"):
+            raise CatalogError(f"cannot rename {old!r} to {new!r}, a tag below itself")
+        return self._retag({old: new})
+
+    def merge(self, names: Sequence[str], into: str) -> Edit:
+        """Every paper tagged with one of `names` (or below one) is tagged `into` instead."""
+        into = rules.tag_name(into)
+        olds = [n for n in dict.fromkeys(rules.tag_name(n) for n in names) if n.casefold() != into.casefold()]
+        if not olds:
+            raise CatalogError(f"name tags to merge into {into!r} other than itself")
+        for old in olds:
+            if into.casefold().startswith(old.casefold() + "/"):
+                raise CatalogError(f"cannot merge {old!r} into {into!r}, a tag below it")
+        return self._retag(dict.fromkeys(olds, into))
+
+    def delete(self, name: str) -> Edit:
+        """Take tag `name` (and `name/...`) off every paper."""
+        return self._retag({rules.tag_name(name): None})
+
+    def _retag(self, renames: dict[str, str | None]) -> Edit:
+        store = self.catalog.store
+        with store.write() as tx:
+            ids = sorted({pid for old in renames for pid in tx.discovery.tagged_papers(old)})
+            if not ids:
+                raise CatalogError(f"no paper is tagged {_names(renames)} (`catalog tags` lists the tags)")
+            plans = {pid: _plan(tx.edits.tags_of(pid), renames) for pid in ids}
+            # Every old name comes off first, then the new ones go on: a tag row that stayed
+            # in use meanwhile would keep a case-folded twin's spelling.
+            done = [changes.change_tags(tx, pid, (), removed) for pid, (removed, _) in plans.items()]
+            tx.edits.drop_unused_tags()
+            done += [changes.change_tags(tx, pid, added, ()) for pid, (_, added) in plans.items() if added]
+            tx.edits.drop_unused_tags()
+            edit = Edit(tuple(c for c in done if c.added or c.removed), tuple(tx.papers.summaries(ids)))
+        self.catalog._keep_bib_files_current()
+        return edit
+
+
+def _plan(tags: Iterable[str], renames: dict[str, str | None]) -> tuple[list[str], list[str]]:
+    """(tags to take off, tags to put on) one paper."""
+    removed, added = [], []
+    for tag in tags:
+        for old, new in renames.items():
+            after = renamed(tag, old, new)
+            if after != tag:
+                removed.append(tag)
+                if after is not None:
+                    added.append(after)
+                break
+    return removed, added
+
+
+def _names(renames: dict) -> str:
+    return " or ".join(repr(n) for n in renames)

@@ -1,0 +1,106 @@
+"""Tags as a vocabulary: rename, merge and delete a tag across the catalog, with undo, from the
+library, the CLI (`catalog tags ...`, `catalog tags undo`) and on both backends."""
+
+from __future__ import annotations
+
+from click.testing import CliRunner
+
+from catalog.cli import main
+from tests.conftest import SEEDS, key_of
+
+
+def _keys(catalog, *queries):
+    return [key_of(catalog, q) for q in queries]
+
+
+def _tags(catalog, key):
+    return set(catalog.get(key).summary.tags)
+
+
+def test_rename_takes_the_children_along_and_undo_brings_them_back(seeded_any):
+    a, b, c = _keys(seeded_any, "sparse attention", "MCR2", "steering vector")
+    seeded_any.tag([a], add=["project", "toread"])
+    seeded_any.tag([b], add=["project/thesis"])
+    seeded_any.tag([c], add=["projects"])  # not below `project`: left alone
+    edit = seeded_any.vocabulary.rename("project", "work")
+    assert (_tags(seeded_any, a), _tags(seeded_any, b), _tags(seeded_any, c)) == (
+        {"work", "toread"}, {"work/thesis"}, {"projects"})
+    assert {t.name for t in seeded_any.tags()} == {"work", "work/thesis", "toread", "projects"}
+    assert sorted(p.key for p in seeded_any.search("tag:work")) == sorted([a, b])
+    seeded_any.undo(edit)
+    assert (_tags(seeded_any, a), _tags(seeded_any, b)) == ({"project", "toread"}, {"project/thesis"})
+    assert not seeded_any.search("tag:work")
+
+
+def test_merge_joins_tags_and_undo_leaves_a_later_tag_alone(seeded_any):
+    a, b, c = _keys(seeded_any, "sparse attention", "MCR2", "steering vector")
+    seeded_any.tag([a], add=["ml"])
+    seeded_any.tag([b], add=["ML-methods", "learning"])
+    edit = seeded_any.vocabulary.merge(["ml", "ml-methods"], "learning")
+    assert (_tags(seeded_any, a), _tags(seeded_any, b)) == ({"learning"}, {"learning"})
+    assert [t.name for t in seeded_any.tags()] == ["learning"]
+    seeded_any.tag([c], add=["learning"])  # after the merge: not the merge's to take back
+    seeded_any.undo(edit)
+    assert (_tags(seeded_any, a), _tags(seeded_any, b), _tags(seeded_any, c)) == (
+        {"ml"}, {"ML-methods", "learning"}, {"learning"})
+
+
+def test_delete_takes_a_tag_and_its_children_off_every_paper(seeded_any):
+    a, b = _keys(seeded_any, "sparse attention", "MCR2")
+    seeded_any.tag([a], add=["old", "keep"])
+    seeded_any.tag([b], add=["old/part"])
+    edit = seeded_any.vocabulary.delete("old")
+    assert (_tags(seeded_any, a), _tags(seeded_any, b)) == ({"keep"}, set())
+    seeded_any.undo(edit)
+    assert (_tags(seeded_any, a), _tags(seeded_any, b)) == ({"old", "keep"}, {"old/part"})
+
+
+def test_the_cli_renames_merges_deletes_and_undoes(db_path, tmp_path, seeded):
+    key = key_of(seeded, "sparse attention")
+    seeded.tag([key], add=["draft/intro"])
+    seeded.close()
+    env = {"CATALOG_STATE_DIR": str(tmp_path / "state")}
+
+    def run(*args):
+        return CliRunner().invoke(main, ["--db", str(db_path), *args], env=env)
+
+    renamed = run("tags", "rename", "draft", "paper")
+    assert renamed.exit_code == 0 and "1 paper changed" in renamed.output
+    assert "paper/intro" in run("tags").output
+    assert run("tags", "undo").exit_code == 0
+    listed = run("tags").output
+    assert "draft/intro" in listed and "paper/intro" not in listed
+    assert run("tags", "undo").exit_code == 0  # undo again: redo
+    assert "paper/intro" in run("tags").output
+    assert run("tags", "delete", "paper").exit_code == 0
+    assert "No tags yet" in run("tags").output
+
+
+def test_the_cli_refuses_bad_tag_changes_in_one_line(db_path, tmp_path, seeded):
+    key = key_of(seeded, "sparse attention")
+    seeded.tag([key], add=["ml"])
+    seeded.close()
+    env = {"CATALOG_STATE_DIR": str(tmp_path / "state")}
+    for args, says in ((("rename", "nothing", "x"), "no paper is tagged 'nothing'"),
+                       (("rename", "ml", "ML"), "same tag"),
+                       (("rename", "ml", "ml/sub"), "below itself"),
+                       (("merge", "ml"), "usage"),
+                       (("rename", "ml", "two words"), "invalid tag"),
+                       (("undo",), "no tag rename")):
+        result = CliRunner().invoke(main, ["--db", str(db_path), "tags", *args], env=env)
+        assert result.exit_code != 0 and says in result.output, (args, result.output)
+        assert "Traceback" not in result.output
+    assert "ml" in CliRunner().invoke(main, ["--db", str(db_path), "tags"], env=env).output
+
+
+def test_a_members_rename_undo_takes_back_only_that_rename(people):
+    ann = people("ann")
+    ann.import_paths([SEEDS])
+    bob = people("bob")
+    a, b = _keys(ann, "sparse attention", "MCR2")
+    ann.tag([a], add=["reading-group"])
+    edit = ann.vocabulary.rename("reading-group", "journal-club")
+    bob.tag([b], add=["journal-club"])  # another member, meanwhile
+    assert _tags(bob, a) == {"journal-club"}  # tags are shared: bob sees ann's rename
+    ann.undo(edit)
+    assert (_tags(ann, a), _tags(ann, b)) == ({"reading-group"}, {"journal-club"})
