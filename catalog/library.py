@@ -32,7 +32,7 @@ from catalog.results import (
     AddedAcronym, AuthorCount, Edit, Facets, FirstPage, ImportReport,
     MissingWords, NoteView, PaperDetail, PaperState, PaperSummary,
     SavedQuery, SavedSearchChanged, SearchHit,
-    SplitResult, Stats, Suggestion, TagCount, TriageCount, TriageOrder,
+    SplitResult, Stats, Suggestion, TagCount, TriageCount, TriageOrder, gravest,
 )
 from catalog.store import Store, first_use, open_store
 from catalog.vocabulary import Vocabulary
@@ -744,12 +744,15 @@ def _hits_and_pages(tx, parsed: Query, named: list[int], limit: int, offset: int
     """A page of a search with the papers attached PDFs' pages found merged in as
     catalog/searching/pages.py ranks them (a search by relevance; `within` "text": only
     those), and the pages found (None: not read, the page being full without them); papers
-    with files say so."""
+    with files and notices say so."""
     hits, found = _merged_hits(tx, parsed, named, limit, offset, sort, with_text, within)
-    filed = tx.papers.with_files([hit.paper_id for hit in hits]) if hits else set()
-    if filed:
-        hits = [dataclasses.replace(hit, summary=dataclasses.replace(hit.summary, has_files=True))
-                if hit.paper_id in filed else hit for hit in hits]
+    ids = [hit.paper_id for hit in hits]
+    filed = tx.papers.with_files(ids) if hits else set()
+    flags = {pid: gravest(n.kind for n in ns) for pid, ns in tx.papers.notices_of(ids).items()} if hits else {}
+    if filed or flags:
+        hits = [dataclasses.replace(hit, summary=dataclasses.replace(
+                    hit.summary, has_files=hit.paper_id in filed, notice=flags.get(hit.paper_id)))
+                if hit.paper_id in filed or hit.paper_id in flags else hit for hit in hits]
     return hits, found
 
 

@@ -26,6 +26,14 @@ class PaperSummary:
     page_snippet: str | None = None
     has_files: bool = False  # files are attached to it (the TUI marks such papers in its list)
     authors: str = ""  # as lists show them: "Vaswani et al.", "Hinton & Salakhutdinov"
+    # Its gravest notice as lists flag it ("retracted", "withdrawn", "corrected"; Notice.flag),
+    # None when no service knows of one
+    notice: str | None = None
+
+    @property
+    def notice_grave(self) -> bool:
+        """Whether its flag says the paper's findings should no longer be relied on."""
+        return self.notice in GRAVE_FLAGS
 
     def as_json(self) -> dict:
         return {
@@ -37,6 +45,7 @@ class PaperSummary:
             "status": self.status,
             "rating": self.rating,
             "tags": list(self.tags),
+            "notice": self.notice,
         }
 
 
@@ -131,7 +140,35 @@ class Notice:
     @property
     def grave(self) -> bool:
         """Whether the paper's findings should no longer be relied on."""
-        return self.kind in ("retraction", "withdrawal", "removal", "expression_of_concern")
+        return self.flag in GRAVE_FLAGS
+
+    @property
+    def flag(self) -> str:
+        """The word lists mark the paper with: "retracted", "withdrawn", "corrected", ..."""
+        return NOTICE_FLAGS.get(self.kind, self.kind.replace("_", " "))
+
+    @property
+    def sentence(self) -> str:
+        """What exports write in the paper's note: "Retraction Notice of 2020-01-02:
+        https://doi.org/10.1/x"."""
+        what = self.label or self.kind.replace("_", " ").capitalize()
+        return f"{what}{f' of {self.updated}' if self.updated else ''}: https://doi.org/{self.doi}"
+
+
+# Notice kinds, gravest first, and the word a list flags a paper with (other kinds: their own).
+NOTICE_FLAGS = {"retraction": "retracted", "withdrawal": "withdrawn", "removal": "removed",
+                "expression_of_concern": "concern", "correction": "corrected", "erratum": "corrected",
+                "corrigendum": "corrected", "addendum": "addendum"}
+
+
+GRAVE_FLAGS = frozenset(NOTICE_FLAGS[k] for k in ("retraction", "withdrawal", "removal", "expression_of_concern"))
+
+
+def gravest(kinds) -> str | None:
+    """The flag of the gravest of these notice kinds (NOTICE_FLAGS' order), None for none."""
+    order = list(NOTICE_FLAGS)
+    kinds = sorted(set(kinds), key=lambda k: (order.index(k) if k in order else len(order), k))
+    return Notice(kinds[0], "").flag if kinds else None
 
 
 @dataclass(frozen=True)
@@ -494,6 +531,13 @@ class ExportPaper:
     kind: str | None = None  # catalog/kinds.py; None: not known (exports write what they always did)
     records: tuple[RecordFields, ...] = ()  # its imported records as written, oldest first
     cite_key: str | None = None  # the key exports cite it by (None: imported before keys were kept)
+    notices: tuple[Notice, ...] = ()  # retractions, withdrawals, corrections: exports' notes say so
+
+    @property
+    def notice_note(self) -> str:
+        """Its notices as one note: "Retraction Notice of 2020-01-02: https://doi.org/..."
+        (BibTeX and CSL-JSON `note`; RIS writes one N1 each)."""
+        return "; ".join(n.sentence for n in self.notices)
 
     @property
     def display_title(self) -> str:

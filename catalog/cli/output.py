@@ -43,6 +43,8 @@ def summary_line(p: PaperSummary) -> Text:
     line = Text()
     line.append(p.key, style="cyan")
     line.append("  ")
+    if p.notice:  # before the title: it changes how to read the paper
+        line.append(f"{safe(p.notice).upper()}  ", style="bold red" if p.notice_grave else "bold yellow")
     line.append(safe(p.title), style="bold")
     if p.authors:
         line.append(f"  {safe(p.authors)}", style="italic")

@@ -180,6 +180,8 @@ def _rest(p: ExportPaper, out: list[tuple[str, str]]) -> list[tuple[str, str]]:
         out.append(("url", url(p.url)))
     if p.tags:
         out.append(("keywords", plain(", ".join(p.tags))))
+    if p.notices:  # a retraction or correction travels with the citation
+        out.append(("note", plain(p.notice_note)))
     if p.abstract:
         out.append(("abstract", abstract(p.abstract)))
     if not any(name == "author" for name, _ in out) and (sort_key := p.exported_title or p.venue):
@@ -213,6 +215,11 @@ def kept_entry(p: ExportPaper) -> tuple[str, list[tuple[str, str]]] | None:
         out.append(("keywords", "{" + (str(keywords[0]) if kept and balanced(str(keywords[0]))
                                        else plain(", ".join(p.tags))) + "}"))
     extra = [(n, v) for n, v in _rest(p, []) if n not in names and n not in ("keywords", "key")]
+    if p.notices and "note" in names:  # the entry's own note, then the notices
+        at = next(i for i, (n, _) in enumerate(out) if n == "note")
+        own = out[at][1]
+        if own.startswith("{") and plain(p.notice_note) not in own:
+            out[at] = ("note", own[:-1] + ". " + plain(p.notice_note) + "}")
     if "eprint" in names or says(record, p.arxiv_id):
         extra = [(n, v) for n, v in extra if n not in ("eprint", "archiveprefix")]
     extra = [(n, v) for n, v in extra if not (n == "doi" and says(record, p.doi) or n == "url" and says(record, p.url))]

@@ -61,6 +61,8 @@ def item(p: ExportPaper, key: str) -> dict[str, object]:
         out["URL"] = p.link
     if p.tags:
         out["keyword"] = ", ".join(p.tags)
+    if p.notices:  # a retraction or correction travels with the citation
+        out["note"] = p.notice_note
     out["call-number"] = KEY_PREFIX + p.key
     return out
 
@@ -132,6 +134,8 @@ def kept_item(p: ExportPaper, key: str) -> dict[str, object] | None:
         if (name == "URL" and not p.url or name == "number" and says(record, p.arxiv_id)
                 or name == "container-title" and str(value).lower() == "arxiv"):
             continue
+        if name == "note" and isinstance(out.get("note"), str) and str(value) not in out["note"]:
+            out["note"] = f"{out['note']}. {value}"  # the item's own note, then the notices
         out.setdefault(name, value)
     if custom:
         out["custom"] = custom

@@ -54,6 +54,10 @@ def paper(p: ExportPaper) -> list[str]:
         meta.append(" ".join(_code(t) for t in p.tags))
     meta.append(f"`{p.key}`")
     lines = [f"- {title}  ", f"  {' · '.join(meta)}"]
+    for n in p.notices:  # a retraction or correction: it changes how to read the paper
+        what = escape(n.label or n.kind.replace("_", " ").capitalize()) + (f" of {n.updated}" if n.updated else "")
+        lines[-1] += "  "
+        lines.append(f"  **{n.flag.capitalize()}**: [{what}]({_link_target('https://doi.org/' + n.doi)})")
     for note in p.notes:
         lines.append("")
         lines.extend(f"  > {line}".rstrip() for line in note.replace("<", "&lt;").splitlines())

@@ -62,8 +62,8 @@ def entry(p: ExportPaper, key: str) -> dict[str, object]:
         out["urls"] = [p.link] + ([arxiv] if arxiv and arxiv != p.link else [])
     if p.tags:
         out["keywords"] = list(p.tags)
-    if p.notes:
-        out["notes"] = [_line(n) for n in p.notes]
+    if p.notes or p.notices:  # a retraction or correction first: it changes how to read the rest
+        out["notes"] = [_line(n.sentence) for n in p.notices] + [_line(n) for n in p.notes]
     out["call_number"] = KEY_PREFIX + p.key
     return out
 

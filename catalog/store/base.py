@@ -90,6 +90,11 @@ class Papers(Role):
         """Those of these papers that have attached files."""
 
     @abstractmethod
+    def notices_of(self, ids: Sequence[int]) -> dict[int, tuple]:
+        """The Notices (retractions, withdrawals, corrections) of those of these papers that
+        have any, by paper id, oldest first."""
+
+    @abstractmethod
     def papers_with_file(self, sha256: str) -> list[int]:
         """Ids of the papers a file with these bytes is attached to."""
 

@@ -4,8 +4,9 @@ for `catalog stats`, the TUI's facets, `catalog tags`). Plain SQL both backends 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
-from catalog.results import AuthorCount, ExportPaper, PaperDetail, PaperState, PaperSummary, TagCount
+from catalog.results import AuthorCount, ExportPaper, PaperDetail, PaperState, PaperSummary, TagCount, gravest
 from catalog.store import rows
 from catalog.store.base import Papers
 from catalog.store.rows import READER_JOIN, SUMMARY_COLUMNS, chunks
@@ -49,13 +50,24 @@ class PaperReads(Papers):
     # --- papers ---------------------------------------------------------------------------
 
     def summaries(self, ids: Sequence[int]) -> list[PaperSummary]:
-        """The papers with these ids, in that order."""
+        """The papers with these ids, in that order, flagged with their gravest notice."""
         found: dict[int, PaperSummary] = {}
         for part, marks in chunks(ids):
             for row in self.conn.execute(f"SELECT {SUMMARY_COLUMNS} FROM paper p {READER_JOIN} WHERE p.id IN ({marks})",
                                          (self.user, *part)):
                 found[row["id"]] = rows.summary(row)
+        for pid, notices in self.notices_of(list(found)).items():
+            found[pid] = replace(found[pid], notice=gravest(n.kind for n in notices))
         return [found[i] for i in ids if i in found]
+
+    def notices_of(self, ids: Sequence[int]) -> dict[int, tuple]:
+        found: dict[int, list] = {}
+        for part, marks in chunks(ids):
+            for row in self.conn.execute(
+                    "SELECT paper_id, kind, doi, label, updated FROM paper_notice"
+                    f" WHERE paper_id IN ({marks}) ORDER BY paper_id, updated, doi", part):
+                found.setdefault(row["paper_id"], []).append(rows.notice(row))
+        return {pid: tuple(notices) for pid, notices in found.items()}
 
     def detail(self, paper_id: int) -> PaperDetail:
         row = self.conn.execute(
@@ -71,12 +83,10 @@ class PaperReads(Papers):
         pdf = self.conn.execute(
             "SELECT url FROM paper_link WHERE paper_id = ? AND rel = 'pdf' ORDER BY source_id, url LIMIT 1",
             (paper_id,)).scalar()
-        notices = self.conn.execute(
-            "SELECT kind, doi, label, updated FROM paper_notice WHERE paper_id = ? ORDER BY updated, doi",
-            (paper_id,))
+        notices = self.notices_of([paper_id]).get(paper_id, ())
         return PaperDetail(
-            pdf_url=pdf, notices=tuple(rows.notice(n) for n in notices),
-            summary=rows.summary(row), abstract=row["abstract"], abstract_text=row["abstract_text"],
+            pdf_url=pdf, notices=notices,
+            summary=replace(rows.summary(row), notice=gravest(n.kind for n in notices)), abstract=row["abstract"], abstract_text=row["abstract_text"],
             headline=row["headline"], title=row["real_title"], user_title=row["user_title"],
             authors=row["authors"], doi=row["doi"], arxiv_id=row["arxiv_id"], url=row["url"],
             notes=self.notes_of(paper_id), sources=tuple(rows.source(s) for s in sources), kind=row["kind"],
@@ -140,7 +150,9 @@ class PaperReads(Papers):
                     part):
                 notes.setdefault(row["paper_id"], []).append(row["body"])
         kept = self.kept_records([i for i in ids if i in found])
-        return [rows.export_paper(found[i], tags.get(i, ()), notes.get(i, ()), kept.get(i, ()))
+        notices = self.notices_of(list(found))
+        return [replace(rows.export_paper(found[i], tags.get(i, ()), notes.get(i, ()), kept.get(i, ())),
+                        notices=notices.get(i, ()))
                 for i in ids if i in found]
 
     def author_counts(self, ids: Sequence[int] | None, limit: int) -> list[AuthorCount]:

@@ -51,7 +51,7 @@ class PaperList(ScrollView, can_focus=True):
     ]
     COMPONENT_CLASSES = {
         "paper-list--header", "paper-list--cursor", "paper-list--marked", "paper-list--mark",
-        "paper-list--meta", "paper-list--rating", "paper-list--tags",
+        "paper-list--meta", "paper-list--rating", "paper-list--tags", "paper-list--notice",
         *(f"paper-list--{s}" for s in STATUSES),
     }
 
@@ -308,7 +308,7 @@ class PaperList(ScrollView, can_focus=True):
         return RowStyles(
             base=style(None, TEXT), title=style(None, TEXT), mark=style("mark", TEXT),
             meta=style("meta", MUTED), rating=style("rating", MUTED), tags=style("tags", TEXT),
-            status={s: style(s, status_minimum.get(s, TEXT)) for s in STATUSES})
+            status={s: style(s, status_minimum.get(s, TEXT)) for s in STATUSES}, notice=style("notice", TEXT))
 
     def _header_style(self) -> Style:
         _, background = self.background_colors

@@ -55,6 +55,7 @@ class RowStyles:
     rating: Style
     tags: Style
     status: dict[str, Style]
+    notice: Style = Style(bold=True)  # a retraction, withdrawal or correction flag before the title
 
     @classmethod
     def plain(cls, style: Style | None = None) -> "RowStyles":
@@ -109,11 +110,16 @@ def row(p: PaperSummary, cols: Columns, styles: RowStyles, marked: bool) -> Text
     line.append(NOTES if p.has_notes else " ", styles.meta)
     line.append(FILES, styles.meta) if p.has_files else line.append(" ", gap)
     tags = " ".join("#" + one_line(t) for t in p.tags)
+    width = cols.title
+    if p.notice:  # "RETRACTED " leads the title: it changes how to read the paper
+        flag = cell(p.notice.upper() + " ", min(cell_len(p.notice) + 1, width // 2), styles.notice)
+        line.append_text(flag)
+        width -= flag.cell_len
     if cols.tags or not tags:
-        line.append_text(cell(one_line(p.title), cols.title, styles.title))
+        line.append_text(cell(one_line(p.title), width, styles.title))
     else:  # no room for a tags column: tags follow the title, which keeps at least half
-        tag_room = min(cell_len(tags) + 1, cols.title // 2)
-        title = cell(one_line(p.title), cols.title - tag_room, styles.title)
+        tag_room = min(cell_len(tags) + 1, width // 2)
+        title = cell(one_line(p.title), width - tag_room, styles.title)
         title.append_text(cell(" " + tags, tag_room, styles.tags))
         line.append_text(title)
     line.append(" ", gap)
