@@ -12,6 +12,7 @@ recommendations, topics, catalog/discovery.py), `admin` (backups, copies, SQL, m
 catalog/admin.py) and `web` (papers from the web, catalog/web.py: given the Catalog, whose
 search and get it uses).
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -20,24 +21,24 @@ from pathlib import Path
 from time import monotonic
 
 from catalog import attaching, changes, rules
-from catalog.searching import highlight, pages
-from catalog.errors import CatalogError, Interrupted
 from catalog.admin import Admin
 from catalog.citing import Citing
 from catalog.discovery import Discovering
+from catalog.errors import CatalogError, Interrupted
 from catalog.exchange import Exchange
 from catalog.files import Files
-from catalog.saved import SavedSearches
-from catalog.triaging import Triage
-from catalog.searching.lookup import as_one_query, resolve_key, understood
-from catalog.searching.query import RELEVANCE, Query, QueryError, Sort, parse
-from catalog.searching.request import SearchRequest, as_request, request
 from catalog.resources import seeds_dir
 from catalog.results import (
     AuthorCount, Edit, Facets, FirstPage, ImportReport, NoteView, PaperDetail, PaperState,
     PaperSummary, SavedSearchChanged, SearchHit, SplitResult, Stats, TagCount,
 )
+from catalog.saved import SavedSearches
+from catalog.searching import highlight, pages
+from catalog.searching.lookup import as_one_query, resolve_key, understood
+from catalog.searching.query import RELEVANCE, Query, QueryError, Sort, parse
+from catalog.searching.request import SearchRequest, as_request, request
 from catalog.store import Store, first_use, open_store
+from catalog.triaging import Triage
 from catalog.web import Web
 from catalog.words import Words
 
