@@ -1,4 +1,4 @@
-""""Did you mean" suggestions (catalog/searching/suggest.py): how long `Catalog.suggest` takes for typed
+""""Did you mean" suggestions (catalog/searching/suggest.py): how long `catalog.words.suggest` takes for typed
 typos, with the index's word list read from the index (the first time after a change), from
 the cache file (each new process), and from memory (the TUI, every later time).
 
@@ -38,7 +38,7 @@ def _measure(db: Path, repeats: int, cache: Path) -> dict:
     from catalog.library import Catalog
 
     catalog = Catalog.open(db)
-    catalog.suggest("warmup")  # rapidfuzz imported, SQLite pages cached
+    catalog.words.suggest("warmup")  # rapidfuzz imported, SQLite pages cached
     times: dict[str, list[float]] = {"words the index holds (no suggestion needed)": [],
                                      "typo, word list read from the index": [],
                                      "typo, word list from the cache file (a new process)": [],
@@ -46,16 +46,16 @@ def _measure(db: Path, repeats: int, cache: Path) -> dict:
     for _ in range(max(1, repeats // 5)):
         for path in cache.rglob("vocabulary/stamp"):
             path.unlink()
-        catalog._words = None
-        times["typo, word list read from the index"].append(timed(lambda: catalog.suggest(TYPOS[0])))
+        catalog.words._words = None
+        times["typo, word list read from the index"].append(timed(lambda: catalog.words.suggest(TYPOS[0])))
     for typo in TYPOS * max(1, repeats // len(TYPOS)):
-        catalog._words = None
-        times["typo, word list from the cache file (a new process)"].append(timed(lambda: catalog.suggest(typo)))
-        times["typo, word list in memory (the TUI)"].append(timed(lambda: catalog.suggest(typo)))
+        catalog.words._words = None
+        times["typo, word list from the cache file (a new process)"].append(timed(lambda: catalog.words.suggest(typo)))
+        times["typo, word list in memory (the TUI)"].append(timed(lambda: catalog.words.suggest(typo)))
     for word in WORDS * max(1, repeats // len(WORDS)):
-        times["words the index holds (no suggestion needed)"].append(timed(lambda: catalog.suggest(word)))
-    sample = {typo: [s.alternatives[0] for s in catalog.suggest(typo)] for typo in TYPOS}
-    words = sum(len(catalog._words.bucket(chr(c))) for c in range(ord("a"), ord("z") + 1))
+        times["words the index holds (no suggestion needed)"].append(timed(lambda: catalog.words.suggest(word)))
+    sample = {typo: [s.alternatives[0] for s in catalog.words.suggest(typo)] for typo in TYPOS}
+    words = sum(len(catalog.words._words.bucket(chr(c))) for c in range(ord("a"), ord("z") + 1))
     catalog.close()
     return {"times": times, "sample": sample, "words": words}
 
@@ -92,7 +92,7 @@ def large_list(size: int = 150_000, repeats: int = 10) -> dict[str, list[float]]
 
 def report(db: Path, repeats: int = 10) -> list[str]:
     result = measure(db, repeats)
-    lines = [f"### Did you mean: `Catalog.suggest` ({result['words']:,} words of letters in the list)", "",
+    lines = [f"### Did you mean: `catalog.words.suggest` ({result['words']:,} words of letters in the list)", "",
              "| | median | p95 |", "| --- | --- | --- |"]
     for label, samples in result["times"].items():
         median, p95 = percentiles(samples)

@@ -44,7 +44,7 @@ def main() -> None:
     keys = [p.key for p in catalog.search("sparse autoencoders", limit=20, snippets=False)]
     catalog.set_rating(keys, 5)
     try:
-        catalog.triage_order("")  # builds or updates the cache, imports scikit-learn
+        catalog.triage.triage_order("")  # builds or updates the cache, imports scikit-learn
         query = _untriaged(parse(""))
         old, new = [], []
         for _ in range(3):
@@ -53,10 +53,10 @@ def main() -> None:
                 new.append(_median(lambda: tx.search.ids(query), 1))
         o, n = statistics.median(old), statistics.median(new)
         print(f"untriaged ids of the whole catalog: summaries {o:.2f} s, search_ids {n:.2f} s ({n / o:.2f}x)")
-        for label, call in (("untriaged('', limit=500)", lambda: catalog.untriaged("", limit=500)),
-                            ("triage_count('')", lambda: catalog.triage_count("")),
-                            ("triage_order('')", lambda: catalog.triage_order("")),
-                            ("triage_order('venue:ICML')", lambda: catalog.triage_order("venue:ICML"))):
+        for label, call in (("untriaged('', limit=500)", lambda: catalog.triage.untriaged("", limit=500)),
+                            ("triage_count('')", lambda: catalog.triage.triage_count("")),
+                            ("triage_order('')", lambda: catalog.triage.triage_order("")),
+                            ("triage_order('venue:ICML')", lambda: catalog.triage.triage_order("venue:ICML"))):
             print(f"{label}: median {_median(call):.2f} s")
     finally:
         catalog.set_rating(keys, None)

@@ -27,7 +27,7 @@ PHRASES = ["sparse attention", "language models", "venue:ICML graph", "diffusion
 # the catalog calls the TUI's workers make and the list's own updating and painting.
 SPANS: list[tuple[str, str, float, float]] = []
 WORK = {"first_page": "search", "search": "rest", "count": "count", "facets": "facets",
-        "get": "paper", "suggest": "suggest"}
+        "get": "paper"}
 
 
 def _watch_results() -> dict[str, float]:
@@ -35,6 +35,7 @@ def _watch_results() -> dict[str, float]:
     SPANS: each catalog call of the session, the list's updates and its painting."""
     from catalog.library import Catalog
     from catalog.tui.widgets.paper_list import PaperList
+    from catalog.words import Words
 
     applied: dict[str, float] = {}
     show = PaperList.show_results
@@ -60,6 +61,7 @@ def _watch_results() -> dict[str, float]:
     PaperList.render_line = timed_render
     for method, kind in WORK.items():
         setattr(Catalog, method, _spanned(getattr(Catalog, method), kind))
+    Words.suggest = _spanned(Words.suggest, "suggest")  # the "did you mean" part: catalog.words
     return applied
 
 

@@ -4,10 +4,13 @@ Catalog coordinates: it checks what users typed (catalog/rules.py), opens one tr
 the store per operation, and calls the modules that know each job (importer, changes, merges,
 annotations, export, doctor). It holds no SQL and no connection. Parts with a job of their
 own are composed in, each made in __init__ with the store and reached as an attribute:
-`files` (attached files, catalog/files.py), `exchange` (exports and the annotations
-file, catalog/exchange.py), `discovery` (similar papers, recommendations, topics,
-catalog/discovery.py), `admin` (backups, copies, SQL, members, catalog/admin.py) and `web` (papers from the web, catalog/web.py: given the Catalog,
-whose search and get it uses).
+`files` (attached files, catalog/files.py), `exchange` (exports and the annotations file,
+catalog/exchange.py), `citing` (kept .bib files and cite keys, catalog/citing.py), `words`
+(missing words, suggestions, added acronyms, catalog/words.py), `saved` (saved searches,
+catalog/saved.py), `triage` (catalog/triaging.py), `discovery` (similar papers,
+recommendations, topics, catalog/discovery.py), `admin` (backups, copies, SQL, members,
+catalog/admin.py) and `web` (papers from the web, catalog/web.py: given the Catalog, whose
+search and get it uses).
 """
 
 from __future__ import annotations
@@ -18,25 +21,27 @@ from pathlib import Path
 from time import monotonic
 
 from catalog import attaching, changes, rules
-from catalog.searching import highlight, pages
-from catalog.errors import CatalogError, Interrupted
 from catalog.admin import Admin
+from catalog.citing import Citing
 from catalog.discovery import Discovering
+from catalog.errors import CatalogError, Interrupted
 from catalog.exchange import Exchange
 from catalog.files import Files
-from catalog.searching.lookup import as_one_query, resolve_key, understood
-from catalog.searching.query import RELEVANCE, Clause, Filter, Query, QueryError, Sort, parse
-from catalog.searching.request import SearchRequest, request
 from catalog.resources import seeds_dir
 from catalog.results import (
-    AddedAcronym, AuthorCount, Edit, Facets, FirstPage, ImportReport,
-    MissingWords, NoteView, PaperDetail, PaperState, PaperSummary,
-    SavedQuery, SavedSearchChanged, SearchHit,
-    SplitResult, Stats, Suggestion, TagCount, TriageCount, TriageOrder, gravest,
+    AuthorCount, Edit, Facets, FirstPage, ImportReport, NoteView, PaperDetail, PaperState,
+    PaperSummary, SavedSearchChanged, SearchHit, SplitResult, Stats, TagCount, gravest,
 )
+from catalog.saved import SavedSearches
+from catalog.searching import highlight, pages
+from catalog.searching.lookup import as_one_query, resolve_key, understood
+from catalog.searching.query import RELEVANCE, Query, QueryError, Sort, parse
+from catalog.searching.request import SearchRequest, as_request, request
 from catalog.store import Store, first_use, open_store
+from catalog.triaging import Triage
 from catalog.vocabulary import Vocabulary
 from catalog.web import Web
+from catalog.words import Words
 
 Notify = Callable[[str], None]
 Stop = Callable[[], bool]
@@ -49,19 +54,22 @@ RANKED_LISTS_FLOOR = 5.0
 
 class Catalog:
     """One catalog. Holds no connection or session; every method is one unit of work with its
-    own transaction. Attached files, the web, exports, discovery and upkeep are parts of
-    their own: `catalog.files`, `catalog.web`, `catalog.exchange`, `catalog.discovery`, `catalog.admin`,
-    and tags across the catalog, `catalog.vocabulary`."""
+    own transaction. Jobs of their own are parts (the module's docstring lists them):
+    `catalog.files`, `.exchange`, `.citing`, `.words`, `.saved`, `.triage`, `.discovery`,
+    `.admin`, `.web`, `.vocabulary` (tags across the catalog)."""
 
     def __init__(self, store: Store):
         self.store = store
         self.files = Files(store)
         self.exchange = Exchange(store)
         self.admin = Admin(store)
+        self.citing = Citing(store, self.exchange)
+        self.words = Words(store)
+        self.saved = SavedSearches(store)
+        self.triage = Triage(store)
         self.discovery = Discovering(store)
         self.web = Web(self)
         self.vocabulary = Vocabulary(self)
-        self._words = None  # the index's words for suggestions (catalog/searching/suggest.py), once read
 
     @property
     def path(self) -> Path:
@@ -147,7 +155,7 @@ class Catalog:
 
             self._refresh_ranked_lists(background, monotonic() - start, ranking)
             related.refresh_after_import(self.store, background=background)  # derived data
-            self._keep_bib_files_current()
+            self.citing.keep_current()
         elif background:  # the same files again after an import cut short: its lists are finished
             self._refresh_ranked_lists(background, monotonic() - start, ranking)
         return report
@@ -204,7 +212,7 @@ class Catalog:
         the search stops and raises Interrupted (the TUI's answer to a newer search).
         `within`: "all", "abstracts" (not the text of attached PDFs) or "text" (only that):
         catalog/searching/pages.py says how the pages rank."""
-        asked = _asked(query, sort)
+        asked = as_request(query, sort)
         pages.check_within(within)
         with self.store.read() as tx, tx.stoppable(cancelled):
             parsed, named = understood(tx, asked)
@@ -221,7 +229,7 @@ class Catalog:
         """A search's first `limit` papers without snippets (the TUI's first rows) and, with
         `counted`, how many it finds (as `count`), in one read transaction. The total is also
         known, and given, when fewer than `limit` come."""
-        asked = _asked(query)
+        asked = as_request(query)
         with self.store.read() as tx, tx.stoppable(cancelled):
             parsed, named = understood(tx, asked)
             hits, found = _hits_and_pages(tx, parsed, named, limit, 0, asked.sort, False)
@@ -238,7 +246,7 @@ class Catalog:
         its acronyms stand for ("SAE": "sparse autoencoders"). No words (or text that cannot
         be searched): nothing."""
         try:
-            asked = _asked(query)
+            asked = as_request(query)
         except QueryError:
             return highlight.terms_of(Query())
         if not asked.query.has_text:
@@ -251,117 +259,11 @@ class Catalog:
         """How many papers `search` lists: those holding every word, and those holding some
         (`partial=False`: only the first; by default as the request's order lists them:
         SearchRequest.partial)."""
-        asked = _asked(query)
+        asked = as_request(query)
         with self.store.read() as tx, tx.stoppable(cancelled):
             parsed, named = understood(tx, asked)
             partial = asked.partial if partial is None else partial
             return len(named) + tx.search.count(parsed, partial=partial) + _only_on_pages(tx, parsed, asked, partial)
-
-    def missing_words(self, query: SearchRequest | str) -> MissingWords | None:
-        """The words of a search (as typed) that no paper holds in any form, and those some
-        paper holds: the search lists what those find, marked partial. None when every word
-        is found or none is, for one word, and for text that cannot run."""
-        try:
-            asked = _asked(query)
-        except QueryError:
-            return None
-        if not asked.query.has_text:
-            return None
-        with self.store.read() as tx:
-            words = tx.search.word_papers(asked.query)
-        missing = tuple(dict.fromkeys(w for w, n in words if not n))
-        held = tuple(dict.fromkeys(w for w, n in words if n))
-        return MissingWords(missing, held) if missing and held else None
-
-    def suggest(self, query: SearchRequest | str) -> list[Suggestion]:
-        """For each word of a search that (almost) no paper holds, the index's closest words
-        that many more papers hold ("did you mean interpretability?"); [] when every word is
-        found, and for a key, DOI or arXiv id."""
-        return self._suggestions(query)[0]
-
-    def correction(self, query: SearchRequest | str) -> str | None:
-        """The search's text with its one word no paper holds replaced by the closest word
-        papers do hold (`watermarkng` -> `watermarking`, `atention sink` -> `attention
-        sink`), when every other word is in some paper; None otherwise."""
-        suggestions, unknown = self._suggestions(query)
-        typo = [s for s in suggestions if s.word in unknown]
-        if len(unknown) != 1 or len(typo) != 1:
-            return None
-        from catalog.searching.suggest import corrected
-
-        return corrected(_asked(query).text, typo)
-
-    def _suggestions(self, query: SearchRequest | str) -> tuple[list[Suggestion], list[str]]:
-        """(suggest's answer, the words as typed that no paper holds, when the search's other
-        words are all found; else [])."""
-        from catalog.searching import suggest
-
-        try:
-            asked = _asked(query)
-        except QueryError:
-            return [], []
-        words = suggest.words_of(asked.query, asked.completing)
-        if not words:
-            return [], []
-        with self.store.read() as tx:
-            if understood(tx, asked)[1]:  # a key, DOI or arXiv id names a paper
-                return [], []
-            # A word an acronym stands in for ("mech" of "mech interp") is no typo.
-            known = {w.lower() for text in tx.search.acronyms_for(asked.query) for w in text.split()}
-            words = [(typed, folded) for typed, folded in words if typed.lower() not in known]
-            papers = {folded: tx.search.papers_with_word(folded, suggest.RARE + 1) for _, folded in words}
-            rare = [(typed, folded) for typed, folded in words if papers[folded] <= suggest.RARE]
-            if not rare:
-                return [], []
-            held = tx.search.word_papers(asked.query)  # [] for one word
-            others_found = sum(1 for _, n in held if not n) <= 1
-            word_list = self._word_list(tx)
-        found = ((typed, suggest.closest(folded, papers[folded], word_list)) for typed, folded in rare)
-        suggestions = [Suggestion(typed, alternatives) for typed, alternatives in found if alternatives]
-        unknown = [typed for typed, folded in rare if not papers[folded]] if others_found else []
-        return suggestions, unknown
-
-    def _word_list(self, tx):
-        """The index's words: kept in memory while the index is unchanged, and in the cache
-        folder for the next process (reading them from a large index takes long)."""
-        from catalog.searching import suggest
-
-        stamp = tx.search.vocabulary_stamp()
-        if self._words is not None and self._words.stamp == stamp:
-            return self._words
-        folder = self.store.cache_dir() / "vocabulary"
-        words = suggest.WordList.load(folder, stamp)
-        if words is None:
-            words = suggest.WordList.build(stamp, tx.search.vocabulary())
-            words.save(folder)
-        self._words = words
-        return words
-
-    # --- acronyms users add (catalog/searching/glossary.py) --------------------------------
-
-    def acronyms(self) -> list[AddedAcronym]:
-        """The acronyms users added, by short form."""
-        with self.store.read() as tx:
-            return tx.edits.added_acronyms()
-
-    def add_acronym(self, short: str, long: str) -> bool:
-        """Searches for `short` also find `long` and the other way round, over what the
-        abstracts define and the bundled glossary; whether it was not there yet."""
-        short, long, key = _acronym(short, long)
-        with self.store.write() as tx:
-            return tx.edits.add_acronym(short, key, long)
-
-    def remove_acronym(self, short: str, long: str | None = None) -> int:
-        """Remove an added acronym's long forms (all, or `long`); how many. CatalogError when
-        none was added."""
-        short = rules.user_line(short)
-        key = None if long is None else _acronym(short, long)[2]
-        with self.store.write() as tx:
-            removed = tx.edits.remove_acronyms(short, key)
-        if not removed:
-            what = short if long is None else f"{short} = {rules.user_line(long)}"
-            raise CatalogError(f"no acronym {what} was added (`catalog acronyms` lists them)")
-        return removed
 
     def get(self, key: str) -> PaperDetail:
         with self.store.read() as tx:
@@ -393,7 +295,7 @@ class Catalog:
             done = [changes.change_tags(tx, pid, add, remove) for pid in ids]
             tx.edits.drop_unused_tags()
             edited = _edit(tx, ids, done)
-        self._keep_bib_files_current()  # a tag is what a project's .bib selects, most often
+        self.citing.keep_current()  # a tag is what a project's .bib selects, most often
         return edited
 
     def set_status(self, keys: Sequence[str], status: str) -> Edit:
@@ -412,7 +314,7 @@ class Catalog:
             ids = [resolve_key(tx, k) for k in keys]
             done = [c for pid in ids if (c := changes.set_field(tx, pid, field, value)) is not None]
             edited = _edit(tx, ids, done)
-        self._keep_bib_files_current()  # a title is written in them; a status can select them
+        self.citing.keep_current()  # a title is written in them; a status can select them
         return edited
 
     def add_note(self, key: str, body: str) -> Edit:
@@ -465,127 +367,7 @@ class Catalog:
         with self.store.read() as tx:
             return [tx.papers.paper_state(resolve_key(tx, key)) for key in keys]
 
-    # --- triage: one paper at a time (the TUI's triage mode) -------------------------------
-
-    def triage_count(self, query: str) -> TriageCount:
-        """How many papers `query` finds, and how many of them are triaged (status no longer
-        unread, or rated)."""
-        parsed = parse(query)
-        with self.store.read() as tx:
-            total = tx.search.count(parsed)
-            left = tx.search.count(_untriaged(parsed)) if total else 0
-        return TriageCount(total, total - left)
-
-    def untriaged(self, query: str, *, limit: int = 500) -> list[PaperSummary]:
-        """The first `limit` papers of `query` not triaged yet, in the search's own order."""
-        with self.store.read() as tx:
-            return [hit.summary for hit in tx.search.page(_untriaged(parse(query)), limit=limit)]
-
-    def triage_order(self, query: str, *, limit: int = 500) -> TriageOrder | None:
-        """The untriaged papers of `query`, most promising first: ranked by the discovery
-        engine's recommender against the papers the user rated 4-5, queued, is reading, read
-        or tagged. None when there are none of those to learn from. Loads scikit-learn and
-        may build the discovery cache: call it from a worker."""
-        from catalog.discover import related
-
-        parsed = parse(query)
-        return related.triage_order(self.store, _untriaged(parsed), limit, whole_catalog=parsed.is_empty)
-
     # --- overviews ----------------------------------------------------------------------
-
-    # --- project .bib files kept current (catalog/bibfiles.py) ---------------------------------
-
-    def bib_add(self, path: Path, query: str, *, aux: Path | None = None) -> Synced:
-        """Keep `path` a BibTeX file of the papers `query` selects (only those `aux` cites, with
-        one), written now and again by bib_sync whenever its content would change."""
-        from catalog import bibfiles
-
-        parse(query)  # a query that cannot mean anything is refused before anything is kept
-        target = Path(path).expanduser().resolve()
-        found = bibfiles.BibFile(str(target), query, str(Path(aux).expanduser().resolve()) if aux else None)
-        synced = self._bib_write(found)
-        with self.store.write() as tx:
-            tx.imports.set_setting(*found.as_setting())
-        return synced
-
-    def bib_remove(self, path: Path) -> bool:
-        from catalog import bibfiles
-
-        name = bibfiles.PREFIX + str(Path(path).expanduser().resolve())
-        with self.store.write() as tx:
-            known = tx.imports.setting(name) is not None
-            tx.imports.set_setting(name, None)
-        return known
-
-    def bib_files(self) -> list:
-        from catalog import bibfiles
-
-        with self.store.read() as tx:
-            return [bibfiles.BibFile.from_setting(n, v) for n, v in tx.imports.settings_starting(bibfiles.PREFIX)]
-
-    def bib_sync(self) -> list[Synced]:
-        """Rewrite each kept .bib file whose content changed; what each holds now."""
-        return [self._bib_write(found) for found in self.bib_files()]
-
-    def _keep_bib_files_current(self) -> None:
-        """After a change, the kept .bib files that it changed are rewritten; one that cannot be
-        (its folder gone) waits for `catalog bib sync`, which says why."""
-        for found in self.bib_files():
-            try:
-                self._bib_write(found)
-            except (CatalogError, OSError):
-                pass
-
-    def _bib_write(self, found) -> Synced:
-        from catalog import bibfiles
-        from catalog.export import filewriter as files
-
-        text, count = bibfiles.render(self.exchange.export_papers(found.query), bibfiles.cited(found.aux))
-        target = Path(found.path)
-        try:
-            same = target.is_file() and target.read_text(encoding="utf-8") == text
-        except (OSError, UnicodeDecodeError):
-            same = False
-        if not same:
-            files.write_file(target, lambda out: out.write(text), force=True,
-                             protected=files.database_files(self.path))
-        return bibfiles.Synced(found.path, count, not same)
-
-    def citekey_pattern(self, pattern: str | None = None) -> str:
-        """The pattern new papers' cite keys are made by (docs/formats.md, "Cite keys"); with
-        `pattern`, set it first (checked: CatalogError for one that is not a pattern)."""
-        from catalog import citekeys
-
-        if pattern is not None:
-            citekeys.pattern_parts(pattern)
-            with self.store.write() as tx:
-                tx.imports.set_setting(citekeys.SETTING, pattern.replace(" ", ""))
-        with self.store.read() as tx:
-            return tx.imports.setting(citekeys.SETTING) or citekeys.PATTERN
-
-    def regen_citekeys(self, query: str = "") -> list[tuple[str, str | None, str]]:
-        """Make the cite keys of the papers `query` selects (all for "") again by the current
-        pattern; a key a paper's file gave it stays. (paper key, old cite key, new) of each
-        change, in search order."""
-        from catalog import citekeys
-
-        changes = []
-        with self.store.write() as tx:
-            pattern = tx.imports.setting(citekeys.SETTING) or citekeys.PATTERN
-            ids = [hit.paper_id for hit in tx.search.page(parse(query), limit=-1, partial=False)]
-            for pid, paper in zip(ids, tx.papers.export_papers(ids)):
-                own = citekeys.own_key([(r.format, r.cite_key) for r in paper.records])
-                base = own or citekeys.made_key(authors=paper.authors, year=paper.year,
-                                                title=paper.title or paper.headline, venue=paper.venue,
-                                                fallback="paper", pattern=pattern)
-                new, n = base, 0
-                while new.lower() != (paper.cite_key or "").lower() and tx.imports.citekeys_taken([new]):
-                    n += 1
-                    new = citekeys.suffixed(base, n, generated=own is None)
-                if new != paper.cite_key:
-                    tx.imports.set_citekey(pid, new, own is None)
-                    changes.append((paper.key, paper.cite_key, new))
-        return changes
 
     def authors(self, query: str = "", *, limit: int = 100) -> list[AuthorCount]:
         """The people with most papers among those `query` selects (all for ""), most first."""
@@ -617,7 +399,7 @@ class Catalog:
         tag counting its children's papers too); the whole catalog for "". The papers are
         those `count` counts (`partial=False`: only those holding every word, as a search
         sorted otherwise than by relevance lists; by default as the request's order lists)."""
-        asked = _asked(query)
+        asked = as_request(query)
         with self.store.read() as tx, tx.stoppable(cancelled):
             parsed = as_one_query(tx, asked)
             total = tx.papers.paper_count()
@@ -630,27 +412,6 @@ class Catalog:
             else:
                 found = tx.search.facets(parsed, partial=asked.partial if partial is None else partial)
         return dataclasses.replace(found, saved=saved, query=asked.text, catalog_total=total, tag_names=names)
-
-    # --- saved searches -----------------------------------------------------------------
-
-    def save_search(self, name: str, query: str) -> Edit:
-        """Save `query` under `name`, replacing the query a search of that name had."""
-        name, query = rules.user_line(name), rules.user_line(query)
-        if not name:
-            raise CatalogError("a saved search needs a name")
-        parse(query)  # refuse a query that would only ever give an error
-        with self.store.write() as tx:
-            return Edit((changes.save_search(tx, name, query),))
-
-    def delete_saved_search(self, name: str) -> Edit:
-        with self.store.write() as tx:
-            if tx.edits.saved_query(name) is None:
-                raise CatalogError(f"no saved search named {name!r}")
-            return Edit((changes.save_search(tx, name, None),))
-
-    def saved_searches(self) -> tuple[SavedQuery, ...]:
-        with self.store.read() as tx:
-            return tx.edits.saved_searches()
 
     # --- schema and health, of a catalog not opened (backups, SQL, members: catalog.admin) ---
 
@@ -701,30 +462,6 @@ def _note(tx, pid: int, key: str, number: int) -> NoteView:
 def _edit(tx, ids: Sequence[int], done: Sequence, *, note: NoteView | None = None,
           conflicts: Sequence[str] = ()) -> Edit:
     return Edit(tuple(done), tuple(tx.papers.summaries(list(dict.fromkeys(ids)))), note, tuple(conflicts))
-
-
-def _acronym(short: str, long: str) -> tuple[str, str, str]:
-    """(short form, long form, the long form as compared) as stored, or CatalogError."""
-    from catalog.searching.acronyms import long_key
-
-    short, long = rules.user_line(short), rules.user_line(long)
-    if not any(c.isalnum() for c in short) or len(short) > 40 or len(short.split()) > 4:
-        raise CatalogError(f"{short!r} is no short form: up to 4 words and 40 characters, with a letter or digit")
-    key = long_key(long)
-    if len(key) < 2 or len(long) > 200:
-        raise CatalogError(f"{long!r} is no long form: words with letters, up to 200 characters")
-    if key == long_key(short):
-        raise CatalogError(f"{short!r} and {long!r} are the same words")
-    return short, long, key
-
-
-def _asked(query: SearchRequest | str, sort: Sort | str | None = None) -> SearchRequest:
-    """A request as given, or made from text (parsed here, once)."""
-    if isinstance(query, SearchRequest):
-        if sort is not None:
-            raise TypeError("a SearchRequest carries its own sort")
-        return query
-    return request(query, RELEVANCE if sort is None else sort)
 
 
 def _hits(tx, parsed: Query, named: list[int], limit: int, offset: int, sort: Sort,
@@ -805,12 +542,6 @@ def _with_page_snippets(summaries: list[PaperSummary], hits: list[SearchHit], fo
                                           page_snippet=highlight.snippet(text, terms) if terms else text[:160])
         done.append(summary)
     return done
-
-
-def _untriaged(query: Query) -> Query:
-    """`query` narrowed to the papers not triaged yet: status unread and no rating."""
-    return Query([*query.clauses, Clause((Filter("status", "=", "unread"),)),
-                  Clause((Filter("has", "=", "rating"),), negated=True)], query.source)
 
 
 def _with_snippets(hits: list[SearchHit], query, also: dict[str, list[str]]) -> list[PaperSummary]:

@@ -77,7 +77,7 @@ class Vocabulary:
             done += [changes.change_tags(tx, pid, added, ()) for pid, (_, added) in plans.items() if added]
             tx.edits.drop_unused_tags()
             edit = Edit(tuple(c for c in done if c.added or c.removed), tuple(tx.papers.summaries(ids)))
-        self.catalog._keep_bib_files_current()
+        self.catalog.citing.keep_current()
         return edit
 
 

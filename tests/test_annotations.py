@@ -37,7 +37,7 @@ def annotate(catalog: Catalog) -> tuple[str, str]:
     catalog.set_rating([mcr], 4)
     catalog.set_title(neurons, "Sparse wide nets")
     catalog.tag([neurons], ["sparsity"])
-    catalog.save_search("thesis", "tag:project/thesis")
+    catalog.saved.save_search("thesis", "tag:project/thesis")
     return mcr, neurons
 
 
@@ -62,7 +62,7 @@ def test_annotations_move_between_catalogs(seeded_both, colleague, tmp_path):
     assert [n.body for n in got.notes] == ["check the rate-reduction proof", "their own note"]
     assert (got.summary.status, got.summary.rating) == ("reading", 4)
     assert colleague.get(neurons).summary.title == "Sparse wide nets"
-    assert [s.name for s in colleague.saved_searches()] == ["thesis"]
+    assert [s.name for s in colleague.saved.saved_searches()] == ["thesis"]
 
     # Importing again adds nothing: no duplicate tags, notes or searches.
     again = colleague.exchange.import_annotations(path)
@@ -77,7 +77,7 @@ def test_conflicts_keep_yours_unless_theirs(seeded_both, colleague, tmp_path):
     seeded_both.exchange.export_annotations(path)
     colleague.set_status([mcr], "read")
     colleague.set_title(neurons, "My own title")
-    colleague.save_search("thesis", "tag:thesis")
+    colleague.saved.save_search("thesis", "tag:thesis")
     report = colleague.exchange.import_annotations(path)
     assert len(report.conflicts) == 3
     assert any("status is 'read' here, 'reading' in the file (kept yours)" in c for c in report.conflicts)
@@ -88,7 +88,7 @@ def test_conflicts_keep_yours_unless_theirs(seeded_both, colleague, tmp_path):
     report = colleague.exchange.import_annotations(path, theirs=True)
     assert colleague.get(mcr).summary.status == "reading"
     assert colleague.get(neurons).summary.title == "Sparse wide nets"
-    assert colleague.saved_searches()[0].query == "tag:project/thesis"
+    assert colleague.saved.saved_searches()[0].query == "tag:project/thesis"
 
 
 def test_papers_match_by_fingerprint_doi_or_title_when_keys_differ(seeded_both, tmp_path):

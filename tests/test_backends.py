@@ -221,8 +221,8 @@ def test_copy_moves_everything_between_backends(seeded_any, tmp_path, pg_server)
     seeded_any.tag([key], add=["lab/reading"])
     seeded_any.set_status([key], "read")
     seeded_any.add_note(key, "our notes")
-    seeded_any.save_search("lab", "tag:lab")
-    seeded_any.add_acronym("ZQA", "attention sink")
+    seeded_any.saved.save_search("lab", "tag:lab")
+    seeded_any.words.add_acronym("ZQA", "attention sink")
     file_copy = tmp_path / "copy.db"
     server_copy = pg_server.create()
     try:
@@ -234,7 +234,7 @@ def test_copy_moves_everything_between_backends(seeded_any, tmp_path, pg_server)
             try:
                 assert [p.key for p in copy.search("tag:lab status:read our")] == [key]
                 assert [(n.author, n.body) for n in copy.get(key).notes] == [(copy.get(key).notes[0].author, "our notes")]
-                assert [s.query for s in copy.saved_searches()] == ["tag:lab"]
+                assert [s.query for s in copy.saved.saved_searches()] == ["tag:lab"]
                 assert sorted(p.key for p in copy.search("", limit=-1)) == sorted(
                     p.key for p in seeded_any.search("", limit=-1))
                 # What the import learned comes along: acronyms widen searches as before (the
@@ -242,7 +242,7 @@ def test_copy_moves_everything_between_backends(seeded_any, tmp_path, pg_server)
                 assert sorted(p.key for p in copy.search("SAE", limit=-1)) == sorted(
                     p.key for p in seeded_any.search("SAE", limit=-1))
                 assert copy.highlight_terms("SAE") == seeded_any.highlight_terms("SAE")
-                assert [a.short for a in copy.acronyms()] == ["ZQA"]  # and what users added
+                assert [a.short for a in copy.words.acronyms()] == ["ZQA"]  # and what users added
                 copy.add_note(key, "written in the copy")  # new ids do not collide
                 copy.import_paths([SEEDS])
             finally:

@@ -23,21 +23,21 @@ def test_a_kept_bib_follows_its_tag(tmp_path):
     try:
         catalog.import_paths([LIBRARIES / "cdl-sample.bib"])
         thesis = tmp_path / "thesis.bib"
-        done = catalog.bib_add(thesis, "tag:thesis")
+        done = catalog.citing.bib_add(thesis, "tag:thesis")
         assert (done.papers, thesis.read_text()) == (0, "")
         catalog.tag([catalog.exchange.export_papers("citekey:Rame72")[0].key], ["thesis"])
         assert _keys(thesis) == ["Rame72"]
         stamp = thesis.stat().st_mtime_ns
-        assert [s.written for s in catalog.bib_sync()] == [False]  # unchanged: not written again
+        assert [s.written for s in catalog.citing.bib_sync()] == [False]  # unchanged: not written again
         assert thesis.stat().st_mtime_ns == stamp
         catalog.tag([catalog.exchange.export_papers("citekey:Thor13")[0].key], ["thesis"])
         assert sorted(_keys(thesis)) == ["Rame72", "Thor13"]
         aux = tmp_path / "paper.aux"
         aux.write_text("\\relax\n\\citation{Thor13}\n\\citation{nothere,Thor13}\n")
         cut = tmp_path / "cut.bib"
-        assert catalog.bib_add(cut, "tag:thesis", aux=aux).papers == 1
+        assert catalog.citing.bib_add(cut, "tag:thesis", aux=aux).papers == 1
         assert _keys(cut) == ["Thor13"]
-        assert catalog.bib_remove(thesis) and [f.path for f in catalog.bib_files()] == [str(cut.resolve())]
+        assert catalog.citing.bib_remove(thesis) and [f.path for f in catalog.citing.bib_files()] == [str(cut.resolve())]
     finally:
         catalog.close()
 

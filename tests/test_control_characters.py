@@ -55,7 +55,7 @@ def test_the_library_calls_of_the_tui_strip_controls(seeded, db_path):
     seeded.add_note(key, f"typed {NASTY} in the editor")
     seeded.edit_note(key, 1, f"edited {NASTY}")
     seeded.set_title(key, f"pasted {NASTY} title")
-    seeded.save_search(f"s{NASTY}", "attention")
+    seeded.saved.save_search(f"s{NASTY}", "attention")
     _assert_clean(db_path)
 
 

@@ -215,7 +215,7 @@ def test_round_trip_into_a_fresh_catalog(seeded_any, tmp_path, fmt):
     seeded.set_rating([key], 4)
     other = key_of(seeded, '"increasing the number of neurons"')
     seeded.set_title(other, "Sparse wide nets")
-    seeded.save_search("mine", "tag:toread")
+    seeded.saved.save_search("mine", "tag:toread")
     papers = tmp_path / f"papers.{fmt}"
     notes = tmp_path / "annotations.json"
     seeded.exchange.export("", fmt, papers)
@@ -231,7 +231,7 @@ def test_round_trip_into_a_fresh_catalog(seeded_any, tmp_path, fmt):
                         p.rating, p.tags, p.notes) for p in catalog.exchange.export_papers("")}
 
     assert state(fresh) == state(seeded)
-    assert fresh.saved_searches() == seeded.saved_searches()
+    assert fresh.saved.saved_searches() == seeded.saved.saved_searches()
     fresh.close()
 
 

@@ -54,7 +54,7 @@ def test_seed_papers_found_through_the_glossary(seeded_any, query, word):
     papers = seeded_any.search(query, limit=5)
     assert papers and papers[0].match == "all"
     assert word.lower() in seeded_any.get(papers[0].key).abstract_text.lower()
-    assert seeded_any.missing_words(query) is None and seeded_any.suggest(query) == []
+    assert seeded_any.words.missing_words(query) is None and seeded_any.words.suggest(query) == []
 
 
 def test_the_long_form_finds_the_short_one(seeded_any):
@@ -68,18 +68,18 @@ def test_the_long_form_finds_the_short_one(seeded_any):
 
 def test_added_acronyms_win_and_are_found_both_ways(seeded_any):
     assert seeded_any.search("ZQA") == []
-    assert seeded_any.add_acronym("ZQA", "attention sink") is True
-    assert seeded_any.add_acronym("zqa", "Attention  sinks") is False  # the same, again
-    assert [a.as_json() for a in seeded_any.acronyms()] == [{"short": "ZQA", "long": "attention sink"}]
+    assert seeded_any.words.add_acronym("ZQA", "attention sink") is True
+    assert seeded_any.words.add_acronym("zqa", "Attention  sinks") is False  # the same, again
+    assert [a.as_json() for a in seeded_any.words.acronyms()] == [{"short": "ZQA", "long": "attention sink"}]
     sink = {p.key for p in seeded_any.search('"attention sink"', limit=50)}
     assert sink and {p.key for p in seeded_any.search("ZQA", limit=50)} == sink
     assert ("zqa",) in seeded_any.highlight_terms("attention sink").stems  # and the other way
     # An added meaning wins over the abstracts' own (SAE: sparse autoencoders).
-    seeded_any.add_acronym("SAE", "attention sink")
+    seeded_any.words.add_acronym("SAE", "attention sink")
     assert {p.key for p in seeded_any.search("SAE", limit=50) if p.match == "all"} \
         == {p.key for p in seeded_any.search("=SAE OR =SAEs", limit=50)} | sink
-    assert seeded_any.remove_acronym("SAE") == 1 and seeded_any.remove_acronym("zqa") == 1
-    assert seeded_any.acronyms() == []
+    assert seeded_any.words.remove_acronym("SAE") == 1 and seeded_any.words.remove_acronym("zqa") == 1
+    assert seeded_any.words.acronyms() == []
 
 
 @pytest.mark.parametrize("short, long, message", [
@@ -91,7 +91,7 @@ def test_bad_acronyms_get_one_line(empty_catalog, short, long, message):
     from catalog.errors import CatalogError
 
     with pytest.raises(CatalogError, match=message):
-        empty_catalog.add_acronym(short, long)
+        empty_catalog.words.add_acronym(short, long)
 
 
 def test_cli_adds_lists_and_removes(seeded, run_cli):

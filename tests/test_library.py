@@ -27,17 +27,17 @@ def test_facets_count_the_catalog(seeded):
 
 
 def test_saved_searches_round_trip(seeded):
-    seeded.save_search("theory", "venue:ICLR proof")
-    seeded.save_search("theory", "venue:ICLR theorem")  # same name replaces
-    seeded.save_search("mine", "has:notes")
-    assert [(s.name, s.query) for s in seeded.saved_searches()] == [
+    seeded.saved.save_search("theory", "venue:ICLR proof")
+    seeded.saved.save_search("theory", "venue:ICLR theorem")  # same name replaces
+    seeded.saved.save_search("mine", "has:notes")
+    assert [(s.name, s.query) for s in seeded.saved.saved_searches()] == [
         ("mine", "has:notes"), ("theory", "venue:ICLR theorem")]
-    seeded.delete_saved_search("mine")
-    assert [s.name for s in seeded.saved_searches()] == ["theory"]
+    seeded.saved.delete_saved_search("mine")
+    assert [s.name for s in seeded.saved.saved_searches()] == ["theory"]
     with pytest.raises(CatalogError):
-        seeded.delete_saved_search("mine")
+        seeded.saved.delete_saved_search("mine")
     with pytest.raises(Exception, match="year"):
-        seeded.save_search("bad", "year:abc")
+        seeded.saved.save_search("bad", "year:abc")
 
 
 def _other_shell(seeded):
@@ -149,13 +149,13 @@ def test_undo_keeps_a_note_edited_since(seeded):
 
 
 def test_undo_of_saved_searches(seeded):
-    created = seeded.save_search("theory", "venue:ICLR proof")
-    replaced = seeded.save_search("theory", "venue:ICLR theorem")
+    created = seeded.saved.save_search("theory", "venue:ICLR proof")
+    replaced = seeded.saved.save_search("theory", "venue:ICLR theorem")
     assert replaced.changes[0].before == "venue:ICLR proof"
     seeded.undo(replaced)
-    assert [(s.name, s.query) for s in seeded.saved_searches()] == [("theory", "venue:ICLR proof")]
-    deleted = seeded.delete_saved_search("theory")
+    assert [(s.name, s.query) for s in seeded.saved.saved_searches()] == [("theory", "venue:ICLR proof")]
+    deleted = seeded.saved.delete_saved_search("theory")
     seeded.undo(deleted)
-    assert [(s.name, s.query) for s in seeded.saved_searches()] == [("theory", "venue:ICLR proof")]
+    assert [(s.name, s.query) for s in seeded.saved.saved_searches()] == [("theory", "venue:ICLR proof")]
     seeded.undo(created)
-    assert seeded.saved_searches() == ()
+    assert seeded.saved.saved_searches() == ()

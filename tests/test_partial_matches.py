@@ -24,7 +24,7 @@ def test_a_word_no_paper_holds_leaves_the_others_to_find(seeded_any, query, miss
     papers = seeded_any.search(query, limit=20)
     assert papers and {p.match for p in papers} == {"some"}
     assert seeded_any.count(query) >= len(papers)
-    found = seeded_any.missing_words(query)
+    found = seeded_any.words.missing_words(query)
     assert found is not None and list(found.missing) == missing
     assert found.held and not set(found.held) & set(missing)
 
@@ -32,14 +32,14 @@ def test_a_word_no_paper_holds_leaves_the_others_to_find(seeded_any, query, miss
 def test_the_paper_the_other_words_name_comes_first(seeded_any):
     (first, *_) = seeded_any.search("GPT-2 without BatchNorm", limit=5, snippets=False)
     assert "GPT-2" in first.title  # "All LN layers can be removed from every GPT-2 model"
-    assert seeded_any.missing_words("GPT-2 without BatchNorm").missing == ("BatchNorm",)
+    assert seeded_any.words.missing_words("GPT-2 without BatchNorm").missing == ("BatchNorm",)
 
 
 def test_nothing_is_missing_when_every_word_or_no_word_is_found(seeded_any):
-    assert seeded_any.missing_words("sparse autoencoder") is None
-    assert seeded_any.missing_words("qqzx wwvy") is None  # nothing to show instead
+    assert seeded_any.words.missing_words("sparse autoencoder") is None
+    assert seeded_any.words.missing_words("qqzx wwvy") is None  # nothing to show instead
     assert seeded_any.search("qqzx wwvy") == []
-    assert seeded_any.missing_words("attention") is None  # one word: found or not
+    assert seeded_any.words.missing_words("attention") is None  # one word: found or not
 
 
 def test_filters_and_negated_words_hold_for_partial_matches(seeded_any):

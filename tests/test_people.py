@@ -149,14 +149,14 @@ def test_triage_and_discovery_read_only_your_own_marks(shared):
     ann, as_ = shared
     bob = as_("bob")
     keys = [p.key for p in ann.search("", limit=4)]
-    before = ann.triage_count("")
+    before = ann.triage.triage_count("")
     bob.set_rating(keys[:2], 5)
     bob.set_status(keys[2:], "read")
     # Bob's marks triage the papers for bob, not for ann.
-    assert ann.triage_count("") == before
-    assert bob.triage_count("").triaged == before.triaged + 4
-    assert set(keys) <= {p.key for p in ann.untriaged("", limit=1000)}
-    assert not set(keys) & {p.key for p in bob.untriaged("", limit=1000)}
+    assert ann.triage.triage_count("") == before
+    assert bob.triage.triage_count("").triaged == before.triaged + 4
+    assert set(keys) <= {p.key for p in ann.triage.untriaged("", limit=1000)}
+    assert not set(keys) & {p.key for p in bob.triage.untriaged("", limit=1000)}
     # What recommend and triage learn from, and what recommend leaves out, are each person's.
     with ann.store.read() as tx:
         ids = [tx.papers.paper_id(k) for k in keys]

@@ -177,7 +177,9 @@ def test_tiers_ranked_in_one_statement_are_the_walk_tier_by_tier(pg_seeded, monk
 def test_a_rare_word_is_three_statements_on_a_server(pg_seeded, monkeypatch):
     """The acronyms its reader added (any word may be one: `catalog acronyms add`), its lists'
     states in one statement, its tiers' page in another (it was four before lists were read in
-    one; folding the added acronyms into the states' statement would make it two again)."""
+    one). The acronyms stay a statement of their own: the states are keyed by the tiers'
+    expressions, which the acronyms make, so folding them in would mean compiling the query
+    before knowing them and again whenever one applies, the lists reaching into search."""
     from catalog.store.postgres.connection import Connection
 
     statements = []
@@ -189,6 +191,24 @@ def test_a_rare_word_is_three_statements_on_a_server(pg_seeded, monkeypatch):
         assert len(statements) == 3, statements
         assert "acronym_added" in statements[0] and "acronym_added" not in " ".join(statements[1:])
 
+
+
+def test_the_acronyms_abstracts_define_and_those_added_are_one_statement(pg_seeded, monkeypatch):
+    """Words that may be a long form (`sparse autoencoders`: SAE, as the seeds' abstracts
+    define it) read what the abstracts define and what the reader added in one statement
+    (it was two), and search finds through both."""
+    from catalog.store.postgres.connection import Connection
+
+    pg_seeded.words.add_acronym("SPAEN", "sparse autoencoders")
+    statements = []
+    original = Connection.execute
+    monkeypatch.setattr(Connection, "execute", lambda self, sql, *a: statements.append(sql) or original(self, sql, *a))
+    with pg_seeded.store.read() as tx:
+        statements.clear()
+        also = tx.search.acronyms_for(parse("sparse autoencoders"))
+    read = [sql for sql in statements if "acronym" in sql]
+    assert len(read) == 1 and "acronym_added" in read[0], statements
+    assert {"SAE", "SPAEN"} <= {form for forms in also.values() for form in forms}, also
 
 # In the seeds: `the`, `model`, `models` are frequent words as written, `learn` and `model` as stems.
 SEVERAL = ["the model", '"the model"', "the model venue:ICLR", "the model -learning", "learning models"]

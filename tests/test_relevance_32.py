@@ -34,7 +34,7 @@ def measured(tmp_path_factory):
 
     def as_the_cli(text: str) -> list[str]:
         papers = catalog.search(text, limit=relevance.K, snippets=False)
-        if not any(p.match == "all" for p in papers) and (fixed := catalog.correction(text)):
+        if not any(p.match == "all" for p in papers) and (fixed := catalog.words.correction(text)):
             papers = catalog.search(fixed, limit=relevance.K, snippets=False)
         return [p.key for p in papers]
 

@@ -60,9 +60,9 @@ def test_the_word_being_typed_is_checked_for_typos(seeded):
     """The TUI searches `interpretabilty` as a prefix while it is typed; did-you-mean still
     checks it as a word (a prefix the user ends with * is not)."""
     typed = request("interpretabilty*", completing=True)
-    assert [s.alternatives[0] for s in seeded.suggest(typed)] == ["interpretability"]
-    assert seeded.suggest(request("interpretabilty*")) == []
-    assert seeded.suggest(request("10.1000/xyz.42")) == []  # an identifier is no typo
+    assert [s.alternatives[0] for s in seeded.words.suggest(typed)] == ["interpretability"]
+    assert seeded.words.suggest(request("interpretabilty*")) == []
+    assert seeded.words.suggest(request("10.1000/xyz.42")) == []  # an identifier is no typo
 
 
 def test_a_request_is_made_once_and_refuses_what_cannot_mean_anything(seeded):
@@ -70,6 +70,6 @@ def test_a_request_is_made_once_and_refuses_what_cannot_mean_anything(seeded):
         request("journal:kim")
     with pytest.raises(QueryError, match="cannot sort by 'author'"):
         request("graph", "author")
-    assert seeded.suggest("journal:kim") == [] and not seeded.highlight_terms("journal:kim")
+    assert seeded.words.suggest("journal:kim") == [] and not seeded.highlight_terms("journal:kim")
     with pytest.raises(TypeError):
         seeded.search(request("graph"), sort="year")  # the request has its own order

@@ -1,6 +1,6 @@
-"""The storage seam (catalog/store/base.py): each backend's transaction is the same roles, each
+"""The storage seam (catalog/store/base/): each backend's transaction is the same roles, each
 an object implementing its declared interface and nothing more, so code above the store can
-be read against base.py alone."""
+be read against base/ alone."""
 
 from __future__ import annotations
 

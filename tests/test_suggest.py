@@ -20,7 +20,7 @@ def own_cache(tmp_path, monkeypatch):
 
 
 def _alternatives(catalog, query):
-    return {s.word: s.alternatives for s in catalog.suggest(query)}
+    return {s.word: s.alternatives for s in catalog.words.suggest(query)}
 
 
 @pytest.mark.parametrize("query,word,best", [
@@ -37,7 +37,7 @@ def test_typos_get_the_closest_indexed_word(seeded_any, query, word, best):
 @pytest.mark.parametrize("query", ["attention sink", "sparse autoencoder temporal", "interp*",
                                    "attention -atention", "venue:ICML", "", "MCR2 zqxj", "注意力"])
 def test_no_suggestions_for_words_the_index_holds_prefixes_negations_and_filters(seeded_any, query):
-    assert seeded_any.suggest(query) == []
+    assert seeded_any.words.suggest(query) == []
 
 
 def test_a_word_one_paper_holds_still_gets_a_suggestion_when_a_close_word_is_common(seeded_any):
@@ -77,7 +77,7 @@ def test_a_damaged_cache_file_is_rebuilt(seeded, tmp_path):
     folder = next((tmp_path / "cache").rglob("vocabulary"))
     (folder / "stamp").write_bytes(b"\xff\xfe garbage")
     (folder / f"{ord('d'):x}.tsv").write_bytes(b"\xff\xfe garbage")
-    seeded._words = None
+    seeded.words._words = None
     assert _alternatives(seeded, "diffusoin")["diffusoin"] == ("diffusion",)
 
 

@@ -48,7 +48,7 @@ def test_typos_within_their_distance_are_recovered(typo_catalog):
         if not 0 < OSA.distance(typo, word) <= edits or typo_catalog.search(typo, limit=1):
             continue  # two changes that make more (or fewer) edits, or a word some paper holds
         tried += 1
-        got = typo_catalog.correction(typo)
+        got = typo_catalog.words.correction(typo)
         if got == word:
             recovered += 1
         else:  # only a typo at least as close to a word as common
@@ -63,19 +63,19 @@ def test_typos_within_their_distance_are_recovered(typo_catalog):
     ("Hessain eigenvalues", "hessian eigenvalues"),
 ])
 def test_the_whole_query_is_corrected(typo_catalog, typed, meant):
-    assert typo_catalog.correction(typed) == meant
+    assert typo_catalog.words.correction(typed) == meant
 
 
 def test_no_correction_for_two_unknown_words_a_known_one_or_this_form(typo_catalog):
-    assert typo_catalog.correction("interpretabilty of atention") is None  # two unknown words
-    assert typo_catalog.correction("attention") is None
-    assert typo_catalog.correction("=watermarkng") is None  # `=word`: as typed, on purpose
-    assert typo_catalog.correction("mech interp") is None  # an acronym covers it
+    assert typo_catalog.words.correction("interpretabilty of atention") is None  # two unknown words
+    assert typo_catalog.words.correction("attention") is None
+    assert typo_catalog.words.correction("=watermarkng") is None  # `=word`: as typed, on purpose
+    assert typo_catalog.words.correction("mech interp") is None  # an acronym covers it
 
 
 def test_a_short_word_gets_one_edit_only(typo_catalog):
-    assert typo_catalog.correction("modle") == "model"  # one edit
-    assert "model" not in {w for s in typo_catalog.suggest("mdle") for w in s.alternatives}  # two
+    assert typo_catalog.words.correction("modle") == "model"  # one edit
+    assert "model" not in {w for s in typo_catalog.words.suggest("mdle") for w in s.alternatives}  # two
 
 
 def test_cli_searches_the_corrected_query_and_says_so(seeded, run_cli):

@@ -231,7 +231,7 @@ def citekey_regen(ctx, query):
     gave it stays), and list every change."""
     from catalog.text.terminal import safe
 
-    changes = _open(ctx).regen_citekeys(" ".join(query))
+    changes = _open(ctx).citing.regen_citekeys(" ".join(query))
     for key, old, new in changes:
         click.echo(f"{key}  {safe(old or '(none)')} -> {safe(new)}")
     click.echo(f"{len(changes)} cite {'key' if len(changes) == 1 else 'keys'} changed", err=True)
@@ -243,7 +243,7 @@ def citekey_regen(ctx, query):
 def citekey_pattern(ctx, pattern):
     """Show the pattern new cite keys are made by, or set it (like auth.lower+year+shorttitle;
     parts: auth, auth.lower, year, shorttitle, title3). Keys already given stay until regen."""
-    click.echo(_open(ctx).citekey_pattern(pattern))
+    click.echo(_open(ctx).citing.citekey_pattern(pattern))
 
 
 @click.group()
@@ -261,7 +261,7 @@ def bib_add(ctx, file, query, aux):
     """Keep FILE a BibTeX file of the papers QUERY selects (a tag, a saved search's query)."""
     from catalog.text.terminal import safe
 
-    done = _open(ctx).bib_add(file, " ".join(query), aux=aux)
+    done = _open(ctx).citing.bib_add(file, " ".join(query), aux=aux)
     click.echo(f"{safe(done.path)}: {done.papers} {'entry' if done.papers == 1 else 'entries'}; kept current", err=True)
 
 
@@ -271,7 +271,7 @@ def bib_sync(ctx):
     """Rewrite each kept .bib file whose papers changed."""
     from catalog.text.terminal import safe
 
-    for done in _open(ctx).bib_sync():
+    for done in _open(ctx).citing.bib_sync():
         click.echo(f"{safe(done.path)}: {done.papers} entries, {'rewritten' if done.written else 'unchanged'}",
                    err=True)
 
@@ -282,7 +282,7 @@ def bib_list(ctx):
     """The kept .bib files and their queries."""
     from catalog.text.terminal import safe
 
-    for found in _open(ctx).bib_files():
+    for found in _open(ctx).citing.bib_files():
         click.echo(f"{safe(found.path)}\t{safe(found.query)}" + (f"\t--aux {safe(found.aux)}" if found.aux else ""))
 
 
@@ -291,7 +291,7 @@ def bib_list(ctx):
 @click.pass_context
 def bib_remove(ctx, file):
     """Stop keeping FILE current (the file itself stays)."""
-    if not _open(ctx).bib_remove(file):
+    if not _open(ctx).citing.bib_remove(file):
         raise click.ClickException(f"{file} is not a kept .bib file (`catalog bib list` shows them)")
 
 

@@ -41,13 +41,13 @@ def search(ctx, query, limit, sort, reverse, within, as_json):
     catalog = _open(ctx)
     papers = catalog.search(asked, limit=limit, within=within)
     # One word in no paper, a typo of one many hold, and the others found: search it corrected.
-    fixed = catalog.correction(asked) if not any(p.match in ("all", "text") for p in papers) else None
+    fixed = catalog.words.correction(asked) if not any(p.match in ("all", "text") for p in papers) else None
     if fixed is not None:
         asked = request(fixed, asked.sort)
         papers = catalog.search(asked, limit=limit, within=within)
-    suggestions = [] if fixed else catalog.suggest(asked)  # words (almost) no paper holds: their closest words
+    suggestions = [] if fixed else catalog.words.suggest(asked)  # words (almost) no paper holds: their closest words
     # Only partial matches can come when a word is in no paper: then name it, once.
-    missing = catalog.missing_words(asked) if any(p.match == "some" for p in papers) else None
+    missing = catalog.words.missing_words(asked) if any(p.match == "some" for p in papers) else None
     _lists_left(catalog)
     if as_json:
         output.print_json(output.search_json(text, papers, suggestions, missing, fixed))
@@ -158,7 +158,7 @@ def saved_list(ctx, as_json):
     from catalog.cli import output
     from catalog.text.terminal import safe
 
-    searches = _open(ctx).saved_searches()
+    searches = _open(ctx).saved.saved_searches()
     if as_json:
         output.print_json([{"name": s.name, "query": s.query} for s in searches])
     elif not searches:
@@ -177,7 +177,7 @@ def saved_add(ctx, name, query):
     """Save QUERY under NAME (replacing a search of that name)."""
     from catalog.text.terminal import safe
 
-    saved = _open(ctx).save_search(name, " ".join(query)).changes[0]
+    saved = _open(ctx).saved.save_search(name, " ".join(query)).changes[0]
     was = f" (was: {safe(saved.before)})" if saved.before is not None else ""
     click.echo(f"Saved {safe(saved.name)!r}: {safe(saved.after)}{was}", err=True)
 
@@ -193,7 +193,7 @@ def saved_run(ctx, name, limit, as_json):
     from catalog.searching.request import request
 
     catalog = _open(ctx)
-    wanted = {s.name: s for s in catalog.saved_searches()}.get(" ".join(name.split()))
+    wanted = {s.name: s for s in catalog.saved.saved_searches()}.get(" ".join(name.split()))
     if wanted is None:
         _fail(f"no saved search named {name!r} (see `catalog saved list`)")
     asked = request(wanted.query)
@@ -213,7 +213,7 @@ def saved_delete(ctx, name):
     """Delete the saved search NAME."""
     from catalog.text.terminal import safe
 
-    _open(ctx).delete_saved_search(" ".join(name.split()))
+    _open(ctx).saved.delete_saved_search(" ".join(name.split()))
     click.echo(f"Deleted saved search {safe(name)!r}", err=True)
 
 
@@ -235,7 +235,7 @@ def acronyms_list(ctx, as_json):
     from catalog.cli import output
     from catalog.text.terminal import safe
 
-    found = _open(ctx).acronyms()
+    found = _open(ctx).words.acronyms()
     if as_json:
         output.print_json([a.as_json() for a in found])
     elif not found:
@@ -256,7 +256,7 @@ def acronyms_add(ctx, short, long):
     from catalog.text.terminal import safe
 
     long = " ".join(long)
-    new = _open(ctx).add_acronym(short, long)
+    new = _open(ctx).words.add_acronym(short, long)
     click.echo(f"{'Added' if new else 'Already added'}: {safe(short)} = {safe(long)}", err=True)
 
 
@@ -268,7 +268,7 @@ def acronyms_remove(ctx, short, long):
     """Remove an added acronym: all of SHORT's long forms, or LONG only."""
     from catalog.text.terminal import safe
 
-    removed = _open(ctx).remove_acronym(short, " ".join(long) if long else None)
+    removed = _open(ctx).words.remove_acronym(short, " ".join(long) if long else None)
     click.echo(f"Removed {removed} long form{'s' if removed != 1 else ''} of {safe(short)}", err=True)
 
 

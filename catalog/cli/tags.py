@@ -83,7 +83,7 @@ def tags_undo(ctx):
     if not changes:
         raise CatalogError("no tag rename, merge or delete to undo in this catalog")
     edit = catalog.undo(Edit(changes))
-    catalog._keep_bib_files_current()
+    catalog.citing.keep_current()
     for conflict in edit.conflicts:
         click.echo(f"Left alone: {conflict}", err=True)
     _done(ctx, edit, "Undone")

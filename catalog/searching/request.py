@@ -51,3 +51,13 @@ def request(text: str, sort: Sort | str = RELEVANCE, *, completing: bool = False
                 raise
             query = parse('"' + text + '"')  # DBLP:conf/iclr/KingmaB14 is a key, not a filter
     return SearchRequest(text, query, named, sort, completing)
+
+
+def as_request(query: SearchRequest | str, sort: Sort | str | None = None) -> SearchRequest:
+    """A request as given, or made from text (parsed here, once) in `sort`'s order (None:
+    by relevance). A request carries its own sort: TypeError when given another."""
+    if isinstance(query, SearchRequest):
+        if sort is not None:
+            raise TypeError("a SearchRequest carries its own sort")
+        return query
+    return request(query, RELEVANCE if sort is None else sort)

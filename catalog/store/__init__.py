@@ -1,9 +1,10 @@
-"""All of the program's SQL, behind declared role interfaces (base.py: Store, Transaction and
+"""All of the program's SQL, behind declared role interfaces (base/: Store, Transaction and
 its roles).
 
-    base.py        the seam: Store, Transaction, its roles (papers, edits, imports, search,
-                   discovery, upkeep, lists) and the store's lists across transactions
-    rows.py        rows to the dataclasses of catalog/results.py and the store's named results,
+    base/          the seam: Store, Transaction, its roles (papers, edits, imports, search,
+                   discovery, upkeep, lists: a module each) and the store's lists across
+                   transactions
+    rows.py        rows to the dataclasses of catalog/results/ and the store's named results,
                    by column name; the summary columns; IN-list chunks
     pool.py        what both backends' connections share: rows, a pool of connections
     compiler.py    the query compiler's interface and its CompiledQuery (one per backend)

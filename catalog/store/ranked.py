@@ -200,47 +200,45 @@ class RankedSearch(Search):
         return held[1]
 
     def _read_acronyms(self, query: Query) -> dict[str, list[str]]:
-        """The learned acronyms (those the abstracts define) the query's texts name, widened
-        with the field's common ones (searching/glossary.py)."""
+        """The acronyms the query's texts name, those the abstracts define and those its
+        reader added, widened with the field's common ones (searching/glossary.py)."""
         from catalog.searching import glossary
+        from catalog.searching.acronyms import long_key, short_form, winners
 
         texts = self.compiler.acronym_candidates(query)
         if not texts:
             return {}
-        as_short, as_long = self._learned_acronyms(texts)
-        added = [glossary.Entry(r["short"], r["long"])
-                 for r in self.conn.execute("SELECT short, long FROM acronym_added").all()]
-        return glossary.widen(texts, as_short, as_long, glossary.curated(),
-                              glossary.Glossary(added) if added else None)
-
-    def _learned_acronyms(self, texts: set[str]) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
-        """(text -> the long form it is the short form of, text -> the short forms it is the
-        long form of), by the acronyms the abstracts define."""
-        from catalog.searching.acronyms import long_key, short_form, winners
-
         shorts = {t: s for t in texts if (s := short_form(t))}
         keys = {t: k for t in texts if len(k := long_key(t)) >= 6 and not t.isalnum()}
-        if not shorts and not keys:
-            return {}, {}
-        won = winners(self._acronyms_named(sorted(set(shorts.values())), sorted(set(keys.values()))))
+        learned, added = self._acronyms_named(sorted(set(shorts.values())), sorted(set(keys.values())))
+        won = winners(learned)
         as_short = {text: [won[short.lower()][1]] for text, short in shorts.items() if short.lower() in won}
         by_key: dict[str, list[str]] = {}
         for short, (key, _) in won.items():
             by_key.setdefault(key, []).append(short)
         as_long = {text: [s.upper() for s in by_key[key]] for text, key in keys.items() if key in by_key}
-        return as_short, as_long
+        return glossary.widen(texts, as_short, as_long, glossary.curated(),
+                              glossary.Glossary([glossary.Entry(short, long) for short, long in added]) if added else None)
 
-    def _acronyms_named(self, shorts: Sequence[str], long_keys: Sequence[str]) -> list[AcronymRow]:
-        """The acronyms of these short forms (any case) and every short form one of these long
-        forms has."""
-        shorts, long_keys = list(shorts) or [""], list(long_keys) or [""]
-        short_marks, key_marks = ", ".join("?" * len(shorts)), ", ".join("?" * len(long_keys))
-        return [AcronymRow(r["short"], r["long_key"], r["long"], r["papers"], bool(r["ordinary"]))
-                for r in self.conn.execute(
-                    "SELECT short, long_key, long, papers, ordinary FROM acronym WHERE short IN"
-                    f" (SELECT short FROM acronym WHERE short IN ({short_marks})"
-                    f" UNION SELECT short FROM acronym WHERE long_key IN ({key_marks}))",
-                    [*shorts, *long_keys])]
+    def _acronyms_named(self, shorts: Sequence[str],
+                        long_keys: Sequence[str]) -> tuple[list[AcronymRow], list[tuple[str, str]]]:
+        """(the acronyms the abstracts define of these short forms (any case), with every short
+        form one of these long forms has; (short, long) of every acronym the reader added), in
+        one statement: on a server, one round trip."""
+        added = "SELECT short, long_key, long, NULL AS papers, NULL AS ordinary, 1 AS added FROM acronym_added"
+        if shorts or long_keys:
+            shorts, long_keys = list(shorts) or [""], list(long_keys) or [""]
+            short_marks, key_marks = ", ".join("?" * len(shorts)), ", ".join("?" * len(long_keys))
+            found = self.conn.execute(
+                "SELECT short, long_key, long, papers, ordinary, 0 AS added FROM acronym WHERE short IN"
+                f" (SELECT short FROM acronym WHERE short IN ({short_marks})"
+                f" UNION SELECT short FROM acronym WHERE long_key IN ({key_marks}))"
+                f" UNION ALL {added}", [*shorts, *long_keys]).all()
+        else:
+            found = self.conn.execute(added).all()
+        learned = [AcronymRow(r["short"], r["long_key"], r["long"], r["papers"], bool(r["ordinary"]))
+                   for r in found if not r["added"]]
+        return learned, [(r["short"], r["long"]) for r in found if r["added"]]
 
     def facets(self, query: Query, *, partial: bool = False) -> Facets:
         """Venue-year, status, rating and tag counts of the papers `query` finds (tags

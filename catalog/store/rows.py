@@ -1,4 +1,4 @@
-"""Rows to the dataclasses of catalog/results.py, always by column name; the store's own named
+"""Rows to the dataclasses of catalog/results/, always by column name; the store's own named
 results (what the role objects return besides those); the summary columns both backends read;
 and the helper that splits long `IN (...)` lists (SQLite allows a limited number of parameters
 per statement)."""

@@ -295,11 +295,11 @@ class Editing(Widget):
         label = f"Saved search '{one_line(name)}'"
         if replaced is not None:
             label = f"Replaced saved search '{one_line(name)}' (was: {shorten(replaced)})"
-        self._write(label, lambda c: c.save_search(name, query), "do")
+        self._write(label, lambda c: c.saved.save_search(name, query), "do")
 
     def delete_saved_search(self, saved: SavedQuery) -> None:
         self._write(f"Deleted saved search '{one_line(saved.name)}' ({one_line(saved.query)})",
-                    lambda c: c.delete_saved_search(saved.name), "do")
+                    lambda c: c.saved.delete_saved_search(saved.name), "do")
 
     def on_papers_changed(self, message: PapersChanged) -> None:
         message.stop()

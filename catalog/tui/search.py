@@ -190,8 +190,8 @@ def _suggest(catalog: Catalog, asked: SearchRequest, generation: int, post, stop
     """Suggestions for a search no paper matches whole, and (`found`: it lists papers with
     some of its words) the words no paper holds."""
     try:
-        suggestions = catalog.suggest(asked)
-        missing = catalog.missing_words(asked) if found else None
+        suggestions = catalog.words.suggest(asked)
+        missing = catalog.words.missing_words(asked) if found else None
     except Exception:  # suggestions are a convenience: the list says enough
         return
     if (suggestions or missing) and not stop():

@@ -152,7 +152,7 @@ async def test_saved_search_stored_and_applied(app, seeded, settle, type_search)
         await type_search(pilot, "diffusion venue:ICLR")
         await pilot.press("enter", "S", *"diff", "enter")
         await settle(pilot)
-        assert [(s.name, s.query) for s in seeded.saved_searches()] == [("diff", "diffusion venue:ICLR")]
+        assert [(s.name, s.query) for s in seeded.saved.saved_searches()] == [("diff", "diffusion venue:ICLR")]
         await type_search(pilot, "")
         await pilot.press("escape", "1")
         await settle(pilot)
@@ -177,8 +177,8 @@ async def test_saved_search_on_a_starved_machine(app, seeded, settle, type_searc
 
 
 async def test_saved_search_deleted_from_the_picker(app, seeded, settle):
-    seeded.save_search("first", "diffusion")
-    seeded.save_search("second", "venue:ICML")
+    seeded.saved.save_search("first", "diffusion")
+    seeded.saved.save_search("second", "venue:ICML")
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await pilot.press("g")
@@ -189,10 +189,10 @@ async def test_saved_search_deleted_from_the_picker(app, seeded, settle):
         assert "second" in str(app.screen.query_one(".dialog-title").content)
         await pilot.press("n")
         await settle(pilot)
-        assert len(seeded.saved_searches()) == 2
+        assert len(seeded.saved.saved_searches()) == 2
         await pilot.press("g", "down", "d", "y")
         await settle(pilot)
-        assert [s.name for s in seeded.saved_searches()] == ["first"]
+        assert [s.name for s in seeded.saved.saved_searches()] == ["first"]
         assert [s.name for s in app.main.facets.saved] == ["first"]
         assert app.main.search_bar.value == ""  # deleting does not run it
         await pilot.press("g", "1")
@@ -360,7 +360,7 @@ async def test_help_lists_every_key(app, settle):
 async def test_saving_under_an_existing_name_asks_and_keeps_the_numbers(app, seeded, settle, type_search):
     """Saved searches are numbered in name order: replacing one keeps every number."""
     for name, query in (("alpha", "diffusion"), ("beta", "venue:ICML"), ("gamma", "graph")):
-        seeded.save_search(name, query)
+        seeded.saved.save_search(name, query)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await type_search(pilot, "venue:ICLR")
@@ -371,10 +371,10 @@ async def test_saving_under_an_existing_name_asks_and_keeps_the_numbers(app, see
         assert "beta" in question and "venue:ICML" in question and "venue:ICLR" in question
         await pilot.press("n")  # cancel: nothing replaced
         await settle(pilot)
-        assert dict((s.name, s.query) for s in seeded.saved_searches())["beta"] == "venue:ICML"
+        assert dict((s.name, s.query) for s in seeded.saved.saved_searches())["beta"] == "venue:ICML"
         await pilot.press("S", *"beta", "enter", "y")
         await settle(pilot)
-        assert [(s.name, s.query) for s in seeded.saved_searches()] == [
+        assert [(s.name, s.query) for s in seeded.saved.saved_searches()] == [
             ("alpha", "diffusion"), ("beta", "venue:ICLR"), ("gamma", "graph")]
         assert "Replaced saved search 'beta' (was: venue:ICML)" in toasts(app)
         await type_search(pilot, "")
@@ -383,7 +383,7 @@ async def test_saving_under_an_existing_name_asks_and_keeps_the_numbers(app, see
         assert app.main.search_bar.value == "venue:ICLR"
         await pilot.press("u")  # undoes the replacement only
         await settle(pilot)
-        assert dict((s.name, s.query) for s in seeded.saved_searches())["beta"] == "venue:ICML"
+        assert dict((s.name, s.query) for s in seeded.saved.saved_searches())["beta"] == "venue:ICML"
 
 
 async def test_bulk_edits_ask_about_marked_papers_the_results_hide(app, seeded, settle, type_search):

@@ -12,7 +12,7 @@ SIZE = (120, 36)
 
 
 async def test_gg_goes_to_the_top_without_opening_the_picker(app, seeded, settle, monkeypatch):
-    seeded.save_search("one", "diffusion")
+    seeded.saved.save_search("one", "diffusion")
     monkeypatch.setattr(main_module, "GG", 30.0)  # the second g always comes in time here
     opened = []
     init = SavedSearchScreen.__init__

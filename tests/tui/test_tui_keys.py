@@ -191,7 +191,7 @@ async def test_position_and_gg(app, seeded, settle):
         await pilot.press("g")  # a lone g says what g is for
         await pilot.pause(0.7)
         assert "No saved searches yet" in toasts(app)
-        seeded.save_search("one", "diffusion")
+        seeded.saved.save_search("one", "diffusion")
         await pilot.press("R", "end")
         await settle(pilot)
         await pilot.press("g")  # the picker, once no second g came ...

@@ -50,7 +50,7 @@ async def start(pilot, settle, keys=("T",)) -> TriageScreen:
 
 
 async def test_decisions_are_stored_and_the_next_paper_comes(app, seeded, settle):
-    plain = [p.key for p in seeded.untriaged("", limit=10)]
+    plain = [p.key for p in seeded.triage.untriaged("", limit=10)]
     async with app.run_test(size=SIZE) as pilot:
         screen = await start(pilot, settle)
         assert current(app) == plain[0]
@@ -66,7 +66,7 @@ async def test_decisions_are_stored_and_the_next_paper_comes(app, seeded, settle
         assert [states[k].status for k in plain[:5]] == ["queued", "skipped", "unread", "reading", "read"]
         assert states[plain[2]].rating == 4
         assert "5 / 90 triaged" in screen_text(app)
-        assert seeded.triage_count("").triaged == 5
+        assert seeded.triage.triage_count("").triaged == 5
         # Tagging moves on too, but a tag alone does not triage a paper.
         tagged, after = current(app), screen.queue.upcoming[0].key  # (ranked by now)
         await pilot.press("t")
@@ -85,7 +85,7 @@ async def test_decisions_are_stored_and_the_next_paper_comes(app, seeded, settle
 
 
 async def test_undo_takes_the_decision_back_and_shows_that_paper(app, seeded, settle):
-    plain = [p.key for p in seeded.untriaged("", limit=5)]
+    plain = [p.key for p in seeded.triage.untriaged("", limit=5)]
     async with app.run_test(size=SIZE) as pilot:
         await start(pilot, settle)
         await pilot.press("q", "5")
@@ -115,7 +115,7 @@ async def test_undo_takes_the_decision_back_and_shows_that_paper(app, seeded, se
 
 
 async def test_leaving_and_coming_back_resumes(seeded, settle, tmp_path):
-    plain = [p.key for p in seeded.untriaged("diffusion", limit=10)]
+    plain = [p.key for p in seeded.triage.untriaged("diffusion", limit=10)]
     store = StateStore(tmp_path / "state.json")
     app = CatalogApp(seeded, cursor_blink=False, state=store)
     async with app.run_test(size=SIZE) as pilot:
@@ -175,7 +175,7 @@ async def test_marked_papers_are_triaged_alone(app, seeded, settle):
 
 
 def _sae_keys(catalog) -> set[str]:
-    keys = {p.key for p in catalog.untriaged("", limit=200)}
+    keys = {p.key for p in catalog.triage.untriaged("", limit=200)}
     return {k for k in keys if catalog.get(k).abstract_text.startswith(SAE_OPENINGS)}
 
 
@@ -183,7 +183,7 @@ async def test_the_order_follows_recommendations_once_papers_are_rated(app, seed
     sae = sorted(_sae_keys(seeded))
     assert len(sae) == 7
     seeded.set_rating(sae[:3], 5)  # liked: three SAE papers; four are left to find
-    plain = [p.key for p in seeded.untriaged("", limit=100)]
+    plain = [p.key for p in seeded.triage.untriaged("", limit=100)]
     async with app.run_test(size=SIZE) as pilot:
         screen = await start(pilot, settle)
         assert "most promising first" in screen_text(app)
@@ -201,7 +201,7 @@ async def test_the_order_follows_recommendations_once_papers_are_rated(app, seed
 
 
 async def test_without_ratings_or_tags_the_order_is_the_lists(app, seeded, settle):
-    plain = [p.key for p in seeded.untriaged("", limit=5)]
+    plain = [p.key for p in seeded.triage.untriaged("", limit=5)]
     async with app.run_test(size=SIZE) as pilot:
         screen = await start(pilot, settle)
         assert [current(app), *(p.key for p in screen.queue.upcoming[:4])] == plain
@@ -256,7 +256,7 @@ async def test_a_list_that_cannot_be_read_says_why(app, seeded, settle):
         assert "cannot triage this list" in screen.pane.text and "year" in screen.pane.text
         await pilot.press("q", "u")  # nothing to decide on, nothing written
         await settle(pilot)
-        assert seeded.triage_count("").triaged == 0
+        assert seeded.triage.triage_count("").triaged == 0
         await pilot.press("escape")
         assert not isinstance(app.screen, TriageScreen)
 
@@ -310,7 +310,7 @@ async def test_o_opens_the_paper_on_screen(app, seeded, settle, browser):
 
 
 async def test_the_command_palette_in_triage_offers_triage_actions(app, seeded, settle):
-    plain = [p.key for p in seeded.untriaged("", limit=2)]
+    plain = [p.key for p in seeded.triage.untriaged("", limit=2)]
     async with app.run_test(size=SIZE) as pilot:
         await start(pilot, settle)
         from textual.command import CommandList

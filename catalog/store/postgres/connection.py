@@ -61,7 +61,7 @@ def row_factory(cursor):
 
 
 class Result(Rows):
-    """A statement's rows (store/base.py's Rows); a statement without rows reads as none."""
+    """A statement's rows (store/pool.py's Rows); a statement without rows reads as none."""
 
     __slots__ = ()
 

@@ -62,7 +62,7 @@ class PostgresTx(Transaction):
 
 
 class Pool(ConnectionPool):
-    """Connections to one database (store/base.py's ConnectionPool)."""
+    """Connections to one database (store/pool.py's ConnectionPool)."""
 
     def __init__(self, url: str):
         super().__init__()

@@ -62,7 +62,7 @@ sqlite3.register_adapter(datetime, timestamp)
 
 
 class Result(Rows):
-    """A statement's rows (store/base.py's Rows). SQLite reports some errors (a damaged page)
+    """A statement's rows (store/pool.py's Rows). SQLite reports some errors (a damaged page)
     only when rows are fetched: those become the store's errors too."""
 
     __slots__ = ()
@@ -141,7 +141,7 @@ def plain_connection(path: Path | str, **kwargs) -> sqlite3.Connection:
 
 
 class Pool(ConnectionPool):
-    """Connections to one catalog file (store/base.py's ConnectionPool)."""
+    """Connections to one catalog file (store/pool.py's ConnectionPool)."""
 
     def __init__(self, path: Path):
         super().__init__()

@@ -7,7 +7,7 @@ catalog's own data, so progress is the same in every session and in `catalog sea
 `status:unread -has:rating` lists what is left). Tagging alone does not triage a paper.
 
 The order: the list's own order until the recommender has ranked the untriaged papers by
-likeness to the ones the user rated 4-5, queued, reads, read or tagged (Catalog.triage_order,
+likeness to the ones the user rated 4-5, queued, reads, read or tagged (catalog.triage.triage_order,
 in a worker); then the papers still to come follow that ranking, never the one on screen. It
 is ranked again every REORDER_EVERY decisions.
 
@@ -120,7 +120,7 @@ class TriageScreen(Screen):
     @work(thread=True, exclusive=True, group="triage-load", exit_on_error=False)
     def _load(self, generation: int, limit: int) -> None:
         try:
-            rows = self.catalog.untriaged(self.query_text, limit=limit)
+            rows = self.catalog.triage.untriaged(self.query_text, limit=limit)
         except (CatalogError, QueryError) as exc:
             self.post_message(TriageRows(generation, [], False, f"cannot triage this list: {exc}"))
             return
@@ -150,7 +150,7 @@ class TriageScreen(Screen):
     @work(thread=True, exclusive=True, group="triage-count", exit_on_error=False)
     def _count(self) -> None:
         try:
-            self.post_message(TriageCounted(self.catalog.triage_count(self.query_text)))
+            self.post_message(TriageCounted(self.catalog.triage.triage_count(self.query_text)))
         except Exception:  # the progress line keeps its last figures
             pass
 
@@ -168,7 +168,7 @@ class TriageScreen(Screen):
     @work(thread=True, exclusive=True, group="triage-rank", exit_on_error=False)
     def _rank(self, generation: int) -> None:
         try:
-            order = self.catalog.triage_order(self.query_text, limit=WINDOW)
+            order = self.catalog.triage.triage_order(self.query_text, limit=WINDOW)
         except Exception as exc:  # no cache folder, a library missing: the list's order stays
             self.post_message(TriageRanked(generation, None, first_line(exc)))
             return

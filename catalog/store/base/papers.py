@@ -1,0 +1,106 @@
+"""The papers role (`tx.papers`): reading papers by key, as summaries, details and export
+records, and overviews."""
+
+from __future__ import annotations
+
+from abc import abstractmethod
+from collections.abc import Sequence
+
+from catalog.store.base.role import Role
+
+
+class Papers(Role):
+    """Reading papers: by key, as summaries, details and export records, and overviews."""
+
+    @abstractmethod
+    def paper_id(self, key: str) -> int | None: ...
+
+    @abstractmethod
+    def keys_starting(self, prefix: str, limit: int) -> list[tuple[int, str]]:
+        """(id, key) of the papers whose key starts with `prefix`, in key order."""
+
+    @abstractmethod
+    def ids_with_doi(self, doi: str) -> list[int]: ...
+
+    @abstractmethod
+    def ids_with_arxiv_id(self, arxiv_id: str) -> list[int]: ...
+
+    @abstractmethod
+    def all_keys(self) -> list[str]: ...
+
+    @abstractmethod
+    def key_of(self, paper_id: int) -> str: ...
+
+    @abstractmethod
+    def keys_of(self, ids: Sequence[int]) -> dict[int, str]:
+        """Paper id -> key, for the ids that still exist."""
+
+    @abstractmethod
+    def summaries(self, ids: Sequence[int]) -> list:
+        """PaperSummary of each of these papers, in the order of `ids`."""
+
+    @abstractmethod
+    def detail(self, paper_id: int): ...
+
+    @abstractmethod
+    def notes_of(self, paper_id: int) -> tuple: ...
+
+    @abstractmethod
+    def attachments_of(self, paper_id: int) -> tuple:
+        """The paper's AttachmentViews, numbered in the order attached."""
+
+    @abstractmethod
+    def with_files(self, ids: Sequence[int]) -> set[int]:
+        """Those of these papers that have attached files."""
+
+    @abstractmethod
+    def notices_of(self, ids: Sequence[int]) -> dict[int, tuple]:
+        """The Notices (retractions, withdrawals, corrections) of those of these papers that
+        have any, by paper id, oldest first."""
+
+    @abstractmethod
+    def papers_with_file(self, sha256: str) -> list[int]:
+        """Ids of the papers a file with these bytes is attached to."""
+
+    @abstractmethod
+    def every_attachment(self) -> list[tuple[str, object]]:
+        """(paper key, AttachmentView) of every attachment (doctor's check of the files)."""
+
+    @abstractmethod
+    def paper_state(self, paper_id: int): ...
+
+    @abstractmethod
+    def export_papers(self, ids: Sequence[int]) -> list: ...
+
+    @abstractmethod
+    def author_counts(self, ids: Sequence[int] | None, limit: int) -> list:
+        """AuthorCount of the people with most papers, among these papers (all for None)."""
+
+    @abstractmethod
+    def ids_with_citekey(self, key: str) -> list[int]:
+        """Papers cited by this key (without case): their own, or a key a record of theirs had."""
+
+    @abstractmethod
+    def kept_records(self, ids: Sequence[int]) -> dict[int, list]:
+        """RecordFields of each of these papers' imported records, oldest first, by paper id."""
+
+    @abstractmethod
+    def paper_count(self) -> int: ...
+
+    @abstractmethod
+    def tag_counts(self) -> list: ...
+
+    @abstractmethod
+    def tags_with_children(self, within: tuple[str, list] | None = None) -> tuple: ...
+
+    @abstractmethod
+    def venue_counts(self) -> tuple[tuple[str, int | None, int], ...]: ...
+
+    @abstractmethod
+    def status_counts(self, total: int) -> tuple[tuple[str, int], ...]: ...
+
+    @abstractmethod
+    def rating_counts(self) -> tuple[tuple[int, int], ...]: ...
+
+    @abstractmethod
+    def row_counts(self) -> dict[str, int]: ...
