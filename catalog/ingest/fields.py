@@ -79,13 +79,7 @@ def tex_to_text(value: str) -> str:
     return squash(tex.render(value)) if "$" in value else value
 
 
-# Accents and special letters written as TeX (`{\"u}`, `\'e`, `{\ss}`), and braces that only
-# protect capitals (`{BERT}`): what BibTeX exports put in abstracts beyond ordinary TeX.
-_ACCENT = re.compile(
-    r"\{\\(?:[`'^\"~=.]|[uvHcdbkr](?![A-Za-z]))\s*(?:\{\w\}|\w)\}"
-    r"|\\(?:[`'^\"~=.]|[uvHcdbkr](?![A-Za-z]))\s*(?:\{\w\}|\w)"
-    r"|\{\\(?:ss|o|O|aa|AA|ae|AE|oe|OE|l|L|i|j)\}"
-)
+# Accents and special letters written as TeX (`{\"u}`, `\'e`, `{\ss}`): text/tex.py's ACCENT.
 # The literal first and the lookbehind after it (the brace and the character before it), so the
 # regex engine skips to candidates: many times faster than a pattern that starts with the lookbehind.
 _PROTECTING_BRACES = re.compile(r"\{(?<![\\\w}\]^_]\{)([^{}\\$]*)\}")
@@ -99,7 +93,7 @@ def tidy_abstract(value: str) -> str:
         return value
     parts = re.split(r"(\$[^$]*\$)", value)  # math spans stay exactly as written
     for i in range(0, len(parts), 2):
-        part = _ACCENT.sub(lambda m: _latex_to_text(m[0]), parts[i])
+        part = tex.ACCENT.sub(lambda m: tex.accented(m[0]), parts[i])
         while True:
             part, n = _PROTECTING_BRACES.subn(r"\1", part)
             if not n:
