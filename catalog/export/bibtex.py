@@ -198,21 +198,27 @@ def kept_entry(p: ExportPaper) -> tuple[str, list[tuple[str, str]]] | None:
         return None
     out: list[tuple[str, str]] = []
     names = set()
-    for name, value, *bare in record.fields:
-        name = str(name).lower()
-        if name in names or name in ("keywords", KEY_FIELD):
-            continue
-        names.add(name)
-        value = str(value)
-        bare = bare or value.isdigit()  # numbers bare, as the catalog's own entries write them
-        out.append((name, value if bare else "{" + (value if balanced(value) else escape(value)) + "}"))
     keywords = record.values("keywords")
     if p.tags:
         kept = keywords and keywords_hold_tags(
             [w for k in keywords for w in re.split(r"[,;]", str(k))], p.tags)
-        out.append(("keywords", "{" + (str(keywords[0]) if kept and balanced(str(keywords[0]))
-                                       else plain(", ".join(p.tags))) + "}"))
-    extra = [(n, v) for n, v in _rest(p, []) if n not in names and n not in ("keywords", "key")]
+        tagged = "{" + (str(keywords[0]) if kept and balanced(str(keywords[0])) else plain(", ".join(p.tags))) + "}"
+    for name, value, *bare in record.fields:
+        name = str(name).lower()
+        if name in names or name == KEY_FIELD or name == "keywords" and not p.tags:
+            continue
+        names.add(name)
+        if name == "keywords":
+            out.append((name, tagged))  # where the entry had them: the paper's tags now
+            continue
+        value = str(value)
+        bare = bare or value.isdigit()  # numbers bare, as the catalog's own entries write them
+        out.append((name, value if bare else "{" + (value if balanced(value) else escape(value)) + "}"))
+    if p.tags and "keywords" not in names:
+        out.append(("keywords", tagged))
+    # biblatex's `date` is the year already
+    known = names | ({"year"} if "date" in names else set())
+    extra = [(n, v) for n, v in _rest(p, []) if n not in known and n not in ("keywords", "key")]
     if "eprint" in names or says(record, p.arxiv_id):
         extra = [(n, v) for n, v in extra if n not in ("eprint", "archiveprefix")]
     extra = [(n, v) for n, v in extra if not (n == "doi" and says(record, p.doi) or n == "url" and says(record, p.url))]

@@ -500,4 +500,7 @@ def _normalised(raw: dict[str, str], entry_type: str = "") -> dict[str, object]:
         "arxiv_id": arxiv,
         "kind": kind,
         "key": get("catalogkey") or None,  # a catalog export's key for the paper
+        # What names an entry without title or abstract (fields.headline_from_fields)
+        "volume": fields.tex_to_text(get("volume")) if get("volume") else None,
+        "pages": fields.tex_to_text(get("pages")) if get("pages") else None,
     }
