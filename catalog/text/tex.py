@@ -254,6 +254,9 @@ ACCENT = re.compile(
 )
 
 
+_ACCENT_HINT = re.compile(r"\\(?:[`'^\"~=.]|[uvHcdbkr](?![A-Za-z])|(?:ss|o|O|aa|AA|ae|AE|oe|OE|l|L|i|j)\})")
+
+
 @lru_cache(maxsize=1024)
 def accented(tex: str) -> str:
     """One ACCENT match as its letter (`\\"{o}` -> ö)."""
@@ -352,7 +355,8 @@ def _text_markup(s: str, marked: bool = False) -> str:
                 break
         if "{\\" in s:
             s = _DECLARED.sub(lambda m: _declared(m, marked), s)
-        s = ACCENT.sub(lambda m: accented(m[0]), s)
+        if _ACCENT_HINT.search(s):  # a literal-first pattern: ACCENT's alternation scans slowly
+            s = ACCENT.sub(lambda m: accented(m[0]), s)
         s = _SYMBOL.sub(_symbol_text, s)
     if "](" in s:  # Markdown link: the text, and the address if it differs
         s = _LINK.sub(lambda m: m[1] if m[1] == m[2] else f"{m[1]} ({m[2]})", s)
