@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from catalog.errors import CatalogError
+from catalog.searching.identifiers import identify
 from catalog.searching.lookup import understood
 from catalog.searching.request import request
 from catalog.results import AnnotationsReport, ExportPaper, ExportReport
@@ -57,6 +58,11 @@ class Exchange:
         if path is not None:  # refused before the papers are read
             files.target_for(path, force=force, protected=own)
         papers = self.export_papers(query, keys=keys)
+        if not papers and keys is None and identify(query) is not None:
+            # A key, DOI, arXiv id or cite key no paper has (a typo): an empty file would look
+            # like an export that worked. Words that match nothing still give an empty document.
+            raise CatalogError(f"no paper matches {query.strip()!r}; nothing written "
+                               f"(`catalog search {query.strip()}` suggests others)")
         if path is None:
             write(papers, stream if stream is not None else sys.stdout)
         else:

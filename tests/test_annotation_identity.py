@@ -30,7 +30,7 @@ PAIR = r"""@incollection{craik1992human,
   doi = {10.1038/nature04286}
 }
 """
-FORMATS = {"bibtex": ".bib", "csljson": ".json", "ris": ".ris"}
+FORMATS = {"bibtex": ".bib", "csljson": ".json", "ris": ".ris", "csv": ".csv", "jsonl": ".jsonl"}  # every format a catalog reads back
 
 
 @pytest.fixture

@@ -82,7 +82,7 @@ def test_each_warning_says_once_what_became_of_its_entry(run_cli, tmp_path):
     lines = {line.split(": entry ")[1].split("'")[1]: line
              for line in result.stderr.splitlines() if ": entry '" in line}
     assert lines["twice"] == f"catalog: {bib}:1: entry 'twice' repeats a field; the first value is used"
-    assert lines["empty"] == f"catalog: {bib}:4: entry 'empty' has no title or abstract; skipped"
+    assert lines["empty"] == f"catalog: {bib}:4: entry 'empty' has no title or abstract, nor a venue, authors or identifier to name it by; skipped"
     assert lines["cut"].endswith("is left out; the rest of the entry is imported"), lines["cut"]
     assert all(line.count("skipped") <= 1 for line in result.stderr.splitlines()), result.stderr
     assert result.stderr.splitlines()[-1].startswith("2 new"), result.stderr

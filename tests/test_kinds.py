@@ -63,6 +63,7 @@ def test_ris_types(empty_catalog):
         "Reducing the dimensionality of data with neural networks": "conference",
         "Global report on physical activity": "report",
         "Attention is all you need": "preprint",  # UNPB with an arXiv link
+        "Nobody (2001)": "article",  # no title: named by its author and year
     }
 
 

@@ -87,6 +87,8 @@ def _items(bbl: str) -> dict[str, str]:
 def _capitals_kept(bbl: str, keys: dict[str, str]) -> None:
     items = _items(bbl)
     assert re.search(r"\{BERT\}: Pre-training of deep", items[keys["bert"]]), items[keys["bert"]]
+    # The CSL-JSON item's container and pages, as it wrote them (not the catalog's short venue)
+    assert "In {\\em Proceedings of NAACL-HLT}, pages 4171--4186" in items[keys["bert"]], items[keys["bert"]]
     assert re.search(r"\{LoRA\}: Low-rank adaptation", items[keys["lora"]]), items[keys["lora"]]
     seed = items[keys["seed"]]
     assert "{BERT}" in seed and "{LoRA}" in seed and "{LLMs}" in seed, seed

@@ -139,17 +139,56 @@ TYPES = {
 }
 
 
+# A CSL-JSON variable or RIS tag -> the BibTeX field it is, for a paper from one of those files
+# (their standard mappings, as Zotero's and JabRef's BibTeX exports use them).
+CSL_FIELDS = {"volume": "volume", "issue": "number", "page": "pages", "publisher": "publisher",
+              "publisher-place": "address", "edition": "edition", "ISBN": "isbn", "ISSN": "issn",
+              "collection-title": "series"}
+RIS_FIELDS = {"VL": "volume", "IS": "number", "PB": "publisher", "CY": "address", "ET": "edition",
+              "SN": "isbn"}
+_CONTAINER = {"json": ("container-title",), "ris": ("T2", "JO", "JF", "BT", "J2")}
+
+
+def _written(p: ExportPaper) -> tuple[str | None, list[tuple[str, str]]]:
+    """A CSL-JSON or RIS record's venue as written (`Proceedings of NAACL-HLT`, never the
+    catalog's short form) and its other fields BibTeX has a place for, escaped."""
+    record = record_in(p, ("json", "ris"))
+    if record is None:
+        return None, []
+    first = lambda name: next((str(v[0] if isinstance(v, list) and v else v) for v in record.values(name)  # noqa: E731
+                               if str(v).strip() and v != []), "")
+    venue = next((v for name in _CONTAINER[record.format] if (v := first(name))), None)
+    mapping = dict(CSL_FIELDS if record.format == "json" else RIS_FIELDS)
+    if record.format == "ris" and p.kind == "article":
+        mapping["SN"] = "issn"  # RIS SN is a journal's ISSN, a book's ISBN
+    out = [(field, escape(_range(value)) if field == "pages" else plain(value))
+           for name, field in mapping.items() if (value := first(name))]
+    if record.format == "ris" and (start := first("SP")):
+        end = first("EP")
+        out.append(("pages", escape(_range(f"{start}-{end}" if end and end != start else start))))
+    return venue, out
+
+
+def _range(pages: str) -> str:
+    """A page range as BibTeX writes it: `4171-4186` and `4171–4186` are `4171--4186`."""
+    return re.sub(r"(?<=\w)\s*(?:-|–|—)\s*(?=\w)", "--", pages.strip())
+
+
 def fields(p: ExportPaper) -> tuple[str, list[tuple[str, str]]]:
     """The entry type and its fields for one paper."""
     out: list[tuple[str, str]] = [("title", title(p.exported_title))] if p.exported_title else []
     people = split_people(p.authors)
     if people:
         out.append(("author", " and ".join(person(n) for n in people)))
+    written, more = _written(p)
     if p.kind in TYPES:
         entry_type, venue_field = TYPES[p.kind]
-        if p.venue and not (p.kind == "preprint" and p.venue.lower() == "arxiv"):
+        if written and p.kind != "preprint":
+            out.append((venue_field, plain(written)))
+        elif p.venue and not (p.kind == "preprint" and p.venue.lower() == "arxiv"):
             named = f"{p.venue} {p.year}" if p.year and p.kind == "conference" else p.venue
             out.append((venue_field, plain(named)))
+        out.extend(more)
         return entry_type, _rest(p, out)
     conference = p.venue and p.venue.lower() != "arxiv"
     if conference:
@@ -200,21 +239,27 @@ def kept_entry(p: ExportPaper) -> tuple[str, list[tuple[str, str]]] | None:
         return None
     out: list[tuple[str, str]] = []
     names = set()
-    for name, value, *bare in record.fields:
-        name = str(name).lower()
-        if name in names or name in ("keywords", KEY_FIELD):
-            continue
-        names.add(name)
-        value = str(value)
-        bare = bare or value.isdigit()  # numbers bare, as the catalog's own entries write them
-        out.append((name, value if bare else "{" + (value if balanced(value) else escape(value)) + "}"))
     keywords = record.values("keywords")
     if p.tags:
         kept = keywords and keywords_hold_tags(
             [w for k in keywords for w in re.split(r"[,;]", str(k))], p.tags)
-        out.append(("keywords", "{" + (str(keywords[0]) if kept and balanced(str(keywords[0]))
-                                       else plain(", ".join(p.tags))) + "}"))
-    extra = [(n, v) for n, v in _rest(p, []) if n not in names and n not in ("keywords", "key")]
+        tagged = "{" + (str(keywords[0]) if kept and balanced(str(keywords[0])) else plain(", ".join(p.tags))) + "}"
+    for name, value, *bare in record.fields:
+        name = str(name).lower()
+        if name in names or name == KEY_FIELD or name == "keywords" and not p.tags:
+            continue
+        names.add(name)
+        if name == "keywords":
+            out.append((name, tagged))  # where the entry had them: the paper's tags now
+            continue
+        value = str(value)
+        bare = bare or value.isdigit()  # numbers bare, as the catalog's own entries write them
+        out.append((name, value if bare else "{" + (value if balanced(value) else escape(value)) + "}"))
+    if p.tags and "keywords" not in names:
+        out.append(("keywords", tagged))
+    # biblatex's `date` is the year already
+    known = names | ({"year"} if "date" in names else set())
+    extra = [(n, v) for n, v in _rest(p, []) if n not in known and n not in ("keywords", "key")]
     if p.notices and "note" in names:  # the entry's own note, then the notices
         at = next(i for i, (n, _) in enumerate(out) if n == "note")
         own = out[at][1]

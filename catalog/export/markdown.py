@@ -43,7 +43,8 @@ def paper(p: ExportPaper) -> list[str]:
     if p.link:
         title = f"[{title}]({_link_target(p.link)})"
     if not p.exported_title:
-        title += " (untitled; headline derived from the abstract)"
+        title += (" (untitled; headline derived from the abstract)" if p.abstract
+                  else " (untitled; headline from its fields)")
     meta = [escape(p.authors)] if p.authors else []
     where = " ".join(x for x in (p.venue or "", str(p.year or "")) if x)
     if where:

@@ -59,7 +59,8 @@ def entry(p: ExportPaper, key: str) -> dict[str, object]:
     if p.link:
         # RIS has no arXiv field: its abstract page carries the id (to readers, and back here).
         arxiv = f"https://arxiv.org/abs/{p.arxiv_id}" if p.arxiv_id else None
-        out["urls"] = [p.link] + ([arxiv] if arxiv and arxiv != p.link else [])
+        # `;` encoded: RIS readers (rispy) split a UR line at it (a DOI's `...3.0.CO;2-P`)
+        out["urls"] = [p.link.replace(";", "%3B")] + ([arxiv] if arxiv and arxiv != p.link else [])
     if p.tags:
         out["keywords"] = list(p.tags)
     if p.notes or p.notices:  # a retraction or correction first: it changes how to read the rest

@@ -67,7 +67,8 @@ def fingerprint(record: PaperRecord, identifying: bool | None = None) -> str:
     if identifying:
         return fingerprint_of(record.abstract)
     ident = record.doi or (f"arxiv:{record.arxiv_id}" if record.arxiv_id else "")
-    return fingerprint_of(" ".join(filter(None, (record.title, ident, record.abstract))))
+    named = record.title or (record.extra.get("headline") if not record.abstract else None)
+    return fingerprint_of(" ".join(filter(None, (named, ident, record.abstract))))
 
 
 @lru_cache(maxsize=8192)  # repeated abstracts in a batch, merges

@@ -15,12 +15,18 @@ from catalog.importing.prepare import derived_text
 def _fingerprint(row, identifying: bool | None = None) -> str:
     """The fingerprint a paper with this row's text would get (`identifying`: whether its
     abstract counts as identifying it; by default, whether it is long enough to)."""
-    return fingerprint(PaperRecord(row["abstract"], 0, 0, title=row["title"], doi=row["doi"],
+    return fingerprint(PaperRecord(row["abstract"], 0, 0, title=_named(row), doi=row["doi"],
                                    arxiv_id=row["arxiv_id"]), identifying)
 
 
+def _named(row) -> str | None:
+    """The title, or for a paper with neither title nor abstract the headline its record's
+    fields gave it at import (fields.headline_from_fields), which nothing else can derive again."""
+    return row["title"] or (row["headline"] or None if not row["abstract"] else None)
+
+
 def _fresh(row) -> list[str]:
-    return list(derived_text(row["abstract"], row["title"], row["authors"]))
+    return list(derived_text(row["abstract"], _named(row), row["authors"]))
 
 
 def _current(row) -> list[str]:

@@ -62,7 +62,10 @@ def paper_fields(record: PaperRecord, fp: str) -> PaperRow:
     title, derived = record.title, derive(record.abstract) if record.abstract else None
     if title and derived and title_key(title) == title_key(derived.headline):
         title = None  # a derived headline (an export wrote it as the title) is not a real title
-    rendered, headline, extra = derived_text(record.abstract, title, record.authors, derived)
+    # A record with neither title nor abstract is shown by the headline its fields give
+    # (fields.headline_from_fields): derived like a title, stored as no title.
+    named = title or (record.extra.get("headline") if not record.abstract else None)
+    rendered, headline, extra = derived_text(record.abstract, named, record.authors, derived)
     return PaperRow(fp, record.abstract, rendered, extra, headline, title, record.authors,
                     record.venue, record.year, record.doi, record.arxiv_id, record.url, record.kind)
 

@@ -115,6 +115,8 @@ def read_bibtex(path: Path, *, venue: str | None = None, year: int | None = None
             out.warnings.append(skipped(name, entry.line, exc))
     out.warnings[:0] = failures
     out.warnings.extend(links.warnings())
+    if undefined := _undefined_macros(entries, volumes):
+        out.warnings.append(undefined_warning(name, undefined))
     out.warnings.sort(key=_line_of)
     if not out.records:
         if failures:
@@ -387,6 +389,40 @@ def _value(field, strings: dict[str, str]) -> str:
 _MACRO = re.compile(r"[A-Za-z][\w:.+/-]*")
 
 
+# The macros BibTeX's standard styles define (plain, alpha, abbrv, unsrt, ieeetr, ...): months
+# and a few journals. A value naming one is understood; any other undefined macro is reported.
+STYLE_MACROS = frozenset(
+    "jan feb mar apr may jun jul aug sep oct nov dec acmcs acta cacm ibmjrd ibmsj ieeese ieeetc "
+    "ieeetcad ipl jacm jcss scp sicomp tocs tods tog toms toois toplas tcs".split())
+
+
+def _undefined_macros(entries: list[_Entry], volumes: set[int]) -> dict[str, list[int]]:
+    """Each macro a value names that neither the file nor the standard styles define, with
+    the lines of the entries naming it (BibTeX itself warns and leaves such a field empty)."""
+    found: dict[str, list[int]] = {}
+    for entry in entries:
+        if id(entry) in volumes:
+            continue
+        for value in entry.bare.values():
+            for piece in _split_concatenation(value) if "#" in value else [value.strip()]:
+                if _MACRO.fullmatch(piece) and piece.lower() not in STYLE_MACROS:
+                    lines = found.setdefault(piece, [])
+                    if entry.line not in lines:
+                        lines.append(entry.line)
+    return found
+
+
+def undefined_warning(name: str, undefined: dict[str, list[int]]) -> str:
+    """One line for all of a file's undefined macros: said once, not once per entry."""
+    def where(lines: list[int]) -> str:
+        shown = ", ".join(map(str, lines[:5])) + (f" and {len(lines) - 5} more" if len(lines) > 5 else "")
+        return f"line{'s' if len(lines) > 1 else ''} {shown}"
+
+    listed = "; ".join(f"{macro} ({where(lines)})" for macro, lines in sorted(undefined.items()))
+    return (f"{name}: @string macros the file does not define, kept as their names (define them "
+            f"with @string to have their text): {listed}")
+
+
 def _bare_values(entry, strings: dict[str, str]) -> dict[str, str]:
     """Values that use a macro the file does not define (`jan`, a style's `jacm`), as written,
     with the file's own macros replaced by their text: BibTeX's styles define these."""
@@ -464,4 +500,7 @@ def _normalised(raw: dict[str, str], entry_type: str = "") -> dict[str, object]:
         "arxiv_id": arxiv,
         "kind": kind,
         "key": get("catalogkey") or None,  # a catalog export's key for the paper
+        # What names an entry without title or abstract (fields.headline_from_fields)
+        "volume": fields.tex_to_text(get("volume")) if get("volume") else None,
+        "pages": fields.tex_to_text(get("pages")) if get("pages") else None,
     }

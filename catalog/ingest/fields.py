@@ -79,13 +79,7 @@ def tex_to_text(value: str) -> str:
     return squash(tex.render(value)) if "$" in value else value
 
 
-# Accents and special letters written as TeX (`{\"u}`, `\'e`, `{\ss}`), and braces that only
-# protect capitals (`{BERT}`): what BibTeX exports put in abstracts beyond ordinary TeX.
-_ACCENT = re.compile(
-    r"\{\\(?:[`'^\"~=.]|[uvHcdbkr](?![A-Za-z]))\s*(?:\{\w\}|\w)\}"
-    r"|\\(?:[`'^\"~=.]|[uvHcdbkr](?![A-Za-z]))\s*(?:\{\w\}|\w)"
-    r"|\{\\(?:ss|o|O|aa|AA|ae|AE|oe|OE|l|L|i|j)\}"
-)
+# Accents and special letters written as TeX (`{\"u}`, `\'e`, `{\ss}`): text/tex.py's ACCENT.
 # The literal first and the lookbehind after it (the brace and the character before it), so the
 # regex engine skips to candidates: many times faster than a pattern that starts with the lookbehind.
 _PROTECTING_BRACES = re.compile(r"\{(?<![\\\w}\]^_]\{)([^{}\\$]*)\}")
@@ -99,7 +93,7 @@ def tidy_abstract(value: str) -> str:
         return value
     parts = re.split(r"(\$[^$]*\$)", value)  # math spans stay exactly as written
     for i in range(0, len(parts), 2):
-        part = _ACCENT.sub(lambda m: _latex_to_text(m[0]), parts[i])
+        part = tex.ACCENT.sub(lambda m: tex.accented(m[0]), parts[i])
         while True:
             part, n = _PROTECTING_BRACES.subn(r"\1", part)
             if not n:
@@ -330,8 +324,11 @@ def record(values: dict[str, object], *, label: str, position: int, line: int,
     title = (tex_to_text if tex else plain_title)(str(values["title"])) if values.get("title") else None
     abstract = str(values.get("abstract") or "").strip()
     abstract = safe(abstract).replace("\r\n", "\n").strip() if abstract else ""
+    described = None
     if not title and not abstract:
-        raise EntryError(f"{label} has no title or abstract")
+        described = headline_from_fields(values)
+        if described is None:
+            raise EntryError(f"{label} has no title or abstract, nor a venue, authors or identifier to name it by")
     if len(abstract) > MAX_ABSTRACT_CHARS:
         raise EntryError(f"{label}: abstract is {len(abstract):,} characters; "
                          f"an abstract should be under {MAX_ABSTRACT_CHARS:,}")
@@ -365,7 +362,39 @@ def record(values: dict[str, object], *, label: str, position: int, line: int,
     key = values.get("key")
     if isinstance(key, str) and CATALOG_KEY.fullmatch(key):
         found.extra["key"] = key
+    if described:
+        # Shown, searched and hashed like a title, never exported as one; with the venue and
+        # year as the record ends up with them ("Neuroscience 2006" is Neuroscience, 2006).
+        found.extra["headline"] = headline_from_fields({**values, "venue": found.venue, "year": found.year}) \
+            or described
     return found
+
+
+_FIRST_PAGE = re.compile(r"[^\s,;–—-]+")
+
+
+def headline_from_fields(values: dict[str, object]) -> str | None:
+    """A headline for a record with neither title nor abstract (a physics reference, a Zotero
+    row of authors and a year), from what it has: `Phys. Rev. B 45, 1234 (1992)`, `Nobody (2020)`,
+    `doi:10.1103/physrevb.45.1234`. None when nothing but a year (or nothing) is left to name it by."""
+    def text(name: str) -> str:
+        value = values.get(name)
+        return squash(str(value).replace("{", "").replace("}", "")) if value not in (None, "") else ""
+
+    venue, volume, year = text("venue"), text("volume"), values.get("year")
+    page = m[0] if (m := _FIRST_PAGE.search(text("pages"))) else ""
+    where = " ".join(filter(None, (venue, volume)))
+    if page:
+        where = f"{where}, {page}" if where else f"p. {page}"
+    if not where:
+        people = [name_parts(n)[1] or n for n in split_people(str(values.get("authors") or "")) if n != "et al."]
+        where = ", ".join(people[:3]) + (" et al." if len(people) > 3 else "")
+    if not where:
+        found_doi, arxiv = values.get("doi"), values.get("arxiv_id")
+        where = f"doi:{found_doi}" if found_doi else f"arXiv:{arxiv}" if arxiv else ""
+    if not where:
+        return None
+    return f"{where} ({year})" if year else where
 
 
 _VENUE_YEAR = re.compile(r"[\s,]+(\d{4})$")

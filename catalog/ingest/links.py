@@ -62,6 +62,8 @@ def web_link(value: object) -> str | None:
     text = text.split()[0]  # a link, then a note ("https://x.org (accessed 2020)")
     if text[0] == "<" and text[-1] == ">":  # <https://x.org>
         text = text[1:-1]
+    if text.startswith("//") and len(text) > 2:  # protocol-relative (ScienceDirect's RIS `UR`)
+        text = "https:" + text
     scheme = _SCHEME.match(text)
     name = scheme[1].lower() if scheme else ""
     if name in ("http", "https"):

@@ -136,6 +136,10 @@ def values(row: Mapping[str, object], columns: dict[str, list[str]], *, links: F
         "arxiv_id": arxiv,
         "url": found_url,
         "key": key if isinstance(key, str) else None,
+        # What names a row without title or abstract (fields.headline_from_fields): CSL-JSON's
+        # `volume` and `page`, Zotero's CSV `Volume` and `Pages`
+        "volume": _text(v) if (v := _first(row, ("volume",))) not in (None, "") else None,
+        "pages": _text(v) if (v := _first(row, ("page", "pages"))) not in (None, "") else None,
         # In a `kind` column `article` is the catalog's journal article; elsewhere (CSL's
         # `type`) it is a manuscript: a preprint with an arXiv id, else not known.
         "kind": kinds.thesis(kinds.named(row[kind_column], article="article"

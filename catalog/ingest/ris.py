@@ -185,4 +185,6 @@ def _values(entry: dict) -> dict[str, object]:
         "arxiv_id": arxiv,
         "kind": kinds.thesis(kinds.named(entry.get("type_of_reference")), entry.get("type_of_work")),
         "key": _own_key(entry.get("call_number")),
+        "volume": entry.get("volume"),  # what names a record without title or abstract
+        "pages": entry.get("start_page"),
     }

@@ -36,7 +36,10 @@ def identify(query: str) -> Identifier | None:
     if not text or any(ch.isspace() for ch in text):
         return None
     if m := _DOI.fullmatch(_unquoted(text)):
-        return Identifier("doi", m[1].rstrip(".,;").lower())
+        doi = m[1].rstrip(".,;").lower()
+        if (arxiv := _ARXIV.fullmatch(doi.removeprefix("10.48550/arxiv."))) and doi.startswith("10.48550/arxiv."):
+            return Identifier("arxiv", arxiv[1])  # arXiv's DOI names the preprint: its arXiv id
+        return Identifier("doi", doi)
     if m := _ARXIV.fullmatch(text):
         return Identifier("arxiv", m[1].lower())
     key = text.rstrip("*").lower()

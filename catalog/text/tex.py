@@ -44,13 +44,35 @@ def latex_converter(kind: str):
     `render`, and spaces as TeX reads them."""
     from pylatexenc.latex2text import LatexNodes2Text, MacroTextSpec, get_default_latex_context_db
 
+    class Readable(LatexNodes2Text):
+        """pylatexenc drops a macro it does not know (`$\\foo$` would be nothing, `\\nabla_w`
+        in a title would lose the nabla); here one without a braced argument is kept as written.
+        One with an argument gives way to it, as before (`\\mybold{x}` reads `x`)."""
+
+        def macro_node_to_text(self, node):
+            name = node.macroname
+            if self.latex_context.get_macro_spec(name) is None and name.isalpha() \
+                    and name not in _INVISIBLE and name not in _DECLARATIONS:
+                rest = node.parsing_state.s[node.pos + node.len:] if node.parsing_state else ""
+                rest = rest.lstrip()
+                if not rest.startswith("{") or rest.startswith("{}"):
+                    return "\\" + name + (" " if node.macro_post_space else "")
+            return super().macro_node_to_text(node)
+
     if kind == "math":
-        return LatexNodes2Text(math_mode="text")
+        return Readable(math_mode="text")
     context = get_default_latex_context_db().filter_context()  # a copy to extend
     shown = {"LaTeXe": "LaTeX2e", "MF": "METAFONT", "MP": "MetaPost"}
     context.add_context_category("catalog-logos", prepend=True, macros=[
         MacroTextSpec(name, shown.get(name, name)) for name in LOGOS])
-    return LatexNodes2Text(latex_context=context, math_mode="verbatim", strict_latex_spaces=True)
+    return Readable(latex_context=context, math_mode="verbatim", strict_latex_spaces=True)
+
+
+# Macros unknown to pylatexenc that only steer TeX (spacing, breaking, protection): nothing to read.
+_INVISIBLE = frozenset("protect relax xspace nobreak noindent ignorespaces unskip null newline "
+                       "linebreak pagebreak allowbreak smallskip medskip bigskip hfill vfill break "
+                       "em sl sc itshape bfseries scshape slshape upshape mdseries normalfont "
+                       "ttfamily rmfamily sffamily".split())
 
 
 @lru_cache(maxsize=None)
@@ -104,7 +126,7 @@ def _prepare(tex: str) -> str:
     tex = tex.replace("\\\\%", "\\%")  # `96\\%`: Markdown-escaped backslash
     tex = re.sub(r"(?<!\\)%", r"\\%", tex)  # a bare % would start a comment
     tex = tex.replace("\\*", "*").replace("\\|", "‖")
-    tex = tex.replace("\\widetilde", "\\tilde").replace("\\widehat", "\\hat")
+    tex = tex.replace("\\widetilde", "\\tilde").replace("\\widehat", "\\hat").replace("\\overline", "\\bar")
     tex = _BINOM.sub(r"(\1 choose \2)", tex)
     return _SPACED_MACRO.sub(_keep_space, tex)
 
@@ -223,6 +245,74 @@ _BOLD_ON, _BOLD_OFF, _ITALIC_ON, _ITALIC_OFF = "\ue010", "\ue011", "\ue012", "\u
 _MARKERS = re.compile("[\ue000-\ue003\ue010-\ue013]")
 
 
+# Accents and special letters written as TeX (`{\\"u}`, `\\'e`, `\\v{s}`, `{\\ss}`): what BibTeX
+# exports put in abstracts and titles. ingest/fields.py reads them with the same pattern.
+ACCENT = re.compile(
+    r"\{\\(?:[`'^\"~=.]|[uvHcdbkr](?![A-Za-z]))\s*(?:\{\w\}|\w)\}"
+    r"|\\(?:[`'^\"~=.]|[uvHcdbkr](?![A-Za-z]))\s*(?:\{\w\}|\w)"
+    r"|\{\\(?:ss|o|O|aa|AA|ae|AE|oe|OE|l|L|i|j)\}"
+)
+
+
+_ACCENT_HINT = re.compile(r"\\(?:[`'^\"~=.]|[uvHcdbkr](?![A-Za-z])|(?:ss|o|O|aa|AA|ae|AE|oe|OE|l|L|i|j)\})")
+
+
+@lru_cache(maxsize=1024)
+def accented(tex: str) -> str:
+    """One ACCENT match as its letter (`\\"{o}` -> ö)."""
+    try:
+        return latex_converter("field").latex_to_text(tex)
+    except Exception:  # pylatexenc is tolerant, but imported text is arbitrary
+        return tex
+
+
+# A text-mode macro that takes no argument (`\\textendash`, `\\ldots{}`, `\\ss`), with what ends
+# it: `{}`, a control space, or the spaces TeX swallows after its name.
+_SYMBOL = re.compile(r"\\([A-Za-z]+)(\{\}|\\ |[ \t]*)")
+# `{\\em words}`: a font switch inside a group.
+_DECLARED = re.compile(r"\{\\(em|it|itshape|sl|slshape|bf|bfseries|sc|scshape|tt|ttfamily|rm|rmfamily|"
+                       r"sf|sffamily|upshape|normalfont)\s+([^{}]*)\}")
+_DIGIT_DASH = re.compile(r"(?<=\d)--(?=\d)")  # pages and ranges: 1--5 is 1–5
+
+
+@lru_cache(maxsize=None)
+def _symbol(name: str) -> str | None:
+    """The character pylatexenc gives a text-mode macro of no argument, or None."""
+    from pylatexenc.latex2text import get_default_latex_context_db
+
+    spec = get_default_latex_context_db().get_macro_spec(name)
+    walked = _macros().get_macro_spec(name)
+    if spec is None or not isinstance(spec.simplify_repl, str) or "%" in spec.simplify_repl:
+        return None
+    if walked is not None and getattr(walked.args_parser, "argspec", ""):
+        return None  # \\cite{x} would read "<cit.>"; kept as written instead
+    return spec.simplify_repl
+
+
+def _symbol_text(m: re.Match[str]) -> str:
+    found = _symbol(m[1])
+    if found is None:
+        return m[0]  # unknown: kept as written, readable
+    end = m[2]
+    if end == "\\ ":
+        return found + " "
+    # TeX swallows the spaces after a macro's name; an author who put one before it too
+    # (`a \\ldots b`) meant the symbol to stand apart, a letter (`Stra\\ss e`) never does.
+    before = m.string[m.start() - 1:m.start()]
+    if end.strip(" \t") == "" and end and (not before or before.isspace()) and not found.isalpha():
+        return found + " "
+    return found
+
+
+def _declared(m: re.Match[str], marked: bool) -> str:
+    if not marked or m[1] in ("sc", "scshape", "tt", "ttfamily", "rm", "rmfamily", "sf", "sffamily",
+                              "upshape", "normalfont"):
+        return m[2]
+    if m[1] in ("bf", "bfseries"):
+        return _BOLD_ON + m[2] + _BOLD_OFF
+    return _ITALIC_ON + m[2] + _ITALIC_OFF
+
+
 def _macro_marked(m: re.Match[str]) -> str:
     name = m[0][1:m[0].index("{")].strip()
     if name == "textbf":
@@ -263,6 +353,11 @@ def _text_markup(s: str, marked: bool = False) -> str:
             s, count = _TEXT_MACRO.subn(_macro_marked if marked else _GROUP1, s)
             if not count:
                 break
+        if "{\\" in s:
+            s = _DECLARED.sub(lambda m: _declared(m, marked), s)
+        if _ACCENT_HINT.search(s):  # a literal-first pattern: ACCENT's alternation scans slowly
+            s = ACCENT.sub(lambda m: accented(m[0]), s)
+        s = _SYMBOL.sub(_symbol_text, s)
     if "](" in s:  # Markdown link: the text, and the address if it differs
         s = _LINK.sub(lambda m: m[1] if m[1] == m[2] else f"{m[1]} ({m[2]})", s)
     if "*" in s:
@@ -271,8 +366,8 @@ def _text_markup(s: str, marked: bool = False) -> str:
         s = _UNDERSCORE.sub(underscore, s)
     if "\\" in s:
         s = _TEX_ESCAPES.sub(_GROUP1, s)
-    if "---" in s:
-        s = s.replace("---", "—")
+    if "--" in s:
+        s = _DIGIT_DASH.sub("–", s.replace("---", "—"))
     if "``" in s:  # TeX's quotes, as pylatexenc renders them in titles
         s = s.replace("``", "“").replace("''", "”")
     if "~" in s:
@@ -287,7 +382,7 @@ def render(text: str) -> str:
 
 def _render(text: str, marked: bool) -> str:
     if not (
-        "$" in text or "*" in text or "_" in text or "\\" in text or "---" in text
+        "$" in text or "*" in text or "_" in text or "\\" in text or "--" in text
         or "``" in text or "](" in text or "~" in text
     ):
         return text  # the common case: plain prose
