@@ -277,3 +277,14 @@ class TriageRanked(Message):
     generation: int
     order: TriageOrder | None
     error: str | None = None
+
+
+# --- papers from the web (adding.py) -------------------------------------------------------
+
+@dataclass
+class WebPapersAdded(Message):
+    """What `A` (or a reference's `a`) fetched and added, one Added per identifier, or the
+    one line saying why nothing was (`error`: offline, not an identifier)."""
+
+    added: list
+    error: str | None = None

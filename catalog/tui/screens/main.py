@@ -26,6 +26,7 @@ from catalog.library import Catalog
 from catalog.results import Edit, Facets, PaperDetail, SavedQuery, Suggestion
 from catalog.searching.query import RELEVANCE, QueryError, Sort
 from catalog.tui import keys
+from catalog.tui.adding import WebPapers
 from catalog.tui.discovering import SimilarPapers
 from catalog.tui.display import shorten
 from catalog.tui.editing import Editing
@@ -85,6 +86,7 @@ class CatalogScreen(Screen):
         self.editing = Editing(catalog)
         self.sharing = Sharing(catalog)
         self.similar = SimilarPapers(catalog)
+        self.web_papers = WebPapers(catalog)
         self.bindings_with_paper: bool | None = None  # the footer's keys were chosen with a paper
         self._last_g = 0.0
         self._jumps: list[tuple[str, str | None]] = []  # (query, paper key) before each jump
@@ -101,6 +103,7 @@ class CatalogScreen(Screen):
         yield self.editing
         yield self.sharing
         yield self.similar
+        yield self.web_papers
         yield ChangeWatch(self.catalog)
 
     def on_mount(self) -> None:
@@ -571,6 +574,9 @@ class CatalogScreen(Screen):
     def action_similar(self) -> None:
         if self.papers.current is not None:
             self.similar.show(self.papers.current)
+
+    def action_add_paper(self) -> None:
+        self.web_papers.ask()
 
     # --- the app's own ------------------------------------------------------------------
 
