@@ -49,7 +49,7 @@ from catalog.tui.widgets.sidebar import Sidebar
 # Paper keys on an empty list, and what each would have done (said when one is pressed).
 EMPTY_VERBS = {"tag": "tag", "status": "set a status on", "rate": "rate", "note": "write a note on",
                "title": "give a title to", "browse": "open", "copy": "copy", "similar": "find papers like",
-               "triage": "triage"}
+               "triage": "triage", "references": "list the references of"}
 GG = 0.5
 JUMPS = 50  # queries ctrl+o can go back through  # seconds within which a second g means "to the top" (gg)
 
@@ -306,7 +306,7 @@ class CatalogScreen(Screen):
             return False
         if action in keys.PAPER_ACTIONS and not self.papers.targets():
             return None
-        if action in ("similar", "triage") and self.papers.current is None and not self.papers.marked:
+        if action in ("similar", "triage", "references") and self.papers.current is None and not self.papers.marked:
             return None
         if action == "jump_back" and not self._jumps:
             return None
@@ -577,6 +577,10 @@ class CatalogScreen(Screen):
 
     def action_add_paper(self) -> None:
         self.web_papers.ask()
+
+    def action_references(self) -> None:
+        if self.papers.current is not None:
+            self.web_papers.linked(self.papers.current)
 
     # --- the app's own ------------------------------------------------------------------
 
