@@ -1,6 +1,6 @@
 """Retractions, withdrawals and corrections (paper_notice) as a reader meets them: flagged in
 every list (`catalog list`, `search`, `--json`), the TUI's list row and reading pane, and the
-notes of BibTeX, RIS, CSL-JSON and Markdown exports.
+notes of BibTeX, RIS, CSL-JSON, Markdown and Markdown vault exports.
 
 The papers come from the recorded answers (tests/data/web/): PLOS ONE's with its real
 correction notice, arXiv's 1605.08386 with its comment worded as arXiv words a withdrawal,
@@ -102,6 +102,10 @@ def test_exports_write_the_notices_in_their_notes(run_cli, flagged, tmp_path):
     assert item["note"] == said
     md = _export(run_cli, "markdown", tmp_path, key)
     assert f"**Retracted**: [Retraction of 2019-03-01](<https://doi.org/{RETRACTION}>)" in md
+    vault = tmp_path / "vault"
+    assert run_cli("export", "--format", "vault", "-o", str(vault), key).exit_code == 0
+    page = (vault / f"{key}.md").read_text("utf-8")
+    assert page.index(f"**Retracted**: [Retraction of 2019-03-01](<https://doi.org/{RETRACTION}>)") < page.index("## Abstract")
     # a paper without notices gets no note
     assert "note" not in json.loads(_export(run_cli, "csljson", tmp_path, flagged["plain"]))[0]
     assert "N1  -" not in _export(run_cli, "ris", tmp_path, flagged["plain"])
