@@ -109,3 +109,14 @@ def test_exports_write_the_notices_in_their_notes(run_cli, flagged, tmp_path):
     # a paper without notices gets no note
     assert "note" not in json.loads(_export(run_cli, "csljson", tmp_path, flagged["plain"]))[0]
     assert "N1  -" not in _export(run_cli, "ris", tmp_path, flagged["plain"])
+
+
+def test_lists_and_exports_flag_on_both_backends(empty_any, web):  # noqa: F811
+    web.script(f"/crossref/works/{SREP}", [(200, _retracted_srep(), {"Content-Type": "application/json"})])
+    [retracted, corrected, plain] = empty_any.web.add_identifiers([SREP, PLOS, "10.1109/icdcsw.2003.1203662"])
+    flags = {p.key: p.notice for p in empty_any.first_page("", limit=10).rows}
+    assert flags == {retracted.paper.key: "retracted", corrected.paper.key: "corrected", plain.paper.key: None}
+    assert [p.notice for p in empty_any.search(SREP)] == ["retracted"]  # a paper named by its DOI
+    exported = {p.key: p.notice_note for p in empty_any.exchange.export_papers()}
+    assert exported[retracted.paper.key] == f"Retraction of 2019-03-01: https://doi.org/{RETRACTION}"
+    assert exported[plain.paper.key] == ""
