@@ -82,6 +82,12 @@ def test_the_tui_row_leads_with_the_flag_and_the_pane_says_why(empty_catalog, we
     assert text[3:].startswith("RETRACTED ") and summary.title[:20] in text
     pane = paper_content(empty_catalog.get(added.paper.key), NOTHING).plain
     assert f"Retraction of 2019-03-01: doi {RETRACTION}" in pane
+    # and `m`'s list of similar papers
+    from catalog.results import RelatedPaper
+    from catalog.tui.screens.similar import _line
+
+    related = RelatedPaper(summary.key, summary.title, summary.venue, summary.year, 0.5, ("x",), summary)
+    assert _line(related).plain.startswith("0.50  RETRACTED ")
 
 
 def _export(run_cli, fmt: str, tmp_path, key: str) -> str:
