@@ -65,7 +65,8 @@ class LinkedScreen(ModalScreen[LinkedPaper | None]):
             options.highlighted = 0
             options.focus()
         other = "the references" if self.citing else "the papers citing it"
-        said = f"{len(self.papers)} from {linked.service}, {held} in the catalog · " if self.papers else "none listed · "
+        said = (f"{len(self.papers)} from {linked.service}, {held} in the catalog · " if self.papers
+                else "none listed · ")
         self._hint(said + HINT.format(other=other))
 
     def show_error(self, message: str) -> None:
