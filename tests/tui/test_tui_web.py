@@ -158,3 +158,29 @@ async def test_c_in_the_references_lists_the_papers_citing_it(app, seeded, settl
         await pilot.press("escape")
         await settle(pilot)
         assert not isinstance(app.screen, LinkedScreen)
+
+
+async def test_offline_C_says_so_in_one_line_in_the_dialog(app, seeded, settle, monkeypatch, tmp_path):
+    import json
+
+    from catalog.tui.screens.linked import LinkedScreen
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    monkeypatch.setenv("CATALOG_WEB_BASE", f"http://127.0.0.1:{port}")
+    monkeypatch.setenv("CATALOG_WEB_CACHE", str(tmp_path / "cache"))
+    records = tmp_path / "p.json"
+    records.write_text(json.dumps([{"title": "Heat-bath random walks", "arxiv_id": "1605.08386"}]))
+    assert not seeded.import_paths([records]).errors
+    key = seeded.search("arxiv:1605.08386", limit=1)[0].key
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.main.jump(f"key:{key}")
+        await settle(pilot)
+        await pilot.press("C")
+        await until(pilot, lambda: isinstance(app.screen, LinkedScreen)
+                    and "cannot reach" in str(app.screen.query_one("#linked-hint").render()))
+        hint = str(app.screen.query_one("#linked-hint").render())
+        assert hint.startswith(f"⚠ cannot reach 127.0.0.1:{port}") and "\n" not in hint
+        assert app.screen.papers == []
