@@ -182,6 +182,27 @@ def test_openreview_note_v2_and_v1():
         openreview.note(b'{"notes": []}', "origin", "nope")
 
 
+def test_an_openreview_note_with_several_revisions_gives_its_current_version():
+    # Written after OpenReview's documented shapes (no client library keeps a recorded one):
+    # an answer holding the forum's earlier revision (a note of its own, `referent` the
+    # submission, as API 1 lists them) before the submission at its current version.
+    revision = {"id": "rev0001", "forum": "sub0001", "referent": "sub0001", "version": 1, "content": {
+        "title": {"value": "Early title"}, "abstract": {"value": "An earlier abstract."},
+        "authors": {"value": ["Ana Ruiz"]}, "venue": {"value": "Submitted to ICLR 2024"}}}
+    current = {"id": "sub0001", "forum": "sub0001", "version": 3, "pdate": 1706745600000, "content": {
+        "title": {"value": "The Final Title"}, "abstract": {"value": "The abstract as published."},
+        "authors": {"value": ["Ana Ruiz", "Zoë Wójcik"]}, "venue": {"value": "ICLR 2024 oral"},
+        "pdf": {"value": "/pdf/final.pdf"}}}
+    found = openreview.note(json.dumps({"notes": [revision, current]}).encode(), "origin", "sub0001")
+    r = found.record
+    assert (r.title, r.abstract, r.authors, r.venue, r.year) == (
+        "The Final Title", "The abstract as published.", "Ana Ruiz, Zoë Wójcik", "ICLR", 2024)
+    assert found.pdf_url == "https://openreview.net/pdf/final.pdf"
+    # a submission not yet accepted is nobody's venue
+    pending = dict(current, content={**current["content"], "venue": {"value": "Submitted to ICLR 2025"}})
+    assert openreview.note(json.dumps({"notes": [pending]}).encode(), "o", "sub0001").record.venue is None
+
+
 _NO_SOCKETS = """
 import os, runpy, sys
 def refuse(event, args):

@@ -1,6 +1,6 @@
 """Retractions, withdrawals and corrections (paper_notice) as a reader meets them: flagged in
 every list (`catalog list`, `search`, `--json`), the TUI's list row and reading pane, and the
-notes of BibTeX, RIS, CSL-JSON and Markdown exports.
+notes of BibTeX, RIS, CSL-JSON, Markdown and Markdown vault exports.
 
 The papers come from the recorded answers (tests/data/web/): PLOS ONE's with its real
 correction notice, arXiv's 1605.08386 with its comment worded as arXiv words a withdrawal,
@@ -82,6 +82,12 @@ def test_the_tui_row_leads_with_the_flag_and_the_pane_says_why(empty_catalog, we
     assert text[3:].startswith("RETRACTED ") and summary.title[:20] in text
     pane = paper_content(empty_catalog.get(added.paper.key), NOTHING).plain
     assert f"Retraction of 2019-03-01: doi {RETRACTION}" in pane
+    # and `m`'s list of similar papers
+    from catalog.results import RelatedPaper
+    from catalog.tui.screens.similar import _line
+
+    related = RelatedPaper(summary.key, summary.title, summary.venue, summary.year, 0.5, ("x",), summary)
+    assert _line(related).plain.startswith("0.50  RETRACTED ")
 
 
 def _export(run_cli, fmt: str, tmp_path, key: str) -> str:
@@ -102,6 +108,21 @@ def test_exports_write_the_notices_in_their_notes(run_cli, flagged, tmp_path):
     assert item["note"] == said
     md = _export(run_cli, "markdown", tmp_path, key)
     assert f"**Retracted**: [Retraction of 2019-03-01](<https://doi.org/{RETRACTION}>)" in md
+    vault = tmp_path / "vault"
+    assert run_cli("export", "--format", "vault", "-o", str(vault), key).exit_code == 0
+    page = (vault / f"{key}.md").read_text("utf-8")
+    assert page.index(f"**Retracted**: [Retraction of 2019-03-01](<https://doi.org/{RETRACTION}>)") < page.index("## Abstract")
     # a paper without notices gets no note
     assert "note" not in json.loads(_export(run_cli, "csljson", tmp_path, flagged["plain"]))[0]
     assert "N1  -" not in _export(run_cli, "ris", tmp_path, flagged["plain"])
+
+
+def test_lists_and_exports_flag_on_both_backends(empty_any, web):  # noqa: F811
+    web.script(f"/crossref/works/{SREP}", [(200, _retracted_srep(), {"Content-Type": "application/json"})])
+    [retracted, corrected, plain] = empty_any.web.add_identifiers([SREP, PLOS, "10.1109/icdcsw.2003.1203662"])
+    flags = {p.key: p.notice for p in empty_any.first_page("", limit=10).rows}
+    assert flags == {retracted.paper.key: "retracted", corrected.paper.key: "corrected", plain.paper.key: None}
+    assert [p.notice for p in empty_any.search(SREP)] == ["retracted"]  # a paper named by its DOI
+    exported = {p.key: p.notice_note for p in empty_any.exchange.export_papers()}
+    assert exported[retracted.paper.key] == f"Retraction of 2019-03-01: https://doi.org/{RETRACTION}"
+    assert exported[plain.paper.key] == ""

@@ -1,6 +1,8 @@
 """A local HTTP server replaying recorded answers of arXiv, Crossref, DataCite and OpenReview
 (tests/data/web/, listed in routes.json), for tests that fetch: $CATALOG_WEB_BASE points the
-catalog at it, and each service is asked under /<service>/.
+catalog at it, and each service is asked under /<service>/. A route names its request by path
+and by query parameters that are (`query`), are there (`query_has`) or hold a text
+(`query_contains`: a search's words); the first that fits answers.
 
 A test can put answers in front of the recorded ones (`server.script(path, [(status, body,
 headers), ...])`: a 429 before the answer, an HTML error page, a body cut short) and reads
@@ -38,7 +40,9 @@ class Replay:
         for route in self.routes:
             if path == f"/{route['service']}{route['path']}" and all(
                     query.get(k) == v for k, v in route.get("query", {}).items()) and all(
-                    query.get(k) for k in route.get("query_has", ())):
+                    query.get(k) for k in route.get("query_has", ())) and all(
+                    all(part in query.get(k, "") for part in v)
+                    for k, v in route.get("query_contains", {}).items()):
                 body = (DATA / route["file"]).read_bytes()
                 return route.get("status", 200), body, {"Content-Type": route["type"]}
         return 404, b"no recording for this request", {"Content-Type": "text/plain"}

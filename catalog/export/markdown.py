@@ -38,6 +38,15 @@ def _link_target(url: str) -> str:
     return "<" + re.sub(r"[\s<>]", lambda m: f"%{ord(m[0]):02X}", url) + ">"
 
 
+def notice_lines(p: ExportPaper) -> list[str]:
+    """One line per notice: **Retracted**: [Retraction of 2019-03-01](<https://doi.org/...>)."""
+    out = []
+    for n in p.notices:
+        what = escape(n.label or n.kind.replace("_", " ").capitalize()) + (f" of {n.updated}" if n.updated else "")
+        out.append(f"**{n.flag.capitalize()}**: [{what}]({_link_target('https://doi.org/' + n.doi)})")
+    return out
+
+
 def paper(p: ExportPaper) -> list[str]:
     title = f"**{escape(p.display_title)}**"
     if p.link:
@@ -55,10 +64,9 @@ def paper(p: ExportPaper) -> list[str]:
         meta.append(" ".join(_code(t) for t in p.tags))
     meta.append(f"`{p.key}`")
     lines = [f"- {title}  ", f"  {' · '.join(meta)}"]
-    for n in p.notices:  # a retraction or correction: it changes how to read the paper
-        what = escape(n.label or n.kind.replace("_", " ").capitalize()) + (f" of {n.updated}" if n.updated else "")
+    for line in notice_lines(p):  # a retraction or correction: it changes how to read the paper
         lines[-1] += "  "
-        lines.append(f"  **{n.flag.capitalize()}**: [{what}]({_link_target('https://doi.org/' + n.doi)})")
+        lines.append(f"  {line}")
     for note in p.notes:
         lines.append("")
         lines.extend(f"  > {line}".rstrip() for line in note.replace("<", "&lt;").splitlines())

@@ -26,7 +26,7 @@ from pathlib import Path
 
 from catalog.errors import CatalogError
 from catalog.export import filewriter as files
-from catalog.export.markdown import escape
+from catalog.export.markdown import escape, notice_lines
 from catalog.ingest.fields import split_people
 from catalog.results import ExportPaper
 from catalog.text.tex import render
@@ -72,6 +72,8 @@ def body(p: ExportPaper) -> str:
         meta.append(f"<{p.link}>")
     if meta:
         out += [" · ".join(meta), ""]
+    if p.notices:  # before the abstract: it changes how to read it
+        out += ["  \n".join(notice_lines(p)), ""]
     if p.abstract:
         paragraphs = [escape(part) for part in render(p.abstract).split("\n\n") if part.strip()]
         out += ["## Abstract", "", "\n\n".join(paragraphs), ""]

@@ -10,6 +10,7 @@ PAPER_ACTIONS = frozenset({"tag", "status", "rate", "note", "title", "browse", "
 NOT_WHILE_TYPING = PAPER_ACTIONS | {
     "undo", "redo", "saved_searches", "saved", "toggle_sidebar", "refresh", "help", "quit",
     "focus_search", "export", "zoom", "focus_sidebar", "triage", "similar", "cycle_sort", "attach",
+    "add_paper", "references",
 }
 
 BINDINGS = [
@@ -38,6 +39,12 @@ BINDINGS = [
     Binding("a", "attach", "Attach", show=False,
             tooltip="Attach a file (a PDF first) to the paper: its path, completed as you type",
             id="attach"),
+    Binding("A", "add_paper", "Add paper", key_display="A", show=False,
+            tooltip="Add a paper from the web by its DOI, arXiv id or link (arXiv, Crossref, "
+                    "DataCite, OpenReview); it is then selected", id="add-paper"),
+    Binding("C", "references", "References", key_display="C", show=False,
+            tooltip="The papers it cites (c there: those citing it), from Semantic Scholar or "
+                    "Crossref; enter or a goes to one, or adds it with its identifiers", id="references"),
     Binding("y", "copy", "Copy", show=False,
             tooltip="Copy to the clipboard: y again the key, b BibTeX, c \\cite{}, m Markdown, "
                     "l link (of every marked paper if any)", id="copy"),

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from textual.message import Message
 
 from catalog.results import (
-    Edit, Facets, MissingWords, PaperDetail, PaperSummary, RelatedPaper, Suggestion, TopicCount,
+    Edit, Facets, Linked, MissingWords, PaperDetail, PaperSummary, RelatedPaper, Suggestion, TopicCount,
     TriageCount, TriageOrder,
 )
 from catalog.searching.highlight import Terms
@@ -276,4 +276,25 @@ class TriageRanked(Message):
 
     generation: int
     order: TriageOrder | None
+    error: str | None = None
+
+
+# --- papers from the web (adding.py) -------------------------------------------------------
+
+@dataclass
+class WebPapersAdded(Message):
+    """What `A` (or a reference's `a`) fetched and added, one Added per identifier, or the
+    one line saying why nothing was (`error`: offline, not an identifier)."""
+
+    added: list
+    error: str | None = None
+
+
+@dataclass
+class LinkedLoaded(Message):
+    """The papers paper `key` cites (or, `citing`, those citing it), or why not (`error`)."""
+
+    key: str
+    citing: bool
+    linked: Linked | None
     error: str | None = None

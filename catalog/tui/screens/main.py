@@ -26,6 +26,7 @@ from catalog.library import Catalog
 from catalog.results import Edit, Facets, PaperDetail, SavedQuery, Suggestion
 from catalog.searching.query import RELEVANCE, QueryError, Sort
 from catalog.tui import keys
+from catalog.tui.adding import WebPapers
 from catalog.tui.discovering import SimilarPapers
 from catalog.tui.display import shorten
 from catalog.tui.editing import Editing
@@ -48,7 +49,7 @@ from catalog.tui.widgets.sidebar import Sidebar
 # Paper keys on an empty list, and what each would have done (said when one is pressed).
 EMPTY_VERBS = {"tag": "tag", "status": "set a status on", "rate": "rate", "note": "write a note on",
                "title": "give a title to", "browse": "open", "copy": "copy", "similar": "find papers like",
-               "triage": "triage"}
+               "triage": "triage", "references": "list the references of"}
 GG = 0.5
 JUMPS = 50  # queries ctrl+o can go back through  # seconds within which a second g means "to the top" (gg)
 
@@ -85,6 +86,7 @@ class CatalogScreen(Screen):
         self.editing = Editing(catalog)
         self.sharing = Sharing(catalog)
         self.similar = SimilarPapers(catalog)
+        self.web_papers = WebPapers(catalog)
         self.bindings_with_paper: bool | None = None  # the footer's keys were chosen with a paper
         self._last_g = 0.0
         self._jumps: list[tuple[str, str | None]] = []  # (query, paper key) before each jump
@@ -101,6 +103,7 @@ class CatalogScreen(Screen):
         yield self.editing
         yield self.sharing
         yield self.similar
+        yield self.web_papers
         yield ChangeWatch(self.catalog)
 
     def on_mount(self) -> None:
@@ -303,7 +306,7 @@ class CatalogScreen(Screen):
             return False
         if action in keys.PAPER_ACTIONS and not self.papers.targets():
             return None
-        if action in ("similar", "triage") and self.papers.current is None and not self.papers.marked:
+        if action in ("similar", "triage", "references") and self.papers.current is None and not self.papers.marked:
             return None
         if action == "jump_back" and not self._jumps:
             return None
@@ -577,6 +580,13 @@ class CatalogScreen(Screen):
     def action_similar(self) -> None:
         if self.papers.current is not None:
             self.similar.show(self.papers.current)
+
+    def action_add_paper(self) -> None:
+        self.web_papers.ask()
+
+    def action_references(self) -> None:
+        if self.papers.current is not None:
+            self.web_papers.linked(self.papers.current)
 
     # --- the app's own ------------------------------------------------------------------
 

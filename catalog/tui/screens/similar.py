@@ -57,7 +57,9 @@ class SimilarScreen(ModalScreen[RelatedPaper | None]):
 
 def _line(p: RelatedPaper) -> Text:
     meta = " ".join(x for x in (one_line(p.venue), str(p.year or "")) if x)
-    line = Text.assemble((f"{p.score:.2f}  ", "dim"), shorten(p.title, 76), (f"  {meta}", "dim"))
+    flag = f"{p.summary.notice.upper()} " if p.summary.notice else ""  # a retraction first
+    line = Text.assemble((f"{p.score:.2f}  ", "dim"), (flag, "bold"), shorten(p.title, 76 - len(flag)),
+                         (f"  {meta}", "dim"))
     if p.why:
         line.append(f"\n      shares: {', '.join(one_line(w) for w in p.why)}", style="dim")
     return line
