@@ -35,6 +35,16 @@ def test_the_paper_the_other_words_name_comes_first(seeded_any):
     assert seeded_any.missing_words("GPT-2 without BatchNorm").missing == ("BatchNorm",)
 
 
+def test_a_compound_no_paper_holds_counts_its_parts_held_apart(seeded_any):
+    """No paper says "weight-based": the papers on open-weight models "based" on their
+    weights, and on interpretability, come before those on interpretability alone; the
+    compound is still named as missing."""
+    first = {p.key for p in seeded_any.search("weight-based interpretability", limit=5, snippets=False)}
+    alone = seeded_any.search("interpretability -weight", limit=100, snippets=False)
+    assert not first & {p.key for p in alone}
+    assert seeded_any.missing_words("weight-based interpretability").missing == ("weight-based",)
+
+
 def test_nothing_is_missing_when_every_word_or_no_word_is_found(seeded_any):
     assert seeded_any.missing_words("sparse autoencoder") is None
     assert seeded_any.missing_words("qqzx wwvy") is None  # nothing to show instead

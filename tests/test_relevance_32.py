@@ -1,8 +1,9 @@
 """Issue 32's judged queries (tests/data/judged_queries_32.toml): queries with a word no paper
 holds, an acronym no abstract defines, or a typo. Catalog, as `catalog search` runs them
 (a one-word typo corrected), against the stemming BM25 baseline in the same run: at or above
-it on the queries the search was built with; on the held-out ones it trails (an expected
-failure that says by how much, and fails once it no longer trails); none comes back empty."""
+it on the queries the search was built with, and on the held-out ones (it trailed there, 0.76
+vs 0.83 recall@10, until a compound no paper holds, `weight-based`, counted its parts held
+apart among the papers holding some of the words); none comes back empty."""
 
 from __future__ import annotations
 
@@ -83,8 +84,6 @@ def test_held_out_queries_keep_their_first_measure(measured):
     assert mine.recall >= HELD_OUT_FLOOR["recall"] and mine.ndcg >= HELD_OUT_FLOOR["ndcg"]
 
 
-@pytest.mark.xfail(strict=True, reason="on the held-out queries catalog trails BM25 (recall@10 "
-                   "0.76 vs 0.83, nDCG@10 0.75 vs 0.79 when first run): the goal, not yet met")
 def test_catalog_at_or_above_bm25_on_the_held_out_queries(measured):
     judged, held_out, rankings = measured
     scores = _scores(judged, rankings, lambda j: j.text in held_out)
