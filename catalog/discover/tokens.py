@@ -12,17 +12,17 @@ words left (so "rate of reduction" gives "rate reduction"). Two additions:
   a full stemmer's ("autoencod") would not.
 
 `with_long_forms` (applied by build.py before the terms are counted) spells out each use
-of an acronym a text defines itself: a paper that says "SAE" twenty times after "Sparse
-Autoencoders (SAEs)" weighs "sparse autoencoder" as one that writes it out does
-(docs/benchmarks.md, "Similar papers": same-topic neighbours on the seeds 0.58 -> 0.62).
+of an acronym the catalog's abstracts define: a paper that says "SAE" twenty times after
+"Sparse Autoencoders (SAEs)" weighs "sparse autoencoder" as one that writes it out does
+(docs/benchmarks.md, "Same-topic neighbours": on the seeds 0.58 -> 0.63).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from itertools import filterfalse, repeat
 
-from catalog.searching.acronyms import definitions
 
 from catalog.discover._stopwords import ENGLISH_STOP_WORDS
 
@@ -87,20 +87,22 @@ def terms(text: str) -> list[str]:
     return w + bigrams(w)
 
 
-def with_long_forms(text: str) -> str:
-    """`text` followed by the long form of each use of an acronym it defines (its own
-    definitions only: the same text always gives the same terms, wherever it is counted)."""
-    if "(" not in text:
-        return text
-    defined = {short: long for short, long in definitions(text)}
-    if not defined:
-        return text
-    # Each use of a short form, or its plural ("SAE", "SAEs"), as a word of its own; counted
-    # in C (a loop over the words in Python cost more than the terms themselves).
+def spellings(acronyms: Mapping[str, str]) -> dict[str, str]:
+    """Each short form as a word may spell it ("SAE", "SAEs") -> its long form."""
+    out = {short + "s": long for short, long in acronyms.items()}
+    out.update(acronyms)
+    return out
+
+
+def with_long_forms(text: str, spelled: Mapping[str, str]) -> str:
+    """`text` followed by the long form of each use of an acronym (`spelled`: `spellings` of
+    the catalog's); the words are counted in C (a Python loop over them would cost more than
+    the terms themselves)."""
     words = list(map(str.strip, text.split(), repeat(_PUNCT)))
-    uses = [long for short, long in defined.items()
-            for _ in range(words.count(short) + words.count(short + "s"))]
-    return text + "\n" + " . ".join(uses)
+    used = spelled.keys() & set(words)
+    if not used:
+        return text
+    return text + "\n" + " . ".join(spelled[w] for w in sorted(used) for _ in range(words.count(w)))
 
 
 _PUNCT = ".,;:!?()[]{}\"'“”‘’"
