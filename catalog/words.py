@@ -33,9 +33,10 @@ class Words:
             return None
         with self.store.read() as tx:
             words = tx.search.word_papers(asked.query)
-        missing = tuple(dict.fromkeys(w for w, n in words if not n))
-        held = tuple(dict.fromkeys(w for w, n in words if n))
-        return MissingWords(missing, held) if missing and held else None
+        missing = tuple(dict.fromkeys(w.word for w in words if not w.papers))
+        held = tuple(dict.fromkeys(w.word for w in words if w.papers))
+        apart = tuple(dict.fromkeys(w.word for w in words if not w.papers and w.apart))
+        return MissingWords(missing, held, apart) if missing and (held or apart) else None
 
     def suggest(self, query: SearchRequest | str) -> list[Suggestion]:
         """For each word of a search that (almost) no paper holds, the index's closest words
@@ -78,7 +79,7 @@ class Words:
             if not rare:
                 return [], []
             held = tx.search.word_papers(asked.query)  # [] for one word
-            others_found = sum(1 for _, n in held if not n) <= 1
+            others_found = sum(1 for w in held if not w.papers) <= 1
             word_list = self._word_list(tx)
         found = ((typed, suggest.closest(folded, papers[folded], word_list)) for typed, folded in rare)
         suggestions = [Suggestion(typed, alternatives) for typed, alternatives in found if alternatives]

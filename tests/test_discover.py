@@ -77,14 +77,14 @@ def fresh_engine(db: Path, cache: Path) -> Discovery:
 
 def test_sae_papers_find_each_other_among_their_nearest(engine, sae):
     shared = {pid: sum(s.paper_id in sae for s in engine.similar(pid, 5)) for pid in sae}
-    # Random neighbours would give 5 x 6/89 = 0.34 SAE papers per top 5. Measured: 15 of 35;
-    # most of the top 5 for three papers (Aligned SAE, Temporal SAE, LocA-SAE), 2 for C^2R
-    # (its nearest is LocA-SAE). The three that use an SAE as a tool for something else
-    # (data diversity, reasoning behaviours, blind spots of image generators) have that
-    # something else nearest: lexical features cannot give "most of the 5" for every one.
-    assert sum(shared.values()) >= 14, shared
-    assert sum(n >= 3 for n in shared.values()) >= 3, shared
-    assert sum(n >= 1 for n in shared.values()) >= 6, shared
+    # Random neighbours would give 5 x 6/89 = 0.34 SAE papers per top 5. Measured: 29 of 35
+    # (15 before the acronyms the abstracts define were spelled out: a paper's "SAE"s now
+    # count as "sparse autoencoder", tokens.with_long_forms); 4 or 5 of 5 for six papers, 1
+    # for FAC
+    # (an SAE as a tool for data diversity: that topic is nearest).
+    assert sum(shared.values()) >= 25, shared
+    assert sum(n >= 3 for n in shared.values()) >= 5, shared
+    assert all(n >= 1 for n in shared.values()), shared
 
 
 def test_similar_explains_itself_with_shared_terms(engine, sae):
@@ -239,6 +239,9 @@ class MemoryStore:
         for pid in sorted(self.texts):
             if pid > after_id and (ids is None or pid in ids):
                 yield PaperText(pid, self.texts[pid])
+
+    def acronyms(self):
+        return {}
 
     def tagged(self, tag):
         return []

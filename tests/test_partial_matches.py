@@ -35,6 +35,27 @@ def test_the_paper_the_other_words_name_comes_first(seeded_any):
     assert seeded_any.words.missing_words("GPT-2 without BatchNorm").missing == ("BatchNorm",)
 
 
+def test_a_compound_no_paper_holds_counts_its_parts_held_apart(seeded_any):
+    """No paper says "weight-based": the papers on open-weight models "based" on their
+    weights, and on interpretability, come before those on interpretability alone; the
+    compound is still named as missing."""
+    first = {p.key for p in seeded_any.search("weight-based interpretability", limit=5, snippets=False)}
+    alone = seeded_any.search("interpretability -weight", limit=100, snippets=False)
+    assert not first & {p.key for p in alone}
+    found = seeded_any.missing_words("weight-based interpretability")
+    assert found.missing == found.apart == ("weight-based",) and found.held == ("interpretability",)
+
+
+def test_cli_says_a_compounds_words_are_found_apart(seeded, run_cli):
+    result = run_cli("search", "weight-based", "interpretability")
+    assert ('No paper has "weight-based"; showing papers with "interpretability" and papers with the'
+            ' words of "weight-based" apart.') in result.stderr
+    alone = run_cli("search", "weight-based", "zeugmatic")  # no other word is found
+    assert alone.stdout.strip()
+    assert 'No paper has "weight-based", "zeugmatic"; showing papers with the words of "weight-based" apart.' \
+        in alone.stderr
+
+
 def test_nothing_is_missing_when_every_word_or_no_word_is_found(seeded_any):
     assert seeded_any.words.missing_words("sparse autoencoder") is None
     assert seeded_any.words.missing_words("qqzx wwvy") is None  # nothing to show instead
@@ -75,7 +96,7 @@ def test_cli_names_the_missing_word_once_and_marks_partial_matches(seeded, run_c
     assert 'No paper has "subquadratic"; showing papers with "attention".' in result.stderr
     out = json.loads(run_cli("search", "--json", "subquadratic", "attention").stdout)
     assert out["papers"] and {p["match"] for p in out["papers"]} == {"some"}
-    assert out["missing_words"] == {"missing": ["subquadratic"], "held": ["attention"]}
+    assert out["missing_words"] == {"missing": ["subquadratic"], "held": ["attention"], "apart": []}
     assert json.loads(run_cli("search", "--json", "attention").stdout)["missing_words"] is None
 
 

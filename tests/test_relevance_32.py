@@ -1,8 +1,9 @@
 """Issue 32's judged queries (tests/data/judged_queries_32.toml): queries with a word no paper
 holds, an acronym no abstract defines, or a typo. Catalog, as `catalog search` runs them
 (a one-word typo corrected), against the stemming BM25 baseline in the same run: at or above
-it on the queries the search was built with; on the held-out ones it trails (an expected
-failure that says by how much, and fails once it no longer trails); none comes back empty."""
+it on the queries the search was built with, and on the held-out ones (it trailed there, 0.76
+vs 0.83 recall@10, until a compound no paper holds, `weight-based`, counted its parts held
+apart among the papers holding some of the words); none comes back empty."""
 
 from __future__ import annotations
 
@@ -16,14 +17,24 @@ from benchmarks.bm25 import Baseline, documents
 from catalog.library import Catalog
 
 DATA = Path(__file__).resolve().parent / "data" / "judged_queries_32.toml"
+# A second held-out set, graded before either engine ran it, measured once (its header says when).
+SECOND = Path(__file__).resolve().parent / "data" / "judged_queries_32b.toml"
 SEEDS = Path(__file__).resolve().parent.parent / "seeds"
 
 
 def _load() -> tuple[list[relevance.Judged], set[str]]:
-    with DATA.open("rb") as f:
-        queries = tomllib.load(f)["query"]
+    """Both files' queries, and the texts of the first file's held-out ones."""
+    queries = []
+    for path in (DATA, SECOND):
+        with path.open("rb") as f:
+            queries += tomllib.load(f)["query"]
     judged = [relevance.Judged(q["text"], q["kind"], dict(q["relevant"])) for q in queries]
     return judged, {q["text"] for q in queries if q.get("held_out")}
+
+
+def _second() -> set[str]:
+    with SECOND.open("rb") as f:
+        return {q["text"] for q in tomllib.load(f)["query"]}
 
 
 @pytest.fixture(scope="module")
@@ -52,7 +63,9 @@ def _scores(judged, rankings, keep):
 
 def test_the_set_is_well_formed(measured):
     judged, held_out, _ = measured
-    assert len(judged) >= 15 and len(held_out) >= 6 and held_out <= {j.text for j in judged}
+    second = _second()
+    assert len(judged) - len(second) >= 15 and len(held_out) >= 6 and held_out <= {j.text for j in judged}
+    assert len(second) >= 12 and not second & held_out
     assert all(2 in j.relevant.values() for j in judged)
 
 
@@ -63,8 +76,10 @@ HELD_OUT_FLOOR = {"recall": 0.75, "ndcg": 0.74}
 def test_print_the_table(measured, summary_section):
     judged, held_out, rankings = measured
     lines = []
-    for label, keep in (("issue 32, tuned on", lambda j: j.text not in held_out),
-                        ("issue 32, held out", lambda j: j.text in held_out)):
+    second = _second()
+    for label, keep in (("issue 32, tuned on", lambda j: j.text not in held_out | second),
+                        ("issue 32, held out", lambda j: j.text in held_out),
+                        ("issue 32, second held-out set", lambda j: j.text in second)):
         scores = _scores(judged, rankings, keep)
         lines += relevance.table({f"{name} ({label})": s for name, s in scores.items()})[2 if lines else 0:]
     summary_section(lines)
@@ -72,7 +87,7 @@ def test_print_the_table(measured, summary_section):
 
 def test_catalog_at_or_above_bm25_on_the_queries_it_was_built_on(measured):
     judged, held_out, rankings = measured
-    scores = _scores(judged, rankings, lambda j: j.text not in held_out)
+    scores = _scores(judged, rankings, lambda j: j.text not in held_out | _second())
     mine, base = scores["catalog"], scores["BM25 en_stem, any word"]
     assert mine.recall >= base.recall and mine.ndcg >= base.ndcg
 
@@ -83,8 +98,6 @@ def test_held_out_queries_keep_their_first_measure(measured):
     assert mine.recall >= HELD_OUT_FLOOR["recall"] and mine.ndcg >= HELD_OUT_FLOOR["ndcg"]
 
 
-@pytest.mark.xfail(strict=True, reason="on the held-out queries catalog trails BM25 (recall@10 "
-                   "0.76 vs 0.83, nDCG@10 0.75 vs 0.79 when first run): the goal, not yet met")
 def test_catalog_at_or_above_bm25_on_the_held_out_queries(measured):
     judged, held_out, rankings = measured
     scores = _scores(judged, rankings, lambda j: j.text in held_out)
@@ -95,3 +108,14 @@ def test_catalog_at_or_above_bm25_on_the_held_out_queries(measured):
 def test_no_query_comes_back_empty(measured):
     judged, _, rankings = measured
     assert [j.text for j, r in zip(judged, rankings["catalog"]) if not r] == []
+
+
+def test_catalog_at_or_above_bm25_on_the_second_held_out_set(measured):
+    """Run once when written (recall@10 1.00 vs 1.00, nDCG@10 0.98 vs 0.96): graded from the
+    abstracts before either engine ran, so mostly in the abstracts' own words; catalog lost
+    one query (`chain-of-thought versus latent reasoning`: the one paper holding "versus"
+    too ranks as a full match above the paper on exactly that)."""
+    judged, _, rankings = measured
+    scores = _scores(judged, rankings, lambda j: j.text in _second())
+    mine, base = scores["catalog"], scores["BM25 en_stem, any word"]
+    assert mine.recall >= base.recall and mine.ndcg >= base.ndcg

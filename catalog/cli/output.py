@@ -126,11 +126,15 @@ def print_corrected(query: str, fixed: str) -> None:
 
 
 def missing_line(missing: MissingWords) -> str:
-    """`No paper has "subquadratic"; showing papers with "attention".`"""
+    """`No paper has "subquadratic"; showing papers with "attention".`, and for a compound
+    `...; showing papers with "interpretability" and papers with the words of "weight-based" apart.`"""
     def quoted(words) -> str:
         return ", ".join(f'"{safe(w)}"' for w in words)
 
-    return f"No paper has {quoted(missing.missing)}; showing papers with {quoted(missing.held)}."
+    shown = [f"papers with {quoted(missing.held)}"] if missing.held else []
+    if missing.apart:
+        shown.append(f"papers with the words of {quoted(missing.apart)} apart")
+    return f"No paper has {quoted(missing.missing)}; showing {' and '.join(shown)}."
 
 
 def print_missing(missing: MissingWords) -> None:

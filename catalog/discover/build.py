@@ -32,6 +32,7 @@ import scipy.sparse as sp
 from catalog.discover import features, index as index_files
 from catalog.discover.index import Index
 from catalog.discover.protocol import DiscoverStore
+from catalog.discover.tokens import spellings, with_long_forms
 from catalog.discover.results import CatalogVersion
 
 REFIT_BELOW = 2_000  # papers: under this a full rebuild costs under a second
@@ -59,12 +60,13 @@ def rebuild(store: DiscoverStore, cache_dir: Path, version: CatalogVersion) -> U
     start = time.perf_counter()
     ids = array("q")
     hashes = array("Q")
+    spelled = spellings(store.acronyms())
 
     def texts():
         for paper in store.paper_texts():
             ids.append(paper.id)
             hashes.append(text_hash(paper.text))
-            yield paper.text
+            yield with_long_forms(paper.text, spelled)
 
     built = features.fit(texts())
     order = _ascending(ids)
@@ -118,7 +120,8 @@ def update(store: DiscoverStore, cache_dir: Path, current: Index | None,
     terms = [current.term(t) for t in range(current.n_terms)]
     keep = np.array([pid not in removed and pid not in fresh for pid in old_ids.tolist()], bool)
     fresh_ids = np.array(sorted(fresh), np.int64)
-    projected = features.project([fresh[pid] for pid in fresh_ids.tolist()],
+    spelled = spellings(store.acronyms())  # as now: a new paper's acronyms are learned at its import
+    projected = features.project([with_long_forms(fresh[pid], spelled) for pid in fresh_ids.tolist()],
                                  {t: i for i, t in enumerate(terms)}, idf)
     ids = np.concatenate([old_ids[keep], fresh_ids])
     hashes = np.concatenate([old_hashes[keep], np.array(

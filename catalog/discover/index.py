@@ -39,7 +39,7 @@ import os
 import sys
 from pathlib import Path
 
-FORMAT = 1
+FORMAT = 2  # 2: terms counted with the acronyms a text defines spelled out (tokens.py)
 TOP = 32  # terms kept per paper: the query of `similar` (Lucene's MoreLikeThis takes 25)
 POSTINGS = 2000  # papers kept per term, strongest first: bounds the work of one query
 _NO_TERM = 0xFFFFFFFF  # padding in top.bin for papers with fewer than TOP terms

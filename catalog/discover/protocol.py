@@ -5,7 +5,7 @@ The engine holds no SQL: source.py implements this over a catalog's store.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
@@ -22,6 +22,10 @@ class DiscoverStore(Protocol):
                     ) -> Iterable[PaperText]:
         """Papers' texts in ascending id order: those in `ids` (None: all) with an id above
         `after_id`. Read in one snapshot; streamed (a whole catalog's texts need not fit in memory)."""
+
+    def acronyms(self) -> Mapping[str, str]:
+        """Short form as written, singular ("SAE") -> its long form, for the acronyms the
+        catalog's abstracts define: spelled out where a paper uses one (tokens.with_long_forms)."""
 
     def tagged(self, tag: str) -> list[int]:
         """Ids of the papers carrying `tag` or a tag below it (`project` takes `project/x`)."""

@@ -25,6 +25,16 @@ class StoreSource:
             for paper_id, title, abstract in tx.discovery.paper_texts(ids, after_id=after_id):
                 yield PaperText(paper_id, f"{title}\n{abstract}")
 
+    def acronyms(self) -> dict[str, str]:
+        """Short form as written -> long form, of the acronyms the abstracts define (the long
+        form most papers give it; none when texts use it as an ordinary word)."""
+        from catalog.searching.acronyms import winners
+
+        with self.store.read() as tx:
+            rows = tx.discovery.acronyms()
+        won = winners(rows)
+        return {r.short: r.long for r in rows if won.get(r.short.lower(), ("",))[0] == r.long_key}
+
     def tagged(self, tag: str) -> list[int]:
         with self.store.read() as tx:
             return tx.discovery.tagged_papers(tag)

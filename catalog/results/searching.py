@@ -25,9 +25,10 @@ class MissingWords:
 
     missing: tuple[str, ...]  # as typed
     held: tuple[str, ...]
+    apart: tuple[str, ...] = ()  # of `missing`, compounds whose words papers hold apart
 
     def as_json(self) -> dict:
-        return {"missing": list(self.missing), "held": list(self.held)}
+        return {"missing": list(self.missing), "held": list(self.held), "apart": list(self.apart)}
 
 
 @dataclass(frozen=True)

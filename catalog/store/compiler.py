@@ -37,7 +37,8 @@ class CompiledQuery:
     when there are none): these are the papers matching all words. `words` holds one stemmed
     expression per word, for papers matching only some of them (ranked by the rarity of the
     words each holds: `weights`, one per word, set by the store before ranking that tier);
-    `word_texts` the words as typed, one per expression (to name those no paper holds).
+    `word_texts` the words as typed, one per expression, and `typed` their expressions
+    without a compound's parts held apart (to name those no paper holds: "weight-based").
     `exclude`: (index, expression) pairs a paper must not match (`-word`, in any form).
     `reader`: whose status and rating the filters, the rating order and the rows read."""
 
@@ -48,6 +49,7 @@ class CompiledQuery:
     wide: str | None = None
     words: list[str] = field(default_factory=list)
     word_texts: list[str] = field(default_factory=list)
+    typed: list[str] = field(default_factory=list)
     weights: list[float] = field(default_factory=list)
     exclude: list[tuple[str, str]] = field(default_factory=list)
     reader: str = ""

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from catalog.store.base import Discovery
+from catalog.store.rows import AcronymRow
 
 
 class DiscoveryQueries(Discovery):
@@ -23,6 +24,11 @@ class DiscoveryQueries(Discovery):
                                    " FROM paper WHERE user_title IS NOT NULL").one()
         return (papers["n"], papers["newest"],
                 f"sources {sources['n']}/{sources['newest']}; titles {titled['n']}/{titled['newest']}")
+
+    def acronyms(self) -> list[AcronymRow]:
+        """Every acronym the abstracts define, as imports learned them (the `acronym` table)."""
+        return [AcronymRow(r["short"], r["long_key"], r["long"], r["papers"], bool(r["ordinary"]))
+                for r in self.conn.execute("SELECT short, long_key, long, papers, ordinary FROM acronym")]
 
     # --- stored topics (the `topic` table, migration 0007) ----------------------------------
 

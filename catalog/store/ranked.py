@@ -16,7 +16,7 @@ from catalog.searching.query import RELEVANCE, Query, QueryError, Sort, Text
 from catalog.results import Facets, SearchHit
 from catalog.store import rows
 from catalog.store.base import Papers, RankedLists, Search
-from catalog.store.rows import AcronymRow
+from catalog.store.rows import AcronymRow, WordPapers
 from catalog.store.compiler import CompiledQuery, Compiler
 
 # How rare a word is, for ranking papers holding some of the words, is counted up to this
@@ -134,17 +134,25 @@ class RankedSearch(Search):
         everyone = max(self._largest_id(), *papers)
         compiled.words = [compiled.words[i] for i in kept]
         compiled.word_texts = [compiled.word_texts[i] for i in kept]
+        compiled.typed = [compiled.typed[i] for i in kept]
         compiled.weights = [round(math.log(1 + everyone / papers[i]), 1) for i in kept]
         return True
 
-    def word_papers(self, query: Query) -> list[tuple[str, int]]:
+    def word_papers(self, query: Query) -> list[WordPapers]:
         """Each word of a query of several words, as typed, with how many papers hold it in
         any form (up to RARITY_CAP); [] for one word. A word no paper holds is left out of the
-        papers holding some of the words, and named."""
+        papers holding some of the words, and named; a compound no paper holds is named though
+        papers holding its parts apart are listed."""
         compiled = self._compile(query)
         if self.compiler.tier_expression(compiled, "some") is None:
             return []
-        return list(zip(compiled.word_texts, self._papers_holding(query, compiled)))
+        sql = self.compiler.papers_holding_sql()
+        out = []
+        for text, word, typed, n in zip(compiled.word_texts, compiled.words, compiled.typed,
+                                        self._papers_holding(query, compiled)):
+            as_typed = n if not n or typed == word else self._run(sql, [typed, RARITY_CAP], query)[0][0]
+            out.append(WordPapers(text, as_typed, n - as_typed))
+        return out
 
     def _papers_holding(self, query: Query, compiled: CompiledQuery) -> list[int]:
         """How many papers hold each of the query's words (up to RARITY_CAP); kept for the

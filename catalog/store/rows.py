@@ -129,6 +129,14 @@ class ListProblems:
     choose_at: int | None = None
 
 
+class WordPapers(NamedTuple):
+    """A word of a search as typed, and how many papers hold it (up to a bound)."""
+
+    word: str
+    papers: int  # hold it, in any form
+    apart: int  # a compound (`weight-based`): hold its words, but not as one phrase
+
+
 class PageHit(NamedTuple):
     """A page of an attached file that a search's words are on (Search.pages)."""
 

@@ -7,6 +7,7 @@ the rest of each compiler is its own."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -15,6 +16,7 @@ from catalog.text.cjk import has_cjk
 
 # Longest long form (in words) a query is checked against for acronyms.
 MAX_LONG_WORDS = 6
+_WORD = re.compile(r"\w+")
 
 
 @dataclass(frozen=True)
@@ -90,6 +92,7 @@ def plan_tiers(query: Query, acronyms: Mapping[str, Sequence[str]], syntax: Synt
             # One word for papers holding some of the query's: the run, or a short form of it
             # ("mech interp" is in no paper, "mechanistic interpretability" is).
             out.words.append(wide[-1])
+            out.typed.append(wide[-1])
             out.word_texts.append(" ".join(clauses[j].options[0].text for j in range(i, i + span)))
             i += span
             continue
@@ -97,7 +100,11 @@ def plan_tiers(query: Query, acronyms: Mapping[str, Sequence[str]], syntax: Synt
         widened = any_of([syntax.phrase(o) for o in clause.options] + [syntax.phrase(Text(a)) for a in extra])
         forms.append(group)
         wide.append(widened)
-        out.words.append(widened)
+        # Papers holding some of the words also count a compound's parts held apart: no paper
+        # says "weight-based", papers on "open-weight" models "based" on them do.
+        apart = [syntax.and_.join(parts) for o in clause.options if (parts := _parts(o, syntax))]
+        out.words.append(any_of([widened, *("(" + a + ")" for a in apart)]) if apart else widened)
+        out.typed.append(widened)
         out.word_texts.append(" OR ".join(o.text for o in clause.options))
         i += 1
     if exact:
@@ -116,9 +123,9 @@ def plan_tiers(query: Query, acronyms: Mapping[str, Sequence[str]], syntax: Synt
         if negative_exact and out.forms:
             out.exclude.append((syntax.exact_index, syntax.or_.join(negative_exact)))
         if len(out.words) < 2:
-            out.words, out.word_texts = [], []
+            out.words, out.word_texts, out.typed = [], [], []
     else:
-        out.words, out.word_texts = [], []
+        out.words, out.word_texts, out.typed = [], [], []
         for index, negated in ((syntax.stem_index, negative), (syntax.exact_index, negative_exact)):
             if negated:
                 out.where.append(syntax.not_matching(index))
@@ -160,6 +167,15 @@ def acronym_candidates(query: Query) -> set[str]:
                 break
             out.add(" ".join(c.options[0].text for c in run))
     return out
+
+
+def _parts(option: Text, syntax: Syntax) -> list[str]:
+    """The words of a compound typed without quotes (`weight-based`, `GPT-2`), each as the
+    backend writes it; [] for one word, a phrase, a prefix or `=word`."""
+    if option.phrase or option.prefix or option.exact:
+        return []
+    words = _WORD.findall(option.text)
+    return [p for w in words if (p := syntax.phrase(Text(w)))] if len(words) > 1 else []
 
 
 def _long_form_at(clauses: list[Clause], i: int, acronyms: Mapping[str, Sequence[str]]) -> tuple[int, list[str]]:

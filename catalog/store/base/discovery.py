@@ -20,6 +20,11 @@ class Discovery(Role):
     def paper_texts(self, ids=None, *, after_id: int = 0) -> Iterator[tuple[int, str, str]]: ...
 
     @abstractmethod
+    def acronyms(self) -> list:
+        """Every acronym the abstracts define (AcronymRow, rows.py): what the features spell
+        out where a paper uses one."""
+
+    @abstractmethod
     def save_topics(self, scope: str, records: Iterable) -> None: ...
 
     @abstractmethod

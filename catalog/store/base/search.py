@@ -33,9 +33,9 @@ class Search(Role):
     def acronyms_for(self, query) -> dict[str, list[str]]: ...
 
     @abstractmethod
-    def word_papers(self, query) -> list[tuple[str, int]]:
+    def word_papers(self, query) -> list:
         """Each word of a query of several words, as typed, and how many papers hold it in
-        any form (counted up to a bound); [] for one word."""
+        any form (counted up to a bound; WordPapers, rows.py); [] for one word."""
 
     @abstractmethod
     def titled(self, title: str, limit: int = 20) -> list:
