@@ -42,7 +42,7 @@ def test_a_compound_no_paper_holds_counts_its_parts_held_apart(seeded_any):
     first = {p.key for p in seeded_any.search("weight-based interpretability", limit=5, snippets=False)}
     alone = seeded_any.search("interpretability -weight", limit=100, snippets=False)
     assert not first & {p.key for p in alone}
-    found = seeded_any.missing_words("weight-based interpretability")
+    found = seeded_any.words.missing_words("weight-based interpretability")
     assert found.missing == found.apart == ("weight-based",) and found.held == ("interpretability",)
 
 
