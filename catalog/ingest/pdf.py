@@ -32,6 +32,8 @@ _STAMP = re.compile(r"\b(\d{4}\.\d{4,5})v\d+\s*\[[a-z-]+(?:\.[A-Za-z]{2})?\]")
 _NOT_TITLE = re.compile(r"(?i)^(microsoft word|untitled|paper\s*\d*$|doi|arxiv|proceedings|journal|vol\.|preprint"
                         r"|published|accepted|under review|to appear|in submission|workshop|conference)"
                         r"|\.(docx?|pdf|tex|dvi)$")
+# A journal's running head or a copyright line in large type: "(2014), 26:1, 147–154", "©2023".
+_CITATION = re.compile(r"\((?:19|20)\d\d\)|\b\d+\s*:\s*\d+\s*,|©|\bvol\.\s*\d|\bpp\.\s*\d|(?i:\bissn\b)")
 _WORDS = re.compile(r"[^\W_]+")
 _JOINING = {"a", "an", "and", "as", "at", "by", "for", "from", "in", "into", "of", "on", "or", "the", "to", "via", "with"}
 
@@ -60,13 +62,13 @@ def front_text(pages: list[str]) -> str:
     return text[:cut.start()] if cut else text
 
 
-def facts(pages: list[str], metadata: dict[str, str]) -> PdfFacts:
+def facts(pages: list[str], metadata: dict[str, str], headings: list[str] = ()) -> PdfFacts:
     front = front_text(pages)
     described = " ".join(metadata.get(name, "") for name in ("Subject", "Keywords", "Title"))
     dois = _unique(fields.doi(m[0]) for m in _DOI.finditer(described + "\n" + front))
     arxiv = _unique([*(m[1].lower() for m in _ARXIV.finditer(described + "\n" + front)),
                      *(m[1] for m in _STAMP.finditer(front))])
-    return PdfFacts(front=compare(front), dois=dois, arxiv_ids=arxiv, title=_title(metadata, front),
+    return PdfFacts(front=compare(front), dois=dois, arxiv_ids=arxiv, title=_title(metadata, front, headings),
                     authors=_authors(metadata), abstract=_abstract(front), year=_year(metadata, front))
 
 
@@ -74,12 +76,19 @@ def _unique(values) -> list[str]:
     return [v for v in dict.fromkeys(values) if v]
 
 
-def _title(metadata: dict[str, str], front: str) -> str | None:
-    """The file's Title when it looks like one, else the first line of page 1 that reads as a
-    title (3 to 30 words, not a header, a date or an arXiv stamp)."""
+def _title(metadata: dict[str, str], front: str, headings=()) -> str | None:
+    """The file's Title when it looks like one; else page 1's largest type that reads as a
+    title (3 to 40 words, mostly letters, not a journal's name); else the first line of page 1
+    that reads as one (3 to 30 words, not a header, a date or an arXiv stamp)."""
     given = " ".join(metadata.get("Title", "").split())
     if 3 <= len(given.split()) <= 40 and not _NOT_TITLE.search(given):
         return given
+    for run in headings:
+        words = run.split()
+        if (len(words) <= 40 and run[:1].isalnum() and not _NOT_TITLE.search(run) and not _CITATION.search(run)
+                and sum(c.isalpha() for c in run) > 0.6 * len(run.replace(" ", ""))
+                and sum(len(w) > 1 for w in words) >= 0.7 * len(words)):  # not letters spaced out (a logo)
+            return run
     lines = [" ".join(line.split()) for line in front.splitlines()[:12]]
     for number, line in enumerate(lines):
         words = line.split()
