@@ -131,3 +131,21 @@ def test_papers_made_from_real_files_get_the_titles_they_print(empty_catalog):
     # Below the running head of ACL's proceedings; above the authors; a journal's name skipped.
     assert {"P07-1088", "bohnet09", "bitcoin", "mapreduce", "timp-r-package", "psychogeriatrics"} <= right
     assert len(right) >= 46, sorted(set(made) - right)  # 24 of 51 from page 1's lines alone
+    # Their abstracts end where the abstract ends: at "Author Keywords", at a first section
+    # of any name ("1 Background"), not pages later.
+    from catalog.importing.pdfs import _runs
+
+    entries = {}
+    for entry in re.split(r"(?m)^@", (PAPERS / "catalog.bib").read_text()):
+        found = re.search(r"\{([^,]+),\n(?:.*\n)*  abstract = \{(.*)\}\n\}", entry)
+        if found:
+            entries[found[1]] = found[2]
+    whole = {stem: text for stem, text in entries.items() if stem in made and len(text.split()) > 60}
+    abstracts = {Path(empty_catalog.get(key).sources[0].path).stem: empty_catalog.get(key).abstract for key in keys}
+    agree = set()
+    for stem, text in whole.items():
+        want, got = _runs(pdf.compare(text).split()), _runs(pdf.compare(abstracts[stem]).split())
+        if len(want & got) > 0.9 * len(want) and len(want & got) > 0.9 * len(got):
+            agree.add(stem)
+    assert {"neuronal-processing", "seung08"} <= agree
+    assert len(agree) >= len(whole) - 3, sorted(set(whole) - agree)

@@ -20,8 +20,10 @@ MAX_ABSTRACT = 3_000
 _REFERENCES = re.compile(r"(?im)^\s*(?:\d+\.?\s*|[IVX]+\.\s*)?(references|bibliography|literature cited)\s*$")
 _ABSTRACT = re.compile(r"(?i)\babstract\b[\s.:—–-]*")
 _ABSTRACT_END = re.compile(
-    r"(?im)^\s*(?:(?:1|I)\.?\s+introduction|introduction\b|keywords\b|key\s*words\b|index terms\b|ccs concepts\b"
-    r"|categories and subject descriptors\b|general terms\b)")
+    r"(?m)^\s*(?i:(?:1|I)\.?\s+introduction|introduction\b|keywords\b|key\s*words\b|index terms\b|ccs concepts\b"
+    r"|categories and subject descriptors\b|general terms\b|author keywords\b|acm classification\b)"
+    # the first numbered section, whatever its name ("1 Background"); case kept: "1 in 5 ..." is no heading
+    r"|^\s*1\.?\s+[A-Z][a-z]+(?:\s+[A-Z]?[a-z]+){0,3}\s*$")
 _COPYRIGHT = re.compile(r"(?:copyright|©|\(c\))\s*(?:\S{1,2}\s*)?((?:19|20)\d\d)\b", re.IGNORECASE)
 _DOI = re.compile(r"\b10\.\d{4,9}/[^\s\"<>]+", re.IGNORECASE)
 _ARXIV = re.compile(r"arxiv\s*:\s*(\d{4}\.\d{4,5}|[a-z][a-z.-]+/\d{7})(v\d+)?", re.IGNORECASE)
