@@ -51,9 +51,10 @@ class Files:
                 attaching.remove(into / stored)  # the row never came: neither does the copy
             raise
         if made is None:  # attached meanwhile by another process: its copy stays, ours goes
-            if not link:
+            theirs = next(a for a in views if a.sha256 == sha256)
+            if not link and theirs.path != stored:  # copy_in may have taken theirs (same name, same bytes)
                 attaching.remove(into / stored)
-            return self._located(next(a for a in views if a.sha256 == sha256)), False
+            return self._located(theirs), False
         return self._located(next(a for a in views if a.id == made)), True
 
     def read_texts(self, progress: Callable[[AttachmentView, str], None] | None = None) -> list[tuple[AttachmentView, str]]:

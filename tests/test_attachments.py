@@ -256,3 +256,17 @@ def test_a_copy_left_by_a_killed_attach_is_used_not_copied_again(seeded, a_pdf, 
     (folder / name).write_bytes(PDF)
     attachment, new = seeded.files.attach_file(key, a_pdf)
     assert new and [p.name for p in folder.iterdir()] == [name] == [Path(attachment.location).name]
+
+
+def test_a_file_attached_meanwhile_by_another_process_keeps_its_copy(seeded, a_pdf, db_path, monkeypatch):
+    """Two processes attach the same file to the same paper at once (two imports of one
+    folder): the second finds the first's copy under the same name, and its row. It must leave
+    that copy alone, since the first's attachment is that file."""
+    from catalog.store.edits import EditQueries
+
+    key = first_key(seeded)
+    first, _ = seeded.files.attach_file(key, a_pdf)
+    monkeypatch.setattr(EditQueries, "attachment_with", lambda self, paper_id, sha256: None)  # looked before it committed
+    second, new = seeded.files.attach_file(key, a_pdf)
+    assert not new and second.id == first.id
+    assert Path(first.location).exists() and Path(first.location).read_bytes() == a_pdf.read_bytes()
