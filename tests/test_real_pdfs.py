@@ -113,6 +113,10 @@ def test_a_phrase_of_one_papers_body_finds_it_first_with_its_page(library, folde
     found = json.loads(run_cli("search", phrase, "--json").output)["papers"]
     assert found[0]["key"] == key_of(library, "mapreduce") and found[0]["page"] == 2
     assert "counting the number of occurrences of each word" in found[0]["page_snippet"]
+    # The words without quotes, as a user types them: the same paper first, the same page.
+    loose = json.loads(run_cli("search", "counting occurrences of each word in a large collection of documents",
+                               "--json").output)["papers"]
+    assert (loose[0]["key"], loose[0]["page"]) == (key_of(library, "mapreduce"), 2)
 
 
 
