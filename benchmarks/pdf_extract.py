@@ -56,8 +56,16 @@ def pypdf_read(path: Path) -> list[str]:
     return [page.extract_text() or "" for page in PdfReader(str(path)).pages]
 
 
+def catalog_import_read(path: Path) -> list[str]:
+    """As `catalog import` reads a PDF: page 1's runs by size of type too (its title)."""
+    from catalog import pdftext
+
+    return pdftext.read(path, headings=True).pages
+
+
 def candidates() -> dict:
-    found = {"catalog (pdftext.read)": catalog_read, "pypdfium2 alone": pdfium_raw}
+    found = {"catalog (pdftext.read)": catalog_read, "catalog import (with page 1's headings)": catalog_import_read,
+             "pypdfium2 alone": pdfium_raw}
     try:
         import pypdf  # noqa: F401
     except ImportError:

@@ -98,34 +98,80 @@ def file_name(detail, suffix: str) -> str:
 
 def copy_in(source: Path, into: Path, name: str, *, sha256: str | None = None) -> str:
     """Copy `source` into the folder `into` as `name` (or `name (2)`...); the name used. The
-    name is claimed first (O_EXCL), so two attaches never write one file; a copy cut short is
-    removed. A file already there under one of those names with `sha256`'s bytes is used as
-    it is: the copy of a run killed before it stored the attachment."""
+    bytes go to a hidden temporary file first and take their name whole (a hard link, which
+    never replaces a file), so a copy killed midway leaves no half file under a paper's name,
+    and the next copy on this machine removes what it left. A file already there under one of
+    those names with `sha256`'s bytes is used as it is: the copy of a run killed before it
+    stored the attachment. Where the folder takes no hard links, the name is claimed first
+    (O_EXCL) and the bytes copied into it."""
     try:
         into.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise CatalogError(f"cannot make the folder of files {into}: {exc.strerror}") from None
+    _sweep(into)
+    temp = into / f"{_TEMP_PREFIX}{_HOST}-{os.getpid()}-{os.urandom(4).hex()}.part"
+    try:
+        shutil.copyfile(source, temp)
+    except BaseException as exc:
+        temp.unlink(missing_ok=True)
+        if isinstance(exc, OSError):
+            raise CatalogError(f"cannot copy {source} into {into}: {exc.strerror}") from None
+        raise
+    try:
+        return _take_a_name(source, temp, into, name, sha256)
+    finally:
+        temp.unlink(missing_ok=True)
+
+
+_TEMP_PREFIX = ".catalog-copy-"
+_HOST = re.sub(r"[^A-Za-z0-9.]", "", os.uname().nodename if hasattr(os, "uname") else "") or "here"
+
+
+def _take_a_name(source: Path, temp: Path, into: Path, name: str, sha256: str | None) -> str:
     stem, suffix = os.path.splitext(name)
-    for number in range(1, 1000):
+    number, links = 1, True
+    while number < 1000:
         candidate = name if number == 1 else f"{stem} ({number}){suffix}"
         target = into / candidate
         try:
-            os.close(os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644))
+            if links:
+                os.link(temp, target)
+            else:
+                _copy_claimed(temp, target)
+            return candidate
         except FileExistsError:
             if sha256 is not None and target.stat().st_size == source.stat().st_size and fingerprint(target)[0] == sha256:
                 return candidate
-            continue
+            number += 1
         except OSError as exc:
-            raise CatalogError(f"cannot write into {into}: {exc.strerror}") from None
-        try:
-            shutil.copyfile(source, target)
-        except BaseException as exc:
-            target.unlink(missing_ok=True)
-            if isinstance(exc, OSError):
-                raise CatalogError(f"cannot copy {source} into {into}: {exc.strerror}") from None
-            raise
-        return candidate
+            if not links:
+                raise CatalogError(f"cannot write into {into}: {exc.strerror}") from None
+            links = False  # no hard links in this folder (FAT, some shares): claim the name, copy into it
     raise CatalogError(f"{into} already holds {name} and 999 more like it")
+
+
+def _copy_claimed(temp: Path, target: Path) -> None:
+    os.close(os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644))
+    try:
+        shutil.copyfile(temp, target)
+    except BaseException:
+        target.unlink(missing_ok=True)
+        raise
+
+
+def _sweep(into: Path) -> None:
+    """Remove the temporary copies of processes of this machine that are gone (killed)."""
+    for leftover in into.glob(f"{_TEMP_PREFIX}{_HOST}-*.part"):
+        try:
+            pid = int(leftover.name[len(_TEMP_PREFIX) + len(_HOST) + 1:].split("-")[0])
+        except ValueError:
+            continue
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            leftover.unlink(missing_ok=True)
+        except OSError:  # another user's process: alive
+            pass
 
 
 def is_pdf(path: Path) -> bool:

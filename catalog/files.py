@@ -51,9 +51,10 @@ class Files:
                 attaching.remove(into / stored)  # the row never came: neither does the copy
             raise
         if made is None:  # attached meanwhile by another process: its copy stays, ours goes
-            if not link:
+            theirs = next(a for a in views if a.sha256 == sha256)
+            if not link and theirs.path != stored:  # copy_in may have taken theirs (same name, same bytes)
                 attaching.remove(into / stored)
-            return self._located(next(a for a in views if a.sha256 == sha256)), False
+            return self._located(theirs), False
         return self._located(next(a for a in views if a.id == made)), True
 
     def read_texts(self, progress: Callable[[AttachmentView, str], None] | None = None) -> list[tuple[AttachmentView, str]]:
@@ -71,10 +72,10 @@ class Files:
             if not attachment.present:
                 continue
             text = pdftext.read(Path(attachment.location))
+            if text.state in ("text", "no text"):
+                self._note_marks(attachment)  # before the text: a file read is a file done
             with self.store.write() as tx:
                 tx.imports.set_attachment_text(attachment.id, text.state, text.pages if text.state == "text" else [])
-            if text.state in ("text", "no text"):
-                self._note_marks(attachment)
             done.append((attachment, text.state))
             if progress is not None:
                 progress(attachment, text.state)
@@ -85,17 +86,20 @@ class Files:
         """Bring in PDFs: each matched to a paper already here (by its DOI or arXiv id, else
         its title and abstract) and attached to it, or made a new paper from its own text and
         attached to that (catalog/importing/pdfs.py); a FileReport each. Their text is indexed
-        as they are attached."""
+        as they are attached; then those of files a run killed before their text was stored
+        (the file itself counts as attached before, and is skipped)."""
         from catalog.importing import pdfs
 
         def attach(key: str, path: Path, text) -> AttachmentView:
             attachment, _ = self.attach_file(key, path, link=link)
+            self._note_marks(attachment)  # before the text, as read_texts() does
             with self.store.write() as tx:
                 tx.imports.set_attachment_text(attachment.id, text.state, text.pages)
-            self._note_marks(attachment)
             return attachment
 
-        return pdfs.import_pdfs(self.store, files, attach, progress)
+        reports = pdfs.import_pdfs(self.store, files, attach, progress)
+        self.read_texts()
+        return reports
 
     def read_pdf_notes(self, key: str | None = None) -> int:
         """Add the highlights, underlines and comments made in attached PDFs (of paper `key`, or

@@ -32,6 +32,10 @@ class PdfText:
     pages: list[str] = field(default_factory=list)  # page 1 first
     metadata: dict[str, str] = field(default_factory=dict)  # Title, Author, Subject, Keywords
     why: str = ""  # for 'unreadable': what PDFium said
+    # Page 1's runs of text in one size of type, above its abstract, largest type first (read
+    # with `headings`): a paper's title is set in its largest type, where a line of page 1's
+    # text alone does not tell it from a running head or the authors.
+    headings: list[str] = field(default_factory=list)
 
     @property
     def page_count(self) -> int:
@@ -50,8 +54,9 @@ def clean(text: str) -> str:
     return _SPACES.sub(" ", _JUNK.sub(" ", text)).strip()
 
 
-def read(path: Path, *, max_pages: int | None = None) -> PdfText:
-    """The text of each page (of the first `max_pages`), or why there is none."""
+def read(path: Path, *, max_pages: int | None = None, headings: bool = False) -> PdfText:
+    """The text of each page (of the first `max_pages`), or why there is none; with
+    `headings`, page 1's runs of text by size of type too (a few ms a file)."""
     import pypdfium2 as pdfium
 
     try:
@@ -66,12 +71,14 @@ def read(path: Path, *, max_pages: int | None = None) -> PdfText:
     try:
         metadata = {k: clean(v) for k, v in (document.get_metadata_dict(skip_empty=True) or {}).items()
                     if isinstance(v, str)}
-        pages = []
+        pages, runs = [], []
         for number in range(len(document) if max_pages is None else min(len(document), max_pages)):
             page = document[number]
             textpage = page.get_textpage()
             try:
                 pages.append(clean(textpage.get_text_bounded()))
+                if headings and number == 0:
+                    runs = _headings(textpage)
             finally:
                 textpage.close()
                 page.close()
@@ -81,4 +88,39 @@ def read(path: Path, *, max_pages: int | None = None) -> PdfText:
         document.close()
     chars = sum(len(p) for p in pages)
     state = "text" if pages and chars >= MIN_CHARS * len(pages) else "no text"
-    return PdfText(state, pages, metadata)
+    return PdfText(state, pages, metadata, headings=runs)
+
+
+SAME_SIZE = 0.1  # type within 10% of a run's size continues it (italics, accents)
+_ABSTRACT = re.compile(r"(?i)abstract")
+
+
+def _headings(textpage) -> list[str]:
+    """Runs of characters of one size of type (each character's height as PDFium boxes it:
+    a font's size alone says nothing when the page's matrix scales it), spaces and line ends
+    joining a run, up to the word "Abstract"; upright text only (arXiv's stamp runs up the
+    margin). Largest type first, then in reading order."""
+    import pypdfium2.raw as raw
+
+    # Character by character: the page's text as one string may skip a character PDFium
+    # counts, and its positions then no longer name the characters.
+    text = "".join(chr(raw.FPDFText_GetUnicode(textpage.raw, i) or 32)
+                   for i in range(min(raw.FPDFText_CountChars(textpage.raw), 4000)))
+    stop = _ABSTRACT.search(text)
+    runs: list[tuple[float, int, list[str]]] = []  # (size, first character, characters)
+    for index in range(stop.start() if stop else len(text)):
+        char = text[index]
+        if not char.strip() or char == "\x02":
+            if runs and runs[-1][2][-1:] != [" "]:
+                runs[-1][2].append(" ")
+            continue
+        if abs(raw.FPDFText_GetCharAngle(textpage.raw, index)) > 0.01:
+            continue
+        left, bottom, right, top = textpage.get_charbox(index, loose=True)
+        size = top - bottom
+        if runs and abs(size - runs[-1][0]) <= SAME_SIZE * max(size, runs[-1][0]):
+            runs[-1][2].append(char)
+        else:
+            runs.append((size, index, [char]))
+    found = [(size, first, " ".join("".join(chars).split())) for size, first, chars in runs]
+    return [text for _, _, text in sorted(found, key=lambda run: (-run[0], run[1])) if len(text.split()) >= 3]

@@ -256,3 +256,48 @@ def test_a_copy_left_by_a_killed_attach_is_used_not_copied_again(seeded, a_pdf, 
     (folder / name).write_bytes(PDF)
     attachment, new = seeded.files.attach_file(key, a_pdf)
     assert new and [p.name for p in folder.iterdir()] == [name] == [Path(attachment.location).name]
+
+
+def test_a_file_attached_meanwhile_by_another_process_keeps_its_copy(seeded, a_pdf, db_path, monkeypatch):
+    """Two processes attach the same file to the same paper at once (two imports of one
+    folder): the second finds the first's copy under the same name, and its row. It must leave
+    that copy alone, since the first's attachment is that file."""
+    from catalog.store.edits import EditQueries
+
+    key = first_key(seeded)
+    first, _ = seeded.files.attach_file(key, a_pdf)
+    monkeypatch.setattr(EditQueries, "attachment_with", lambda self, paper_id, sha256: None)  # looked before it committed
+    second, new = seeded.files.attach_file(key, a_pdf)
+    assert not new and second.id == first.id
+    assert Path(first.location).exists() and Path(first.location).read_bytes() == a_pdf.read_bytes()
+
+
+def test_a_copy_killed_midway_leaves_no_half_file_under_a_papers_name(seeded, a_pdf, db_path, monkeypatch):
+    """The bytes go to a hidden temporary file and take their name whole: a kill midway (here
+    the temporary file of a process that is gone) leaves no half file named like a paper, the
+    next attach takes the plain name and removes what the dead process left."""
+    import subprocess
+    import sys
+
+    from catalog import attaching
+
+    folder = db_path.with_name("catalog-files")
+    folder.mkdir()
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    leftover = folder / f"{attaching._TEMP_PREFIX}{attaching._HOST}-{gone.stdout.strip()}-0a0b0c0d.part"
+    leftover.write_bytes(a_pdf.read_bytes()[:100])  # half a copy
+    attachment, new = seeded.files.attach_file(first_key(seeded), a_pdf)
+    assert new and [p.name for p in folder.iterdir()] == [Path(attachment.location).name]
+    assert "(2)" not in attachment.location and Path(attachment.location).read_bytes() == a_pdf.read_bytes()
+
+
+def test_a_folder_without_hard_links_still_takes_copies(seeded, a_pdf, db_path, monkeypatch):
+    import os
+
+    def no_links(*args, **kwargs):
+        raise PermissionError(1, "Operation not permitted")  # as on FAT or some network shares
+
+    monkeypatch.setattr(os, "link", no_links)
+    attachment, new = seeded.files.attach_file(first_key(seeded), a_pdf)
+    assert new and Path(attachment.location).read_bytes() == a_pdf.read_bytes()
+    assert [p.name for p in db_path.with_name("catalog-files").iterdir()] == [Path(attachment.location).name]

@@ -113,4 +113,43 @@ def test_a_phrase_of_one_papers_body_finds_it_first_with_its_page(library, folde
     found = json.loads(run_cli("search", phrase, "--json").output)["papers"]
     assert found[0]["key"] == key_of(library, "mapreduce") and found[0]["page"] == 2
     assert "counting the number of occurrences of each word" in found[0]["page_snippet"]
+    # The words without quotes, as a user types them: the same paper first, the same page.
+    loose = json.loads(run_cli("search", "counting occurrences of each word in a large collection of documents",
+                               "--json").output)["papers"]
+    assert (loose[0]["key"], loose[0]["page"]) == (key_of(library, "mapreduce"), 2)
 
+
+
+def test_papers_made_from_real_files_get_the_titles_they_print(empty_catalog):
+    """The files of papers the catalog lacks become papers titled as page 1 prints them in its
+    largest type, not with the running head, the journal's name or the authors' line."""
+    import re
+
+    typed = dict(re.findall(r"@article\{([^,]+),\n  title = \{(.*?)\},", (PAPERS / "catalog.bib").read_text()))
+    reports = empty_catalog.files.import_pdfs(FILES)
+    assert sum(r.new for r in reports) == len(FILES)
+    with empty_catalog.store.read() as tx:
+        keys = tx.papers.all_keys()
+    made = {Path(empty_catalog.get(key).sources[0].path).stem: empty_catalog.get(key).title for key in keys}
+    right = {stem for stem, title in made.items() if pdf.compare(title or "") == pdf.compare(typed[stem])}
+    # Below the running head of ACL's proceedings; above the authors; a journal's name skipped.
+    assert {"P07-1088", "bohnet09", "bitcoin", "mapreduce", "timp-r-package", "psychogeriatrics"} <= right
+    assert len(right) >= 46, sorted(set(made) - right)  # 24 of 51 from page 1's lines alone
+    # Their abstracts end where the abstract ends: at "Author Keywords", at a first section
+    # of any name ("1 Background"), not pages later.
+    from catalog.importing.pdfs import _runs
+
+    entries = {}
+    for entry in re.split(r"(?m)^@", (PAPERS / "catalog.bib").read_text()):
+        found = re.search(r"\{([^,]+),\n(?:.*\n)*  abstract = \{(.*)\}\n\}", entry)
+        if found:
+            entries[found[1]] = found[2]
+    whole = {stem: text for stem, text in entries.items() if stem in made and len(text.split()) > 60}
+    abstracts = {Path(empty_catalog.get(key).sources[0].path).stem: empty_catalog.get(key).abstract for key in keys}
+    agree = set()
+    for stem, text in whole.items():
+        want, got = _runs(pdf.compare(text).split()), _runs(pdf.compare(abstracts[stem]).split())
+        if len(want & got) > 0.9 * len(want) and len(want & got) > 0.9 * len(got):
+            agree.add(stem)
+    assert {"neuronal-processing", "seung08"} <= agree
+    assert len(agree) >= len(whole) - 3, sorted(set(whole) - agree)

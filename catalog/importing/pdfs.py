@@ -105,11 +105,11 @@ def _import_one(store: Store, path: Path, attach: Attach, report: FileReport, pd
             return
         source = tx.imports.source_with(sha)
         earlier = tx.imports.paper_ids_from(source["id"]) if source is not None else []
-    text = pdftext.read(path)
+    text = pdftext.read(path, headings=True)
     if text.state != "text":
         report.error = f"{path}: {UNREAD[text.state]}: not imported"
         return
-    facts = pdf.facts(text.pages, text.metadata)
+    facts = pdf.facts(text.pages, text.metadata, text.headings)
     if earlier:  # made a paper by a run that stopped before attaching the file
         with store.read() as tx:
             key = tx.papers.key_of(earlier[0])

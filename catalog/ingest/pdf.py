@@ -20,8 +20,10 @@ MAX_ABSTRACT = 3_000
 _REFERENCES = re.compile(r"(?im)^\s*(?:\d+\.?\s*|[IVX]+\.\s*)?(references|bibliography|literature cited)\s*$")
 _ABSTRACT = re.compile(r"(?i)\babstract\b[\s.:—–-]*")
 _ABSTRACT_END = re.compile(
-    r"(?im)^\s*(?:(?:1|I)\.?\s+introduction|introduction\b|keywords\b|key\s*words\b|index terms\b|ccs concepts\b"
-    r"|categories and subject descriptors\b|general terms\b)")
+    r"(?m)^\s*(?i:(?:1|I)\.?\s+introduction|introduction\b|keywords\b|key\s*words\b|index terms\b|ccs concepts\b"
+    r"|categories and subject descriptors\b|general terms\b|author keywords\b|acm classification\b)"
+    # the first numbered section, whatever its name ("1 Background"); case kept: "1 in 5 ..." is no heading
+    r"|^\s*1\.?\s+[A-Z][a-z]+(?:\s+[A-Z]?[a-z]+){0,3}\s*$")
 _COPYRIGHT = re.compile(r"(?:copyright|©|\(c\))\s*(?:\S{1,2}\s*)?((?:19|20)\d\d)\b", re.IGNORECASE)
 _DOI = re.compile(r"\b10\.\d{4,9}/[^\s\"<>]+", re.IGNORECASE)
 _ARXIV = re.compile(r"arxiv\s*:\s*(\d{4}\.\d{4,5}|[a-z][a-z.-]+/\d{7})(v\d+)?", re.IGNORECASE)
@@ -32,6 +34,8 @@ _STAMP = re.compile(r"\b(\d{4}\.\d{4,5})v\d+\s*\[[a-z-]+(?:\.[A-Za-z]{2})?\]")
 _NOT_TITLE = re.compile(r"(?i)^(microsoft word|untitled|paper\s*\d*$|doi|arxiv|proceedings|journal|vol\.|preprint"
                         r"|published|accepted|under review|to appear|in submission|workshop|conference)"
                         r"|\.(docx?|pdf|tex|dvi)$")
+# A journal's running head or a copyright line in large type: "(2014), 26:1, 147–154", "©2023".
+_CITATION = re.compile(r"\((?:19|20)\d\d\)|\b\d+\s*:\s*\d+\s*,|©|\bvol\.\s*\d|\bpp\.\s*\d|(?i:\bissn\b)")
 _WORDS = re.compile(r"[^\W_]+")
 _JOINING = {"a", "an", "and", "as", "at", "by", "for", "from", "in", "into", "of", "on", "or", "the", "to", "via", "with"}
 
@@ -60,13 +64,13 @@ def front_text(pages: list[str]) -> str:
     return text[:cut.start()] if cut else text
 
 
-def facts(pages: list[str], metadata: dict[str, str]) -> PdfFacts:
+def facts(pages: list[str], metadata: dict[str, str], headings: list[str] = ()) -> PdfFacts:
     front = front_text(pages)
     described = " ".join(metadata.get(name, "") for name in ("Subject", "Keywords", "Title"))
     dois = _unique(fields.doi(m[0]) for m in _DOI.finditer(described + "\n" + front))
     arxiv = _unique([*(m[1].lower() for m in _ARXIV.finditer(described + "\n" + front)),
                      *(m[1] for m in _STAMP.finditer(front))])
-    return PdfFacts(front=compare(front), dois=dois, arxiv_ids=arxiv, title=_title(metadata, front),
+    return PdfFacts(front=compare(front), dois=dois, arxiv_ids=arxiv, title=_title(metadata, front, headings),
                     authors=_authors(metadata), abstract=_abstract(front), year=_year(metadata, front))
 
 
@@ -74,12 +78,19 @@ def _unique(values) -> list[str]:
     return [v for v in dict.fromkeys(values) if v]
 
 
-def _title(metadata: dict[str, str], front: str) -> str | None:
-    """The file's Title when it looks like one, else the first line of page 1 that reads as a
-    title (3 to 30 words, not a header, a date or an arXiv stamp)."""
+def _title(metadata: dict[str, str], front: str, headings=()) -> str | None:
+    """The file's Title when it looks like one; else page 1's largest type that reads as a
+    title (3 to 40 words, mostly letters, not a journal's name); else the first line of page 1
+    that reads as one (3 to 30 words, not a header, a date or an arXiv stamp)."""
     given = " ".join(metadata.get("Title", "").split())
     if 3 <= len(given.split()) <= 40 and not _NOT_TITLE.search(given):
         return given
+    for run in headings:
+        words = run.split()
+        if (len(words) <= 40 and run[:1].isalnum() and not _NOT_TITLE.search(run) and not _CITATION.search(run)
+                and sum(c.isalpha() for c in run) > 0.6 * len(run.replace(" ", ""))
+                and sum(len(w) > 1 for w in words) >= 0.7 * len(words)):  # not letters spaced out (a logo)
+            return run
     lines = [" ".join(line.split()) for line in front.splitlines()[:12]]
     for number, line in enumerate(lines):
         words = line.split()

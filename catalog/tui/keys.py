@@ -5,7 +5,7 @@ from __future__ import annotations
 from textual.binding import Binding
 
 # Actions on the paper under the cursor (or on every marked paper).
-PAPER_ACTIONS = frozenset({"tag", "status", "rate", "note", "title", "browse", "copy"})
+PAPER_ACTIONS = frozenset({"tag", "status", "rate", "note", "title", "browse", "browse_link", "copy"})
 # Actions whose keys are typed text while the search bar has focus.
 NOT_WHILE_TYPING = PAPER_ACTIONS | {
     "undo", "redo", "saved_searches", "saved", "toggle_sidebar", "refresh", "help", "quit",
@@ -36,6 +36,10 @@ BINDINGS = [
             tooltip="Open the paper's PDF ($CATALOG_OPENER, else the desktop's viewer), else its page "
                     "(its URL, DOI or arXiv page) in your browser ($BROWSER)",
             id="browse"),
+    # `O` sorts (issue 14), so the link has L.
+    Binding("L", "browse_link", "Link", show=False,
+            tooltip="Open the paper's page (its URL, DOI or arXiv page) in your browser, even when it has a PDF",
+            id="browse-link"),
     Binding("a", "attach", "Attach", show=False,
             tooltip="Attach a file (a PDF first) to the paper: its path, completed as you type",
             id="attach"),

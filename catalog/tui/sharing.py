@@ -89,12 +89,12 @@ class Sharing(Widget):
     # --- open -----------------------------------------------------------------------------
 
     @work(thread=True, exclusive=True, group="browse", exit_on_error=False)
-    def browse(self, key: str) -> None:
+    def browse(self, key: str, *, link: bool = False) -> None:
         """Open paper `key`'s PDF (its first attached file that is here), else its page in the
-        browser (its URL, DOI or arXiv page)."""
+        browser (its URL, DOI or arXiv page); with `link`, its page whatever it has."""
         try:
             detail = self.catalog.get(key)
-            attached = self.catalog.files.file_to_open(key)
+            attached = None if link else self.catalog.files.file_to_open(key)
         except Exception as exc:
             self.post_message(ActionFailed(f"cannot open {key}: {first_line(exc)}"))
             return

@@ -1,5 +1,5 @@
 """The TUI and attached PDFs: the reading pane lists a paper's files and, for a search its PDF
-answered, the pages with their snippets; `o` opens the PDF before the paper's link, and the
+answered, the pages with their snippets; `o` opens the PDF before the paper's link (`L` the link), and the
 viewer's output never reaches the screen."""
 
 from __future__ import annotations
@@ -50,6 +50,32 @@ async def test_o_opens_the_pdf_quietly(app, seeded, settle, type_search, tmp_pat
     seen = capfd.readouterr()
     assert "VIEWER-NOISE" not in seen.out + seen.err
     assert Path(copy).exists()
+
+
+async def test_capital_l_opens_the_link_of_a_paper_with_a_pdf(app, seeded, settle, type_search, tmp_path, monkeypatch,
+                                                               browser):
+    bib = tmp_path / "quokka.bib"
+    bib.write_text("@article{q, title={Quokka Colonies on Rottnest}, eprint={2401.01234}, archiveprefix={arXiv},"
+                   " abstract={We count quokka colonies on Rottnest island across four summers.}}\n")
+    assert not seeded.import_paths([bib]).errors
+    key = seeded.search("quokka colonies", limit=1)[0].key
+    link = seeded.get(key).link
+    assert link == "https://arxiv.org/abs/2401.01234"
+    seeded.files.attach_file(key, make(tmp_path / "paper.pdf", ["A page about quokka colonies. " * 5]))
+    log = tmp_path / "opener.log"
+    monkeypatch.setenv("CATALOG_OPENER", f"""sh -c 'echo "$1" >> "$0"' {shlex.quote(str(log))} %s""")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await type_search(pilot, "quokka colonies")
+        assert app.main.papers.current.key == key
+        await pilot.press("escape", "L")
+        await settle(pilot)
+        for _ in range(50):
+            if opened(browser):
+                break
+            await pilot.pause(0.1)
+        assert opened(browser) == [link] and opened(log) == []
+        assert f"Opened {link}" in toasts(app)
 
 
 async def test_a_attaches_a_file_by_its_path(app, seeded, settle, type_search, tmp_path):

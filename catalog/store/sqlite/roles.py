@@ -76,12 +76,23 @@ class SqliteSearch(RankedSearch):
         match = fts.page_match(query)
         if match is None:
             return []
-        one = "" if paper_id is None else " AND a.paper_id = ?"
-        return [PageHit(r["paper_id"], r["attachment_id"], r["page"], r["text"], r["score"]) for r in self.conn.execute(
-            f"SELECT a.paper_id, ap.attachment_id, ap.page, ap.text, bm25({fts.PAGE_TABLE}) AS score"
-            f" FROM {fts.PAGE_TABLE} JOIN attachment_page ap ON ap.id = {fts.PAGE_TABLE}.rowid"
-            f" JOIN attachment a ON a.id = ap.attachment_id WHERE {fts.PAGE_TABLE} MATCH ?{one} ORDER BY score LIMIT ?",
-            (match, *(() if paper_id is None else (paper_id,)), limit))]
+        if paper_id is not None:  # one paper's pages: few, read as they are
+            rows = self.conn.execute(
+                f"SELECT a.paper_id, ap.attachment_id, ap.page, ap.text, bm25({fts.PAGE_TABLE}) AS score"
+                f" FROM {fts.PAGE_TABLE} JOIN attachment_page ap ON ap.id = {fts.PAGE_TABLE}.rowid"
+                f" JOIN attachment a ON a.id = ap.attachment_id WHERE {fts.PAGE_TABLE} MATCH ? AND a.paper_id = ?"
+                f" ORDER BY score LIMIT ?", (match, paper_id, limit))
+        else:
+            # Rank the matching pages by id and score alone, then read the text of the best:
+            # sorting every matching page with its text (a frequent word: thousands of pages)
+            # was most of the search (docs/benchmarks.md, PDF text).
+            rows = self.conn.execute(
+                f"SELECT a.paper_id, ap.attachment_id, ap.page, ap.text, best.score FROM"
+                f" (SELECT rowid AS id, rank AS score FROM {fts.PAGE_TABLE} WHERE {fts.PAGE_TABLE} MATCH ?"
+                f" ORDER BY rank LIMIT ?) AS best"
+                f" JOIN attachment_page ap ON ap.id = best.id JOIN attachment a ON a.id = ap.attachment_id"
+                f" ORDER BY best.score", (match, limit))
+        return [PageHit(r["paper_id"], r["attachment_id"], r["page"], r["text"], r["score"]) for r in rows]
 
     def papers_with_word(self, word: str, at_most: int, *, prefix: bool = False) -> int:
         """How many papers hold this (folded) word (with `prefix`, a word starting with it),

@@ -567,6 +567,10 @@ class CatalogScreen(Screen):
         if self.papers.current is not None:
             self.sharing.browse(self.papers.current.key)
 
+    def action_browse_link(self) -> None:
+        if self.papers.current is not None:
+            self.sharing.browse(self.papers.current.key, link=True)
+
     def action_attach(self) -> None:
         if self.papers.current is not None:
             self.sharing.ask_file(self.papers.current.key)
