@@ -129,11 +129,18 @@ def authors(ctx, query, limit, as_json):
 
 @click.command()
 @json_option
+@click.option("--plot", is_flag=True, help="Charts: papers per year, top venues, ratings, papers "
+              "read per week, a tag over the years.")
+@click.option("--tag", metavar="TAG", help="The tag --plot follows over the years (default: the most used).")
+@click.option("--width", type=click.IntRange(40, 300), help="Width of the charts (default: the terminal's).")
 @click.pass_context
-def stats(ctx, as_json):
-    """Counts per venue and year, status and rating."""
+def stats(ctx, as_json, plot, tag, width):
+    """Counts per venue and year, status and rating; --plot draws them."""
     from catalog.cli import output
 
+    if plot or tag:
+        output.print_charts(_open(ctx).statistics.charts(tag), width)
+        return
     s = _open(ctx).stats()
     if as_json:
         output.print_json(output.stats_json(s))

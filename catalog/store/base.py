@@ -134,6 +134,10 @@ class Papers(Role):
     def rating_counts(self) -> tuple[tuple[int, int], ...]: ...
 
     @abstractmethod
+    def read_times(self) -> list:
+        """When this reader marked each paper it has read (datetimes, oldest first)."""
+
+    @abstractmethod
     def row_counts(self) -> dict[str, int]: ...
 
 

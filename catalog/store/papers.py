@@ -220,6 +220,13 @@ class PaperReads(Papers):
             "SELECT rating, count(*) AS papers FROM paper_reader WHERE reader = ? AND rating IS NOT NULL"
             " GROUP BY rating ORDER BY rating DESC", (self.user,)))
 
+    def read_times(self) -> list:
+        """When this reader last changed each paper it has read (its status row's updated_at):
+        for `catalog stats --plot`'s papers read per week."""
+        return self.conn.execute(
+            "SELECT updated_at FROM paper_reader WHERE reader = ? AND status = 'read' ORDER BY updated_at",
+            (self.user,)).scalars()
+
     def row_counts(self) -> dict[str, int]:
         """How many imported files, notes and tags there are."""
         return {name: self.conn.execute(f"SELECT count(*) FROM {table}").scalar()
