@@ -91,6 +91,7 @@ def _build(plot, values: list[int], width: int, height: int) -> str:
     with _lock:
         plt.clear_figure()
         plt.theme("clear")
+        plt.limit_size(False, False)  # the width asked, not the terminal's (a TUI pane, --width)
         plt.plotsize(width, height)
         plot(plt)
         plt.yticks(ticks)

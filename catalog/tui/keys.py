@@ -10,6 +10,7 @@ PAPER_ACTIONS = frozenset({"tag", "status", "rate", "note", "title", "browse", "
 NOT_WHILE_TYPING = PAPER_ACTIONS | {
     "undo", "redo", "saved_searches", "saved", "toggle_sidebar", "refresh", "help", "quit",
     "focus_search", "export", "zoom", "focus_sidebar", "triage", "similar", "cycle_sort", "attach",
+    "stats",
 }
 
 BINDINGS = [
@@ -64,6 +65,9 @@ BINDINGS = [
                     "decision; resumes where it stopped", id="triage"),
     Binding("ctrl+t", "tags", "Tags", show=False,
             tooltip="Every tag: rename, merge or delete one across the catalog (u undoes)", id="tags"),
+    Binding("i", "stats", "Statistics", show=False,
+            tooltip="Charts: papers per year, top venues, ratings, papers read per week, a tag "
+                    "over the years", id="stats"),
     Binding("O", "cycle_sort", "Sort", show=False,
             tooltip="Sort by relevance, year, rating, title or date added, in turn (clicking a "
                     "column header sorts by it; again reverses)", id="sort"),

@@ -551,6 +551,11 @@ class CatalogScreen(Screen):
         self.app.push_screen(TagsScreen(self.catalog),
                              lambda change: change and self.editing.write(change.label, change.run))
 
+    def action_stats(self) -> None:
+        from catalog.tui.screens.stats import StatsScreen
+
+        self.app.push_screen(StatsScreen(self.catalog))
+
     def action_undo(self) -> None:
         self.editing.undo()
 
