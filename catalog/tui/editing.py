@@ -238,6 +238,35 @@ class Editing(Widget):
         heading = f"{'Note ' + str(note.number) if note else 'New note'} on {one_line(paper.title)}"
         self.app.push_screen(NoteEditor(heading, note.body if note else ""), done)
 
+    def note_in_editor(self) -> None:
+        """N: a note written in $EDITOR (the app suspended meanwhile); with notes, which one first."""
+        paper, detail = self.main.papers.current, self.main.detail
+        if paper is None or detail is None or detail.summary.key != paper.key:
+            return
+        if not detail.notes:
+            self._note_externally(paper, None)
+            return
+        self.app.push_screen(ChoiceScreen("Edit in $EDITOR", note_choices(detail.notes)),
+                             lambda choice: choice and self._note_externally(paper, choice.value))
+
+    def _note_externally(self, paper: PaperSummary, note: NoteView | None) -> None:
+        from catalog.tui.external_editor import edit_externally
+
+        before = note.body if note else ""
+        try:
+            text = edit_externally(self.app, before)
+        except CatalogError as exc:
+            self.say(str(exc), severity="error")
+            return
+        if text.strip() == before.strip():
+            self.say("Note unchanged" if note else "Note not saved: the editor left it empty")
+        elif not text.strip():
+            self.say(f"Note {note.number} not saved: the editor left it empty (n deletes a note)")
+        elif note is None:
+            self.write("Note added", lambda c: c.add_note(paper.key, text))
+        else:
+            self.write(f"Note {note.number} saved", lambda c: c.edit_note(paper.key, note.number, text))
+
     def undo(self) -> None:
         if not self.undo_stack:
             self.say("Nothing to undo")
