@@ -35,6 +35,7 @@ from catalog.results import (
     SplitResult, Stats, Suggestion, TagCount, TriageCount, TriageOrder,
 )
 from catalog.store import Store, first_use, open_store
+from catalog.corrections import Corrections
 from catalog.statistics import Statistics
 from catalog.vocabulary import Vocabulary
 from catalog.web import Web
@@ -52,7 +53,8 @@ class Catalog:
     """One catalog. Holds no connection or session; every method is one unit of work with its
     own transaction. Attached files, the web, exports, discovery and upkeep are parts of
     their own: `catalog.files`, `catalog.web`, `catalog.exchange`, `catalog.discovery`, `catalog.admin`,
-    tags across the catalog, `catalog.vocabulary`, and the counts charts draw, `catalog.statistics`."""
+    tags across the catalog, `catalog.vocabulary`, the counts charts draw, `catalog.statistics`,
+    and hand corrections of a paper's fields, `catalog.corrections`."""
 
     def __init__(self, store: Store):
         self.store = store
@@ -63,6 +65,7 @@ class Catalog:
         self.web = Web(self)
         self.vocabulary = Vocabulary(self)
         self.statistics = Statistics(self)
+        self.corrections = Corrections(self)
         self._words = None  # the index's words for suggestions (catalog/searching/suggest.py), once read
 
     @property

@@ -145,6 +145,17 @@ class ImportQueries(Imports):
             "INSERT INTO kept_record(source_id, position, paper_id, entry_type, cite_key, fields)"
             " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING", rows)
 
+    def kept_rows(self, paper_id: int) -> list[tuple[int, int, str, str]]:
+        """(source id, position, format, fields as stored JSON) of the paper's kept records."""
+        return [(r["source_id"], r["position"], r["format"], r["fields"]) for r in self.conn.execute(
+            "SELECT r.source_id, r.position, s.format, r.fields FROM kept_record r"
+            " JOIN source s ON s.id = r.source_id WHERE r.paper_id = ? ORDER BY r.source_id, r.position",
+            (paper_id,))]
+
+    def set_kept_fields(self, source_id: int, position: int, fields: str) -> None:
+        self.conn.execute("UPDATE kept_record SET fields = ? WHERE source_id = ? AND position = ?",
+                          (fields, source_id, position))
+
     # --- deduplication --------------------------------------------------------------------------
 
     def papers_with_values(self, column: str, values: Iterable[str]) -> list[tuple[str, int]]:
