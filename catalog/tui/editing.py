@@ -267,6 +267,24 @@ class Editing(Widget):
         else:
             self.write(f"Note {note.number} saved", lambda c: c.edit_note(paper.key, note.number, text))
 
+    def fields(self) -> None:
+        """E: the paper's own fields in a form; what differs is written (u undoes)."""
+        from catalog.tui.screens.fields import FieldsScreen
+
+        paper, detail = self.main.papers.current, self.main.detail
+        if paper is None or detail is None or detail.summary.key != paper.key:
+            return
+        if self.main.papers.marked:
+            self.say("E corrects the paper under the cursor only (not the marked ones)", timeout=3)
+
+        def done(changed: dict[str, str] | None) -> None:
+            if changed:
+                what = ", ".join(changed)
+                self.write(f"Corrected {what} of {shorten(paper.title, 40)}",
+                           lambda c: c.corrections.edit(paper.key, changed))
+
+        self.app.push_screen(FieldsScreen(detail), done)
+
     def undo(self) -> None:
         if not self.undo_stack:
             self.say("Nothing to undo")

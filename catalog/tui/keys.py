@@ -5,7 +5,7 @@ from __future__ import annotations
 from textual.binding import Binding
 
 # Actions on the paper under the cursor (or on every marked paper).
-PAPER_ACTIONS = frozenset({"tag", "status", "rate", "note", "note_in_editor", "title", "browse", "copy"})
+PAPER_ACTIONS = frozenset({"tag", "status", "rate", "note", "note_in_editor", "title", "fields", "browse", "copy"})
 # Actions whose keys are typed text while the search bar has focus.
 NOT_WHILE_TYPING = PAPER_ACTIONS | {
     "undo", "redo", "saved_searches", "saved", "toggle_sidebar", "refresh", "help", "quit",
@@ -26,6 +26,9 @@ BINDINGS = [
     Binding("n", "note", "Note", tooltip="Write a note, or edit one", id="note"),
     Binding("N", "note_in_editor", "Note in $EDITOR", show=False,
             tooltip="Write or edit a note in your own editor ($VISUAL, else $EDITOR)", id="note-editor"),
+    Binding("E", "fields", "Fields", show=False,
+            tooltip="Correct the paper's title, authors, venue, year, DOI or URL (exports write them)",
+            id="fields"),
     Binding("e", "title", "Title", show=False, tooltip="Give the paper your own title", id="title"),
     Binding("u", "undo", "Undo",
             tooltip="Take back your last change (tags, status, rating, a note, a title, a saved "

@@ -47,7 +47,7 @@ from catalog.tui.widgets.sidebar import Sidebar
 
 # Paper keys on an empty list, and what each would have done (said when one is pressed).
 EMPTY_VERBS = {"tag": "tag", "status": "set a status on", "rate": "rate", "note": "write a note on",
-               "note_in_editor": "write a note on",
+               "note_in_editor": "write a note on", "fields": "correct",
                "title": "give a title to", "browse": "open", "copy": "copy", "similar": "find papers like",
                "triage": "triage"}
 GG = 0.5
@@ -559,6 +559,9 @@ class CatalogScreen(Screen):
 
     def action_note_in_editor(self) -> None:
         self.editing.note_in_editor()
+
+    def action_fields(self) -> None:
+        self.editing.fields()
 
     def action_undo(self) -> None:
         self.editing.undo()
