@@ -29,13 +29,14 @@ from catalog.searching.query import RELEVANCE, Clause, Filter, Query, QueryError
 from catalog.searching.request import SearchRequest, request
 from catalog.resources import seeds_dir
 from catalog.results import (
-    AddedAcronym, AuthorCount, Edit, Facets, FirstPage, ImportReport,
+    AddedAcronym, AuthorCount, Edit, Facets, FirstPage, ImportReport, PaperDeleted,
     MissingWords, NoteView, PaperDetail, PaperState, PaperSummary,
     SavedQuery, SavedSearchChanged, SearchHit,
     SplitResult, Stats, Suggestion, TagCount, TriageCount, TriageOrder,
 )
 from catalog.store import Store, first_use, open_store
 from catalog.corrections import Corrections
+from catalog.deleting import Deleting
 from catalog.statistics import Statistics
 from catalog.vocabulary import Vocabulary
 from catalog.web import Web
@@ -54,7 +55,7 @@ class Catalog:
     own transaction. Attached files, the web, exports, discovery and upkeep are parts of
     their own: `catalog.files`, `catalog.web`, `catalog.exchange`, `catalog.discovery`, `catalog.admin`,
     tags across the catalog, `catalog.vocabulary`, the counts charts draw, `catalog.statistics`,
-    and hand corrections of a paper's fields, `catalog.corrections`."""
+    hand corrections of a paper's fields, `catalog.corrections`, and deleting papers, `catalog.deleting`."""
 
     def __init__(self, store: Store):
         self.store = store
@@ -66,6 +67,7 @@ class Catalog:
         self.vocabulary = Vocabulary(self)
         self.statistics = Statistics(self)
         self.corrections = Corrections(self)
+        self.deleting = Deleting(self)
         self._words = None  # the index's words for suggestions (catalog/searching/suggest.py), once read
 
     @property
@@ -449,7 +451,8 @@ class Catalog:
             done, conflicts, ids = [], [], []
             for change in reversed(edit.changes):
                 pid = None
-                if not isinstance(change, SavedSearchChanged):
+                gone = isinstance(change, PaperDeleted) and change.deleted  # it comes back
+                if not isinstance(change, SavedSearchChanged) and not gone:
                     pid = tx.papers.paper_id(change.key)
                     if pid is None:
                         conflicts.append(f"paper {change.key} is no longer in the catalog")
@@ -458,6 +461,8 @@ class Catalog:
                 inverse, conflict = changes.revert(tx, pid, change)
                 if inverse is not None:
                     done.append(inverse)
+                    if gone:
+                        ids.append(tx.papers.paper_id(change.key))
                 if conflict:
                     conflicts.append(conflict)
             tx.edits.drop_unused_tags()

@@ -469,7 +469,17 @@ class PaperEdited:
     kept_after: tuple[tuple[int, int, str], ...] = ()
 
 
-Change = TagsChanged | FieldChanged | NoteChanged | SavedSearchChanged | PaperEdited
+@dataclass(frozen=True)
+class PaperDeleted:
+    """A paper deleted (`deleted`), or brought back by an undo (not `deleted`): every row it
+    had (store Imports.paper_rows), so the other can be done again."""
+
+    key: str
+    rows: tuple
+    deleted: bool = True
+
+
+Change = TagsChanged | FieldChanged | NoteChanged | SavedSearchChanged | PaperEdited | PaperDeleted
 
 
 @dataclass(frozen=True)

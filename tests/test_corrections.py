@@ -92,3 +92,37 @@ def test_the_cli_edits_and_refuses_bad_values_in_one_line(db_path, seeded):
                        (("--url", "ftp://x"), "not a link"), ((), "say what to change")):
         out = run(*args)
         assert out.exit_code != 0 and says in out.output and "Traceback" not in out.output, out.output
+
+
+def test_delete_takes_a_paper_with_everything_its_own_and_undo_brings_it_all_back(seeded_any):
+    catalog = seeded_any
+    key = catalog.search("MCR2")[0].key
+    catalog.tag([key], add=["gone/soon"])
+    catalog.add_note(key, "remember the *rate reduction*")
+    catalog.set_rating([key], 4)
+    before = catalog.get(key)
+    total = catalog.stats().papers
+    edit = catalog.deleting.delete([key])
+    assert catalog.stats().papers == total - 1 and catalog.search("MCR2") == []
+    assert catalog.tags() == [] and catalog.search("tag:gone") == []
+    back = catalog.undo(edit)
+    assert not back.conflicts and [p.key for p in back.papers] == [key]
+    again = catalog.get(key)
+    assert (again.summary.tags, again.summary.rating, [n.body for n in again.notes]) == (
+        before.summary.tags, 4, ["remember the *rate reduction*"])
+    assert catalog.search("MCR2")[0].key == key and catalog.search("rate reduction")  # indexed again
+    catalog.undo(back)  # redo: deleted again
+    assert catalog.search("MCR2") == []
+
+
+def test_a_paper_with_files_is_not_deleted(seeded, tmp_path):
+    key = seeded.search("MCR2")[0].key
+    pdf = tmp_path / "x.pdf"
+    pdf.write_bytes(b"%PDF-1.4\n%%EOF\n")
+    seeded.files.attach_file(key, pdf)
+    import pytest
+    from catalog.errors import CatalogError
+
+    with pytest.raises(CatalogError, match="detach them first"):
+        seeded.deleting.delete([key])
+    assert seeded.search("MCR2")[0].key == key

@@ -14,6 +14,10 @@ from catalog.store.base import Imports
 from catalog.store.rows import MergeRecord
 from catalog.store.rows import chunks
 
+# The tables holding a paper's own rows (`paper_rows`; store/copying.py's TABLES gives their
+# columns and order). Attachments are not among them: a paper with files is not deleted.
+OWN_ROWS = ("paper", "provenance", "kept_record", "citekey", "paper_author", "paper_merge", "note",
+            "paper_reader", "paper_link", "paper_notice", "topic")
 # The columns of a new paper, in the order of prepare.PaperRow, then its key and times.
 PAPER_COLUMNS = ("fingerprint", "abstract", "abstract_text", "search_extra", "headline", "title",
                  "authors", "venue", "year", "doi", "arxiv_id", "url", "kind")
@@ -155,6 +159,45 @@ class ImportQueries(Imports):
     def set_kept_fields(self, source_id: int, position: int, fields: str) -> None:
         self.conn.execute("UPDATE kept_record SET fields = ? WHERE source_id = ? AND position = ?",
                           (fields, source_id, position))
+
+    # --- deleting a paper, and bringing it back --------------------------------------------------
+
+    def paper_rows(self, paper_id: int) -> tuple[tuple[str, tuple[str, ...], tuple[tuple, ...]], ...]:
+        """Every row of the paper, table by table (parents first): (table, columns, rows), what
+        `restore_paper` writes back. Its tags are kept by name (a tag no paper uses goes)."""
+        from catalog.store.copying import TABLES
+
+        out = []
+        for table, columns in TABLES:
+            if table in OWN_ROWS:
+                where = "id = ?" if table == "paper" else "paper_id = ?"
+                names = tuple(c.strip() for c in columns.split(","))
+                rows = self.conn.execute(f"SELECT {columns} FROM {table} WHERE {where}", (paper_id,)).all()
+                out.append((table, names, tuple(tuple(r) for r in rows)))
+        tags = self.conn.execute("SELECT t.name FROM paper_tag pt JOIN tag t ON t.id = pt.tag_id"
+                                 " WHERE pt.paper_id = ? ORDER BY t.name", (paper_id,)).scalars()
+        out.append(("tag_names", ("name",), tuple((t,) for t in tags)))
+        return tuple(out)
+
+    def delete_paper(self, paper_id: int) -> None:
+        """The paper and every row of it (the foreign keys cascade), then the tags no paper uses."""
+        self.conn.execute("DELETE FROM paper WHERE id = ?", (paper_id,))
+        self.conn.execute("DELETE FROM tag WHERE id NOT IN (SELECT tag_id FROM paper_tag)")
+
+    def restore_paper(self, rows) -> None:
+        """Write back what `paper_rows` read (the same ids; the triggers index it again)."""
+        paper_id = next(values[0][0] for table, _, values in rows if table == "paper")
+        for table, names, values in rows:
+            if table == "tag_names":
+                for (name,) in values:
+                    self.conn.execute("INSERT INTO tag(name) VALUES (?) ON CONFLICT DO NOTHING", (name,))
+                    self.conn.execute("INSERT INTO paper_tag(paper_id, tag_id) SELECT ?, id FROM tag WHERE name = ?"
+                                      " ON CONFLICT DO NOTHING", (paper_id, name))
+                continue
+            if values:
+                marks = ", ".join("?" for _ in names)
+                self.conn.executemany(f"INSERT INTO {table}({', '.join(names)}) VALUES ({marks})",
+                                      [tuple(v) for v in values])
 
     # --- deduplication --------------------------------------------------------------------------
 

@@ -22,7 +22,7 @@ from catalog.errors import CatalogError
 from catalog.library import Catalog
 from catalog.searching.query import QueryError, Sort
 from catalog.searching.request import request
-from catalog.results import Edit, NoteView, PaperSummary, SavedQuery
+from catalog.results import Edit, NoteView, PaperDeleted, PaperSummary, SavedQuery
 from catalog.tui.display import first_line, one_line, shorten, stars
 from catalog.tui.host import CatalogHost
 from catalog.tui.messages import ActionFailed, MarksChecked, PapersChanged, TagsLoaded
@@ -285,6 +285,21 @@ class Editing(Widget):
 
         self.app.push_screen(FieldsScreen(detail), done)
 
+    def delete(self) -> None:
+        """D: delete the paper (or the marked ones, after asking); u brings them back."""
+        self.with_targets(self._delete)
+
+    def _delete(self, papers: list[PaperSummary]) -> None:
+        def go() -> None:
+            self.write(f"Deleted {_count(papers)}", lambda c: c.deleting.delete([p.key for p in papers]))
+
+        if len(papers) == 1:
+            go()
+            return
+        self.app.push_screen(ConfirmScreen(
+            f"Delete {len(papers)} papers, with their tags, notes and marks?  u brings them back",
+            yes="Delete", no="Keep"), lambda yes: yes and go())
+
     def undo(self) -> None:
         if not self.undo_stack:
             self.say("Nothing to undo")
@@ -360,6 +375,12 @@ class Editing(Widget):
             self.undo_stack.append((label, edit))
         del self.undo_stack[:-UNDO_DEPTH]
         self.main.show_edit(edit)
+        if any(isinstance(c, PaperDeleted) for c in edit.changes):  # papers gone or back: search again
+            papers = self.main.papers
+            for change in edit.changes:  # a deleted paper is no longer marked
+                if isinstance(change, PaperDeleted) and change.deleted and papers.marked.pop(change.key, None):
+                    papers.post_message(papers.MarksChanged(len(papers.marked)))
+            self.main.action_refresh()
         self._announce(message.kind, label, edit)
 
     def _announce(self, kind: str, label: str, edit: Edit) -> None:

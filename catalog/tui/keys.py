@@ -5,7 +5,7 @@ from __future__ import annotations
 from textual.binding import Binding
 
 # Actions on the paper under the cursor (or on every marked paper).
-PAPER_ACTIONS = frozenset({"tag", "status", "rate", "note", "note_in_editor", "title", "fields", "browse", "copy"})
+PAPER_ACTIONS = frozenset({"tag", "status", "rate", "note", "note_in_editor", "title", "fields", "delete", "browse", "copy"})
 # Actions whose keys are typed text while the search bar has focus.
 NOT_WHILE_TYPING = PAPER_ACTIONS | {
     "undo", "redo", "saved_searches", "saved", "toggle_sidebar", "refresh", "help", "quit",
@@ -29,6 +29,9 @@ BINDINGS = [
     Binding("E", "fields", "Fields", show=False,
             tooltip="Correct the paper's title, authors, venue, year, DOI or URL (exports write them)",
             id="fields"),
+    Binding("D", "delete", "Delete", show=False,
+            tooltip="Delete the paper (the marked ones after asking) with its tags, notes and marks; "
+                    "u brings it back", id="delete"),
     Binding("e", "title", "Title", show=False, tooltip="Give the paper your own title", id="title"),
     Binding("u", "undo", "Undo",
             tooltip="Take back your last change (tags, status, rating, a note, a title, a saved "

@@ -47,7 +47,7 @@ from catalog.tui.widgets.sidebar import Sidebar
 
 # Paper keys on an empty list, and what each would have done (said when one is pressed).
 EMPTY_VERBS = {"tag": "tag", "status": "set a status on", "rate": "rate", "note": "write a note on",
-               "note_in_editor": "write a note on", "fields": "correct",
+               "note_in_editor": "write a note on", "fields": "correct", "delete": "delete",
                "title": "give a title to", "browse": "open", "copy": "copy", "similar": "find papers like",
                "triage": "triage"}
 GG = 0.5
@@ -562,6 +562,9 @@ class CatalogScreen(Screen):
 
     def action_fields(self) -> None:
         self.editing.fields()
+
+    def action_delete(self) -> None:
+        self.editing.delete()
 
     def action_undo(self) -> None:
         self.editing.undo()
