@@ -71,3 +71,16 @@ def test_the_cli_says_where_keys_are_read(tmp_path, monkeypatch):
     monkeypatch.setenv("CATALOG_CONFIG_DIR", str(tmp_path))
     out = CliRunner().invoke(main, ["tui", "--keys-file"])
     assert out.exit_code == 0 and out.output.strip() == str(tmp_path / "keys.toml")
+
+
+async def test_triage_keys_can_be_rebound_too(seeded, tmp_path, settle):
+    app = CatalogApp(seeded, cursor_blink=False, keymap=_keymap(tmp_path, '[keys]\ntriage-queue = "w"\n'))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("T")
+        await settle(pilot)
+        first = app.screen.queue.current.key
+        await pilot.press("w")
+        await settle(pilot)
+        queued = [p.key for p in seeded.search("status:queued")]
+        assert queued == [first]
