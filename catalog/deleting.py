@@ -52,7 +52,9 @@ def revert(tx, pid: int | None, change: PaperDeleted) -> tuple[PaperDeleted | No
         return (_delete(tx, pid), None) if pid is not None else (None, None)
     if tx.papers.paper_id(change.key) is not None:
         return None, f"paper {change.key} is in the catalog again: left as is"
-    fingerprint = next(values[0][2] for table, _, values in change.rows if table == "paper")
+    from catalog.store.imports import row_value
+
+    fingerprint = row_value(change.rows, "paper", "fingerprint")
     if tx.imports.fingerprint_taken(fingerprint):
         return None, f"paper {change.key} was imported again since, under another key: not brought back"
     tx.imports.restore_paper(change.rows)

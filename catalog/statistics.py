@@ -1,7 +1,8 @@
 """What `catalog stats --plot` and the TUI's statistics screen draw: papers per year, the top
 venues, ratings, papers read per week and one tag over the years, as plain counts (drawing
 them is catalog/charts.py's). Reached as `catalog.statistics` (given the Catalog, whose
-stats and facets it reads)."""
+stats and tags it reads). Papers read per week count when each was last marked read: a
+paper marked read, then changed to another status, no longer counts."""
 
 from __future__ import annotations
 
@@ -55,12 +56,11 @@ class Statistics:
         elif tags:
             tag = max(tags, key=lambda t: t.count).name
         tag_years = Counter()
-        if tag is not None:
-            for _, year, n in catalog.facets(f'tag:"{tag}"').venues:
-                if year is not None:
-                    tag_years[year] += n
         with catalog.store.read() as tx:
             read = tx.papers.read_times()
+            if tag is not None:  # as tag: finds them, children too
+                tag_years.update(p.year for p in tx.papers.summaries(tx.discovery.tagged_papers(tag))
+                                 if p.year is not None)
         return Charts(
             papers=stats.papers, per_year=_filled(years), undated=undated,
             top_venues=tuple((v, n) for v, n in venues.most_common(TOP_VENUES + 1) if v != "?")[:TOP_VENUES],

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from datetime import datetime
+from typing import NamedTuple
 
 from catalog.errors import StoreError
 from catalog.store.base import Imports
@@ -18,6 +19,22 @@ from catalog.store.rows import chunks
 # columns and order). Attachments are not among them: a paper with files is not deleted.
 OWN_ROWS = ("paper", "provenance", "kept_record", "citekey", "paper_author", "paper_merge", "note",
             "paper_reader", "paper_link", "paper_notice", "topic")
+
+
+class TableRows(NamedTuple):
+    """One table's rows of a paper (`paper_rows`), with the columns they hold."""
+
+    table: str
+    columns: tuple[str, ...]
+    rows: tuple[tuple, ...]
+
+
+def row_value(found: Sequence[TableRows], table: str, column: str):
+    """A column of the first row of `table` in what `paper_rows` read."""
+    part = next(t for t in found if t.table == table)
+    return part.rows[0][part.columns.index(column)]
+
+
 # The columns of a new paper, in the order of prepare.PaperRow, then its key and times.
 PAPER_COLUMNS = ("fingerprint", "abstract", "abstract_text", "search_extra", "headline", "title",
                  "authors", "venue", "year", "doi", "arxiv_id", "url", "kind")
@@ -162,7 +179,7 @@ class ImportQueries(Imports):
 
     # --- deleting a paper, and bringing it back --------------------------------------------------
 
-    def paper_rows(self, paper_id: int) -> tuple[tuple[str, tuple[str, ...], tuple[tuple, ...]], ...]:
+    def paper_rows(self, paper_id: int) -> tuple[TableRows, ...]:
         """Every row of the paper, table by table (parents first): (table, columns, rows), what
         `restore_paper` writes back. Its tags are kept by name (a tag no paper uses goes)."""
         from catalog.store.copying import TABLES
@@ -173,10 +190,10 @@ class ImportQueries(Imports):
                 where = "id = ?" if table == "paper" else "paper_id = ?"
                 names = tuple(c.strip() for c in columns.split(","))
                 rows = self.conn.execute(f"SELECT {columns} FROM {table} WHERE {where}", (paper_id,)).all()
-                out.append((table, names, tuple(tuple(r) for r in rows)))
+                out.append(TableRows(table, names, tuple(tuple(r) for r in rows)))
         tags = self.conn.execute("SELECT t.name FROM paper_tag pt JOIN tag t ON t.id = pt.tag_id"
                                  " WHERE pt.paper_id = ? ORDER BY t.name", (paper_id,)).scalars()
-        out.append(("tag_names", ("name",), tuple((t,) for t in tags)))
+        out.append(TableRows("tag_names", ("name",), tuple((t,) for t in tags)))
         return tuple(out)
 
     def delete_paper(self, paper_id: int) -> None:
@@ -186,7 +203,7 @@ class ImportQueries(Imports):
 
     def restore_paper(self, rows) -> None:
         """Write back what `paper_rows` read (the same ids; the triggers index it again)."""
-        paper_id = next(values[0][0] for table, _, values in rows if table == "paper")
+        paper_id = row_value(rows, "paper", "id")
         for table, names, values in rows:
             if table == "tag_names":
                 for (name,) in values:
