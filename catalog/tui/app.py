@@ -43,10 +43,6 @@ class CatalogApp(App[None]):
         if self.remembered.theme in self.available_themes:
             self.theme = self.remembered.theme  # before the first styling pass, not after
 
-    def on_mount(self) -> None:
-        for problem in self.keymap_file.problems:  # one line each; the app starts anyway
-            self.notify(problem, severity="warning", timeout=10, markup=False)
-
     def get_default_screen(self) -> CatalogScreen:
         return CatalogScreen(self.catalog, cursor_blink=self.cursor_blink,
                              state=self.remembered, store=self.state_store,

@@ -118,6 +118,9 @@ class CatalogScreen(Screen):
         # results needs a query of its own).
         self.search(query, keep=key, counted=False)
         self.set_focus(self.papers)
+        keymap = getattr(self.app, "keymap_file", None)  # keys.toml's problems: one line each, the app runs
+        for problem in keymap.problems if keymap else ():
+            self.say(problem, severity="warning", timeout=10)
         if self.start_triage:
             self.triage(query, _triage_label(query))
 
