@@ -51,7 +51,8 @@ class Statistics:
         tags = catalog.tags()
         if tag is not None:
             tag = rules.tag_name(tag)
-            if not any(t.name.casefold() == tag.casefold() for t in tags):
+            folded = tag.casefold()
+            if not any(t.name.casefold() == folded or t.name.casefold().startswith(folded + "/") for t in tags):
                 raise CatalogError(f"no tag {tag!r} in this catalog (`catalog tags` lists them)")
         elif tags:
             tag = max(tags, key=lambda t: t.count).name

@@ -75,3 +75,12 @@ def test_only_stats_plot_loads_plotext(tmp_path):
 
     assert not loads_plotext("stats") and not loads_plotext("search", "attention")
     assert loads_plotext("stats", "--plot")
+
+
+def test_the_counts_are_alike_on_both_backends(seeded_any):
+    keys = [p.key for p in seeded_any.search("attention", limit=3)]
+    seeded_any.set_status(keys, "read")
+    seeded_any.tag(keys[:2], add=["sae/reading"])
+    found = seeded_any.statistics.charts("sae")
+    assert found.read_per_week[-1][1] == 3 and sum(n for _, n in found.tag_per_year) == 2
+    assert sum(n for _, n in found.per_year) + found.undated == 90
