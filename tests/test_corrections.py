@@ -53,7 +53,8 @@ def test_an_edit_reaches_a_kept_ris_record(db_path):
     catalog.close()
 
 
-def test_undo_leaves_a_field_changed_since_alone(seeded):
+def test_undo_leaves_a_field_changed_since_alone(seeded_any):
+    seeded = seeded_any
     key = seeded.search("MCR2")[0].key
     edit = seeded.corrections.edit(key, {"venue": "NeurIPS", "url": "https://example.org/mcr2"})
     seeded.corrections.edit(key, {"venue": "JMLR"})
