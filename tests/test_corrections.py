@@ -127,3 +127,17 @@ def test_a_paper_with_files_is_not_deleted(seeded, tmp_path):
     with pytest.raises(CatalogError, match="detach them first"):
         seeded.deleting.delete([key])
     assert seeded.search("MCR2")[0].key == key
+
+
+def test_on_a_server_a_member_cannot_delete_a_paper(people, location):
+    import pytest
+    from catalog.errors import StoreError
+
+    if isinstance(location, Path):
+        pytest.skip("a catalog file is one person's: they delete what they like")
+    ann = people("ann")
+    ann.import_paths([Path(__file__).resolve().parent.parent / "seeds"])
+    key = ann.search("MCR2")[0].key
+    with pytest.raises(StoreError, match="sharing.md"):
+        ann.deleting.delete([key])
+    assert ann.search("MCR2")[0].key == key
