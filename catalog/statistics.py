@@ -60,8 +60,7 @@ class Statistics:
         with catalog.store.read() as tx:
             read = tx.papers.read_times()
             if tag is not None:  # as tag: finds them, children too
-                tag_years.update(p.year for p in tx.papers.summaries(tx.discovery.tagged_papers(tag))
-                                 if p.year is not None)
+                tag_years.update(tx.papers.year_counts(tx.discovery.tagged_papers(tag)))
         return Charts(
             papers=stats.papers, per_year=_filled(years), undated=undated,
             top_venues=tuple((v, n) for v, n in venues.most_common(TOP_VENUES + 1) if v != "?")[:TOP_VENUES],
