@@ -1,5 +1,6 @@
 """Changes users make to papers and saved searches, each recorded as what it really changed
-(results.TagsChanged, FieldChanged, NoteChanged, SavedSearchChanged), and each taken back by
+(results.TagsChanged, FieldChanged, NoteChanged, SavedSearchChanged, and
+PaperEdited, catalog/corrections.py's, PaperDeleted, catalog/deleting.py's), and each taken back by
 `revert` only where the catalog still holds what it wrote: another shell's or person's change
 made since is left alone, and said so. The functions run inside a write transaction `tx`."""
 
@@ -7,7 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from catalog.results import Change, FieldChanged, NoteChanged, SavedSearchChanged, TagsChanged
+from catalog.results import (
+    Change, FieldChanged, NoteChanged, PaperDeleted, PaperEdited, SavedSearchChanged, TagsChanged,
+)
 from catalog.rules import USER_FIELDS, now
 
 
@@ -80,6 +83,14 @@ def revert(tx, pid: int | None, change: Change) -> tuple[Change | None, str | No
         return set_field(tx, pid, change.field, change.before), None
     if isinstance(change, NoteChanged):
         return _revert_note(tx, pid, change)
+    if isinstance(change, PaperDeleted):
+        from catalog import deleting
+
+        return deleting.revert(tx, pid, change)
+    if isinstance(change, PaperEdited):
+        from catalog import corrections
+
+        return corrections.revert(tx, pid, change)
     current = tx.edits.saved_query(change.name)
     if current == change.before:
         return None, None

@@ -31,6 +31,7 @@ from catalog.resources import seeds_dir
 from catalog.results import (
     AuthorCount, Edit, Facets, FirstPage, ImportReport, NoteView, PaperDetail, PaperState,
     PaperSummary, SavedSearchChanged, SearchHit, SplitResult, Stats, TagCount, gravest,
+    PaperDeleted,
 )
 from catalog.saved import SavedSearches
 from catalog.searching import highlight, pages
@@ -39,6 +40,9 @@ from catalog.searching.query import RELEVANCE, Query, QueryError, Sort, parse
 from catalog.searching.request import SearchRequest, as_request, request
 from catalog.store import Store, first_use, open_store
 from catalog.triaging import Triage
+from catalog.corrections import Corrections
+from catalog.deleting import Deleting
+from catalog.statistics import Statistics
 from catalog.vocabulary import Vocabulary
 from catalog.web import Web
 from catalog.words import Words
@@ -56,7 +60,8 @@ class Catalog:
     """One catalog. Holds no connection or session; every method is one unit of work with its
     own transaction. Jobs of their own are parts (the module's docstring lists them):
     `catalog.files`, `.exchange`, `.citing`, `.words`, `.saved`, `.triage`, `.discovery`,
-    `.admin`, `.web`, `.vocabulary` (tags across the catalog)."""
+    `.admin`, `.web`, `.vocabulary` (tags across the catalog),
+    `.statistics` (the counts charts draw), `.corrections` (a paper's own fields), `.deleting`."""
 
     def __init__(self, store: Store):
         self.store = store
@@ -70,6 +75,9 @@ class Catalog:
         self.discovery = Discovering(store)
         self.web = Web(self)
         self.vocabulary = Vocabulary(self)
+        self.statistics = Statistics(self)
+        self.corrections = Corrections(self)
+        self.deleting = Deleting(self)
 
     @property
     def path(self) -> Path:
@@ -348,7 +356,8 @@ class Catalog:
             done, conflicts, ids = [], [], []
             for change in reversed(edit.changes):
                 pid = None
-                if not isinstance(change, SavedSearchChanged):
+                gone = isinstance(change, PaperDeleted) and change.deleted  # it comes back
+                if not isinstance(change, SavedSearchChanged) and not gone:
                     pid = tx.papers.paper_id(change.key)
                     if pid is None:
                         conflicts.append(f"paper {change.key} is no longer in the catalog")
@@ -357,6 +366,8 @@ class Catalog:
                 inverse, conflict = changes.revert(tx, pid, change)
                 if inverse is not None:
                     done.append(inverse)
+                    if gone:
+                        ids.append(tx.papers.paper_id(change.key))
                 if conflict:
                     conflicts.append(conflict)
             tx.edits.drop_unused_tags()

@@ -69,12 +69,11 @@ class Vocabulary:
             ids = sorted({pid for old in renames for pid in tx.discovery.tagged_papers(old)})
             if not ids:
                 raise CatalogError(f"no paper is tagged {_names(renames)} (`catalog tags` lists the tags)")
-            plans = {pid: _plan(tx.edits.tags_of(pid), renames) for pid in ids}
-            # Every old name comes off first, then the new ones go on: a tag row that stayed
-            # in use meanwhile would keep a case-folded twin's spelling.
-            done = [changes.change_tags(tx, pid, (), removed) for pid, (removed, _) in plans.items()]
-            tx.edits.drop_unused_tags()
-            done += [changes.change_tags(tx, pid, added, ()) for pid, (_, added) in plans.items() if added]
+            # One change per paper (each reindexes the paper's text: the cost of a rename).
+            # A new name differing from an old one only in case is refused above, so the
+            # old and new tag rows never fold together.
+            done = [changes.change_tags(tx, pid, added, removed)
+                    for pid in ids for removed, added in [_plan(tx.edits.tags_of(pid), renames)]]
             tx.edits.drop_unused_tags()
             edit = Edit(tuple(c for c in done if c.added or c.removed), tuple(tx.papers.summaries(ids)))
         self.catalog.citing.keep_current()

@@ -1,4 +1,5 @@
-"""Changes to papers: tag, note, status, rate, title, and split (undoing a merge)."""
+"""Changes to papers: tag, note, status, rate, title, edit (a paper's own fields), and split
+(undoing a merge)."""
 
 from __future__ import annotations
 
@@ -126,4 +127,27 @@ def title(ctx, key, text, clear):
     output.print_summaries(_open(ctx).set_title(key, None if clear else " ".join(text)).papers)
 
 
-COMMANDS = (split, tag, note, status, rate, title)
+@click.command("edit")
+@click.argument("key")
+@click.option("--title", help="The paper's title (as published; `catalog title` sets your own).")
+@click.option("--authors", help='"First Last, First Last" (or separated by "and" or ";").')
+@click.option("--venue")
+@click.option("--year")
+@click.option("--doi")
+@click.option("--url")
+@click.pass_context
+def edit(ctx, key, **values):
+    """Correct a paper's fields; an empty value ("") clears one. Exports write the corrected
+    values, enrichment never overwrites them, and `catalog edit` again puts one back."""
+    from catalog.cli import output
+
+    values = {name: value for name, value in values.items() if value is not None}
+    if not values:
+        raise click.UsageError("say what to change: --title, --authors, --venue, --year, --doi or --url")
+    done = _open(ctx).corrections.edit(key, values)
+    if not done.changes:
+        click.echo("Nothing changed: the paper already says so.", err=True)
+    output.print_summaries(done.papers)
+
+
+COMMANDS = (split, tag, note, status, rate, title, edit)

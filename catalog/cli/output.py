@@ -263,6 +263,19 @@ def print_stats(s: Stats) -> None:
         stdout.print(table)
 
 
+def print_charts(found, width: int | None) -> None:
+    """`catalog stats --plot`: each chart under its title, as wide as the terminal (at most 100)."""
+    import shutil
+
+    from catalog import charts
+
+    width = width or min(100, shutil.get_terminal_size((80, 24)).columns)
+    for chart in charts.draw(found, width):
+        stdout.print(Text(chart.title, style="bold"))
+        stdout.print(Text(chart.text), soft_wrap=True)
+        stdout.print()
+
+
 def stats_json(s: Stats) -> dict:
     return {
         "papers": s.papers, "sources": s.sources, "notes": s.notes, "tags": s.tags,

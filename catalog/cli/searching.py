@@ -129,11 +129,18 @@ def authors(ctx, query, limit, as_json):
 
 @click.command()
 @json_option
+@click.option("--plot", is_flag=True, help="Charts: papers per year, top venues, ratings, papers "
+              "read per week, a tag over the years.")
+@click.option("--tag", metavar="TAG", help="The tag --plot follows over the years (default: the most used).")
+@click.option("--width", type=click.IntRange(40, 300), help="Width of the charts (default: the terminal's).")
 @click.pass_context
-def stats(ctx, as_json):
-    """Counts per venue and year, status and rating."""
+def stats(ctx, as_json, plot, tag, width):
+    """Counts per venue and year, status and rating; --plot draws them."""
     from catalog.cli import output
 
+    if plot or tag:
+        output.print_charts(_open(ctx).statistics.charts(tag), width)
+        return
     s = _open(ctx).stats()
     if as_json:
         output.print_json(output.stats_json(s))
@@ -276,10 +283,16 @@ def acronyms_remove(ctx, short, long):
 @click.option("--triage", is_flag=True,
               help="Start in triage mode: QUERY's papers (all by default) one at a time, one "
                    "key per decision; it resumes where the last triage of QUERY stopped.")
+@click.option("--keys-file", is_flag=True, help="Print where your own keys are read from (keys.toml) and stop.")
 @click.argument("query", nargs=-1)
 @click.pass_context
-def tui(ctx, triage, query):
+def tui(ctx, triage, keys_file, query):
     """Browse, search, tag, rate and annotate in the terminal UI (on QUERY's results, if given)."""
+    if keys_file:
+        from catalog.tui.keymap import default_path
+
+        click.echo(default_path())
+        return
     catalog = _open(ctx)  # a damaged or foreign file is refused first, as by every command
     text = " ".join(query) if query else None
     if text is not None:
@@ -290,11 +303,12 @@ def tui(ctx, triage, query):
         if not stream.isatty():
             _fail(f"catalog tui needs a terminal, and its {name} is not one (redirected?); "
                   "catalog list, search and export write to files")
+    from catalog.tui import keymap
     from catalog.tui.app import CatalogApp
     from catalog.tui.state import StateStore
 
     CatalogApp(catalog, state=StateStore.default(), query="" if triage and text is None else text,
-               triage=triage).run()
+               triage=triage, keymap=keymap.load(keymap.default_path())).run()
 
 
 @click.command("open")

@@ -25,3 +25,51 @@ def says(record: RecordFields, value: str | None) -> bool:
         return False
     value = value.lower()
     return any(value in str(f[1]).lower() for f in record.fields)
+
+
+# --- a hand edit of a paper's fields, written into its kept records ----------------------------
+# Exports write a kept record as its file had it: a title, authors, venue, year, DOI or URL the
+# user corrected would come back as the file said unless the record says it too. Each format's
+# names for each field (the first is added when the record lacks it), compared without case.
+EDITED_NAMES = {
+    "bibtex": {"title": ("title",), "authors": ("author",), "venue": ("journal", "booktitle"),
+               "year": ("year",), "doi": ("doi",), "url": ("url",)},
+    "csv": {"title": ("Title",), "authors": ("Author",), "venue": ("Publication Title",),
+            "year": ("Publication Year",), "doi": ("DOI",), "url": ("Url",)},
+    "ris": {"title": ("TI", "T1"), "authors": ("AU", "A1"), "venue": ("T2", "JO", "JF", "BT"),
+            "year": ("PY", "Y1"), "doi": ("DO",), "url": ("UR",)},
+    "json": {"title": ("title",), "authors": ("author",), "venue": ("container-title",),
+             "year": ("issued",), "doi": ("DOI",), "url": ("URL",)},
+}
+
+
+def with_edit(format: str, fields: list, field: str, value) -> list:
+    """A kept record's fields (as stored: [name, value] lists) with `field` set to `value`
+    (None: taken out), written as that format writes it."""
+    names = EDITED_NAMES.get(format, {}).get(field)
+    if not names:
+        return fields
+    folded = {n.lower() for n in names}
+    at = next((i for i, f in enumerate(fields) if str(f[0]).lower() in folded), None)
+    first = fields[at][0] if at is not None else names[0]
+    kept = [f for f in fields if str(f[0]).lower() not in folded]
+    if value is None or value == "":
+        return kept
+    new = [[first, v] for v in _written(format, field, value)]
+    at = len(kept) if at is None else sum(1 for f in fields[:at] if str(f[0]).lower() not in folded)
+    return kept[:at] + new + kept[at:]
+
+
+def _written(format: str, field: str, value) -> list:
+    from catalog.ingest.fields import split_people
+
+    if field == "authors":
+        names = split_people(value)
+        if format == "ris":
+            return names  # one AU line each
+        if format == "json":
+            return [[{"literal": n} for n in names]]
+        return [" and ".join(names) if format == "bibtex" else "; ".join(names)]
+    if field == "year" and format == "json":
+        return [{"date-parts": [[int(value)]]}]
+    return [str(value)]

@@ -12,7 +12,8 @@ from catalog.results.searching import (
     Suggestion, TagCount, TriageCount, TriageOrder,
 )
 from catalog.results.edits import (
-    Change, Edit, FieldChanged, Members, NoteChanged, SavedSearchChanged, TagsChanged,
+    Change, Edit, FieldChanged, Members, NoteChanged, PaperDeleted, PaperEdited, SavedSearchChanged,
+    TagsChanged,
 )
 from catalog.results.exchange import AnnotationsReport, ExportPaper, ExportReport, FileReport, ImportReport
 from catalog.results.discovery import RelatedPaper, TopicCount, TopicGroup

@@ -41,7 +41,30 @@ class SavedSearchChanged:
     after: str | None  # None: it was deleted
 
 
-Change = TagsChanged | FieldChanged | NoteChanged | SavedSearchChanged
+@dataclass(frozen=True)
+class PaperEdited:
+    """A hand edit of a paper's own fields (title, authors, venue, year, DOI, URL): the values
+    before and after, and its kept records' fields (source id, position, JSON) before and
+    after, which the edit rewrote so that exports write what the user wrote."""
+
+    key: str
+    before: tuple[tuple[str, object], ...]
+    after: tuple[tuple[str, object], ...]
+    kept_before: tuple[tuple[int, int, str], ...] = ()
+    kept_after: tuple[tuple[int, int, str], ...] = ()
+
+
+@dataclass(frozen=True)
+class PaperDeleted:
+    """A paper deleted (`deleted`), or brought back by an undo (not `deleted`): every row it
+    had (store Imports.paper_rows), so the other can be done again."""
+
+    key: str
+    rows: tuple
+    deleted: bool = True
+
+
+Change = TagsChanged | FieldChanged | NoteChanged | SavedSearchChanged | PaperEdited | PaperDeleted
 
 
 @dataclass(frozen=True)

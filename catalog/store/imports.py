@@ -8,11 +8,32 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from datetime import datetime
+from typing import NamedTuple
 
 from catalog.errors import StoreError
 from catalog.store.base import Imports
 from catalog.store.rows import MergeRecord
 from catalog.store.rows import chunks
+
+# The tables holding a paper's own rows (`paper_rows`; store/copying.py's TABLES gives their
+# columns and order). Attachments are not among them: a paper with files is not deleted.
+OWN_ROWS = ("paper", "provenance", "kept_record", "citekey", "paper_author", "paper_merge", "note",
+            "paper_reader", "paper_link", "paper_notice", "topic")
+
+
+class TableRows(NamedTuple):
+    """One table's rows of a paper (`paper_rows`), with the columns they hold."""
+
+    table: str
+    columns: tuple[str, ...]
+    rows: tuple[tuple, ...]
+
+
+def row_value(found: Sequence[TableRows], table: str, column: str):
+    """A column of the first row of `table` in what `paper_rows` read."""
+    part = next(t for t in found if t.table == table)
+    return part.rows[0][part.columns.index(column)]
+
 
 # The columns of a new paper, in the order of prepare.PaperRow, then its key and times.
 PAPER_COLUMNS = ("fingerprint", "abstract", "abstract_text", "search_extra", "headline", "title",
@@ -144,6 +165,56 @@ class ImportQueries(Imports):
         self.conn.executemany(
             "INSERT INTO kept_record(source_id, position, paper_id, entry_type, cite_key, fields)"
             " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING", rows)
+
+    def kept_rows(self, paper_id: int) -> list[tuple[int, int, str, str]]:
+        """(source id, position, format, fields as stored JSON) of the paper's kept records."""
+        return [(r["source_id"], r["position"], r["format"], r["fields"]) for r in self.conn.execute(
+            "SELECT r.source_id, r.position, s.format, r.fields FROM kept_record r"
+            " JOIN source s ON s.id = r.source_id WHERE r.paper_id = ? ORDER BY r.source_id, r.position",
+            (paper_id,))]
+
+    def set_kept_fields(self, source_id: int, position: int, fields: str) -> None:
+        self.conn.execute("UPDATE kept_record SET fields = ? WHERE source_id = ? AND position = ?",
+                          (fields, source_id, position))
+
+    # --- deleting a paper, and bringing it back --------------------------------------------------
+
+    def paper_rows(self, paper_id: int) -> tuple[TableRows, ...]:
+        """Every row of the paper, table by table (parents first): (table, columns, rows), what
+        `restore_paper` writes back. Its tags are kept by name (a tag no paper uses goes)."""
+        from catalog.store.copying import TABLES
+
+        out = []
+        for table, columns in TABLES:
+            if table in OWN_ROWS:
+                where = "id = ?" if table == "paper" else "paper_id = ?"
+                names = tuple(c.strip() for c in columns.split(","))
+                rows = self.conn.execute(f"SELECT {columns} FROM {table} WHERE {where}", (paper_id,)).all()
+                out.append(TableRows(table, names, tuple(tuple(r) for r in rows)))
+        tags = self.conn.execute("SELECT t.name FROM paper_tag pt JOIN tag t ON t.id = pt.tag_id"
+                                 " WHERE pt.paper_id = ? ORDER BY t.name", (paper_id,)).scalars()
+        out.append(TableRows("tag_names", ("name",), tuple((t,) for t in tags)))
+        return tuple(out)
+
+    def delete_paper(self, paper_id: int) -> None:
+        """The paper and every row of it (the foreign keys cascade), then the tags no paper uses."""
+        self.conn.execute("DELETE FROM paper WHERE id = ?", (paper_id,))
+        self.conn.execute("DELETE FROM tag WHERE id NOT IN (SELECT tag_id FROM paper_tag)")
+
+    def restore_paper(self, rows) -> None:
+        """Write back what `paper_rows` read (the same ids; the triggers index it again)."""
+        paper_id = row_value(rows, "paper", "id")
+        for table, names, values in rows:
+            if table == "tag_names":
+                for (name,) in values:
+                    self.conn.execute("INSERT INTO tag(name) VALUES (?) ON CONFLICT DO NOTHING", (name,))
+                    self.conn.execute("INSERT INTO paper_tag(paper_id, tag_id) SELECT ?, id FROM tag WHERE name = ?"
+                                      " ON CONFLICT DO NOTHING", (paper_id, name))
+                continue
+            if values:
+                marks = ", ".join("?" for _ in names)
+                self.conn.executemany(f"INSERT INTO {table}({', '.join(names)}) VALUES ({marks})",
+                                      [tuple(v) for v in values])
 
     # --- deduplication --------------------------------------------------------------------------
 

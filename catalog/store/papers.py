@@ -232,6 +232,22 @@ class PaperReads(Papers):
             "SELECT rating, count(*) AS papers FROM paper_reader WHERE reader = ? AND rating IS NOT NULL"
             " GROUP BY rating ORDER BY rating DESC", (self.user,)))
 
+    def year_counts(self, ids: Sequence[int]) -> dict[int, int]:
+        """Papers per year among these (those without a year left out)."""
+        counts: dict[int, int] = {}
+        for part, marks in chunks(list(ids)):
+            for r in self.conn.execute(f"SELECT year, count(*) AS papers FROM paper WHERE id IN ({marks})"
+                                       " AND year IS NOT NULL GROUP BY year", part):
+                counts[r["year"]] = counts.get(r["year"], 0) + r["papers"]
+        return counts
+
+    def read_times(self) -> list:
+        """When this reader last changed each paper it has read (its status row's updated_at):
+        for `catalog stats --plot`'s papers read per week."""
+        return self.conn.execute(
+            "SELECT updated_at FROM paper_reader WHERE reader = ? AND status = 'read' ORDER BY updated_at",
+            (self.user,)).scalars()
+
     def row_counts(self) -> dict[str, int]:
         """How many imported files, notes and tags there are."""
         return {name: self.conn.execute(f"SELECT count(*) FROM {table}").scalar()

@@ -11,6 +11,7 @@ from textual.app import App
 
 from catalog.library import Catalog
 from catalog.tui.commands import CatalogCommands
+from catalog.tui.keymap import Keymap
 from catalog.tui.screens.main import CatalogScreen
 from catalog.tui.state import State, StateStore, catalog_identity
 
@@ -23,11 +24,16 @@ class CatalogApp(App[None]):
 
     def __init__(self, catalog: Catalog, *, cursor_blink: bool = True,
                  state: StateStore | None = None, query: str | None = None,
-                 triage: bool = False) -> None:
+                 triage: bool = False, keymap: Keymap | None = None) -> None:
         """`state`: where the last session is read from and written to on exit (the CLI
         passes StateStore.default()); None remembers nothing (tests, benchmarks).
-        `query`: open on this search instead of the last one; `triage`: in triage mode."""
+        `query`: open on this search instead of the last one; `triage`: in triage mode.
+        `keymap`: the user's own keys (keymap.py; the CLI reads keys.toml)."""
         super().__init__()
+        self.keymap_file = keymap or Keymap()
+        self.user_keys = self.keymap_file.keys  # what the help screen shows
+        if self.user_keys:
+            self.set_keymap(self.user_keys)
         self.start_query, self.start_triage = query, triage
         self.catalog = catalog
         self.cursor_blink = cursor_blink

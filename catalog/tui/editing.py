@@ -22,7 +22,7 @@ from catalog.errors import CatalogError
 from catalog.library import Catalog
 from catalog.searching.query import QueryError, Sort
 from catalog.searching.request import request
-from catalog.results import Edit, NoteView, PaperSummary, SavedQuery
+from catalog.results import Edit, NoteView, PaperDeleted, PaperSummary, SavedQuery
 from catalog.tui.display import first_line, one_line, shorten, stars
 from catalog.tui.host import CatalogHost
 from catalog.tui.messages import ActionFailed, MarksChecked, PapersChanged, TagsLoaded
@@ -238,6 +238,68 @@ class Editing(Widget):
         heading = f"{'Note ' + str(note.number) if note else 'New note'} on {one_line(paper.title)}"
         self.app.push_screen(NoteEditor(heading, note.body if note else ""), done)
 
+    def note_in_editor(self) -> None:
+        """N: a note written in $EDITOR (the app suspended meanwhile); with notes, which one first."""
+        paper, detail = self.main.papers.current, self.main.detail
+        if paper is None or detail is None or detail.summary.key != paper.key:
+            return
+        if not detail.notes:
+            self._note_externally(paper, None)
+            return
+        self.app.push_screen(ChoiceScreen("Edit in $EDITOR", note_choices(detail.notes)),
+                             lambda choice: choice and self._note_externally(paper, choice.value))
+
+    def _note_externally(self, paper: PaperSummary, note: NoteView | None) -> None:
+        from catalog.tui.external_editor import edit_externally
+
+        before = note.body if note else ""
+        try:
+            text = edit_externally(self.app, before)
+        except CatalogError as exc:
+            self.say(str(exc), severity="error")
+            return
+        if text.strip() == before.strip():
+            self.say("Note unchanged" if note else "Note not saved: the editor left it empty")
+        elif not text.strip():
+            self.say(f"Note {note.number} not saved: the editor left it empty (n deletes a note)")
+        elif note is None:
+            self.write("Note added", lambda c: c.add_note(paper.key, text))
+        else:
+            self.write(f"Note {note.number} saved", lambda c: c.edit_note(paper.key, note.number, text))
+
+    def fields(self) -> None:
+        """E: the paper's own fields in a form; what differs is written (u undoes)."""
+        from catalog.tui.screens.fields import FieldsScreen
+
+        paper, detail = self.main.papers.current, self.main.detail
+        if paper is None or detail is None or detail.summary.key != paper.key:
+            return
+        if self.main.papers.marked:
+            self.say("E corrects the paper under the cursor only (not the marked ones)", timeout=3)
+
+        def done(changed: dict[str, str] | None) -> None:
+            if changed:
+                what = ", ".join(changed)
+                self.write(f"Corrected {what} of {shorten(paper.title, 40)}",
+                           lambda c: c.corrections.edit(paper.key, changed))
+
+        self.app.push_screen(FieldsScreen(detail), done)
+
+    def delete(self) -> None:
+        """D: delete the paper (or the marked ones, after asking); u brings them back."""
+        self.with_targets(self._delete)
+
+    def _delete(self, papers: list[PaperSummary]) -> None:
+        def go() -> None:
+            self.write(f"Deleted {_count(papers)}", lambda c: c.deleting.delete([p.key for p in papers]))
+
+        if len(papers) == 1:
+            go()
+            return
+        self.app.push_screen(ConfirmScreen(
+            f"Delete {len(papers)} papers, with their tags, notes and marks?  u brings them back",
+            yes="Delete", no="Keep"), lambda yes: yes and go())
+
     def undo(self) -> None:
         if not self.undo_stack:
             self.say("Nothing to undo")
@@ -313,6 +375,12 @@ class Editing(Widget):
             self.undo_stack.append((label, edit))
         del self.undo_stack[:-UNDO_DEPTH]
         self.main.show_edit(edit)
+        if any(isinstance(c, PaperDeleted) for c in edit.changes):  # papers gone or back: search again
+            papers = self.main.papers
+            for change in edit.changes:  # a deleted paper is no longer marked
+                if isinstance(change, PaperDeleted) and change.deleted and papers.marked.pop(change.key, None):
+                    papers.post_message(papers.MarksChanged(len(papers.marked)))
+            self.main.action_refresh()
         self._announce(message.kind, label, edit)
 
     def _announce(self, kind: str, label: str, edit: Edit) -> None:

@@ -5,12 +5,14 @@ from __future__ import annotations
 from textual.binding import Binding
 
 # Actions on the paper under the cursor (or on every marked paper).
-PAPER_ACTIONS = frozenset({"tag", "status", "rate", "note", "title", "browse", "browse_link", "copy"})
+PAPER_ACTIONS = frozenset({
+    "tag", "status", "rate", "note", "note_in_editor", "title", "fields", "delete", "browse", "browse_link", "copy",
+})
 # Actions whose keys are typed text while the search bar has focus.
 NOT_WHILE_TYPING = PAPER_ACTIONS | {
     "undo", "redo", "saved_searches", "saved", "toggle_sidebar", "refresh", "help", "quit",
     "focus_search", "export", "zoom", "focus_sidebar", "triage", "similar", "cycle_sort", "attach",
-    "add_paper", "references",
+    "add_paper", "references", "stats",
 }
 
 BINDINGS = [
@@ -24,6 +26,14 @@ BINDINGS = [
             id="status"),
     Binding("r", "rate", "Rate", tooltip="1 to 5 stars; 0 clears", id="rate"),
     Binding("n", "note", "Note", tooltip="Write a note, or edit one", id="note"),
+    Binding("N", "note_in_editor", "Note in $EDITOR", show=False,
+            tooltip="Write or edit a note in your own editor ($VISUAL, else $EDITOR)", id="note-editor"),
+    Binding("E", "fields", "Fields", show=False,
+            tooltip="Correct the paper's title, authors, venue, year, DOI or URL (exports write them)",
+            id="fields"),
+    Binding("D", "delete", "Delete", show=False,
+            tooltip="Delete the paper (the marked ones after asking) with its tags, notes and marks; "
+                    "u brings it back", id="delete"),
     Binding("e", "title", "Title", show=False, tooltip="Give the paper your own title", id="title"),
     Binding("u", "undo", "Undo",
             tooltip="Take back your last change (tags, status, rating, a note, a title, a saved "
@@ -75,6 +85,9 @@ BINDINGS = [
                     "decision; resumes where it stopped", id="triage"),
     Binding("ctrl+t", "tags", "Tags", show=False,
             tooltip="Every tag: rename, merge or delete one across the catalog (u undoes)", id="tags"),
+    Binding("i", "stats", "Statistics", show=False,
+            tooltip="Charts: papers per year, top venues, ratings, papers read per week, a tag "
+                    "over the years", id="stats"),
     Binding("O", "cycle_sort", "Sort", show=False,
             tooltip="Sort by relevance, year, rating, title or date added, in turn (clicking a "
                     "column header sorts by it; again reverses)", id="sort"),

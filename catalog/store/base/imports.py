@@ -100,6 +100,24 @@ class Imports(Role):
         """(source id, position, paper id, entry type, cite key, fields JSON) of each record."""
 
     @abstractmethod
+    def paper_rows(self, paper_id: int) -> tuple:
+        """Every row of the paper, for `restore_paper`: (table, columns, rows) parents first."""
+
+    @abstractmethod
+    def delete_paper(self, paper_id: int) -> None: ...
+
+    @abstractmethod
+    def restore_paper(self, rows) -> None: ...
+
+    @abstractmethod
+    def kept_rows(self, paper_id: int) -> list[tuple[int, int, str, str]]:
+        """(source id, position, format, fields JSON) of each record kept for the paper."""
+
+    @abstractmethod
+    def set_kept_fields(self, source_id: int, position: int, fields: str) -> None:
+        """Replace a kept record's fields (a hand edit of the paper's fields follows into it)."""
+
+    @abstractmethod
     def papers_with_values(self, column: str, values: Iterable[str]) -> list[tuple[str, int]]: ...
 
     @abstractmethod

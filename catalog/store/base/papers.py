@@ -103,4 +103,12 @@ class Papers(Role):
     def rating_counts(self) -> tuple[tuple[int, int], ...]: ...
 
     @abstractmethod
+    def year_counts(self, ids: Sequence[int]) -> dict[int, int]:
+        """Papers per year among these (without a year: left out)."""
+
+    @abstractmethod
+    def read_times(self) -> list:
+        """When this reader marked each paper it has read (datetimes, oldest first)."""
+
+    @abstractmethod
     def row_counts(self) -> dict[str, int]: ...

@@ -13,6 +13,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from catalog.tui import keys
+from catalog.tui.keymap import keys_of
 from catalog.tui.widgets.detail import DetailPane
 from catalog.tui.widgets.paper_list import PaperList
 from catalog.tui.widgets.search_bar import SearchBar
@@ -63,7 +64,7 @@ def key_rows(app, bindings: list[Binding]) -> list[tuple[str, Binding]]:
             if b.action == "rate_now(1)":
                 out.append(("1 … 5", Binding("1", "", "Rate", tooltip=b.tooltip)))
             continue
-        names = [app.get_key_display(b.with_key(k)) for k in b.key.split(",")]
+        names = [app.get_key_display(b.with_key(k)) for k in keys_of(b, getattr(app, "user_keys", {})).split(",")]
         out.append((" ".join(names), b))
     return out
 
@@ -83,7 +84,9 @@ def every_key(app) -> list[tuple[str, list[tuple[str, Binding]]]]:
 def help_content(groups: list[tuple[str, list[tuple[str, Binding]]]]) -> Group:
     parts: list = []
     for title, bindings in groups:
-        parts += _section(title, [(key, b.description, b.tooltip or "") for key, b in bindings])
+        # Each binding's name (its id) is what keys.toml rebinds (keymap.py).
+        parts += _section(title, [(key, b.description, Text.assemble(b.tooltip or "", (f"  ({b.id})" if b.id else "", "italic")))
+                                  for key, b in bindings])
     parts += _section("Anywhere", EXTRA_KEYS)
     parts += _section("Search language", QUERY_HELP)
     return Group(*parts[1:])

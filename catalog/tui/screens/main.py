@@ -48,6 +48,7 @@ from catalog.tui.widgets.sidebar import Sidebar
 
 # Paper keys on an empty list, and what each would have done (said when one is pressed).
 EMPTY_VERBS = {"tag": "tag", "status": "set a status on", "rate": "rate", "note": "write a note on",
+               "note_in_editor": "write a note on", "fields": "correct", "delete": "delete",
                "title": "give a title to", "browse": "open", "copy": "copy", "similar": "find papers like",
                "triage": "triage", "references": "list the references of"}
 GG = 0.5
@@ -120,6 +121,9 @@ class CatalogScreen(Screen):
         # results needs a query of its own).
         self.search(query, keep=key, counted=False)
         self.set_focus(self.papers)
+        keymap = getattr(self.app, "keymap_file", None)  # keys.toml's problems: one line each, the app runs
+        for problem in keymap.problems if keymap else ():
+            self.say(problem, severity="warning", timeout=10)
         if self.start_triage:
             self.triage(query, _triage_label(query))
 
@@ -553,6 +557,20 @@ class CatalogScreen(Screen):
 
         self.app.push_screen(TagsScreen(self.catalog),
                              lambda change: change and self.editing.write(change.label, change.run))
+
+    def action_stats(self) -> None:
+        from catalog.tui.screens.stats import StatsScreen
+
+        self.app.push_screen(StatsScreen(self.catalog))
+
+    def action_note_in_editor(self) -> None:
+        self.editing.note_in_editor()
+
+    def action_fields(self) -> None:
+        self.editing.fields()
+
+    def action_delete(self) -> None:
+        self.editing.delete()
 
     def action_undo(self) -> None:
         self.editing.undo()

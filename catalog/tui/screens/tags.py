@@ -108,8 +108,11 @@ class TagsScreen(ModalScreen[TagChange | None]):
         tag = self.current
         if tag is None:
             return
-        hint = "enter does it (its children go along) · escape cancels"
-        self.app.push_screen(PromptScreen(title, tag.name if kind == "rename" else "", hint=hint),
+        hint = "enter does it (its children go along) · → takes the suggested tag · escape cancels"
+        from textual.suggester import SuggestFromList
+
+        others = SuggestFromList([t.name for t in self.tags if t.name != tag.name], case_sensitive=False)
+        self.app.push_screen(PromptScreen(title, tag.name if kind == "rename" else "", hint=hint, suggester=others),
                              lambda to: to and to.strip() and self.dismiss(TagChange(kind, tag.name, to.strip())))
 
     def action_delete(self) -> None:

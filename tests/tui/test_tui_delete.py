@@ -1,0 +1,38 @@
+"""D deletes the paper under the cursor at once, the marked papers after asking; u brings
+them back. Asserted on the database."""
+
+from __future__ import annotations
+
+SIZE = (100, 30)
+
+
+async def test_D_deletes_one_paper_and_u_brings_it_back(app, seeded, settle):
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        key = app.main.papers.current.key
+        await pilot.press("D")
+        await settle(pilot)
+        assert seeded.stats().papers == 89 and app.main.papers.current.key != key
+        await pilot.press("u")
+        await settle(pilot)
+        assert seeded.stats().papers == 90 and seeded.get(key).summary.key == key
+
+
+async def test_D_on_marked_papers_asks_first(app, seeded, settle):
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("space", "space")  # mark two (space moves down)
+        await settle(pilot)
+        marked = set(app.main.papers.marked)
+        assert len(marked) == 2
+        await pilot.press("D")
+        await settle(pilot)
+        await pilot.press("n")  # keep them
+        await settle(pilot)
+        assert seeded.stats().papers == 90
+        await pilot.press("D")
+        await settle(pilot)
+        await pilot.press("y")
+        await settle(pilot)
+        assert seeded.stats().papers == 88 and not app.main.papers.marked
+        assert not {p.key for p in seeded.search("", limit=100)} & marked
