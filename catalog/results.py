@@ -341,6 +341,9 @@ class Facets:
     query: str = ""
     catalog_total: int = 0  # papers in the catalog
     tag_names: tuple[str, ...] = ()  # every tag in the catalog (for completion)
+    authors: tuple[AuthorCount, ...] = ()  # in no particular order
+    with_pdf: int = 0  # papers with a PDF attached
+    with_files: int = 0  # papers with any file attached
 
 
 @dataclass(frozen=True)

@@ -143,8 +143,11 @@ class PaperReads(Papers):
         return [rows.export_paper(found[i], tags.get(i, ()), notes.get(i, ()), kept.get(i, ()))
                 for i in ids if i in found]
 
-    def author_counts(self, ids: Sequence[int] | None, limit: int) -> list[AuthorCount]:
+    def author_counts(self, ids: Sequence[int] | None, limit: int | None) -> list[AuthorCount]:
         counted = "SELECT name, count(DISTINCT paper_id) AS papers FROM paper_author"
+        if ids is None and limit is None:  # every person (the TUI's facet): no sort needed
+            return [AuthorCount(r["name"], r["papers"])
+                    for r in self.conn.execute(f"{counted} GROUP BY name")]
         if ids is None:
             return [AuthorCount(r["name"], r["papers"]) for r in self.conn.execute(
                 f"{counted} GROUP BY name ORDER BY papers DESC, name LIMIT ?", (limit,))]
@@ -152,7 +155,7 @@ class PaperReads(Papers):
         for part, marks in chunks(list(ids)):
             for r in self.conn.execute(f"{counted} WHERE paper_id IN ({marks}) GROUP BY name", part):
                 counts[r["name"]] = counts.get(r["name"], 0) + r["papers"]
-        ranked = sorted(counts.items(), key=lambda item: (-item[1], item[0]))[:limit]
+        ranked = sorted(counts.items(), key=lambda item: (-item[1], item[0]))[:limit]  # None: all
         return [AuthorCount(name, n) for name, n in ranked]
 
     def ids_with_citekey(self, key: str) -> list[int]:
@@ -171,6 +174,12 @@ class PaperReads(Papers):
         return out
 
     # --- overviews ------------------------------------------------------------------------
+
+    def file_counts(self) -> tuple[int, int]:
+        row = self.conn.execute(
+            "SELECT count(DISTINCT CASE WHEN lower(path) LIKE '%.pdf' THEN paper_id END) AS pdf,"
+            " count(DISTINCT paper_id) AS files FROM attachment").one()
+        return row["pdf"], row["files"]
 
     def paper_count(self) -> int:
         return self.conn.execute("SELECT count(*) FROM paper").scalar()

@@ -123,6 +123,7 @@ class FacetsLoaded(Message):
     request: SearchRequest
     facets: Facets
     venues: tuple[Entry, ...] | None = None  # facets.venues grouped, most first (by the worker)
+    authors: tuple[Entry, ...] | None = None  # facets.authors sorted, most first (by the worker)
 
     def can_replace(self, message: Message) -> bool:
         return isinstance(message, FacetsLoaded) and message.request == self.request  # fresher

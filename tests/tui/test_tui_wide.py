@@ -133,4 +133,60 @@ async def test_venues_are_grouped_off_the_ui_thread_and_few_nodes_built(wide, se
         await settle(pilot, typing=True)
     assert threads and not any(threads), "venues grouped on the UI thread"
     shows = len(threads)
-    assert len(built) < 150 * (shows + 2), f"{len(built)} tree nodes for {shows} counts"
+    # (The top venues with their years, the top authors and the rest: ~140 per rebuild, not
+    # one per venue or person.)
+    assert len(built) < 200 * (shows + 2), f"{len(built)} tree nodes for {shows} counts"
+
+
+def _section(app, name: str):
+    return next(n for n in app.query_one(Sidebar).root.children if n.label.plain == name)
+
+
+async def test_thousands_of_authors_show_the_top_ones_and_a_picker_adds_author(wide, settle):
+    """Issue 29 item 3 / 31 want 2: the people with most papers, "N more…", and a picker
+    filtered by typing whose choice adds author:"…" to the query."""
+    people = wide.authors("", limit=100_000)
+    assert len(people) > 1_000
+    app = CatalogApp(wide, cursor_blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        section = _section(app, "Authors")
+        labels = [child.label.plain for child in section.children]
+        assert len(labels) == SHOWN + 1, labels
+        assert labels[-1].startswith(f"{len(people) - SHOWN:,} more…")
+        best = people[0]
+        assert labels[0].startswith(best.name[:10]) and labels[0].endswith(f" {best.papers:,}")
+        rare = next(p.name for p in reversed(people) if p.papers == 1)
+        sidebar = app.query_one(Sidebar)
+        sidebar.focus()
+        sidebar.move_cursor(facet_node(sidebar, f"{len(people) - SHOWN:,} more"))
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(app.screen, FacetPickerScreen)
+        assert f"Authors ({len(people):,})" in screen_text(app)
+        for ch in rare:
+            await pilot.press(ch if ch != " " else "space")
+        await settle(pilot)
+        assert app.screen.shown[0].name == rare
+        await pilot.press("enter")
+        await settle(pilot)
+        assert app.main.search_bar.value == f'author:"{rare}"'
+        assert app.main.papers.total == wide.count(f'author:"{rare}"') >= 1
+        assert facet_node(sidebar, rare + " ").label.plain.startswith("● ")
+
+
+async def test_authors_are_sorted_off_the_ui_thread(wide, settle, type_search, monkeypatch):
+    threads: list[bool] = []
+    sort = sidebar_module.author_entries
+
+    def watched(facets):
+        threads.append(threading.current_thread() is threading.main_thread())
+        return sort(facets)
+
+    monkeypatch.setattr(sidebar_module, "author_entries", watched)
+    app = CatalogApp(wide, cursor_blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await type_search(pilot, "graph ")
+        await settle(pilot, typing=True)
+    assert threads and not any(threads), "authors sorted on the UI thread"

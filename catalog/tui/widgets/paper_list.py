@@ -98,6 +98,7 @@ class PaperList(ScrollView, can_focus=True):
         self.total = 0
         self.cursor = 0
         self.venue_width = 8
+        self.with_authors = False  # a paper of the pages fetched has authors: their column shows
         self.pages: OrderedDict[int, list[PaperSummary]] = OrderedDict()
         self.partial_first = False  # page 0 holds only its first rows: the rest is on its way
         self._rest_asked = False  # RestWanted was posted for these results
@@ -119,6 +120,7 @@ class PaperList(ScrollView, can_focus=True):
         (until then the list is a page long, its rows past these loading)."""
         self.request, self.generation = request, generation
         self.pages = OrderedDict({0: rows})
+        self.with_authors = any(p.authors for p in rows)
         self.partial_first, self._rest_asked = more, False
         self.wanted.clear()
         self.message = message
@@ -183,6 +185,7 @@ class PaperList(ScrollView, can_focus=True):
         for rows in self.pages.values():
             for i, p in enumerate(rows):
                 rows[i] = fresh.get(p.key, p)
+        self.with_authors = any(p.authors for rows in self.pages.values() for p in rows)
         for key in self.marked.keys() & fresh.keys():
             self.marked[key] = fresh[key]
         self.refresh()
@@ -258,6 +261,7 @@ class PaperList(ScrollView, can_focus=True):
     def _take_page(self, page: int, rows: list[PaperSummary]) -> None:
         self.wanted.discard(page)
         self.pages[page] = rows
+        self.with_authors = self.with_authors or any(p.authors for p in rows)
         while len(self.pages) > KEEP_PAGES:
             self.pages.popitem(last=False)
         self.refresh()
@@ -330,7 +334,7 @@ class PaperList(ScrollView, can_focus=True):
         width = self.scrollable_content_region.width
         plain = self.row_styles()
         base = plain.base
-        cols = Columns.fit(width, self.venue_width)
+        cols = Columns.fit(width, self.venue_width, self.with_authors)
         if y == 0:
             base = self._header_style()
             line = header(cols, base, self._sorted_column())
@@ -409,7 +413,7 @@ class PaperList(ScrollView, can_focus=True):
         if offset is None:
             return
         if offset.y == 0:
-            cols = Columns.fit(self.scrollable_content_region.width, self.venue_width)
+            cols = Columns.fit(self.scrollable_content_region.width, self.venue_width, self.with_authors)
             field = header_at(cols, offset.x)
             if field is not None:
                 self.post_message(self.SortChosen(field))
