@@ -215,8 +215,11 @@ def position(papers: PaperList, state: SearchState) -> Content:
             parts.append((f"  ·  {state.note}", "$text-warning"))
     if state.sort != RELEVANCE:
         parts.append(f"  ·  by {state.sort.name}")
+    if papers.anchor is not None:
+        low, high = sorted((papers.anchor, papers.cursor))
+        parts.append((f"  ·  V marks rows {low + 1:,}–{high + 1:,}", "$text-accent"))
     if papers.marked:
-        parts.append((f"  ·  {len(papers.marked)} marked (escape unmarks)", "$text-accent"))
+        parts.append((f"  ·  {len(papers.marked):,} marked (escape unmarks)", "$text-accent"))
     return Content.assemble(*parts)
 
 

@@ -190,3 +190,24 @@ async def test_authors_are_sorted_off_the_ui_thread(wide, settle, type_search, m
         await type_search(pilot, "graph ")
         await settle(pilot, typing=True)
     assert threads and not any(threads), "authors sorted on the UI thread"
+
+
+async def test_mark_all_reaches_past_the_pages_loaded_and_acts_without_asking_again(wide, settle):
+    from catalog.tui.screens.confirm import ConfirmScreen
+    from catalog.tui.screens.tag_editor import TagEditor
+    from catalog.tui.widgets.paper_list import PAGE
+
+    app = CatalogApp(wide, cursor_blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        papers = app.main.papers
+        assert len(papers.loaded_keys()) <= PAGE < PAPERS
+        await pilot.press("A")
+        await settle(pilot)
+        assert isinstance(app.screen, ConfirmScreen)
+        await pilot.press("y")
+        await settle(pilot)
+        assert len(papers.marked) == PAPERS
+        await pilot.press("t")  # every marked paper is known to be in these results
+        await settle(pilot)
+        assert isinstance(app.screen, TagEditor)

@@ -38,7 +38,7 @@ from catalog.tui.screens.help import HelpScreen, every_key
 from catalog.tui.screens.pickers import DeleteSaved, GoToTop, SavedSearchScreen
 from catalog.tui.search import SearchController, empty_message, fetch, partial_note, position
 from catalog.tui.sharing import Sharing
-from catalog.tui.state import State, StateStore
+from catalog.tui.state import MARKS, State, StateStore
 from catalog.tui.watching import ChangeWatch
 from catalog.tui.widgets.detail import DetailPane
 from catalog.tui.widgets.paper_list import PaperList
@@ -113,6 +113,8 @@ class CatalogScreen(Screen):
             query, key = self.start_query, None
         if query:
             self.search_bar.set_query(query, run=False)
+        if remembered.marks:
+            self.papers.restore_marks(remembered.marks)
         # The remembered paper, when the first page holds it (finding its place deeper in the
         # results needs a query of its own).
         self.search(query, keep=key, counted=False)
@@ -615,6 +617,7 @@ class CatalogScreen(Screen):
 
     @on(PaperList.MarksChanged)
     def _marks_changed(self) -> None:
+        self.remembered.marks = list(self.papers.marked)[-MARKS:]
         self.show_position()
         self.refresh_bindings()
 
