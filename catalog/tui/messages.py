@@ -79,6 +79,14 @@ class SearchCount(SearchAnswer):
 
 
 @dataclass
+class KeptAt(SearchAnswer):
+    """The paper the search keeps the cursor on is row `index` of its results, past the
+    first page (sorting put it there)."""
+
+    index: int
+
+
+@dataclass
 class SearchSuggestions(SearchAnswer):
     """Closest words for the words of the search that (almost) no paper holds
     (catalog/searching/suggest.py), and the words no paper holds when papers with the

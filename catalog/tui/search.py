@@ -25,7 +25,9 @@ from catalog.searching.query import RELEVANCE, QueryError, Sort
 from catalog.searching.request import SearchRequest, request
 from catalog.searching.suggest import corrected
 from catalog.tui.display import first_line
-from catalog.tui.messages import SearchCount, SearchFailed, SearchRest, SearchResults, SearchSuggestions
+from catalog.tui.messages import (
+    KeptAt, SearchCount, SearchFailed, SearchRest, SearchResults, SearchSuggestions,
+)
 from catalog.tui.querytext import PREFIX_FROM, tokens, typed_query, unfinished_word
 from catalog.tui.waiting import after, settled
 from catalog.tui.widgets.paper_list import PAGE, PaperList
@@ -44,6 +46,9 @@ SETTLE = 0.5
 # loading until it comes). A search that keeps a paper (a refresh) asks for the whole page at
 # once, with its count: the paper may be past row FIRST.
 FIRST = 50
+# How deep a search looks for the paper it keeps the cursor on, past its first page (sorting
+# a long list moves the paper anywhere; at a million papers the whole list is too far).
+KEEP_DEPTH = 10_000
 
 
 @dataclass
@@ -78,6 +83,7 @@ class Search:
     counted: bool = False
     settle: float = 0.0
     hurry: Event = field(default_factory=Event)
+    keep: str | None = None  # the paper to find, wherever it is in the results
 
 
 class SearchController:
@@ -114,7 +120,7 @@ class SearchController:
         counted = keep is not None if counted is None else counted
         first = PAGE if keep is not None or counted else min(PAGE, max(FIRST, shown))
         return Search(state.generation, state.request, first=first, counted=counted,
-                      settle=SETTLE if state.settling else 0.0, hurry=state.rest_wanted)
+                      settle=SETTLE if state.settling else 0.0, hurry=state.rest_wanted, keep=keep)
 
     def current(self, generation: int) -> bool:
         return generation == self.state.generation
@@ -177,12 +183,22 @@ def fetch(catalog: Catalog, search: Search, post: Callable[[Message], object]) -
             total = catalog.count(asked, cancelled=stop)
             if not worker.is_cancelled:
                 post(SearchCount(generation, total))
+        if search.keep is not None and (total or 0) > PAGE and search.keep not in {p.key for p in page.rows}:
+            _find_kept(catalog, search, post, stop)
     except Interrupted:
         return  # superseded: SQLite stopped as soon as it was told
     except QueryError as exc:
         post(SearchFailed(generation, str(exc)))
     except Exception as exc:  # a locked or busy database: say so, keep the old results
         post(SearchFailed(generation, f"search failed: {first_line(exc)}"))
+
+
+def _find_kept(catalog: Catalog, search: Search, post, stop) -> None:
+    """Where the kept paper is past the first page (its rows by key only, KEEP_DEPTH deep)."""
+    rows = catalog.search(search.request, limit=KEEP_DEPTH, offset=PAGE, snippets=False, cancelled=stop)
+    index = next((i for i, p in enumerate(rows) if p.key == search.keep), None)
+    if index is not None and not stop():
+        post(KeptAt(search.generation, PAGE + index))
 
 
 def _suggest(catalog: Catalog, asked: SearchRequest, generation: int, post, stop, *,

@@ -211,3 +211,27 @@ async def test_mark_all_reaches_past_the_pages_loaded_and_acts_without_asking_ag
         await pilot.press("t")  # every marked paper is known to be in these results
         await settle(pilot)
         assert isinstance(app.screen, TagEditor)
+
+
+async def test_sorting_keeps_the_cursor_on_its_paper_however_deep(wide, settle):
+    """Issue 31 want 10: O (or a header click) sorted from the top and the paper was lost."""
+    from catalog.tui.widgets.paper_list import PAGE
+
+    app = CatalogApp(wide, cursor_blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        papers = app.main.papers
+        for _ in range(3):
+            await pilot.press("pagedown")
+        await settle(pilot)
+        before, deep = papers.current.key, []
+        for _ in range(4):  # year, rating, title, date added
+            await pilot.press("O")
+            await settle(pilot)
+            order = [p.key for p in wide.search("", sort=papers.sort, limit=-1, snippets=False)]
+            assert papers.current is not None and papers.current.key == before, papers.sort
+            assert papers.cursor == order.index(before)
+            deep.append(papers.cursor >= PAGE)
+            top = int(papers.scroll_offset.y)
+            assert top <= papers.cursor < top + papers.size.height  # in view
+        assert any(deep)  # past the first page at least once

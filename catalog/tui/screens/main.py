@@ -30,7 +30,7 @@ from catalog.tui.discovering import SimilarPapers
 from catalog.tui.display import shorten
 from catalog.tui.editing import Editing
 from catalog.tui.messages import (
-    ActionFailed, FilterChosen, QueryChanged, SearchCount, SearchFailed,
+    ActionFailed, FilterChosen, KeptAt, QueryChanged, SearchCount, SearchFailed,
     SearchRest, SearchResults, SearchSuggestions, TopicPapers,
 )
 from catalog.tui.querytext import KEY_CHUNK, keys_query, toggle_filter
@@ -222,6 +222,10 @@ class CatalogScreen(Screen):
             self.papers.set_total(message.total)
             self.searching.count_came()
             self.show_position()
+
+    def on_kept_at(self, message: KeptAt) -> None:
+        if self.searching.current(message.generation):
+            self.papers.move_to(message.index)
 
     def on_search_suggestions(self, message: SearchSuggestions) -> None:
         if not self.searching.current(message.generation):
@@ -433,10 +437,12 @@ class CatalogScreen(Screen):
         self.sort_by(self.searching.state.sort.toggled(message.field))
 
     def sort_by(self, sort: Sort) -> None:
-        """Show the results in this order, from the top."""
+        """Show the results in this order, the cursor staying on its paper wherever the
+        order puts it (it went back to the top, and the paper was lost)."""
         self.searching.sort_by(sort)
         self.remembered.sort = "" if sort == RELEVANCE else str(sort)
-        self.search(self.query_text)
+        current = self.papers.current
+        self.search(self.query_text, keep=current.key if current else None)
 
     def action_triage(self) -> None:
         """T: triage the marked papers, or else the results of the current query."""
