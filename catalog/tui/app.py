@@ -17,6 +17,9 @@ from catalog.tui.screens.main import CatalogScreen
 from catalog.tui.state import State, StateStore, catalog_identity
 
 
+READABLE_DIM = ReadableDim()  # before Textual's own filters, which would dim further
+
+
 class CatalogApp(App[None]):
     CSS_PATH = "app.tcss"
     TITLE = "catalog"
@@ -46,7 +49,7 @@ class CatalogApp(App[None]):
         return variables
 
     def get_line_filters(self) -> list[LineFilter]:
-        return [ReadableDim(), *super().get_line_filters()]
+        return [READABLE_DIM, *super().get_line_filters()]
 
     def get_default_screen(self) -> CatalogScreen:
         return CatalogScreen(self.catalog, cursor_blink=self.cursor_blink,

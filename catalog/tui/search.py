@@ -68,6 +68,7 @@ class SearchState:
     # When no paper holds every word: which word none holds, or "did you mean" (the list
     # shows papers holding some of the words, so the empty list's message is not seen).
     note: str | None = None
+    correction: str | None = None  # "did you mean": the query D runs instead
     rest_wanted: Event = field(default_factory=Event)  # set: fetch the rest of the page now
 
 
@@ -111,7 +112,7 @@ class SearchController:
         state.settling = typing and not finished
         state.keep, state.refreshing = keep, refresh
         state.rest_wanted = Event()
-        state.note = None
+        state.note = state.correction = None
         try:
             state.request = request(run, state.sort, completing=run == text + "*")
         except QueryError as exc:
@@ -243,7 +244,7 @@ def partial_note(query: str, suggestions: list[Suggestion], missing: MissingWord
     """What the line under the search bar adds when the list holds only papers with some of
     the words: "did you mean", else the words no paper holds."""
     if suggestions:
-        return f"did you mean {corrected(query, suggestions)}?"
+        return f"did you mean {corrected(query, suggestions)}? (D searches it)"
     if missing:
         return "no paper has " + ", ".join(missing.missing)
     return None
@@ -260,7 +261,8 @@ def empty_message(query: str, catalog_empty: bool,
     filters = [t for t in tokens(query) if ":" in t]
     out = [Text.assemble("No papers match ", (query, "bold"), "."), Text("")]
     if suggestions:
-        out.append(Text.assemble("Did you mean ", (corrected(query, suggestions), "bold"), "?"))
+        out.append(Text.assemble("Did you mean ", (corrected(query, suggestions), "bold"), "?  ",
+                                 ("D", "bold"), " (or enter) searches it."))
         out += [Text(f"  {s.word}: {', '.join(s.alternatives)}") for s in suggestions
                 if len(s.alternatives) > 1]
         out.append(Text(""))

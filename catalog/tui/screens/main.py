@@ -25,6 +25,7 @@ from textual.widgets import Footer, Input
 from catalog.library import Catalog
 from catalog.results import Edit, Facets, PaperDetail, SavedQuery, Suggestion
 from catalog.searching.query import RELEVANCE, QueryError, Sort
+from catalog.searching.suggest import corrected
 from catalog.tui import keys
 from catalog.tui.discovering import SimilarPapers
 from catalog.tui.display import shorten
@@ -230,6 +231,9 @@ class CatalogScreen(Screen):
     def on_search_suggestions(self, message: SearchSuggestions) -> None:
         if not self.searching.current(message.generation):
             return
+        if message.suggestions:
+            self.searching.state.correction = corrected(self.query_text, message.suggestions)
+            self.refresh_bindings()
         if not self.papers.total:
             self.papers.set_message(self._empty_message(message.suggestions))
         else:  # papers with some of the words are listed: the line under the search bar says
@@ -312,6 +316,8 @@ class CatalogScreen(Screen):
         if action in ("similar", "triage") and self.papers.current is None and not self.papers.marked:
             return None
         if action == "jump_back" and not self._jumps:
+            return None
+        if action == "accept_correction" and not self.searching.state.correction:
             return None
         if action == "undo" and not self.editing.undo_stack:
             return None
@@ -527,6 +533,14 @@ class CatalogScreen(Screen):
         if say:
             self.say(say)
 
+    def action_accept_correction(self) -> None:
+        """D (or enter on an empty list): search what "did you mean" offers (issue 32: the
+        TUI said it and left the typing to you); ctrl+o goes back to what was typed."""
+        correction = self.searching.state.correction
+        if correction:
+            self.jump(correction)
+            self.set_focus(self.papers)
+
     def action_jump_back(self) -> None:
         if not self._jumps:
             return
@@ -615,6 +629,10 @@ class CatalogScreen(Screen):
     @on(PaperList.Opened)
     def _opened(self) -> None:
         self.set_focus(self.pane)
+
+    @on(PaperList.OpenedNothing)
+    def _opened_nothing(self) -> None:
+        self.action_accept_correction()
 
     @on(DetailPane.Step)
     def _step(self, message: DetailPane.Step) -> None:

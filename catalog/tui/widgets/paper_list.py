@@ -75,6 +75,9 @@ class PaperList(ScrollView, can_focus=True):
     class Opened(Message):
         """Enter or a double click: the user wants to read the paper."""
 
+    class OpenedNothing(Message):
+        """Enter on an empty list (the screen may run the correction it offers)."""
+
     class MarksChanged(Message):
         def __init__(self, count: int) -> None:
             super().__init__()
@@ -430,8 +433,7 @@ class PaperList(ScrollView, can_focus=True):
         self.move_to(index if index >= 0 else self.total - 1)
 
     def action_open(self) -> None:
-        if self.current is not None:
-            self.post_message(self.Opened())
+        self.post_message(self.Opened() if self.current is not None else self.OpenedNothing())
 
     def on_click(self, event: events.Click) -> None:
         offset = event.get_content_offset(self)
