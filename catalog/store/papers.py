@@ -145,12 +145,10 @@ class PaperReads(Papers):
 
     def author_counts(self, ids: Sequence[int] | None, limit: int | None) -> list[AuthorCount]:
         counted = "SELECT name, count(DISTINCT paper_id) AS papers FROM paper_author"
-        if ids is None and limit is None:  # every person (the TUI's facet): no sort needed
-            return [AuthorCount(r["name"], r["papers"])
-                    for r in self.conn.execute(f"{counted} GROUP BY name")]
         if ids is None:
-            return [AuthorCount(r["name"], r["papers"]) for r in self.conn.execute(
-                f"{counted} GROUP BY name ORDER BY papers DESC, name LIMIT ?", (limit,))]
+            ranked = f"{counted} GROUP BY name ORDER BY papers DESC, name"
+            rows = self.conn.execute(ranked) if limit is None else self.conn.execute(f"{ranked} LIMIT ?", (limit,))
+            return [AuthorCount(r["name"], r["papers"]) for r in rows]
         counts: dict[str, int] = {}
         for part, marks in chunks(list(ids)):
             for r in self.conn.execute(f"{counted} WHERE paper_id IN ({marks}) GROUP BY name", part):

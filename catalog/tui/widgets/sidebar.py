@@ -28,7 +28,7 @@ from catalog.rules import STATUSES
 from catalog.searching.query import QueryError
 from catalog.searching.request import SearchRequest
 from catalog.tui.display import first_line, one_line, shorten, stars
-from catalog.tui.facetlist import Entry, author_entries, top, venue_entries
+from catalog.tui.facetlist import Entry, author_entries, top, top_authors, venue_entries
 from catalog.tui.messages import (
     ActionFailed, FacetsFailed, FacetsLoaded, FilterChosen, TopicPapers, TopicsLoaded,
 )
@@ -88,7 +88,7 @@ class Sidebar(Tree[Data]):
         self._finding_topics = False  # the topics are being grouped (find topics)
         self._query = ""  # the query the counts are for: its facets are marked
         self.venues: tuple[Entry, ...] = ()  # the counts' venues, most papers first
-        self.authors: tuple[Entry, ...] = ()  # the counts' people, most papers first
+        self.authors: tuple[Entry, ...] = ()  # the counts' people shown, most papers first
 
     # --- reading the counts and topics ----------------------------------------------------
 
@@ -129,8 +129,9 @@ class Sidebar(Tree[Data]):
             if not worker.is_cancelled:
                 self.post_message(FacetsFailed(asked, failure))
             return
-        # Grouped and sorted here: the UI thread builds only the few nodes shown.
-        venues, authors = venue_entries(facets), author_entries(facets)
+        # Grouped and picked here: the UI thread builds only the few nodes shown.
+        venues = venue_entries(facets)
+        authors = top_authors(facets, filter_values(facets.query, "author"))
         if not worker.is_cancelled:
             self.post_message(FacetsLoaded(asked, facets, venues, authors))
 
@@ -140,7 +141,7 @@ class Sidebar(Tree[Data]):
             return  # another search's since
         facets = message.facets
         self.show_facets(facets, venue_entries(facets) if message.venues is None else message.venues,
-                         author_entries(facets) if message.authors is None else message.authors)
+                         top_authors(facets, set()) if message.authors is None else message.authors)
         self.set_class(False, "-pending")
         if self._topics_wanted:
             self._topics_wanted = False
@@ -198,7 +199,7 @@ class Sidebar(Tree[Data]):
     def show_facets(self, facets: Facets, venues: tuple[Entry, ...] | None = None,
                     authors: tuple[Entry, ...] | None = None) -> None:
         """Rebuild from fresh counts, keeping which sections the user folded; `venues` and
-        `authors`, the counts' venues grouped and people sorted (off the UI thread), when
+        `authors`, the counts' venues grouped and the people shown (off the UI thread), when
         they are new."""
         if venues is not None:
             self.venues = venues
@@ -374,20 +375,28 @@ class Sidebar(Tree[Data]):
         if not self.authors:
             return
         section = self._add(self.root, Text("Authors", style="bold"), None, leaf=False)
-        shown, rest = top(self.authors, filter_values(self._query, "author"))
-        for entry in shown:
+        for entry in self.authors:
             self._add(section, self._fitted(one_line(entry.name), entry.count),
                       (filter_token("author", entry.name), False), leaf=True)
-        if rest:
+        rest = len(self.facets.authors) - len(self.authors) if self.facets else 0
+        if rest > 0:
             self._add(section, label(f"{rest:,} more…", style="italic"), MORE_AUTHORS, leaf=True)
 
     def pick_venue(self) -> None:
         """Every venue of the counts, filtered by typing; the one chosen filters the list."""
         self._pick("venue", "Venues", self.venues)
 
+    @work(thread=True, exclusive=True, group="author-picker", exit_on_error=False)
     def pick_author(self) -> None:
-        """Every person of the counts, filtered by typing; the one chosen filters the list."""
-        self._pick("author", "Authors", self.authors)
+        """Every person of the counts, filtered by typing; the one chosen filters the list.
+        Their entries are made here, off the UI thread, only when asked for."""
+        if self.facets is None:
+            return
+        entries = author_entries(self.facets)
+        try:
+            self.app.call_from_thread(self._pick, "author", "Authors", entries)
+        except RuntimeError:  # the app closed meanwhile
+            pass
 
     def _pick(self, field: str, title: str, entries: tuple[Entry, ...]) -> None:
         def chosen(entry: Entry | None) -> None:
