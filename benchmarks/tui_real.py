@@ -125,7 +125,8 @@ def _shape(db: Path) -> str:
     catalog = Catalog.open(db)
     try:
         facets = catalog.facets("")
-        return f"{facets.total:,} papers, {len({v for v, _, _ in facets.venues}):,} venues"
+        return (f"{facets.total:,} papers, {len({v for v, _, _ in facets.venues}):,} venues, "
+                f"{len(facets.authors):,} authors")
     finally:
         catalog.close()
 

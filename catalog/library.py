@@ -417,9 +417,11 @@ class Catalog:
             names = tuple(t.name for t in tx.papers.tag_counts() if t.count)
             saved = tx.edits.saved_searches()
             if parsed.is_empty:
+                with_pdf, with_files = tx.papers.file_counts()
                 found = Facets(venues=tx.papers.venue_counts(), tags=tx.papers.tags_with_children(),
                                statuses=tx.papers.status_counts(total), ratings=tx.papers.rating_counts(),
-                               saved=saved, total=total)
+                               saved=saved, total=total, with_pdf=with_pdf, with_files=with_files,
+                               authors=tuple(tx.papers.author_counts(None, None)))
             else:
                 found = tx.search.facets(parsed, partial=asked.partial if partial is None else partial)
         return dataclasses.replace(found, saved=saved, query=asked.text, catalog_total=total, tag_names=names)

@@ -4,6 +4,8 @@ their own, `catalog sql` cannot write, other sessions' changes are noticed."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from click.testing import CliRunner
 
@@ -370,3 +372,18 @@ def test_server_sessions_compile_nothing_before_a_search(pg_server, pg_seeded_te
     finally:
         catalog.close()
         pg_server.drop(url)
+
+
+def test_facets_count_people_and_files_alike(empty_any):
+    """The TUI's Authors and Files facets (issue 31), for the whole catalog and for a search."""
+    repo = Path(__file__).resolve().parents[1]
+    assert not empty_any.import_paths([repo / "tests/data/libraries/dblp.bib"]).errors
+    keys = [p.key for p in empty_any.search("", limit=2)]
+    empty_any.files.attach_file(keys[0], repo / "tests/data/pdf/tracemonkey-page1.pdf", link=True)
+    empty_any.files.attach_file(keys[1], repo / "README.md", link=True)
+    for query in ("", "year:1900.."):
+        facets = empty_any.facets(query)
+        people = {a.name: a.papers for a in facets.authors}
+        assert people == {a.name: a.papers for a in empty_any.authors(query, limit=100_000)}, query
+        assert people and max(people.values()) >= 1
+        assert (facets.with_pdf, facets.with_files) == (1, 2), query

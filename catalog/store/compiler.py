@@ -93,7 +93,8 @@ class Compiler(ABC):
 
     @abstractmethod
     def facet_sql(self, ids: str, *, scan: bool) -> dict[str, str]:
-        """Venue-year, status and rating counts of the papers the subquery `ids` selects."""
+        """Venue-year, status and rating counts of the papers the subquery `ids` selects, and
+        people_and_files_sql's."""
 
     @abstractmethod
     def titled_sql(self, title: str, limit: int) -> tuple[str, list] | None:
@@ -107,3 +108,15 @@ class Compiler(ABC):
     def acronym_candidates(self, query: Query) -> set[str]:
         """The texts of a query an acronym could widen."""
         return acronym_candidates(query)
+
+
+def people_and_files_sql(ids: str) -> dict[str, str]:
+    """Papers per author (most first), and how many have a PDF or any file attached, of the papers `ids`
+    selects (its parameters only: these are not the reader's own). Both backends run these."""
+    return {
+        # Sorted here, where it costs the UI thread nothing (the TUI shows the first ones).
+        "authors": ("SELECT name, count(DISTINCT paper_id) AS papers FROM paper_author"
+                    f" WHERE paper_id IN ({ids}) GROUP BY name ORDER BY papers DESC, name"),
+        "files": ("SELECT count(DISTINCT CASE WHEN lower(path) LIKE '%.pdf' THEN paper_id END) AS pdf,"
+                  f" count(DISTINCT paper_id) AS files FROM attachment WHERE paper_id IN ({ids})"),
+    }

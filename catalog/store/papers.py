@@ -155,16 +155,17 @@ class PaperReads(Papers):
                         notices=notices.get(i, ()))
                 for i in ids if i in found]
 
-    def author_counts(self, ids: Sequence[int] | None, limit: int) -> list[AuthorCount]:
+    def author_counts(self, ids: Sequence[int] | None, limit: int | None) -> list[AuthorCount]:
         counted = "SELECT name, count(DISTINCT paper_id) AS papers FROM paper_author"
         if ids is None:
-            return [AuthorCount(r["name"], r["papers"]) for r in self.conn.execute(
-                f"{counted} GROUP BY name ORDER BY papers DESC, name LIMIT ?", (limit,))]
+            ranked = f"{counted} GROUP BY name ORDER BY papers DESC, name"
+            rows = self.conn.execute(ranked) if limit is None else self.conn.execute(f"{ranked} LIMIT ?", (limit,))
+            return [AuthorCount(r["name"], r["papers"]) for r in rows]
         counts: dict[str, int] = {}
         for part, marks in chunks(list(ids)):
             for r in self.conn.execute(f"{counted} WHERE paper_id IN ({marks}) GROUP BY name", part):
                 counts[r["name"]] = counts.get(r["name"], 0) + r["papers"]
-        ranked = sorted(counts.items(), key=lambda item: (-item[1], item[0]))[:limit]
+        ranked = sorted(counts.items(), key=lambda item: (-item[1], item[0]))[:limit]  # None: all
         return [AuthorCount(name, n) for name, n in ranked]
 
     def ids_with_citekey(self, key: str) -> list[int]:
@@ -183,6 +184,12 @@ class PaperReads(Papers):
         return out
 
     # --- overviews ------------------------------------------------------------------------
+
+    def file_counts(self) -> tuple[int, int]:
+        row = self.conn.execute(
+            "SELECT count(DISTINCT CASE WHEN lower(path) LIKE '%.pdf' THEN paper_id END) AS pdf,"
+            " count(DISTINCT paper_id) AS files FROM attachment").one()
+        return row["pdf"], row["files"]
 
     def paper_count(self) -> int:
         return self.conn.execute("SELECT count(*) FROM paper").scalar()

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 from catalog.errors import StoreError
 from catalog.searching.query import RELEVANCE, Query, QueryError, Sort, Text
-from catalog.results import Facets, SearchHit
+from catalog.results import AuthorCount, Facets, SearchHit
 from catalog.store import rows
 from catalog.store.base import Papers, RankedLists, Search
 from catalog.store.rows import AcronymRow, WordPapers
@@ -269,10 +269,14 @@ class RankedSearch(Search):
         # Many results: scan the narrow indexes; few: look up each one's row.
         sql = self.compiler.facet_sql(ids, scan=total * 8 > self.papers.paper_count())
         mine = [self.user, *params]  # statuses and ratings: this reader's
-        run = lambda name: self._run(sql[name], params if name == "venues" else mine, query)  # noqa: E731
+        run = lambda name: self._run(  # noqa: E731
+            sql[name], params if name in ("venues", "authors", "files") else mine, query)
         others = tuple((r["status"], r["papers"]) for r in run("statuses"))
         unread = total - sum(n for _, n in others)
+        files = run("files")[0]
         return Facets(
+            authors=tuple(AuthorCount(r["name"], r["papers"]) for r in run("authors")),
+            with_pdf=files["pdf"], with_files=files["files"],
             venues=tuple((r["venue"], r["year"], r["papers"]) for r in run("venues")),
             tags=self.papers.tags_with_children((ids, params)),
             statuses=((("unread", unread),) if unread else ()) + others,

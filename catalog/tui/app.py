@@ -8,12 +8,17 @@ list read their own data; editing.py writes) and show the dataclasses they retur
 from __future__ import annotations
 
 from textual.app import App
+from textual.filter import LineFilter
 
 from catalog.library import Catalog
+from catalog.tui.colors import ReadableDim, readable_variables
 from catalog.tui.commands import CatalogCommands
 from catalog.tui.keymap import Keymap
 from catalog.tui.screens.main import CatalogScreen
 from catalog.tui.state import State, StateStore, catalog_identity
+
+
+READABLE_DIM = ReadableDim()  # before Textual's own filters, which would dim further
 
 
 class CatalogApp(App[None]):
@@ -42,6 +47,15 @@ class CatalogApp(App[None]):
         self.remembered = self.state_store.load() if self.state_store else State()
         if self.remembered.theme in self.available_themes:
             self.theme = self.remembered.theme  # before the first styling pass, not after
+
+    def get_css_variables(self) -> dict[str, str]:
+        """The theme's variables, its text colours made readable on its backgrounds."""
+        variables = readable_variables(super().get_css_variables())
+        self.theme_variables = variables
+        return variables
+
+    def get_line_filters(self) -> list[LineFilter]:
+        return [READABLE_DIM, *super().get_line_filters()]
 
     def get_default_screen(self) -> CatalogScreen:
         return CatalogScreen(self.catalog, cursor_blink=self.cursor_blink,

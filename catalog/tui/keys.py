@@ -12,7 +12,7 @@ PAPER_ACTIONS = frozenset({
 NOT_WHILE_TYPING = PAPER_ACTIONS | {
     "undo", "redo", "saved_searches", "saved", "toggle_sidebar", "refresh", "help", "quit",
     "focus_search", "export", "zoom", "focus_sidebar", "triage", "similar", "cycle_sort", "attach",
-    "add_paper", "references", "stats",
+    "add_paper", "references", "stats", "accept_correction",
 }
 
 BINDINGS = [
@@ -77,6 +77,9 @@ BINDINGS = [
     *(Binding(str(i), f"saved({i})", f"Saved search {i}", show=False,
               tooltip="Run the saved search with this number", id=f"saved-{i}")
       for i in range(1, 10)),
+    Binding("Y", "accept_correction", "Did you mean", show=False,
+            tooltip="Yes: search the correction the list offers (\"did you mean …?\"); ctrl+o comes back",
+            id="did-you-mean"),
     Binding("ctrl+o", "jump_back", "Back", show=False,
             tooltip="Back to the search a jump replaced (a similar paper's enter, a facet, a saved "
                     "search), the cursor on the paper it was on", id="jump-back"),

@@ -79,6 +79,14 @@ class SearchCount(SearchAnswer):
 
 
 @dataclass
+class KeptAt(SearchAnswer):
+    """The paper the search keeps the cursor on is row `index` of its results, past the
+    first page (sorting put it there)."""
+
+    index: int
+
+
+@dataclass
 class SearchSuggestions(SearchAnswer):
     """Closest words for the words of the search that (almost) no paper holds
     (catalog/searching/suggest.py), and the words no paper holds when papers with the
@@ -123,6 +131,7 @@ class FacetsLoaded(Message):
     request: SearchRequest
     facets: Facets
     venues: tuple[Entry, ...] | None = None  # facets.venues grouped, most first (by the worker)
+    authors: tuple[Entry, ...] | None = None  # facets.authors sorted, most first (by the worker)
 
     def can_replace(self, message: Message) -> bool:
         return isinstance(message, FacetsLoaded) and message.request == self.request  # fresher

@@ -25,7 +25,9 @@ from catalog.searching.query import RELEVANCE, QueryError, Sort
 from catalog.searching.request import SearchRequest, request
 from catalog.searching.suggest import corrected
 from catalog.tui.display import first_line
-from catalog.tui.messages import SearchCount, SearchFailed, SearchRest, SearchResults, SearchSuggestions
+from catalog.tui.messages import (
+    KeptAt, SearchCount, SearchFailed, SearchRest, SearchResults, SearchSuggestions,
+)
 from catalog.tui.querytext import PREFIX_FROM, tokens, typed_query, unfinished_word
 from catalog.tui.waiting import after, settled
 from catalog.tui.widgets.paper_list import PAGE, PaperList
@@ -44,6 +46,9 @@ SETTLE = 0.5
 # loading until it comes). A search that keeps a paper (a refresh) asks for the whole page at
 # once, with its count: the paper may be past row FIRST.
 FIRST = 50
+# How deep a search looks for the paper it keeps the cursor on, past its first page (sorting
+# a long list moves the paper anywhere; at a million papers the whole list is too far).
+KEEP_DEPTH = 10_000
 
 
 @dataclass
@@ -63,6 +68,7 @@ class SearchState:
     # When no paper holds every word: which word none holds, or "did you mean" (the list
     # shows papers holding some of the words, so the empty list's message is not seen).
     note: str | None = None
+    correction: str | None = None  # "did you mean": the query D runs instead
     rest_wanted: Event = field(default_factory=Event)  # set: fetch the rest of the page now
 
 
@@ -78,6 +84,7 @@ class Search:
     counted: bool = False
     settle: float = 0.0
     hurry: Event = field(default_factory=Event)
+    keep: str | None = None  # the paper to find, wherever it is in the results
 
 
 class SearchController:
@@ -105,7 +112,7 @@ class SearchController:
         state.settling = typing and not finished
         state.keep, state.refreshing = keep, refresh
         state.rest_wanted = Event()
-        state.note = None
+        state.note = state.correction = None
         try:
             state.request = request(run, state.sort, completing=run == text + "*")
         except QueryError as exc:
@@ -114,7 +121,7 @@ class SearchController:
         counted = keep is not None if counted is None else counted
         first = PAGE if keep is not None or counted else min(PAGE, max(FIRST, shown))
         return Search(state.generation, state.request, first=first, counted=counted,
-                      settle=SETTLE if state.settling else 0.0, hurry=state.rest_wanted)
+                      settle=SETTLE if state.settling else 0.0, hurry=state.rest_wanted, keep=keep)
 
     def current(self, generation: int) -> bool:
         return generation == self.state.generation
@@ -177,12 +184,22 @@ def fetch(catalog: Catalog, search: Search, post: Callable[[Message], object]) -
             total = catalog.count(asked, cancelled=stop)
             if not worker.is_cancelled:
                 post(SearchCount(generation, total))
+        if search.keep is not None and (total or 0) > PAGE and search.keep not in {p.key for p in page.rows}:
+            _find_kept(catalog, search, post, stop)
     except Interrupted:
         return  # superseded: SQLite stopped as soon as it was told
     except QueryError as exc:
         post(SearchFailed(generation, str(exc)))
     except Exception as exc:  # a locked or busy database: say so, keep the old results
         post(SearchFailed(generation, f"search failed: {first_line(exc)}"))
+
+
+def _find_kept(catalog: Catalog, search: Search, post, stop) -> None:
+    """Where the kept paper is past the first page (its rows by key only, KEEP_DEPTH deep)."""
+    rows = catalog.search(search.request, limit=KEEP_DEPTH, offset=PAGE, snippets=False, cancelled=stop)
+    index = next((i for i, p in enumerate(rows) if p.key == search.keep), None)
+    if index is not None and not stop():
+        post(KeptAt(search.generation, PAGE + index))
 
 
 def _suggest(catalog: Catalog, asked: SearchRequest, generation: int, post, stop, *,
@@ -215,8 +232,11 @@ def position(papers: PaperList, state: SearchState) -> Content:
             parts.append((f"  ·  {state.note}", "$text-warning"))
     if state.sort != RELEVANCE:
         parts.append(f"  ·  by {state.sort.name}")
+    if papers.anchor is not None:
+        low, high = sorted((papers.anchor, papers.cursor))
+        parts.append((f"  ·  V marks rows {low + 1:,}–{high + 1:,}", "$text-accent"))
     if papers.marked:
-        parts.append((f"  ·  {len(papers.marked)} marked (escape unmarks)", "$text-accent"))
+        parts.append((f"  ·  {len(papers.marked):,} marked (escape unmarks)", "$text-accent"))
     return Content.assemble(*parts)
 
 
@@ -224,7 +244,7 @@ def partial_note(query: str, suggestions: list[Suggestion], missing: MissingWord
     """What the line under the search bar adds when the list holds only papers with some of
     the words: "did you mean", else the words no paper holds."""
     if suggestions:
-        return f"did you mean {corrected(query, suggestions)}?"
+        return f"did you mean {corrected(query, suggestions)}? (Y searches it)"
     if missing:
         return "no paper has " + ", ".join(missing.missing)
     return None
@@ -241,7 +261,8 @@ def empty_message(query: str, catalog_empty: bool,
     filters = [t for t in tokens(query) if ":" in t]
     out = [Text.assemble("No papers match ", (query, "bold"), "."), Text("")]
     if suggestions:
-        out.append(Text.assemble("Did you mean ", (corrected(query, suggestions), "bold"), "?"))
+        out.append(Text.assemble("Did you mean ", (corrected(query, suggestions), "bold"), "?  ",
+                                 ("Y", "bold"), " (or enter) searches it."))
         out += [Text(f"  {s.word}: {', '.join(s.alternatives)}") for s in suggestions
                 if len(s.alternatives) > 1]
         out.append(Text(""))

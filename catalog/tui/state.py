@@ -1,11 +1,12 @@
 """What the TUI remembers between runs: the last query, the paper under the cursor, whether
 the sidebar was shown, the theme, the sort order, the search history, and where each triage
 stopped (one person's place in a list, like the cursor; the decisions themselves are in the
-catalog). One small JSON file in the user's state directory (platformdirs), replaced atomically on exit (and
+catalog), and the marked papers. One small JSON file in the user's state directory (platformdirs),
+replaced atomically on exit (and
 on leaving triage). A missing, unreadable or corrupt file is an empty session: remembering is
 a convenience and never stops the app.
 
-The query, the paper, the sort and the triage places are each catalog's own, kept under the
+The query, the paper, the sort, the triage places and the marks are each catalog's own, kept under the
 catalog's location (its file's absolute path, or the server's URL without a password): a
 second catalog (a lab's server beside your own file) started with the first one's query and
 cursor. The theme, the sidebar and the search history are the person's, for every catalog.
@@ -28,7 +29,8 @@ TRIAGES = 50  # triage places kept (the most recently used)
 PASSED = 2000  # papers put off for later (n) remembered per triage
 VERSION = 1
 CATALOGS = 30  # catalogs whose places are kept (the most recently used)
-PER_CATALOG = ("query", "key", "sort", "triage")
+PER_CATALOG = ("query", "key", "sort", "triage", "marks")
+MARKS = 5000  # marked papers remembered (the most recently marked)
 
 
 def remember(history: list[str], query: str) -> None:
@@ -53,6 +55,7 @@ class State:
     # Where each triage stopped, by its query (spaces normalised): the paper it showed and
     # the papers passed over without a decision (they come again after the others).
     triage: dict[str, dict] = field(default_factory=dict)
+    marks: list[str] = field(default_factory=list)  # keys of the marked papers
 
     def remember(self, query: str) -> None:
         remember(self.history, query)
@@ -83,7 +86,8 @@ class State:
                    sidebar=get("sidebar", (bool, type(None)), None),
                    theme=get("theme", (str, type(None)), None), sort=get("sort", (str,), ""),
                    history=history[-HISTORY:],
-                   triage=_triage_places(get("triage", (dict,), {})))
+                   triage=_triage_places(get("triage", (dict,), {})),
+                   marks=[k for k in get("marks", (list,), []) if isinstance(k, str)][-MARKS:])
 
 
 def _normal(query: str) -> str:

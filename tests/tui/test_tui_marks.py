@@ -47,3 +47,59 @@ async def test_escape_asks_before_dropping_the_marks(app, seeded, settle):
         await settle(pilot)
         assert not app.main.papers.marked
         assert "marked" not in screen_text(app, app.main.papers)
+
+
+async def test_mark_all_marks_every_result_after_asking(app, seeded, settle, type_search):
+    """Issue 31 want 1: A marks the whole result set, asked first when it is more than the
+    screen shows; the marks stay across searches, their count in view."""
+    total = seeded.count("")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("ctrl+a")
+        await settle(pilot)
+        assert isinstance(app.screen, ConfirmScreen)
+        assert f"Mark all {total} papers of these results?" in screen_text(app)
+        await pilot.press("n")
+        await settle(pilot)
+        assert not app.main.papers.marked
+        await pilot.press("ctrl+a")
+        await settle(pilot)
+        await pilot.press("y")
+        await settle(pilot)
+        assert set(app.main.papers.marked) == {p.key for p in seeded.search("", limit=-1)}
+        assert f"{total} marked" in statics_text(app)
+        await type_search(pilot, "sparse ")
+        await pilot.press("escape")
+        assert len(app.main.papers.marked) == total
+        assert f"{total} marked" in statics_text(app)
+
+
+async def test_a_range_marks_every_paper_between(app, seeded, settle):
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        papers = app.main.papers
+        await pilot.press("down", "V", "down", "down", "down")
+        assert "V marks rows 2–5" in statics_text(app)
+        await pilot.press("V")
+        await settle(pilot)
+        rows = [p.key for p in seeded.search("", limit=5)]
+        assert set(papers.marked) == set(rows[1:5])
+        # escape first drops an open range, without asking, and keeps the marks.
+        await pilot.press("V", "up", "escape")
+        await settle(pilot)
+        assert not isinstance(app.screen, ConfirmScreen)
+        assert papers.anchor is None and len(papers.marked) == 4
+
+
+async def test_invert_marks_the_others(app, seeded, settle):
+    total = seeded.count("")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        first = app.main.papers.current.key
+        await pilot.press("space", "asterisk")
+        await settle(pilot)
+        assert isinstance(app.screen, ConfirmScreen)
+        await pilot.press("y")
+        await settle(pilot)
+        marked = app.main.papers.marked
+        assert len(marked) == total - 1 and first not in marked

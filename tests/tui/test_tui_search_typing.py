@@ -314,3 +314,35 @@ async def test_a_search_is_parsed_once_per_key(app, seeded, settle, type_search,
         await pilot.press("escape", "O")  # the same text in another order: a search of its own
         await settle(pilot)
         assert parses == ["modle*"]
+
+
+async def test_did_you_mean_is_accepted_with_one_key(app, seeded, settle, type_search):
+    """Issue 32 / 31 want 8: the correction offered runs with Y (or enter on the empty
+    list), and ctrl+o goes back to what was typed."""
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await type_search(pilot, "atention")
+        await settle(pilot)
+        assert app.main.papers.total == 0
+        assert "Y (or enter) searches it" in " ".join(t.plain for t in app.main.papers.message)
+        await pilot.press("escape", "Y")
+        await settle(pilot, typing=True)
+        assert app.main.search_bar.value == "attention"
+        assert app.main.papers.total == seeded.count("attention") > 0
+        await pilot.press("ctrl+o")
+        await settle(pilot, typing=True)
+        assert app.main.search_bar.value == "atention"
+        await pilot.press("enter")  # on the empty list: the correction too
+        await settle(pilot, typing=True)
+        assert app.main.search_bar.value == "attention"
+        # Papers with some of the words listed: the line under the search bar offers it.
+        await type_search(pilot, "atention sink")
+        await settle(pilot)
+        assert "(Y searches it)" in screen_text(app)
+        await pilot.press("escape", "Y")
+        await settle(pilot, typing=True)
+        assert app.main.search_bar.value == "attention sink"
+        # No correction offered: Y says nothing and changes nothing.
+        await pilot.press("Y")
+        await settle(pilot)
+        assert app.main.search_bar.value == "attention sink"

@@ -6,6 +6,7 @@ import json
 
 from catalog.tui.app import CatalogApp
 from catalog.tui.state import HISTORY, State, StateStore, catalog_identity
+from tests.tui.conftest import statics_text
 
 SIZE = (120, 36)
 
@@ -150,3 +151,25 @@ def test_a_file_from_before_keeps_the_settings_and_drops_the_unknown_catalog_s_p
     state = StateStore(path, "/some/catalog.db").load()
     assert state.query == "" and state.key is None and state.triage == {}
     assert state.theme == "nord" and state.history == ["old"]
+
+
+async def test_marks_come_back_with_the_session(seeded, settle, tmp_path, type_search):
+    """Issue 31 want 10: the marks (of papers in any search) are there again next time, for
+    this catalog only; papers deleted since are not."""
+    store = StateStore(tmp_path / "s.json", catalog_identity(str(seeded.store.path)))
+    app = CatalogApp(seeded, cursor_blink=False, state=store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("space", "space")
+        await type_search(pilot, "diffusion ")
+        await pilot.press("escape", "space")
+        await settle(pilot)
+        marked = set(app.main.papers.marked)
+    assert len(marked) == 3
+    again = CatalogApp(seeded, cursor_blink=False, state=store)
+    async with again.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert set(again.main.papers.marked) == marked
+        assert "3 marked" in statics_text(again)
+    other = StateStore(tmp_path / "s.json", "/another/catalog.db").load()
+    assert other.marks == []

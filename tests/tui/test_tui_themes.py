@@ -66,8 +66,9 @@ async def test_every_theme_keeps_every_column_readable(app, settle):
             for focused in (True, False):
                 (papers.focus if focused else app.main.search_bar.input.focus)()
                 await pilot.pause()
-                cols = Columns.fit(papers.scrollable_content_region.width, papers.venue_width)
-                venue_at = 2 + cols.title + 1
+                cols = Columns.fit(papers.scrollable_content_region.width, papers.venue_width,
+                                   papers.with_authors)
+                venue_at = 2 + cols.title + 1 + (cols.authors + 1 if cols.authors else 0)
                 cells = _list_cells(app)
                 assert len({row for row, *_ in cells}) > 10, theme
                 for row, x, text, ratio in cells:

@@ -73,8 +73,13 @@ class Papers(Role):
     def export_papers(self, ids: Sequence[int]) -> list: ...
 
     @abstractmethod
-    def author_counts(self, ids: Sequence[int] | None, limit: int) -> list:
-        """AuthorCount of the people with most papers, among these papers (all for None)."""
+    def author_counts(self, ids: Sequence[int] | None, limit: int | None) -> list:
+        """AuthorCount of the people with most papers, among these papers (all for None);
+        every person for `limit` None."""
+
+    @abstractmethod
+    def file_counts(self) -> tuple[int, int]:
+        """How many papers have a PDF attached, and how many any file."""
 
     @abstractmethod
     def ids_with_citekey(self, key: str) -> list[int]:

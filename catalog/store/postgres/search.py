@@ -22,7 +22,7 @@ import re
 from collections.abc import Mapping, Sequence
 
 from catalog.searching.query import RELEVANCE, Clause, Filter, Query, Sort, Text
-from catalog.store.compiler import HELD_SCALE, CompiledQuery, Compiler, some_weights
+from catalog.store.compiler import HELD_SCALE, CompiledQuery, Compiler, people_and_files_sql, some_weights
 from catalog.store.filters import TAGGED, filter_sql
 from catalog.store.rows import READER_JOIN, SUMMARY_COLUMNS
 from catalog.store.tsvector import CONFIG, STEMS, VECTORS, WEIGHTS
@@ -300,6 +300,7 @@ def facet_sql(ids: str, *, scan: bool) -> dict[str, str]:
                      f" AND status != 'unread' AND paper_id IN ({ids}) GROUP BY status"),
         "ratings": ("SELECT rating, count(*) AS papers FROM paper_reader WHERE reader = ?"
                     f" AND rating IS NOT NULL AND paper_id IN ({ids}) GROUP BY rating ORDER BY rating DESC"),
+        **people_and_files_sql(ids),
     }
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from catalog.searching.query import RELEVANCE, Clause, Filter, Query, Sort, Text
-from catalog.store.compiler import HELD_SCALE, CompiledQuery, Compiler, some_weights
+from catalog.store.compiler import HELD_SCALE, CompiledQuery, Compiler, people_and_files_sql, some_weights
 from catalog.store.filters import TAGGED as _TAGGED, filter_sql
 from catalog.store.fts5 import (FTS_COLUMNS, FTS_TABLE, PAGE_TABLE, STEM_TABLE, STEM_TOKENIZER, VOCAB_TABLE,  # noqa: F401
                                 WEIGHTS, fts_phrase)
@@ -262,6 +262,7 @@ def facet_sql(ids: str, *, scan: bool) -> dict[str, str]:
                      f" AND status != 'unread' AND paper_id IN ({ids}) GROUP BY status"),
         "ratings": ("SELECT rating, count(*) AS papers FROM paper_reader WHERE reader = ?"
                     f" AND rating IS NOT NULL AND paper_id IN ({ids}) GROUP BY rating ORDER BY rating DESC"),
+        **people_and_files_sql(ids),
     }
 
 

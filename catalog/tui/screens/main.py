@@ -25,13 +25,14 @@ from textual.widgets import Footer, Input
 from catalog.library import Catalog
 from catalog.results import Edit, Facets, PaperDetail, SavedQuery, Suggestion
 from catalog.searching.query import RELEVANCE, QueryError, Sort
+from catalog.searching.suggest import corrected
 from catalog.tui import keys
 from catalog.tui.adding import WebPapers
 from catalog.tui.discovering import SimilarPapers
 from catalog.tui.display import shorten
 from catalog.tui.editing import Editing
 from catalog.tui.messages import (
-    ActionFailed, FilterChosen, QueryChanged, SearchCount, SearchFailed,
+    ActionFailed, FilterChosen, KeptAt, QueryChanged, SearchCount, SearchFailed,
     SearchRest, SearchResults, SearchSuggestions, TopicPapers,
 )
 from catalog.tui.querytext import KEY_CHUNK, keys_query, toggle_filter
@@ -39,7 +40,7 @@ from catalog.tui.screens.help import HelpScreen, every_key
 from catalog.tui.screens.pickers import DeleteSaved, GoToTop, SavedSearchScreen
 from catalog.tui.search import SearchController, empty_message, fetch, partial_note, position
 from catalog.tui.sharing import Sharing
-from catalog.tui.state import State, StateStore
+from catalog.tui.state import MARKS, State, StateStore
 from catalog.tui.watching import ChangeWatch
 from catalog.tui.widgets.detail import DetailPane
 from catalog.tui.widgets.paper_list import PaperList
@@ -117,6 +118,8 @@ class CatalogScreen(Screen):
             query, key = self.start_query, None
         if query:
             self.search_bar.set_query(query, run=False)
+        if remembered.marks:
+            self.papers.restore_marks(remembered.marks)
         # The remembered paper, when the first page holds it (finding its place deeper in the
         # results needs a query of its own).
         self.search(query, keep=key, counted=False)
@@ -228,9 +231,16 @@ class CatalogScreen(Screen):
             self.searching.count_came()
             self.show_position()
 
+    def on_kept_at(self, message: KeptAt) -> None:
+        if self.searching.current(message.generation):
+            self.papers.move_to(message.index)
+
     def on_search_suggestions(self, message: SearchSuggestions) -> None:
         if not self.searching.current(message.generation):
             return
+        if message.suggestions:
+            self.searching.state.correction = corrected(self.query_text, message.suggestions)
+            self.refresh_bindings()
         if not self.papers.total:
             self.papers.set_message(self._empty_message(message.suggestions))
         else:  # papers with some of the words are listed: the line under the search bar says
@@ -313,6 +323,8 @@ class CatalogScreen(Screen):
         if action in ("similar", "triage", "references") and self.papers.current is None and not self.papers.marked:
             return None
         if action == "jump_back" and not self._jumps:
+            return None
+        if action == "accept_correction" and not self.searching.state.correction:
             return None
         if action == "undo" and not self.editing.undo_stack:
             return None
@@ -438,10 +450,12 @@ class CatalogScreen(Screen):
         self.sort_by(self.searching.state.sort.toggled(message.field))
 
     def sort_by(self, sort: Sort) -> None:
-        """Show the results in this order, from the top."""
+        """Show the results in this order, the cursor staying on its paper wherever the
+        order puts it (it went back to the top, and the paper was lost)."""
         self.searching.sort_by(sort)
         self.remembered.sort = "" if sort == RELEVANCE else str(sort)
-        self.search(self.query_text)
+        current = self.papers.current
+        self.search(self.query_text, keep=current.key if current else None)
 
     def action_triage(self) -> None:
         """T: triage the marked papers, or else the results of the current query."""
@@ -525,6 +539,14 @@ class CatalogScreen(Screen):
         self.refresh_bindings()
         if say:
             self.say(say)
+
+    def action_accept_correction(self) -> None:
+        """Y (or enter on an empty list): search what "did you mean" offers (issue 32: the
+        TUI said it and left the typing to you); ctrl+o goes back to what was typed."""
+        correction = self.searching.state.correction
+        if correction:
+            self.jump(correction)
+            self.set_focus(self.papers)
 
     def action_jump_back(self) -> None:
         if not self._jumps:
@@ -646,6 +668,10 @@ class CatalogScreen(Screen):
     def _opened(self) -> None:
         self.set_focus(self.pane)
 
+    @on(PaperList.OpenedNothing)
+    def _opened_nothing(self) -> None:
+        self.action_accept_correction()
+
     @on(DetailPane.Step)
     def _step(self, message: DetailPane.Step) -> None:
         """[ and ] in the reading pane: the previous or next paper, staying in the pane."""
@@ -653,6 +679,7 @@ class CatalogScreen(Screen):
 
     @on(PaperList.MarksChanged)
     def _marks_changed(self) -> None:
+        self.remembered.marks = list(self.papers.marked)[-MARKS:]
         self.show_position()
         self.refresh_bindings()
 

@@ -26,6 +26,7 @@ from catalog.rules import STATUSES
 from catalog.library import Catalog
 from catalog.results import PaperSummary
 from catalog.tui.colors import MUTED, TEXT, text_style
+from catalog.tui.querytext import chunks, keys_query
 from catalog.searching.query import RELEVANCE, Sort
 from catalog.searching.request import SearchRequest
 from catalog.tui.screens.confirm import ConfirmScreen
@@ -48,6 +49,15 @@ class PaperList(ScrollView, can_focus=True):
         Binding("space", "mark", "Mark", tooltip="Mark papers: t, s, r, y and x then apply to "
                 "all marked papers", id="mark"),
         Binding("escape", "unmark_all", "Unmark all", id="unmark"),
+        Binding("ctrl+a", "mark_results", "Mark all", show=False, id="mark-all",
+                tooltip="Mark every paper of these results, not only those loaded (asked first "
+                        "when they are more than the screen shows)"),
+        Binding("V", "mark_range", "Mark range", show=False, id="mark-range",
+                tooltip="Start a range at this paper; move, then V again marks every paper "
+                        "between (escape drops the range)"),
+        Binding("asterisk", "invert_marks", "Invert marks", key_display="*", show=False,
+                id="invert-marks", tooltip="Marked papers of these results unmarked, the others "
+                "marked; marks of other searches kept"),
     ]
     COMPONENT_CLASSES = {
         "paper-list--header", "paper-list--cursor", "paper-list--marked", "paper-list--mark",
@@ -64,6 +74,9 @@ class PaperList(ScrollView, can_focus=True):
 
     class Opened(Message):
         """Enter or a double click: the user wants to read the paper."""
+
+    class OpenedNothing(Message):
+        """Enter on an empty list (the screen may run the correction it offers)."""
 
     class MarksChanged(Message):
         def __init__(self, count: int) -> None:
@@ -85,6 +98,14 @@ class PaperList(ScrollView, can_focus=True):
             super().__init__()
             self.generation = generation
 
+    class RowsForMarks(Message):
+        """Rows `offset`.. of the results of `generation`, fetched for marking (`how`:
+        "all", "invert" or "range")."""
+
+        def __init__(self, generation: int, how: str, rows: list[PaperSummary]) -> None:
+            super().__init__()
+            self.generation, self.how, self.rows = generation, how, rows
+
     class PageLoaded(Message):
         def __init__(self, generation: int, page: int, rows: list[PaperSummary]):
             super().__init__()
@@ -98,11 +119,14 @@ class PaperList(ScrollView, can_focus=True):
         self.total = 0
         self.cursor = 0
         self.venue_width = 8
+        self.with_authors = False  # a paper of the pages fetched has authors: their column shows
         self.pages: OrderedDict[int, list[PaperSummary]] = OrderedDict()
         self.partial_first = False  # page 0 holds only its first rows: the rest is on its way
         self._rest_asked = False  # RestWanted was posted for these results
         self.wanted: set[int] = set()
         self.marked: dict[str, PaperSummary] = {}
+        self.anchor: int | None = None  # where a range (V) starts: V again marks to the cursor
+        self.in_results: set[str] = set()  # keys fetched for marking: in these results too
         self.message: list[Text] = []
         self._fetch_scheduled = False
         self._announce_pending = False
@@ -118,7 +142,10 @@ class PaperList(ScrollView, can_focus=True):
         still there. `more`: the rows are the page's first only, the rest comes with `fill`
         (until then the list is a page long, its rows past these loading)."""
         self.request, self.generation = request, generation
+        self.anchor = None
+        self.in_results = set()
         self.pages = OrderedDict({0: rows})
+        self.with_authors = any(p.authors for p in rows)
         self.partial_first, self._rest_asked = more, False
         self.wanted.clear()
         self.message = message
@@ -183,13 +210,15 @@ class PaperList(ScrollView, can_focus=True):
         for rows in self.pages.values():
             for i, p in enumerate(rows):
                 rows[i] = fresh.get(p.key, p)
+        self.with_authors = any(p.authors for rows in self.pages.values() for p in rows)
         for key in self.marked.keys() & fresh.keys():
             self.marked[key] = fresh[key]
         self.refresh()
 
     def loaded_keys(self) -> set[str]:
-        """Keys of the papers in the pages fetched so far: all certainly in these results."""
-        return {p.key for rows in self.pages.values() for p in rows}
+        """Keys of the papers in the pages fetched so far, or fetched for marking: all
+        certainly in these results."""
+        return {p.key for rows in self.pages.values() for p in rows} | self.in_results
 
     @property
     def current(self) -> PaperSummary | None:
@@ -258,6 +287,7 @@ class PaperList(ScrollView, can_focus=True):
     def _take_page(self, page: int, rows: list[PaperSummary]) -> None:
         self.wanted.discard(page)
         self.pages[page] = rows
+        self.with_authors = self.with_authors or any(p.authors for p in rows)
         while len(self.pages) > KEEP_PAGES:
             self.pages.popitem(last=False)
         self.refresh()
@@ -330,7 +360,7 @@ class PaperList(ScrollView, can_focus=True):
         width = self.scrollable_content_region.width
         plain = self.row_styles()
         base = plain.base
-        cols = Columns.fit(width, self.venue_width)
+        cols = Columns.fit(width, self.venue_width, self.with_authors)
         if y == 0:
             base = self._header_style()
             line = header(cols, base, self._sorted_column())
@@ -346,7 +376,7 @@ class PaperList(ScrollView, can_focus=True):
             kind = "plain"
             if index == self.cursor:
                 kind = "cursor"
-            elif paper is not None and paper.key in self.marked:
+            elif paper is not None and paper.key in self.marked or self._in_range(index):
                 kind = "marked"
             styles = self.row_styles(kind)
             base = styles.base
@@ -376,6 +406,8 @@ class PaperList(ScrollView, can_focus=True):
             self.cursor = index
             self._scroll_to_cursor()
             self.refresh()
+            if self.anchor is not None:
+                self.post_message(self.MarksChanged(len(self.marked)))  # the range's size
             self._announce()
 
     def _scroll_to_cursor(self) -> None:
@@ -401,15 +433,14 @@ class PaperList(ScrollView, can_focus=True):
         self.move_to(index if index >= 0 else self.total - 1)
 
     def action_open(self) -> None:
-        if self.current is not None:
-            self.post_message(self.Opened())
+        self.post_message(self.Opened() if self.current is not None else self.OpenedNothing())
 
     def on_click(self, event: events.Click) -> None:
         offset = event.get_content_offset(self)
         if offset is None:
             return
         if offset.y == 0:
-            cols = Columns.fit(self.scrollable_content_region.width, self.venue_width)
+            cols = Columns.fit(self.scrollable_content_region.width, self.venue_width, self.with_authors)
             field = header_at(cols, offset.x)
             if field is not None:
                 self.post_message(self.SortChosen(field))
@@ -438,9 +469,103 @@ class PaperList(ScrollView, can_focus=True):
         self.post_message(self.MarksChanged(len(self.marked)))
         self.refresh()
 
+    def _in_range(self, index: int) -> bool:
+        return self.anchor is not None and min(self.anchor, self.cursor) <= index <= max(self.anchor, self.cursor)
+
+    def action_mark_range(self) -> None:
+        """V: a range starts here; V again marks every paper from there to the cursor (rows
+        not loaded yet are fetched: the range may span thousands)."""
+        if not self.total:
+            return
+        if self.anchor is None:
+            self.anchor = self.cursor
+            self.post_message(self.MarksChanged(len(self.marked)))
+            self.refresh()
+            return
+        low, high = sorted((self.anchor, self.cursor))
+        self.anchor = None
+        self.refresh()
+        rows = [self._row(i) for i in range(low, high + 1)] if high - low < PAGE else [None]
+        if None in rows:
+            self._rows_for_marks(self.catalog, self.request, self.generation, "range", low, high - low + 1)
+        else:
+            self._take_marks("range", rows)
+
+    def action_mark_results(self) -> None:
+        if self.total:
+            self._rows_for_marks(self.catalog, self.request, self.generation, "all", 0, -1)
+
+    def action_invert_marks(self) -> None:
+        if self.total:
+            self._rows_for_marks(self.catalog, self.request, self.generation, "invert", 0, -1)
+
+    @work(thread=True, exclusive=True, group="marking", exit_on_error=False)
+    def _rows_for_marks(self, catalog: Catalog, request: SearchRequest, generation: int, how: str,
+                        offset: int, limit: int) -> None:
+        # The same search the list shows, in its order: the rows are the list's.
+        try:
+            rows = catalog.search(request, limit=limit, offset=offset, snippets=False)
+        except Exception as exc:
+            self.notify(f"Cannot mark: {exc}", severity="error", markup=False)
+            return
+        self.post_message(self.RowsForMarks(generation, how, rows))
+
+    def on_paper_list_rows_for_marks(self, message: RowsForMarks) -> None:
+        message.stop()
+        if message.how == "restore":  # not these results' papers, maybe
+            self.marked.update((p.key, p) for p in message.rows if p.key not in self.marked)
+            self.post_message(self.MarksChanged(len(self.marked)))
+            self.refresh()
+            return
+        if message.generation != self.generation:
+            self.notify("The results changed meanwhile: nothing marked", severity="warning")
+            return
+        rows, shown = message.rows, self._rows_on_screen
+        if message.how == "range" or len(rows) <= shown:
+            self._take_marks(message.how, rows)
+            return
+        verb = "Mark" if message.how == "all" else "Invert the marks of"
+        question = (f"{verb} all {len(rows):,} papers of these results? Only {min(shown, len(rows))} "
+                    "are on screen.")
+
+        def answered(yes: bool | None) -> None:
+            if yes and message.generation == self.generation:
+                self._take_marks(message.how, rows)
+
+        self.app.push_screen(ConfirmScreen(question, yes=verb.split()[0], no="Cancel"), answered)
+
+    @work(thread=True, exclusive=True, group="marks-restore", exit_on_error=False)
+    def restore_marks(self, keys: list[str]) -> None:
+        """Mark these papers again (the session's marks); papers gone since are left out."""
+        found: list[PaperSummary] = []
+        try:
+            for chunk in chunks(keys):
+                found += self.catalog.search(keys_query(chunk), limit=2 * len(chunk), snippets=False)
+        except Exception:  # a convenience, like the rest of the session
+            return
+        if found:
+            self.post_message(self.RowsForMarks(-1, "restore", found))
+
+    def _take_marks(self, how: str, rows: list[PaperSummary]) -> None:
+        self.in_results.update(p.key for p in rows)  # acting on them asks nothing more
+        if how == "invert":
+            for p in rows:
+                if self.marked.pop(p.key, None) is None:
+                    self.marked[p.key] = p
+        else:
+            self.marked.update((p.key, p) for p in rows)
+        self.post_message(self.MarksChanged(len(self.marked)))
+        self.refresh()
+
     def action_unmark_all(self) -> None:
         """Asked first: marks gathered over several searches were lost to one habitual escape,
-        and `u` undid an earlier change instead of bringing them back."""
+        and `u` undid an earlier change instead of bringing them back. An open range (V) is
+        dropped first."""
+        if self.anchor is not None:
+            self.anchor = None
+            self.post_message(self.MarksChanged(len(self.marked)))
+            self.refresh()
+            return
         if not self.marked:
             return
         count = len(self.marked)
@@ -456,7 +581,7 @@ class PaperList(ScrollView, can_focus=True):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "unmark_all":
-            return bool(self.marked)
+            return bool(self.marked) or self.anchor is not None
         return True
 
     def on_resize(self) -> None:

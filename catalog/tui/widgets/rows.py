@@ -14,6 +14,7 @@ from catalog.results import PaperSummary
 from catalog.tui.display import one_line, stars
 
 YEAR, STATUS, RATING = 4, 7, 6
+AUTHORS = 20  # at most: "Vaswani et al." fits, as do most "A & B"
 MARKS = 3  # ● marked, ✎ has notes, ▤ has files (else a space)
 NOTES = "✎"
 FILES = "▤"  # in the gap before the title: a PDF or other file is attached
@@ -24,14 +25,18 @@ class Columns:
     title: int
     venue: int
     tags: int
+    authors: int = 0
 
     @classmethod
-    def fit(cls, width: int, venue: int = 8) -> "Columns":
-        """Title takes what is left; tags get a column when there is room, else lead the title."""
+    def fit(cls, width: int, venue: int = 8, authors: bool = False) -> "Columns":
+        """Title takes what is left; `authors` (some paper shown has them) gets a column
+        when there is room, then tags, which else lead the title."""
         fixed = MARKS + (venue + 1) + (YEAR + 1) + (STATUS + 1) + (RATING + 1)
         rest = max(10, width - fixed)
+        people = min(AUTHORS, rest // 4) if authors and rest >= 36 else 0
+        rest -= people + 1 if people else 0
         tags = min(30, rest // 4) if rest >= 60 else 0
-        return cls(title=rest - (tags + 1 if tags else 0), venue=venue, tags=tags)
+        return cls(title=rest - (tags + 1 if tags else 0), venue=venue, tags=tags, authors=people)
 
 
 def cell(text: str, width: int, style: Style | str = "") -> Text:
@@ -70,7 +75,7 @@ DESCENDING = {"year": True, "rating": True, "title": False, "added": True, "rele
 
 
 def _columns(cols: Columns) -> list[tuple[str, int]]:
-    return [("Title", cols.title), ("Venue", cols.venue), ("Year", YEAR), ("Status", STATUS),
+    return [("Title", cols.title), ("Authors", cols.authors), ("Venue", cols.venue), ("Year", YEAR), ("Status", STATUS),
             ("Rating", RATING), ("Tags", cols.tags)]
 
 
@@ -122,6 +127,9 @@ def row(p: PaperSummary, cols: Columns, styles: RowStyles, marked: bool) -> Text
         title = cell(one_line(p.title), width - tag_room, styles.title)
         title.append_text(cell(" " + tags, tag_room, styles.tags))
         line.append_text(title)
+    if cols.authors:
+        line.append(" ", gap)
+        line.append_text(cell(one_line(p.authors), cols.authors, styles.meta))
     line.append(" ", gap)
     line.append_text(cell(one_line(p.venue), cols.venue, styles.meta))
     line.append(" ", gap)

@@ -28,7 +28,7 @@ from catalog.rules import STATUSES
 from catalog.searching.query import QueryError
 from catalog.searching.request import SearchRequest
 from catalog.tui.display import first_line, one_line, shorten, stars
-from catalog.tui.facetlist import Entry, top, venue_entries
+from catalog.tui.facetlist import Entry, author_entries, top, top_authors, venue_entries
 from catalog.tui.messages import (
     ActionFailed, FacetsFailed, FacetsLoaded, FilterChosen, TopicPapers, TopicsLoaded,
 )
@@ -39,6 +39,7 @@ from catalog.tui.waiting import after, settled
 Data = tuple[str, bool] | None  # (query text, replaces the query?)
 FIND_TOPICS: Data = ("", True)  # the "find topics" leaf (no query is empty and replacing)
 MORE_VENUES: Data = ("venue:", True)  # the "N more…" venues leaf (no query is just that)
+MORE_AUTHORS: Data = ("author:", True)  # the "N more…" authors leaf
 ACTIVE = "● "  # before a facet the query uses
 TREE_INDENT = 4  # cells the tree's guides take before a leaf of a section ("├ ", scrollbar)
 TOPIC_WIDTH = 29  # the sidebar's width (app.tcss) before it is laid out
@@ -87,6 +88,7 @@ class Sidebar(Tree[Data]):
         self._finding_topics = False  # the topics are being grouped (find topics)
         self._query = ""  # the query the counts are for: its facets are marked
         self.venues: tuple[Entry, ...] = ()  # the counts' venues, most papers first
+        self.authors: tuple[Entry, ...] = ()  # the counts' people shown, most papers first
 
     # --- reading the counts and topics ----------------------------------------------------
 
@@ -127,16 +129,19 @@ class Sidebar(Tree[Data]):
             if not worker.is_cancelled:
                 self.post_message(FacetsFailed(asked, failure))
             return
-        venues = venue_entries(facets)  # grouped here: the UI thread builds only what is shown
+        # Grouped and picked here: the UI thread builds only the few nodes shown.
+        venues = venue_entries(facets)
+        authors = top_authors(facets, filter_values(facets.query, "author"))
         if not worker.is_cancelled:
-            self.post_message(FacetsLoaded(asked, facets, venues))
+            self.post_message(FacetsLoaded(asked, facets, venues, authors))
 
     def on_facets_loaded(self, message: FacetsLoaded) -> None:
         message.stop()
         if message.request != self.asked:
             return  # another search's since
-        venues = message.venues
-        self.show_facets(message.facets, venue_entries(message.facets) if venues is None else venues)
+        facets = message.facets
+        self.show_facets(facets, venue_entries(facets) if message.venues is None else message.venues,
+                         top_authors(facets, set()) if message.authors is None else message.authors)
         self.set_class(False, "-pending")
         if self._topics_wanted:
             self._topics_wanted = False
@@ -191,11 +196,15 @@ class Sidebar(Tree[Data]):
 
     # --- showing ----------------------------------------------------------------------------
 
-    def show_facets(self, facets: Facets, venues: tuple[Entry, ...] | None = None) -> None:
-        """Rebuild from fresh counts, keeping which sections the user folded; `venues`, the
-        counts' venues grouped (off the UI thread), when they are new."""
+    def show_facets(self, facets: Facets, venues: tuple[Entry, ...] | None = None,
+                    authors: tuple[Entry, ...] | None = None) -> None:
+        """Rebuild from fresh counts, keeping which sections the user folded; `venues` and
+        `authors`, the counts' venues grouped and the people shown (off the UI thread), when
+        they are new."""
         if venues is not None:
             self.venues = venues
+        if authors is not None:
+            self.authors = authors
         self.facets = facets
         self._remember_folds(self.root)
         self._query = facets.query
@@ -205,8 +214,10 @@ class Sidebar(Tree[Data]):
         self._section("Status", [(label(s, n, "dim" if not n else ""), (f"status:{s}", False))
                                  for s, n in self._statuses(facets)])
         self._ratings(facets)
+        self._files(facets)
         self._tags(facets)
         self._topics(facets)
+        self._authors()
         self._venues(facets)
         self.cursor_line = line
 
@@ -263,7 +274,7 @@ class Sidebar(Tree[Data]):
         return "/".join(reversed(parts))
 
     def _active(self, data: Data) -> bool:
-        if data is None or data in (FIND_TOPICS, MORE_VENUES):
+        if data is None or data in (FIND_TOPICS, MORE_VENUES, MORE_AUTHORS):
             return False
         text, replaces = data
         if replaces:  # a saved search: in use when the query is exactly it
@@ -308,6 +319,20 @@ class Sidebar(Tree[Data]):
         items.append((label("unrated", unrated, "dim"), ("-has:rating", False)))
         self._section("Rating", items)
 
+    def _files(self, facets: Facets) -> None:
+        """Papers with a PDF, with any file, with none (has:pdf, has:files, -has:files); not
+        shown until some paper of the catalog has a file."""
+        if not facets.with_files and not self._query_has_files():
+            return
+        none = facets.total - facets.with_files
+        self._section("Files", [
+            (label("with PDF", facets.with_pdf, "" if facets.with_pdf else "dim"), ("has:pdf", False)),
+            (label("with files", facets.with_files, "" if facets.with_files else "dim"), ("has:files", False)),
+            (label("none", none, "dim"), ("-has:files", False))])
+
+    def _query_has_files(self) -> bool:
+        return any(is_active(self._query, t) for t in ("has:pdf", "has:files", "-has:files"))
+
     def _tags(self, facets: Facets) -> None:
         if not facets.tags:
             return
@@ -345,14 +370,40 @@ class Sidebar(Tree[Data]):
         if rest:
             self._add(section, label(f"{rest:,} more…", style="italic"), MORE_VENUES, leaf=True)
 
+    def _authors(self) -> None:
+        """The people with most papers, those in the query, and "N more…" for the rest."""
+        if not self.authors:
+            return
+        section = self._add(self.root, Text("Authors", style="bold"), None, leaf=False)
+        for entry in self.authors:
+            self._add(section, self._fitted(one_line(entry.name), entry.count),
+                      (filter_token("author", entry.name), False), leaf=True)
+        rest = len(self.facets.authors) - len(self.authors) if self.facets else 0
+        if rest > 0:
+            self._add(section, label(f"{rest:,} more…", style="italic"), MORE_AUTHORS, leaf=True)
+
     def pick_venue(self) -> None:
         """Every venue of the counts, filtered by typing; the one chosen filters the list."""
+        self._pick("venue", "Venues", self.venues)
 
+    @work(thread=True, exclusive=True, group="author-picker", exit_on_error=False)
+    def pick_author(self) -> None:
+        """Every person of the counts, filtered by typing; the one chosen filters the list.
+        Their entries are made here, off the UI thread, only when asked for."""
+        if self.facets is None:
+            return
+        entries = author_entries(self.facets)
+        try:
+            self.app.call_from_thread(self._pick, "author", "Authors", entries)
+        except RuntimeError:  # the app closed meanwhile
+            pass
+
+    def _pick(self, field: str, title: str, entries: tuple[Entry, ...]) -> None:
         def chosen(entry: Entry | None) -> None:
             if entry is not None and entry.known:
-                self.post_message(FilterChosen(filter_token("venue", entry.name)))
+                self.post_message(FilterChosen(filter_token(field, entry.name)))
 
-        self.app.push_screen(FacetPickerScreen(f"Venues ({len(self.venues):,})", self.venues), chosen)
+        self.app.push_screen(FacetPickerScreen(f"{title} ({len(entries):,})", entries), chosen)
 
     def action_fold(self) -> None:
         node = self.cursor_node
@@ -380,6 +431,8 @@ class Sidebar(Tree[Data]):
             self.find_topics()
         elif event.node.data == MORE_VENUES:
             self.pick_venue()
+        elif event.node.data == MORE_AUTHORS:
+            self.pick_author()
         else:
             self.post_message(FilterChosen(*event.node.data))
             # A topic (after the search bar shows `topic:N`): its papers are marked.
