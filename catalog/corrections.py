@@ -74,7 +74,7 @@ class Corrections:
             change = _apply(tx, pid, wanted)
             edit = Edit((change,) if change else (), tuple(tx.papers.summaries([pid])))
         if change:
-            self.catalog._keep_bib_files_current()
+            self.catalog.citing.keep_current()
         return edit
 
 

@@ -36,7 +36,7 @@ class Deleting:
                 raise CatalogError(f"{', '.join(sorted(with_files))} {'has' if len(with_files) == 1 else 'have'} "
                                    "attached files: detach them first (catalog detach KEY), then delete")
             done = [_delete(tx, pid) for pid in ids]
-        self.catalog._keep_bib_files_current()
+        self.catalog.citing.keep_current()
         return Edit(tuple(done))
 
 
