@@ -106,6 +106,24 @@ BINDINGS = [
     Binding("q", "quit", "Quit", show=False, tooltip="Leave catalog", id="quit"),
 ]
 
+# Paper keys on an empty list, and what each would have done (said when one is pressed).
+EMPTY_VERBS = {"tag": "tag", "status": "set a status on", "rate": "rate", "note": "write a note on",
+               "note_in_editor": "write a note on", "fields": "correct", "delete": "delete",
+               "title": "give a title to", "browse": "open", "copy": "copy", "similar": "find papers like",
+               "triage": "triage", "references": "list the references of"}
+
+
+def why_not(key: str, query: str) -> str | None:
+    """Why `key`, a paper's key, does nothing on an empty list of `query`'s results (None for
+    the other keys)."""
+    action = next((b.action for b in BINDINGS if key in b.key.split(",")), "")
+    verb = EMPTY_VERBS.get(action)
+    if verb is None:
+        return None
+    query = query.strip()
+    reason = f"no papers match {query}" if query else "the catalog is empty (catalog import PATH)"
+    return f"No paper to {verb}: {reason}"
+
 # Triage mode (screens/triage.py): one paper at a time, one key per decision, then the next.
 TRIAGE_DECISIONS = frozenset({"decide", "rate_now", "tag_now", "later"})
 TRIAGE_BINDINGS = [

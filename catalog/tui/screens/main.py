@@ -31,6 +31,7 @@ from catalog.tui.adding import WebPapers
 from catalog.tui.discovering import SimilarPapers
 from catalog.tui.display import shorten
 from catalog.tui.editing import Editing
+from catalog.tui.jumps import Jumps
 from catalog.tui.messages import (
     ActionFailed, FilterChosen, KeptAt, QueryChanged, SearchCount, SearchFailed,
     SearchRest, SearchResults, SearchSuggestions, TopicPapers,
@@ -47,13 +48,7 @@ from catalog.tui.widgets.paper_list import PaperList
 from catalog.tui.widgets.search_bar import SearchBar
 from catalog.tui.widgets.sidebar import Sidebar
 
-# Paper keys on an empty list, and what each would have done (said when one is pressed).
-EMPTY_VERBS = {"tag": "tag", "status": "set a status on", "rate": "rate", "note": "write a note on",
-               "note_in_editor": "write a note on", "fields": "correct", "delete": "delete",
-               "title": "give a title to", "browse": "open", "copy": "copy", "similar": "find papers like",
-               "triage": "triage", "references": "list the references of"}
-GG = 0.5
-JUMPS = 50  # queries ctrl+o can go back through  # seconds within which a second g means "to the top" (gg)
+GG = 0.5  # seconds within which a second g means "to the top" (gg)
 
 
 def _sort(text: str) -> Sort:
@@ -91,7 +86,7 @@ class CatalogScreen(Screen):
         self.web_papers = WebPapers(catalog)
         self.bindings_with_paper: bool | None = None  # the footer's keys were chosen with a paper
         self._last_g = 0.0
-        self._jumps: list[tuple[str, str | None]] = []  # (query, paper key) before each jump
+        self.jumps = Jumps(self)  # what ctrl+o goes back to
         self._g_waiting: Timer | None = None  # a g's picker, opening unless g (gg) comes first
 
     def compose(self) -> ComposeResult:
@@ -322,7 +317,7 @@ class CatalogScreen(Screen):
             return None
         if action in ("similar", "triage", "references") and self.papers.current is None and not self.papers.marked:
             return None
-        if action == "jump_back" and not self._jumps:
+        if action == "jump_back" and not self.jumps:
             return None
         if action == "accept_correction" and not self.searching.state.correction:
             return None
@@ -385,13 +380,7 @@ class CatalogScreen(Screen):
         """Why a paper's key does nothing on an empty list (it said nothing at all)."""
         if self.typing or self.papers.current is not None or self.papers.marked:
             return None
-        action = next((b.action for b in keys.BINDINGS if key in b.key.split(",")), "")
-        verb = EMPTY_VERBS.get(action)
-        if verb is None:
-            return None
-        query = self.query_text.strip()
-        reason = f"no papers match {query}" if query else "the catalog is empty (catalog import PATH)"
-        return f"No paper to {verb}: {reason}"
+        return keys.why_not(key, self.query_text)
 
     # --- actions: moving around ---------------------------------------------------------
 
@@ -528,34 +517,17 @@ class CatalogScreen(Screen):
         self.jump(saved.query)
         self.set_focus(self.papers)
 
+    # --- jumps: another query, and ctrl+o back (catalog/tui/jumps.py) --------------------
+
     def jump(self, query: str, say: str = "") -> None:
-        """Replace the query (a facet, a saved search, a similar paper chosen), remembering
-        the one it replaces and the paper under the cursor: ctrl+o goes back (`m` then enter
-        left `key:…` in the search bar with no way back)."""
-        current = self.papers.current
-        self._jumps.append((self.search_bar.value, current.key if current else None))
-        del self._jumps[:-JUMPS]
-        self.search_bar.set_query(query)
-        self.refresh_bindings()
-        if say:
-            self.say(say)
+        """Replace the query (a facet, a saved search, a similar paper chosen); ctrl+o goes back."""
+        self.jumps.jump(query, say)
 
     def action_accept_correction(self) -> None:
-        """Y (or enter on an empty list): search what "did you mean" offers (issue 32: the
-        TUI said it and left the typing to you); ctrl+o goes back to what was typed."""
-        correction = self.searching.state.correction
-        if correction:
-            self.jump(correction)
-            self.set_focus(self.papers)
+        self.jumps.accept_correction()
 
     def action_jump_back(self) -> None:
-        if not self._jumps:
-            return
-        query, key = self._jumps.pop()
-        self.search_bar.set_query(query, run=False)
-        self.search(query, keep=key, finished=True)
-        self.set_focus(self.papers)
-        self.refresh_bindings()
+        self.jumps.go_back()
 
     # --- actions handed to the parts: editing, sharing, similar papers ------------------
 
