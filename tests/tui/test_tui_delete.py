@@ -36,3 +36,16 @@ async def test_D_on_marked_papers_asks_first(app, seeded, settle):
         await settle(pilot)
         assert seeded.stats().papers == 88 and not app.main.papers.marked
         assert not {p.key for p in seeded.search("", limit=100)} & marked
+
+
+async def test_D_on_the_last_paper_leaves_the_cursor_on_the_one_above(app, seeded, settle):
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("G")
+        await settle(pilot)
+        papers = app.main.papers
+        last, above = papers.current.key, papers._row(papers.cursor - 1).key
+        await pilot.press("D")
+        await settle(pilot)
+        assert seeded.stats().papers == 89 and papers.current.key == above
+        assert last not in papers.loaded_keys()

@@ -154,8 +154,10 @@ class PaperList(ScrollView, can_focus=True):
         keys = [p.key for p in rows]
         if keep in keys:
             self.cursor = keys.index(keep)
-        elif keep is None or self.cursor >= self.total:
+        elif keep is None:
             self.cursor = 0
+        elif self.cursor >= self.total:  # the kept paper is gone (deleted, say): the row above
+            self.cursor = max(0, self.total - 1)
         if keep is None:
             self.scroll_to(y=0, animate=False)
         self._scroll_to_cursor()
