@@ -15,6 +15,7 @@ import gc
 import hashlib
 import json
 import os
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -342,12 +343,22 @@ def _give_citekeys(tx, new: list[tuple[int, dedupe.Paper, object]], fmt: str, re
                                        venue=row.venue, fallback="paper", pattern=pattern)
         wanted.append((paper_id, key, own is None, paper.record.line))
     taken = tx.imports.citekeys_taken([key for _, key, _, _ in wanted])
+    # A key that clashes takes a suffix: every key already starting with it is read in one
+    # query, and each (key, kind) goes on from the last suffix it gave. Asking for one suffix
+    # after another made a batch quadratic in the papers sharing a key (a venue's papers
+    # without authors), most of a large import's time.
+    counts = Counter(key.lower() for _, key, _, _ in wanted)
+    taken |= tx.imports.citekeys_starting(sorted(k for k, n in counts.items() if n > 1 or k in taken))
+    last: dict[tuple[str, bool], int] = {}
     rows = []
     for paper_id, key, made, line in wanted:
-        given, n = key, 0
-        while given.lower() in taken or (n and tx.imports.citekeys_taken([given])):
+        given, n = key, last.get((key.lower(), made), 0)
+        if n:
+            given = citekeys.suffixed(key, n, generated=made)
+        while given.lower() in taken:
             n += 1
             given = citekeys.suffixed(key, n, generated=made)
+        last[(key.lower(), made)] = n
         taken.add(given.lower())
         rows.append((paper_id, given, made))
         if given != key and not made:

@@ -1,0 +1,42 @@
+"""Large imports stay linear: many papers sharing a made cite key (a venue's papers without
+authors) each get their own, continuing across files, as a few papers' keys do."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+def _paper_list(path: Path, header: str, abstracts: list[str]) -> Path:
+    path.write_text(header + "\n\n" + "\n\n".join(abstracts) + "\n", encoding="utf-8")
+    return path
+
+
+def _cite_keys(catalog) -> list[str]:
+    return [p.cite_key for p in catalog.exchange.export_papers("")]
+
+
+def test_papers_sharing_a_made_key_each_get_the_next_suffix_across_files(empty_catalog, tmp_path):
+    first = _paper_list(tmp_path / "a.txt", "ICML 2026 Papers",
+                        [f"Sparse probes number {i} find feature {i * 7919 % 1000} in layer {i}." for i in range(60)])
+    second = _paper_list(tmp_path / "b.txt", "ICML 2026 Papers",
+                         [f"Sparse heads number {i} read token {i * 104729 % 1000} late." for i in range(3)])
+    assert empty_catalog.import_paths([first]).files[0].new == 60
+    assert empty_catalog.import_paths([second]).files[0].new == 3
+    keys = _cite_keys(empty_catalog)
+    assert len(keys) == 63 and None not in keys and len(set(keys)) == 63
+    expected = ["icml2026-sparse"] + [f"icml2026-sparse{chr(ord('a') + n)}" for n in range(26)] \
+        + [f"icml2026-sparse{n}" for n in range(27, 63)]
+    assert sorted(keys) == sorted(expected)
+
+
+def test_file_keys_differing_only_in_case_take_suffixes(empty_catalog, tmp_path):
+    bib = tmp_path / "refs.bib"
+    entries = [f"@article{{{key},\n  title = {{Paper {n} on matrices {n * 31}}},\n  year = 2020,\n"
+               f"  abstract = {{We study matrices of kind {n} and rank {n * 17}.}}\n}}\n"
+               for n, key in enumerate(["Smith2020", "smith2020", "SMITH2020", "smith2020_x"])]
+    bib.write_text("\n".join(entries), encoding="utf-8")
+    report = empty_catalog.import_paths([bib])
+    assert report.files[0].new == 4
+    assert sorted(k.lower() for k in _cite_keys(empty_catalog)) == \
+        ["smith2020", "smith2020-2", "smith2020-3", "smith2020_x"]
+    assert sum("is another paper's already" in w for w in report.files[0].warnings) == 2
