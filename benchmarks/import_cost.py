@@ -6,6 +6,7 @@ its files stored and the lists it ranked before returning.
 
     python -m benchmarks.import_cost --size 100000 --rounds 2 --against /path/to/main-checkout
     python -m benchmarks.import_cost --size 100000 --profile     # where storing the files goes
+    python -m benchmarks.import_cost --lists DB                  # what ranking each list costs
 
 `--profile` runs the importer in this process under cProfile (lists not ranked) and prints the
 functions that took longest, cumulatively: the way the quadratic cite keys were found.
@@ -73,6 +74,37 @@ def profile(size: int, work: Path, top: int = 25) -> str:
     return out.getvalue()
 
 
+def list_costs(db: Path) -> list[str]:
+    """Each list a catalog keeps, ranked again as the import ranks it (FTS5's bm25 over every
+    match, one at a time), and its matches merely counted (what reading the doclists costs,
+    without scoring): seconds for the words' lists and the prefixes'."""
+    import sqlite3
+
+    from catalog.store.lists.sqlite_words import RANKED, STATE_TABLE
+    from catalog.store.lists.sqlite_build import COUNT
+
+    conn = sqlite3.connect(db)
+    keys = [k for (k,) in conn.execute(f"SELECT term FROM {STATE_TABLE} WHERE term LIKE '(%' AND term NOT LIKE '% %'")]
+    ranking = {False: 0.0, True: 0.0}
+    counting = {False: 0.0, True: 0.0}
+    number = {False: 0, True: 0}
+    for key in keys:
+        prefix = key.endswith("*)")
+        start = time.perf_counter()
+        conn.execute(COUNT, (key,)).fetchall()
+        counting[prefix] += time.perf_counter() - start
+        start = time.perf_counter()
+        conn.execute(RANKED, (key, 1000)).fetchall()
+        ranking[prefix] += time.perf_counter() - start
+        number[prefix] += 1
+    conn.close()
+    lines = [f"### Ranking the lists of {db.name} one at a time (load {os.getloadavg()[0]:.1f})", "",
+             "| lists | how many | ranked (bm25, first 1,000) | matches counted |", "| --- | --- | --- | --- |"]
+    for prefix, label in ((False, "words"), (True, "prefixes")):
+        lines.append(f"| {label} | {number[prefix]} | {ranking[prefix]:.1f} s | {counting[prefix]:.1f} s |")
+    return lines + [""]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--size", type=int, default=100_000)
@@ -80,10 +112,13 @@ def main() -> None:
     parser.add_argument("--against", type=Path, nargs="*", default=[],
                         help="other checkouts (folders holding catalog/) to time alongside")
     parser.add_argument("--profile", action="store_true", help="profile the importer in this process instead")
+    parser.add_argument("--lists", type=Path, help="a catalog whose lists to rank again, one at a time")
     parser.add_argument("--work", type=Path, default=HERE / "work" / "import_cost")
     args = parser.parse_args()
     args.work.mkdir(parents=True, exist_ok=True)
-    if args.profile:
+    if args.lists:
+        print("\n".join(list_costs(args.lists)))
+    elif args.profile:
         print(profile(args.size, args.work))
     else:
         print("\n".join(compare(args.size, args.rounds, args.against, args.work)))

@@ -49,6 +49,10 @@ def test_import_cost_benchmark_smoke(tmp_path):
         cwd=REPO, capture_output=True, text=True, timeout=600)
     assert out.returncode == 0, out.stderr[-3000:]
     assert "| 1 | this checkout |" in out.stdout and f"| 1 | {REPO} |" in out.stdout
+    lists = subprocess.run([sys.executable, "-m", "benchmarks.import_cost", "--lists", str(tmp_path / "cost" / "side0.db")],
+                           cwd=REPO, capture_output=True, text=True, timeout=600)
+    assert lists.returncode == 0, lists.stderr[-3000:]
+    assert "| words | 0 |" in lists.stdout and "| prefixes | 0 |" in lists.stdout  # too small for lists
     profiled = subprocess.run(
         [sys.executable, "-m", "benchmarks.import_cost", "--size", "1200", "--profile", "--work", str(tmp_path / "p")],
         cwd=REPO, capture_output=True, text=True, timeout=600)
