@@ -284,11 +284,6 @@ class Imports(Role):
         """Those of these cite keys some paper has, in lower case."""
 
     @abstractmethod
-    def citekeys_starting(self, bases: Iterable[str]) -> set[str]:
-        """Every cite key some paper has that starts with one of `bases` (compared without
-        case), in lower case: all the suffixed keys a base could take, in one query each."""
-
-    @abstractmethod
     def add_citekeys(self, rows: Iterable[tuple[int, str, bool]]) -> None:
         """(paper id, cite key, whether the catalog made it) of papers that have none."""
 

@@ -102,14 +102,6 @@ class ImportQueries(Imports):
                 f"SELECT key FROM citekey WHERE key IN ({marks})", part).scalars())
         return found
 
-    def citekeys_starting(self, bases: Iterable[str]) -> set[str]:
-        found: set[str] = set()
-        for base in bases:
-            pattern = base.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
-            found.update(k.lower() for k in self.conn.execute(
-                "SELECT key FROM citekey WHERE key LIKE ? ESCAPE '\\'", (pattern,)).scalars())
-        return found
-
     def add_citekeys(self, rows: Iterable[tuple[int, str, bool]]) -> None:
         self.conn.executemany("INSERT INTO citekey(paper_id, key, generated) VALUES (?, ?, ?)"
                               " ON CONFLICT DO NOTHING", rows)
