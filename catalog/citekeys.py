@@ -36,14 +36,20 @@ def own_key(records) -> str | None:
     return None
 
 
+_NOT_SLUG = re.compile(r"[^a-z0-9]")
+_WORD = re.compile(r"[^\s\-–—:/]+")
+
+
 def ascii_slug(text: str) -> str:
+    if text.isascii():  # most text: no accents to strip (an import makes a key for every new paper)
+        return _NOT_SLUG.sub("", text.lower())
     folded = unicodedata.normalize("NFKD", text)
-    return re.sub(r"[^a-z0-9]", "", "".join(c for c in folded if not unicodedata.combining(c)).lower())
+    return _NOT_SLUG.sub("", "".join(c for c in folded if not unicodedata.combining(c)).lower())
 
 
 def _first_word(title: str) -> str:
-    for word in re.split(r"[\s\-–—:/]+", title):
-        slug = ascii_slug(word)
+    for found in _WORD.finditer(title):  # lazily: a headline can be a long sentence
+        slug = ascii_slug(found.group())
         if slug and slug not in _SKIP:
             return slug
     return ""

@@ -38,3 +38,23 @@ def test_ready_benchmark_smoke(tmp_path):
     assert out.returncode == 0, out.stderr[-3000:]
     assert "### Ready when the import returns: 1,500 papers (wide BibTeX library)" in out.stdout
     assert "| rare word `hessian` |" in out.stdout and "| frequent word + tag `model tag:toread` |" in out.stdout
+
+
+def test_import_cost_benchmark_smoke(tmp_path):
+    """benchmarks/import_cost.py: raw sqlite3 and `catalog import` from this checkout and from
+    another (here the same folder, through PYTHONPATH), then the profile of the importer."""
+    out = subprocess.run(
+        [sys.executable, "-m", "benchmarks.import_cost", "--size", "1200", "--rounds", "1",
+         "--against", str(REPO), "--work", str(tmp_path / "cost")],
+        cwd=REPO, capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert "| 1 | this checkout |" in out.stdout and f"| 1 | {REPO} |" in out.stdout
+    lists = subprocess.run([sys.executable, "-m", "benchmarks.import_cost", "--lists", str(tmp_path / "cost" / "side0.db")],
+                           cwd=REPO, capture_output=True, text=True, timeout=600)
+    assert lists.returncode == 0, lists.stderr[-3000:]
+    assert "| words | 0 |" in lists.stdout and "| prefixes | 0 |" in lists.stdout  # too small for lists
+    profiled = subprocess.run(
+        [sys.executable, "-m", "benchmarks.import_cost", "--size", "1200", "--profile", "--work", str(tmp_path / "p")],
+        cwd=REPO, capture_output=True, text=True, timeout=600)
+    assert profiled.returncode == 0, profiled.stderr[-3000:]
+    assert "_import_file" in profiled.stdout

@@ -15,6 +15,7 @@ import gc
 import hashlib
 import json
 import os
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -38,6 +39,9 @@ from catalog.text.terminal import safe
 
 
 Progress = Callable[[int], None]
+# Suffixes of a clashing cite key asked of the database at once, at first (then as many again
+# as were asked before: a key thousands of papers share takes a few dozen queries).
+SUFFIX_BLOCK = 4
 
 
 def expand(paths: Iterable[Path]) -> Iterator[Path]:
@@ -175,10 +179,11 @@ def _import_file(store: Store, reader: Reader, plan: _Plan, report: FileReport,
             venue=opened.venue, year=opened.year, format=opened.format, imported_at=now,
             warnings=_unnamed_warnings(plan.path, opened.warnings))
         with tx.imports.bulk_load():
-            unindexed = _Unindexed()
+            unindexed, suffixes = _Unindexed(), _Suffixes()
             keywords: list[tuple[int, str]] = []
             for batch in items:
-                keywords.extend(_store_batch(tx, batch, source_id, now, report, unindexed, opened.format).tags)
+                keywords.extend(_store_batch(tx, batch, source_id, now, report, unindexed, opened.format,
+                                             suffixes).tags)
                 if progress:
                     progress(batch.records)
             if report.new == 0 and report.known == 0:
@@ -208,7 +213,7 @@ def import_records(store: Store, records: list[PaperRecord], *, origin: str, for
                                           format=format, imported_at=now, warnings="")
         with tx.imports.bulk_load():
             unindexed = _Unindexed()
-            batched = _store_batch(tx, batch, source_id, now, report, unindexed, format)
+            batched = _store_batch(tx, batch, source_id, now, report, unindexed, format, _Suffixes())
             unindexed.flush(tx)
             for paper_id, name in batched.tags:
                 tx.edits.add_tag(paper_id, name)
@@ -293,7 +298,7 @@ class _Unindexed:
 
 
 def _store_batch(tx, batch: Batch, source_id: int, now: datetime,
-                 report: FileReport, unindexed: _Unindexed, fmt: str) -> _Batched:
+                 report: FileReport, unindexed: _Unindexed, fmt: str, suffixes: _Suffixes) -> _Batched:
     """Store one batch: new papers inserted, known ones filled in, provenance, merges and each
     record's fields kept."""
     papers = batch.papers
@@ -306,7 +311,7 @@ def _store_batch(tx, batch: Batch, source_id: int, now: datetime,
         inserted = insert_papers(tx, [papers[i] for i in new], [batch.fields[i] for i in new], taken, now)
         ids.update(zip(new, inserted))
         unindexed.added(inserted[0])
-        _give_citekeys(tx, [(ids[i], papers[i], batch.fields[i]) for i in new], fmt, report)
+        _give_citekeys(tx, [(ids[i], papers[i], batch.fields[i]) for i in new], fmt, report, suffixes)
         tx.imports.set_authors([(ids[i], batch.fields[i].authors) for i in new if batch.fields[i].authors])
         _learn_acronyms(tx, [batch.acronyms[i] for i in new] if batch.acronyms else [],
                         [batch.fields[i].abstract_text for i in new])
@@ -328,7 +333,20 @@ def _store_batch(tx, batch: Batch, source_id: int, now: datetime,
                     tags=_keep_records(tx, papers, ids, source_id))
 
 
-def _give_citekeys(tx, new: list[tuple[int, dedupe.Paper, object]], fmt: str, report: FileReport) -> None:
+class _Suffixes:
+    """What one write transaction learned of cite keys: the keys taken (lower case), and of each
+    clashing (key, made by the catalog): the last suffix it gave and how far its suffixes were
+    checked against the database. Valid for the transaction only: it holds the write lock, so
+    nothing but its own keys arrives meanwhile."""
+
+    def __init__(self) -> None:
+        self.taken: set[str] = set()
+        self.last: dict[tuple[str, bool], int] = {}
+        self.asked: dict[tuple[str, bool], int] = {}
+
+
+def _give_citekeys(tx, new: list[tuple[int, dedupe.Paper, object]], fmt: str, report: FileReport,
+                   suffixes: _Suffixes) -> None:
     """Each new paper's cite key, given once: its file's (BibTeX's entry key; a CSL `id` or RIS
     `ID` LaTeX can cite), else one made from its authors, year and title. A key another paper
     has takes a suffix (a file's key -2, a made one a, b...), and a file's key that had to is
@@ -341,13 +359,34 @@ def _give_citekeys(tx, new: list[tuple[int, dedupe.Paper, object]], fmt: str, re
         key = own or citekeys.made_key(authors=row.authors, year=row.year, title=row.title or row.headline,
                                        venue=row.venue, fallback="paper", pattern=pattern)
         wanted.append((paper_id, key, own is None, paper.record.line))
-    taken = tx.imports.citekeys_taken([key for _, key, _, _ in wanted])
+    taken, last, asked = suffixes.taken, suffixes.last, suffixes.asked
+    taken |= tx.imports.citekeys_taken([key for _, key, _, _ in wanted if key.lower() not in taken])
+    # A key that clashes takes a suffix. Each (key, kind) goes on from the last suffix it gave,
+    # and the suffixes are asked of the database in growing blocks (equality lookups: the
+    # unique index serves them on both backends). One query per suffix tried made a batch
+    # quadratic in the papers sharing a key (a venue's papers without authors).
+    counts = Counter((key.lower(), made) for _, key, made, _ in wanted)
+    clashing = {name: key for _, key, made, _ in wanted if (name := (key.lower(), made)) not in asked
+                and (key.lower() in taken or counts[name] > 1)}
+    # The first block of every key that newly clashes, in one lookup for the batch.
+    taken |= tx.imports.citekeys_taken([citekeys.suffixed(key, m, generated=made)
+                                        for (_, made), key in clashing.items() for m in range(1, SUFFIX_BLOCK + 1)])
+    asked.update(dict.fromkeys(clashing, SUFFIX_BLOCK))
     rows = []
     for paper_id, key, made, line in wanted:
-        given, n = key, 0
-        while given.lower() in taken or (n and tx.imports.citekeys_taken([given])):
+        name = (key.lower(), made)
+        given, n = key, last.get(name, 0)
+        if n:
+            given = citekeys.suffixed(key, n, generated=made)
+        while given.lower() in taken or n > asked.get(name, 0):
+            if n > asked.get(name, 0):
+                block = range(n, n + max(SUFFIX_BLOCK, asked.get(name, 0)))  # doubling
+                taken |= tx.imports.citekeys_taken([citekeys.suffixed(key, m, generated=made) for m in block])
+                asked[name] = block[-1]
+                continue
             n += 1
             given = citekeys.suffixed(key, n, generated=made)
+        last[name] = n
         taken.add(given.lower())
         rows.append((paper_id, given, made))
         if given != key and not made:
