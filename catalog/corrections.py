@@ -11,14 +11,11 @@ holds what the edit wrote. Reached as `catalog.corrections`."""
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING
 
 from catalog import rules
 from catalog.errors import CatalogError
 from catalog.results import Edit, PaperEdited
 
-if TYPE_CHECKING:
-    from catalog.library import Catalog
 
 FIELDS = ("title", "authors", "venue", "year", "doi", "url")
 # The paper columns an edit reads to write them back (with what follows a title or authors).
@@ -59,7 +56,7 @@ def checked(field: str, text: str | None):
 
 
 class Corrections:
-    def __init__(self, catalog: "Catalog"):
+    def __init__(self, catalog):  # the Catalog (not imported: it imports this part)
         self.catalog = catalog
 
     def edit(self, key: str, values: dict[str, str | None]) -> Edit:

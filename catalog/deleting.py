@@ -10,17 +10,14 @@ that `Catalog.undo` takes back, with the same key, tags, notes and marks. Reache
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from catalog.errors import CatalogError
 from catalog.results import Edit, PaperDeleted
 
-if TYPE_CHECKING:
-    from catalog.library import Catalog
 
 
 class Deleting:
-    def __init__(self, catalog: "Catalog"):
+    def __init__(self, catalog):  # the Catalog (not imported: it imports this part)
         self.catalog = catalog
 
     def delete(self, keys: Sequence[str]) -> Edit:

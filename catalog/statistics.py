@@ -9,10 +9,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from catalog.library import Catalog
 
 TOP_VENUES = 10
 WEEKS = 12  # papers read per week: this week and the eleven before
@@ -31,7 +28,7 @@ class Charts:
 
 
 class Statistics:
-    def __init__(self, catalog: "Catalog"):
+    def __init__(self, catalog):  # the Catalog (not imported: it imports this part)
         self.catalog = catalog
 
     def charts(self, tag: str | None = None, *, today: date | None = None) -> Charts:

@@ -13,14 +13,11 @@ Reached as `catalog.vocabulary` (given the Catalog, whose kept .bib files follow
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING
 
 from catalog import changes, rules
 from catalog.errors import CatalogError
 from catalog.results import Edit
 
-if TYPE_CHECKING:
-    from catalog.library import Catalog
 
 
 def renamed(name: str, old: str, new: str | None) -> str | None:
@@ -35,7 +32,7 @@ def renamed(name: str, old: str, new: str | None) -> str | None:
 class Vocabulary:
     """Tags across the catalog: rename, merge, delete; each returns an Edit `Catalog.undo` takes back."""
 
-    def __init__(self, catalog: "Catalog"):
+    def __init__(self, catalog):  # the Catalog (not imported: it imports this part)
         self.catalog = catalog
 
     def rename(self, old: str, new: str) -> Edit:

@@ -7,30 +7,8 @@ the rows arrive."""
 from __future__ import annotations
 
 from catalog.errors import CatalogError
+from catalog.store.schema import TABLES
 
-# Parents before children; the columns both backends have (not PostgreSQL's generated
-# search_vector, not SQLite's FTS tables).
-TABLES = (
-    ("source", "id, path, sha256, venue, year, format, imported_at, warnings"),
-    ("paper", "id, key, fingerprint, abstract, abstract_text, search_extra, headline, title, user_title,"
-              " authors, venue, year, doi, arxiv_id, url, kind, tags_text, notes_text, added_at, updated_at"),
-    ("provenance", "paper_id, source_id, position"),
-    ("kept_record", "source_id, position, paper_id, entry_type, cite_key, fields"),
-    ("citekey", "paper_id, key, generated"),
-    ("paper_author", "paper_id, position, name, family, folded, folded_family, folded_short"),
-    ("paper_merge", "id, paper_id, source_id, position, evidence, filled, record, merged_at"),
-    ("tag", "id, name"),
-    ("paper_tag", "paper_id, tag_id"),
-    ("note", "id, paper_id, body, author, created_at, updated_at"),
-    ("paper_reader", "paper_id, reader, status, rating, updated_at"),
-    ("saved_search", "id, name, query, created_at"),
-    ("paper_link", "paper_id, rel, url, source_id"),
-    ("paper_notice", "paper_id, kind, doi, label, updated, source_id"),
-    # What imports learned and discovery numbered: acronyms widen searches, topics keep numbers.
-    ("acronym", "short, long_key, long, papers, ordinary"),
-    ("acronym_added", "short, long_key, long, added_at"),
-    ("topic", "scope, paper_id, number, label, rank"),
-)
 BATCH = 2000
 # Booleans SQLite keeps as 0/1, which PostgreSQL takes only as true/false.
 BOOLEANS = {"acronym": ("ordinary",), "citekey": ("generated",)}

@@ -14,8 +14,9 @@ from catalog.errors import StoreError
 from catalog.store.base import Imports
 from catalog.store.rows import MergeRecord
 from catalog.store.rows import chunks
+from catalog.store.schema import TABLES
 
-# The tables holding a paper's own rows (`paper_rows`; store/copying.py's TABLES gives their
+# The tables holding a paper's own rows (`paper_rows`; store/schema.py's TABLES gives their
 # columns and order). Attachments are not among them: a paper with files is not deleted.
 OWN_ROWS = ("paper", "provenance", "kept_record", "citekey", "paper_author", "paper_merge", "note",
             "paper_reader", "paper_link", "paper_notice", "topic")
@@ -182,8 +183,6 @@ class ImportQueries(Imports):
     def paper_rows(self, paper_id: int) -> tuple[TableRows, ...]:
         """Every row of the paper, table by table (parents first): (table, columns, rows), what
         `restore_paper` writes back. Its tags are kept by name (a tag no paper uses goes)."""
-        from catalog.store.copying import TABLES
-
         out = []
         for table, columns in TABLES:
             if table in OWN_ROWS:
