@@ -8,9 +8,14 @@ from catalog import rules
 from catalog.errors import CatalogError
 from catalog.results import AddedAcronym, MissingWords, Suggestion
 from catalog.searching.lookup import understood
-from catalog.searching.query import QueryError
+from catalog.searching.query import Clause, Query, QueryError, Text
 from catalog.searching.request import SearchRequest, as_request
 from catalog.store import Store
+
+
+# At most this many words no paper holds are corrected at once; more, and the query is
+# likelier another language or a list of names than a search with typos.
+MAX_CORRECTED = 2
 
 
 class Words:
@@ -45,20 +50,21 @@ class Words:
         return self._suggestions(query)[0]
 
     def correction(self, query: SearchRequest | str) -> str | None:
-        """The search's text with its one word no paper holds replaced by the closest word
-        papers do hold (`watermarkng` -> `watermarking`, `atention sink` -> `attention
-        sink`), when every other word is in some paper; None otherwise."""
+        """The search's text with its words no paper holds (one, or two: `atention sinkz`)
+        each replaced by the closest word papers do hold (`watermarkng` -> `watermarking`,
+        `atention sink` -> `attention sink`), when every other word is in some paper and each
+        of those has a correction; None otherwise."""
         suggestions, unknown = self._suggestions(query)
         typo = [s for s in suggestions if s.word in unknown]
-        if len(unknown) != 1 or len(typo) != 1:
+        if not unknown or len(typo) != len(set(unknown)):
             return None
         from catalog.searching.suggest import corrected
 
         return corrected(as_request(query).text, typo)
 
     def _suggestions(self, query: SearchRequest | str) -> tuple[list[Suggestion], list[str]]:
-        """(suggest's answer, the words as typed that no paper holds, when the search's other
-        words are all found; else [])."""
+        """(suggest's answer, the words as typed that no paper holds, when they are at most
+        MAX_CORRECTED and the search's other words are all found; else [])."""
         from catalog.searching import suggest
 
         try:
@@ -76,10 +82,13 @@ class Words:
             words = [(typed, folded) for typed, folded in words if typed.lower() not in known]
             papers = {folded: tx.search.papers_with_word(folded, suggest.RARE + 1) for _, folded in words}
             rare = [(typed, folded) for typed, folded in words if papers[folded] <= suggest.RARE]
+            # A word on a page of an attached PDF is no typo: the search finds that page.
+            on_pages = _on_pages(tx, [typed for typed, _ in rare])
+            rare = [(typed, folded) for typed, folded in rare if typed not in on_pages]
             if not rare:
                 return [], []
             held = tx.search.word_papers(asked.query)  # [] for one word
-            others_found = sum(1 for w in held if not w.papers) <= 1
+            others_found = sum(1 for w in held if not w.papers) <= MAX_CORRECTED
             word_list = self._word_list(tx)
         found = ((typed, suggest.closest(folded, papers[folded], word_list)) for typed, folded in rare)
         suggestions = [Suggestion(typed, alternatives) for typed, alternatives in found if alternatives]
@@ -125,6 +134,11 @@ class Words:
             what = short if long is None else f"{short} = {rules.user_line(long)}"
             raise CatalogError(f"no acronym {what} was added (`catalog acronyms` lists them)")
         return removed
+
+
+def _on_pages(tx, words: list[str]) -> set[str]:
+    """Those of `words` (as typed) that a page of an attached file holds, in any form."""
+    return {word for word in words if tx.search.pages(Query([Clause((Text(word),))]), 1)}
 
 
 def _acronym(short: str, long: str) -> tuple[str, str, str]:

@@ -200,3 +200,18 @@ def test_words_hyphenated_at_line_ends_are_joined_again_in_a_real_paper():
     assert "behavior of imperfect agents from a small number of observations" in text
     assert pdftext.clean("no\x02spaces\x02in\x02this\x02line") == "no spaces in this line"
     assert pdftext.clean("an unknown deci\x02sion problem") == "an unknown decision problem"
+
+
+def test_a_search_a_page_answers_offers_no_did_you_mean(seeded, body_pdf, run_cli):
+    """`crossing` is in few seed papers, so alone it gets "did you mean crossings?"; once a
+    page holds every word, the page answers and no word of it is a typo (issue 34's note)."""
+    query = "zebra crossing heuristic"
+    assert seeded.words.suggest(query)  # before: a suggestion for `crossing`
+    seeded.files.attach_file(key_of(seeded, "steering vector"), body_pdf)
+    seeded.files.read_texts()
+    assert seeded.words.suggest(query) == [] and seeded.words.correction(query) is None
+    printed = json.loads(run_cli("search", "--json", *query.split()).output)
+    assert printed["papers"][0]["match"] == "text"
+    assert printed["suggestions"] == [] and printed["did_you_mean"] is None
+    assert "Did you mean" not in run_cli("search", *query.split()).stderr
+    assert seeded.words.suggest("zebra crossng") != []  # a typo beside a page's word still gets one

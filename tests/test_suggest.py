@@ -89,17 +89,19 @@ def test_corrected_query_keeps_the_rest():
 
 
 def test_cli_says_did_you_mean_on_stderr(seeded, run_cli):
-    result = run_cli("search", "atention", "sinkz")  # two unknown words: no correction, suggestions
+    result = run_cli("search", "atention", "sinkz", "qqzxwv")  # three unknown words: suggestions only
     assert result.exit_code == 0
-    assert "Did you mean: attention sink?" in result.stderr
+    assert "Did you mean: attention sink qqzxwv?" in result.stderr
+    two = run_cli("search", "atention", "sinkz")  # two, each with a correction: corrected
+    assert "No paper matches 'atention sinkz': showing attention sink." in two.stderr and two.stdout
     found = run_cli("search", "attention", "sink")
     assert "Did you mean" not in found.stderr and found.stdout
 
 
 def test_cli_json_has_the_suggestions(seeded, run_cli):
-    data = json.loads(run_cli("search", "--json", "interpretabilty", "haliucination").stdout)
-    assert data["papers"] == []
-    assert data["did_you_mean"] == "interpretability hallucination"
+    data = json.loads(run_cli("search", "--json", "interpretabilty", "haliucination", "qqzxwv").stdout)
+    assert data["papers"] == [] and data["corrected"] is None
+    assert data["did_you_mean"] == "interpretability hallucination qqzxwv"
     assert data["suggestions"][0]["word"] == "interpretabilty"
     assert data["suggestions"][0]["alternatives"][0] == "interpretability"
     clean = json.loads(run_cli("search", "--json", "interpretability").stdout)

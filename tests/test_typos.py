@@ -1,5 +1,6 @@
 """Issue 32, item 3: typos one edit away for words of up to 7 letters, two for longer ones,
-corrected as a whole query when every other word is found (`watermarkng` -> watermarking).
+corrected as a whole query when every other word is found (`watermarkng` -> watermarking),
+two at once too (`atention sinkz` -> attention sink).
 
 Typos are made at random (seeded) from the seed catalog's own words: a letter dropped, two
 swapped or one replaced, never the first. A typo is recovered when `correction` gives the word
@@ -61,13 +62,16 @@ def test_typos_within_their_distance_are_recovered(typo_catalog):
     ("dificut", "difficult"),  # two edits from a 9-letter word, though the typo has 7
     ("atention sink", "attention sink"),
     ("Hessain eigenvalues", "hessian eigenvalues"),
+    ("atention sinkz", "attention sink"),  # two typos at once: both corrected
+    ("interpretabilty of atention", "interpretability of attention"),
 ])
 def test_the_whole_query_is_corrected(typo_catalog, typed, meant):
     assert typo_catalog.words.correction(typed) == meant
 
 
-def test_no_correction_for_two_unknown_words_a_known_one_or_this_form(typo_catalog):
-    assert typo_catalog.words.correction("interpretabilty of atention") is None  # two unknown words
+def test_no_correction_for_three_unknown_words_an_uncorrectable_one_a_known_one_or_this_form(typo_catalog):
+    assert typo_catalog.words.correction("interpretabilty of atention sinkz") is None  # three unknown words
+    assert typo_catalog.words.correction("atention qqzxwv") is None  # one of the two has no correction
     assert typo_catalog.words.correction("attention") is None
     assert typo_catalog.words.correction("=watermarkng") is None  # `=word`: as typed, on purpose
     assert typo_catalog.words.correction("mech interp") is None  # an acronym covers it

@@ -23,6 +23,11 @@ TIERS = ("exact", "forms", "wide", "some")
 HELD_SCALE = 1000
 
 
+def some_words(compiled: "CompiledQuery") -> list[str]:
+    """The words of the "some" tier that list a paper: a connecting word (`via`) alone does not."""
+    return [w for w, light in zip(compiled.words, compiled.connecting or [False] * len(compiled.words)) if not light]
+
+
 def some_weights(compiled: "CompiledQuery") -> list[float]:
     """One weight per word of the "some" tier: those the store set, or 1 each (how many held)."""
     return list(compiled.weights) if len(compiled.weights) == len(compiled.words) else [1.0] * len(compiled.words)
@@ -38,7 +43,9 @@ class CompiledQuery:
     expression per word, for papers matching only some of them (ranked by the rarity of the
     words each holds: `weights`, one per word, set by the store before ranking that tier);
     `word_texts` the words as typed, one per expression, and `typed` their expressions
-    without a compound's parts held apart (to name those no paper holds: "weight-based").
+    without a compound's parts held apart (to name those no paper holds: "weight-based");
+    `connecting` whether each is a connecting word (searching/connecting.py: in no tier's
+    must-hold words, weighing little, listing no paper on its own).
     `exclude`: (index, expression) pairs a paper must not match (`-word`, in any form).
     `reader`: whose status and rating the filters, the rating order and the rows read."""
 
@@ -51,6 +58,7 @@ class CompiledQuery:
     word_texts: list[str] = field(default_factory=list)
     typed: list[str] = field(default_factory=list)
     weights: list[float] = field(default_factory=list)
+    connecting: list[bool] = field(default_factory=list)
     exclude: list[tuple[str, str]] = field(default_factory=list)
     reader: str = ""
 

@@ -128,19 +128,25 @@ class RankedSearch(Search):
         if not partial or self.compiler.tier_expression(compiled, "some") is None:
             return False
         papers = self._papers_holding(query, compiled)
+        light = compiled.connecting or [False] * len(papers)
         kept = [i for i, n in enumerate(papers) if n]
-        if not kept:
+        if all(light[i] for i in kept):  # a connecting word lists no paper on its own
             return False
         everyone = max(self._largest_id(), *papers)
+        weights = [round(math.log(1 + everyone / papers[i]), 1) for i in kept]
+        # A connecting word weighs by its rarity too, but never more than the lightest word
+        # naming a topic: the one paper saying "versus" is not the one on the topics.
+        lightest = min(w for w, i in zip(weights, kept) if not light[i])
+        compiled.weights = [min(w, lightest) if light[i] else w for w, i in zip(weights, kept)]
         compiled.words = [compiled.words[i] for i in kept]
         compiled.word_texts = [compiled.word_texts[i] for i in kept]
         compiled.typed = [compiled.typed[i] for i in kept]
-        compiled.weights = [round(math.log(1 + everyone / papers[i]), 1) for i in kept]
+        compiled.connecting = [light[i] for i in kept]
         return True
 
     def word_papers(self, query: Query) -> list[WordPapers]:
         """Each word of a query of several words, as typed, with how many papers hold it in
-        any form (up to RARITY_CAP); [] for one word. A word no paper holds is left out of the
+        any form (up to RARITY_CAP), connecting words (`via`) left out; [] for one word. A word no paper holds is left out of the
         papers holding some of the words, and named; a compound no paper holds is named though
         papers holding its parts apart are listed."""
         compiled = self._compile(query)
@@ -148,8 +154,11 @@ class RankedSearch(Search):
             return []
         sql = self.compiler.papers_holding_sql()
         out = []
-        for text, word, typed, n in zip(compiled.word_texts, compiled.words, compiled.typed,
-                                        self._papers_holding(query, compiled)):
+        light = compiled.connecting or [False] * len(compiled.words)
+        for text, word, typed, n, connecting in zip(compiled.word_texts, compiled.words, compiled.typed,
+                                                    self._papers_holding(query, compiled), light):
+            if connecting:  # never required, so never named as missing
+                continue
             as_typed = n if not n or typed == word else self._run(sql, [typed, RARITY_CAP], query)[0][0]
             out.append(WordPapers(text, as_typed, n - as_typed))
         return out

@@ -11,6 +11,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
+from catalog.searching.connecting import is_connecting
 from catalog.searching.query import Clause, Filter, Query, Text
 from catalog.text.cjk import has_cjk
 
@@ -57,9 +58,23 @@ def plan_tiers(query: Query, acronyms: Mapping[str, Sequence[str]], syntax: Synt
     negative_exact: list[str] = []
     only_exact: list[str] = []
     clauses = list(query.clauses)
+    # Connecting words (`versus`, `via`) are optional beside words naming a topic: a paper
+    # needs the others only, and among papers holding some words they weigh little.
+    optional = {i for i, c in enumerate(clauses) if is_connecting(c)}
+    if not any(i not in optional and not c.negated and all(is_words(o) for o in c.options)
+               for i, c in enumerate(clauses)):
+        optional = set()
     i = 0
     while i < len(clauses):
         clause = clauses[i]
+        if i in optional:
+            text = clause.options[0]
+            out.words.append(syntax.phrase(text))
+            out.typed.append(out.words[-1])
+            out.word_texts.append(text.text)
+            out.connecting.append(True)
+            i += 1
+            continue
         if not all(is_words(o) for o in clause.options):
             sql, params = syntax.clause_sql(clause, out.reader)
             out.where.append(f"NOT {sql}" if clause.negated else sql)
@@ -94,6 +109,7 @@ def plan_tiers(query: Query, acronyms: Mapping[str, Sequence[str]], syntax: Synt
             out.words.append(wide[-1])
             out.typed.append(wide[-1])
             out.word_texts.append(" ".join(clauses[j].options[0].text for j in range(i, i + span)))
+            out.connecting.append(False)
             i += span
             continue
         extra = [a for o in clause.options if not o.prefix for a in acronyms.get(o.text, ())]
@@ -106,6 +122,7 @@ def plan_tiers(query: Query, acronyms: Mapping[str, Sequence[str]], syntax: Synt
         out.words.append(any_of([widened, *("(" + a + ")" for a in apart)]) if apart else widened)
         out.typed.append(widened)
         out.word_texts.append(" OR ".join(o.text for o in clause.options))
+        out.connecting.append(False)
         i += 1
     if exact:
         out.match = syntax.and_.join(exact)
@@ -122,10 +139,10 @@ def plan_tiers(query: Query, acronyms: Mapping[str, Sequence[str]], syntax: Synt
             out.exclude.append((syntax.stem_index, syntax.or_.join(negative)))
         if negative_exact and out.forms:
             out.exclude.append((syntax.exact_index, syntax.or_.join(negative_exact)))
-        if len(out.words) < 2:
-            out.words, out.word_texts, out.typed = [], [], []
+        if out.connecting.count(False) < 2:  # one word naming a topic: no paper holds "some"
+            out.words, out.word_texts, out.typed, out.connecting = [], [], [], []
     else:
-        out.words, out.word_texts, out.typed = [], [], []
+        out.words, out.word_texts, out.typed, out.connecting = [], [], [], []
         for index, negated in ((syntax.stem_index, negative), (syntax.exact_index, negative_exact)):
             if negated:
                 out.where.append(syntax.not_matching(index))

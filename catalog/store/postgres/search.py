@@ -22,7 +22,7 @@ import re
 from collections.abc import Mapping, Sequence
 
 from catalog.searching.query import RELEVANCE, Clause, Filter, Query, Sort, Text
-from catalog.store.compiler import HELD_SCALE, CompiledQuery, Compiler, people_and_files_sql, some_weights
+from catalog.store.compiler import HELD_SCALE, CompiledQuery, Compiler, people_and_files_sql, some_weights, some_words
 from catalog.store.filters import TAGGED, filter_sql
 from catalog.store.rows import READER_JOIN, SUMMARY_COLUMNS
 from catalog.store.tsvector import CONFIG, STEMS, VECTORS, WEIGHTS
@@ -144,7 +144,7 @@ def tier_expression(compiled: CompiledQuery, tier: str) -> str | None:
         return compiled.forms
     if tier == "wide":
         return compiled.wide if compiled.forms else None
-    return " | ".join(compiled.words) if compiled.forms and compiled.words else None
+    return " | ".join(some_words(compiled)) if compiled.forms and compiled.words else None
 
 
 def _matches(index: str, query: str = "?") -> str:

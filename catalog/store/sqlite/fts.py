@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from catalog.searching.query import RELEVANCE, Clause, Filter, Query, Sort, Text
-from catalog.store.compiler import HELD_SCALE, CompiledQuery, Compiler, people_and_files_sql, some_weights
+from catalog.store.compiler import HELD_SCALE, CompiledQuery, Compiler, people_and_files_sql, some_weights, some_words
 from catalog.store.filters import TAGGED as _TAGGED, filter_sql
 from catalog.store.fts5 import (FTS_COLUMNS, FTS_TABLE, PAGE_TABLE, STEM_TABLE, STEM_TOKENIZER, VOCAB_TABLE,  # noqa: F401
                                 WEIGHTS, fts_phrase)
@@ -136,7 +136,7 @@ def tier_expression(compiled: CompiledQuery, tier: str) -> str | None:
         return compiled.forms
     if tier == "wide":
         return compiled.wide if compiled.forms else None
-    return " OR ".join(compiled.words) if compiled.forms and compiled.words else None
+    return " OR ".join(some_words(compiled)) if compiled.forms and compiled.words else None
 
 
 def _tier_from(compiled: CompiledQuery, tier: str) -> tuple[str, str, list]:
