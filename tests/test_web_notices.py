@@ -126,3 +126,28 @@ def test_lists_and_exports_flag_on_both_backends(empty_any, web):  # noqa: F811
     exported = {p.key: p.notice_note for p in empty_any.exchange.export_papers()}
     assert exported[retracted.paper.key] == f"Retraction of 2019-03-01: https://doi.org/{RETRACTION}"
     assert exported[plain.paper.key] == ""
+
+
+def test_flagged_papers_are_found_by_their_notice_on_both_backends(empty_any, web):  # noqa: F811
+    web.script(f"/crossref/works/{SREP}", [(200, _retracted_srep(), {"Content-Type": "application/json"})])
+    [retracted, corrected, plain] = empty_any.web.add_identifiers([SREP, PLOS, "10.1109/icdcsw.2003.1203662"])
+    keys = lambda query: {p.key for p in empty_any.search(query, limit=50)}  # noqa: E731
+    assert keys("notice:retracted") == keys("notice:retraction") == {retracted.paper.key}
+    assert keys("notice:grave") == {retracted.paper.key}
+    assert keys("notice:corrected") == {corrected.paper.key}
+    assert keys("has:notice") == {retracted.paper.key, corrected.paper.key}
+    assert keys("-has:notice") == {plain.paper.key}
+    assert keys("notice:withdrawn") == set()
+    assert empty_any.count("has:notice") == 2
+
+
+def test_cli_lists_flagged_papers_and_explains_a_bad_value(run_cli, flagged):
+    listed = json.loads(run_cli("list", "--json", "has:notice").stdout)
+    assert {p["key"]: p["notice"] for p in listed} == {
+        flagged["corrected"]: "corrected", flagged["withdrawn"]: "withdrawn", flagged["retracted"]: "retracted"}
+    grave = {p["key"] for p in json.loads(run_cli("list", "--json", "notice:grave").stdout)}
+    assert grave == {flagged["withdrawn"], flagged["retracted"]}
+    bad = run_cli("list", "notice:bogus")
+    assert bad.exit_code != 0 and "notice:bogus: expected one of retracted, withdrawn" in bad.output
+    assert "Traceback" not in bad.output and len(bad.output.strip().splitlines()) == 1
+

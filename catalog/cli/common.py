@@ -7,7 +7,7 @@ import sys
 import click
 
 EPILOG = ("Query language: words (any form), \"phrases\", =word or =\"a phrase\" (this form), OR, -word, prefix*,"
-          " venue:ICML year:2024..2026 tag:x status:read rating:>=4 has:notes topic:3; a key, DOI or"
+          " venue:ICML year:2024..2026 tag:x status:read rating:>=4 has:notes notice:retracted topic:3; a key, DOI or"
           " arXiv id alone finds that paper")
 
 

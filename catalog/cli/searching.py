@@ -26,9 +26,9 @@ def search(ctx, query, limit, sort, reverse, within, as_json):
     A key (or its first 4+ characters), a DOI or an arXiv id as the whole query finds that
     paper first. Papers holding every word come first, then those holding some of them
     (marked ≈), the rarest words counting most. A word no paper holds is named on stderr, and
-    words that (almost) no paper holds get "did you mean" suggestions there; when one word
-    is in no paper, a typo of a word many hold, and the others are found, the corrected
-    search runs instead, saying so (with --json: {"papers": [...], "suggestions": [...],
+    words that (almost) no paper holds get "did you mean" suggestions there; when one or two
+    words are in no paper, each a typo of a word many hold, and the others are found, the
+    corrected search runs instead, saying so (with --json: {"papers": [...], "suggestions": [...],
     "did_you_mean": "...", "missing_words": ..., "corrected": "..."}).
     """
     from catalog.cli import output
@@ -40,7 +40,7 @@ def search(ctx, query, limit, sort, reverse, within, as_json):
         _fail(f"nothing to search for in {text!r}: type words, \"a phrase\" or a filter like venue:ICML")
     catalog = _open(ctx)
     papers = catalog.search(asked, limit=limit, within=within)
-    # One word in no paper, a typo of one many hold, and the others found: search it corrected.
+    # One or two words in no paper, typos of ones many hold, the others found: search it corrected.
     fixed = catalog.words.correction(asked) if not any(p.match in ("all", "text") for p in papers) else None
     if fixed is not None:
         asked = request(fixed, asked.sort)

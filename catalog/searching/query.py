@@ -5,6 +5,7 @@
     a OR b           either                  -word, NOT w  must not match (in any form)
     prefix*          word beginning          venue:ICML  year:2026  year:2024..2026
     tag:toread       (and its children)      status:unread  rating:>=4  has:notes
+    notice:retracted (flagged papers; has:notice any)
     topic:3          the whole catalog's topic 3 (`catalog topics`, the TUI's Topics facet)
 
 Every string parses: stray quotes, operators and punctuation are read as plain text, and a
@@ -21,11 +22,16 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from catalog.results.papers import NOTICE_FLAGS
 from catalog.rules import STATUSES
 from catalog.text.cjk import cjk_spaced
 
-FILTERS = ("venue", "year", "tag", "status", "rating", "has", "key", "topic", "citekey", "author")
-HAS_VALUES = ("notes", "tags", "rating", "title", "abstract", "authors", "pdf", "files")
+FILTERS = ("venue", "year", "tag", "status", "rating", "has", "key", "topic", "citekey", "author", "notice")
+HAS_VALUES = ("notes", "tags", "rating", "title", "abstract", "authors", "pdf", "files", "notice")
+# notice:FLAG: papers flagged with a notice of that kind, by the word lists flag them with
+# (results/papers.py NOTICE_FLAGS), or by Crossref's kind; `grave`: any that should no longer
+# be relied on (retracted, withdrawn, removed, concern).
+NOTICE_VALUES = ("retracted", "withdrawn", "removed", "concern", "corrected", "addendum", "grave")
 MAX_QUERY_CHARS = 10_000
 MAX_QUERY_TERMS = 64
 MAX_QUERY_KEYS = 400  # SQLite refuses an OR tree deeper than 1,000
@@ -195,6 +201,12 @@ def _filter(name: str, value: str) -> Filter:
         if value.lower() not in STATUSES:
             raise QueryError(f"status:{value}: status is one of {', '.join(STATUSES)}")
         return Filter(name, "=", value.lower())
+    if name == "notice":
+        flag = NOTICE_FLAGS.get(value.lower(), value.lower())  # Crossref's kind: notice:retraction
+        if flag not in NOTICE_VALUES:
+            raise QueryError(f"notice:{value or EMPTY}: expected one of {', '.join(NOTICE_VALUES)}"
+                             " (has:notice: any notice)")
+        return Filter(name, "=", flag)
     if name == "has":
         if value.lower() not in HAS_VALUES:
             raise QueryError(f"has:{value}: expected one of {', '.join(HAS_VALUES)}")

@@ -1,10 +1,12 @@
-"""The query language's filters (venue:, year:, tag:, status:, rating:, has:, key:, topic:, citekey:, author:) as SQL
+"""The query language's filters (venue:, year:, tag:, status:, rating:, has:, key:, topic:, citekey:, author:,
+notice:) as SQL
 conditions on `paper p`: plain SQL both backends run (`venue` and `tag.name` compare without
 case on both: NOCASE in SQLite, citext in PostgreSQL). Each backend's compiler adds the words."""
 
 from __future__ import annotations
 
 from catalog.people import fold
+from catalog.results.papers import GRAVE_FLAGS, NOTICE_FLAGS
 from catalog.searching.query import Filter
 
 TAGGED = "SELECT pt.paper_id FROM paper_tag pt JOIN tag t ON t.id = pt.tag_id WHERE {}"
@@ -54,7 +56,12 @@ def filter_sql(f: Filter, reader: str) -> tuple[str, list]:
             "authors": "coalesce(p.authors, '') != ''",
             "pdf": "p.id IN (SELECT paper_id FROM attachment WHERE lower(path) LIKE '%.pdf')",
             "files": "p.id IN (SELECT paper_id FROM attachment)",
+            "notice": "p.id IN (SELECT paper_id FROM paper_notice)",
         }[f.value], []
+    if f.field == "notice":  # a flag (query.py NOTICE_VALUES): the kinds lists show with it
+        flags = GRAVE_FLAGS if f.value == "grave" else {f.value}
+        kinds = sorted(kind for kind, flag in NOTICE_FLAGS.items() if flag in flags)
+        return f"p.id IN (SELECT paper_id FROM paper_notice WHERE kind IN ({', '.join('?' * len(kinds))}))", kinds
     if f.field == "topic":  # the whole catalog's stored topics (scope '')
         return "p.id IN (SELECT paper_id FROM topic WHERE scope = '' AND number = ?)", [f.value]
     if f.field == "rating":

@@ -7,6 +7,7 @@ from __future__ import annotations
 import socket
 
 from tests.test_web_add import web  # noqa: F401  (a fixture)
+from tests.test_web_notices import SREP, _retracted_srep
 from tests.tui.conftest import toasts, until
 
 SIZE = (120, 36)
@@ -184,3 +185,14 @@ async def test_offline_C_says_so_in_one_line_in_the_dialog(app, seeded, settle, 
         hint = str(app.screen.query_one("#linked-hint").render())
         assert hint.startswith(f"⚠ cannot reach 127.0.0.1:{port}") and "\n" not in hint
         assert app.screen.papers == []
+
+
+async def test_the_tui_query_finds_flagged_papers(app, seeded, settle, type_search, web):  # noqa: F811
+    web.script(f"/crossref/works/{SREP}", [(200, _retracted_srep(), {"Content-Type": "application/json"})])
+    [retracted] = seeded.web.add_identifiers([SREP])
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        await type_search(pilot, "notice:retracted")
+        assert app.main.papers.total == 1 and app.main.papers.current.key == retracted.paper.key
+        await type_search(pilot, "-has:notice")
+        assert app.main.papers.total == seeded.stats().papers - 1
