@@ -19,6 +19,8 @@ from catalog.text.tex import render, render_styled
     # Unknown macros: kept as written, with their argument, never nothing.
     (r"we use \mycmd{bar} and \newthing here", r"we use \mycmd{bar} and \newthing here"),
     (r"the $\foo$ norm of $\unknownop x$", r"the \foo norm of \unknownop x"),
+    # An accent over an unknown macro: kept whole, not an accent on each letter (`\̂f̂ôô`).
+    (r"the $\hat{\foo}$ and $\tilde{\foo}_i$ of $\hat{x}$", r"the \hat{\foo} and \tilde{\foo}ᵢ of x̂"),
     (r"ranges like x -- y stay", "ranges like x -- y stay"),
 ])
 def test_tex_in_abstracts_renders_or_stays_readable(raw, shown):

@@ -51,6 +51,13 @@ def latex_converter(kind: str):
 
         def macro_node_to_text(self, node):
             name = node.macroname
+            args = node.nodeargd.argnlist if name in _MATH_ACCENTS and node.nodeargd else None
+            if args and args[-1] is not None:
+                # An accent over a macro kept as written would put the accent on each of its
+                # letters, backslash too (`\̂f̂ôô`): the whole is kept as written instead.
+                inner = self.nodelist_to_text([args[-1]])
+                if "\\" in inner:
+                    return f"\\{name}{{{inner}}}"
             if self.latex_context.get_macro_spec(name) is None and name.isalpha() \
                     and name not in _INVISIBLE and name not in _DECLARATIONS:
                 rest = node.parsing_state.s[node.pos + node.len:] if node.parsing_state else ""
@@ -68,6 +75,8 @@ def latex_converter(kind: str):
     return Readable(latex_context=context, math_mode="verbatim", strict_latex_spaces=True)
 
 
+# Math accents, which pylatexenc puts on every character of their argument.
+_MATH_ACCENTS = frozenset("hat tilde bar vec dot ddot check breve acute grave".split())
 # Macros unknown to pylatexenc that only steer TeX (spacing, breaking, protection): nothing to read.
 _INVISIBLE = frozenset("protect relax xspace nobreak noindent ignorespaces unskip null newline "
                        "linebreak pagebreak allowbreak smallskip medskip bigskip hfill vfill break "
