@@ -113,3 +113,43 @@ def suffixed(key: str, n: int, *, generated: bool) -> str:
     if generated:
         return key + (chr(ord("a") + n - 1) if n <= 26 else str(n))
     return f"{key}-{n + 1}"
+
+
+class NextFree:
+    """The keys one write transaction gives, outside an import (`citekey regen`, a split): each
+    (key, made) carries on from the last suffix it gave, as an import's do, and suffixes are
+    asked of the database (`taken`: which of these keys papers hold, lower case) in blocks that
+    double. One lookup per suffix tried made giving n papers one key's suffixes quadratic."""
+
+    FIRST_BLOCK = 4
+
+    def __init__(self, taken):
+        self._taken_of = taken
+        self.taken: set[str] = set()
+        self._last: dict[tuple[str, bool], int] = {}
+        self._asked: dict[tuple[str, bool], int] = {}
+
+    def give(self, key: str, made: bool, current: str | None = None) -> str:
+        """`key`, or its next suffix no paper holds; `current`, the paper's own key, counts as
+        free for it (a key it keeps is no change)."""
+        name = (key.lower(), made)
+        mine = (current or "").lower()
+        n = self._last.get(name, 0)
+        given = suffixed(key, n, generated=made) if n else key
+        while True:
+            if n > self._asked.get(name, -1):  # ask the next block: this suffix on
+                block = range(n, n + max(self.FIRST_BLOCK, n))
+                self.taken |= self._taken_of([suffixed(key, m, generated=made) if m else key for m in block])
+                self._asked[name] = block[-1]
+            if given.lower() == mine or given.lower() not in self.taken:
+                break
+            n += 1
+            given = suffixed(key, n, generated=made)
+        self._last[name] = n
+        return given
+
+    def moved(self, old: str | None, new: str) -> None:
+        """A paper's key changed from `old` to `new` in the database."""
+        if old:
+            self.taken.discard(old.lower())
+        self.taken.add(new.lower())

@@ -95,16 +95,15 @@ class Citing:
         with self.store.write() as tx:
             pattern = tx.imports.setting(citekeys.SETTING) or citekeys.PATTERN
             ids = [hit.paper_id for hit in tx.search.page(parse(query), limit=-1, partial=False)]
+            keys = citekeys.NextFree(tx.imports.citekeys_taken)
             for pid, paper in zip(ids, tx.papers.export_papers(ids)):
                 own = citekeys.own_key([(r.format, r.cite_key) for r in paper.records])
                 base = own or citekeys.made_key(authors=paper.authors, year=paper.year,
                                                 title=paper.title or paper.headline, venue=paper.venue,
                                                 fallback="paper", pattern=pattern)
-                new, n = base, 0
-                while new.lower() != (paper.cite_key or "").lower() and tx.imports.citekeys_taken([new]):
-                    n += 1
-                    new = citekeys.suffixed(base, n, generated=own is None)
+                new = keys.give(base, own is None, paper.cite_key)
                 if new != paper.cite_key:
                     tx.imports.set_citekey(pid, new, own is None)
+                    keys.moved(paper.cite_key, new)
                     changes.append((paper.key, paper.cite_key, new))
         return changes

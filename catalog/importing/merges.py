@@ -157,13 +157,12 @@ def _give_citekeys(tx, ids: list[int], papers: list) -> None:
 
     pattern = tx.imports.setting(citekeys.SETTING) or citekeys.PATTERN
     kept = tx.papers.kept_records(ids)
+    keys = citekeys.NextFree(tx.imports.citekeys_taken)
     for new, paper in zip(ids, papers):
         own = citekeys.own_key([(r.format, r.cite_key) for r in kept.get(new, [])])
         r = paper.record
         base = own or citekeys.made_key(authors=r.authors, year=r.year, title=r.title or "", venue=r.venue,
                                         fallback="paper", pattern=pattern)
-        key, n = base, 0
-        while tx.imports.citekeys_taken([key]):
-            n += 1
-            key = citekeys.suffixed(base, n, generated=own is None)
+        key = keys.give(base, own is None)
         tx.imports.set_citekey(new, key, own is None)
+        keys.moved(None, key)
