@@ -232,3 +232,15 @@ def test_postgres_joins_alternatives_that_are_sets_of_ids_into_one_set():
     # A test on the row (the year) keeps the OR.
     assert pg.compile_query(parse("tag:x OR year:2020")).where[0].startswith("(p.id IN (")
     assert not pg._id_set("p.id IN (SELECT 1) OR p.id IN (SELECT 2)")
+
+
+def test_connecting_words_are_optional_in_every_tier_and_list_no_paper_alone():
+    from catalog.store.sqlite.fts import tier_expression
+
+    compiled = compile_query(parse("sparse via attention"))
+    assert compiled.match == compiled.forms == '("sparse") AND ("attention")'
+    assert compiled.words == ['("sparse")', '("via")', '("attention")'] and compiled.connecting == [False, True, False]
+    assert tier_expression(compiled, "some") == '("sparse") OR ("attention")'  # `via` alone lists nothing
+    assert compile_query(parse("sparse =via attention")).match == '("sparse") AND ("via") AND ("attention")'
+    assert compile_query(parse("via")).match == '("via")'  # alone, a word like any
+    assert compile_query(parse("via attention")).words == []  # one word naming a topic: no "some" tier

@@ -69,7 +69,7 @@ def plan_tiers(query: Query, acronyms: Mapping[str, Sequence[str]], syntax: Synt
         clause = clauses[i]
         if i in optional:
             text = clause.options[0]
-            out.words.append(syntax.phrase(text))
+            out.words.append(any_of([syntax.phrase(text)]))
             out.typed.append(out.words[-1])
             out.word_texts.append(text.text)
             out.connecting.append(True)

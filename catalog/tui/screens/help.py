@@ -30,6 +30,7 @@ QUERY_HELP = [
     ("tag:project", "tagged project or project/anything"),
     ("status:read  rating:>=4", "reading status, rating"),
     ("has:notes", "with notes (also tags, rating, title, abstract, authors)"),
+    ("notice:retracted  has:notice", "flagged retracted (withdrawn, corrected, grave...); any notice"),
 ]
 EXTRA_KEYS = [
     ("g g", "The first paper (the second g within half a second, or in the saved-search list)"),
