@@ -215,3 +215,12 @@ def test_a_search_a_page_answers_offers_no_did_you_mean(seeded, body_pdf, run_cl
     assert printed["suggestions"] == [] and printed["did_you_mean"] is None
     assert "Did you mean" not in run_cli("search", *query.split()).stderr
     assert seeded.words.suggest("zebra crossng") != []  # a typo beside a page's word still gets one
+
+
+def test_no_did_you_mean_for_a_page_s_words_on_both_backends(seeded_any, body_pdf, tmp_path, monkeypatch):
+    monkeypatch.setenv("CATALOG_FILES", str(tmp_path / "files"))
+    query = "zebra crossing heuristic"
+    assert seeded_any.words.suggest(query)
+    seeded_any.files.attach_file(key_of(seeded_any, "steering vector"), body_pdf)
+    seeded_any.files.read_texts()
+    assert seeded_any.words.suggest(query) == []
