@@ -217,10 +217,13 @@ def test_a_search_a_page_answers_offers_no_did_you_mean(seeded, body_pdf, run_cl
     assert seeded.words.suggest("zebra crossng") != []  # a typo beside a page's word still gets one
 
 
-def test_no_did_you_mean_for_a_page_s_words_on_both_backends(seeded_any, body_pdf, tmp_path, monkeypatch):
+def test_no_did_you_mean_for_a_page_s_words_and_no_versus_needed_on_both_backends(seeded_any, body_pdf, tmp_path, monkeypatch):
     monkeypatch.setenv("CATALOG_FILES", str(tmp_path / "files"))
     query = "zebra crossing heuristic"
     assert seeded_any.words.suggest(query)
     seeded_any.files.attach_file(key_of(seeded_any, "steering vector"), body_pdf)
     seeded_any.files.read_texts()
     assert seeded_any.words.suggest(query) == []
+    # A connecting word (searching/connecting.py) is optional on pages too: BODY has no "versus".
+    found = seeded_any.search("zebra versus monomorphic", limit=5)
+    assert found and found[0].match == "text" and found[0].page == 2

@@ -9,6 +9,7 @@ the words weigh them by their rarity, never above the query's lightest other wor
 from __future__ import annotations
 
 from catalog.searching.query import Clause, Text
+from catalog.text.cjk import has_cjk
 
 CONNECTING = frozenset("""
     versus vs via towards toward using through throughout without within across beyond
@@ -26,3 +27,14 @@ def is_connecting(clause: Clause) -> bool:
     option = clause.options[0]
     return (isinstance(option, Text) and not option.phrase and not option.prefix and not option.exact
             and option.text.lower() in CONNECTING)
+
+
+def optional(clauses: list[Clause]) -> set[int]:
+    """The places of `clauses` holding a connecting word a paper (or a page) need not hold:
+    all of them when some other clause names a topic (words, not negated, not CJK); none
+    otherwise (`via`, `via venue:ICML`: the word is what is asked for)."""
+    found = {i for i, c in enumerate(clauses) if is_connecting(c)}
+    topical = any(i not in found and not c.negated
+                  and all(isinstance(o, Text) and not has_cjk(o.text) for o in c.options)
+                  for i, c in enumerate(clauses))
+    return found if topical else set()

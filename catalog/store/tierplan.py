@@ -11,7 +11,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from catalog.searching.connecting import is_connecting
+from catalog.searching import connecting
 from catalog.searching.query import Clause, Filter, Query, Text
 from catalog.text.cjk import has_cjk
 
@@ -60,10 +60,7 @@ def plan_tiers(query: Query, acronyms: Mapping[str, Sequence[str]], syntax: Synt
     clauses = list(query.clauses)
     # Connecting words (`versus`, `via`) are optional beside words naming a topic: a paper
     # needs the others only, and among papers holding some words they weigh little.
-    optional = {i for i, c in enumerate(clauses) if is_connecting(c)}
-    if not any(i not in optional and not c.negated and all(is_words(o) for o in c.options)
-               for i, c in enumerate(clauses)):
-        optional = set()
+    optional = connecting.optional(clauses)
     i = 0
     while i < len(clauses):
         clause = clauses[i]

@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
+from catalog.searching import connecting
 from catalog.searching.query import RELEVANCE, Clause, Filter, Query, Sort, Text
 from catalog.store.compiler import HELD_SCALE, CompiledQuery, Compiler, people_and_files_sql, some_weights, some_words
 from catalog.store.filters import TAGGED, filter_sql
@@ -344,8 +345,9 @@ def page_tsquery(query: Query) -> str | None:
     stemmed text_vector), as sqlite/fts.py's page_match: clauses ANDed, negated ones NOTed,
     a clause ORing a word with a filter left out. None: no words to look for."""
     wanted, unwanted = [], []
-    for clause in query.clauses:
-        if not all(isinstance(option, Text) for option in clause.options):
+    skipped = connecting.optional(query.clauses)  # `versus`: a page need not hold it either
+    for i, clause in enumerate(query.clauses):
+        if i in skipped or not all(isinstance(option, Text) for option in clause.options):
             continue
         words = [found for option in clause.options if (found := tsquery_phrase(option)) is not None]
         if words:

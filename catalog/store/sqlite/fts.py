@@ -10,6 +10,7 @@ exact-string tests (tests/test_compiler.py); the store runs what they build.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from catalog.searching import connecting
 from catalog.searching.query import RELEVANCE, Clause, Filter, Query, Sort, Text
 from catalog.store.compiler import HELD_SCALE, CompiledQuery, Compiler, people_and_files_sql, some_weights, some_words
 from catalog.store.filters import TAGGED as _TAGGED, filter_sql
@@ -307,8 +308,9 @@ def page_match(query: Query) -> str | None:
     a word with a filter is left out (a page has no venue): the page search is then wider, and
     the caller applies the filters to the papers. None: no words to look for."""
     wanted, unwanted = [], []
-    for clause in query.clauses:
-        if not all(isinstance(option, Text) for option in clause.options):
+    skipped = connecting.optional(query.clauses)  # `versus`: a page need not hold it either
+    for i, clause in enumerate(query.clauses):
+        if i in skipped or not all(isinstance(option, Text) for option in clause.options):
             continue
         words = " OR ".join(fts_phrase(option) for option in clause.options)
         (unwanted if clause.negated else wanted).append(f"({words})")
