@@ -24,8 +24,8 @@ def search(ctx, query, limit, sort, reverse, within, as_json):
     shows its page (`p. 7: ...`).
 
     A key (or its first 4+ characters), a DOI or an arXiv id as the whole query finds that
-    paper first. Papers holding every word come first, then those holding some of them
-    (marked ≈), the rarest words counting most. A word no paper holds is named on stderr, and
+    paper first. Papers holding every word (connecting words like via or versus aside) come
+    first, then those holding some of them (marked ≈), the rarest words counting most. A word no paper holds is named on stderr, and
     words that (almost) no paper holds get "did you mean" suggestions there; when one or two
     words are in no paper, each a typo of a word many hold, and the others are found, the
     corrected search runs instead, saying so (with --json: {"papers": [...], "suggestions": [...],
