@@ -5,12 +5,14 @@ as the whole command (a new process, as a user runs it).
 
 Builds the catalog once (the wide corpus: 5,000 venues, 100,000 authors), tags `--tagged`
 papers `bench` (a fifth of them `bench/sub` too), then renames `bench` to `benched` and back,
-`--runs` times each, and prints the median and the slowest.
+`--runs` times each, and prints the median and the slowest. `--against DIR`: another checkout's
+code (on PYTHONPATH) renames too, alternated with this one's, on the same catalog.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import subprocess
 import sys
@@ -18,11 +20,12 @@ import time
 from pathlib import Path
 
 
-def _catalog(db: Path, *args: str) -> float:
-    """Run `catalog --db DB ARGS...`; its wall time in seconds."""
+def _catalog(db: Path, *args: str, code: Path | None = None) -> float:
+    """Run `catalog --db DB ARGS...` (with `code`'s catalog package); its wall time in seconds."""
     command = [str(Path(sys.executable).parent / "catalog"), "--db", str(db), *args]
+    env = {**os.environ, "PYTHONPATH": str(code)} if code else None
     start = time.perf_counter()
-    subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
+    subprocess.run(command, check=True, stdout=subprocess.DEVNULL, env=env)
     return time.perf_counter() - start
 
 
@@ -49,15 +52,18 @@ def main() -> None:
     parser.add_argument("--tagged", type=int, default=5_000)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--work", type=Path, default=Path(__file__).parent / "work" / "tags")
+    parser.add_argument("--against", type=Path, help="another checkout, alternated with this one")
     args = parser.parse_args()
     db = build(args.size, args.tagged, args.work)
-    there, back = [], []
+    checkouts = {"this checkout": None, **({str(args.against): args.against} if args.against else {})}
+    times: dict[str, list[float]] = {name: [] for name in checkouts}
     for _ in range(args.runs):
-        there.append(_catalog(db, "tags", "rename", "bench", "benched"))
-        back.append(_catalog(db, "tags", "rename", "benched", "bench"))
-    times = there + back
-    print(f"catalog tags rename, {args.tagged:,} papers tagged of {args.size:,} ({len(times)} runs): "
-          f"median {statistics.median(times):.2f} s, slowest {max(times):.2f} s")
+        for name, code in checkouts.items():
+            times[name].append(_catalog(db, "tags", "rename", "bench", "benched", code=code))
+            times[name].append(_catalog(db, "tags", "rename", "benched", "bench", code=code))
+    for name, samples in times.items():
+        print(f"catalog tags rename ({name}), {args.tagged:,} papers tagged of {args.size:,} "
+              f"({len(samples)} runs): median {statistics.median(samples):.2f} s, slowest {max(samples):.2f} s")
 
 
 if __name__ == "__main__":

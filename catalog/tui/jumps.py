@@ -94,8 +94,8 @@ class Jumps:
         """The search shown is one the user settled on (the search bar left, enter, a jump
         about to be made): a new place if its query differs from the place before."""
         now = self._now()
-        if _same(now.query, self.here.query):
-            self.here = now
+        if _same(now.query, self.here.query):  # the same place (its paper kept while the list loads)
+            self.here = Place(now.query, now.sort, now.key or self.here.key)
             return
         self._leave(now)
 
