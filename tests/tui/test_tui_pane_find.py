@@ -101,3 +101,16 @@ def test_rows_follow_the_pane_s_wrapping():
     assert find.hits == [(plain.index("nine"), plain.index("nine") + 4)] and find.row(10) == 5
     find.search(plain, "e", after=plain.index("seven"))
     assert plain[find.hits[find.current][0]:].startswith("even")
+
+
+async def test_the_hits_follow_to_the_next_paper(app, seeded, settle):
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("enter", "slash", *"the", "enter")
+        await settle(pilot)
+        pane = app.query_one(DetailPane)
+        first = pane.detail.summary.key
+        await pilot.press("right_square_bracket")  # the next paper, still finding
+        await settle(pilot)
+        assert pane.detail.summary.key != first
+        assert _count(app) == f"1/{len(re.findall('the', pane.text, re.IGNORECASE))}"

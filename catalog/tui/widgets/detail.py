@@ -290,11 +290,13 @@ class DetailPane(VerticalScroll, can_focus=True):
         key = self.detail.summary.key
         similar = self.similar_for(key) if self.similar_for is not None else None
         content = paper_content(self.detail, self.terms, self.styled, similar, self.pages)
-        if self.finding is not None:
-            if self.finding.plain != content.plain:  # another paper, or this one changed: its hits
-                self.finding.search(content.plain, self.finding.needle)
+        finding = self.finding
+        if finding is not None:
+            if finding.plain != content.plain:  # another paper (from its top), or this one changed
+                near = finding.hits[finding.current][0] if keep_scroll and finding.hits else 0
+                finding.search(content.plain, finding.needle, after=near)
             self._count()
-            content = self.finding.marked(content)
+            content = finding.marked(content)
         self.query_one("#detail-body", Static).update(content)
         if not keep_scroll:
             self.scroll_home(animate=False)
