@@ -140,3 +140,17 @@ def test_a_rename_costs_the_same_statements_for_5_papers_as_for_40(seeded, monke
         statements.append(len(counted))
     assert statements[0] == statements[1]
     assert seeded.count("tag:many2") == 40
+
+
+def test_a_rename_into_a_used_tag_undoes_only_its_papers_and_leaves_later_tags(seeded_any):
+    keys = [p.key for p in seeded_any.search("", limit=8, snippets=False)]
+    seeded_any.tag(keys[:4], add=["draft"])
+    seeded_any.tag(keys[4:8], add=["final"])  # carries the new name already: not this rename's
+    edit = seeded_any.vocabulary.rename("draft", "final")
+    seeded_any.tag(keys[:1], add=["draft"])  # tagged again since: left alone
+    undone = seeded_any.undo(edit)
+    assert sorted(p.key for p in undone.papers) == sorted(keys[:4])
+    assert seeded_any.count("tag:draft") == 4 and sorted(p.key for p in seeded_any.search("tag:final")) == sorted(keys[4:])
+    again = seeded_any.undo(undone)  # a redo
+    assert seeded_any.count("tag:final") == 8 and seeded_any.count("tag:draft") == 1
+    assert {c.key for c in again.changes} == set(keys[:4])
