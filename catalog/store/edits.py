@@ -56,7 +56,7 @@ class EditQueries(Edits):
         olds = [old for old, _ in renames]
         for part, marks in chunks(olds):
             self.conn.execute(
-                f"UPDATE paper SET updated_at = ? WHERE id IN (SELECT pt.paper_id FROM paper_tag pt"
+                "UPDATE paper SET updated_at = ? WHERE id IN (SELECT pt.paper_id FROM paper_tag pt"
                 f" JOIN tag t ON t.id = pt.tag_id WHERE t.name IN ({marks}))", (now(), *part))
         for old, new in renames:
             if new is not None and self.conn.execute("SELECT id FROM tag WHERE name = ?", (new,)).scalar() is None:
