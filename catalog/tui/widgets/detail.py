@@ -203,7 +203,7 @@ class DetailPane(VerticalScroll, can_focus=True):
                 show=False, tooltip="Read the previous paper in the list, staying here",
                 id="pane-previous"),
         # While the pane has the focus, / finds in it (the list's / goes to the search bar).
-        Binding("slash", "find", "Find", key_display="/", show=False,
+        Binding("slash", "find", "Find", key_display="/",
                 tooltip="Find words in the paper (abstract, notes, the PDF's snippets)", id="pane-find"),
         Binding("n", "find_step(1)", "Next hit", show=False, tooltip="The next hit of / in the paper",
                 id="pane-find-next"),
