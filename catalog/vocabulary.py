@@ -14,9 +14,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from catalog import changes, rules
+from catalog import rules
 from catalog.errors import CatalogError
-from catalog.results import Edit
+from catalog.results import Edit, TagsChanged
+from catalog.store.rows import TagOnPaper
 
 
 
@@ -63,32 +64,48 @@ class Vocabulary:
     def _retag(self, renames: dict[str, str | None]) -> Edit:
         store = self.catalog.store
         with store.write() as tx:
-            ids = sorted({pid for old in renames for pid in tx.discovery.tagged_papers(old)})
-            if not ids:
+            # Every tag row the renames reach (a tag's children are rows of their own).
+            moves = {t.name: after for t in tx.papers.tag_counts()
+                     for after in [_after(t.name, renames)] if after != t.name}
+            on = tx.edits.tags_on_papers([*moves, *{new for new in moves.values() if new}])
+            if not any(row.name in moves for row in on):
                 raise CatalogError(f"no paper is tagged {_names(renames)} (`catalog tags` lists the tags)")
-            # One change per paper (each reindexes the paper's text: the cost of a rename).
-            # A new name differing from an old one only in case is refused above, so the
-            # old and new tag rows never fold together.
-            done = [changes.change_tags(tx, pid, added, removed)
-                    for pid in ids for removed, added in [_plan(tx.edits.tags_of(pid), renames)]]
+            done = _changes(on, moves)
+            # Set-based, in the store: one change per paper took 10.6 s for a tag on 5,000
+            # papers. A new name differing from an old one only in case is refused above, so
+            # the old and new tag rows never fold together.
+            tx.edits.rename_tags(list(moves.items()))
             tx.edits.drop_unused_tags()
-            edit = Edit(tuple(c for c in done if c.added or c.removed), tuple(tx.papers.summaries(ids)))
+            ids = list(dict.fromkeys(row.paper_id for row in on if row.name in moves))
+            edit = Edit(tuple(done), tuple(tx.papers.summaries(ids)))
         self.catalog.citing.keep_current()
         return edit
 
 
-def _plan(tags: Iterable[str], renames: dict[str, str | None]) -> tuple[list[str], list[str]]:
-    """(tags to take off, tags to put on) one paper."""
-    removed, added = [], []
-    for tag in tags:
-        for old, new in renames.items():
-            after = renamed(tag, old, new)
-            if after != tag:
-                removed.append(tag)
-                if after is not None:
-                    added.append(after)
-                break
-    return removed, added
+def _after(tag: str, renames: dict[str, str | None]) -> str | None:
+    """The tag after the first rename that reaches it (itself when none does)."""
+    for old, new in renames.items():
+        after = renamed(tag, old, new)
+        if after != tag:
+            return after
+    return tag
+
+
+def _changes(on: Iterable[TagOnPaper], moves: dict[str, str | None]) -> list[TagsChanged]:
+    """What the renames change on each paper, as Catalog.undo takes it back: the old names it
+    carried, and the new ones it did not carry already."""
+    papers: dict[int, tuple[str, list[str], set[str]]] = {}
+    for row in on:
+        _, removed, have = papers.setdefault(row.paper_id, (row.key, [], set()))
+        have.add(row.name.casefold())
+        if row.name in moves:
+            removed.append(row.name)
+    done = []
+    for key, removed, have in papers.values():
+        added = [new for new in dict.fromkeys(moves[old] for old in removed) if new and new.casefold() not in have]
+        if removed:
+            done.append(TagsChanged(key, tuple(added), tuple(removed)))
+    return done
 
 
 def _names(renames: dict) -> str:

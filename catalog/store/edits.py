@@ -3,12 +3,14 @@ annotations file's view of them. Plain SQL both backends run."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 
 from catalog.errors import CatalogError
 from catalog.results import AddedAcronym, SavedQuery
 from catalog.rules import USER_FIELDS, now
 from catalog.store.base import Edits
+from catalog.store.rows import TagOnPaper, chunks
 
 
 # The fields that are each reader's own (paper_reader); user_title is shared (paper).
@@ -40,6 +42,33 @@ class EditQueries(Edits):
     def drop_unused_tags(self) -> None:
         """A tag nobody uses any more disappears from `catalog tags` and the sidebar."""
         self.conn.execute("DELETE FROM tag WHERE id NOT IN (SELECT tag_id FROM paper_tag)")
+
+    def tags_on_papers(self, names: Sequence[str]) -> list[TagOnPaper]:
+        found: list[TagOnPaper] = []
+        for part, marks in chunks(names):  # tag names compare without case (NOCASE, citext)
+            found += [TagOnPaper(r["paper_id"], r["key"], r["name"]) for r in self.conn.execute(
+                "SELECT pt.paper_id, p.key, t.name FROM paper_tag pt JOIN tag t ON t.id = pt.tag_id"
+                f" JOIN paper p ON p.id = pt.paper_id WHERE t.name IN ({marks}) ORDER BY pt.paper_id, t.name",
+                part)]
+        return found
+
+    def rename_tags(self, renames: Sequence[tuple[str, str | None]]) -> None:
+        olds = [old for old, _ in renames]
+        for part, marks in chunks(olds):
+            self.conn.execute(
+                "UPDATE paper SET updated_at = ? WHERE id IN (SELECT pt.paper_id FROM paper_tag pt"
+                f" JOIN tag t ON t.id = pt.tag_id WHERE t.name IN ({marks}))", (now(), *part))
+        for old, new in renames:
+            if new is not None and self.conn.execute("SELECT id FROM tag WHERE name = ?", (new,)).scalar() is None:
+                # The tag row itself renamed: its trigger writes each paper's tags text again.
+                self.conn.execute("UPDATE tag SET name = ? WHERE name = ?", (new, old))
+                continue
+            if new is not None:  # into a tag some papers carry: those with the old one get it too
+                self.conn.execute(
+                    "INSERT INTO paper_tag(paper_id, tag_id) SELECT pt.paper_id, (SELECT id FROM tag WHERE name = ?)"
+                    " FROM paper_tag pt JOIN tag t ON t.id = pt.tag_id WHERE t.name = ? ON CONFLICT DO NOTHING",
+                    (new, old))
+            self.conn.execute("DELETE FROM paper_tag WHERE tag_id = (SELECT id FROM tag WHERE name = ?)", (old,))
 
     # --- status, rating, the user's title ---------------------------------------------------
 

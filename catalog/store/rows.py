@@ -129,6 +129,14 @@ class ListProblems:
     choose_at: int | None = None
 
 
+class TagOnPaper(NamedTuple):
+    """A paper carrying a tag (Edits.tags_on_papers)."""
+
+    paper_id: int
+    key: str
+    name: str  # the tag as stored
+
+
 class WordPapers(NamedTuple):
     """A word of a search as typed, and how many papers hold it (up to a bound)."""
 

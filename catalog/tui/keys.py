@@ -80,9 +80,15 @@ BINDINGS = [
     Binding("Y", "accept_correction", "Did you mean", show=False,
             tooltip="Yes: search the correction the list offers (\"did you mean …?\"); ctrl+o comes back",
             id="did-you-mean"),
-    Binding("ctrl+o", "jump_back", "Back", show=False,
-            tooltip="Back to the search a jump replaced (a similar paper's enter, a facet, a saved "
-                    "search), the cursor on the paper it was on", id="jump-back"),
+    # Vim's jump list keys; ctrl+i is tab wherever the terminal does not tell them apart
+    # (tmux, xterm), and tab moves the focus, so alt+left and alt+right (a browser's) work too.
+    Binding("ctrl+o,alt+left", "walk(-1)", "Back", key_display="ctrl+o", show=False,
+            tooltip="Back to the search before (a typed one, or what a jump replaced: a similar "
+                    "paper's enter, a facet, a saved search), its order and the paper the cursor was on",
+            id="jump-back"),
+    Binding("ctrl+i,alt+right", "walk(1)", "Forward", key_display="ctrl+i", show=False,
+            tooltip="Forward again to the search ctrl+o came back from (alt+right too)",
+            id="jump-forward"),
     Binding("T", "triage", "Triage", show=False,
             tooltip="Triage mode: the results (or the marked papers) one at a time, a key per "
                     "decision; resumes where it stopped", id="triage"),

@@ -1,12 +1,14 @@
 """What the TUI remembers between runs: the last query, the paper under the cursor, whether
-the sidebar was shown, the theme, the sort order, the search history, and where each triage
+the sidebar was shown, the theme, the sort order, the search history, the places ctrl+o and
+ctrl+i go back and forward to, and where each triage
 stopped (one person's place in a list, like the cursor; the decisions themselves are in the
 catalog), and the marked papers. One small JSON file in the user's state directory (platformdirs),
 replaced atomically on exit (and
 on leaving triage). A missing, unreadable or corrupt file is an empty session: remembering is
 a convenience and never stops the app.
 
-The query, the paper, the sort, the triage places and the marks are each catalog's own, kept under the
+The query, the paper, the sort, the triage places, the marks and the places behind and ahead
+are each catalog's own, kept under the
 catalog's location (its file's absolute path, or the server's URL without a password): a
 second catalog (a lab's server beside your own file) started with the first one's query and
 cursor. The theme, the sidebar and the search history are the person's, for every catalog.
@@ -29,8 +31,9 @@ TRIAGES = 50  # triage places kept (the most recently used)
 PASSED = 2000  # papers put off for later (n) remembered per triage
 VERSION = 1
 CATALOGS = 30  # catalogs whose places are kept (the most recently used)
-PER_CATALOG = ("query", "key", "sort", "triage", "marks")
+PER_CATALOG = ("query", "key", "sort", "triage", "marks", "back", "forward")
 MARKS = 5000  # marked papers remembered (the most recently marked)
+PLACES = 100  # places ctrl+o can go back through (and ctrl+i forward)
 
 
 def remember(history: list[str], query: str) -> None:
@@ -45,6 +48,27 @@ def remember(history: list[str], query: str) -> None:
 
 
 @dataclass
+class Place:
+    """Where the user was (catalog/tui/jumps.py): a query, its order, the paper under the cursor."""
+
+    query: str = ""
+    sort: str = ""
+    key: str | None = None
+
+    @classmethod
+    def from_json(cls, data: object) -> "Place | None":
+        if not isinstance(data, dict) or not isinstance(data.get("query"), str):
+            return None
+        sort, key = data.get("sort"), data.get("key")
+        return cls(data["query"], sort if isinstance(sort, str) else "", key if isinstance(key, str) else None)
+
+
+def _places(data: object) -> list[Place]:
+    places = [Place.from_json(d) for d in data] if isinstance(data, list) else []
+    return [p for p in places if p is not None][-PLACES:]
+
+
+@dataclass
 class State:
     query: str = ""
     key: str | None = None  # the paper under the cursor
@@ -56,6 +80,8 @@ class State:
     # the papers passed over without a decision (they come again after the others).
     triage: dict[str, dict] = field(default_factory=dict)
     marks: list[str] = field(default_factory=list)  # keys of the marked papers
+    back: list[Place] = field(default_factory=list)  # the places ctrl+o goes back to, newest last
+    forward: list[Place] = field(default_factory=list)  # those ctrl+i goes forward to, next last
 
     def remember(self, query: str) -> None:
         remember(self.history, query)
@@ -87,7 +113,8 @@ class State:
                    theme=get("theme", (str, type(None)), None), sort=get("sort", (str,), ""),
                    history=history[-HISTORY:],
                    triage=_triage_places(get("triage", (dict,), {})),
-                   marks=[k for k in get("marks", (list,), []) if isinstance(k, str)][-MARKS:])
+                   marks=[k for k in get("marks", (list,), []) if isinstance(k, str)][-MARKS:],
+                   back=_places(data.get("back")), forward=_places(data.get("forward")))
 
 
 def _normal(query: str) -> str:

@@ -48,3 +48,18 @@ async def test_the_charts_are_drawn_again_for_a_narrower_screen(app, settle):
         await settle(pilot)
         narrow = max(len(line) for line in _charts(app)[0].splitlines())
         assert wide > 90 and narrow <= 68
+
+
+async def test_the_tag_chart_starts_on_the_most_used_tag_not_the_first_by_name(app, seeded, settle):
+    keys = [p.key for p in seeded.search("", limit=5, snippets=False)]
+    seeded.tag(keys[:1], add=["aaa"])
+    seeded.tag(keys[:4], add=["zzz"])
+    seeded.tag(keys[1:3], add=["mmm/one"])
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await pilot.press("i")
+        await settle(pilot)
+        assert _charts(app)[-1].splitlines()[0] == "Papers tagged zzz, by year"
+        await pilot.press("t")
+        await settle(pilot)
+        assert app.screen.query_one("Input").value == "zzz"  # the prompt starts on the tag shown

@@ -4,6 +4,7 @@ annotations, attachments, added acronyms."""
 from __future__ import annotations
 
 from abc import abstractmethod
+from collections.abc import Sequence
 from datetime import datetime
 
 from catalog.store.base.role import Role
@@ -25,6 +26,18 @@ class Edits(Role):
 
     @abstractmethod
     def drop_unused_tags(self) -> None: ...
+
+    @abstractmethod
+    def tags_on_papers(self, names: Sequence[str]) -> list:
+        """A TagOnPaper (store/rows.py) for each paper carrying one of these tags (by name,
+        without case), by paper id."""
+
+    @abstractmethod
+    def rename_tags(self, renames: Sequence[tuple[str, str | None]]) -> None:
+        """Rename each tag (old, new) on every paper at once, or take it off them (new None);
+        into a tag that exists, the two become one. The papers are touched. Set-based: a
+        paper's text is indexed again once per tag it changes, by the triggers, with no
+        statement per paper."""
 
     @abstractmethod
     def user_field(self, paper_id: int, field: str): ...

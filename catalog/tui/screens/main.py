@@ -86,7 +86,7 @@ class CatalogScreen(Screen):
         self.web_papers = WebPapers(catalog)
         self.bindings_with_paper: bool | None = None  # the footer's keys were chosen with a paper
         self._last_g = 0.0
-        self.jumps = Jumps(self)  # what ctrl+o goes back to
+        self.jumps = Jumps(self)  # what ctrl+o goes back to, ctrl+i forward to
         self._g_waiting: Timer | None = None  # a g's picker, opening unless g (gg) comes first
 
     def compose(self) -> ComposeResult:
@@ -267,6 +267,7 @@ class CatalogScreen(Screen):
             self.refresh_bindings()
         self.show_position()
         self.remembered.key = message.paper.key if message.paper else None
+        self.jumps.moved(self.remembered.key)
         if message.paper is None:
             self.pane.clear()
         elif message.paper.key != self.pane.asked:  # else on its way since the results came
@@ -317,7 +318,7 @@ class CatalogScreen(Screen):
             return None
         if action in ("similar", "triage", "references") and self.papers.current is None and not self.papers.marked:
             return None
-        if action == "jump_back" and not self.jumps:
+        if action == "walk" and not self.jumps.can_walk(*parameters):
             return None
         if action == "accept_correction" and not self.searching.state.correction:
             return None
@@ -330,6 +331,8 @@ class CatalogScreen(Screen):
     def on_descendant_focus(self, event) -> None:
         if not self.cursor_blink and hasattr(event.widget, "cursor_blink"):
             event.widget.cursor_blink = False
+        if not self.typing:  # the search bar left: the search shown is a place (ctrl+o)
+            self.jumps.settled()
         self.refresh_bindings()
 
     async def on_key(self, event: events.Key) -> None:
@@ -517,7 +520,7 @@ class CatalogScreen(Screen):
         self.jump(saved.query)
         self.set_focus(self.papers)
 
-    # --- jumps: another query, and ctrl+o back (catalog/tui/jumps.py) --------------------
+    # --- jumps: another query, ctrl+o back, ctrl+i forward (catalog/tui/jumps.py) -------
 
     def jump(self, query: str, say: str = "") -> None:
         """Replace the query (a facet, a saved search, a similar paper chosen); ctrl+o goes back."""
@@ -526,8 +529,8 @@ class CatalogScreen(Screen):
     def action_accept_correction(self) -> None:
         self.jumps.accept_correction()
 
-    def action_jump_back(self) -> None:
-        self.jumps.go_back()
+    def action_walk(self, step: int) -> None:
+        self.jumps.walk(step)
 
     # --- actions handed to the parts: editing, sharing, similar papers ------------------
 

@@ -81,5 +81,6 @@ class StatsScreen(Screen):
                 self.tag = tag.strip()
                 self.load()
 
-        self.app.push_screen(PromptScreen("Follow which tag over the years?", self.tag or "",
+        shown = self.tag or (self.counts.tag if self.counts is not None else None)  # the most used, at first
+        self.app.push_screen(PromptScreen("Follow which tag over the years?", shown or "",
                                           hint="enter draws it · escape cancels"), chosen)

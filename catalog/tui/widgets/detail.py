@@ -27,6 +27,7 @@ from catalog.text.tex import Styled, render_styled
 from catalog.tui.display import first_line, one_line, safe, stars
 from catalog.tui.messages import DetailLoaded
 from catalog.tui.notes import note_content
+from catalog.tui.widgets.pane_find import FindBar, PaneFind, line_starts
 
 Similar = list[RelatedPaper] | str | None  # what the pane says under a paper (paper_content)
 NOTHING = terms_of(Query())  # no words to mark
@@ -181,7 +182,8 @@ def paper_content(d: PaperDetail, terms: Terms, styled: Styled | None = None,
 class DetailPane(VerticalScroll, can_focus=True):
     """The reading pane. Scrolls with the keyboard once focused (enter in the list), like a
     pager: j/k, space, ctrl+d/ctrl+u; [ and ] read the previous or next paper without leaving
-    it (mutt's pager); escape goes back to the list."""
+    it (mutt's pager); / finds words in it, n and N go from hit to hit (widgets/pane_find.py);
+    escape ends the finding, then goes back to the list."""
 
     BINDINGS = [
         Binding("j", "scroll_down", "Scroll down", show=False, tooltip="A line down", id="pane-down"),
@@ -200,6 +202,15 @@ class DetailPane(VerticalScroll, can_focus=True):
         Binding("left_square_bracket", "step(-1)", "Previous paper", key_display="[",
                 show=False, tooltip="Read the previous paper in the list, staying here",
                 id="pane-previous"),
+        # While the pane has the focus, / finds in it (the list's / goes to the search bar).
+        Binding("slash", "find", "Find", key_display="/",
+                tooltip="Find words in the paper (abstract, notes, the PDF's snippets)", id="pane-find"),
+        Binding("n", "find_step(1)", "Next hit", show=False, tooltip="The next hit of / in the paper",
+                id="pane-find-next"),
+        Binding("N", "find_step(-1)", "Previous hit", show=False,
+                tooltip="The previous hit of / in the paper", id="pane-find-previous"),
+        Binding("escape", "end_find", "End finding", show=False,
+                tooltip="Stop finding in the paper (escape again: back to the list)", id="pane-find-end"),
     ]
 
     class Step(Message):
@@ -228,9 +239,11 @@ class DetailPane(VerticalScroll, can_focus=True):
         # What to say under a paper about its similar papers (the catalog screen's `m`);
         # None: the hint that m finds them.
         self.similar_for: Callable[[str], Similar] | None = None
+        self.finding: PaneFind | None = None  # while / finds in the paper
 
     def compose(self):
         yield Static(id="detail-body")
+        yield FindBar(id="pane-find")
 
     # --- reading -------------------------------------------------------------------------
 
@@ -276,8 +289,15 @@ class DetailPane(VerticalScroll, can_focus=True):
             return
         key = self.detail.summary.key
         similar = self.similar_for(key) if self.similar_for is not None else None
-        self.query_one("#detail-body", Static).update(
-            paper_content(self.detail, self.terms, self.styled, similar, self.pages))
+        content = paper_content(self.detail, self.terms, self.styled, similar, self.pages)
+        finding = self.finding
+        if finding is not None:
+            if finding.plain != content.plain:  # another paper (from its top), or this one changed
+                near = finding.hits[finding.current][0] if keep_scroll and finding.hits else 0
+                finding.search(content.plain, finding.needle, after=near)
+            self._count()
+            content = finding.marked(content)
+        self.query_one("#detail-body", Static).update(content)
         if not keep_scroll:
             self.scroll_home(animate=False)
 
@@ -297,3 +317,62 @@ class DetailPane(VerticalScroll, can_focus=True):
 
     def action_step(self, delta: int) -> None:
         self.post_message(self.Step(delta))
+
+    # --- finding in the paper (widgets/pane_find.py) ----------------------------------------
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """n, N and escape are the pane's only while finding: else the screen's (a note, the list)."""
+        if action in ("find_step", "end_find"):
+            return self.finding is not None
+        return True
+
+    def action_find(self) -> None:
+        bar = self.query_one(FindBar)
+        self.finding = self.finding or PaneFind()
+        bar.display = True
+        bar.input.focus()
+
+    def on_find_bar_changed(self, message: FindBar.Changed) -> None:
+        message.stop()
+        if self.finding is not None:
+            self.finding.search(self.text, message.needle, after=self._top_offset())
+            self._show_hit()
+
+    def on_find_bar_done(self, message: FindBar.Done) -> None:
+        message.stop()
+        self.focus()
+
+    def on_find_bar_ended(self, message: FindBar.Ended) -> None:
+        message.stop()
+        self.action_end_find()
+
+    def action_find_step(self, delta: int) -> None:
+        if self.finding is not None:
+            self.finding.step(delta)
+            self._show_hit()
+
+    def action_end_find(self) -> None:
+        self.finding = None
+        self.query_one(FindBar).display = False
+        self.redraw()
+        self.focus()
+
+    def _count(self) -> None:
+        self.query_one(FindBar).count(self.finding.counter if self.finding else "")
+
+    def _body_width(self) -> int:
+        return self.query_one("#detail-body", Static).content_region.width
+
+    def _top_offset(self) -> int:
+        """Where in the pane's text the first line in view starts (finding begins there)."""
+        starts = line_starts(self.text, self._body_width())
+        return starts[min(round(self.scroll_y), len(starts) - 1)] if starts else 0
+
+    def _show_hit(self) -> None:
+        """Mark the hits (the current one apart), count them, and bring the current one into view."""
+        self.redraw()
+        finding = self.finding
+        row = finding.row(self._body_width()) if finding else None
+        if row is not None and not self.scroll_y <= row < self.scroll_y + self.scrollable_content_region.height:
+            self.call_after_refresh(self.scroll_to, y=max(0, row - self.scrollable_content_region.height // 3),
+                                    animate=False)
