@@ -32,7 +32,22 @@ _BUILD = ("import resource, sys, time\n"
           "from catalog.store import open_store\n"
           "start = time.perf_counter()\n"
           "Discovery(StoreSource(open_store(sys.argv[1]), sys.argv[2])).refresh(full=True)\n"
-          "print(time.perf_counter() - start, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)\n")
+          "usage = resource.getrusage(resource.RUSAGE_SELF)\n"
+          "print(time.perf_counter() - start, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024)\n")
+# What the readers of a cache pay (the cache built): `similar` of 50 papers, `recommend` from 20
+# positives (training, then again with the classifier kept), topics of 5,000 papers.
+_READ = ("import sys, time\n"
+         "from catalog.discover.engine import Discovery\n"
+         "from catalog.discover.source import StoreSource\n"
+         "from catalog.store import open_store\n"
+         "engine = Discovery(StoreSource(open_store(sys.argv[1]), sys.argv[2]))\n"
+         "n = engine.current().rows\n"
+         "def timed(call):\n"
+         "    start = time.perf_counter(); call(); return time.perf_counter() - start\n"
+         "print(timed(lambda: [engine.similar(p, 10) for p in range(1, n + 1, max(1, n // 50))]) / 50,\n"
+         "      timed(lambda: engine.recommend(range(7, n + 1, max(1, n // 20)), limit=50)),\n"
+         "      timed(lambda: engine.recommend(range(7, n + 1, max(1, n // 20)), limit=50)),\n"
+         "      timed(lambda: engine.topics(range(1, n + 1, max(1, n // 5000)))))\n")
 
 
 def _size(path: Path) -> int:
@@ -63,9 +78,10 @@ def compare(size: int, against: list[Path], work: Path) -> list[str]:
     catalog = sum(f.stat().st_size for f in work.glob("catalog.db*"))
     lines = [f"### Discovery cache: {size + MORE - added:,} papers (load {os.getloadavg()[0]:.1f})", "",
              f"`catalog import`: {took:.1f} s ({cpu:.1f} s CPU), catalog {catalog / 1e6:.0f} MB", "",
-             "| side | full build | ratio to the import | peak | cache | share of the catalog |"
-             f" import of {added:,} more, cache updated inline |",
-             "| --- | --- | --- | --- | --- | --- | --- |"]
+             "| side | full build (CPU) | ratio to the import | peak | cache | share of the catalog |"
+             f" import of {added:,} more, cache updated inline (CPU) | similar | recommend: trains, kept |"
+             " topics of 5,000 |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     # Each side's code: its folder first on the path, and the working directory (which comes
     # before PYTHONPATH for `-c` and `-m`).
     sides = {"this checkout": (env, HERE.parent),
@@ -74,8 +90,11 @@ def compare(size: int, against: list[Path], work: Path) -> list[str]:
         cache = work / f"cache{i}"
         out = subprocess.run([sys.executable, "-c", _BUILD, db, cache], check=True, env=side_env,
                              capture_output=True, text=True, cwd=code).stdout.split()
-        built, peak = float(out[0]), float(out[1])
-        cached = _size(cache)
+        built, built_cpu, peak = (float(v) for v in out)
+        cached = _size(cache)  # as built: before recommend keeps a classifier in it
+        similar, trains, kept, topics = (float(v) for v in subprocess.run(
+            [sys.executable, "-c", _READ, db, cache], check=True, env=side_env, capture_output=True,
+            text=True, cwd=code).stdout.split())
         # The update: a copy of the catalog (each side its own), its cache in the side's folder.
         copy = work / f"more{i}.db"
         shutil.copyfile(db, copy)
@@ -83,8 +102,10 @@ def compare(size: int, against: list[Path], work: Path) -> list[str]:
         shutil.copytree(cache, _cache_dir(copy, update_env, code))
         updated, updated_cpu = _timed([sys.executable, "-m", "catalog", "--db", copy, "import", more],
                                       update_env, code)
-        lines.append(f"| {name} | {built:.1f} s | {built / took:.2f}x | {peak:.0f} MB | {cached / 1e6:.1f} MB"
-                     f" | {cached / catalog:.1%} | {updated:.1f} s ({updated_cpu:.1f} s CPU) |")
+        lines.append(f"| {name} | {built:.1f} s ({built_cpu:.1f} s) | {built / took:.2f}x ({built_cpu / cpu:.2f}x)"
+                     f" | {peak:.0f} MB | {cached / 1e6:.1f} MB | {cached / catalog:.1%} | {updated:.1f} s"
+                     f" ({updated_cpu:.1f} s) | {similar * 1000:.0f} ms | {trains:.2f} s, {kept:.2f} s"
+                     f" | {topics:.2f} s |")
     return lines + [""]
 
 

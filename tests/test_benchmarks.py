@@ -68,6 +68,6 @@ def test_similar_build_benchmark_smoke(tmp_path):
         cwd=REPO, capture_output=True, text=True, timeout=600)
     assert out.returncode == 0, out.stderr[-3000:]
     row = next(line for line in out.stdout.splitlines() if line.startswith("| this checkout |"))
-    share = float(row.split("|")[6].strip().rstrip("%"))
+    share = float(row.split("|")[6].strip().rstrip("%"))  # the cache against the catalog
     assert 0 < share <= 25, row
     assert "import of 1,000 more" in out.stdout

@@ -317,8 +317,8 @@ def _write_columns(folder: Path, matrix, high: str) -> None:
 
 def column_blocks(folder: Path, manifest: dict):
     """The matrix's entries, about BLOCK at a time, in column order: (first term, the number
-    of entries of each term of the block, their rows as int32, their weights as float32)
-    (numpy, the files memory-mapped)."""
+    of entries of each term of the block, their rows as int32, their weights' codes) (numpy,
+    the files memory-mapped; `decoded()[codes]` are the weights)."""
     import numpy as np
 
     ptr = np.fromfile(folder / "col_ptr.u64", np.uint64).astype(np.int64)
@@ -326,17 +326,28 @@ def column_blocks(folder: Path, manifest: dict):
     low_rows = _mapped(folder / "col_lo.u16", "uint16")
     high_rows = _mapped(folder / f"col_hi.{_HIGH[high]}", "uint8" if high == "B" else "uint16")
     codes = _mapped(folder / "col_w.u8", "uint8")
-    table = decoded()
     n_terms = len(ptr) - 1
     start = 0
     while start < n_terms:
         end = int(np.searchsorted(ptr, ptr[start] + BLOCK, side="right")) - 1
         end = min(max(end, start + 1), n_terms)
         lo, hi = int(ptr[start]), int(ptr[end])
-        rows = low_rows[lo:hi].astype(np.int32)
-        rows |= high_rows[lo:hi].astype(np.int32) << 16
-        yield start, np.diff(ptr[start:end + 1]), rows, table[codes[lo:hi]]
+        yield start, np.diff(ptr[start:end + 1]), _joined_rows(low_rows[lo:hi], high_rows[lo:hi]), codes[lo:hi]
         start = end
+
+
+def _joined_rows(low, high):
+    """Rows as int32 from their low 16 bits and their high ones (numpy): on a little-endian
+    machine by two strided copies into the halves of each number (half the time of shifts)."""
+    import numpy as np
+
+    if sys.byteorder != "little":
+        return low.astype(np.int32) | (high.astype(np.int32) << 16)
+    rows = np.empty(len(low), np.int32)
+    halves = rows.view(np.uint16)
+    halves[0::2] = low
+    halves[1::2] = high
+    return rows
 
 
 def read_rows(folder: Path, manifest: dict, rows=None):
@@ -352,17 +363,18 @@ def read_rows(folder: Path, manifest: dict, rows=None):
         place = np.full(n_rows, -1, np.int32)
         place[np.asarray(rows, np.int64)] = np.arange(len(rows), dtype=np.int32)
         n_rows = len(rows)
+    table = decoded()
     counts, kept_rows, kept_weights = [], [], []
-    for start, lengths, block_rows, weights in column_blocks(folder, manifest):
+    for _, lengths, block_rows, codes in column_blocks(folder, manifest):
         if place is not None:
             block_rows = place[block_rows]
-            keep = block_rows >= 0
-            terms = np.repeat(np.arange(len(lengths)), lengths)[keep]
+            kept = np.flatnonzero(block_rows >= 0)
+            terms = np.searchsorted(np.cumsum(lengths), kept, side="right")
             lengths = np.bincount(terms, minlength=len(lengths))
-            block_rows, weights = block_rows[keep], weights[keep]
+            block_rows, codes = block_rows[kept], codes[kept]
         counts.append(lengths)
         kept_rows.append(block_rows)
-        kept_weights.append(weights)
+        kept_weights.append(table[codes])
     if not counts:
         return sp.csr_matrix((n_rows, n_terms), dtype=np.float32)
     indptr = np.concatenate([[0], np.cumsum(np.concatenate(counts))])
@@ -389,8 +401,10 @@ def row_scores(folder: Path, manifest: dict, weights):
     import numpy as np
 
     scores = np.zeros(manifest["rows"], np.float64)
-    for start, lengths, rows, values in column_blocks(folder, manifest):
-        values = values * np.repeat(weights[start:start + len(lengths)], lengths)
+    table = decoded()
+    for start, lengths, rows, codes in column_blocks(folder, manifest):
+        values = table[codes]
+        values *= np.repeat(weights[start:start + len(lengths)], lengths)
         scores += np.bincount(rows, values, minlength=len(scores))
     return scores
 
