@@ -138,8 +138,8 @@ class Index:
         if sys.byteorder != "little":
             return array("I", map(or_, map(lshift, self._col_hi[start:end], repeat(16)),
                                   self._col_lo[start:end]))
-        # The bytes of each row as a uint32 put together by strided copies: a third of the time
-        # of shifting and or-ing each in Python.
+        # Each row's bytes put together as a uint32 by strided copies, in C, rather than a shift
+        # and an or per row in Python (a `similar` reads up to 64,000 rows).
         low = self._col_lo[start:end].cast("B")
         high = self._col_hi[start:end].cast("B")
         rows = bytearray(4 * (end - start))
@@ -338,7 +338,7 @@ def column_blocks(folder: Path, manifest: dict):
 
 def _joined_rows(low, high):
     """Rows as int32 from their low 16 bits and their high ones (numpy): on a little-endian
-    machine by two strided copies into the halves of each number (half the time of shifts)."""
+    machine by two strided copies into the halves of each number, with no temporary arrays."""
     import numpy as np
 
     if sys.byteorder != "little":
