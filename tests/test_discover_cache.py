@@ -94,8 +94,23 @@ def test_stored_weights_are_close_and_stay_as_stored_through_an_update(tmp_path)
     again = index_files.write(tmp_path / "b", ids=np.arange(1, 41), hashes=np.zeros(40),
                               matrix=sp.csr_matrix(stored), terms=[f"t{i}" for i in range(30)],
                               idf=np.ones(30), version={}, counters={})
-    for name in ("col_ptr.u64", "col_lo.u16", "col_hi.u8", "col_w.u8", "top_terms.u32", "top_w.u8"):
-        assert (first / name).read_bytes() == (again / name).read_bytes(), name
+    assert np.array_equal(index_files.read_rows(again, manifest).toarray(), stored)  # as an update does
+
+
+def test_weights_that_round_alike_keep_the_order_of_their_exact_values(tmp_path):
+    # 40 terms within 1% of each other (one code), the later ones stronger: a paper's TOP
+    # strongest are the 32 strongest, as before the weights were rounded, not the 32 first.
+    weights = np.linspace(0.1505, 0.1525, 40, dtype=np.float32)
+    assert len(set(index_files.encode(weights).tolist())) == 1
+    folder = index_files.write(tmp_path / "c", ids=np.arange(1, 3), hashes=np.zeros(2),
+                               matrix=sp.csr_matrix(np.vstack([weights, weights[::-1]])),
+                               terms=[f"t{i}" for i in range(40)], idf=np.ones(40), version={}, counters={})
+    index = index_files.Index.open(tmp_path / "c")
+    assert index.folder == folder
+    assert [t for t, _ in index.top_terms(0)] == list(range(39, 7, -1))
+    assert [t for t, _ in index.top_terms(1)] == list(range(32))
+    rows, _ = index.postings(0)
+    assert list(rows) == [1, 0]  # the paper where the term weighs more comes first
 
 
 def test_rows_past_16_million_keep_their_high_bits(seeds_db, tmp_path, sae, monkeypatch):  # noqa: F811

@@ -140,13 +140,16 @@ def _as_stored(matrix):
     return stored
 
 
-def similar_precision(matrix, topics: list[set], k: int = K) -> float:
+def similar_precision(matrix, topics: list[set], k: int = K, *, stored: bool = False) -> float:
     """precision@k of `similar` itself: each paper's TOP strongest terms scored against each
-    term's POSTINGS strongest papers (MoreLikeThis over the cache), ties by row."""
+    term's POSTINGS strongest papers (MoreLikeThis over the cache), ties by row; `stored`:
+    chosen by the exact weights, then rounded, as the cache does."""
     from catalog.discover.index import POSTINGS, TOP
 
     query = _strongest(matrix, TOP)
     postings = _strongest(matrix.T.tocsr(), POSTINGS)
+    if stored:
+        query, postings = _as_stored(query), _as_stored(postings)
     similarity = (query @ postings).toarray()
     np.fill_diagonal(similarity, -np.inf)
     shares = []
@@ -191,7 +194,7 @@ def stored_weights(tmp_path_factory):
         matrix = features.fit([with_long_forms(t, spelled) for t in texts]).matrix
         stored = _as_stored(matrix)
         out[name] = {"similar float32": similar_precision(matrix, topics),
-                     "similar stored": similar_precision(stored, topics),
+                     "similar stored": similar_precision(matrix, topics, stored=True),
                      "recommend float32": recommend_precision(matrix, topics),
                      "recommend stored": recommend_precision(stored, topics)}
     return out
