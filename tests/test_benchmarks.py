@@ -58,3 +58,16 @@ def test_import_cost_benchmark_smoke(tmp_path):
         cwd=REPO, capture_output=True, text=True, timeout=600)
     assert profiled.returncode == 0, profiled.stderr[-3000:]
     assert "_import_file" in profiled.stdout
+
+
+def test_similar_build_benchmark_smoke(tmp_path):
+    """benchmarks/similar_build.py: an import, the discovery cache built and then updated by
+    a second import, its size against the catalog's."""
+    out = subprocess.run(
+        [sys.executable, "-m", "benchmarks.similar_build", "--size", "1000", "--work", str(tmp_path / "sb")],
+        cwd=REPO, capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr[-3000:]
+    row = next(line for line in out.stdout.splitlines() if line.startswith("| this checkout |"))
+    share = float(row.split("|")[6].strip().rstrip("%"))  # the cache against the catalog
+    assert 0 < share <= 25, row
+    assert "import of 1,000 more" in out.stdout

@@ -517,19 +517,23 @@ def test_only_the_latest_classifiers_are_kept(seeds_db, tmp_path, sae, monkeypat
     assert len(list(cache.glob("g-*/models/*.f64"))) == 2
 
 
-def test_scores_are_the_matrix_product_empty_rows_included():
+def test_scores_are_the_matrix_product_empty_rows_and_columns_included(tmp_path):
     import numpy as np
     import scipy.sparse as sp
 
-    from catalog.discover import recommend as ranking
+    from catalog.discover import index as index_files
 
-    dense = np.array([[0, 1, 2], [0, 0, 0], [3, 0, 0], [0, 0, 0], [1, 1, 1]], np.float32)
-    matrix = sp.csr_matrix(dense)
-    weights = np.array([0.5, -1, 2], np.float32)
+    dense = np.array([[0, 1, 0.5, 0], [0, 0, 0, 0], [0.25, 0, 0, 0], [0, 0, 0, 0], [1, 1, 1, 0]], np.float32)
+    folder = index_files.write(tmp_path, ids=np.arange(1, 6), hashes=np.zeros(5), matrix=sp.csr_matrix(dense),
+                               terms=list("abcd"), idf=np.ones(4), version={}, counters={})
+    manifest = json.loads((folder / "manifest.json").read_text())
+    weights = np.array([0.5, -1, 2, 3], np.float32)
     for block in (1, 2, 1 << 21):
-        ranking.BLOCK, saved = block, ranking.BLOCK
+        index_files.BLOCK, saved = block, index_files.BLOCK
         try:
-            scores = ranking._scores(matrix.data, matrix.indices, matrix.indptr, weights)
+            scores = index_files.row_scores(folder, manifest, weights)
+            rows = index_files.read_rows(folder, manifest, [0, 2, 4])
         finally:
-            ranking.BLOCK = saved
-        assert np.allclose(scores, dense @ weights), block
+            index_files.BLOCK = saved
+        assert np.allclose(scores, dense @ weights), block  # these weights are codes exactly
+        assert np.array_equal(rows.toarray(), dense[[0, 2, 4]]), block

@@ -9,8 +9,13 @@ cosine), measured in the same run on two labelled sets:
   acronyms learned from the texts by the same rules (searching/acronyms.py, `learn`).
 
 The score is precision@5: the share of a paper's five nearest (by the cosine of the whole
-tf-idf rows) on its topic, averaged over the labelled papers. docs/benchmarks.md has the
-figures."""
+tf-idf rows) on its topic, averaged over the labelled papers.
+
+Issue 33, item 3: what the cache's one-byte weights (catalog/discover/index.py) cost, measured
+on the same sets in the same run: precision@5 of `similar` as the engine computes it (each
+paper's TOP terms against each term's POSTINGS strongest papers) and of `recommend` (a
+classifier trained on half of a topic), over float32 weights and over the stored ones.
+docs/benchmarks.md has the figures."""
 
 from __future__ import annotations
 
@@ -36,6 +41,7 @@ from catalog.store import open_store  # noqa: E402
 DATA = Path(__file__).resolve().parent / "data"
 SEEDS = Path(__file__).resolve().parent.parent / "seeds"
 K = 5
+DRAWS = 5  # positives drawn per topic for recommend
 
 
 def precision_at_k(texts: list[str], topics: list[set], k: int = K) -> float:
@@ -110,3 +116,101 @@ def test_both_backends_give_the_acronyms_the_abstracts_define(seeded_any):
     known = StoreSource(seeded_any.store).acronyms()
     assert known["SAE"].lower().replace("-", "") in ("sparse autoencoder", "sparse autoencoders")
     assert known["VLM"].lower().startswith("vision")
+
+
+# --- what storing each weight in a byte costs (issue 33: the cache at a quarter of the catalog) ---
+
+
+def _strongest(matrix, k: int):
+    """Each row's k strongest entries of a CSR matrix (index.py's choice, ties included)."""
+    import scipy.sparse as sp
+
+    from catalog.discover.index import _strongest as pick
+
+    kept, columns, weights = pick(matrix.indptr, matrix.indices, matrix.data, k)
+    return sp.csr_matrix((weights, columns, np.concatenate([[0], np.cumsum(kept)])), shape=matrix.shape)
+
+
+def _as_stored(matrix):
+    """The matrix with its weights as the cache keeps them (one-byte codes)."""
+    from catalog.discover import index as index_files
+
+    stored = matrix.copy()
+    stored.data = index_files.decoded()[index_files.encode(stored.data)]
+    return stored
+
+
+def similar_precision(matrix, topics: list[set], k: int = K, *, stored: bool = False) -> float:
+    """precision@k of `similar` itself: each paper's TOP strongest terms scored against each
+    term's POSTINGS strongest papers (MoreLikeThis over the cache), ties by row; `stored`:
+    chosen by the exact weights, then rounded, as the cache does."""
+    from catalog.discover.index import POSTINGS, TOP
+
+    query = _strongest(matrix, TOP)
+    postings = _strongest(matrix.T.tocsr(), POSTINGS)
+    if stored:
+        query, postings = _as_stored(query), _as_stored(postings)
+    similarity = (query @ postings).toarray()
+    np.fill_diagonal(similarity, -np.inf)
+    shares = []
+    for i, topic in enumerate(topics):
+        if topic:
+            nearest = np.argsort(-similarity[i], kind="stable")[:k]
+            shares.append(np.mean([bool(topics[j] & topic) for j in nearest]))
+    return float(np.mean(shares))
+
+
+def recommend_precision(matrix, topics: list[set], k: int = K) -> float:
+    """precision@k of `recommend`: for each topic of four papers or more, DRAWS times, a
+    classifier trained on half of them (at most 10, drawn with a fixed seed) ranks the rest of
+    the catalog; the share of its k best in the topic, averaged over the draws."""
+    from catalog.discover import recommend as ranking
+
+    rng = np.random.default_rng(0)
+    labels = sorted({t for topic in topics for t in topic}, key=str)
+    shares = []
+    for label in labels:
+        members = np.flatnonzero([label in topic for topic in topics])
+        for _ in range(DRAWS if len(members) >= 4 else 0):
+            chosen = np.sort(rng.choice(members, min(10, len(members) // 2), replace=False))
+            positive = np.zeros(matrix.shape[0], bool)
+            positive[chosen] = True
+            rows = ranking.training_rows(positive)
+            model = ranking.train(matrix[rows], positive[rows])
+            scores = matrix @ model[:-1] + model[-1]
+            scores[chosen] = -np.inf
+            best = np.argsort(-scores, kind="stable")[:k]
+            shares.append(np.mean([label in topics[j] for j in best]))
+    return float(np.mean(shares))
+
+
+@pytest.fixture(scope="module")
+def stored_weights(tmp_path_factory):
+    """The same precisions over float32 weights (the cache of format 2) and over the weights
+    as format 3 stores them, with the long forms, in one run."""
+    out = {}
+    for name, (texts, topics, known) in (("seeds", _seeds(tmp_path_factory)), ("arXiv", _arxiv())):
+        spelled = spellings(known)
+        matrix = features.fit([with_long_forms(t, spelled) for t in texts]).matrix
+        stored = _as_stored(matrix)
+        out[name] = {"similar float32": similar_precision(matrix, topics),
+                     "similar stored": similar_precision(matrix, topics, stored=True),
+                     "recommend float32": recommend_precision(matrix, topics),
+                     "recommend stored": recommend_precision(stored, topics)}
+    return out
+
+
+def test_print_what_stored_weights_cost(stored_weights, summary_section):
+    lines = ["| labelled set | similar: float32 | stored (a byte) | recommend: float32 | stored (a byte) |",
+             "| --- | --- | --- | --- | --- |"]
+    lines += [f"| {name} | {s['similar float32']:.3f} | {s['similar stored']:.3f} | {s['recommend float32']:.3f}"
+              f" | {s['recommend stored']:.3f} |" for name, s in stored_weights.items()]
+    summary_section(["discovery cache: precision@5 with weights as float32 and as stored", *lines])
+
+
+@pytest.mark.parametrize("question", ["similar", "recommend"])
+@pytest.mark.parametrize("labelled", ["seeds", "arXiv"])
+def test_weights_in_a_byte_lose_no_same_topic_neighbours(stored_weights, question, labelled):
+    # A loss of 0.01 is one neighbour in 100 (seeds: 90 papers x 5; arXiv: 4,965 neighbours).
+    measured = stored_weights[labelled]
+    assert measured[f"{question} stored"] >= measured[f"{question} float32"] - 0.01, measured

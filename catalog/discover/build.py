@@ -116,7 +116,7 @@ def update(store: DiscoverStore, cache_dir: Path, current: Index | None,
         return UpdateReport("rebuilt", added, changed, len(removed), report.papers,
                             time.perf_counter() - start)
 
-    matrix = index_files.read_matrix(current.folder, current.rows, current.n_terms)
+    matrix = index_files.read_rows(current.folder, current.manifest)
     terms = [current.term(t) for t in range(current.n_terms)]
     keep = np.array([pid not in removed and pid not in fresh for pid in old_ids.tolist()], bool)
     fresh_ids = np.array(sorted(fresh), np.int64)

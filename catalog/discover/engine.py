@@ -113,15 +113,14 @@ class Discovery:
         stored = index.folder / "models" / f"{ranking.model_key(ids[positives].tolist())}.f64"
         model = _read_model(stored, index.n_terms + 1)
         if model is None:
-            matrix = index_files.read_matrix(index.folder, index.rows, index.n_terms)
-            model = ranking.train(matrix, positive)
-            if model is None:
+            learn_from = ranking.training_rows(positive)
+            if learn_from is None:
                 return []
+            model = ranking.train(index_files.read_rows(index.folder, index.manifest, learn_from),
+                                  positive[learn_from])
             _write_model(stored, model)
-            data, indices, indptr = matrix.data, matrix.indices, matrix.indptr  # mapped once
-        else:
-            data, indices, indptr = index_files.read_csr_arrays(index.folder)
-        return ranking.rank(data, indices, indptr, model, _Terms(index), ids, positive,
+        scores = index_files.row_scores(index.folder, index.manifest, model[:-1].astype(np.float32))
+        return ranking.rank(scores, model, index.top_terms, _Terms(index), ids, positive,
                             candidates, limit)
 
     def recommend_tag(self, tag: str, candidate_ids: Iterable[int] | None = None,
@@ -141,10 +140,10 @@ class Discovery:
 
         index = self.current()
         ids, _, _ = index_files.read_arrays(index.folder)
-        matrix = index_files.read_matrix(index.folder, index.rows, index.n_terms)
-        if paper_ids is not None:
-            rows = _rows(ids, paper_ids)
-            matrix, ids = matrix[rows], ids[rows]
+        rows = None if paper_ids is None else _rows(ids, paper_ids)
+        matrix = index_files.read_rows(index.folder, index.manifest, rows)
+        if rows is not None:
+            ids = ids[rows]
         return topics(matrix, _Terms(index), ids, n_topics, method)
 
 

@@ -9,25 +9,32 @@ A cache is a folder of flat native-endian arrays, one generation at a time:
     g-*/manifest.json  format, what it was built from (CatalogVersion), sizes, counters
         ids.i64        row -> paper id, ascending (a paper's row is found by bisection)
         hashes.u64     row -> length and CRC-32 of the paper's text (what an update compares)
-        top.bin        row -> its TOP strongest terms: TOP uint32 term ids, TOP float32 weights
-        post_ptr.u64   term -> where its postings start in post_rows / post_w
-        post_rows.u32  postings: the rows holding a term, strongest first, at most POSTINGS
-        post_w.f32     and the term's weight in each
+        top_terms.u32  row -> its TOP strongest terms (padded with _NO_TERM), strongest first
+        top_w.u8       and their weights (codes, below)
+        col_ptr.u64    term -> where its column starts in col_*
+        col_lo.u16     the whole tf-idf matrix stored once, by term (CSC): each term's papers,
+        col_hi.u8      strongest first (equal weights: lower row first), a row as its low 16
+        col_w.u8       bits and its high ones (u16 beyond 2**24 rows: manifest "row_high"),
+                       and the weight's code. The first POSTINGS of a column are what
+                       `similar` reads; recommend, topics and updates read it all (numpy).
         terms_ptr.u64  term -> where its text starts in terms.utf8
         terms.utf8     the terms, back to back
         idf.f32        term -> idf (for projecting new papers)
-        x_data.f32, x_indices.i32, x_indptr.i64
-                       the whole tf-idf matrix (CSR): what recommend, topics and updates
-                       read, memory-mapped, with numpy
         models/*.f64   classifiers `recommend` trained on this generation: a weight per
                        term, then the intercept (recommend.py; named by model_key)
 
-The matrix and the postings are most of its size (docs/benchmarks.md has the current figures).
+A weight is one byte: code q stands for 2 ** ((q - 255) / LEVELS), LEVELS codes an octave,
+from 1 down to about 0.004 (weights of l2-normalised tf-idf rows of abstracts lie between
+0.02 and 0.4); a weight is at most 1.1% off, and below the range it counts as the smallest.
+Four bytes an entry instead of the sixteen of format 2 (the matrix by row in float32, and its
+strongest entries again by term as postings): docs/benchmarks.md has the sizes and what the
+rounding costs in same-topic neighbours.
 
 Writers (one at a time: the engine holds a lock) build a new generation beside the current
 one and then replace CURRENT, so a reader sees either the old cache or the new one, never
 half of one. Old generations are removed after the switch (a reader that still has one open
-keeps reading it: POSIX keeps an unlinked file alive while it is mapped).
+keeps reading it: POSIX keeps an unlinked file alive while it is mapped). A cache of another
+format (format 2, before the weights were stored once) is not opened: the engine rebuilds it.
 """
 
 from __future__ import annotations
@@ -37,13 +44,19 @@ import json
 import mmap
 import os
 import sys
+from array import array
+from itertools import repeat
+from operator import lshift, or_
 from pathlib import Path
 
-FORMAT = 2  # 2: terms counted with the acronyms a text defines spelled out (tokens.py)
+FORMAT = 3  # 3: the matrix once, by term, weights in a byte; 2: float32 matrix and postings
 TOP = 32  # terms kept per paper: the query of `similar` (Lucene's MoreLikeThis takes 25)
-POSTINGS = 2000  # papers kept per term, strongest first: bounds the work of one query
-_NO_TERM = 0xFFFFFFFF  # padding in top.bin for papers with fewer than TOP terms
-BLOCK = 2_000_000  # entries sorted at once while writing (~100 MB of temporary arrays)
+POSTINGS = 2000  # papers read per term, strongest first: bounds the work of one query
+LEVELS = 32  # weight codes per octave
+WEIGHTS = tuple(2.0 ** ((q - 255) / LEVELS) for q in range(256))  # code -> weight
+_NO_TERM = 0xFFFFFFFF  # padding in top_terms.u32 for papers with fewer than TOP terms
+BLOCK = 2_000_000  # entries sorted or read at once (~100 MB of temporary arrays)
+SMALL_ROWS = 1 << 24  # rows whose high bits fit in a byte
 
 
 class Index:
@@ -53,10 +66,12 @@ class Index:
         self.folder = folder
         self.manifest = manifest
         self._ids = self._array("ids.i64", "q")
-        self._top = self._array("top.bin", "B")
-        self._post_ptr = self._array("post_ptr.u64", "Q")
-        self._post_rows = self._array("post_rows.u32", "I")
-        self._post_w = self._array("post_w.f32", "f")
+        self._top_terms = self._array("top_terms.u32", "I")
+        self._top_w = self._array("top_w.u8", "B")
+        self._col_ptr = self._array("col_ptr.u64", "Q")
+        self._col_lo = self._array("col_lo.u16", "H")
+        self._col_hi = self._array(f"col_hi.{_HIGH[manifest['row_high']]}", manifest["row_high"])
+        self._col_w = self._array("col_w.u8", "B")
         self._terms_ptr = self._array("terms_ptr.u64", "Q")
         self._terms = self._array("terms.utf8", "B")
 
@@ -67,10 +82,11 @@ class Index:
             name = (cache_dir / "CURRENT").read_text(encoding="utf-8").strip()
             folder = cache_dir / name
             manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
-            if manifest.get("format") != FORMAT or manifest.get("byteorder") != sys.byteorder:
+            if (manifest.get("format") != FORMAT or manifest.get("byteorder") != sys.byteorder
+                    or manifest.get("row_high") not in _HIGH):
                 return None
             return cls(folder, manifest)
-        except (OSError, ValueError, KeyError):
+        except (OSError, ValueError, KeyError, TypeError):
             return None
 
     def _array(self, name: str, fmt: str) -> memoryview:
@@ -106,26 +122,75 @@ class Index:
 
     def top_terms(self, row: int) -> list[tuple[int, float]]:
         """The row's strongest terms with their weights, strongest first."""
-        stride = TOP * 8
-        chunk = self._top[row * stride:(row + 1) * stride]
-        terms = chunk[:TOP * 4].cast("I")
-        weights = chunk[TOP * 4:].cast("f")
-        return [(t, w) for t, w in zip(terms, weights) if t != _NO_TERM]
+        terms = self._top_terms[row * TOP:(row + 1) * TOP]
+        codes = self._top_w[row * TOP:(row + 1) * TOP]
+        return [(t, WEIGHTS[c]) for t, c in zip(terms, codes) if t != _NO_TERM]
 
     def postings(self, term: int) -> tuple[memoryview, memoryview]:
-        start, end = self._post_ptr[term], self._post_ptr[term + 1]
-        return self._post_rows[start:end], self._post_w[start:end]
+        """The rows where `term` weighs most (at most POSTINGS), strongest first, and the code
+        of its weight in each (WEIGHTS[code] is the weight: `similar` scales the 256 weights
+        once per term instead of each of up to 64,000 entries)."""
+        start = self._col_ptr[term]
+        end = min(self._col_ptr[term + 1], start + POSTINGS)
+        return self._rows(start, end), self._col_w[start:end]
+
+    def _rows(self, start: int, end: int):
+        if sys.byteorder != "little":
+            return array("I", map(or_, map(lshift, self._col_hi[start:end], repeat(16)),
+                                  self._col_lo[start:end]))
+        # Each row's bytes put together as a uint32 by strided copies, in C, rather than a shift
+        # and an or per row in Python (a `similar` reads up to 64,000 rows).
+        low = self._col_lo[start:end].cast("B")
+        high = self._col_hi[start:end].cast("B")
+        rows = bytearray(4 * (end - start))
+        rows[0::4], rows[1::4] = low[0::2], low[1::2]
+        if self._col_hi.format == "B":
+            rows[2::4] = high
+        else:
+            rows[2::4], rows[3::4] = high[0::2], high[1::2]
+        return memoryview(rows).cast("I")
 
     def term(self, term: int) -> str:
         return bytes(self._terms[self._terms_ptr[term]:self._terms_ptr[term + 1]]).decode("utf-8")
 
 
+_HIGH = {"B": "u8", "H": "u16"}  # a row's high bits: memoryview format -> file suffix
+
+
 # --- writing (numpy) ------------------------------------------------------------------------
+
+
+def encode(weights):
+    """Weights (positive) as one-byte codes (numpy; float32, BLOCK at a time: the temporary
+    arrays stay small beside a matrix of millions of entries)."""
+    import numpy as np
+
+    weights = np.asarray(weights, np.float32)
+    codes = np.empty(len(weights), np.uint8)
+    for start in range(0, len(weights), BLOCK):
+        with np.errstate(divide="ignore"):
+            part = np.log2(weights[start:start + BLOCK])
+        part *= LEVELS
+        part += 255
+        codes[start:start + BLOCK] = np.clip(np.rint(part), 0, 255)
+    return codes
+
+
+def decoded():
+    """Code -> weight as float32 (numpy): what recommend, topics and updates compute with."""
+    import numpy as np
+
+    return np.array(WEIGHTS, np.float32)
 
 
 def write(cache_dir: Path, *, ids, hashes, matrix, terms: list[str], idf, version: dict,
           counters: dict) -> Path:
-    """Write a new generation and make it current; returns its folder."""
+    """Write a new generation and make it current; returns its folder. Which terms are a
+    paper's strongest, and in which order a term's papers come, is decided by the weights as
+    given, and the weights are then stored as codes: a fresh build asks the same questions
+    format 2 did, with weights at most 1.1% off (weights that round to one code would
+    otherwise be tied, and the lower term or row would win). An update that reads the codes
+    back and writes them again keeps every weight as it was stored."""
     import shutil
     import tempfile
 
@@ -137,22 +202,20 @@ def write(cache_dir: Path, *, ids, hashes, matrix, terms: list[str], idf, versio
     try:
         matrix = matrix.tocsr()
         matrix.sort_indices()
+        high = "B" if matrix.shape[0] <= SMALL_ROWS else "H"
         np.asarray(ids, np.int64).tofile(partial / "ids.i64")
         np.asarray(hashes, np.uint64).tofile(partial / "hashes.u64")
-        _write_top(partial / "top.bin", matrix)
-        _write_postings(partial, matrix)
+        _write_top(partial, matrix)
+        _write_columns(partial, matrix, high)
         encoded = [t.encode("utf-8") for t in terms]
         np.concatenate([[0], np.cumsum([len(e) for e in encoded], dtype=np.uint64)]).astype(
             np.uint64).tofile(partial / "terms_ptr.u64")
         (partial / "terms.utf8").write_bytes(b"".join(encoded))
         np.asarray(idf, np.float32).tofile(partial / "idf.f32")
-        matrix.data.astype(np.float32, copy=False).tofile(partial / "x_data.f32")
-        matrix.indices.astype(np.int32, copy=False).tofile(partial / "x_indices.i32")
-        matrix.indptr.astype(np.int64, copy=False).tofile(partial / "x_indptr.i64")
         manifest = {
             "format": FORMAT, "byteorder": sys.byteorder, "version": version,
-            "rows": int(matrix.shape[0]), "terms": len(terms), "top": TOP, "postings": POSTINGS,
-            **counters,
+            "rows": int(matrix.shape[0]), "terms": len(terms), "entries": int(matrix.nnz),
+            "top": TOP, "postings": POSTINGS, "levels": LEVELS, "row_high": high, **counters,
         }
         (partial / "manifest.json").write_text(json.dumps(manifest, indent=1), encoding="utf-8")
         os.rename(partial, folder)
@@ -193,6 +256,16 @@ def _strongest(indptr, indices, data, per_group: int):
     starts = np.concatenate([[0], np.cumsum(kept)])
     out_indices = np.empty(int(starts[-1]), np.int32)
     out_weights = np.empty(int(starts[-1]), np.float32)
+    for start, end, indices_kept, weights_kept in _strongest_blocks(indptr, indices, data, per_group):
+        out_indices[starts[start]:starts[end]] = indices_kept
+        out_weights[starts[start]:starts[end]] = weights_kept
+    return kept, out_indices, out_weights
+
+
+def _strongest_blocks(indptr, indices, data, per_group: int):
+    """`_strongest` a block at a time: (first group, group after the last, indices, weights)."""
+    import numpy as np
+
     n_groups = len(indptr) - 1
     start = 0
     while start < n_groups:
@@ -205,13 +278,11 @@ def _strongest(indptr, indices, data, per_group: int):
         order = np.argsort((group << 32) | (np.uint32(0xFFFFFFFF) - weight.view(np.uint32)).astype(np.int64), kind="stable")
         rank = np.arange(hi - lo) - np.repeat(indptr[start:end] - lo, lengths)
         picked = order[rank < per_group]
-        out_indices[starts[start]:starts[end]] = indices[lo:hi][picked]
-        out_weights[starts[start]:starts[end]] = weight[picked]
+        yield start, end, indices[lo:hi][picked], weight[picked]
         start = end
-    return kept, out_indices, out_weights
 
 
-def _write_top(path: Path, matrix) -> None:
+def _write_top(folder: Path, matrix) -> None:
     import numpy as np
 
     n = matrix.shape[0]
@@ -219,36 +290,125 @@ def _write_top(path: Path, matrix) -> None:
     rows = np.repeat(np.arange(n, dtype=np.int32), kept)
     slots = np.arange(len(rows)) - np.repeat(np.cumsum(kept) - kept, kept)
     terms = np.full((n, TOP), _NO_TERM, np.uint32)
-    strengths = np.zeros((n, TOP), np.float32)
+    codes = np.zeros((n, TOP), np.uint8)
     terms[rows, slots] = term_ids
-    strengths[rows, slots] = weights
-    np.concatenate([terms.view(np.uint8), strengths.view(np.uint8)], axis=1).tofile(path)
+    codes[rows, slots] = encode(weights)
+    terms.tofile(folder / "top_terms.u32")
+    codes.tofile(folder / "top_w.u8")
 
 
-def _write_postings(folder: Path, matrix) -> None:
+def _write_columns(folder: Path, matrix, high: str) -> None:
+    """The matrix by term, each column strongest first, every entry kept: written a block at
+    a time (no second copy of the matrix beside the one by term)."""
     import numpy as np
 
     by_term = matrix.tocsc()
     by_term.sort_indices()
-    kept, rows, weights = _strongest(by_term.indptr, by_term.indices, by_term.data, POSTINGS)
-    del by_term
-    np.concatenate([[0], np.cumsum(kept)]).astype(np.uint64).tofile(folder / "post_ptr.u64")
-    rows.astype(np.uint32).tofile(folder / "post_rows.u32")
-    weights.tofile(folder / "post_w.f32")
+    np.asarray(by_term.indptr, np.uint64).tofile(folder / "col_ptr.u64")
+    longest = int(np.diff(by_term.indptr).max(initial=0))
+    with (open(folder / "col_lo.u16", "wb") as low, open(folder / f"col_hi.{_HIGH[high]}", "wb") as top,
+          open(folder / "col_w.u8", "wb") as codes):
+        for _, _, rows, weights in _strongest_blocks(by_term.indptr, by_term.indices, by_term.data, longest):
+            (rows & 0xFFFF).astype(np.uint16).tofile(low)
+            (rows >> 16).astype(np.uint8 if high == "B" else np.uint16).tofile(top)
+            encode(weights).tofile(codes)
 
 
-def read_matrix(folder: Path, rows: int, n_terms: int):
-    """The tf-idf matrix of a generation (numpy, scipy), memory-mapped: read only where used,
-    shared with the page cache rather than copied."""
+# --- reading the whole matrix (numpy) -------------------------------------------------------
+
+
+def column_blocks(folder: Path, manifest: dict):
+    """The matrix's entries, about BLOCK at a time, in column order: (first term, the number
+    of entries of each term of the block, their rows as int32, their weights' codes) (numpy,
+    the files memory-mapped; `decoded()[codes]` are the weights)."""
+    import numpy as np
+
+    ptr = np.fromfile(folder / "col_ptr.u64", np.uint64).astype(np.int64)
+    high = manifest["row_high"]
+    low_rows = _mapped(folder / "col_lo.u16", "uint16")
+    high_rows = _mapped(folder / f"col_hi.{_HIGH[high]}", "uint8" if high == "B" else "uint16")
+    codes = _mapped(folder / "col_w.u8", "uint8")
+    n_terms = len(ptr) - 1
+    start = 0
+    while start < n_terms:
+        end = int(np.searchsorted(ptr, ptr[start] + BLOCK, side="right")) - 1
+        end = min(max(end, start + 1), n_terms)
+        lo, hi = int(ptr[start]), int(ptr[end])
+        yield start, np.diff(ptr[start:end + 1]), _joined_rows(low_rows[lo:hi], high_rows[lo:hi]), codes[lo:hi]
+        start = end
+
+
+def _joined_rows(low, high):
+    """Rows as int32 from their low 16 bits and their high ones (numpy): on a little-endian
+    machine by two strided copies into the halves of each number, with no temporary arrays."""
+    import numpy as np
+
+    if sys.byteorder != "little":
+        return low.astype(np.int32) | (high.astype(np.int32) << 16)
+    rows = np.empty(len(low), np.int32)
+    halves = rows.view(np.uint16)
+    halves[0::2] = low
+    halves[1::2] = high
+    return rows
+
+
+def read_rows(folder: Path, manifest: dict, rows=None):
+    """The tf-idf rows `rows` (ascending row numbers; None: every row) as a scipy CSR matrix,
+    float32, in that order. Built by column, then turned once: about 16 bytes an entry at
+    the peak."""
+    import numpy as np
     import scipy.sparse as sp
 
-    return sp.csr_matrix(read_csr_arrays(folder), shape=(rows, n_terms), copy=False)
+    n_rows, n_terms = manifest["rows"], manifest["terms"]
+    place = None
+    if rows is not None:
+        place = np.full(n_rows, -1, np.int32)
+        place[np.asarray(rows, np.int64)] = np.arange(len(rows), dtype=np.int32)
+        n_rows = len(rows)
+    table = decoded()
+    counts, kept_rows, kept_weights = [], [], []
+    for _, lengths, block_rows, codes in column_blocks(folder, manifest):
+        if place is not None:
+            block_rows = place[block_rows]
+            kept = np.flatnonzero(block_rows >= 0)
+            terms = np.searchsorted(np.cumsum(lengths), kept, side="right")
+            lengths = np.bincount(terms, minlength=len(lengths))
+            block_rows, codes = block_rows[kept], codes[kept]
+        counts.append(lengths)
+        kept_rows.append(block_rows)
+        kept_weights.append(table[codes])
+    if not counts:
+        return sp.csr_matrix((n_rows, n_terms), dtype=np.float32)
+    indptr = np.concatenate([[0], np.cumsum(np.concatenate(counts))])
+    del counts
+    by_term = sp.csc_matrix((_joined(kept_weights), _joined(kept_rows), indptr), shape=(n_rows, n_terms))
+    return by_term.tocsr()
 
 
-def read_csr_arrays(folder: Path):
-    """The matrix's CSR arrays (data, indices, indptr), memory-mapped, with numpy alone."""
-    return tuple(_mapped(folder / name, dtype) for name, dtype in
-                 (("x_data.f32", "float32"), ("x_indices.i32", "int32"), ("x_indptr.i64", "int64")))
+def _joined(parts: list):
+    """The arrays of `parts` end to end, the list emptied as it goes (one copy at a time)."""
+    import numpy as np
+
+    out = np.empty(sum(len(p) for p in parts), parts[0].dtype)
+    at = 0
+    while parts:
+        part = parts.pop(0)
+        out[at:at + len(part)] = part
+        at += len(part)
+    return out
+
+
+def row_scores(folder: Path, manifest: dict, weights):
+    """Every row's sum of weight x tf-idf (float64), one pass over the columns (numpy only)."""
+    import numpy as np
+
+    scores = np.zeros(manifest["rows"], np.float64)
+    table = decoded()
+    for start, lengths, rows, codes in column_blocks(folder, manifest):
+        values = table[codes]
+        values *= np.repeat(weights[start:start + len(lengths)], lengths)
+        scores += np.bincount(rows, values, minlength=len(scores))
+    return scores
 
 
 def _mapped(path: Path, dtype: str):

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import heapq
 
-from catalog.discover.index import Index
+from catalog.discover.index import WEIGHTS, Index
 from catalog.discover.results import SimilarPaper
 from catalog.discover.tokens import distinct_phrases
 
@@ -26,9 +26,10 @@ def similar(index: Index, paper_id: int, limit: int = 10) -> list[SimilarPaper]:
     scores: dict[int, float] = {}
     get = scores.get
     for term, weight in query:
-        rows, weights = index.postings(term)
-        for other, w in zip(rows, weights):
-            scores[other] = get(other, 0.0) + weight * w
+        rows, codes = index.postings(term)
+        scaled = [weight * w for w in WEIGHTS]
+        for other, code in zip(rows, codes):
+            scores[other] = get(other, 0.0) + scaled[code]
     scores.pop(row, None)
     # Highest score first; equal scores by row (ascending paper id): the same answer each run.
     best = heapq.nsmallest(limit, scores.items(), key=lambda item: (-item[1], item[0]))
