@@ -30,7 +30,7 @@ from catalog.files import Files
 from catalog.resources import seeds_dir
 from catalog.results import (
     AuthorCount, Edit, Facets, FirstPage, ImportReport, NoteView, PaperDetail, PaperState,
-    PaperSummary, SavedSearchChanged, SearchHit, SplitResult, Stats, TagCount, gravest,
+    PaperSummary, RatingCount, SavedSearchChanged, SearchHit, SplitResult, Stats, TagCount, gravest,
     PaperDeleted,
 )
 from catalog.saved import SavedSearches
@@ -395,13 +395,13 @@ class Catalog:
         with self.store.read() as tx:
             total = tx.papers.paper_count()
             ratings = tx.papers.rating_counts()
-            unrated = total - sum(n for _, n in ratings)
+            unrated = total - sum(r.papers for r in ratings)
             counts = tx.papers.row_counts()
             return Stats(
                 papers=total, sources=counts["sources"], notes=counts["notes"], tags=counts["tags"],
                 by_venue=tx.papers.venue_counts(),
-                by_status=tuple(sorted(tx.papers.status_counts(total), key=lambda row: -row[1])),
-                by_rating=ratings + (((None, unrated),) if unrated else ()),
+                by_status=tuple(sorted(tx.papers.status_counts(total), key=lambda s: -s.papers)),
+                by_rating=ratings + ((RatingCount(None, unrated),) if unrated else ()),
             )
 
     def facets(self, query: SearchRequest | str = "", *, cancelled: Stop | None = None,

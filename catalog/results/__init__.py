@@ -8,8 +8,8 @@ from catalog.results.papers import (
     SourceRef, SplitResult, GRAVE_FLAGS, NOTICE_FLAGS, gravest, paper_link,
 )
 from catalog.results.searching import (
-    AddedAcronym, AuthorCount, Facets, FirstPage, MissingWords, SavedQuery, SearchHit, Stats,
-    Suggestion, TagCount, TriageCount, TriageOrder,
+    AddedAcronym, AuthorCount, Facets, FirstPage, MissingWords, RatingCount, SavedQuery, SearchHit,
+    Stats, StatusCount, Suggestion, TagCount, TriageCount, TriageOrder, VenueCount,
 )
 from catalog.results.edits import (
     Change, Edit, FieldChanged, Members, NoteChanged, PaperDeleted, PaperEdited, SavedSearchChanged,

@@ -12,8 +12,7 @@ from typing import NamedTuple
 
 from catalog.errors import StoreError
 from catalog.store.base import Imports
-from catalog.store.rows import MergeRecord
-from catalog.store.rows import chunks
+from catalog.store.rows import KeptRow, MergeRecord, Place, Setting, ValueOwner, chunks
 from catalog.store.schema import TABLES
 
 # The tables holding a paper's own rows (`paper_rows`; store/schema.py's TABLES gives their
@@ -146,8 +145,8 @@ class ImportQueries(Imports):
         self.conn.execute("INSERT INTO catalog_setting(name, value) VALUES (?, ?)"
                           " ON CONFLICT(name) DO UPDATE SET value = excluded.value", (name, value))
 
-    def settings_starting(self, prefix: str) -> list[tuple[str, str]]:
-        return [(r["name"], r["value"]) for r in self.conn.execute(
+    def settings_starting(self, prefix: str) -> list[Setting]:
+        return [Setting(r["name"], r["value"]) for r in self.conn.execute(
             "SELECT name, value FROM catalog_setting WHERE substr(name, 1, ?) = ? ORDER BY name",
             (len(prefix), prefix))]
 
@@ -167,9 +166,9 @@ class ImportQueries(Imports):
             "INSERT INTO kept_record(source_id, position, paper_id, entry_type, cite_key, fields)"
             " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING", rows)
 
-    def kept_rows(self, paper_id: int) -> list[tuple[int, int, str, str]]:
-        """(source id, position, format, fields as stored JSON) of the paper's kept records."""
-        return [(r["source_id"], r["position"], r["format"], r["fields"]) for r in self.conn.execute(
+    def kept_rows(self, paper_id: int) -> list[KeptRow]:
+        """The paper's kept records, in the order of their files."""
+        return [KeptRow(r["source_id"], r["position"], r["format"], r["fields"]) for r in self.conn.execute(
             "SELECT r.source_id, r.position, s.format, r.fields FROM kept_record r"
             " JOIN source s ON s.id = r.source_id WHERE r.paper_id = ? ORDER BY r.source_id, r.position",
             (paper_id,))]
@@ -217,12 +216,12 @@ class ImportQueries(Imports):
 
     # --- deduplication --------------------------------------------------------------------------
 
-    def papers_with_values(self, column: str, values: Iterable[str]) -> list[tuple[str, int]]:
-        """(value, paper id) of the papers whose DOI, arXiv id or fingerprint is one of `values`."""
+    def papers_with_values(self, column: str, values: Iterable[str]) -> list[ValueOwner]:
+        """The papers whose DOI, arXiv id or fingerprint is one of `values`."""
         assert column in ("doi", "arxiv_id", "fingerprint")
-        out: list[tuple[str, int]] = []
+        out: list[ValueOwner] = []
         for part, marks in chunks(list(values)):
-            out.extend((r[column], r["id"]) for r in self.conn.execute(
+            out.extend(ValueOwner(r[column], r["id"]) for r in self.conn.execute(
                 f"SELECT {column}, id FROM paper WHERE {column} IN ({marks})", part))
         return out
 
@@ -282,9 +281,9 @@ class ImportQueries(Imports):
         for part, marks in chunks(list(ids)):
             self.conn.execute(f"DELETE FROM paper_merge WHERE id IN ({marks})", part)
 
-    def places_of(self, paper_id: int) -> list[tuple[int, int]]:
-        """(source id, position) of each record of the paper, as `catalog show` numbers them."""
-        return [(r["source_id"], r["position"]) for r in self.conn.execute(
+    def places_of(self, paper_id: int) -> list[Place]:
+        """Where each record of the paper came from, as `catalog show` numbers them."""
+        return [Place(r["source_id"], r["position"]) for r in self.conn.execute(
             "SELECT pr.source_id, pr.position FROM provenance pr JOIN source s ON s.id = pr.source_id"
             " WHERE pr.paper_id = ? ORDER BY s.id, pr.position", (paper_id,))]
 

@@ -157,3 +157,71 @@ class DanglingRow(NamedTuple):
     table: str
     rowid: int | None
     parent: str
+
+
+class WordCount(NamedTuple):
+    word: str
+    papers: int  # hold it
+
+
+class PaperKey(NamedTuple):
+    paper_id: int
+    key: str
+
+
+class KeyedAttachment(NamedTuple):
+    key: str  # the paper's
+    attachment: AttachmentView
+
+
+class FileCounts(NamedTuple):
+    with_pdf: int  # papers with a PDF attached
+    with_files: int  # papers with any file attached
+
+
+class TextVersion(NamedTuple):
+    """What the discovery cache was built from (Discovery.text_version)."""
+
+    papers: int
+    max_id: int
+    stamp: str  # changes when a known paper's text may have
+
+
+class PaperText(NamedTuple):
+    paper_id: int
+    title: str  # the user's or the real one
+    abstract: str  # rendered
+
+
+class TopicSize(NamedTuple):
+    number: int
+    label: str
+    papers: int
+
+
+class Setting(NamedTuple):
+    name: str
+    value: str
+
+
+class KeptRow(NamedTuple):
+    """A record kept for a paper (Imports.kept_rows)."""
+
+    source_id: int
+    position: int
+    format: str  # of its file
+    fields: str  # JSON, as stored
+
+
+class ValueOwner(NamedTuple):
+    """A paper that holds a DOI, arXiv id or fingerprint (Imports.papers_with_values)."""
+
+    value: str
+    paper_id: int
+
+
+class Place(NamedTuple):
+    """Where a record of a paper came from: its file and its position there."""
+
+    source_id: int
+    position: int

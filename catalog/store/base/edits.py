@@ -6,6 +6,7 @@ from __future__ import annotations
 from abc import abstractmethod
 from datetime import datetime
 
+from catalog.results import SavedQuery
 from catalog.store.base.role import Role
 
 
@@ -69,7 +70,7 @@ class Edits(Role):
         """The file is now at `path` (renamed in the folder of files, or found elsewhere)."""
 
     @abstractmethod
-    def saved_searches(self) -> tuple: ...
+    def saved_searches(self) -> tuple[SavedQuery, ...]: ...
 
     @abstractmethod
     def saved_query(self, name: str) -> str | None: ...

@@ -7,6 +7,7 @@ from abc import abstractmethod
 from collections.abc import Iterator
 
 from catalog.store.base.role import Role
+from catalog.store.rows import WordCount
 
 
 class Search(Role):
@@ -51,7 +52,7 @@ class Search(Role):
         query without words."""
 
     @abstractmethod
-    def vocabulary(self) -> Iterator[tuple[str, int]]: ...
+    def vocabulary(self) -> Iterator[WordCount]: ...
 
     @abstractmethod
     def vocabulary_stamp(self) -> str: ...
