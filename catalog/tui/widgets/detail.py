@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from textual import work
@@ -202,19 +203,17 @@ class DetailPane(VerticalScroll, can_focus=True):
                 id="pane-previous"),
     ]
 
+    @dataclass
     class Step(Message):
         """Move the list's cursor by `delta` papers (the pane shows the paper it lands on)."""
 
-        def __init__(self, delta: int) -> None:
-            super().__init__()
-            self.delta = delta
+        delta: int
 
+    @dataclass
     class Shown(Message):
         """The paper asked for was read and is shown (triage mode keeps its queue current)."""
 
-        def __init__(self, detail: PaperDetail) -> None:
-            super().__init__()
-            self.detail = detail
+        detail: PaperDetail
 
     def __init__(self, catalog: Catalog | None = None, **kwargs) -> None:
         super().__init__(**kwargs)
