@@ -39,6 +39,7 @@ from catalog.searching.lookup import as_one_query, resolve_key, understood
 from catalog.searching.query import RELEVANCE, Query, QueryError, Sort, parse
 from catalog.searching.request import SearchRequest, as_request, request
 from catalog.store import Store, first_use, open_store
+from catalog.store.rows import Revision
 from catalog.triaging import Triage
 from catalog.corrections import Corrections
 from catalog.deleting import Deleting
@@ -429,8 +430,8 @@ class Catalog:
     # --- schema and health, of a catalog not opened (backups, SQL, members: catalog.admin) ---
 
     @staticmethod
-    def schema_history() -> list[tuple[str, str | None, str]]:
-        """(revision, parent, message) of every migration, oldest first."""
+    def schema_history() -> list[Revision]:
+        """Every migration, oldest first."""
         from catalog.store import schema_history
 
         return schema_history()

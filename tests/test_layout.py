@@ -116,6 +116,29 @@ def test_the_store_imports_nothing_above_it_and_postgres_nothing_of_sqlite():
     assert found == []
 
 
+# A tuple read by position: `tuple[str, int]`, `tuple` alone, or a list or dict of them
+# (`tuple[X, ...]` of named results is fine).
+BY_POSITION = re.compile(r"^tuple$|tuple\[(?![^\]]*\.\.\.)[^\]]*,|tuple\]")
+# `catalog sql`'s rows are the user's own columns; a kept .bib file's setting is a (name, value)
+# row written straight back.
+PLAIN_RESULTS = {"Admin.run_sql", "BibFile.as_setting"}
+
+
+def test_catalog_and_its_parts_hand_out_named_results():
+    """What the CLI and the TUI get from Catalog (library.py) and its parts (catalog.files,
+    .citing, ...) is read by name (`found.attachment`), never by position. The store's roles
+    are checked alike in tests/test_store_seam.py."""
+    found = []
+    for path in sorted(PACKAGE.glob("*.py")):
+        for cls in ast.parse(path.read_text(encoding="utf-8")).body:
+            for method in cls.body if isinstance(cls, ast.ClassDef) else ():
+                if (isinstance(method, ast.FunctionDef) and not method.name.startswith("_")
+                        and method.returns is not None and f"{cls.name}.{method.name}" not in PLAIN_RESULTS
+                        and BY_POSITION.search(ast.unparse(method.returns))):
+                    found.append(f"{path.name}: {cls.name}.{method.name} -> {ast.unparse(method.returns)}")
+    assert found == []
+
+
 def test_no_module_is_loaded_by_its_name():
     """What the program runs is named by its imports (a reader, and farm-studio, can follow
     it): no importlib.import_module or __import__ of a name made at run time."""

@@ -39,6 +39,7 @@ from pathlib import Path
 
 from catalog.errors import StoreError
 from catalog.store.base import Store, Transaction
+from catalog.store.rows import Revision
 
 
 def open_store(location: Path | str, *, notify=lambda message: None, user: str | None = None,
@@ -90,9 +91,8 @@ def check_file(path: Path):
     return FileCheck(Path(path))
 
 
-def schema_history() -> list[tuple[str, str | None, str]]:
-    """(revision, parent, message) of every migration, oldest first: one history for every
-    backend."""
+def schema_history() -> list[Revision]:
+    """Every migration, oldest first: one history for every backend."""
     from catalog.store.schema import history
 
     return history()

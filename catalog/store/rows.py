@@ -159,6 +159,14 @@ class DanglingRow(NamedTuple):
     parent: str
 
 
+class Revision(NamedTuple):
+    """A migration of the schema."""
+
+    revision: str
+    parent: str | None  # the revision it follows
+    message: str
+
+
 class WordCount(NamedTuple):
     word: str
     papers: int  # hold it
