@@ -187,7 +187,7 @@ def candidates(tx, facts: pdf.PdfFacts) -> list[Candidate]:
             found += [hit.paper_id for hit in tx.search.page(query, limit=8, partial=False)]
     ids = list(dict.fromkeys(found))
     rows = tx.imports.paper_facts(ids)
-    return [Candidate(pid, rows[pid]["key"], pdf.compare(rows[pid]["title"] or ""), pdf.compare(rows[pid]["abstract"] or ""),
+    return [Candidate(pid, rows[pid].key, pdf.compare(rows[pid].title or ""), pdf.compare(rows[pid].abstract or ""),
                       named.get(pid)) for pid in ids if pid in rows]
 
 

@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 from catalog.errors import StoreError
 from catalog.store.base import Imports
-from catalog.store.rows import KeptRow, MergeRecord, Place, Setting, ValueOwner, chunks
+from catalog.store.rows import KeptRow, MergeRecord, PaperFacts, Place, Setting, ValueOwner, chunks, paper_facts
 from catalog.store.schema import TABLES
 
 # The tables holding a paper's own rows (`paper_rows`; store/schema.py's TABLES gives their
@@ -225,12 +225,12 @@ class ImportQueries(Imports):
                 f"SELECT {column}, id FROM paper WHERE {column} IN ({marks})", part))
         return out
 
-    def paper_facts(self, ids: Iterable[int]) -> dict[int, object]:
-        """Rows of FACT_COLUMNS by paper id."""
+    def paper_facts(self, ids: Iterable[int]) -> dict[int, PaperFacts]:
+        """The facts of these papers by paper id."""
         out = {}
         for part, marks in chunks(list(ids)):
             for row in self.conn.execute(f"SELECT {FACT_COLUMNS} FROM paper WHERE id IN ({marks})", part):
-                out[row["id"]] = row
+                out[row["id"]] = paper_facts(row)
         return out
 
     def paper_columns(self, paper_id: int, columns: Sequence[str]) -> dict[str, object]:

@@ -16,7 +16,7 @@ from catalog.searching.query import RELEVANCE, Query, QueryError, Sort, Text
 from catalog.results import AuthorCount, Facets, RatingCount, SearchHit, StatusCount, VenueCount
 from catalog.store import rows
 from catalog.store.base import Papers, RankedLists, Search
-from catalog.store.rows import AcronymRow, WordPapers
+from catalog.store.rows import AcronymRow, PaperFacts, WordPapers, paper_facts
 from catalog.store.compiler import CompiledQuery, Compiler
 
 # How rare a word is, for ranking papers holding some of the words, is counted up to this
@@ -293,10 +293,10 @@ class RankedSearch(Search):
                                    " FROM paper WHERE user_title IS NOT NULL").one()
         return f"{newest}/{sources['n']}/{sources['newest']}/{titled['n']}/{titled['newest']}"
 
-    def titled(self, title: str, limit: int = 20) -> list:
-        """Rows (dedupe's FACT_COLUMNS) of papers whose real title holds `title` as a phrase."""
+    def titled(self, title: str, limit: int = 20) -> list[PaperFacts]:
+        """The facts of papers whose real title holds `title` as a phrase."""
         built = self.compiler.titled_sql(title, limit)
-        return [] if built is None else self._run(*built, Query(source=title))
+        return [] if built is None else [paper_facts(row) for row in self._run(*built, Query(source=title))]
 
     def _run(self, sql: str, params: list, query: Query) -> list:
         try:

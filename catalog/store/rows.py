@@ -107,6 +107,28 @@ class MergeRecord:
 
 
 @dataclass(frozen=True)
+class PaperFacts:
+    """What deduplication and PDF matching compare of a catalog paper (imports.py's
+    FACT_COLUMNS)."""
+
+    id: int
+    key: str
+    title: str | None
+    year: int | None
+    authors: str | None
+    url: str | None
+    doi: str | None
+    arxiv_id: str | None
+    abstract: str | None
+
+
+def paper_facts(row) -> PaperFacts:
+    return PaperFacts(id=row["id"], key=row["key"], title=row["title"], year=row["year"],
+                      authors=row["authors"], url=row["url"], doi=row["doi"], arxiv_id=row["arxiv_id"],
+                      abstract=row["abstract"])
+
+
+@dataclass(frozen=True)
 class AcronymRow:
     """An acronym the abstracts define, with how many papers define it so."""
 

@@ -8,7 +8,7 @@ from collections.abc import Iterable, Sequence
 from contextlib import AbstractContextManager
 from datetime import datetime
 
-from catalog.store.rows import KeptRow, MergeRecord, Place, Setting, ValueOwner
+from catalog.store.rows import KeptRow, MergeRecord, PaperFacts, Place, Setting, ValueOwner
 from catalog.store.base.role import Role
 
 
@@ -121,7 +121,7 @@ class Imports(Role):
     def papers_with_values(self, column: str, values: Iterable[str]) -> list[ValueOwner]: ...
 
     @abstractmethod
-    def paper_facts(self, ids: Iterable[int]) -> dict[int, object]: ...
+    def paper_facts(self, ids: Iterable[int]) -> dict[int, PaperFacts]: ...
 
     @abstractmethod
     def paper_columns(self, paper_id: int, columns: Sequence[str]) -> dict[str, object]: ...

@@ -16,7 +16,7 @@ from catalog.store.papers import PaperReads
 from catalog.store.postgres import search
 from catalog.store.ranked import RankedSearch
 from catalog.results import VenueCount
-from catalog.store.rows import PageHit, PaperText, ValueOwner, WordCount
+from catalog.store.rows import PageHit, PaperFacts, PaperText, ValueOwner, WordCount, paper_facts
 
 _FETCH = 2000
 
@@ -75,8 +75,8 @@ class PostgresImports(ImportQueries):
         return [ValueOwner(r[column], r["id"]) for r in self.conn.execute(
             f"SELECT {column}, id FROM paper WHERE {column} = ANY(?)", (list(values),))]
 
-    def paper_facts(self, ids: Iterable[int]) -> dict[int, object]:
-        return {row["id"]: row for row in self.conn.execute(
+    def paper_facts(self, ids: Iterable[int]) -> dict[int, PaperFacts]:
+        return {row["id"]: paper_facts(row) for row in self.conn.execute(
             f"SELECT {FACT_COLUMNS} FROM paper WHERE id = ANY(?::int[])", (list(ids),))}
 
     def add_provenance(self, places: Iterable[tuple[int, int, int]]) -> None:
