@@ -106,5 +106,5 @@ class Citing:
                     new = citekeys.suffixed(base, n, generated=own is None)
                 if new != paper.cite_key:
                     tx.imports.set_citekey(pid, new, own is None)
-                    changes.append(CiteKeyChange(paper.key, paper.cite_key, new))
-        return changes
+                    changes.append((paper.key, paper.cite_key, new))
+        return [CiteKeyChange(*change) for change in changes]

@@ -4,8 +4,6 @@ catalog screen shows the change."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from textual import work
 from textual.message import Message
 from textual.widget import Widget
@@ -19,12 +17,8 @@ POLL = 1.0  # seconds between looks at whether the catalog changed elsewhere
 class ChangeWatch(Widget):
     """Polls the catalog's version (shows nothing)."""
 
-    @dataclass
     class Changed(Message):
         """Someone committed a change since the catalog was last looked at."""
-
-        def can_replace(self, message: Message) -> bool:
-            return isinstance(message, ChangeWatch.Changed)  # one look at the catalog shows both
 
     def __init__(self, catalog: Catalog) -> None:
         super().__init__()
