@@ -275,7 +275,7 @@ class CatalogScreen(Screen):
     def on_sidebar_counted(self, message: Sidebar.Counted) -> None:
         # The venue column fits the venues: it widens, but never narrows while searching.
         papers = self.papers
-        width = max(5, min(12, max((cell_len(c.venue) for c in message.facets.venues), default=5)))
+        width = max(5, min(12, max((cell_len(v) for v, _, _ in message.facets.venues), default=5)))
         if message.facets.query.strip():
             width = max(width, papers.venue_width)
         if width != papers.venue_width:
