@@ -104,7 +104,7 @@ def _import_one(store: Store, path: Path, attach: Attach, report: FileReport, pd
             report.known = 1
             return
         source = tx.imports.source_with(sha)
-        earlier = tx.imports.paper_ids_from(source["id"]) if source is not None else []
+        earlier = tx.imports.paper_ids_from(source.id) if source is not None else []
     text = pdftext.read(path, headings=True)
     if text.state != "text":
         report.error = f"{path}: {UNREAD[text.state]}: not imported"

@@ -12,7 +12,9 @@ from typing import NamedTuple
 
 from catalog.errors import StoreError
 from catalog.store.base import Imports
-from catalog.store.rows import KeptRow, MergeRecord, PaperFacts, Place, Setting, ValueOwner, chunks, paper_facts
+from catalog.store.rows import (
+    KeptRow, KnownSource, MergeRecord, PaperFacts, Place, Setting, ValueOwner, chunks, paper_facts,
+)
 from catalog.store.schema import TABLES
 
 # The tables holding a paper's own rows (`paper_rows`; store/schema.py's TABLES gives their
@@ -54,9 +56,10 @@ class ImportQueries(Imports):
 
     # --- sources ----------------------------------------------------------------------------
 
-    def source_with(self, sha256: str):
-        """The imported file with these bytes: a row with id and warnings, or None."""
-        return self.conn.execute("SELECT id, warnings FROM source WHERE sha256 = ?", (sha256,)).first()
+    def source_with(self, sha256: str) -> KnownSource | None:
+        """The imported file with these bytes, or None."""
+        row = self.conn.execute("SELECT id, warnings FROM source WHERE sha256 = ?", (sha256,)).first()
+        return None if row is None else KnownSource(row["id"], row["warnings"])
 
     def papers_from(self, source_id: int) -> int:
         return self.conn.execute(

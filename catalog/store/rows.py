@@ -181,6 +181,13 @@ class DanglingRow(NamedTuple):
     parent: str
 
 
+class KnownSource(NamedTuple):
+    """A file imported before (Imports.source_with)."""
+
+    id: int
+    warnings: str | None  # what its reading said, as stored
+
+
 class Revision(NamedTuple):
     """A migration of the schema."""
 

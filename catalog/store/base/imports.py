@@ -8,7 +8,7 @@ from collections.abc import Iterable, Sequence
 from contextlib import AbstractContextManager
 from datetime import datetime
 
-from catalog.store.rows import KeptRow, MergeRecord, PaperFacts, Place, Setting, ValueOwner
+from catalog.store.rows import KeptRow, KnownSource, MergeRecord, PaperFacts, Place, Setting, ValueOwner
 from catalog.store.base.role import Role
 
 
@@ -17,7 +17,7 @@ class Imports(Role):
     merges and splits, the acronyms abstracts define, and the text derived from abstracts."""
 
     @abstractmethod
-    def source_with(self, sha256: str): ...
+    def source_with(self, sha256: str) -> KnownSource | None: ...
 
     @abstractmethod
     def papers_from(self, source_id: int) -> int: ...
