@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from datetime import datetime
-from typing import NamedTuple
 
 from catalog.errors import StoreError
 from catalog.store.base import Imports
 from catalog.store.rows import (
-    KeptRow, KnownSource, MergeRecord, PaperFacts, Place, Setting, ValueOwner, chunks, paper_facts,
+    KeptRow, KnownSource, MergeRecord, PaperFacts, Place, Setting, TableRows, ValueOwner, chunks, paper_facts,
+    row_value,
 )
 from catalog.store.schema import TABLES
 
@@ -21,20 +21,6 @@ from catalog.store.schema import TABLES
 # columns and order). Attachments are not among them: a paper with files is not deleted.
 OWN_ROWS = ("paper", "provenance", "kept_record", "citekey", "paper_author", "paper_merge", "note",
             "paper_reader", "paper_link", "paper_notice", "topic")
-
-
-class TableRows(NamedTuple):
-    """One table's rows of a paper (`paper_rows`), with the columns they hold."""
-
-    table: str
-    columns: tuple[str, ...]
-    rows: tuple[tuple, ...]
-
-
-def row_value(found: Sequence[TableRows], table: str, column: str):
-    """A column of the first row of `table` in what `paper_rows` read."""
-    part = next(t for t in found if t.table == table)
-    return part.rows[0][part.columns.index(column)]
 
 
 # The columns of a new paper, in the order of prepare.PaperRow, then its key and times.

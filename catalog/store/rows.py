@@ -181,6 +181,20 @@ class DanglingRow(NamedTuple):
     parent: str
 
 
+class TableRows(NamedTuple):
+    """One table's rows of a paper (`paper_rows`), with the columns they hold."""
+
+    table: str
+    columns: tuple[str, ...]
+    rows: tuple[tuple, ...]
+
+
+def row_value(found: Sequence[TableRows], table: str, column: str):
+    """A column of the first row of `table` in what `paper_rows` read."""
+    part = next(t for t in found if t.table == table)
+    return part.rows[0][part.columns.index(column)]
+
+
 class KnownSource(NamedTuple):
     """A file imported before (Imports.source_with)."""
 

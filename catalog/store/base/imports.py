@@ -8,7 +8,9 @@ from collections.abc import Iterable, Sequence
 from contextlib import AbstractContextManager
 from datetime import datetime
 
-from catalog.store.rows import KeptRow, KnownSource, MergeRecord, PaperFacts, Place, Setting, ValueOwner
+from catalog.store.rows import (
+    KeptRow, KnownSource, MergeRecord, PaperFacts, Place, Setting, TableRows, ValueOwner,
+)
 from catalog.store.base.role import Role
 
 
@@ -100,7 +102,7 @@ class Imports(Role):
         """(source id, position, paper id, entry type, cite key, fields JSON) of each record."""
 
     @abstractmethod
-    def paper_rows(self, paper_id: int) -> tuple:
+    def paper_rows(self, paper_id: int) -> tuple[TableRows, ...]:
         """Every row of the paper, for `restore_paper`: (table, columns, rows) parents first."""
 
     @abstractmethod
