@@ -99,6 +99,22 @@ def _imported_modules(tree: ast.Module) -> list[str]:
     return out
 
 
+def test_above_the_store_only_its_face_is_imported():
+    """Code above the store sees its interfaces (catalog.store, store/base/, the named results
+    of store/rows.py), never a backend's or a role's implementation module: a backend can
+    change, or another be added, without a change above it."""
+    face = ("catalog.store.base", "catalog.store.rows")
+    found = []
+    for path, tree in _modules():
+        for module in _imported_modules(tree):
+            name = module.removeprefix("catalog.store.")
+            is_module = (PACKAGE / "store" / f"{name.split('.')[0]}.py").exists() or (
+                PACKAGE / "store" / name.split(".")[0]).is_dir()
+            if module.startswith("catalog.store.") and is_module and not module.startswith(face):
+                found.append(f"{path.relative_to(PACKAGE)}: {module}")
+    assert found == []
+
+
 def test_the_store_imports_nothing_above_it_and_postgres_nothing_of_sqlite():
     """The store is the bottom of the house: it never reaches up into the import pipeline,
     discovery, the library or the interfaces (their steps come in as arguments); and the
