@@ -10,7 +10,7 @@ from time import monotonic
 
 from catalog.errors import CatalogError, Interrupted
 from catalog.results import Members
-from catalog.store import Store, open_store
+from catalog.store import Store, copy_catalog, open_store
 
 Notify = Callable[[str], None]
 Stop = Callable[[], bool]
@@ -43,8 +43,6 @@ class Admin:
         """Copy the whole catalog (papers, tags, notes, everyone's marks, saved searches) into
         a new catalog at `location` (a file or a postgresql:// URL; created, or an empty
         database); rows copied per table. Keys stay the same."""
-        from catalog.store.copying import copy_catalog
-
         target = open_store(location, notify=notify)
         try:
             if target.location == self.store.location:

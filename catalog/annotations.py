@@ -133,31 +133,31 @@ def find(tx, entry: dict[str, Any]) -> int | None:
     title = entry.get("title")
     if isinstance(title, str) and title:
         wanted = title_key(title)
-        rows = [row for row in tx.search.titled(title) if title_key(row["title"]) == wanted]
-        rows = _narrowed(rows, entry, by_key)
-        if len(rows) == 1:
-            return rows[0]["id"]
-        if rows:
-            raise Ambiguous(f"{len(rows)} papers have this title: {_keys(tx, [r['id'] for r in rows])}")
+        papers = [p for p in tx.search.titled(title) if title_key(p.title) == wanted]
+        papers = _narrowed(papers, entry, by_key)
+        if len(papers) == 1:
+            return papers[0].id
+        if papers:
+            raise Ambiguous(f"{len(papers)} papers have this title: {_keys(tx, [p.id for p in papers])}")
         if by_key is not None:
             return None  # the paper with that key is another paper now
     return by_key
 
 
-def _narrowed(rows: list, entry: dict[str, Any], by_key: int | None) -> list:
-    """Same-title papers the entry's key, year and authors tell apart (each used only where it
-    leaves at least one)."""
-    if len(rows) < 2:
-        return rows
-    if by_key is not None and any(r["id"] == by_key for r in rows):
-        return [r for r in rows if r["id"] == by_key]
+def _narrowed(papers: list, entry: dict[str, Any], by_key: int | None) -> list:
+    """Same-title papers (the store's PaperFacts) the entry's key, year and authors tell apart
+    (each used only where it leaves at least one)."""
+    if len(papers) < 2:
+        return papers
+    if by_key is not None and any(p.id == by_key for p in papers):
+        return [p for p in papers if p.id == by_key]
     year = entry.get("year")
-    if isinstance(year, int) and (same := [r for r in rows if r["year"] == year]):
-        rows = same
+    if isinstance(year, int) and (same := [p for p in papers if p.year == year]):
+        papers = same
     families = _families(entry.get("authors"))
-    if families and len(rows) > 1 and (same := [r for r in rows if _families(r["authors"]) & families]):
-        rows = same
-    return rows
+    if families and len(papers) > 1 and (same := [p for p in papers if _families(p.authors) & families]):
+        papers = same
+    return papers
 
 
 def _families(authors: object) -> set[str]:

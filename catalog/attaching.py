@@ -22,6 +22,7 @@ import stat
 from pathlib import Path
 
 from catalog.errors import CatalogError
+from catalog.results import PaperFile
 
 FILES_VAR = "CATALOG_FILES"
 NAMES_VAR = "CATALOG_FILE_NAMES"
@@ -223,11 +224,11 @@ def located(store, attachment):
     return dataclasses.replace(attachment, location=str(where), present=where.is_file())
 
 
-def missing(store) -> list[tuple[str, object]]:
-    """(paper key, AttachmentView) of each attached file that is not where the catalog keeps it."""
+def missing(store) -> list[PaperFile]:
+    """Each attached file that is not where the catalog keeps it."""
     with store.read() as tx:
         every = tx.papers.every_attachment()
-    return [(key, found) for key, a in every if not (found := located(store, a)).present]
+    return [PaperFile(f.key, found) for f in every if not (found := located(store, f.attachment)).present]
 
 
 def remove(path: Path) -> None:

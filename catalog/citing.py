@@ -8,6 +8,7 @@ from pathlib import Path
 
 from catalog.bibfiles import PREFIX, BibFile, Synced, cited, render
 from catalog.errors import CatalogError
+from catalog.results import CiteKeyChange
 from catalog.exchange import Exchange
 from catalog.searching.query import parse
 from catalog.store import Store
@@ -85,10 +86,9 @@ class Citing:
         with self.store.read() as tx:
             return tx.imports.setting(citekeys.SETTING) or citekeys.PATTERN
 
-    def regen_citekeys(self, query: str = "") -> list[tuple[str, str | None, str]]:
+    def regen_citekeys(self, query: str = "") -> list[CiteKeyChange]:
         """Make the cite keys of the papers `query` selects (all for "") again by the current
-        pattern; a key a paper's file gave it stays. (paper key, old cite key, new) of each
-        change, in search order."""
+        pattern; a key a paper's file gave it stays. Each change, in search order."""
         from catalog import citekeys
 
         changes = []
@@ -106,4 +106,4 @@ class Citing:
                     tx.imports.set_citekey(pid, new, own is None)
                     keys.moved(paper.cite_key, new)
                     changes.append((paper.key, paper.cite_key, new))
-        return changes
+        return [CiteKeyChange(*change) for change in changes]

@@ -100,15 +100,15 @@ def _write(tx, pid: int, current: dict, changed: dict[str, object]):
     if "authors" in changed:
         tx.imports.set_authors([(pid, changed["authors"])])
     kept_before, kept_after = [], []
-    for source_id, position, format, stored in tx.imports.kept_rows(pid):
-        fields = json.loads(stored)
+    for kept in tx.imports.kept_rows(pid):
+        fields = json.loads(kept.fields)
         for field, value in changed.items():
-            fields = with_edit(format, fields, field, value)
+            fields = with_edit(kept.format, fields, field, value)
         rewritten = json.dumps(fields, ensure_ascii=False)
-        if rewritten != stored:
-            tx.imports.set_kept_fields(source_id, position, rewritten)
-            kept_before.append((source_id, position, stored))
-            kept_after.append((source_id, position, rewritten))
+        if rewritten != kept.fields:
+            tx.imports.set_kept_fields(kept.source_id, kept.position, rewritten)
+            kept_before.append((kept.source_id, kept.position, kept.fields))
+            kept_after.append((kept.source_id, kept.position, rewritten))
     for merge in tx.imports.merges_into(pid):  # a split gives back what merges filled: not these
         filled = merge.filled.split()
         if set(filled) & changed.keys():
@@ -136,7 +136,7 @@ def revert(tx, pid: int, change: PaperEdited) -> tuple[PaperEdited | None, str |
     save(tx, pid, columns, current, now())
     if "authors" in back:
         tx.imports.set_authors([(pid, back["authors"])])
-    now_kept = {(s, p): f for s, p, _, f in tx.imports.kept_rows(pid)}
+    now_kept = {(k.source_id, k.position): k.fields for k in tx.imports.kept_rows(pid)}
     restored = []
     for (source_id, position, stored), (_, _, wrote) in zip(change.kept_before, change.kept_after):
         if now_kept.get((source_id, position)) == wrote:

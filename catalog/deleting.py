@@ -49,7 +49,7 @@ def revert(tx, pid: int | None, change: PaperDeleted) -> tuple[PaperDeleted | No
         return (_delete(tx, pid), None) if pid is not None else (None, None)
     if tx.papers.paper_id(change.key) is not None:
         return None, f"paper {change.key} is in the catalog again: left as is"
-    from catalog.store.imports import row_value
+    from catalog.store.rows import row_value
 
     fingerprint = row_value(change.rows, "paper", "fingerprint")
     if tx.imports.fingerprint_taken(fingerprint):

@@ -5,7 +5,7 @@ makes one as `catalog.discovery`; the work is catalog/discover/'s (numpy, scikit
 from __future__ import annotations
 
 from catalog import rules
-from catalog.results import PaperSummary, RelatedPaper, TopicCount, TopicGroup
+from catalog.results import PaperSummary, RelatedPaper, StoredTopics, TopicGroup
 from catalog.searching.lookup import resolve_key
 from catalog.store import Store
 
@@ -40,12 +40,12 @@ class Discovering:
 
         return related.topics(self.store, query)
 
-    def stored_topics(self) -> tuple[tuple[TopicCount, ...], bool]:
+    def stored_topics(self) -> StoredTopics:
         """The whole catalog's stored topics, and whether papers came or went since (or there
         are none): then `topics()` makes them again."""
         from catalog.discover import related
 
-        return related.stored_topics(self.store)
+        return StoredTopics(*related.stored_topics(self.store))
 
     def topic_papers(self, number: int) -> list[PaperSummary]:
         """The papers of the whole catalog's stored topic `number`, closest to its centre first."""

@@ -9,7 +9,9 @@ from pathlib import Path
 
 from catalog import attaching, rules
 from catalog.errors import CatalogError
-from catalog.results import AttachmentView
+from catalog.results import (
+    Attached, AttachmentView, FileFound, FileRenamed, PageSnippet, PaperFile, TextRead,
+)
 from catalog.searching import highlight, pages
 from catalog.searching.lookup import resolve_key
 from catalog.searching.query import RELEVANCE, QueryError
@@ -23,10 +25,10 @@ class Files:
     def __init__(self, store: Store):
         self.store = store
 
-    def attach_file(self, key: str, path: Path, *, link: bool | None = None) -> tuple[AttachmentView, bool]:
+    def attach_file(self, key: str, path: Path, *, link: bool | None = None) -> Attached:
         """Attach the file at `path` to paper `key`: copied into the catalog's folder of files,
-        or with `link` left where it is (None: $CATALOG_ATTACH). (the attachment, whether it
-        is new): the same bytes attached to this paper before are that attachment again.
+        or with `link` left where it is (None: $CATALOG_ATTACH). The same bytes attached to
+        this paper before are that attachment again (not new).
         What web downloads and PDF imports call too."""
         path = attaching.readable(path)
         link = attaching.links_by_default() if link is None else link
@@ -36,7 +38,7 @@ class Files:
             pid = resolve_key(tx, key)
             detail = tx.papers.detail(pid)
             if (known := tx.edits.attachment_with(pid, sha256)) is not None:
-                return self._located(next(a for a in detail.attachments if a.id == known)), False
+                return Attached(self._located(next(a for a in detail.attachments if a.id == known)), False)
         stored = str(path) if link else attaching.copy_in(path, into, attaching.file_name(detail, path.suffix),
                                                           sha256=sha256)
         try:
@@ -54,12 +56,12 @@ class Files:
             theirs = next(a for a in views if a.sha256 == sha256)
             if not link and theirs.path != stored:  # copy_in may have taken theirs (same name, same bytes)
                 attaching.remove(into / stored)
-            return self._located(theirs), False
-        return self._located(next(a for a in views if a.id == made)), True
+            return Attached(self._located(theirs), False)
+        return Attached(self._located(next(a for a in views if a.id == made)), True)
 
-    def read_texts(self, progress: Callable[[AttachmentView, str], None] | None = None) -> list[tuple[AttachmentView, str]]:
-        """Read the text of every attached PDF not read yet, page by page, into the search index:
-        (attachment, what reading gave: 'text', 'no text', 'encrypted', 'unreadable'). Each file
+    def read_texts(self, progress: Callable[[AttachmentView, str], None] | None = None) -> list[TextRead]:
+        """Read the text of every attached PDF not read yet, page by page, into the search
+        index: each attachment with what reading gave. Each file
         is stored in a transaction of its own, so a run cut short keeps what it finished and the
         next run reads the rest. A file not on this machine is left for later. Loads pypdfium2."""
         from catalog import pdftext
@@ -76,7 +78,7 @@ class Files:
                 self._note_marks(attachment)  # before the text: a file read is a file done
             with self.store.write() as tx:
                 tx.imports.set_attachment_text(attachment.id, text.state, text.pages if text.state == "text" else [])
-            done.append((attachment, text.state))
+            done.append(TextRead(attachment, text.state))
             if progress is not None:
                 progress(attachment, text.state)
         return done
@@ -135,8 +137,8 @@ class Files:
         return len(new)
 
     def pages_for(self, key: str, query: SearchRequest | str, limit: int = pages.PAGES_PER_PAPER
-                  ) -> list[tuple[int, str]]:
-        """(page, snippet) of the best pages of paper `key`'s files holding a search's words
+                  ) -> list[PageSnippet]:
+        """The best pages of paper `key`'s files holding a search's words
         (the TUI's reading pane); [] for a search without words."""
         try:
             asked = query if isinstance(query, SearchRequest) else request(query, RELEVANCE)
@@ -147,7 +149,7 @@ class Files:
         with self.store.read() as tx:
             found = tx.search.pages(asked.query, limit, resolve_key(tx, key))
             terms = highlight.terms_of(asked.query, tx.search.acronyms_for(asked.query)) if found else None
-        return [(hit.page, highlight.snippet(" ".join(hit.text.split()), terms)) for hit in found]
+        return [PageSnippet(hit.page, highlight.snippet(" ".join(hit.text.split()), terms)) for hit in found]
 
     def attachments(self, key: str) -> tuple[AttachmentView, ...]:
         """The paper's attachments, each with where it is and whether a file is there."""
@@ -177,14 +179,14 @@ class Files:
         present = [a for a in self.attachments(key) if a.present]
         return next((a for a in present if a.is_pdf), present[0] if present else None)
 
-    def missing_files(self) -> list[tuple[str, AttachmentView]]:
-        """(paper key, attachment) of every attached file that is not where the catalog keeps it."""
+    def missing_files(self) -> list[PaperFile]:
+        """Every attached file that is not where the catalog keeps it."""
         return attaching.missing(self.store)
 
-    def rename_files(self, key: str | None = None) -> list[tuple[str, str]]:
+    def rename_files(self, key: str | None = None) -> list[FileRenamed]:
         """Give the copies in the folder of files (of paper `key`, or of every paper) the names
         their papers' details make now (a title or authors that came later, your own title);
-        (old name, new name) of each renamed. A copy missing or a name taken is left alone."""
+        each copy renamed. A copy missing or a name taken is left alone."""
         with self.store.read() as tx:
             found = ([(key, a) for a in tx.papers.attachments_of(resolve_key(tx, key))] if key is not None
                      else tx.papers.every_attachment())
@@ -204,14 +206,13 @@ class Files:
                 continue
             with self.store.write() as tx:
                 tx.edits.move_attachment(a.id, fresh)
-            renamed.append((a.path, fresh))
+            renamed.append(FileRenamed(a.path, fresh))
         return renamed
 
-    def find_files(self, folder: Path) -> list[tuple[str, AttachmentView, Path]]:
+    def find_files(self, folder: Path) -> list[FileFound]:
         """Find missing attached files in `folder` (and the folders inside it) by their bytes
         (sha256, files of the right size only): a linked file is linked where it was found, a
-        copy that left the folder of files is copied back. (paper key, attachment, where it
-        was found) of each found."""
+        copy that left the folder of files is copied back. Each found, with where."""
         missing = self.missing_files()
         sizes = {a.size for _, a in missing}
         wanted = {a.sha256: (key, a) for key, a in missing}
@@ -235,7 +236,7 @@ class Files:
                 stored = str(path.absolute())
             with self.store.write() as tx:
                 tx.edits.move_attachment(attachment.id, stored)
-            found.append((key, attachment, path))
+            found.append(FileFound(key, attachment, path))
         return found
 
     def _located(self, attachment: AttachmentView) -> AttachmentView:

@@ -30,15 +30,16 @@ from catalog.files import Files
 from catalog.resources import seeds_dir
 from catalog.results import (
     AuthorCount, Edit, Facets, FirstPage, ImportReport, NoteView, PaperDetail, PaperState,
-    PaperSummary, SavedSearchChanged, SearchHit, SplitResult, Stats, TagCount, gravest,
+    PaperSummary, RatingCount, SavedSearchChanged, SplitResult, Stats, TagCount,
     PaperDeleted,
 )
 from catalog.saved import SavedSearches
-from catalog.searching import highlight, pages
+from catalog.searching import highlight, hits, pages
 from catalog.searching.lookup import as_one_query, resolve_key, understood
-from catalog.searching.query import RELEVANCE, Query, QueryError, Sort, parse
+from catalog.searching.query import Query, QueryError, Sort, parse
 from catalog.searching.request import SearchRequest, as_request, request
 from catalog.store import Store, first_use, open_store
+from catalog.store.rows import Revision
 from catalog.triaging import Triage
 from catalog.corrections import Corrections
 from catalog.deleting import Deleting
@@ -224,13 +225,13 @@ class Catalog:
         pages.check_within(within)
         with self.store.read() as tx, tx.stoppable(cancelled):
             parsed, named = understood(tx, asked)
-            hits, found = _hits_and_pages(tx, parsed, named, limit, offset, asked.sort, snippets, within)
-            also = tx.search.acronyms_for(parsed) if snippets and (found or any(hit.text for hit in hits)) else {}
+            found_hits, found = hits.page(tx, parsed, named, limit, offset, asked.sort, snippets, within)
+            also = tx.search.acronyms_for(parsed) if snippets and (found or any(h.text for h in found_hits)) else {}
             ranked = tx.lists.to_keep()
         self.store.lists.keep(ranked)  # the lists this search ranked of its own, for the next one
         if not snippets:
-            return [hit.summary for hit in hits]
-        return _with_page_snippets(_with_snippets(hits, parsed, also), hits, found, parsed, also)
+            return [hit.summary for hit in found_hits]
+        return hits.with_page_snippets(hits.with_snippets(found_hits, parsed, also), found_hits, found, parsed, also)
 
     def first_page(self, query: SearchRequest | str, *, limit: int, counted: bool = False,
                    cancelled: Stop | None = None) -> FirstPage:
@@ -240,11 +241,11 @@ class Catalog:
         asked = as_request(query)
         with self.store.read() as tx, tx.stoppable(cancelled):
             parsed, named = understood(tx, asked)
-            hits, found = _hits_and_pages(tx, parsed, named, limit, 0, asked.sort, False)
-            rows = [hit.summary for hit in hits]
+            found_hits, found = hits.page(tx, parsed, named, limit, 0, asked.sort, False)
+            rows = [hit.summary for hit in found_hits]
             total = (len(rows) if len(rows) < limit
                      else len(named) + tx.search.count(parsed, partial=asked.partial)
-                     + _only_on_pages(tx, parsed, asked, found=found) if counted else None)
+                     + hits.count_only_on_pages(tx, parsed, asked, found=found) if counted else None)
             ranked = tx.lists.to_keep()
         self.store.lists.keep(ranked)
         return FirstPage(rows, total)
@@ -271,7 +272,7 @@ class Catalog:
         with self.store.read() as tx, tx.stoppable(cancelled):
             parsed, named = understood(tx, asked)
             partial = asked.partial if partial is None else partial
-            return len(named) + tx.search.count(parsed, partial=partial) + _only_on_pages(tx, parsed, asked, partial)
+            return len(named) + tx.search.count(parsed, partial=partial) + hits.count_only_on_pages(tx, parsed, asked, partial)
 
     def get(self, key: str) -> PaperDetail:
         with self.store.read() as tx:
@@ -395,13 +396,13 @@ class Catalog:
         with self.store.read() as tx:
             total = tx.papers.paper_count()
             ratings = tx.papers.rating_counts()
-            unrated = total - sum(n for _, n in ratings)
+            unrated = total - sum(r.papers for r in ratings)
             counts = tx.papers.row_counts()
             return Stats(
                 papers=total, sources=counts["sources"], notes=counts["notes"], tags=counts["tags"],
                 by_venue=tx.papers.venue_counts(),
-                by_status=tuple(sorted(tx.papers.status_counts(total), key=lambda row: -row[1])),
-                by_rating=ratings + (((None, unrated),) if unrated else ()),
+                by_status=tuple(sorted(tx.papers.status_counts(total), key=lambda s: -s.papers)),
+                by_rating=ratings + ((RatingCount(None, unrated),) if unrated else ()),
             )
 
     def facets(self, query: SearchRequest | str = "", *, cancelled: Stop | None = None,
@@ -429,8 +430,8 @@ class Catalog:
     # --- schema and health, of a catalog not opened (backups, SQL, members: catalog.admin) ---
 
     @staticmethod
-    def schema_history() -> list[tuple[str, str | None, str]]:
-        """(revision, parent, message) of every migration, oldest first."""
+    def schema_history() -> list[Revision]:
+        """Every migration, oldest first."""
         from catalog.store import schema_history
 
         return schema_history()
@@ -475,94 +476,6 @@ def _note(tx, pid: int, key: str, number: int) -> NoteView:
 def _edit(tx, ids: Sequence[int], done: Sequence, *, note: NoteView | None = None,
           conflicts: Sequence[str] = ()) -> Edit:
     return Edit(tuple(done), tuple(tx.papers.summaries(list(dict.fromkeys(ids)))), note, tuple(conflicts))
-
-
-def _hits(tx, parsed: Query, named: list[int], limit: int, offset: int, sort: Sort,
-          with_text: bool) -> list[SearchHit]:
-    """A page of a search: the papers it names first (understood), then what its query finds."""
-    first = named[offset:offset + limit] if limit >= 0 else named[offset:]
-    hits = [SearchHit(pid, summary, None, None) for pid, summary in zip(first, tx.papers.summaries(first))]
-    rest = limit - len(hits) if limit >= 0 else -1
-    if rest:
-        hits += tx.search.page(parsed, limit=rest, offset=max(0, offset - len(named)),
-                               with_text=with_text and parsed.has_text, sort=sort)
-    return hits
-
-
-def _hits_and_pages(tx, parsed: Query, named: list[int], limit: int, offset: int, sort: Sort,
-                    with_text: bool, within: str = "all") -> tuple[list[SearchHit], list | None]:
-    """A page of a search with the papers attached PDFs' pages found merged in as
-    catalog/searching/pages.py ranks them (a search by relevance; `within` "text": only
-    those), and the pages found (None: not read, the page being full without them); papers
-    with files and notices say so."""
-    hits, found = _merged_hits(tx, parsed, named, limit, offset, sort, with_text, within)
-    ids = [hit.paper_id for hit in hits]
-    filed = tx.papers.with_files(ids) if hits else set()
-    flags = {pid: gravest(n.kind for n in ns) for pid, ns in tx.papers.notices_of(ids).items()} if hits else {}
-    if filed or flags:
-        hits = [dataclasses.replace(hit, summary=dataclasses.replace(
-                    hit.summary, has_files=hit.paper_id in filed, notice=flags.get(hit.paper_id)))
-                if hit.paper_id in filed or hit.paper_id in flags else hit for hit in hits]
-    return hits, found
-
-
-def _merged_hits(tx, parsed: Query, named: list[int], limit: int, offset: int, sort: Sort,
-                 with_text: bool, within: str) -> tuple[list[SearchHit], list | None]:
-    if within == "all" and not with_text and limit >= 0 and sort == RELEVANCE and parsed.has_text:
-        # Rows without snippets (the TUI's): when papers whose own text holds every word fill
-        # the page, those found only on pages come after it, and a frequent word's pages (it
-        # is on most) are not ranked at every key.
-        own = _hits(tx, parsed, named, offset + limit, 0, sort, with_text)
-        if sum(1 for hit in own if hit.summary.match != "some") >= offset + limit:
-            return own[offset:], None  # None: the pages were not read
-    found = tx.search.pages(parsed, pages.PAGES) if within != "abstracts" and parsed.has_text else []
-    if found and sort == RELEVANCE:
-        whole = _hits(tx, parsed, named, -1 if limit < 0 else offset + limit, 0, sort, with_text)
-        hits = pages.merged(tx, whole, parsed, pages.best_pages(found), text_only=within == "text")
-        return (hits[offset:] if limit < 0 else hits[offset:offset + limit]), found
-    if within == "text":
-        best = pages.best_pages(found)
-        ids = list(best)[offset:] if limit < 0 else list(best)[offset:offset + limit]
-        return pages.merged(tx, [], parsed, {pid: best[pid] for pid in ids}, text_only=True), found
-    return _hits(tx, parsed, named, limit, offset, sort, with_text), found
-
-
-def _only_on_pages(tx, parsed: Query, asked: SearchRequest, partial: bool | None = None, *,
-                   found: list | None = None) -> int:
-    """How many papers a search lists only because a page of their PDF holds its words
-    (`found`: the pages, when the caller read them already)."""
-    if not parsed.has_text or asked.sort != RELEVANCE:
-        return 0
-    found = tx.search.pages(parsed, pages.PAGES) if found is None else found
-    return pages.only_on_pages(tx, parsed, list(pages.best_pages(found)),
-                               asked.partial if partial is None else partial) if found else 0
-
-
-def _with_page_snippets(summaries: list[PaperSummary], hits: list[SearchHit], found, query,
-                        also: dict[str, list[str]]) -> list[PaperSummary]:
-    """Summaries with the page number and a snippet of the best page holding the words, for
-    papers an attached file's page was found in."""
-    if not found:
-        return summaries
-    best = pages.best_pages(found)
-    terms = highlight.terms_of(query, also)
-    done = []
-    for summary, hit in zip(summaries, hits):
-        top = best.get(hit.paper_id)
-        if top:
-            text = " ".join(top[0].text.split())
-            summary = dataclasses.replace(summary, page=top[0].page,
-                                          page_snippet=highlight.snippet(text, terms) if terms else text[:160])
-        done.append(summary)
-    return done
-
-
-def _with_snippets(hits: list[SearchHit], query, also: dict[str, list[str]]) -> list[PaperSummary]:
-    """Summaries with a snippet of each abstract around the words the query matched (and
-    the forms its acronyms stand for, `also`)."""
-    terms = highlight.terms_of(query, also)
-    return [dataclasses.replace(hit.summary, snippet=highlight.snippet(hit.text, terms))
-            if terms and hit.text else hit.summary for hit in hits]
 
 
 __all__ = ["Catalog", "CatalogError", "Interrupted", "QueryError", "SearchRequest", "request"]

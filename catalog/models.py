@@ -14,7 +14,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from sqlalchemy import (
-    CheckConstraint, Column, ForeignKey, Index, Integer, String, UniqueConstraint, event, text,
+    CheckConstraint, Column, ForeignKey, Index, Integer, String, UniqueConstraint, text,
 )
 from sqlalchemy.dialects.postgresql import CITEXT
 from sqlalchemy.engine import Engine
@@ -37,22 +37,9 @@ def engine(location: str | Path) -> Engine:
     """An engine on a catalog for scripts: a file path, or a postgresql:// URL. On SQLite,
     foreign keys on (so deleting a paper takes its tags and notes) and a busy timeout, so a
     script waits while the TUI or an import writes."""
-    from sqlmodel import create_engine
+    from catalog.store import script_engine
 
-    from catalog.paths import is_server_url
-
-    if is_server_url(str(location)):
-        from catalog.extras import require
-
-        require("postgres")
-        from catalog.store.postgres.migrations import sqlalchemy_url
-
-        return create_engine(sqlalchemy_url(str(location)))
-    from catalog.store.sqlite.connection import script_pragmas
-
-    made = create_engine(f"sqlite:///{Path(location).expanduser()}")
-    event.listen(made, "connect", lambda dbapi_connection, _record: script_pragmas(dbapi_connection))
-    return made
+    return script_engine(location)
 
 
 class Paper(SQLModel, table=True):

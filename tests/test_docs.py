@@ -1,9 +1,11 @@
 """The docs can be followed as written: every relative link leads to a file that exists, every
 `catalog COMMAND` they show is a command (and subcommand) the CLI has, the README's install and
-test commands are the ones .ci/run runs, and the README stays a front page."""
+test commands are the ones .ci/run runs, the README stays a front page, and docstrings say why
+without figures or issue numbers that go stale."""
 
 from __future__ import annotations
 
+import ast
 import re
 import shlex
 from pathlib import Path
@@ -89,3 +91,20 @@ def test_the_readme_test_command_is_what_ci_runs():
 def test_the_readme_is_a_front_page():
     words = len((REPO / "README.md").read_text(encoding="utf-8").split())
     assert words < 1500, words
+
+
+# A measured time ("0.6-3.6 s", "110 ms") or an issue number in a docstring is true on the day
+# it was written: figures live in docs/benchmarks.md, history in git.
+STALE = re.compile(r"\b\d[\d.,]*(?:-\d[\d.,]*)?\s?(?:ms|µs|s|seconds|milliseconds)\b|\bissues? \d+|#\d+\b",
+                   re.IGNORECASE)
+
+
+def test_docstrings_hold_no_timings_or_issue_numbers():
+    found = []
+    for path in sorted((REPO / "catalog").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+                text = ast.get_docstring(node, clean=False) or ""
+                found += [f"{path.relative_to(REPO)}:{getattr(node, 'lineno', 1)}: {m[0]!r}"
+                          for m in STALE.finditer(text)]
+    assert found == []

@@ -99,6 +99,22 @@ def _imported_modules(tree: ast.Module) -> list[str]:
     return out
 
 
+def test_above_the_store_only_its_face_is_imported():
+    """Code above the store sees its interfaces (catalog.store, store/base/, the named results
+    of store/rows.py), never a backend's or a role's implementation module: a backend can
+    change, or another be added, without a change above it."""
+    face = ("catalog.store.base", "catalog.store.rows")
+    found = []
+    for path, tree in _modules():
+        for module in _imported_modules(tree):
+            name = module.removeprefix("catalog.store.")
+            is_module = (PACKAGE / "store" / f"{name.split('.')[0]}.py").exists() or (
+                PACKAGE / "store" / name.split(".")[0]).is_dir()
+            if module.startswith("catalog.store.") and is_module and not module.startswith(face):
+                found.append(f"{path.relative_to(PACKAGE)}: {module}")
+    assert found == []
+
+
 def test_the_store_imports_nothing_above_it_and_postgres_nothing_of_sqlite():
     """The store is the bottom of the house: it never reaches up into the import pipeline,
     discovery, the library or the interfaces (their steps come in as arguments); and the
@@ -116,11 +132,36 @@ def test_the_store_imports_nothing_above_it_and_postgres_nothing_of_sqlite():
     assert found == []
 
 
-def test_the_store_loads_no_module_by_its_name():
-    """What the store runs is named by its imports (a reader, and farm-studio, can follow it)."""
+# A tuple read by position: `tuple[str, int]`, `tuple` alone, or a list or dict of them
+# (`tuple[X, ...]` of named results is fine).
+BY_POSITION = re.compile(r"^tuple$|tuple\[(?![^\]]*\.\.\.)[^\]]*,|tuple\]")
+# `catalog sql`'s rows are the user's own columns; a kept .bib file's setting is a (name, value)
+# row written straight back.
+PLAIN_RESULTS = {"Admin.run_sql", "BibFile.as_setting"}
+
+
+def test_catalog_and_its_parts_hand_out_named_results():
+    """What the CLI and the TUI get from Catalog (library.py) and its parts (catalog.files,
+    .citing, ...) is read by name (`found.attachment`), never by position. The store's roles
+    are checked alike in tests/test_store_seam.py."""
+    found = []
+    for path in sorted(PACKAGE.glob("*.py")):
+        for cls in ast.parse(path.read_text(encoding="utf-8")).body:
+            for method in cls.body if isinstance(cls, ast.ClassDef) else ():
+                if (isinstance(method, ast.FunctionDef) and not method.name.startswith("_")
+                        and method.returns is not None and f"{cls.name}.{method.name}" not in PLAIN_RESULTS
+                        and BY_POSITION.search(ast.unparse(method.returns))):
+                    found.append(f"{path.name}: {cls.name}.{method.name} -> {ast.unparse(method.returns)}")
+    assert found == []
+
+
+def test_no_module_is_loaded_by_its_name():
+    """What the program runs is named by its imports (a reader, and farm-studio, can follow
+    it): no importlib.import_module or __import__ of a name made at run time."""
     found = [f"{path.relative_to(PACKAGE.parent)}:{node.lineno}" for path, tree in _modules(outside_store=False)
-             if path.relative_to(PACKAGE).parts[0] == "store"
-             for node in ast.walk(tree) if isinstance(node, ast.Attribute) and node.attr == "import_module"]
+             for node in ast.walk(tree)
+             if (isinstance(node, ast.Attribute) and node.attr == "import_module")
+             or (isinstance(node, ast.Name) and node.id in ("import_module", "__import__"))]
     assert found == []
 
 

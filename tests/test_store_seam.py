@@ -4,7 +4,10 @@ be read against base/ alone."""
 
 from __future__ import annotations
 
+import ast
 import inspect
+import re
+from pathlib import Path
 
 import pytest
 
@@ -42,3 +45,28 @@ def test_the_store_is_its_interface_and_its_lists_theirs(empty_any):
     store = empty_any.store
     assert isinstance(store, base.Store) and isinstance(store.lists, base.RankedListUpkeep)
     assert _public_methods(type(store.lists)) == _public_methods(base.RankedListUpkeep)
+
+
+# Results the roles may still hand out as plain tuples, each for a reason: `catalog sql`'s rows
+# are the user's own columns; the ranked lists' counts are (done, left) pairs their two callers
+# unpack by name.
+PLAIN = {"Store.run_sql", "RankedLists.words", "RankedLists.several", "RankedLists.repair",
+         "RankedListUpkeep.refresh"}
+# A tuple of values read by position: `tuple[int, str]`, `tuple` alone, or a list or iterator of them
+# (`tuple[X, ...]` of named results is fine).
+BY_POSITION = re.compile(r"^tuple$|tuple\[(?![^\]]*\.\.\.)[^\]]*,|tuple\]")
+
+
+def test_the_roles_return_named_results():
+    """Code above the store reads a result by its names (`row.papers`), never by position."""
+    found = []
+    for path in sorted(Path(base.__file__).parent.glob("*.py")):
+        for cls in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(cls, ast.ClassDef):
+                continue
+            for method in cls.body:
+                if isinstance(method, ast.FunctionDef) and method.returns is not None:
+                    returns = ast.unparse(method.returns)
+                    if f"{cls.name}.{method.name}" not in PLAIN and BY_POSITION.search(returns):
+                        found.append(f"{path.name}: {cls.name}.{method.name} -> {returns}")
+    assert found == []

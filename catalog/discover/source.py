@@ -17,13 +17,14 @@ class StoreSource:
 
     def version(self) -> CatalogVersion:
         with self.store.read() as tx:
-            return CatalogVersion(*tx.discovery.text_version())
+            found = tx.discovery.text_version()
+        return CatalogVersion(found.papers, found.max_id, found.stamp)
 
     def paper_texts(self, ids: Collection[int] | None = None, *, after_id: int = 0
                     ) -> Iterator[PaperText]:
         with self.store.read() as tx:
-            for paper_id, title, abstract in tx.discovery.paper_texts(ids, after_id=after_id):
-                yield PaperText(paper_id, f"{title}\n{abstract}")
+            for paper in tx.discovery.paper_texts(ids, after_id=after_id):
+                yield PaperText(paper.paper_id, f"{paper.title}\n{paper.abstract}")
 
     def acronyms(self) -> dict[str, str]:
         """Short form as written -> long form, of the acronyms the abstracts define (the long

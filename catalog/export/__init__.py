@@ -4,22 +4,27 @@ are written only through filewriter.py (what may be written over, and atomically
 from __future__ import annotations
 
 import dataclasses
-import importlib
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TextIO
+from types import ModuleType
+from typing import NamedTuple, TextIO
 
 from catalog.results import ExportPaper
 from catalog.text.terminal import visible_controls
 
-# name -> (module, file suffix)
-FORMATS: dict[str, tuple[str, str]] = {
-    "bibtex": ("bibtex", ".bib"),
-    "csljson": ("csljson", ".json"),
-    "ris": ("ris", ".ris"),
-    "markdown": ("markdown", ".md"),
-    "csv": ("csvfile", ".csv"),
-    "jsonl": ("jsonl", ".jsonl"),
+
+class Format(NamedTuple):
+    module: str  # catalog/export/<module>.py
+    suffix: str  # of the file it writes
+
+
+FORMATS: dict[str, Format] = {
+    "bibtex": Format("bibtex", ".bib"),
+    "csljson": Format("csljson", ".json"),
+    "ris": Format("ris", ".ris"),
+    "markdown": Format("markdown", ".md"),
+    "csv": Format("csvfile", ".csv"),
+    "jsonl": Format("jsonl", ".jsonl"),
 }
 
 
@@ -34,15 +39,36 @@ class ExportError(ValueError):
 def format_for(path: Path) -> str | None:
     """The format a file name asks for (`reading.md` -> markdown), if its suffix says."""
     suffix = path.suffix.lower()
-    return next((name for name, (_, s) in FORMATS.items() if s == suffix), None)
+    return next((name for name, f in FORMATS.items() if f.suffix == suffix), None)
 
 
 def writer(fmt: str) -> Callable[[Sequence[ExportPaper], TextIO], None]:
     """The format's writer; whatever it writes carries no control characters (see visible)."""
     if fmt not in FORMATS:
         raise ExportError(f"unknown export format {fmt!r}: use one of {', '.join(FORMATS)}")
-    write = importlib.import_module(f"catalog.export.{FORMATS[fmt][0]}").write
+    write = _module(FORMATS[fmt].module).write
     return lambda papers, out: write([visible(p) for p in papers], out)
+
+
+def _module(name: str) -> ModuleType:
+    """A format's module, imported when that format is written: an export loads its own
+    format's libraries only (bibtexparser for BibTeX), and each import is one a reader can follow."""
+    match name:
+        case "bibtex":
+            from catalog.export import bibtex as module
+        case "csljson":
+            from catalog.export import csljson as module
+        case "ris":
+            from catalog.export import ris as module
+        case "markdown":
+            from catalog.export import markdown as module
+        case "csvfile":
+            from catalog.export import csvfile as module
+        case "jsonl":
+            from catalog.export import jsonl as module
+        case _:
+            raise ExportError(f"no export module {name!r}")
+    return module
 
 
 def visible(p: ExportPaper) -> ExportPaper:

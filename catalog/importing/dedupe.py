@@ -347,11 +347,11 @@ class Found:
     evidence: str
 
 
-def _row_facts(row) -> Facts:
-    """The Facts of a catalog paper (a row of the store's FACT_COLUMNS)."""
-    abstract = row["abstract"]
-    return facts(doi=row["doi"], arxiv=row["arxiv_id"], title=row["title"], year=row["year"],
-                 authors=row["authors"], url=row["url"],
+def _row_facts(paper) -> Facts:
+    """The Facts of a catalog paper (the store's PaperFacts)."""
+    abstract = paper.abstract
+    return facts(doi=paper.doi, arxiv=paper.arxiv_id, title=paper.title, year=paper.year,
+                 authors=paper.authors, url=paper.url,
                  abstracts=[fingerprint_of(abstract)] if identifies(abstract) else [])
 
 
@@ -395,7 +395,7 @@ def match(tx, papers: list[Paper]) -> tuple[dict[int, Found], set[str]]:
                     if contradiction(_row_facts(rows[pid]), mine, kind) is None
                     and _free(claimed.get(pid, ()), mine)), None)
         if hit is not None:
-            out[i] = Found(hit[0], rows[hit[0]]["key"], describe(hit[1], p.record))
+            out[i] = Found(hit[0], rows[hit[0]].key, describe(hit[1], p.record))
         elif p.record.title:
             titled = _by_title(tx, p.record, mine, claimed)
             if titled is not None:
@@ -414,10 +414,10 @@ def _by_title(tx, record: PaperRecord, mine: Facts, claimed: dict[int, list[Fact
     wanted = title_key(record.title)
     if not wanted:
         return None
-    for row in tx.search.titled(record.title or ""):
-        if (title_key(row["title"]) == wanted and contradiction(_row_facts(row), mine, TITLE) is None
-                and _free(claimed.get(row["id"], ()), mine)):
-            return row["id"], row["key"]
+    for paper in tx.search.titled(record.title or ""):
+        if (title_key(paper.title) == wanted and contradiction(_row_facts(paper), mine, TITLE) is None
+                and _free(claimed.get(paper.id, ()), mine)):
+            return paper.id, paper.key
     return None
 
 

@@ -165,8 +165,8 @@ def _import_file(store: Store, reader: Reader, plan: _Plan, report: FileReport,
         if known_source is not None:
             # The same bytes were imported before (maybe under another name): nothing to do
             # but say again what they lacked.
-            report.known = tx.imports.papers_from(known_source["id"])
-            report.said_before.extend(_named_warnings(plan.path, known_source["warnings"]))
+            report.known = tx.imports.papers_from(known_source.id)
+            report.said_before.extend(_named_warnings(plan.path, known_source.warnings))
             return
         if items is None:  # known when planned, removed since (by `catalog doctor --fix`, say)
             items = reader.stream(plan.job)
@@ -205,7 +205,7 @@ def import_records(store: Store, records: list[PaperRecord], *, origin: str, for
     with store.write() as tx:
         known = tx.imports.source_with(sha256)
         if known is not None:
-            ids = tx.imports.paper_ids_from(known["id"])
+            ids = tx.imports.paper_ids_from(known.id)
             report.known = len(ids)
             return Stored(report, ids, [])
         now = rules.now()
@@ -234,10 +234,10 @@ def merge_into(store: Store, paper_id: int, record: PaperRecord, *, origin: str,
     `catalog split` undoes it. The fields filled."""
     with store.write() as tx:
         known = tx.imports.source_with(sha256)
-        if known is not None and paper_id in tx.imports.paper_ids_from(known["id"]):
+        if known is not None and paper_id in tx.imports.paper_ids_from(known.id):
             return []  # this answer was merged into this paper before
         now = rules.now()
-        source_id = known["id"] if known is not None else tx.imports.add_source(
+        source_id = known.id if known is not None else tx.imports.add_source(
             path=origin, sha256=sha256, venue=None, year=None, format=format, imported_at=now, warnings="")
         changed, [filled] = dedupe.merge(tx, [(paper_id, record)], now)
         if "authors" in filled:  # the people, as an import's merge keeps them (paper_author)

@@ -137,7 +137,7 @@ def _papers_of(tx, pid: int, leaving: list[tuple[int, int, PaperRecord]], now: d
     for n, (_, _, record) in enumerate(leaving):
         record.position = n  # where each record came from, through group()
     papers = group([record for _, _, record in leaving])
-    taken = {fp for fp, _ in tx.imports.papers_with_values("fingerprint", [p.fp for p in papers])}
+    taken = {o.value for o in tx.imports.papers_with_values("fingerprint", [p.fp for p in papers])}
     ids = insert_papers(tx, papers, [prepare.paper_fields(p.record, p.fp) for p in papers], taken, now)
     rows = []
     for new, paper in zip(ids, papers):

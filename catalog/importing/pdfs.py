@@ -104,7 +104,7 @@ def _import_one(store: Store, path: Path, attach: Attach, report: FileReport, pd
             report.known = 1
             return
         source = tx.imports.source_with(sha)
-        earlier = tx.imports.paper_ids_from(source["id"]) if source is not None else []
+        earlier = tx.imports.paper_ids_from(source.id) if source is not None else []
     text = pdftext.read(path, headings=True)
     if text.state != "text":
         report.error = f"{path}: {UNREAD[text.state]}: not imported"
@@ -187,7 +187,7 @@ def candidates(tx, facts: pdf.PdfFacts) -> list[Candidate]:
             found += [hit.paper_id for hit in tx.search.page(query, limit=8, partial=False)]
     ids = list(dict.fromkeys(found))
     rows = tx.imports.paper_facts(ids)
-    return [Candidate(pid, rows[pid]["key"], pdf.compare(rows[pid]["title"] or ""), pdf.compare(rows[pid]["abstract"] or ""),
+    return [Candidate(pid, rows[pid].key, pdf.compare(rows[pid].title or ""), pdf.compare(rows[pid].abstract or ""),
                       named.get(pid)) for pid in ids if pid in rows]
 
 

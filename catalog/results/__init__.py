@@ -4,17 +4,20 @@ suggestions, triage), edits.py (changes users make, undone by Edits), exchange.p
 exports, the annotations file), discovery.py, web.py. Import them from here."""
 
 from catalog.results.papers import (
-    AttachmentView, NoteView, Notice, PaperDetail, PaperState, PaperSummary, RecordFields,
-    SourceRef, SplitResult, GRAVE_FLAGS, NOTICE_FLAGS, gravest, paper_link,
+    Attached, AttachmentView, FileFound, FileRenamed, NoteView, Notice, PageSnippet, PaperDetail, PaperFile,
+    PaperState, PaperSummary, RecordFields, SourceRef, SplitResult, TextRead, GRAVE_FLAGS, NOTICE_FLAGS,
+    gravest, paper_link,
 )
 from catalog.results.searching import (
-    AddedAcronym, AuthorCount, Facets, FirstPage, MissingWords, SavedQuery, SearchHit, Stats,
-    Suggestion, TagCount, TriageCount, TriageOrder,
+    AddedAcronym, AuthorCount, Facets, FirstPage, MissingWords, RatingCount, SavedQuery, SearchHit,
+    Stats, StatusCount, Suggestion, TagCount, TriageCount, TriageOrder, VenueCount,
 )
 from catalog.results.edits import (
     Change, Edit, FieldChanged, Members, NoteChanged, PaperDeleted, PaperEdited, SavedSearchChanged,
     TagsChanged,
 )
-from catalog.results.exchange import AnnotationsReport, ExportPaper, ExportReport, FileReport, ImportReport
-from catalog.results.discovery import RelatedPaper, TopicCount, TopicGroup
+from catalog.results.exchange import (
+    AnnotationsReport, CiteKeyChange, ExportPaper, ExportReport, FileReport, ImportReport,
+)
+from catalog.results.discovery import RelatedPaper, StoredTopics, TopicCount, TopicGroup
 from catalog.results.web import Added, Enriched, Linked, LinkedPaper, PdfFetched

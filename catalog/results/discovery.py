@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from catalog.results.papers import PaperSummary
 
@@ -55,3 +56,8 @@ class TopicCount:
     number: int
     label: str
     count: int
+
+
+class StoredTopics(NamedTuple):
+    topics: tuple[TopicCount, ...]
+    stale: bool  # papers came or went since they were made (or there are none)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import NamedTuple
 
 from catalog.results.papers import Notice, RecordFields, paper_link
 
@@ -158,3 +159,9 @@ class AnnotationsReport:
                 f"{self.searches_added} saved searches added; {len(self.conflicts)} conflicts, "
                 f"{len(self.not_found)} not found"
                 + (f", {len(self.ambiguous)} ambiguous (not applied)" if self.ambiguous else ""))
+
+
+class CiteKeyChange(NamedTuple):
+    key: str  # the paper's
+    old: str | None
+    new: str

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from pathlib import Path
+from typing import NamedTuple
 
 
 @dataclass(frozen=True)
@@ -180,6 +182,39 @@ class AttachmentView:
         return {"number": self.number, "name": self.name, "stored": self.stored, "path": self.location or self.path,
                 "present": self.present, "sha256": self.sha256, "size": self.size, "pages": self.pages,
                 "text": self.text_state, "added_at": self.added_at.isoformat(), "added_by": self.added_by}
+
+
+class Attached(NamedTuple):
+    attachment: AttachmentView
+    new: bool  # False: the same bytes were attached to the paper before, and this is that
+
+
+class TextRead(NamedTuple):
+    attachment: AttachmentView
+    state: str  # what reading gave: 'text', 'no text', 'encrypted', 'unreadable'
+
+
+class PaperFile(NamedTuple):
+    key: str  # the paper's
+    attachment: AttachmentView
+
+
+class FileFound(NamedTuple):
+    key: str  # the paper's
+    attachment: AttachmentView
+    path: Path  # where it was found
+
+
+class FileRenamed(NamedTuple):
+    old: str
+    new: str
+
+
+class PageSnippet(NamedTuple):
+    """A page of a paper's files that a search's words are on."""
+
+    page: int  # 1-based
+    snippet: str
 
 
 @dataclass(frozen=True)

@@ -65,15 +65,33 @@ class AuthorCount(NamedTuple):
     papers: int
 
 
+class VenueCount(NamedTuple):
+    """Papers of one venue in one year (a venue's papers without a year: year None)."""
+
+    venue: str  # "?" for papers without one
+    year: int | None
+    papers: int
+
+
+class StatusCount(NamedTuple):
+    status: str
+    papers: int
+
+
+class RatingCount(NamedTuple):
+    rating: int | None  # None: not rated
+    papers: int
+
+
 @dataclass(frozen=True)
 class Stats:
     papers: int
     sources: int
     notes: int
     tags: int
-    by_venue: tuple[tuple[str, int | None, int], ...]  # venue, year, papers
-    by_status: tuple[tuple[str, int], ...]
-    by_rating: tuple[tuple[int | None, int], ...]
+    by_venue: tuple[VenueCount, ...]
+    by_status: tuple[StatusCount, ...]
+    by_rating: tuple[RatingCount, ...]
 
 
 @dataclass(frozen=True)
@@ -81,10 +99,10 @@ class Facets:
     """Counts for the TUI sidebar, of the papers a query finds (the whole catalog for "").
     A tag's count includes its children's papers, as the tag: filter does."""
 
-    venues: tuple[tuple[str, int | None, int], ...]  # venue, year, papers
+    venues: tuple[VenueCount, ...]
     tags: tuple[TagCount, ...]
-    statuses: tuple[tuple[str, int], ...]
-    ratings: tuple[tuple[int, int], ...]
+    statuses: tuple[StatusCount, ...]
+    ratings: tuple[RatingCount, ...]
     saved: tuple["SavedQuery", ...]
     total: int  # papers counted
     query: str = ""

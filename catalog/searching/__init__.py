@@ -8,5 +8,6 @@
     glossary.py     the field's common acronyms (acronyms.tsv) and those users add, both ways
     suggest.py      did you mean: the index's words closest to a word that finds nothing
     pages.py        the text of attached PDFs in a search, below a paper's own text
+    hits.py         a page of a search in a transaction: named papers, hits, pages, snippets
     highlight.py    which words of a text a query matched: highlighting and snippets
 """

@@ -25,9 +25,9 @@ def resolve_key(tx, key: str) -> int:
     if typed:
         matches = tx.papers.keys_starting(typed, 6)
         if len(matches) == 1:
-            return matches[0][0]
+            return matches[0].paper_id
         if matches:
-            raise CatalogError(f"key {key!r} is ambiguous: {', '.join(k for _, k in matches[:5])}")
+            raise CatalogError(f"key {key!r} is ambiguous: {', '.join(m.key for m in matches[:5])}")
     close = _close_keys(typed, tx.papers.all_keys())
     hint = f"; did you mean {', '.join(close)}?" if close else "; `catalog search` finds keys"
     raise CatalogError(f"no paper with key {key!r}{hint}")
@@ -58,7 +58,7 @@ def understood(tx, asked: SearchRequest) -> tuple[Query, list[int]]:
         if pid is None:
             matches = tx.papers.keys_starting(found.value, 2)
             if len(matches) == 1 and not _finds_text(tx, found.value, asked.text.strip().endswith("*")):
-                named = [matches[0][0]]
+                named = [matches[0].paper_id]
             elif matches:
                 return parsed, []
             else:  # `rame72` reads as a key prefix too: it may be a cite key

@@ -13,8 +13,7 @@ filter with a bad value raises QueryError with a one-line explanation. So does a
 than MAX_QUERY_CHARS, or with more than MAX_QUERY_TERMS words and filters (each word of a phrase
 counts: FTS5 matches a phrase word by word) or MAX_QUERY_KEYS `key:` filters (the TUI narrows
 to marked papers with them): far above what anyone types, and below where the SQL of a query
-takes seconds (at 16,000 papers an AND of 64 words takes 60-170 ms, a phrase of 1,000 frequent
-words 2 s).
+takes seconds (a long AND or a phrase of many frequent words).
 """
 
 from __future__ import annotations

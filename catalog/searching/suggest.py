@@ -69,7 +69,7 @@ class WordList:
 
     @classmethod
     def build(cls, stamp: str, pairs) -> "WordList":
-        """From (word, papers) pairs: only words of letters (numbers and ids are not typos
+        """From the index's words and their papers (the store's WordCounts): only words of letters (numbers and ids are not typos
         worth fixing), of 3 letters or more."""
         buckets: dict[str, dict[str, int]] = {}
         for word, papers in pairs:

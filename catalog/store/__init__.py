@@ -39,6 +39,7 @@ from pathlib import Path
 
 from catalog.errors import StoreError
 from catalog.store.base import Store, Transaction
+from catalog.store.rows import Revision
 
 
 def open_store(location: Path | str, *, notify=lambda message: None, user: str | None = None,
@@ -90,12 +91,41 @@ def check_file(path: Path):
     return FileCheck(Path(path))
 
 
-def schema_history() -> list[tuple[str, str | None, str]]:
-    """(revision, parent, message) of every migration, oldest first: one history for every
-    backend."""
+def copy_catalog(source: Store, target: Store) -> dict[str, int]:
+    """Everything in store `source` copied into store `target`, which holds no papers; rows
+    per table (copying.py)."""
+    from catalog.store.copying import copy_catalog as copy
+
+    return copy(source, target)
+
+
+def script_engine(location: Path | str):
+    """A SQLAlchemy engine on the catalog at `location` for scripts (catalog.models.engine):
+    on a file, with the pragmas a script's connection needs; on a server, through psycopg."""
+    from sqlalchemy import create_engine, event
+
+    from catalog.paths import is_server_url
+
+    if is_server_url(str(location)):
+        from catalog.extras import require
+
+        require("postgres")
+        from catalog.store.postgres.migrations import sqlalchemy_url
+
+        return create_engine(sqlalchemy_url(str(location)))
+    from catalog.store.sqlite.connection import script_pragmas
+
+    made = create_engine(f"sqlite:///{Path(location).expanduser()}")
+    event.listen(made, "connect", lambda dbapi_connection, _record: script_pragmas(dbapi_connection))
+    return made
+
+
+def schema_history() -> list[Revision]:
+    """Every migration, oldest first: one history for every backend."""
     from catalog.store.schema import history
 
     return history()
 
 
-__all__ = ["Store", "StoreError", "Transaction", "check_file", "open_store", "schema_history"]
+__all__ = ["Store", "StoreError", "Transaction", "check_file", "copy_catalog", "open_store", "schema_history",
+           "script_engine"]

@@ -7,23 +7,23 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from catalog.store.base import Discovery
-from catalog.store.rows import AcronymRow
+from catalog.store.rows import AcronymRow, TextVersion, TopicSize
 
 
 class DiscoveryQueries(Discovery):
     """The Discovery role in SQL both backends run, but for the papers' texts (the backend's
     own); `user`: whose reading status and rating count."""
 
-    def text_version(self) -> tuple[int, int, str]:
-        """(papers, max id, a stamp that changes when a known paper's text may have): imports
+    def text_version(self) -> TextVersion:
+        """Papers, the newest id, and a stamp that changes when a known paper's text may have: imports
         add a source row, retitling sets user_title (a partial index holds those papers).
         Tags, ratings and statuses change none of these."""
         papers = self.conn.execute("SELECT count(*) AS n, coalesce(max(id), 0) AS newest FROM paper").one()
         sources = self.conn.execute("SELECT count(*) AS n, coalesce(max(id), 0) AS newest FROM source").one()
         titled = self.conn.execute("SELECT count(*) AS n, coalesce(CAST(max(updated_at) AS TEXT), '') AS newest"
                                    " FROM paper WHERE user_title IS NOT NULL").one()
-        return (papers["n"], papers["newest"],
-                f"sources {sources['n']}/{sources['newest']}; titles {titled['n']}/{titled['newest']}")
+        return TextVersion(papers["n"], papers["newest"],
+                           f"sources {sources['n']}/{sources['newest']}; titles {titled['n']}/{titled['newest']}")
 
     def acronyms(self) -> list[AcronymRow]:
         """Every acronym the abstracts define, as imports learned them (the `acronym` table)."""
@@ -39,10 +39,10 @@ class DiscoveryQueries(Discovery):
             "INSERT INTO topic(scope, paper_id, number, label, rank) VALUES (?, ?, ?, ?, ?)",
             [(scope, r.paper_id, r.number, r.label, r.rank) for r in records])
 
-    def topic_counts(self, scope: str) -> list[tuple[int, str, int]]:
-        """(number, label, papers) of the topics stored for `scope`, largest first (numbers
+    def topic_counts(self, scope: str) -> list[TopicSize]:
+        """The topics stored for `scope` (number, label, papers), largest first (numbers
         follow a topic from one grouping to the next, so they need not follow the sizes)."""
-        return [(r["number"], r["label"], r["papers"]) for r in self.conn.execute(
+        return [TopicSize(r["number"], r["label"], r["papers"]) for r in self.conn.execute(
             "SELECT number, min(label) AS label, count(*) AS papers FROM topic WHERE scope = ?"
             " GROUP BY number ORDER BY papers DESC, number", (scope,))]
 

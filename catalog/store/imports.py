@@ -8,32 +8,19 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from datetime import datetime
-from typing import NamedTuple
 
 from catalog.errors import StoreError
 from catalog.store.base import Imports
-from catalog.store.rows import MergeRecord
-from catalog.store.rows import chunks
+from catalog.store.rows import (
+    KeptRow, KnownSource, MergeRecord, PaperFacts, Place, Setting, TableRows, ValueOwner, chunks, paper_facts,
+    row_value,
+)
 from catalog.store.schema import TABLES
 
 # The tables holding a paper's own rows (`paper_rows`; store/schema.py's TABLES gives their
 # columns and order). Attachments are not among them: a paper with files is not deleted.
 OWN_ROWS = ("paper", "provenance", "kept_record", "citekey", "paper_author", "paper_merge", "note",
             "paper_reader", "paper_link", "paper_notice", "topic")
-
-
-class TableRows(NamedTuple):
-    """One table's rows of a paper (`paper_rows`), with the columns they hold."""
-
-    table: str
-    columns: tuple[str, ...]
-    rows: tuple[tuple, ...]
-
-
-def row_value(found: Sequence[TableRows], table: str, column: str):
-    """A column of the first row of `table` in what `paper_rows` read."""
-    part = next(t for t in found if t.table == table)
-    return part.rows[0][part.columns.index(column)]
 
 
 # The columns of a new paper, in the order of prepare.PaperRow, then its key and times.
@@ -55,9 +42,10 @@ class ImportQueries(Imports):
 
     # --- sources ----------------------------------------------------------------------------
 
-    def source_with(self, sha256: str):
-        """The imported file with these bytes: a row with id and warnings, or None."""
-        return self.conn.execute("SELECT id, warnings FROM source WHERE sha256 = ?", (sha256,)).first()
+    def source_with(self, sha256: str) -> KnownSource | None:
+        """The imported file with these bytes, or None."""
+        row = self.conn.execute("SELECT id, warnings FROM source WHERE sha256 = ?", (sha256,)).first()
+        return None if row is None else KnownSource(row["id"], row["warnings"])
 
     def papers_from(self, source_id: int) -> int:
         return self.conn.execute(
@@ -146,8 +134,8 @@ class ImportQueries(Imports):
         self.conn.execute("INSERT INTO catalog_setting(name, value) VALUES (?, ?)"
                           " ON CONFLICT(name) DO UPDATE SET value = excluded.value", (name, value))
 
-    def settings_starting(self, prefix: str) -> list[tuple[str, str]]:
-        return [(r["name"], r["value"]) for r in self.conn.execute(
+    def settings_starting(self, prefix: str) -> list[Setting]:
+        return [Setting(r["name"], r["value"]) for r in self.conn.execute(
             "SELECT name, value FROM catalog_setting WHERE substr(name, 1, ?) = ? ORDER BY name",
             (len(prefix), prefix))]
 
@@ -167,9 +155,9 @@ class ImportQueries(Imports):
             "INSERT INTO kept_record(source_id, position, paper_id, entry_type, cite_key, fields)"
             " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING", rows)
 
-    def kept_rows(self, paper_id: int) -> list[tuple[int, int, str, str]]:
-        """(source id, position, format, fields as stored JSON) of the paper's kept records."""
-        return [(r["source_id"], r["position"], r["format"], r["fields"]) for r in self.conn.execute(
+    def kept_rows(self, paper_id: int) -> list[KeptRow]:
+        """The paper's kept records, in the order of their files."""
+        return [KeptRow(r["source_id"], r["position"], r["format"], r["fields"]) for r in self.conn.execute(
             "SELECT r.source_id, r.position, s.format, r.fields FROM kept_record r"
             " JOIN source s ON s.id = r.source_id WHERE r.paper_id = ? ORDER BY r.source_id, r.position",
             (paper_id,))]
@@ -217,21 +205,21 @@ class ImportQueries(Imports):
 
     # --- deduplication --------------------------------------------------------------------------
 
-    def papers_with_values(self, column: str, values: Iterable[str]) -> list[tuple[str, int]]:
-        """(value, paper id) of the papers whose DOI, arXiv id or fingerprint is one of `values`."""
+    def papers_with_values(self, column: str, values: Iterable[str]) -> list[ValueOwner]:
+        """The papers whose DOI, arXiv id or fingerprint is one of `values`."""
         assert column in ("doi", "arxiv_id", "fingerprint")
-        out: list[tuple[str, int]] = []
+        out: list[ValueOwner] = []
         for part, marks in chunks(list(values)):
-            out.extend((r[column], r["id"]) for r in self.conn.execute(
+            out.extend(ValueOwner(r[column], r["id"]) for r in self.conn.execute(
                 f"SELECT {column}, id FROM paper WHERE {column} IN ({marks})", part))
         return out
 
-    def paper_facts(self, ids: Iterable[int]) -> dict[int, object]:
-        """Rows of FACT_COLUMNS by paper id."""
+    def paper_facts(self, ids: Iterable[int]) -> dict[int, PaperFacts]:
+        """The facts of these papers by paper id."""
         out = {}
         for part, marks in chunks(list(ids)):
             for row in self.conn.execute(f"SELECT {FACT_COLUMNS} FROM paper WHERE id IN ({marks})", part):
-                out[row["id"]] = row
+                out[row["id"]] = paper_facts(row)
         return out
 
     def paper_columns(self, paper_id: int, columns: Sequence[str]) -> dict[str, object]:
@@ -282,9 +270,9 @@ class ImportQueries(Imports):
         for part, marks in chunks(list(ids)):
             self.conn.execute(f"DELETE FROM paper_merge WHERE id IN ({marks})", part)
 
-    def places_of(self, paper_id: int) -> list[tuple[int, int]]:
-        """(source id, position) of each record of the paper, as `catalog show` numbers them."""
-        return [(r["source_id"], r["position"]) for r in self.conn.execute(
+    def places_of(self, paper_id: int) -> list[Place]:
+        """Where each record of the paper came from, as `catalog show` numbers them."""
+        return [Place(r["source_id"], r["position"]) for r in self.conn.execute(
             "SELECT pr.source_id, pr.position FROM provenance pr JOIN source s ON s.id = pr.source_id"
             " WHERE pr.paper_id = ? ORDER BY s.id, pr.position", (paper_id,))]
 

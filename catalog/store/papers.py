@@ -6,7 +6,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
-from catalog.results import AuthorCount, ExportPaper, PaperDetail, PaperState, PaperSummary, TagCount, gravest
+from catalog.results import (
+    AuthorCount, ExportPaper, PaperDetail, PaperState, PaperSummary, RatingCount, StatusCount, TagCount,
+    VenueCount, gravest,
+)
 from catalog.store import rows
 from catalog.store.base import Papers
 from catalog.store.rows import READER_JOIN, SUMMARY_COLUMNS, chunks
@@ -20,8 +23,8 @@ class PaperReads(Papers):
     def paper_id(self, key: str) -> int | None:
         return self.conn.execute("SELECT id FROM paper WHERE key = ?", (key,)).scalar()
 
-    def keys_starting(self, prefix: str, limit: int) -> list[tuple[int, str]]:
-        return [(r["id"], r["key"]) for r in self.conn.execute(
+    def keys_starting(self, prefix: str, limit: int) -> list[rows.PaperKey]:
+        return [rows.PaperKey(r["id"], r["key"]) for r in self.conn.execute(
             "SELECT id, key FROM paper WHERE key >= ? AND key < ? ORDER BY key LIMIT ?",
             (prefix, prefix + "\uffff", limit))]
 
@@ -109,14 +112,14 @@ class PaperReads(Papers):
         return self.conn.execute("SELECT DISTINCT paper_id FROM attachment WHERE sha256 = ? ORDER BY paper_id",
                                  (sha256,)).scalars()
 
-    def every_attachment(self) -> list[tuple[str, object]]:
+    def every_attachment(self) -> list[rows.KeyedAttachment]:
         """(paper key, AttachmentView) of every attachment, by paper."""
         found, numbers = [], {}
         for r in self.conn.execute(
                 f"SELECT p.key, {rows.ATTACHMENT_COLUMNS} FROM attachment a JOIN paper p ON p.id = a.paper_id"
                 " ORDER BY a.paper_id, a.id"):
             numbers[r["key"]] = numbers.get(r["key"], 0) + 1
-            found.append((r["key"], rows.attachment(r, numbers[r["key"]])))
+            found.append(rows.KeyedAttachment(r["key"], rows.attachment(r, numbers[r["key"]])))
         return found
 
     def notes_of(self, paper_id: int) -> tuple:
@@ -185,11 +188,11 @@ class PaperReads(Papers):
 
     # --- overviews ------------------------------------------------------------------------
 
-    def file_counts(self) -> tuple[int, int]:
+    def file_counts(self) -> rows.FileCounts:
         row = self.conn.execute(
             "SELECT count(DISTINCT CASE WHEN lower(path) LIKE '%.pdf' THEN paper_id END) AS pdf,"
             " count(DISTINCT paper_id) AS files FROM attachment").one()
-        return row["pdf"], row["files"]
+        return rows.FileCounts(row["pdf"], row["files"])
 
     def paper_count(self) -> int:
         return self.conn.execute("SELECT count(*) FROM paper").scalar()
@@ -217,25 +220,25 @@ class PaperReads(Papers):
                 counts[name] = counts.get(name, 0) + 1
         return tuple(TagCount(name, counts[name]) for name in sorted(counts))
 
-    def venue_counts(self) -> tuple[tuple[str, int | None, int], ...]:
-        """(venue, year, papers), newest year first, venues without regard to case. Reads the
-        venue-year index only. (PostgreSQL's is its own: postgres/search.py venue_counts_sql.)"""
-        return tuple((r["venue"], r["year"], r["papers"]) for r in self.conn.execute(
+    def venue_counts(self) -> tuple[VenueCount, ...]:
+        """Papers per venue and year, newest year first, venues without regard to case. Reads
+        the venue-year index only. (PostgreSQL's is its own: postgres/search.py venue_counts_sql.)"""
+        return tuple(VenueCount(r["venue"], r["year"], r["papers"]) for r in self.conn.execute(
             "SELECT coalesce(venue, '?') AS venue, year, count(*) AS papers FROM paper"
             " GROUP BY venue, year ORDER BY year DESC, venue COLLATE NOCASE"))
 
-    def status_counts(self, total: int) -> tuple[tuple[str, int], ...]:
-        """(status, papers) of this reader. Only statuses other than unread have rows, so unread
-        papers are counted as the rest of `total`."""
-        others = tuple((r["status"], r["papers"]) for r in self.conn.execute(
+    def status_counts(self, total: int) -> tuple[StatusCount, ...]:
+        """Papers per status of this reader. Only statuses other than unread have rows, so
+        unread papers are counted as the rest of `total`."""
+        others = tuple(StatusCount(r["status"], r["papers"]) for r in self.conn.execute(
             "SELECT status, count(*) AS papers FROM paper_reader WHERE reader = ? AND status != 'unread'"
             " GROUP BY status ORDER BY status", (self.user,)))
-        unread = total - sum(n for _, n in others)
-        return ((("unread", unread),) if unread else ()) + others
+        unread = total - sum(c.papers for c in others)
+        return ((StatusCount("unread", unread),) if unread else ()) + others
 
-    def rating_counts(self) -> tuple[tuple[int, int], ...]:
-        """(rating, papers) of the papers this reader rated, best first."""
-        return tuple((r["rating"], r["papers"]) for r in self.conn.execute(
+    def rating_counts(self) -> tuple[RatingCount, ...]:
+        """Papers per rating of the papers this reader rated, best first."""
+        return tuple(RatingCount(r["rating"], r["papers"]) for r in self.conn.execute(
             "SELECT rating, count(*) AS papers FROM paper_reader WHERE reader = ? AND rating IS NOT NULL"
             " GROUP BY rating ORDER BY rating DESC", (self.user,)))
 

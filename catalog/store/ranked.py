@@ -13,10 +13,10 @@ from collections.abc import Sequence
 
 from catalog.errors import StoreError
 from catalog.searching.query import RELEVANCE, Query, QueryError, Sort, Text
-from catalog.results import AuthorCount, Facets, SearchHit
+from catalog.results import AuthorCount, Facets, RatingCount, SearchHit, StatusCount, VenueCount
 from catalog.store import rows
 from catalog.store.base import Papers, RankedLists, Search
-from catalog.store.rows import AcronymRow, WordPapers
+from catalog.store.rows import AcronymRow, PaperFacts, WordPapers, paper_facts
 from catalog.store.compiler import CompiledQuery, Compiler
 
 # How rare a word is, for ranking papers holding some of the words, is counted up to this
@@ -280,16 +280,16 @@ class RankedSearch(Search):
         mine = [self.user, *params]  # statuses and ratings: this reader's
         run = lambda name: self._run(  # noqa: E731
             sql[name], params if name in ("venues", "authors", "files") else mine, query)
-        others = tuple((r["status"], r["papers"]) for r in run("statuses"))
-        unread = total - sum(n for _, n in others)
+        others = tuple(StatusCount(r["status"], r["papers"]) for r in run("statuses"))
+        unread = total - sum(s.papers for s in others)
         files = run("files")[0]
         return Facets(
             authors=tuple(AuthorCount(r["name"], r["papers"]) for r in run("authors")),
             with_pdf=files["pdf"], with_files=files["files"],
-            venues=tuple((r["venue"], r["year"], r["papers"]) for r in run("venues")),
+            venues=tuple(VenueCount(r["venue"], r["year"], r["papers"]) for r in run("venues")),
             tags=self.papers.tags_with_children((ids, params)),
-            statuses=((("unread", unread),) if unread else ()) + others,
-            ratings=tuple((r["rating"], r["papers"]) for r in run("ratings")),
+            statuses=((StatusCount("unread", unread),) if unread else ()) + others,
+            ratings=tuple(RatingCount(r["rating"], r["papers"]) for r in run("ratings")),
             saved=(), total=total)
 
     def vocabulary_stamp(self) -> str:
@@ -302,10 +302,10 @@ class RankedSearch(Search):
                                    " FROM paper WHERE user_title IS NOT NULL").one()
         return f"{newest}/{sources['n']}/{sources['newest']}/{titled['n']}/{titled['newest']}"
 
-    def titled(self, title: str, limit: int = 20) -> list:
-        """Rows (dedupe's FACT_COLUMNS) of papers whose real title holds `title` as a phrase."""
+    def titled(self, title: str, limit: int = 20) -> list[PaperFacts]:
+        """The facts of papers whose real title holds `title` as a phrase."""
         built = self.compiler.titled_sql(title, limit)
-        return [] if built is None else self._run(*built, Query(source=title))
+        return [] if built is None else [paper_facts(row) for row in self._run(*built, Query(source=title))]
 
     def _run(self, sql: str, params: list, query: Query) -> list:
         try:

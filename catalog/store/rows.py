@@ -107,6 +107,28 @@ class MergeRecord:
 
 
 @dataclass(frozen=True)
+class PaperFacts:
+    """What deduplication and PDF matching compare of a catalog paper (imports.py's
+    FACT_COLUMNS)."""
+
+    id: int
+    key: str
+    title: str | None
+    year: int | None
+    authors: str | None
+    url: str | None
+    doi: str | None
+    arxiv_id: str | None
+    abstract: str | None
+
+
+def paper_facts(row) -> PaperFacts:
+    return PaperFacts(id=row["id"], key=row["key"], title=row["title"], year=row["year"],
+                      authors=row["authors"], url=row["url"], doi=row["doi"], arxiv_id=row["arxiv_id"],
+                      abstract=row["abstract"])
+
+
+@dataclass(frozen=True)
 class AcronymRow:
     """An acronym the abstracts define, with how many papers define it so."""
 
@@ -165,3 +187,100 @@ class DanglingRow(NamedTuple):
     table: str
     rowid: int | None
     parent: str
+
+
+class TableRows(NamedTuple):
+    """One table's rows of a paper (`paper_rows`), with the columns they hold."""
+
+    table: str
+    columns: tuple[str, ...]
+    rows: tuple[tuple, ...]
+
+
+def row_value(found: Sequence[TableRows], table: str, column: str):
+    """A column of the first row of `table` in what `paper_rows` read."""
+    part = next(t for t in found if t.table == table)
+    return part.rows[0][part.columns.index(column)]
+
+
+class KnownSource(NamedTuple):
+    """A file imported before (Imports.source_with)."""
+
+    id: int
+    warnings: str | None  # what its reading said, as stored
+
+
+class Revision(NamedTuple):
+    """A migration of the schema."""
+
+    revision: str
+    parent: str | None  # the revision it follows
+    message: str
+
+
+class WordCount(NamedTuple):
+    word: str
+    papers: int  # hold it
+
+
+class PaperKey(NamedTuple):
+    paper_id: int
+    key: str
+
+
+class KeyedAttachment(NamedTuple):
+    key: str  # the paper's
+    attachment: AttachmentView
+
+
+class FileCounts(NamedTuple):
+    with_pdf: int  # papers with a PDF attached
+    with_files: int  # papers with any file attached
+
+
+class TextVersion(NamedTuple):
+    """What the discovery cache was built from (Discovery.text_version)."""
+
+    papers: int
+    max_id: int
+    stamp: str  # changes when a known paper's text may have
+
+
+class PaperText(NamedTuple):
+    paper_id: int
+    title: str  # the user's or the real one
+    abstract: str  # rendered
+
+
+class TopicSize(NamedTuple):
+    number: int
+    label: str
+    papers: int
+
+
+class Setting(NamedTuple):
+    name: str
+    value: str
+
+
+class KeptRow(NamedTuple):
+    """A record kept for a paper (Imports.kept_rows)."""
+
+    source_id: int
+    position: int
+    format: str  # of its file
+    fields: str  # JSON, as stored
+
+
+class ValueOwner(NamedTuple):
+    """A paper that holds a DOI, arXiv id or fingerprint (Imports.papers_with_values)."""
+
+    value: str
+    paper_id: int
+
+
+class Place(NamedTuple):
+    """Where a record of a paper came from: its file and its position there."""
+
+    source_id: int
+    position: int

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from catalog.errors import CatalogError
 from catalog.resources import migrations_dir
+from catalog.store.rows import Revision
 
 # The newest migration this program knows; a test checks it against migrations/versions.
 # Kept here so opening an up-to-date catalog never imports Alembic.
@@ -69,7 +70,7 @@ def known_revisions() -> set[str]:
     return {rev.revision for rev in _scripts().walk_revisions()}
 
 
-def history() -> list[tuple[str, str | None, str]]:
-    """(revision, down_revision, message), oldest first."""
-    revs = [(r.revision, r.down_revision, r.doc or "") for r in _scripts().walk_revisions()]
+def history() -> list[Revision]:
+    """Every migration, oldest first."""
+    revs = [Revision(r.revision, r.down_revision, r.doc or "") for r in _scripts().walk_revisions()]
     return list(reversed(revs))

@@ -2,8 +2,8 @@
 count, the top few as tree nodes and the rest behind "N more…", found by typing in a picker.
 
 Pure functions on the counts (no Textual, no database): the sidebar's worker groups the
-entries off the UI thread, and the UI thread builds only the few nodes shown. One tree node
-per venue, built on the UI thread, froze every key for 0.6-3.6 s (issue 31)."""
+entries off the UI thread, and the UI thread builds only the few nodes shown: one tree node
+per venue, built on the UI thread, froze the keys typed meanwhile (docs/benchmarks.md)."""
 
 from __future__ import annotations
 
@@ -44,7 +44,8 @@ def venue_entries(facets: Facets) -> tuple[Entry, ...]:
 
 def author_entries(facets: Facets) -> tuple[Entry, ...]:
     """Every person the counts hold, most papers first, as the store sorted them: for the
-    picker only (24,000 entries cost 110 ms of the interpreter the UI thread shares)."""
+    picker only (a real library's tens of thousands of entries cost the interpreter the UI
+    thread shares)."""
     return tuple(Entry(a.name, a.papers, (), a.name.casefold()) for a in facets.authors)
 
 

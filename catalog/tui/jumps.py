@@ -120,8 +120,8 @@ class Jumps:
             screen.say(say)
 
     def accept_correction(self) -> None:
-        """Y (or enter on an empty list): search what "did you mean" offers (issue 32: the
-        TUI said it and left the typing to you); ctrl+o goes back to what was typed."""
+        """Y (or enter on an empty list): search what "did you mean" offers, rather than
+        leaving the typing to the reader; ctrl+o goes back to what was typed."""
         screen = self.screen
         correction = screen.searching.state.correction
         if correction:

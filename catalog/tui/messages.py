@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from textual.message import Message
 
 from catalog.results import (
-    Edit, Facets, Linked, MissingWords, PaperDetail, PaperSummary, RelatedPaper, Suggestion, TopicCount,
-    TriageCount, TriageOrder,
+    Edit, Facets, Linked, MissingWords, PageSnippet, PaperDetail, PaperSummary, RelatedPaper, Suggestion,
+    TopicCount, TriageCount, TriageOrder,
 )
 from catalog.searching.highlight import Terms
 from catalog.searching.request import SearchRequest
@@ -117,7 +117,7 @@ class DetailLoaded(Message):
     styled: Styled | None = None
     terms: Terms | None = None
     request: SearchRequest | None = None  # whose terms these are
-    pages: tuple[tuple[int, str], ...] = ()  # (page, snippet) of its PDFs' best pages for `request`
+    pages: tuple[PageSnippet, ...] = ()  # its PDFs' best pages for `request`
 
     def can_replace(self, message: Message) -> bool:
         return isinstance(message, DetailLoaded) and message.key == self.key  # read again since

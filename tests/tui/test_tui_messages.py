@@ -1,6 +1,6 @@
 """Answers that a newer one makes moot are not handled when both wait in a queue (Textual's
 Message.can_replace): a steady typist's older counts and first rows, facets read twice, a
-paper read twice. Answers that still matter are all handled."""
+paper read twice, the cursor held down. Answers that still matter are all handled."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from catalog.searching.request import request
 from catalog.tui.messages import DetailLoaded, FacetsLoaded, SearchCount, SearchResults
 from catalog.tui.screens.main import CatalogScreen
 from catalog.tui.widgets.detail import DetailPane
+from catalog.tui.widgets.paper_list import PaperList
 from catalog.tui.widgets.sidebar import Sidebar
 
 SIZE = (120, 36)
@@ -78,3 +79,24 @@ async def test_facets_and_a_paper_read_twice_are_shown_once(app, seeded, settle,
         await pilot.pause()
         assert [m.key for m in papers_shown] == [first, second]
         assert pane.detail.summary.key == second
+
+
+async def test_the_cursor_held_down_reads_only_the_paper_it_stops_on(app, seeded, settle, monkeypatch):
+    highlighted = handled(monkeypatch, CatalogScreen, "on_paper_list_highlighted")
+    rest = handled(monkeypatch, CatalogScreen, "on_paper_list_rest_wanted")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.main
+        papers = seeded.search(request("graph"), limit=3, snippets=False)
+        highlighted.clear()
+        for paper in papers:  # j held: the list moved three times before the screen looked
+            screen.post_message(PaperList.Highlighted(paper))
+        await pilot.pause()
+        assert [m.paper.key for m in highlighted] == [papers[-1].key]
+        assert screen.pane.asked == papers[-1].key
+        # The rest of one search wanted twice is fetched once; an older search's want is moot.
+        newest = screen.searching.state.generation
+        for generation in (newest - 1, newest, newest):
+            screen.post_message(PaperList.RestWanted(generation))
+        await pilot.pause()
+        assert [m.generation for m in rest] == [newest]

@@ -7,6 +7,7 @@ from abc import abstractmethod
 from collections.abc import Iterable, Iterator, Sequence
 
 from catalog.store.base.role import Role
+from catalog.store.rows import PaperText, TextVersion, TopicSize
 
 
 class Discovery(Role):
@@ -14,10 +15,10 @@ class Discovery(Role):
     from and which it may not suggest."""
 
     @abstractmethod
-    def text_version(self) -> tuple[int, int, str]: ...
+    def text_version(self) -> TextVersion: ...
 
     @abstractmethod
-    def paper_texts(self, ids=None, *, after_id: int = 0) -> Iterator[tuple[int, str, str]]: ...
+    def paper_texts(self, ids=None, *, after_id: int = 0) -> Iterator[PaperText]: ...
 
     @abstractmethod
     def acronyms(self) -> list:
@@ -28,7 +29,7 @@ class Discovery(Role):
     def save_topics(self, scope: str, records: Iterable) -> None: ...
 
     @abstractmethod
-    def topic_counts(self, scope: str) -> list[tuple[int, str, int]]: ...
+    def topic_counts(self, scope: str) -> list[TopicSize]: ...
 
     @abstractmethod
     def topic_numbers(self, scope: str) -> dict[int, int]: ...

@@ -7,6 +7,7 @@ from abc import abstractmethod
 from collections.abc import Sequence
 from datetime import datetime
 
+from catalog.results import SavedQuery
 from catalog.store.base.role import Role
 
 
@@ -82,7 +83,7 @@ class Edits(Role):
         """The file is now at `path` (renamed in the folder of files, or found elsewhere)."""
 
     @abstractmethod
-    def saved_searches(self) -> tuple: ...
+    def saved_searches(self) -> tuple[SavedQuery, ...]: ...
 
     @abstractmethod
     def saved_query(self, name: str) -> str | None: ...

@@ -8,7 +8,9 @@ from collections.abc import Iterable, Sequence
 from contextlib import AbstractContextManager
 from datetime import datetime
 
-from catalog.store.rows import MergeRecord
+from catalog.store.rows import (
+    KeptRow, KnownSource, MergeRecord, PaperFacts, Place, Setting, TableRows, ValueOwner,
+)
 from catalog.store.base.role import Role
 
 
@@ -17,7 +19,7 @@ class Imports(Role):
     merges and splits, the acronyms abstracts define, and the text derived from abstracts."""
 
     @abstractmethod
-    def source_with(self, sha256: str): ...
+    def source_with(self, sha256: str) -> KnownSource | None: ...
 
     @abstractmethod
     def papers_from(self, source_id: int) -> int: ...
@@ -88,8 +90,8 @@ class Imports(Role):
         """Set a catalog_setting (None: remove it)."""
 
     @abstractmethod
-    def settings_starting(self, prefix: str) -> list[tuple[str, str]]:
-        """(name, value) of the settings whose name starts with `prefix`, by name."""
+    def settings_starting(self, prefix: str) -> list[Setting]:
+        """The settings whose name starts with `prefix`, by name."""
 
     @abstractmethod
     def set_authors(self, authors: Iterable[tuple[int, str | None]]) -> None:
@@ -100,7 +102,7 @@ class Imports(Role):
         """(source id, position, paper id, entry type, cite key, fields JSON) of each record."""
 
     @abstractmethod
-    def paper_rows(self, paper_id: int) -> tuple:
+    def paper_rows(self, paper_id: int) -> tuple[TableRows, ...]:
         """Every row of the paper, for `restore_paper`: (table, columns, rows) parents first."""
 
     @abstractmethod
@@ -110,18 +112,18 @@ class Imports(Role):
     def restore_paper(self, rows) -> None: ...
 
     @abstractmethod
-    def kept_rows(self, paper_id: int) -> list[tuple[int, int, str, str]]:
-        """(source id, position, format, fields JSON) of each record kept for the paper."""
+    def kept_rows(self, paper_id: int) -> list[KeptRow]:
+        """Each record kept for the paper."""
 
     @abstractmethod
     def set_kept_fields(self, source_id: int, position: int, fields: str) -> None:
         """Replace a kept record's fields (a hand edit of the paper's fields follows into it)."""
 
     @abstractmethod
-    def papers_with_values(self, column: str, values: Iterable[str]) -> list[tuple[str, int]]: ...
+    def papers_with_values(self, column: str, values: Iterable[str]) -> list[ValueOwner]: ...
 
     @abstractmethod
-    def paper_facts(self, ids: Iterable[int]) -> dict[int, object]: ...
+    def paper_facts(self, ids: Iterable[int]) -> dict[int, PaperFacts]: ...
 
     @abstractmethod
     def paper_columns(self, paper_id: int, columns: Sequence[str]) -> dict[str, object]: ...
@@ -145,7 +147,7 @@ class Imports(Role):
     def delete_merges(self, ids: Iterable[int]) -> None: ...
 
     @abstractmethod
-    def places_of(self, paper_id: int) -> list[tuple[int, int]]: ...
+    def places_of(self, paper_id: int) -> list[Place]: ...
 
     @abstractmethod
     def move_record(self, source_id: int, position: int, *, from_paper: int, to_paper: int) -> None: ...

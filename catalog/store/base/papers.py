@@ -6,7 +6,11 @@ from __future__ import annotations
 from abc import abstractmethod
 from collections.abc import Sequence
 
+from catalog.results import (
+    AttachmentView, Notice, NoteView, RatingCount, StatusCount, TagCount, VenueCount,
+)
 from catalog.store.base.role import Role
+from catalog.store.rows import FileCounts, KeyedAttachment, PaperKey
 
 
 class Papers(Role):
@@ -16,8 +20,8 @@ class Papers(Role):
     def paper_id(self, key: str) -> int | None: ...
 
     @abstractmethod
-    def keys_starting(self, prefix: str, limit: int) -> list[tuple[int, str]]:
-        """(id, key) of the papers whose key starts with `prefix`, in key order."""
+    def keys_starting(self, prefix: str, limit: int) -> list[PaperKey]:
+        """The papers whose key starts with `prefix`, in key order."""
 
     @abstractmethod
     def ids_with_doi(self, doi: str) -> list[int]: ...
@@ -43,10 +47,10 @@ class Papers(Role):
     def detail(self, paper_id: int): ...
 
     @abstractmethod
-    def notes_of(self, paper_id: int) -> tuple: ...
+    def notes_of(self, paper_id: int) -> tuple[NoteView, ...]: ...
 
     @abstractmethod
-    def attachments_of(self, paper_id: int) -> tuple:
+    def attachments_of(self, paper_id: int) -> tuple[AttachmentView, ...]:
         """The paper's AttachmentViews, numbered in the order attached."""
 
     @abstractmethod
@@ -54,7 +58,7 @@ class Papers(Role):
         """Those of these papers that have attached files."""
 
     @abstractmethod
-    def notices_of(self, ids: Sequence[int]) -> dict[int, tuple]:
+    def notices_of(self, ids: Sequence[int]) -> dict[int, tuple[Notice, ...]]:
         """The Notices (retractions, withdrawals, corrections) of those of these papers that
         have any, by paper id, oldest first."""
 
@@ -63,8 +67,8 @@ class Papers(Role):
         """Ids of the papers a file with these bytes is attached to."""
 
     @abstractmethod
-    def every_attachment(self) -> list[tuple[str, object]]:
-        """(paper key, AttachmentView) of every attachment (doctor's check of the files)."""
+    def every_attachment(self) -> list[KeyedAttachment]:
+        """Every attachment with its paper's key (doctor's check of the files)."""
 
     @abstractmethod
     def paper_state(self, paper_id: int): ...
@@ -78,7 +82,7 @@ class Papers(Role):
         every person for `limit` None."""
 
     @abstractmethod
-    def file_counts(self) -> tuple[int, int]:
+    def file_counts(self) -> FileCounts:
         """How many papers have a PDF attached, and how many any file."""
 
     @abstractmethod
@@ -96,16 +100,16 @@ class Papers(Role):
     def tag_counts(self) -> list: ...
 
     @abstractmethod
-    def tags_with_children(self, within: tuple[str, list] | None = None) -> tuple: ...
+    def tags_with_children(self, within: tuple[str, list] | None = None) -> tuple[TagCount, ...]: ...
 
     @abstractmethod
-    def venue_counts(self) -> tuple[tuple[str, int | None, int], ...]: ...
+    def venue_counts(self) -> tuple[VenueCount, ...]: ...
 
     @abstractmethod
-    def status_counts(self, total: int) -> tuple[tuple[str, int], ...]: ...
+    def status_counts(self, total: int) -> tuple[StatusCount, ...]: ...
 
     @abstractmethod
-    def rating_counts(self) -> tuple[tuple[int, int], ...]: ...
+    def rating_counts(self) -> tuple[RatingCount, ...]: ...
 
     @abstractmethod
     def year_counts(self, ids: Sequence[int]) -> dict[int, int]:

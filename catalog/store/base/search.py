@@ -7,6 +7,7 @@ from abc import abstractmethod
 from collections.abc import Iterator
 
 from catalog.store.base.role import Role
+from catalog.store.rows import PaperFacts, WordCount
 
 
 class Search(Role):
@@ -38,8 +39,8 @@ class Search(Role):
         any form (counted up to a bound; WordPapers, rows.py); [] for one word."""
 
     @abstractmethod
-    def titled(self, title: str, limit: int = 20) -> list:
-        """Rows (imports.py's FACT_COLUMNS) of papers whose real title holds `title`."""
+    def titled(self, title: str, limit: int = 20) -> list[PaperFacts]:
+        """The facts of papers whose real title holds `title`."""
 
     @abstractmethod
     def papers_with_word(self, word: str, at_most: int, *, prefix: bool = False) -> int: ...
@@ -51,7 +52,7 @@ class Search(Role):
         query without words."""
 
     @abstractmethod
-    def vocabulary(self) -> Iterator[tuple[str, int]]: ...
+    def vocabulary(self) -> Iterator[WordCount]: ...
 
     @abstractmethod
     def vocabulary_stamp(self) -> str: ...

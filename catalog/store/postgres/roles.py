@@ -15,15 +15,16 @@ from catalog.store.imports import FACT_COLUMNS, PAPER_COLUMNS, ImportQueries
 from catalog.store.papers import PaperReads
 from catalog.store.postgres import search
 from catalog.store.ranked import RankedSearch
-from catalog.store.rows import PageHit
+from catalog.results import VenueCount
+from catalog.store.rows import PageHit, PaperFacts, PaperText, ValueOwner, WordCount, paper_facts
 
 _FETCH = 2000
 
 
 class PostgresPapers(PaperReads):
-    def venue_counts(self) -> tuple[tuple[str, int | None, int], ...]:
-        """(venue, year, papers), newest year first (search.venue_counts_sql)."""
-        return tuple((r["venue"], r["year"], r["papers"]) for r in self.conn.execute(search.venue_counts_sql()))
+    def venue_counts(self) -> tuple[VenueCount, ...]:
+        """Papers per venue and year, newest year first (search.venue_counts_sql)."""
+        return tuple(VenueCount(r["venue"], r["year"], r["papers"]) for r in self.conn.execute(search.venue_counts_sql()))
 
 
 class PostgresImports(ImportQueries):
@@ -69,13 +70,13 @@ class PostgresImports(ImportQueries):
     def existing_keys(self, keys: Iterable[str]) -> set[str]:
         return set(self.conn.execute("SELECT key FROM paper WHERE key = ANY(?)", (list(keys),)).scalars())
 
-    def papers_with_values(self, column: str, values: Iterable[str]) -> list[tuple[str, int]]:
+    def papers_with_values(self, column: str, values: Iterable[str]) -> list[ValueOwner]:
         assert column in ("doi", "arxiv_id", "fingerprint")
-        return [(r[column], r["id"]) for r in self.conn.execute(
+        return [ValueOwner(r[column], r["id"]) for r in self.conn.execute(
             f"SELECT {column}, id FROM paper WHERE {column} = ANY(?)", (list(values),))]
 
-    def paper_facts(self, ids: Iterable[int]) -> dict[int, object]:
-        return {row["id"]: row for row in self.conn.execute(
+    def paper_facts(self, ids: Iterable[int]) -> dict[int, PaperFacts]:
+        return {row["id"]: paper_facts(row) for row in self.conn.execute(
             f"SELECT {FACT_COLUMNS} FROM paper WHERE id = ANY(?::int[])", (list(ids),))}
 
     def add_provenance(self, places: Iterable[tuple[int, int, int]]) -> None:
@@ -117,23 +118,22 @@ class PostgresSearch(RankedSearch):
             f" WHERE ap.text_vector @@ q{one} ORDER BY score, ap.id LIMIT ?",
             (match, *(() if paper_id is None else (paper_id,)), limit))]
 
-    def vocabulary(self) -> Iterator[tuple[str, int]]:
-        """(word, papers holding it) of the words starting with a Latin letter, in word order,
-        through ts_stat over every paper's vector (seconds at 100k papers: the caller caches
-        it by `vocabulary_stamp`)."""
+    def vocabulary(self) -> Iterator[WordCount]:
+        """The words starting with a Latin letter, in word order, through ts_stat over every
+        paper's vector (slow on a large catalog: the caller caches it by `vocabulary_stamp`)."""
         cursor = self.conn.execute(
             "SELECT word, ndoc FROM ts_stat('SELECT search_vector FROM paper')"
             " WHERE word >= 'a' AND word < '{' ORDER BY word COLLATE \"C\"")._cursor
         while batch := cursor.fetchmany(5000):
             for row in batch:
-                yield row["word"], row["ndoc"]
+                yield WordCount(row["word"], row["ndoc"])
 
 
 class PostgresDiscovery(DiscoveryQueries):
     """Discovery, with the papers' texts streamed from the server."""
 
     def paper_texts(self, ids: Collection[int] | None = None, *, after_id: int = 0
-                    ) -> Iterator[tuple[int, str, str]]:
+                    ) -> Iterator[PaperText]:
         wanted = None if ids is None else set(ids)
         cursor = self.conn.execute(
             "SELECT id, coalesce(user_title, title, '') AS title, abstract_text FROM paper"
@@ -141,4 +141,4 @@ class PostgresDiscovery(DiscoveryQueries):
         while batch := cursor.fetchmany(_FETCH):
             for row in batch:
                 if wanted is None or row["id"] in wanted:
-                    yield row["id"], row["title"], row["abstract_text"]
+                    yield PaperText(row["id"], row["title"], row["abstract_text"])

@@ -1,7 +1,7 @@
 """SQLite connections: pragmas, a small pool, explicit transactions, stopping a statement.
 
-The catalog's own work runs on plain sqlite3 connections: SQLAlchemy costs ~150 ms to import,
-more than a whole `catalog search`. Rows come back as sqlite3.Row, read by column name.
+The catalog's own work runs on plain sqlite3 connections: importing SQLAlchemy costs more than
+a whole `catalog search`. Rows come back as sqlite3.Row, read by column name.
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ from catalog.store.base import RankedLists
 from catalog.store.discovery import DiscoveryQueries
 from catalog.store.imports import ImportQueries
 from catalog.store.ranked import RankedSearch
-from catalog.store.rows import PageHit
+from catalog.store.rows import PageHit, PaperText, WordCount
 from catalog.store.sqlite import fts
 
 # Page cache of a bulk import (KiB): the key and fingerprint indexes take random inserts,
@@ -101,24 +101,24 @@ class SqliteSearch(RankedSearch):
             f"SELECT count(*) FROM (SELECT 1 FROM {fts.FTS_TABLE} WHERE {fts.FTS_TABLE} MATCH ? LIMIT ?)",
             ('"' + word.replace('"', '""') + '"' + ("*" if prefix else ""), at_most)).scalar()
 
-    def vocabulary(self) -> Iterator[tuple[str, int]]:
-        """(word, papers holding it) for the words of the index that start with a Latin letter
-        (numbers, ids and CJK runs are no typos to fix), in word order. Reads most of the index
-        (about a second at 100k papers): the caller caches it, by `vocabulary_stamp`."""
+    def vocabulary(self) -> Iterator[WordCount]:
+        """The words of the index that start with a Latin letter (numbers, ids and CJK runs
+        are no typos to fix), in word order. Reads most of the index: the caller caches it, by
+        `vocabulary_stamp`."""
         self.conn.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS {VOCAB_TABLE}"
                           f" USING fts5vocab(main, {fts.FTS_TABLE}, row)")
         cursor = self.conn.raw.execute(f"SELECT term, doc FROM {VOCAB_TABLE} WHERE term >= 'a' AND term < '{{'")
         while batch := cursor.fetchmany(5000):
-            for term, doc in batch:
-                yield term, doc
+            for row in batch:
+                yield WordCount(row["term"], row["doc"])
 
 
 class SqliteDiscovery(DiscoveryQueries):
     """Discovery, with the papers' texts streamed from the file."""
 
     def paper_texts(self, ids: Collection[int] | None = None, *, after_id: int = 0
-                    ) -> Iterator[tuple[int, str, str]]:
-        """(id, title, rendered abstract) in id order, streamed; the title is the user's or
+                    ) -> Iterator[PaperText]:
+        """Each paper's id, title and rendered abstract in id order, streamed; the title is the user's or
         the real one (not the headline: made from the abstract, it would count words twice)."""
         wanted = None if ids is None else set(ids)
         cursor = self.conn.raw.execute(
@@ -127,4 +127,4 @@ class SqliteDiscovery(DiscoveryQueries):
         while batch := cursor.fetchmany(_FETCH):
             for row in batch:
                 if wanted is None or row["id"] in wanted:
-                    yield row["id"], row["title"], row["abstract_text"]
+                    yield PaperText(row["id"], row["title"], row["abstract_text"])

@@ -52,7 +52,7 @@ class ExportScreen(ModalScreen[ExportRequest | None]):
             with Horizontal(id="export-to"):
                 yield Select([(name, name) for name in (*FORMATS, *FOLDER_FORMATS)], value="bibtex",
                              allow_blank=False, id="export-format", compact=True)
-                yield Input(DEFAULT_NAME + FORMATS["bibtex"][1], id="export-path",
+                yield Input(DEFAULT_NAME + FORMATS["bibtex"].suffix, id="export-path",
                             placeholder="file to write", select_on_focus=False, compact=True)
             with Horizontal(classes="buttons"):
                 yield Button("Export", id="export-go", variant="primary")
@@ -80,9 +80,9 @@ class ExportScreen(ModalScreen[ExportRequest | None]):
         if folder:  # a folder: no file suffix
             value = str(Path(text).with_suffix("")) if format_for(Path(text)) else text or DEFAULT_NAME
         elif not text:
-            value = DEFAULT_NAME + FORMATS[fmt][1]
+            value = DEFAULT_NAME + FORMATS[fmt].suffix
         elif before in FOLDER_FORMATS or format_for(Path(text)) not in (None, fmt):
-            value = str(Path(text).with_suffix(FORMATS[fmt][1]))
+            value = str(Path(text).with_suffix(FORMATS[fmt].suffix))
         else:
             value = path.value
         if value != path.value:

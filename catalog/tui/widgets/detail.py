@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from textual import work
@@ -213,19 +214,17 @@ class DetailPane(VerticalScroll, can_focus=True):
                 tooltip="Stop finding in the paper (escape again: back to the list)", id="pane-find-end"),
     ]
 
+    @dataclass
     class Step(Message):
         """Move the list's cursor by `delta` papers (the pane shows the paper it lands on)."""
 
-        def __init__(self, delta: int) -> None:
-            super().__init__()
-            self.delta = delta
+        delta: int
 
+    @dataclass
     class Shown(Message):
         """The paper asked for was read and is shown (triage mode keeps its queue current)."""
 
-        def __init__(self, detail: PaperDetail) -> None:
-            super().__init__()
-            self.detail = detail
+        detail: PaperDetail
 
     def __init__(self, catalog: Catalog | None = None, **kwargs) -> None:
         super().__init__(**kwargs)

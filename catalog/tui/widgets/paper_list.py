@@ -10,6 +10,7 @@ page (`fill`); the rows between show as loading meanwhile, as rows of pages not 
 from __future__ import annotations
 
 from collections import OrderedDict
+from dataclasses import dataclass
 
 from rich.segment import Segment
 from rich.style import Style
@@ -65,51 +66,71 @@ class PaperList(ScrollView, can_focus=True):
         *(f"paper-list--{s}" for s in STATUSES),
     }
 
+    # Messages are dataclasses; one that a newer one of its kind makes moot says so in
+    # `can_replace` (as in catalog/tui/messages.py): the cursor held on j, marks changing.
+
+    @dataclass
     class Highlighted(Message):
         """The cursor is on `paper` (None when the list is empty)."""
 
-        def __init__(self, paper: PaperSummary | None) -> None:
-            super().__init__()
-            self.paper = paper
+        paper: PaperSummary | None
 
+        def can_replace(self, message: Message) -> bool:
+            return isinstance(message, PaperList.Highlighted)  # the cursor moved on since
+
+    @dataclass
     class Opened(Message):
         """Enter or a double click: the user wants to read the paper."""
 
+    @dataclass
     class OpenedNothing(Message):
         """Enter on an empty list (the screen may run the correction it offers)."""
 
+    @dataclass
     class MarksChanged(Message):
-        def __init__(self, count: int) -> None:
-            super().__init__()
-            self.count = count
+        """`count` papers are marked now."""
 
+        count: int
+
+        def can_replace(self, message: Message) -> bool:
+            return isinstance(message, PaperList.MarksChanged)
+
+    @dataclass
     class SortChosen(Message):
         """A column header was clicked: sort by `field` (again: the other way round)."""
 
-        def __init__(self, field: str) -> None:
-            super().__init__()
-            self.field = field
+        field: str
 
+    @dataclass
     class RestWanted(Message):
         """A row past the first ones of a first page that came in two parts is wanted before
         the rest came (show_results' `more`): the search should fetch the rest now."""
 
-        def __init__(self, generation: int) -> None:
-            super().__init__()
-            self.generation = generation
+        generation: int
 
+        def can_replace(self, message: Message) -> bool:
+            return isinstance(message, PaperList.RestWanted) and message.generation >= self.generation
+
+    @dataclass
     class RowsForMarks(Message):
         """Rows `offset`.. of the results of `generation`, fetched for marking (`how`:
         "all", "invert" or "range")."""
 
-        def __init__(self, generation: int, how: str, rows: list[PaperSummary]) -> None:
-            super().__init__()
-            self.generation, self.how, self.rows = generation, how, rows
+        generation: int
+        how: str
+        rows: list[PaperSummary]
 
+    @dataclass
     class PageLoaded(Message):
-        def __init__(self, generation: int, page: int, rows: list[PaperSummary]):
-            super().__init__()
-            self.generation, self.page, self.rows = generation, page, rows
+        """Page `page` of the results of `generation`, fetched as the list scrolled to it."""
+
+        generation: int
+        page: int
+        rows: list[PaperSummary]
+
+        def can_replace(self, message: Message) -> bool:
+            # Pages are fetched for the results shown: one of newer results means these are gone.
+            return isinstance(message, PaperList.PageLoaded) and message.generation > self.generation
 
     def __init__(self, catalog: Catalog, **kwargs) -> None:
         super().__init__(**kwargs)

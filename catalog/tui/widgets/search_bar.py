@@ -1,7 +1,7 @@
 """The search input and the hint line under it.
 
 Typing is debounced: the first key after a pause searches at once, keys typed in quick
-succession wait until 100 ms after the last one, so a fast typist runs one search, not ten.
+succession wait until DEBOUNCE after the last one, so a fast typist runs one search, not ten.
 The first two letters of a word are left out of the search while typed (querytext.py) unless
 typing pauses on them: `RL` and `GP` are words too."""
 

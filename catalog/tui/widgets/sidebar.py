@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
+from dataclasses import dataclass
 
 from rich.text import Text
 from textual import work
@@ -66,12 +67,14 @@ class Sidebar(Tree[Data]):
                 tooltip="In the facets: unfold the section or tag, or go into it"),
     ]
 
+    @dataclass
     class Counted(Message):
         """The sidebar shows the counts of the search it was last asked about."""
 
-        def __init__(self, facets: Facets) -> None:
-            super().__init__()
-            self.facets = facets
+        facets: Facets
+
+        def can_replace(self, message: Message) -> bool:
+            return isinstance(message, Sidebar.Counted)  # it shows newer counts since
 
     def __init__(self, catalog: Catalog, **kwargs) -> None:
         super().__init__(Text("Facets"), **kwargs)
