@@ -1,4 +1,4 @@
-"""Back and forward through the places the user has been, as a browser's history (issue 31).
+"""Back and forward through the places the user has been, as a browser's history.
 
 A place is a query (its filters are in its text), the order it was sorted in, and the paper
 under the cursor. Each jump (a similar paper's enter, a facet, a saved search, `A`'s paper,

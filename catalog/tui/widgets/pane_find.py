@@ -1,4 +1,4 @@
-"""Search inside the reading pane (issue 31, want 8): `/` there opens a line under the paper;
+"""Search inside the reading pane: `/` there opens a line under the paper;
 what is typed is found in everything the pane shows (title, abstract, notes, the PDF's
 snippets), every hit marked, the current one scrolled into view and counted ("3/7"); enter
 goes back to the paper, where n and N go to the next and previous hit; escape ends it.
