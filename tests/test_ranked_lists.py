@@ -332,6 +332,23 @@ def test_a_large_import_is_ready_when_it_returns(catalog, few_lists, served, tmp
     assert served == ['("a"*)']
 
 
+def test_the_import_says_which_lists_it_left_and_doctor_ranks_them(catalog, few_lists, tmp_path, monkeypatch):
+    """With no background refresher (CATALOG_DISCOVER_REFRESH=off) `catalog import` says how
+    many lists of one- and two-letter prefixes it left, and who ranks them: `catalog doctor
+    --fix`, which does."""
+    from catalog.discover import refresher
+
+    monkeypatch.setenv(refresher.MODE_VARIABLE, "off")
+    result = CliRunner().invoke(main, ["--db", str(catalog.path), "import", str(_import_past_the_limit(tmp_path))])
+    assert result.exit_code == 0, result.output
+    left = catalog.lists_left()
+    assert left > 0 and "ranked the lists of" in result.stderr
+    assert f"ranking lists: {left:,} left, of prefixes of one or two letters" in result.stderr
+    assert "`catalog doctor --fix` ranks them" in result.stderr
+    result = CliRunner().invoke(main, ["--db", str(catalog.path), "doctor", "--fix"])
+    assert catalog.lists_left() == 0, result.output
+
+
 def test_an_import_cut_short_while_ranking_goes_on_in_the_background(catalog, few_lists, served, tmp_path,
                                                                       monkeypatch):
     """Ctrl-C while the import ranks its lists: the papers stay imported, what was ranked stays
