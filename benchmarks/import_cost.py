@@ -35,7 +35,9 @@ HERE = Path(__file__).resolve().parent
 def compare(size: int, rounds: int, against: list[Path], work: Path) -> list[str]:
     files = [f.resolve() for f in corpus.write_paper_lists(size, work / "lists", per_file=max(1000, size // 4))]
     base = {**os.environ, "CATALOG_DISCOVER_REFRESH": "off", "PYTHONDONTWRITEBYTECODE": "1"}
-    sides = {"this checkout": base}
+    # Each side's catalog by PYTHONPATH, run from the work folder: `python -m` puts the folder
+    # it runs in first on the path, so run from a checkout every side would be that checkout.
+    sides = {"this checkout": {**base, "PYTHONPATH": str(HERE.parent)}}
     for folder in against:
         sides[str(folder)] = {**base, "PYTHONPATH": str(folder.resolve())}
     lines = [f"### Import cost: {size:,} papers, {rounds} alternating rounds", "",
@@ -53,7 +55,7 @@ def compare(size: int, rounds: int, against: list[Path], work: Path) -> list[str
         for i, (name, env) in enumerate(sides.items()):
             os.sync()
             before = _children_cpu()
-            took = importing.catalog_import(files, work / f"side{i}.db", env)
+            took = importing.catalog_import(files, work / f"side{i}.db", env, cwd=work)
             cpu = _children_cpu() - before  # the import and its reader worker: less swayed by load
             ranking = importing.RANKING_S[-1]
             rest, left = _rank_the_rest(work / f"side{i}.db", env)
@@ -72,7 +74,7 @@ def _rank_the_rest(db: Path, env: dict) -> tuple[float, int]:
     """(seconds, lists) the background refresher spends on what the import left: its
     `store.lists.refresh`, in a process of its own after the import returned."""
     out = subprocess.run([sys.executable, "-c", _REST, str(db)], check=True, capture_output=True, text=True,
-                         env=env).stdout.split()
+                         env=env, cwd=db.parent).stdout.split()
     return float(out[-1]), int(out[-2])
 
 
