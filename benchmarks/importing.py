@@ -51,14 +51,15 @@ _PEAK_WRAPPER = ("import resource, subprocess, sys; "
 _RANKED = re.compile(r"ranked the lists of [\d,]+ frequent words and prefixes in ([\d.]+) s")
 
 
-def catalog_import(files: list[Path], db: Path, env: dict | None = None) -> float:
+def catalog_import(files: list[Path], db: Path, env: dict | None = None, cwd: Path | None = None) -> float:
     """`catalog import` as a user runs it: a whole process, files on the command line, until
     it returns (its lists ranked: ready). The seconds it said it spent ranking lists are kept
-    in RANKING_S."""
+    in RANKING_S. `cwd`: where it runs (`python -m` puts that folder first on the path, before
+    PYTHONPATH: a comparison of checkouts runs it where there is none)."""
     start = time.perf_counter()
     run = subprocess.run([sys.executable, "-c", _PEAK_WRAPPER,
                           sys.executable, "-m", "catalog", "--db", db, "import", *files],
-                         capture_output=True, text=True, env=env)
+                         capture_output=True, text=True, env=env, cwd=cwd)
     took = time.perf_counter() - start
     if run.returncode:
         raise RuntimeError(f"catalog import failed with exit code {run.returncode}: {run.stdout[-500:]}")

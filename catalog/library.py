@@ -173,21 +173,28 @@ class Catalog:
                               ranking: Callable[[int, int], None] | None) -> None:
         """The ranked lists of frequent words after an import. A few hundred new papers need
         nothing: searches follow them (catalog/store/lists/). Past that (or when words are to
-        be chosen again), `background`: all of them here, most papers first (minutes at 1M
-        papers; each stays ranked as it is done). Cut short (Ctrl-C), the detached refresher
-        goes on from there (catalog/discover/refresher.py) and searches say how many are left.
-        Otherwise (a caller that cannot wait: tests, the TUI), within a share of the import's
-        own time; lists left stale are never read."""
+        be chosen again), `background`: those searches as you type read, here, most papers
+        first (minutes at 1M papers; each stays ranked as it is done); the one- and two-letter
+        prefixes' (searched only when typed with `*`; until ranked, such a search ranks every
+        match) are left to the detached refresher (catalog/discover/refresher.py), started
+        here, or with CATALOG_DISCOVER_REFRESH=inline ranked here too (with =off, to `catalog
+        doctor --fix`). Cut short (Ctrl-C), the refresher goes on from there, and searches say
+        how many are left. Otherwise (a caller that cannot wait: tests, the TUI), within a
+        share of the import's own time; lists left stale are never read."""
+        from catalog.discover import refresher
+
         if not self.store.lists.behind():
             return
         if not background:
             self.store.lists.refresh(budget=max(RANKED_LISTS_FLOOR, RANKED_LISTS_SHARE * took))
             return
         try:
-            self.store.lists.refresh(budget=None, rescored=True, progress=ranking)
+            self.store.lists.refresh(budget=None, rescored=True, progress=ranking,
+                                     typed=refresher.mode() != "inline")
         except KeyboardInterrupt:
             self.rank_lists_elsewhere()
             raise
+        self.rank_lists_elsewhere()
 
     def rank_lists_elsewhere(self) -> bool:
         """Start the detached refresher for the ranked lists searches cannot read (and the

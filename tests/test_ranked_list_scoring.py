@@ -112,6 +112,14 @@ def test_which_words_get_lists_and_how_deep():
     assert scoring.catalog_resized(1000, 800) is False and scoring.catalog_resized(1000, 799) is True
 
 
+def test_an_import_ranks_first_the_lists_typing_reads():
+    from catalog.tui.querytext import PREFIX_FROM, typed_query
+
+    assert scoring.TYPED_FROM == PREFIX_FROM and typed_query("sparse at") == "sparse "
+    assert [scoring.typed(k) for k in ('("a"*)', '("in"*)', '("int"*)', '("a")', '("in") AND ("a"*)',
+                                       '("é"*)')] == [False, False, True, True, True, True]
+
+
 def test_keys_of_words_prefixes_and_several_words():
     assert scoring.key_of("model") == '("model")' and scoring.key_of("mod", prefix=True) == '("mod"*)'
     assert scoring.term('("model")') == ("model", False) and scoring.term('("mod"*)') == ("mod", True)

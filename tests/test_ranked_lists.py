@@ -295,9 +295,11 @@ def _import_past_the_limit(tmp_path, seed: int = 99):
 
 
 def test_a_large_import_is_ready_when_it_returns(catalog, few_lists, served, tmp_path, monkeypatch):
-    """Past DIRTY_LIMIT new papers the lists cannot be rescored: `catalog import` ranks them
-    itself before it returns (saying how far it got), so the first search after it reads its
-    list; nothing is left for the background refresher. A small import ranks nothing."""
+    """Past DIRTY_LIMIT new papers the lists cannot be rescored: `catalog import` ranks those
+    searches as you type read before it returns (saying how far it got), so the first search
+    after it reads its list; only the one- and two-letter prefixes' are left to the background
+    refresher, started for them (until then `a*` ranks every match: the same page). A small
+    import ranks nothing."""
     from catalog.discover import refresher, related
 
     started = []
@@ -312,14 +314,39 @@ def test_a_large_import_is_ready_when_it_returns(catalog, few_lists, served, tmp
     big = _import_past_the_limit(tmp_path)
     report = catalog.import_paths([big], background=True, ranking=lambda *p: progress.append(p))
     assert report.new == sqlite_words.DIRTY_LIMIT + 100
-    assert progress[-1][0] == progress[-1][1] > 100  # every list, counted as it went
-    assert catalog.lists_left() == 0 and started == []
+    assert progress[-1][0] == progress[-1][1] > 100  # every list typing reads, counted as it went
     with catalog.store.read() as tx:
-        assert tx.lists.stale(rescored=False) == []
+        short = tx.lists.stale(rescored=False)  # but a span they share with a longer prefix
+        assert '("a"*)' in short and not any(scoring.typed(k) for k in short)
+    assert catalog.lists_left() == len(short) and started == [catalog.path]
+    served.clear()
+    for query in ("model", "interpret*", "a*"):
+        assert _ranked(catalog, query, lists=True) == _ranked(catalog, query, lists=False)
+    assert served == ['("model")', '("interpret"*)']  # `a*` ranked every match
+    assert refresher._ranked_lists(catalog.store, tmp_path) == len(short)  # what the refresher runs
+    with catalog.store.read() as tx:
+        assert tx.lists.stale(rescored=False) == [] and catalog.lists_left() == 0
         assert tx.conn.execute("SELECT count(*) FROM term_top_dirty").scalar() == 0
     served.clear()
-    assert _ranked(catalog, "model", lists=True) == _ranked(catalog, "model", lists=False)
-    assert served == ['("model")']
+    assert _ranked(catalog, "a*", lists=True) == _ranked(catalog, "a*", lists=False)
+    assert served == ['("a"*)']
+
+
+def test_the_import_says_which_lists_it_left_and_doctor_ranks_them(catalog, few_lists, tmp_path, monkeypatch):
+    """With no background refresher (CATALOG_DISCOVER_REFRESH=off) `catalog import` says how
+    many lists of one- and two-letter prefixes it left, and who ranks them: `catalog doctor
+    --fix`, which does."""
+    from catalog.discover import refresher
+
+    monkeypatch.setenv(refresher.MODE_VARIABLE, "off")
+    result = CliRunner().invoke(main, ["--db", str(catalog.path), "import", str(_import_past_the_limit(tmp_path))])
+    assert result.exit_code == 0, result.output
+    left = catalog.lists_left()
+    assert left > 0 and "ranked the lists of" in result.stderr
+    assert f"ranking lists: {left:,} left, of prefixes of one or two letters" in result.stderr
+    assert "`catalog doctor --fix` ranks them" in result.stderr
+    result = CliRunner().invoke(main, ["--db", str(catalog.path), "doctor", "--fix"])
+    assert catalog.lists_left() == 0, result.output
 
 
 def test_an_import_cut_short_while_ranking_goes_on_in_the_background(catalog, few_lists, served, tmp_path,
@@ -381,7 +408,12 @@ def test_the_same_import_again_after_a_kill_finishes_the_lists(catalog, few_list
     assert catalog.lists_left() > 0
     progress = []
     assert catalog.import_paths([big], background=True, ranking=lambda *p: progress.append(p)).new == 0
-    assert catalog.lists_left() == 0 and progress and progress[-1][0] == progress[-1][1]
+    assert progress and progress[-1][0] == progress[-1][1]
+    with catalog.store.read() as tx:  # no background refresher (=off): the short prefixes wait for doctor
+        short = tx.lists.stale()
+        assert short and not any(scoring.typed(k) for k in short)
+    catalog.store.lists.refresh(budget=None, rescored=True)  # what `catalog doctor --fix` runs
+    assert catalog.lists_left() == 0
     served.clear()
     assert _ranked(catalog, "model", lists=True) == _ranked(catalog, "model", lists=False)
     assert served == ['("model")']

@@ -75,8 +75,22 @@ def import_cmd(ctx, paths, venue, year, mapping, verbose, link):
     if ranking.done:
         click.echo(f"ranked the lists of {ranking.done:,} frequent words and prefixes in {ranking.seconds:.1f} s",
                    err=True)
+        _say_lists_left(catalog)
     if report.errors or report.warnings:  # something in the files did not go in
         sys.exit(1)
+
+
+def _say_lists_left(catalog) -> None:
+    """The lists an import leaves to the background: those of one- and two-letter prefixes,
+    which searches as you type never reach."""
+    from catalog.discover import refresher
+
+    left = catalog.lists_left()
+    if not left:
+        return
+    where = ("`catalog doctor --fix` ranks them (CATALOG_DISCOVER_REFRESH=off)" if refresher.mode() == "off"
+             else "ranked in the background")
+    click.echo(f"ranking lists: {left:,} left, of prefixes of one or two letters (`a*`, `in*`): {where}", err=True)
 
 
 def _say_pdfs(report) -> None:

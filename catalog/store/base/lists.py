@@ -73,12 +73,13 @@ class RankedListUpkeep(ABC):
 
     @abstractmethod
     def refresh(self, *, budget: float | None, rescored: bool | None = None,
-                progress: Callable[[int, int], None] | None = None) -> tuple[int, int]:
+                progress: Callable[[int, int], None] | None = None, typed: bool = False) -> tuple[int, int]:
         """Rank again the lists searches cannot read (`rescored`, the default with a budget;
         else also those following changes) for at most `budget` seconds (None: all, the
         frequent words chosen again first): (built, still stale). Each list is ranked in a
         transaction of its own; one another writer holds up is tried again, and what is done
-        stays done. `progress(done, of)` after each list."""
+        stays done. `progress(done, of)` after each list. `typed`: only the lists searches as
+        you type read (scoring.typed: not those of one- and two-letter prefixes)."""
 
     @abstractmethod
     def behind(self) -> bool:

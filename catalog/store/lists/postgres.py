@@ -423,14 +423,14 @@ class PostgresListUpkeep(RankedListUpkeep):
         self.refused = False  # the server refused to keep a list (a read-only role): not tried again
 
     def refresh(self, *, budget: float | None, rescored: bool | None = None,
-                progress: Callable[[int, int], None] | None = None) -> tuple[int, int]:
+                progress: Callable[[int, int], None] | None = None, typed: bool = False) -> tuple[int, int]:
         """Rank the lists a search cannot read (`rescored`, the default with a budget: more than
         CHANGE_LIMIT changes behind; otherwise every list with any change), most papers first,
         one short write transaction each, until `budget` seconds are spent (None: all). Which
         words get lists is read from the whole vocabulary (ts_stat: seconds at 100k papers) only
         when asked for all (budget None), when there are no lists yet, or when the catalog has
         grown or shrunk by a quarter since; lists no longer wanted are forgotten then. (built,
-        still stale)."""
+        still stale). `typed` changes nothing here: these lists are all of words."""
         start = time.perf_counter()
         rescored = budget is not None if rescored is None else rescored
         with self.store.read() as tx:

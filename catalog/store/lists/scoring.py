@@ -40,6 +40,12 @@ MIN_MATCHES = 20_000
 # at 1M papers `hessian`, in 24,572 papers, took 65-100 ms in full (3-4 us a match), so there a
 # list is kept from this many papers on.
 BIG_CATALOG, MIN_MATCHES_BIG = 400_000, 10_000
+# Searches as you type reach prefixes from this many letters on (the TUI's
+# catalog/tui/querytext.PREFIX_FROM): shorter ones are searched only when typed with `*`. An
+# import ranks the lists typing reads before it returns and leaves the one- and two-letter
+# prefixes' (at 100k papers half the prefix rankings' time: they match nearly every paper) to
+# the background refresher.
+TYPED_FROM = 3
 K1, B = 1.2, 0.75  # FTS5's bm25 constants (fts5_aux.c)
 SLACK = 1e-9  # relative margin on a bound: it must never be below a true score
 
@@ -125,6 +131,18 @@ def candidates(words: list[tuple[str, int]], at_least: int) -> list[tuple[str, i
     out = [(key_of(term), n) for term, n in words if n >= at_least]
     out += [(key_of(p, prefix=True), n) for p, n in prefixes.items() if n >= at_least]
     return sorted(out, key=lambda kn: (-kn[1], kn[0]))
+
+
+def typed(key: str) -> bool:
+    """Whether searches as you type read this list: a word's, a prefix's of TYPED_FROM letters
+    or more, or one of several words (what a search made)."""
+    if of_several(key):
+        return True
+    found = term(key)
+    if found is None:  # not plain ASCII: its length in letters is FTS5's to say
+        return True
+    word, prefix = found
+    return not prefix or len(word) >= TYPED_FROM
 
 
 def catalog_resized(seen: int, papers: int) -> bool:

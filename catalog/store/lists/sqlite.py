@@ -133,7 +133,7 @@ class SqliteListUpkeep(RankedListUpkeep):
         self.lock = UpkeepLock(lambda: store.cache_dir() / UPKEEP_LOCK)
 
     def refresh(self, *, budget: float | None, rescored: bool | None = None,
-                progress: Callable[[int, int], None] | None = None) -> tuple[int, int]:
+                progress: Callable[[int, int], None] | None = None, typed: bool = False) -> tuple[int, int]:
         """Rank the lists a search cannot read (`rescored`, the default with a budget) or all
         ranked on an older index, most papers first, until `budget` seconds are spent (None:
         all). Each is ranked in a read transaction (seconds for the most frequent words at 1M
@@ -145,12 +145,14 @@ class SqliteListUpkeep(RankedListUpkeep):
         since; lists no longer wanted are forgotten then, and each wanted one is noted, so that
         a refresh cut short resumes. When every list is then ranked on the index as it is, the
         changed papers are forgotten. The lists of several words searches made come after every
-        word's, the newest SEVERAL_REFRESH stale ones. (built, still stale)."""
+        word's, the newest SEVERAL_REFRESH stale ones. `typed`: only those searches as you type
+        read (an import's, before it returns: the one- and two-letter prefixes' are left to the
+        background refresher). (built, still stale)."""
         with self.lock.exclusive():
-            return self._refresh(budget, rescored, progress)
+            return self._refresh(budget, rescored, progress, typed)
 
     def _refresh(self, budget: float | None, rescored: bool | None,
-                 progress: Callable[[int, int], None] | None) -> tuple[int, int]:
+                 progress: Callable[[int, int], None] | None, typed: bool = False) -> tuple[int, int]:
         start = time.perf_counter()
         rescored = budget is not None if rescored is None else rescored
         with self._patiently(self.store.read) as tx:
@@ -168,6 +170,8 @@ class SqliteListUpkeep(RankedListUpkeep):
                                 key=lambda kn: (-kn[1], kn[0]))
             several = builder.stale(builder.several()[0][::-1], rescored=rescored)[:SEVERAL_REFRESH]
             stale = builder.stale([key for key, _ in wanted], rescored=rescored) + several
+            if typed:  # those typing reads first: each span is then ranked under one of them
+                stale.sort(key=lambda key: not scoring.typed(key))
             spans, spanned_at = builder.spans(stale, words), tx.lists.records.stamp()
         if choose and (kept or wanted or seen is not None):
             with self._patiently(self._write) as tx:
@@ -176,6 +180,9 @@ class SqliteListUpkeep(RankedListUpkeep):
             with self._patiently(self._write) as tx:
                 tx.lists.changes.restart()
         queue, same = _one_per_span(stale, spans)
+        if typed:  # a span only untyped keys share is left for later (all of them)
+            queue = [key for key in queue if scoring.typed(key)]
+        todo = len(queue) + sum(len(same.get(key, ())) for key in queue)
         over = (lambda: False) if budget is None else (lambda: time.perf_counter() - start > budget)
         built = done = 0
         while queue and not over():
@@ -190,7 +197,7 @@ class SqliteListUpkeep(RankedListUpkeep):
                         built += tx.lists.builder.store(one)
                 done += 1 + len(aliases)
                 if progress is not None:
-                    progress(done, len(stale))
+                    progress(done, todo)
             queue = again
         if stale or not rescored:
             with self._patiently(self._write) as tx:
