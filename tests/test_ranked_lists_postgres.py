@@ -45,7 +45,8 @@ def _pages(catalog, monkeypatch):
 
 @pytest.fixture
 def pg_seeded(pg_server, pg_seeded_template, monkeypatch):
-    monkeypatch.setattr(pg_lists, "MIN_MATCHES", 40)  # a few dozen lists
+    monkeypatch.setattr(pg_lists, "MIN_MATCHES", 40)  # a few dozen lists, all ranked ahead
+    monkeypatch.setattr(pg_lists, "RANKED_AHEAD", 40)
     monkeypatch.setattr(pg_lists, "LIST_SIZE", 12)  # short lists: filters and pages run past them
     monkeypatch.setattr(pg_lists, "WINDOW", 1)
     url = pg_server.create(template=pg_seeded_template)
@@ -323,3 +324,45 @@ def test_a_reader_who_may_not_write_gets_the_same_pages_and_asks_the_server_once
         with psycopg.connect(catalog.store.url, autocommit=True) as admin:
             admin.execute(f"DROP OWNED BY {role}")
             admin.execute(f"DROP ROLE {role}")
+
+
+def _keys(catalog):
+    with catalog.store.read() as tx:
+        return set(tx.lists.keys())
+
+
+def test_words_and_prefixes_not_ranked_ahead_get_a_list_at_their_first_search(pg_seeded, monkeypatch):
+    """Imports rank ahead only the words in RANKED_AHEAD papers; a word in fewer (but in
+    MIN_MATCHES) and a prefix get their list at their first search, which reads its page from
+    it, as later searches (everyone's) do: the full ranking's pages, ids and scores, before and
+    after edits. A rare word or prefix, or a search with filters, keeps none; a refresh ranks
+    the lists searches kept again after changes, and keeps them."""
+    catalog = pg_seeded
+    monkeypatch.setattr(pg_lists, "RANKED_AHEAD", 1000)  # more papers than the seeds have
+    assert catalog.store.lists.refresh(budget=None) == (0, 0) and _keys(catalog) == set()
+    served = _reads(monkeypatch)
+    queries = ["model", "mod*", "learn*", "model venue:ICLR", "transformers", "interpretab*"]
+
+    def pages():
+        for query in queries:
+            for limit, offset in ((10, 0), (5, 7)):
+                assert _hits(catalog, query, limit, offset) == _full(catalog, query, limit, offset, monkeypatch), query
+
+    pages()
+    assert served[0]  # the very first search of `model` read its page from the list it ranked
+    assert _keys(catalog) == {"exact 'model'", "exact 'mod':*", "exact 'learn':*"}
+    assert pg_lists.of_prefix("exact 'mod':*") and not pg_lists.of_prefix("exact 'model'")
+    served.clear()
+    pages()
+    assert sum(served) >= 6  # every page of the three, now from the lists kept
+    assert "1 words in 40+ papers, 2 prefixes" in doctor.run(catalog.store).notes[0]
+
+    low = catalog.search("mod*", limit=60)[-1].key
+    catalog.set_title(low, "Modular models of modes")  # a title weighs more: it climbs to the head
+    pages()
+    assert low in [p.key for p in catalog.search("mod*", limit=12)]
+    assert doctor.run(catalog.store).found == []
+    monkeypatch.setattr(pg_lists, "CHANGE_LIMIT", 0)
+    assert catalog.store.lists.refresh(budget=None) == (3, 0)  # ranked again, and kept
+    assert _keys(catalog) == {"exact 'model'", "exact 'mod':*", "exact 'learn':*"}
+    pages()

@@ -3,7 +3,9 @@
 A ranked search scores every match with ts_rank, which reads each match's row: a frequent word
 costs tens of milliseconds and more. For words in at least MIN_MATCHES papers, `rank_top` keeps the
 head of the full ranking (LIST_SIZE papers, the search's own `ORDER BY -ts_rank(...), id`) per
-index (`exact`: the words as written, `stems`: their forms). ts_rank with normalization 1 uses
+index (`exact`: the words as written, `stems`: their forms). Those in RANKED_AHEAD papers or
+more are ranked ahead (by imports, `catalog doctor --fix`); the others, and prefixes (`model*`),
+get theirs at their first search, which ranks them anyway (below). ts_rank with normalization 1 uses
 no collection statistics: a paper's score depends on that paper alone, so unlike SQLite's bm25
 lists (sqlite_words.py) nothing drifts when other papers change.
 
@@ -51,12 +53,33 @@ LIST_SIZE = 1000  # papers kept per word: pages, and room for filters to reject 
 # takes 10-30 ms or more (5-15 us a match at 100k on a busy 2-core machine, reading each
 # match's row). A smaller catalog keeps none.
 MIN_MATCHES = 2_000
+# Which words imports rank ahead: ranking costs ts_rank for every match (20 million at 100k for
+# the 2,262 words in MIN_MATCHES papers, 8 of 10 minutes of a `catalog import`); the 176 in
+# RANKED_AHEAD (SQLite's threshold for its lists) hold 40% of those matches. A word between the
+# two is ranked in full by its first search (as each of its searches was on SQLite), which
+# keeps its list for everyone's next.
+RANKED_AHEAD = 20_000
 WINDOW = 4  # with filters: how many pages' worth of a list's papers are tried
 CHANGE_LIMIT = 2000  # migration 0011's: past it a list is ranked again, not followed
 CHOSEN_AT = "#papers"  # a state row that is no list: the catalog's size when words were chosen
 _SCORE = "-ts_rank({weights}, p.{column}, q.q, 1)"  # the compiler's search_sql's score
 SEVERAL_LISTS = 500  # lists of several words kept (1,000 papers each)
 _LEXEME = re.compile(r"'((?:[^']|'')*)'")
+_ONE = re.compile(r"\(?'(?:[^']|'')*'(?::\*)?\)?")
+
+
+def one_word(tsquery: str) -> bool:
+    """Whether a tsquery (or a list's key) is one word or one prefix (`'model':*`)."""
+    return _ONE.fullmatch(tsquery) is not None
+
+
+def of_prefix(key: str) -> bool:
+    return key.endswith(":*") and one_word(key.split(" ", 1)[-1])
+
+
+def kept_by_search(key: str) -> bool:
+    """Whether a list is one searches keep (several words, a prefix), at most SEVERAL_LISTS."""
+    return of_several(key) or of_prefix(key)
 
 
 def of_several(tsquery: str) -> bool:
@@ -92,7 +115,8 @@ class PostgresRankedLists(RankedLists):
         self.compiler = compiler
         self.keeping = keeping
         self._ranked_now: dict[str, RankedList] = {}
-        self._list_states: tuple | None = None  # (compiled, {tier: state}) of the walk under way
+        # (compiled, {tier: state}, {tier: papers held, up to MIN_MATCHES}) of the walk under way
+        self._list_states: tuple | None = None
         self._planned = None  # the compiled query whose walk may_serve planned
 
     def page(self, compiled, tier: str, limit: int, offset: int,
@@ -190,24 +214,28 @@ class PostgresRankedLists(RankedLists):
         return state is not None and state["changes"] <= CHANGE_LIMIT
 
     def _list_now(self, compiled, tier: str):
-        """For an exact tier of several frequent words (each with its list) that has no list,
-        in a search without filters or `-word`s, in a transaction that may keep it: rank its
-        list now (to_keep hands it to the caller) and return its state. None: rank every match
-        as before (other words, or no list to keep)."""
+        """For an exact tier of several frequent words (each with its list), or of one word
+        or prefix in MIN_MATCHES papers, that has no list, in a search without filters or
+        `-word`s, in a transaction that may keep it: rank its list now (to_keep hands it to the
+        caller) and return its state. None: rank every match as before (other words, or no list
+        to keep)."""
         expression = self.compiler.tier_expression(compiled, tier)
-        if (tier != "exact" or not self.keeping or not expression or not of_several(expression)
-                or compiled.where or compiled.exclude):
+        if (tier != "exact" or not self.keeping or not expression or compiled.where or compiled.exclude):
             return None
-        words = _LEXEME.findall(expression)
-        frequent = self.conn.execute(
-            f"SELECT count(*) FROM {STATE_TABLE} WHERE key = ANY(SELECT 'exact ' || to_tsquery(?::regconfig, w)::text"
-            " FROM unnest(?::text[]) AS w)", (CONFIG, [f"'{w}'" for w in words])).scalar()
-        if frequent < len(set(words)):
-            return None
+        if of_several(expression):
+            words = _LEXEME.findall(expression)
+            frequent = self.conn.execute(
+                f"SELECT count(*) FROM {STATE_TABLE} WHERE key = ANY(SELECT 'exact ' || to_tsquery(?::regconfig, w)::text"
+                " FROM unnest(?::text[]) AS w)", (CONFIG, [f"'{w}'" for w in words])).scalar()
+            if frequent < len(set(words)):
+                return None
+        elif not one_word(expression) or (self._list_states[2].get(tier) or 0) < MIN_MATCHES:
+            return None  # one word or prefix in fewer papers: ranking them all is quick
         tsquery = self.conn.execute("SELECT to_tsquery(?::regconfig, ?)::text",
                                     (VECTORS["exact"][1], expression)).scalar()
         key = list_key("exact", tsquery)
-        if not of_several(tsquery) or self.conn.execute(f"SELECT 1 FROM {STATE_TABLE} WHERE key = ?", (key,)).first():
+        if (not (of_several(tsquery) or one_word(tsquery))
+                or self.conn.execute(f"SELECT 1 FROM {STATE_TABLE} WHERE key = ?", (key,)).first()):
             return None
         made = self._rank(key, LIST_SIZE)
         self._ranked_now[key] = made
@@ -240,9 +268,10 @@ class PostgresRankedLists(RankedLists):
             return
         self._write(made)
         old = [key for key in self.conn.execute(
-            f"SELECT key FROM {STATE_TABLE} WHERE key != ? AND key != ? AND (key LIKE '%&%' OR key LIKE '%<%')"
+            f"SELECT key FROM {STATE_TABLE} WHERE key != ? AND key != ?"
+            " AND (key LIKE '%&%' OR key LIKE '%<%' OR key LIKE '%:*')"
             " ORDER BY built_at DESC, key OFFSET ?", (CHOSEN_AT, made.key, max(0, SEVERAL_LISTS - 1))).scalars()
-            if of_several(key)]
+            if kept_by_search(key)]
         if old:
             self.drop(old)
 
@@ -254,30 +283,38 @@ class PostgresRankedLists(RankedLists):
         held = self._list_states
         if held is None or held[0] is not compiled:
             tiers = [t for t in TIERS[:-1] if self.compiler.tier_expression(compiled, t) is not None]
-            held = self._list_states = (compiled, self._read_list_states(compiled, tiers))
+            held = self._list_states = (compiled, *self._read_list_states(compiled, tiers))
         return held[1].get(tier)
 
-    def _read_list_states(self, compiled, tiers: list[str]) -> dict:
-        """{tier: its list's state row} of the `tiers` that have a list."""
+    def _read_list_states(self, compiled, tiers: list[str]) -> tuple[dict, dict]:
+        """({tier: its list's state row} of the `tiers` that have a list, {tier: papers held,
+        counted up to MIN_MATCHES} of an exact tier of one word or prefix without a list, in
+        the same statement: whether its first search ranks a list to keep, _list_now)."""
         if not tiers:
-            return {}
+            return {}, {}
         indexes = ["exact" if t == "exact" else "stems" for t in tiers]
+        expressions = [self.compiler.tier_expression(compiled, t) for t in tiers]
+        counted = [self.keeping and t == "exact" and one_word(e) for t, e in zip(tiers, expressions)]
         rows = self.conn.execute(
             f"SELECT v.n, s.key, s.built_at, s.listed, s.matches, (SELECT count(*) FROM (SELECT 1 FROM"
-            f" {CHANGE_TABLE} c WHERE c.seq > s.built_at LIMIT ?) AS n) AS changes"
-            " FROM unnest(?::text[], ?::text[], ?::text[]) WITH ORDINALITY AS v(idx, config, expression, n)"
-            f" JOIN {STATE_TABLE} s ON s.key = v.idx || ' ' || to_tsquery(v.config::regconfig, v.expression)::text"
-            " WHERE s.weights = ?",
-            (CHANGE_LIMIT + 1, indexes, [VECTORS[i][1] for i in indexes],
-             [self.compiler.tier_expression(compiled, t) for t in tiers], WEIGHTS)).all()
-        return {tiers[r["n"] - 1]: r for r in rows}
+            f" {CHANGE_TABLE} c WHERE c.seq > s.built_at LIMIT ?) AS n) AS changes,"
+            f" CASE WHEN s.key IS NULL AND v.counted THEN (SELECT count(*) FROM (SELECT 1 FROM paper"
+            f" WHERE search_vector @@ to_tsquery('{CONFIG}', v.expression) LIMIT ?) AS h) END AS held"
+            " FROM unnest(?::text[], ?::text[], ?::text[], ?::boolean[]) WITH ORDINALITY"
+            " AS v(idx, config, expression, counted, n)"
+            f" LEFT JOIN {STATE_TABLE} s ON s.key = v.idx || ' ' || to_tsquery(v.config::regconfig, v.expression)::text"
+            " AND s.weights = ?",
+            (CHANGE_LIMIT + 1, MIN_MATCHES, indexes, [VECTORS[i][1] for i in indexes], expressions, counted,
+             WEIGHTS)).all()
+        return ({tiers[r["n"] - 1]: r for r in rows if r["key"] is not None},
+                {tiers[r["n"] - 1]: r["held"] for r in rows if r["held"] is not None})
 
     # --- building ----------------------------------------------------------------------------------
 
     def words(self, min_matches: int | None = None) -> list[tuple[str, int]]:
-        """(key, papers matching) of every word in at least `min_matches` papers, in both
-        indexes, most papers first (ts_stat over every vector: seconds at 100k papers)."""
-        min_matches = MIN_MATCHES if min_matches is None else min_matches
+        """(key, papers matching) of every word in at least `min_matches` (RANKED_AHEAD) papers,
+        in both indexes, most papers first (ts_stat over every vector: seconds at 100k papers)."""
+        min_matches = RANKED_AHEAD if min_matches is None else min_matches
         out = []
         for index, (column, _) in VECTORS.items():
             out += [(list_key(index, r["q"]), r["ndoc"]) for r in self.conn.execute(
@@ -352,20 +389,23 @@ class PostgresRankedLists(RankedLists):
         keys = self.keys()
         if not keys:
             papers = self.conn.execute("SELECT count(*) FROM paper").scalar()
-            if papers < MIN_MATCHES:
-                return f"ranked lists: none (a catalog of fewer than {MIN_MATCHES:,} papers ranks every match)"
+            if papers < RANKED_AHEAD:
+                return (f"ranked lists: none ranked ahead (a catalog of fewer than {RANKED_AHEAD:,} papers);"
+                        f" a word or prefix in {MIN_MATCHES:,}+ papers gets one at its first search")
             return ("ranked lists: none yet (an import ranks them in the background;"
                     " `catalog doctor --fix` ranks them now)")
         stale = len(self.stale(keys))
         several = sum(1 for k in keys if of_several(k))
-        return (f"ranked lists: {len(keys) - several:,} words in {MIN_MATCHES:,}+ papers"
+        prefixes = sum(1 for k in keys if of_prefix(k))
+        return (f"ranked lists: {len(keys) - several - prefixes:,} words in {MIN_MATCHES:,}+ papers"
+                + (f", {prefixes:,} prefixes" if prefixes else "")
                 + (f" and {several:,} searches of several of them" if several else "")
                 + f", each listing its best {LIST_SIZE:,} by ts_rank" + (f"; {stale:,} out of date" if stale else ""))
 
     def problems(self) -> ListProblems:
         papers = self.conn.execute("SELECT count(*) FROM paper").scalar()
         seen = self.conn.execute(f"SELECT matches FROM {STATE_TABLE} WHERE key = ?", (CHOSEN_AT,)).scalar()
-        choose = papers >= MIN_MATCHES and (seen is None or catalog_resized(seen, papers))
+        choose = papers >= RANKED_AHEAD and (seen is None or catalog_resized(seen, papers))
         return ListProblems(self.stale(), self._differing(), papers if choose else None)
 
     def repair(self) -> tuple[int, int]:
@@ -443,12 +483,14 @@ class PostgresListUpkeep(RankedListUpkeep):
             choose = budget is None or seen is None or catalog_resized(seen, papers)
             words = []
             if choose:
-                words = tx.lists.words() if papers >= MIN_MATCHES else []
+                words = tx.lists.words() if papers >= RANKED_AHEAD else []
                 chosen = {k for k, _ in words}
-                # Lists of several words stay while all their words have lists.
+                # Lists searches ranked of one word or prefix stay while it is frequent; those
+                # of several words while all their words have lists.
+                chosen |= {k for k in kept if one_word(k.split(" ", 1)[1]) and kept[k] >= MIN_MATCHES}
                 wanted = [k for k, _ in words] + sorted(
-                    k for k in kept if of_several(k)
-                    and all(list_key(k.split(" ", 1)[0], f"'{w}'") in chosen for w in _LEXEME.findall(k)))
+                    k for k in kept if k not in {w for w, _ in words} and (k in chosen or of_several(k)
+                    and all(list_key(k.split(" ", 1)[0], f"'{w}'") in chosen for w in _LEXEME.findall(k))))
             else:
                 wanted = sorted(kept, key=lambda k: (-kept[k], k))
             stale = tx.lists.stale(wanted, rescored=rescored)
@@ -475,7 +517,7 @@ class PostgresListUpkeep(RankedListUpkeep):
             papers = tx.papers.paper_count()
             seen = tx.conn.execute(f"SELECT matches FROM {STATE_TABLE} WHERE key = ?", (CHOSEN_AT,)).scalar()
             if seen is None:
-                return papers >= MIN_MATCHES
+                return papers >= RANKED_AHEAD
             return catalog_resized(seen, papers) or bool(tx.lists.stale())
 
     def left(self) -> int:
@@ -483,7 +525,7 @@ class PostgresListUpkeep(RankedListUpkeep):
             papers = tx.papers.paper_count()
             seen = tx.conn.execute(f"SELECT matches FROM {STATE_TABLE} WHERE key = ?", (CHOSEN_AT,)).scalar()
             if seen is None:
-                return int(papers >= MIN_MATCHES)
+                return int(papers >= RANKED_AHEAD)
             return max(len(tx.lists.stale()), int(catalog_resized(seen, papers)))
 
     def keep(self, made: list[RankedList]) -> None:
