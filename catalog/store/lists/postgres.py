@@ -3,9 +3,11 @@
 A ranked search scores every match with ts_rank, which reads each match's row: a frequent word
 costs tens of milliseconds and more. For words in at least MIN_MATCHES papers, `rank_top` keeps the
 head of the full ranking (LIST_SIZE papers, the search's own `ORDER BY -ts_rank(...), id`) per
-index (`exact`: the words as written, `stems`: their forms). Those in RANKED_AHEAD papers or
-more are ranked ahead (by imports, `catalog doctor --fix`); the others, and prefixes (`model*`),
-get theirs at their first search, which ranks them anyway (below). ts_rank with normalization 1 uses
+index (`exact`: the words as written, `stems`: their forms), and for prefixes whose words are
+in MIN_MATCHES papers together (`model*`, exact index). Words in RANKED_AHEAD papers or more
+are ranked ahead (by imports, `catalog doctor --fix`); the other words and the prefixes have a
+state row AT_FIRST_SEARCH, and their first search ranks their list (it would rank every match
+anyway) and keeps it, as for several words (below). ts_rank with normalization 1 uses
 no collection statistics: a paper's score depends on that paper alone, so unlike SQLite's bm25
 lists (sqlite_words.py) nothing drifts when other papers change.
 
@@ -59,6 +61,7 @@ MIN_MATCHES = 2_000
 # two is ranked in full by its first search (as each of its searches was on SQLite), which
 # keeps its list for everyone's next.
 RANKED_AHEAD = 20_000
+AT_FIRST_SEARCH = "at first search"  # a state row's weights: no list yet, its first search ranks it
 WINDOW = 4  # with filters: how many pages' worth of a list's papers are tried
 CHANGE_LIMIT = 2000  # migration 0011's: past it a list is ranked again, not followed
 CHOSEN_AT = "#papers"  # a state row that is no list: the catalog's size when words were chosen
@@ -75,11 +78,6 @@ def one_word(tsquery: str) -> bool:
 
 def of_prefix(key: str) -> bool:
     return key.endswith(":*") and one_word(key.split(" ", 1)[-1])
-
-
-def kept_by_search(key: str) -> bool:
-    """Whether a list is one searches keep (several words, a prefix), at most SEVERAL_LISTS."""
-    return of_several(key) or of_prefix(key)
 
 
 def of_several(tsquery: str) -> bool:
@@ -115,7 +113,7 @@ class PostgresRankedLists(RankedLists):
         self.compiler = compiler
         self.keeping = keeping
         self._ranked_now: dict[str, RankedList] = {}
-        # (compiled, {tier: state}, {tier: papers held, up to MIN_MATCHES}) of the walk under way
+        # (compiled, {tier: state}, {tiers whose list a first search ranks}) of the walk under way
         self._list_states: tuple | None = None
         self._planned = None  # the compiled query whose walk may_serve planned
 
@@ -214,28 +212,33 @@ class PostgresRankedLists(RankedLists):
         return state is not None and state["changes"] <= CHANGE_LIMIT
 
     def _list_now(self, compiled, tier: str):
-        """For an exact tier of several frequent words (each with its list), or of one word
-        or prefix in MIN_MATCHES papers, that has no list, in a search without filters or
+        """For an exact tier of several frequent words (each with its list), or a tier of one
+        word or prefix AT_FIRST_SEARCH, that has no list, in a search without filters or
         `-word`s, in a transaction that may keep it: rank its list now (to_keep hands it to the
         caller) and return its state. None: rank every match as before (other words, or no list
-        to keep)."""
+        to keep). (A list of other forms cannot serve the page that ranked it, which leaves out
+        the exact form's papers: the search ranks it too, once.)"""
         expression = self.compiler.tier_expression(compiled, tier)
-        if (tier != "exact" or not self.keeping or not expression or compiled.where or compiled.exclude):
+        if (tier not in ("exact", "forms") or not self.keeping or not expression
+                or compiled.where or compiled.exclude):
             return None
+        index = "exact" if tier == "exact" else "stems"
         if of_several(expression):
+            if tier != "exact":
+                return None
             words = _LEXEME.findall(expression)
             frequent = self.conn.execute(
                 f"SELECT count(*) FROM {STATE_TABLE} WHERE key = ANY(SELECT 'exact ' || to_tsquery(?::regconfig, w)::text"
                 " FROM unnest(?::text[]) AS w)", (CONFIG, [f"'{w}'" for w in words])).scalar()
             if frequent < len(set(words)):
                 return None
-        elif not one_word(expression) or (self._list_states[2].get(tier) or 0) < MIN_MATCHES:
+        elif tier not in self._list_states[2]:
             return None  # one word or prefix in fewer papers: ranking them all is quick
         tsquery = self.conn.execute("SELECT to_tsquery(?::regconfig, ?)::text",
-                                    (VECTORS["exact"][1], expression)).scalar()
-        key = list_key("exact", tsquery)
-        if (not (of_several(tsquery) or one_word(tsquery))
-                or self.conn.execute(f"SELECT 1 FROM {STATE_TABLE} WHERE key = ?", (key,)).first()):
+                                    (VECTORS[index][1], expression)).scalar()
+        key = list_key(index, tsquery)
+        if (not (of_several(tsquery) or one_word(tsquery)) or self.conn.execute(
+                f"SELECT 1 FROM {STATE_TABLE} WHERE key = ? AND weights != ?", (key, AT_FIRST_SEARCH)).first()):
             return None
         made = self._rank(key, LIST_SIZE)
         self._ranked_now[key] = made
@@ -264,14 +267,14 @@ class PostgresRankedLists(RankedLists):
     def _keep(self, made: RankedList) -> None:
         """In a write transaction: write a list a search ranked unless one exists by now, and
         drop the oldest lists of several words past SEVERAL_LISTS."""
-        if self.conn.execute(f"SELECT 1 FROM {STATE_TABLE} WHERE key = ?", (made.key,)).first():
+        if self.conn.execute(f"SELECT 1 FROM {STATE_TABLE} WHERE key = ? AND weights != ?",
+                             (made.key, AT_FIRST_SEARCH)).first():
             return
         self._write(made)
         old = [key for key in self.conn.execute(
-            f"SELECT key FROM {STATE_TABLE} WHERE key != ? AND key != ?"
-            " AND (key LIKE '%&%' OR key LIKE '%<%' OR key LIKE '%:*')"
+            f"SELECT key FROM {STATE_TABLE} WHERE key != ? AND key != ? AND (key LIKE '%&%' OR key LIKE '%<%')"
             " ORDER BY built_at DESC, key OFFSET ?", (CHOSEN_AT, made.key, max(0, SEVERAL_LISTS - 1))).scalars()
-            if kept_by_search(key)]
+            if of_several(key)]
         if old:
             self.drop(old)
 
@@ -286,40 +289,40 @@ class PostgresRankedLists(RankedLists):
             held = self._list_states = (compiled, *self._read_list_states(compiled, tiers))
         return held[1].get(tier)
 
-    def _read_list_states(self, compiled, tiers: list[str]) -> tuple[dict, dict]:
-        """({tier: its list's state row} of the `tiers` that have a list, {tier: papers held,
-        counted up to MIN_MATCHES} of an exact tier of one word or prefix without a list, in
-        the same statement: whether its first search ranks a list to keep, _list_now)."""
+    def _read_list_states(self, compiled, tiers: list[str]) -> tuple[dict, set]:
+        """({tier: its list's state row} of the `tiers` that have a list, {the tiers whose
+        list their first search ranks (AT_FIRST_SEARCH)})."""
         if not tiers:
-            return {}, {}
+            return {}, set()
         indexes = ["exact" if t == "exact" else "stems" for t in tiers]
-        expressions = [self.compiler.tier_expression(compiled, t) for t in tiers]
-        counted = [self.keeping and t == "exact" and one_word(e) for t, e in zip(tiers, expressions)]
         rows = self.conn.execute(
-            f"SELECT v.n, s.key, s.built_at, s.listed, s.matches, (SELECT count(*) FROM (SELECT 1 FROM"
-            f" {CHANGE_TABLE} c WHERE c.seq > s.built_at LIMIT ?) AS n) AS changes,"
-            f" CASE WHEN s.key IS NULL AND v.counted THEN (SELECT count(*) FROM (SELECT 1 FROM paper"
-            f" WHERE search_vector @@ to_tsquery('{CONFIG}', v.expression) LIMIT ?) AS h) END AS held"
-            " FROM unnest(?::text[], ?::text[], ?::text[], ?::boolean[]) WITH ORDINALITY"
-            " AS v(idx, config, expression, counted, n)"
-            f" LEFT JOIN {STATE_TABLE} s ON s.key = v.idx || ' ' || to_tsquery(v.config::regconfig, v.expression)::text"
-            " AND s.weights = ?",
-            (CHANGE_LIMIT + 1, MIN_MATCHES, indexes, [VECTORS[i][1] for i in indexes], expressions, counted,
-             WEIGHTS)).all()
-        return ({tiers[r["n"] - 1]: r for r in rows if r["key"] is not None},
-                {tiers[r["n"] - 1]: r["held"] for r in rows if r["held"] is not None})
+            f"SELECT v.n, s.key, s.built_at, s.listed, s.matches, s.weights, (SELECT count(*) FROM (SELECT 1 FROM"
+            f" {CHANGE_TABLE} c WHERE c.seq > s.built_at LIMIT ?) AS n) AS changes"
+            " FROM unnest(?::text[], ?::text[], ?::text[]) WITH ORDINALITY AS v(idx, config, expression, n)"
+            f" JOIN {STATE_TABLE} s ON s.key = v.idx || ' ' || to_tsquery(v.config::regconfig, v.expression)::text"
+            " WHERE s.weights = ANY(?)",
+            (CHANGE_LIMIT + 1, indexes, [VECTORS[i][1] for i in indexes],
+             [self.compiler.tier_expression(compiled, t) for t in tiers], [WEIGHTS, AT_FIRST_SEARCH])).all()
+        return ({tiers[r["n"] - 1]: r for r in rows if r["weights"] == WEIGHTS},
+                {tiers[r["n"] - 1] for r in rows if r["weights"] == AT_FIRST_SEARCH})
 
     # --- building ----------------------------------------------------------------------------------
 
     def words(self, min_matches: int | None = None) -> list[tuple[str, int]]:
-        """(key, papers matching) of every word in at least `min_matches` (RANKED_AHEAD) papers,
-        in both indexes, most papers first (ts_stat over every vector: seconds at 100k papers)."""
-        min_matches = RANKED_AHEAD if min_matches is None else min_matches
+        """(key, papers matching) of every word in at least `min_matches` papers, in both
+        indexes, and of every prefix (of plain letters and digits) whose words are, summed, in
+        the exact index; most papers first (ts_stat over every vector: seconds at 100k papers)."""
+        min_matches = MIN_MATCHES if min_matches is None else min_matches
         out = []
         for index, (column, _) in VECTORS.items():
+            prefixes = "" if index != "exact" else (
+                " UNION ALL SELECT (quote_literal(prefix) || ':*')::tsquery::text, sum(ndoc)::integer FROM"
+                " (SELECT left(word, n) AS prefix, ndoc FROM w, generate_series(1, length(word)) AS n"
+                " WHERE word ~ '^[a-z0-9]+$') AS p GROUP BY prefix HAVING sum(ndoc) >= ?")
             out += [(list_key(index, r["q"]), r["ndoc"]) for r in self.conn.execute(
-                f"SELECT quote_literal(word)::tsquery::text AS q, ndoc FROM ts_stat('SELECT {column} FROM paper')"
-                " WHERE ndoc >= ?", (min_matches,)).all()]
+                f"WITH w AS MATERIALIZED (SELECT word, ndoc FROM ts_stat('SELECT {column} FROM paper'))"
+                f" SELECT quote_literal(word)::tsquery::text AS q, ndoc FROM w WHERE ndoc >= ?{prefixes}",
+                (min_matches,) * (2 if prefixes else 1)).all()]
         return sorted(out, key=lambda kn: (-kn[1], kn[0]))
 
     def build(self, key: str, size: int | None = None) -> int:
@@ -346,12 +349,15 @@ class PostgresRankedLists(RankedLists):
     def _choose(self, words: list[tuple[str, int]], wanted: list[str], papers: int) -> None:
         """Keep lists for the `wanted` keys only (`words` of them chosen now: (key, papers)) of
         a catalog of `papers`. Every word chosen has a state row, unranked until built (never
-        read; doctor and the next refresh see it stale)."""
+        read; doctor and the next refresh see it stale), or AT_FIRST_SEARCH: a prefix, or a
+        word in fewer than RANKED_AHEAD papers (a row ranked already stays as it is)."""
         self.conn.execute(f"DELETE FROM {TOP_TABLE} WHERE NOT key = ANY(?)", (sorted(wanted),))
         self.conn.execute(f"DELETE FROM {STATE_TABLE} WHERE NOT key = ANY(?) AND key != ?", (sorted(wanted), CHOSEN_AT))
-        self.conn.execute(f"INSERT INTO {STATE_TABLE}(key, built_at, weights, listed, matches)"
-                          " SELECT unnest(?::text[]), 0, '', 0, unnest(?::integer[]) ON CONFLICT (key) DO NOTHING",
-                          ([k for k, _ in words], [n for _, n in words]))
+        self.conn.execute(
+            f"INSERT INTO {STATE_TABLE} AS s (key, built_at, weights, listed, matches)"
+            " SELECT unnest(?::text[]), 0, unnest(?::text[]), 0, unnest(?::integer[])"
+            " ON CONFLICT (key) DO UPDATE SET weights = '' WHERE s.weights = ? AND excluded.weights = ''",
+            ([k for k, _ in words], [_first_weights(k, n) for k, n in words], [n for _, n in words], AT_FIRST_SEARCH))
         self.conn.execute(f"INSERT INTO {STATE_TABLE}(key, built_at, weights, listed, matches) VALUES (?, 0, '', 0, ?)"
                           " ON CONFLICT (key) DO UPDATE SET matches = excluded.matches", (CHOSEN_AT, papers))
 
@@ -367,31 +373,33 @@ class PostgresRankedLists(RankedLists):
     def _forget_changes(self) -> None:
         """Forget the changes every list was ranked after."""
         self.conn.execute(f"DELETE FROM {CHANGE_TABLE} WHERE seq <= (SELECT coalesce(min(built_at), 0)"
-                          f" FROM {STATE_TABLE} WHERE key != ?)", (CHOSEN_AT,))
+                          f" FROM {STATE_TABLE} WHERE key != ? AND weights != ?)", (CHOSEN_AT, AT_FIRST_SEARCH))
 
     # --- doctor ------------------------------------------------------------------------------------
 
     def keys(self) -> list[str]:
+        """The lists kept or to be ranked ahead (not those AT_FIRST_SEARCH)."""
         return [r[0] for r in self.conn.execute(
-            f"SELECT key FROM {STATE_TABLE} WHERE key != ? ORDER BY matches DESC, key", (CHOSEN_AT,)).all()]
+            f"SELECT key FROM {STATE_TABLE} WHERE key != ? AND weights != ? ORDER BY matches DESC, key",
+            (CHOSEN_AT, AT_FIRST_SEARCH)).all()]
 
     def stale(self, keys: list[str] | None = None, *, rescored: bool = True) -> list[str]:
         """The lists (of `keys`, or all kept) a search would not read: missing, ranked with
-        other weights, or more than CHANGE_LIMIT changes behind (without `rescored`: any)."""
+        other weights, or more than CHANGE_LIMIT changes behind (without `rescored`: any). One
+        AT_FIRST_SEARCH is none of these: its first search ranks it."""
         behind = CHANGE_LIMIT if rescored else 0
         fresh = {r[0] for r in self.conn.execute(
-            f"SELECT key FROM {STATE_TABLE} s WHERE key != ? AND weights = ? AND (SELECT count(*) FROM"
-            f" (SELECT 1 FROM {CHANGE_TABLE} c WHERE c.seq > s.built_at LIMIT ?) AS n) <= ?",
-            (CHOSEN_AT, WEIGHTS, behind + 1, behind)).all()}
+            f"SELECT key FROM {STATE_TABLE} s WHERE key != ? AND (weights = ? OR weights = ? AND (SELECT count(*)"
+            f" FROM (SELECT 1 FROM {CHANGE_TABLE} c WHERE c.seq > s.built_at LIMIT ?) AS n) <= ?)",
+            (CHOSEN_AT, AT_FIRST_SEARCH, WEIGHTS, behind + 1, behind)).all()}
         return [k for k in (self.keys() if keys is None else keys) if k not in fresh]
 
     def note(self) -> str | None:
         keys = self.keys()
         if not keys:
             papers = self.conn.execute("SELECT count(*) FROM paper").scalar()
-            if papers < RANKED_AHEAD:
-                return (f"ranked lists: none ranked ahead (a catalog of fewer than {RANKED_AHEAD:,} papers);"
-                        f" a word or prefix in {MIN_MATCHES:,}+ papers gets one at its first search")
+            if papers < MIN_MATCHES:
+                return f"ranked lists: none (a catalog of fewer than {MIN_MATCHES:,} papers ranks every match)"
             return ("ranked lists: none yet (an import ranks them in the background;"
                     " `catalog doctor --fix` ranks them now)")
         stale = len(self.stale(keys))
@@ -405,7 +413,7 @@ class PostgresRankedLists(RankedLists):
     def problems(self) -> ListProblems:
         papers = self.conn.execute("SELECT count(*) FROM paper").scalar()
         seen = self.conn.execute(f"SELECT matches FROM {STATE_TABLE} WHERE key = ?", (CHOSEN_AT,)).scalar()
-        choose = papers >= RANKED_AHEAD and (seen is None or catalog_resized(seen, papers))
+        choose = papers >= MIN_MATCHES and (seen is None or catalog_resized(seen, papers))
         return ListProblems(self.stale(), self._differing(), papers if choose else None)
 
     def repair(self) -> tuple[int, int]:
@@ -458,6 +466,11 @@ class PostgresRankedLists(RankedLists):
         return found[:depth]
 
 
+def _first_weights(key: str, matches: int) -> str:
+    """A chosen list's state row's weights: '' (to be ranked ahead), or AT_FIRST_SEARCH."""
+    return "" if matches >= RANKED_AHEAD and not of_prefix(key) else AT_FIRST_SEARCH
+
+
 class PostgresListUpkeep(RankedListUpkeep):
     """A shared catalog's ranked lists across transactions. `store`: the PostgresStore."""
 
@@ -483,17 +496,17 @@ class PostgresListUpkeep(RankedListUpkeep):
             choose = budget is None or seen is None or catalog_resized(seen, papers)
             words = []
             if choose:
-                words = tx.lists.words() if papers >= RANKED_AHEAD else []
+                words = tx.lists.words() if papers >= MIN_MATCHES else []
                 chosen = {k for k, _ in words}
-                # Lists searches ranked of one word or prefix stay while it is frequent; those
-                # of several words while all their words have lists.
-                chosen |= {k for k in kept if one_word(k.split(" ", 1)[1]) and kept[k] >= MIN_MATCHES}
+                # Lists of several words stay while all their words have lists (or will have).
                 wanted = [k for k, _ in words] + sorted(
-                    k for k in kept if k not in {w for w, _ in words} and (k in chosen or of_several(k)
-                    and all(list_key(k.split(" ", 1)[0], f"'{w}'") in chosen for w in _LEXEME.findall(k))))
+                    k for k in kept if of_several(k)
+                    and all(list_key(k.split(" ", 1)[0], f"'{w}'") in chosen for w in _LEXEME.findall(k)))
             else:
                 wanted = sorted(kept, key=lambda k: (-kept[k], k))
-            stale = tx.lists.stale(wanted, rescored=rescored)
+            # Those chosen now for their first search are no list yet: nothing to rank.
+            first = {k for k, n in words if k not in kept and _first_weights(k, n) == AT_FIRST_SEARCH}
+            stale = [k for k in tx.lists.stale(wanted, rescored=rescored) if k not in first]
         if choose and (kept or wanted or seen is not None):
             with self.store.write(catch_up=False) as tx:
                 tx.lists._choose(words, wanted, papers)
@@ -517,7 +530,7 @@ class PostgresListUpkeep(RankedListUpkeep):
             papers = tx.papers.paper_count()
             seen = tx.conn.execute(f"SELECT matches FROM {STATE_TABLE} WHERE key = ?", (CHOSEN_AT,)).scalar()
             if seen is None:
-                return papers >= RANKED_AHEAD
+                return papers >= MIN_MATCHES
             return catalog_resized(seen, papers) or bool(tx.lists.stale())
 
     def left(self) -> int:
@@ -525,7 +538,7 @@ class PostgresListUpkeep(RankedListUpkeep):
             papers = tx.papers.paper_count()
             seen = tx.conn.execute(f"SELECT matches FROM {STATE_TABLE} WHERE key = ?", (CHOSEN_AT,)).scalar()
             if seen is None:
-                return int(papers >= RANKED_AHEAD)
+                return int(papers >= MIN_MATCHES)
             return max(len(tx.lists.stale()), int(catalog_resized(seen, papers)))
 
     def keep(self, made: list[RankedList]) -> None:
