@@ -361,6 +361,13 @@ class PostgresRankedLists(RankedLists):
         self.conn.execute(f"INSERT INTO {STATE_TABLE}(key, built_at, weights, listed, matches) VALUES (?, 0, '', 0, ?)"
                           " ON CONFLICT (key) DO UPDATE SET matches = excluded.matches", (CHOSEN_AT, papers))
 
+    def _at_first_search(self, keys: list[str]) -> None:
+        """These lists go back to being ranked by their next first search."""
+        if keys:
+            self.conn.execute(f"DELETE FROM {TOP_TABLE} WHERE key = ANY(?)", (keys,))
+            self.conn.execute(f"UPDATE {STATE_TABLE} SET weights = ?, built_at = 0, listed = 0 WHERE key = ANY(?)",
+                              (AT_FIRST_SEARCH, keys))
+
     def several(self) -> tuple[list[str], list[str]]:
         """(the lists of several words kept, none a search would rank again: they follow
         changes as a word's do, and `stale` counts them)."""
@@ -504,12 +511,19 @@ class PostgresListUpkeep(RankedListUpkeep):
                     and all(list_key(k.split(" ", 1)[0], f"'{w}'") in chosen for w in _LEXEME.findall(k)))
             else:
                 wanted = sorted(kept, key=lambda k: (-kept[k], k))
-            # Those chosen now for their first search are no list yet: nothing to rank.
-            first = {k for k, n in words if k not in kept and _first_weights(k, n) == AT_FIRST_SEARCH}
-            stale = [k for k in tx.lists.stale(wanted, rescored=rescored) if k not in first]
-        if choose and (kept or wanted or seen is not None):
+            # Lists of a prefix or a word in fewer than RANKED_AHEAD papers are their first
+            # search's: those out of date go back to it (ranked at the next search that needs
+            # them, not by every import); those chosen now are no list yet.
+            matches = {**kept, **dict(words)}
+            first = {k for k in wanted if not of_several(k) and _first_weights(k, matches[k]) == AT_FIRST_SEARCH}
+            stale = tx.lists.stale(wanted, rescored=rescored)
+            again = [k for k in stale if k in first and k in kept]
+            stale = [k for k in stale if k not in first]
+        if choose and (kept or wanted or seen is not None) or again:
             with self.store.write(catch_up=False) as tx:
-                tx.lists._choose(words, wanted, papers)
+                if choose and (kept or wanted or seen is not None):
+                    tx.lists._choose(words, wanted, papers)
+                tx.lists._at_first_search(again)
         built = 0
         for key in stale:
             if budget is not None and time.perf_counter() - start > budget:
