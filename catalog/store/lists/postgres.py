@@ -403,7 +403,8 @@ class PostgresRankedLists(RankedLists):
 
     def note(self) -> str | None:
         keys = self.keys()
-        if not keys:
+        waiting = self.conn.execute(f"SELECT count(*) FROM {STATE_TABLE} WHERE weights = ?", (AT_FIRST_SEARCH,)).scalar()
+        if not keys and not waiting:
             papers = self.conn.execute("SELECT count(*) FROM paper").scalar()
             if papers < MIN_MATCHES:
                 return f"ranked lists: none (a catalog of fewer than {MIN_MATCHES:,} papers ranks every match)"
@@ -415,7 +416,8 @@ class PostgresRankedLists(RankedLists):
         return (f"ranked lists: {len(keys) - several - prefixes:,} words in {MIN_MATCHES:,}+ papers"
                 + (f", {prefixes:,} prefixes" if prefixes else "")
                 + (f" and {several:,} searches of several of them" if several else "")
-                + f", each listing its best {LIST_SIZE:,} by ts_rank" + (f"; {stale:,} out of date" if stale else ""))
+                + f", each listing its best {LIST_SIZE:,} by ts_rank" + (f"; {stale:,} out of date" if stale else "")
+                + (f"; {waiting:,} more words and prefixes get theirs at their first search" if waiting else ""))
 
     def problems(self) -> ListProblems:
         papers = self.conn.execute("SELECT count(*) FROM paper").scalar()
