@@ -3,11 +3,11 @@
 A ranked search scores every match with ts_rank, which reads each match's row: a frequent word
 costs tens of milliseconds and more. For words in at least MIN_MATCHES papers, `rank_top` keeps the
 head of the full ranking (LIST_SIZE papers, the search's own `ORDER BY -ts_rank(...), id`) per
-index (`exact`: the words as written, `stems`: their forms), and for prefixes whose words are
-in MIN_MATCHES papers together (`model*`, exact index). Words in RANKED_AHEAD papers or more
-are ranked ahead (by imports, `catalog doctor --fix`); the other words and the prefixes have a
-state row AT_FIRST_SEARCH, and their first search ranks their list (it would rank every match
-anyway) and keeps it, as for several words (below). ts_rank with normalization 1 uses
+index (`exact`: the words as written, `stems`: their forms, those in RANKED_AHEAD papers), and
+for prefixes whose words are in MIN_MATCHES papers together (`model*`, exact index). Words in
+RANKED_AHEAD papers or more are ranked ahead (by imports, `catalog doctor --fix`); the other
+words and the prefixes have a state row AT_FIRST_SEARCH, and their first search ranks their
+list (it would rank every match anyway) and keeps it, as for several words (below). ts_rank with normalization 1 uses
 no collection statistics: a paper's score depends on that paper alone, so unlike SQLite's bm25
 lists (sqlite_words.py) nothing drifts when other papers change.
 
@@ -59,7 +59,7 @@ MIN_MATCHES = 2_000
 # the 2,262 words in MIN_MATCHES papers, 8 of 10 minutes of a `catalog import`); the 176 in
 # RANKED_AHEAD (SQLite's threshold for its lists) hold 40% of those matches. A word between the
 # two is ranked in full by its first search (as each of its searches was on SQLite), which
-# keeps its list for everyone's next.
+# keeps its list for everyone's next; in the forms index it keeps no list (as on SQLite).
 RANKED_AHEAD = 20_000
 AT_FIRST_SEARCH = "at first search"  # a state row's weights: no list yet, its first search ranks it
 WINDOW = 4  # with filters: how many pages' worth of a list's papers are tried
@@ -212,20 +212,14 @@ class PostgresRankedLists(RankedLists):
         return state is not None and state["changes"] <= CHANGE_LIMIT
 
     def _list_now(self, compiled, tier: str):
-        """For an exact tier of several frequent words (each with its list), or a tier of one
-        word or prefix AT_FIRST_SEARCH, that has no list, in a search without filters or
-        `-word`s, in a transaction that may keep it: rank its list now (to_keep hands it to the
-        caller) and return its state. None: rank every match as before (other words, or no list
-        to keep). (A list of other forms cannot serve the page that ranked it, which leaves out
-        the exact form's papers: the search ranks it too, once.)"""
+        """For an exact tier of several frequent words (each with its list), or of one word or
+        prefix AT_FIRST_SEARCH, that has no list, in a search without filters or `-word`s, in a
+        transaction that may keep it: rank its list now (to_keep hands it to the caller) and
+        return its state. None: rank every match as before (other words, or no list to keep)."""
         expression = self.compiler.tier_expression(compiled, tier)
-        if (tier not in ("exact", "forms") or not self.keeping or not expression
-                or compiled.where or compiled.exclude):
+        if (tier != "exact" or not self.keeping or not expression or compiled.where or compiled.exclude):
             return None
-        index = "exact" if tier == "exact" else "stems"
         if of_several(expression):
-            if tier != "exact":
-                return None
             words = _LEXEME.findall(expression)
             frequent = self.conn.execute(
                 f"SELECT count(*) FROM {STATE_TABLE} WHERE key = ANY(SELECT 'exact ' || to_tsquery(?::regconfig, w)::text"
@@ -235,8 +229,8 @@ class PostgresRankedLists(RankedLists):
         elif tier not in self._list_states[2]:
             return None  # one word or prefix in fewer papers: ranking them all is quick
         tsquery = self.conn.execute("SELECT to_tsquery(?::regconfig, ?)::text",
-                                    (VECTORS[index][1], expression)).scalar()
-        key = list_key(index, tsquery)
+                                    (VECTORS["exact"][1], expression)).scalar()
+        key = list_key("exact", tsquery)
         if (not (of_several(tsquery) or one_word(tsquery)) or self.conn.execute(
                 f"SELECT 1 FROM {STATE_TABLE} WHERE key = ? AND weights != ?", (key, AT_FIRST_SEARCH)).first()):
             return None
@@ -309,12 +303,14 @@ class PostgresRankedLists(RankedLists):
     # --- building ----------------------------------------------------------------------------------
 
     def words(self, min_matches: int | None = None) -> list[tuple[str, int]]:
-        """(key, papers matching) of every word in at least `min_matches` papers, in both
-        indexes, and of every prefix (of plain letters and digits) whose words are, summed, in
-        the exact index; most papers first (ts_stat over every vector: seconds at 100k papers)."""
+        """(key, papers matching) of every word in at least `min_matches` papers (of the forms
+        index, in RANKED_AHEAD: a tier after the first reads its lists, and no first search
+        ranks one), and of every prefix (of plain letters and digits) whose words are, summed,
+        in the exact index; most papers first (ts_stat over every vector: seconds at 100k)."""
         min_matches = MIN_MATCHES if min_matches is None else min_matches
         out = []
         for index, (column, _) in VECTORS.items():
+            at_least = min_matches if index == "exact" else max(min_matches, RANKED_AHEAD)
             prefixes = "" if index != "exact" else (
                 " UNION ALL SELECT (quote_literal(prefix) || ':*')::tsquery::text, sum(ndoc)::integer FROM"
                 " (SELECT left(word, n) AS prefix, ndoc FROM w, generate_series(1, length(word)) AS n"
@@ -322,7 +318,7 @@ class PostgresRankedLists(RankedLists):
             out += [(list_key(index, r["q"]), r["ndoc"]) for r in self.conn.execute(
                 f"WITH w AS MATERIALIZED (SELECT word, ndoc FROM ts_stat('SELECT {column} FROM paper'))"
                 f" SELECT quote_literal(word)::tsquery::text AS q, ndoc FROM w WHERE ndoc >= ?{prefixes}",
-                (min_matches,) * (2 if prefixes else 1)).all()]
+                (at_least,) * (2 if prefixes else 1)).all()]
         return sorted(out, key=lambda kn: (-kn[1], kn[0]))
 
     def build(self, key: str, size: int | None = None) -> int:
