@@ -8,6 +8,7 @@ without (ranking every match), alternated with SQLite.
     python -m benchmarks.postgres imports N ROUNDS [CHECKOUT]   # imports only
     python -m benchmarks.postgres queries URL ROUNDS [CHECKOUT]  # queries on a catalog you have
     python -m benchmarks.postgres rls N ROUNDS                   # row-level security's cost
+    python -m benchmarks.postgres ranking URL SAMPLE             # ranking a list, two ways
 
 `imports` alternates `catalog import` into a new SQLite file and a new PostgreSQL database
 ROUNDS times (with CHECKOUT, e.g. a worktree of main, that checkout's PostgreSQL import too,
@@ -272,8 +273,49 @@ def rls(n: int, rounds: int) -> None:
         server.stop()
 
 
+# A list's ranking as it was: the window counting the matches ran over their rows (vectors and
+# all: spilled to disk for a frequent word), not over their scores.
+_RANK_OVER_ROWS = ("WITH q AS (SELECT %s::tsquery AS q) SELECT p.id, -ts_rank({weights}, p.{column}, q.q, 1) AS score,"
+                   " count(*) OVER () AS matches FROM paper p, q WHERE p.{column} @@ q.q ORDER BY score, p.id LIMIT %s")
+
+
+def ranking(url: str, sample: int) -> None:
+    """SAMPLE of the lists at `url` (spread from most matches to fewest), each ranked as
+    lists/postgres.py does and with the window over the rows, alternated: total seconds."""
+    import psycopg
+
+    from catalog.store.lists import postgres as pg_lists
+    from catalog.store.postgres.connection import Connection
+    from catalog.store.postgres.search import TS
+    from catalog.store.tsvector import VECTORS, WEIGHTS
+
+    taken = {"now": 0.0, "over rows": 0.0}
+    with psycopg.connect(url, autocommit=True) as conn:
+        ranked = pg_lists.PostgresRankedLists(Connection(conn), "", TS)
+        keys = [r[0] for r in conn.execute("SELECT key FROM rank_top_state WHERE weights = %s ORDER BY matches DESC, key",
+                                           (WEIGHTS,))]
+        chosen = keys[::max(1, len(keys) // sample)]
+        for n, key in enumerate(chosen):
+            index, tsquery = key.split(" ", 1)
+            rows = {}
+            for way in ("now", "over rows") if n % 2 == 0 else ("over rows", "now"):
+                start = time.perf_counter()
+                if way == "now":
+                    made = ranked._rank(key, pg_lists.LIST_SIZE)
+                    rows[way] = [(i, s) for s, i in made.papers]
+                else:
+                    sql = _RANK_OVER_ROWS.format(weights=WEIGHTS, column=VECTORS[index][0])
+                    rows[way] = [(r[0], r[1]) for r in conn.execute(sql, (tsquery, pg_lists.LIST_SIZE))]
+                taken[way] += time.perf_counter() - start
+            assert rows["now"] == rows["over rows"], key
+    print(f"{len(chosen)} lists ranked: now {taken['now']:.1f} s, with the window over the rows"
+          f" {taken['over rows']:.1f} s ({taken['now'] / taken['over rows']:.2f}x), the same rows")
+
+
 if __name__ == "__main__":
-    if sys.argv[1:2] == ["rls"]:
+    if sys.argv[1:2] == ["ranking"]:
+        ranking(sys.argv[2], int(sys.argv[3]))
+    elif sys.argv[1:2] == ["rls"]:
         rls(int(sys.argv[2]), int(sys.argv[3]))
     elif sys.argv[1:2] == ["queries"]:
         queries(sys.argv[2], int(sys.argv[3]), *sys.argv[4:5])
