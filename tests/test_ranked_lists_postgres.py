@@ -342,6 +342,11 @@ def test_words_and_prefixes_not_ranked_ahead_get_a_list_at_their_first_search(pg
     catalog = pg_seeded
     monkeypatch.setattr(pg_lists, "RANKED_AHEAD", 1000)  # more papers than the seeds have
     assert catalog.store.lists.refresh(budget=None) == (0, 0) and _keys(catalog) == set()
+    with catalog.store.read() as tx:  # other forms: lists for words ranked ahead only (a later tier reads them)
+        waiting = [r[0] for r in tx.conn.execute("SELECT key FROM rank_top_state WHERE weights = ?",
+                                                 (pg_lists.AT_FIRST_SEARCH,)).all()]
+    assert "exact 'model'" in waiting and "exact 'mod':*" in waiting
+    assert not any(key.startswith("stems ") for key in waiting)
     served = _reads(monkeypatch)
     queries = ["model", "mod*", "learn*", "model venue:ICLR", "transformers", "interpretab*"]
 
