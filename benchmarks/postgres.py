@@ -8,6 +8,7 @@ without (ranking every match), alternated with SQLite.
     python -m benchmarks.postgres imports N ROUNDS [CHECKOUT]   # imports only
     python -m benchmarks.postgres queries URL ROUNDS [CHECKOUT]  # queries on a catalog you have
     python -m benchmarks.postgres rls N ROUNDS                   # row-level security's cost
+    python -m benchmarks.postgres ranking URL SAMPLE             # ranking a list, two ways
 
 `imports` alternates `catalog import` into a new SQLite file and a new PostgreSQL database
 ROUNDS times (with CHECKOUT, e.g. a worktree of main, that checkout's PostgreSQL import too,
@@ -16,8 +17,10 @@ with this Python), and prints each time and the ratios to SQLite's median.
 `queries` times QUERIES (and the ANDs and phrases of SEVERAL) on an existing PostgreSQL
 catalog, each round in a fresh process of this checkout and (with CHECKOUT) of that one,
 alternated: the first search of each query (a cold connection; on this checkout an AND or
-phrase of frequent words then ranks its own list) and the median of 7 after it. Before each
-round the lists of several words are dropped, so every round starts as a new catalog would.
+phrase of frequent words, a prefix, or a word in fewer than RANKED_AHEAD papers then ranks its
+own list) and the median of 7 after it. Before each round the lists of several words are
+dropped and those of prefixes and such words are back to AT_FIRST_SEARCH, so every round
+starts as a new catalog would.
 
 `rls` measures what row-level security on `paper_reader` (migration 0014) costs the searches,
 facet counts and stats that read a person's marks: a catalog of N papers owned by one role,
@@ -101,14 +104,18 @@ def imports(n: int, rounds: int, checkout: str | None = None) -> dict[str, list[
     return times
 
 
-def _time(catalog, query: str) -> float:
-    catalog.search(query, limit=50)  # warm
+def _time(catalog, query: str) -> tuple[float, float]:
+    """(the first search's ms, the median of 5 after it): on PostgreSQL the first search of a
+    prefix or a word below RANKED_AHEAD ranks its list."""
+    start = time.perf_counter()
+    catalog.search(query, limit=50)
+    first = time.perf_counter() - start
     times = []
     for _ in range(5):
         start = time.perf_counter()
         catalog.search(query, limit=50)
         times.append(time.perf_counter() - start)
-    return statistics.median(times) * 1000
+    return first * 1000, statistics.median(times) * 1000
 
 
 def _compare(db, url) -> None:
@@ -123,11 +130,11 @@ def _compare(db, url) -> None:
         print(f"postgresql ranked lists: {built} built in {time.perf_counter() - start:.1f} s")
         for query in QUERIES:
             lists.ENABLED = False
-            full = _time(postgres, query)
+            full = _time(postgres, query)[1]
             lists.ENABLED = True
-            listed = _time(postgres, query)
-            print(f"{query!r:36} sqlite {_time(sqlite, query):6.1f} ms   postgresql {full:6.1f} ms,"
-                  f" with lists {listed:6.1f} ms")
+            first, listed = _time(postgres, query)
+            print(f"{query!r:36} sqlite {_time(sqlite, query)[1]:6.1f} ms   postgresql {full:6.1f} ms,"
+                  f" with lists {listed:6.1f} ms (its first search {first:6.1f} ms)")
     finally:
         sqlite.close()
         postgres.close()
@@ -162,6 +169,8 @@ def queries(url: str, rounds: int, checkout: str | None = None) -> None:
     each round a fresh process after the lists of several words are dropped."""
     import psycopg
 
+    from catalog.store.lists.postgres import AT_FIRST_SEARCH, RANKED_AHEAD
+
     sides = {"this": None, **({checkout: Path(checkout).resolve()} if checkout else {})}
     results: dict[tuple[str, str], list[tuple[float, float]]] = {}
     for r in range(rounds):
@@ -169,6 +178,13 @@ def queries(url: str, rounds: int, checkout: str | None = None) -> None:
             with psycopg.connect(url, autocommit=True) as conn:
                 for table in ("rank_top", "rank_top_state"):
                     conn.execute(f"DELETE FROM {table} WHERE key LIKE '%&%' OR key LIKE '%<->%'")
+                # Prefixes and words a search ranked at its first search are back to that.
+                first = [r[0] for r in conn.execute(
+                    "SELECT key FROM rank_top_state WHERE weights <> %s AND key <> '#papers'"
+                    " AND (key LIKE '%%:*' OR matches < %s)", (AT_FIRST_SEARCH, RANKED_AHEAD))]
+                conn.execute("DELETE FROM rank_top WHERE key = ANY(%s)", (first,))
+                conn.execute("UPDATE rank_top_state SET weights = %s, built_at = 0, listed = 0 WHERE key = ANY(%s)",
+                             (AT_FIRST_SEARCH, first))
             out = subprocess.run([sys.executable, "-c", _PROBE, url, *_ALL], cwd=folder,
                                  check=True, capture_output=True, text=True).stdout
             for line in out.splitlines():
@@ -257,8 +273,49 @@ def rls(n: int, rounds: int) -> None:
         server.stop()
 
 
+# A list's ranking as it was: the window counting the matches ran over their rows (vectors and
+# all: spilled to disk for a frequent word), not over their scores.
+_RANK_OVER_ROWS = ("WITH q AS (SELECT %s::tsquery AS q) SELECT p.id, -ts_rank({weights}, p.{column}, q.q, 1) AS score,"
+                   " count(*) OVER () AS matches FROM paper p, q WHERE p.{column} @@ q.q ORDER BY score, p.id LIMIT %s")
+
+
+def ranking(url: str, sample: int) -> None:
+    """SAMPLE of the lists at `url` (spread from most matches to fewest), each ranked as
+    lists/postgres.py does and with the window over the rows, alternated: total seconds."""
+    import psycopg
+
+    from catalog.store.lists import postgres as pg_lists
+    from catalog.store.postgres.connection import Connection
+    from catalog.store.postgres.search import TS
+    from catalog.store.tsvector import VECTORS, WEIGHTS
+
+    taken = {"now": 0.0, "over rows": 0.0}
+    with psycopg.connect(url, autocommit=True) as conn:
+        ranked = pg_lists.PostgresRankedLists(Connection(conn), "", TS)
+        keys = [r[0] for r in conn.execute("SELECT key FROM rank_top_state WHERE weights = %s ORDER BY matches DESC, key",
+                                           (WEIGHTS,))]
+        chosen = keys[::max(1, len(keys) // sample)]
+        for n, key in enumerate(chosen):
+            index, tsquery = key.split(" ", 1)
+            rows = {}
+            for way in ("now", "over rows") if n % 2 == 0 else ("over rows", "now"):
+                start = time.perf_counter()
+                if way == "now":
+                    made = ranked._rank(key, pg_lists.LIST_SIZE)
+                    rows[way] = [(i, s) for s, i in made.papers]
+                else:
+                    sql = _RANK_OVER_ROWS.format(weights=WEIGHTS, column=VECTORS[index][0])
+                    rows[way] = [(r[0], r[1]) for r in conn.execute(sql, (tsquery, pg_lists.LIST_SIZE))]
+                taken[way] += time.perf_counter() - start
+            assert rows["now"] == rows["over rows"], key
+    print(f"{len(chosen)} lists ranked: now {taken['now']:.1f} s, with the window over the rows"
+          f" {taken['over rows']:.1f} s ({taken['now'] / taken['over rows']:.2f}x), the same rows")
+
+
 if __name__ == "__main__":
-    if sys.argv[1:2] == ["rls"]:
+    if sys.argv[1:2] == ["ranking"]:
+        ranking(sys.argv[2], int(sys.argv[3]))
+    elif sys.argv[1:2] == ["rls"]:
         rls(int(sys.argv[2]), int(sys.argv[3]))
     elif sys.argv[1:2] == ["queries"]:
         queries(sys.argv[2], int(sys.argv[3]), *sys.argv[4:5])

@@ -27,6 +27,7 @@ def without_lists(seeded_any, monkeypatch):
     """The seeds, imported while too small for lists, then taken to be big enough for them."""
     monkeypatch.setattr(scoring, "MIN_MATCHES", FREQUENT)
     monkeypatch.setattr(pg_lists, "MIN_MATCHES", FREQUENT)
+    monkeypatch.setattr(pg_lists, "RANKED_AHEAD", FREQUENT)
     return seeded_any
 
 

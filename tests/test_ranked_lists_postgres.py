@@ -45,7 +45,8 @@ def _pages(catalog, monkeypatch):
 
 @pytest.fixture
 def pg_seeded(pg_server, pg_seeded_template, monkeypatch):
-    monkeypatch.setattr(pg_lists, "MIN_MATCHES", 40)  # a few dozen lists
+    monkeypatch.setattr(pg_lists, "MIN_MATCHES", 40)  # a few dozen lists, all ranked ahead
+    monkeypatch.setattr(pg_lists, "RANKED_AHEAD", 40)
     monkeypatch.setattr(pg_lists, "LIST_SIZE", 12)  # short lists: filters and pages run past them
     monkeypatch.setattr(pg_lists, "WINDOW", 1)
     url = pg_server.create(template=pg_seeded_template)
@@ -75,10 +76,12 @@ def test_pages_from_lists_are_the_full_rankings_before_and_after_edits(pg_seeded
     assert "none yet" in doctor.run(catalog.store).notes[0]
     built, stale = catalog.store.lists.refresh(budget=0)  # words chosen, none ranked yet
     assert built == 0 and stale > 0 and catalog.store.lists.behind()
-    assert doctor.run(catalog.store).notes[0].endswith(f"; {stale} out of date")
+    assert f"; {stale} out of date; " in doctor.run(catalog.store).notes[0]
     built, stale = catalog.store.lists.refresh(budget=None)
     assert built > 0 and stale == 0 and not catalog.store.lists.behind()
-    assert doctor.run(catalog.store).notes == [f"ranked lists: {built} words in 40+ papers, each listing its best 12 by ts_rank"]
+    [note] = doctor.run(catalog.store).notes
+    assert note.startswith(f"ranked lists: {built} words in 40+ papers, each listing its best 12 by ts_rank; ")
+    assert note.endswith(" more words and prefixes get theirs at their first search")  # the prefixes
     served = _reads(monkeypatch)
     for key, (listed, full) in _pages(catalog, monkeypatch).items():
         assert listed == full, key
@@ -323,3 +326,50 @@ def test_a_reader_who_may_not_write_gets_the_same_pages_and_asks_the_server_once
         with psycopg.connect(catalog.store.url, autocommit=True) as admin:
             admin.execute(f"DROP OWNED BY {role}")
             admin.execute(f"DROP ROLE {role}")
+
+
+def _keys(catalog):
+    with catalog.store.read() as tx:
+        return set(tx.lists.keys())
+
+
+def test_words_and_prefixes_not_ranked_ahead_get_a_list_at_their_first_search(pg_seeded, monkeypatch):
+    """Imports rank ahead only the words in RANKED_AHEAD papers; a word in fewer (but in
+    MIN_MATCHES) and a prefix get their list at their first search, which reads its page from
+    it, as later searches (everyone's) do: the full ranking's pages, ids and scores, before and
+    after edits. A rare word or prefix, or a search with filters, keeps none; a refresh (an
+    import's) sends those out of date back to their next first search, ranking none."""
+    catalog = pg_seeded
+    monkeypatch.setattr(pg_lists, "RANKED_AHEAD", 1000)  # more papers than the seeds have
+    assert catalog.store.lists.refresh(budget=None) == (0, 0) and _keys(catalog) == set()
+    with catalog.store.read() as tx:  # other forms: lists for words ranked ahead only (a later tier reads them)
+        waiting = [r[0] for r in tx.conn.execute("SELECT key FROM rank_top_state WHERE weights = ?",
+                                                 (pg_lists.AT_FIRST_SEARCH,)).all()]
+    assert "exact 'model'" in waiting and "exact 'mod':*" in waiting
+    assert not any(key.startswith("stems ") for key in waiting)
+    served = _reads(monkeypatch)
+    queries = ["model", "mod*", "learn*", "model venue:ICLR", "transformers", "interpretab*"]
+
+    def pages():
+        for query in queries:
+            for limit, offset in ((10, 0), (5, 7)):
+                assert _hits(catalog, query, limit, offset) == _full(catalog, query, limit, offset, monkeypatch), query
+
+    pages()
+    assert served[0]  # the very first search of `model` read its page from the list it ranked
+    assert _keys(catalog) == {"exact 'model'", "exact 'mod':*", "exact 'learn':*"}
+    assert pg_lists.of_prefix("exact 'mod':*") and not pg_lists.of_prefix("exact 'model'")
+    served.clear()
+    pages()
+    assert sum(served) >= 6  # every page of the three, now from the lists kept
+    assert "1 words in 40+ papers, 2 prefixes" in doctor.run(catalog.store).notes[0]
+
+    low = catalog.search("mod*", limit=60)[-1].key
+    catalog.set_title(low, "Modular models of modes")  # a title weighs more: it climbs to the head
+    pages()
+    assert low in [p.key for p in catalog.search("mod*", limit=12)]
+    assert doctor.run(catalog.store).found == []
+    monkeypatch.setattr(pg_lists, "CHANGE_LIMIT", 0)
+    assert catalog.store.lists.refresh(budget=None) == (0, 0) and _keys(catalog) == set()
+    pages()
+    assert _keys(catalog) == {"exact 'model'", "exact 'mod':*", "exact 'learn':*"}

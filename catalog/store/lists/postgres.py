@@ -3,7 +3,11 @@
 A ranked search scores every match with ts_rank, which reads each match's row: a frequent word
 costs tens of milliseconds and more. For words in at least MIN_MATCHES papers, `rank_top` keeps the
 head of the full ranking (LIST_SIZE papers, the search's own `ORDER BY -ts_rank(...), id`) per
-index (`exact`: the words as written, `stems`: their forms). ts_rank with normalization 1 uses
+index (`exact`: the words as written, `stems`: their forms, those in RANKED_AHEAD papers), and
+for prefixes whose words are in MIN_MATCHES papers together (`model*`, exact index). Words in
+RANKED_AHEAD papers or more are ranked ahead (by imports, `catalog doctor --fix`); the other
+words and the prefixes have a state row AT_FIRST_SEARCH, and their first search ranks their
+list (it would rank every match anyway) and keeps it, as for several words (below). ts_rank with normalization 1 uses
 no collection statistics: a paper's score depends on that paper alone, so unlike SQLite's bm25
 lists (sqlite_words.py) nothing drifts when other papers change.
 
@@ -51,12 +55,29 @@ LIST_SIZE = 1000  # papers kept per word: pages, and room for filters to reject 
 # takes 10-30 ms or more (5-15 us a match at 100k on a busy 2-core machine, reading each
 # match's row). A smaller catalog keeps none.
 MIN_MATCHES = 2_000
+# Which words imports rank ahead: ranking costs ts_rank for every match (20 million at 100k for
+# the 2,262 words in MIN_MATCHES papers, 8 of 10 minutes of a `catalog import`); the 176 in
+# RANKED_AHEAD (SQLite's threshold for its lists) hold 40% of those matches. A word between the
+# two is ranked in full by its first search (as each of its searches was on SQLite), which
+# keeps its list for everyone's next; in the forms index it keeps no list (as on SQLite).
+RANKED_AHEAD = 20_000
+AT_FIRST_SEARCH = "at first search"  # a state row's weights: no list yet, its first search ranks it
 WINDOW = 4  # with filters: how many pages' worth of a list's papers are tried
 CHANGE_LIMIT = 2000  # migration 0011's: past it a list is ranked again, not followed
 CHOSEN_AT = "#papers"  # a state row that is no list: the catalog's size when words were chosen
 _SCORE = "-ts_rank({weights}, p.{column}, q.q, 1)"  # the compiler's search_sql's score
 SEVERAL_LISTS = 500  # lists of several words kept (1,000 papers each)
 _LEXEME = re.compile(r"'((?:[^']|'')*)'")
+_ONE = re.compile(r"\(?'(?:[^']|'')*'(?::\*)?\)?")
+
+
+def one_word(tsquery: str) -> bool:
+    """Whether a tsquery (or a list's key) is one word or one prefix (`'model':*`)."""
+    return _ONE.fullmatch(tsquery) is not None
+
+
+def of_prefix(key: str) -> bool:
+    return key.endswith(":*") and one_word(key.split(" ", 1)[-1])
 
 
 def of_several(tsquery: str) -> bool:
@@ -92,7 +113,8 @@ class PostgresRankedLists(RankedLists):
         self.compiler = compiler
         self.keeping = keeping
         self._ranked_now: dict[str, RankedList] = {}
-        self._list_states: tuple | None = None  # (compiled, {tier: state}) of the walk under way
+        # (compiled, {tier: state}, {tiers whose list a first search ranks}) of the walk under way
+        self._list_states: tuple | None = None
         self._planned = None  # the compiled query whose walk may_serve planned
 
     def page(self, compiled, tier: str, limit: int, offset: int,
@@ -190,24 +212,27 @@ class PostgresRankedLists(RankedLists):
         return state is not None and state["changes"] <= CHANGE_LIMIT
 
     def _list_now(self, compiled, tier: str):
-        """For an exact tier of several frequent words (each with its list) that has no list,
-        in a search without filters or `-word`s, in a transaction that may keep it: rank its
-        list now (to_keep hands it to the caller) and return its state. None: rank every match
-        as before (other words, or no list to keep)."""
+        """For an exact tier of several frequent words (each with its list), or of one word or
+        prefix AT_FIRST_SEARCH, that has no list, in a search without filters or `-word`s, in a
+        transaction that may keep it: rank its list now (to_keep hands it to the caller) and
+        return its state. None: rank every match as before (other words, or no list to keep)."""
         expression = self.compiler.tier_expression(compiled, tier)
-        if (tier != "exact" or not self.keeping or not expression or not of_several(expression)
-                or compiled.where or compiled.exclude):
+        if (tier != "exact" or not self.keeping or not expression or compiled.where or compiled.exclude):
             return None
-        words = _LEXEME.findall(expression)
-        frequent = self.conn.execute(
-            f"SELECT count(*) FROM {STATE_TABLE} WHERE key = ANY(SELECT 'exact ' || to_tsquery(?::regconfig, w)::text"
-            " FROM unnest(?::text[]) AS w)", (CONFIG, [f"'{w}'" for w in words])).scalar()
-        if frequent < len(set(words)):
-            return None
+        if of_several(expression):
+            words = _LEXEME.findall(expression)
+            frequent = self.conn.execute(
+                f"SELECT count(*) FROM {STATE_TABLE} WHERE key = ANY(SELECT 'exact ' || to_tsquery(?::regconfig, w)::text"
+                " FROM unnest(?::text[]) AS w)", (CONFIG, [f"'{w}'" for w in words])).scalar()
+            if frequent < len(set(words)):
+                return None
+        elif tier not in self._list_states[2]:
+            return None  # one word or prefix in fewer papers: ranking them all is quick
         tsquery = self.conn.execute("SELECT to_tsquery(?::regconfig, ?)::text",
                                     (VECTORS["exact"][1], expression)).scalar()
         key = list_key("exact", tsquery)
-        if not of_several(tsquery) or self.conn.execute(f"SELECT 1 FROM {STATE_TABLE} WHERE key = ?", (key,)).first():
+        if (not (of_several(tsquery) or one_word(tsquery)) or self.conn.execute(
+                f"SELECT 1 FROM {STATE_TABLE} WHERE key = ? AND weights != ?", (key, AT_FIRST_SEARCH)).first()):
             return None
         made = self._rank(key, LIST_SIZE)
         self._ranked_now[key] = made
@@ -222,9 +247,12 @@ class PostgresRankedLists(RankedLists):
         column, _ = VECTORS[index]
         score = _SCORE.format(weights=WEIGHTS, column=column)
         built_at = self.conn.execute(f"SELECT coalesce(max(seq), 0) FROM {CHANGE_TABLE}").scalar()
+        # Scored before they are counted: a window over the matches' rows themselves kept
+        # each row, vectors and all, and spilled them to disk (`model`'s 51,319 at 100k: 100 MB).
         rows = self.conn.execute(
-            f"WITH q AS (SELECT ?::tsquery AS q) SELECT p.id, {score} AS score, count(*) OVER () AS matches"
-            f" FROM paper p, q WHERE p.{column} @@ q.q ORDER BY score, p.id LIMIT ?", (tsquery, size)).all()
+            f"WITH q AS (SELECT ?::tsquery AS q), s AS MATERIALIZED (SELECT p.id, {score} AS score"
+            f" FROM paper p, q WHERE p.{column} @@ q.q)"
+            " SELECT id, score, count(*) OVER () AS matches FROM s ORDER BY score, id LIMIT ?", (tsquery, size)).all()
         return RankedList(key, built_at, [(r["score"], r["id"]) for r in rows], rows[0]["matches"] if rows else 0)
 
     def to_keep(self) -> list[RankedList]:
@@ -233,7 +261,8 @@ class PostgresRankedLists(RankedLists):
     def _keep(self, made: RankedList) -> None:
         """In a write transaction: write a list a search ranked unless one exists by now, and
         drop the oldest lists of several words past SEVERAL_LISTS."""
-        if self.conn.execute(f"SELECT 1 FROM {STATE_TABLE} WHERE key = ?", (made.key,)).first():
+        if self.conn.execute(f"SELECT 1 FROM {STATE_TABLE} WHERE key = ? AND weights != ?",
+                             (made.key, AT_FIRST_SEARCH)).first():
             return
         self._write(made)
         old = [key for key in self.conn.execute(
@@ -251,35 +280,45 @@ class PostgresRankedLists(RankedLists):
         held = self._list_states
         if held is None or held[0] is not compiled:
             tiers = [t for t in TIERS[:-1] if self.compiler.tier_expression(compiled, t) is not None]
-            held = self._list_states = (compiled, self._read_list_states(compiled, tiers))
+            held = self._list_states = (compiled, *self._read_list_states(compiled, tiers))
         return held[1].get(tier)
 
-    def _read_list_states(self, compiled, tiers: list[str]) -> dict:
-        """{tier: its list's state row} of the `tiers` that have a list."""
+    def _read_list_states(self, compiled, tiers: list[str]) -> tuple[dict, set]:
+        """({tier: its list's state row} of the `tiers` that have a list, {the tiers whose
+        list their first search ranks (AT_FIRST_SEARCH)})."""
         if not tiers:
-            return {}
+            return {}, set()
         indexes = ["exact" if t == "exact" else "stems" for t in tiers]
         rows = self.conn.execute(
-            f"SELECT v.n, s.key, s.built_at, s.listed, s.matches, (SELECT count(*) FROM (SELECT 1 FROM"
+            f"SELECT v.n, s.key, s.built_at, s.listed, s.matches, s.weights, (SELECT count(*) FROM (SELECT 1 FROM"
             f" {CHANGE_TABLE} c WHERE c.seq > s.built_at LIMIT ?) AS n) AS changes"
             " FROM unnest(?::text[], ?::text[], ?::text[]) WITH ORDINALITY AS v(idx, config, expression, n)"
             f" JOIN {STATE_TABLE} s ON s.key = v.idx || ' ' || to_tsquery(v.config::regconfig, v.expression)::text"
-            " WHERE s.weights = ?",
+            " WHERE s.weights = ANY(?)",
             (CHANGE_LIMIT + 1, indexes, [VECTORS[i][1] for i in indexes],
-             [self.compiler.tier_expression(compiled, t) for t in tiers], WEIGHTS)).all()
-        return {tiers[r["n"] - 1]: r for r in rows}
+             [self.compiler.tier_expression(compiled, t) for t in tiers], [WEIGHTS, AT_FIRST_SEARCH])).all()
+        return ({tiers[r["n"] - 1]: r for r in rows if r["weights"] == WEIGHTS},
+                {tiers[r["n"] - 1] for r in rows if r["weights"] == AT_FIRST_SEARCH})
 
     # --- building ----------------------------------------------------------------------------------
 
     def words(self, min_matches: int | None = None) -> list[tuple[str, int]]:
-        """(key, papers matching) of every word in at least `min_matches` papers, in both
-        indexes, most papers first (ts_stat over every vector: seconds at 100k papers)."""
+        """(key, papers matching) of every word in at least `min_matches` papers (of the forms
+        index, in RANKED_AHEAD: a tier after the first reads its lists, and no first search
+        ranks one), and of every prefix (of plain letters and digits) whose words are, summed,
+        in the exact index; most papers first (ts_stat over every vector: seconds at 100k)."""
         min_matches = MIN_MATCHES if min_matches is None else min_matches
         out = []
         for index, (column, _) in VECTORS.items():
+            at_least = min_matches if index == "exact" else max(min_matches, RANKED_AHEAD)
+            prefixes = "" if index != "exact" else (
+                " UNION ALL SELECT (quote_literal(prefix) || ':*')::tsquery::text, sum(ndoc)::integer FROM"
+                " (SELECT left(word, n) AS prefix, ndoc FROM w, generate_series(1, length(word)) AS n"
+                " WHERE word ~ '^[a-z0-9]+$') AS p GROUP BY prefix HAVING sum(ndoc) >= ?")
             out += [(list_key(index, r["q"]), r["ndoc"]) for r in self.conn.execute(
-                f"SELECT quote_literal(word)::tsquery::text AS q, ndoc FROM ts_stat('SELECT {column} FROM paper')"
-                " WHERE ndoc >= ?", (min_matches,)).all()]
+                f"WITH w AS MATERIALIZED (SELECT word, ndoc FROM ts_stat('SELECT {column} FROM paper'))"
+                f" SELECT quote_literal(word)::tsquery::text AS q, ndoc FROM w WHERE ndoc >= ?{prefixes}",
+                (at_least,) * (2 if prefixes else 1)).all()]
         return sorted(out, key=lambda kn: (-kn[1], kn[0]))
 
     def build(self, key: str, size: int | None = None) -> int:
@@ -306,14 +345,24 @@ class PostgresRankedLists(RankedLists):
     def _choose(self, words: list[tuple[str, int]], wanted: list[str], papers: int) -> None:
         """Keep lists for the `wanted` keys only (`words` of them chosen now: (key, papers)) of
         a catalog of `papers`. Every word chosen has a state row, unranked until built (never
-        read; doctor and the next refresh see it stale)."""
+        read; doctor and the next refresh see it stale), or AT_FIRST_SEARCH: a prefix, or a
+        word in fewer than RANKED_AHEAD papers (a row ranked already stays as it is)."""
         self.conn.execute(f"DELETE FROM {TOP_TABLE} WHERE NOT key = ANY(?)", (sorted(wanted),))
         self.conn.execute(f"DELETE FROM {STATE_TABLE} WHERE NOT key = ANY(?) AND key != ?", (sorted(wanted), CHOSEN_AT))
-        self.conn.execute(f"INSERT INTO {STATE_TABLE}(key, built_at, weights, listed, matches)"
-                          " SELECT unnest(?::text[]), 0, '', 0, unnest(?::integer[]) ON CONFLICT (key) DO NOTHING",
-                          ([k for k, _ in words], [n for _, n in words]))
+        self.conn.execute(
+            f"INSERT INTO {STATE_TABLE} AS s (key, built_at, weights, listed, matches)"
+            " SELECT unnest(?::text[]), 0, unnest(?::text[]), 0, unnest(?::integer[])"
+            " ON CONFLICT (key) DO UPDATE SET weights = '' WHERE s.weights = ? AND excluded.weights = ''",
+            ([k for k, _ in words], [_first_weights(k, n) for k, n in words], [n for _, n in words], AT_FIRST_SEARCH))
         self.conn.execute(f"INSERT INTO {STATE_TABLE}(key, built_at, weights, listed, matches) VALUES (?, 0, '', 0, ?)"
                           " ON CONFLICT (key) DO UPDATE SET matches = excluded.matches", (CHOSEN_AT, papers))
+
+    def _at_first_search(self, keys: list[str]) -> None:
+        """These lists go back to being ranked by their next first search."""
+        if keys:
+            self.conn.execute(f"DELETE FROM {TOP_TABLE} WHERE key = ANY(?)", (keys,))
+            self.conn.execute(f"UPDATE {STATE_TABLE} SET weights = ?, built_at = 0, listed = 0 WHERE key = ANY(?)",
+                              (AT_FIRST_SEARCH, keys))
 
     def several(self) -> tuple[list[str], list[str]]:
         """(the lists of several words kept, none a search would rank again: they follow
@@ -327,27 +376,31 @@ class PostgresRankedLists(RankedLists):
     def _forget_changes(self) -> None:
         """Forget the changes every list was ranked after."""
         self.conn.execute(f"DELETE FROM {CHANGE_TABLE} WHERE seq <= (SELECT coalesce(min(built_at), 0)"
-                          f" FROM {STATE_TABLE} WHERE key != ?)", (CHOSEN_AT,))
+                          f" FROM {STATE_TABLE} WHERE key != ? AND weights != ?)", (CHOSEN_AT, AT_FIRST_SEARCH))
 
     # --- doctor ------------------------------------------------------------------------------------
 
     def keys(self) -> list[str]:
+        """The lists kept or to be ranked ahead (not those AT_FIRST_SEARCH)."""
         return [r[0] for r in self.conn.execute(
-            f"SELECT key FROM {STATE_TABLE} WHERE key != ? ORDER BY matches DESC, key", (CHOSEN_AT,)).all()]
+            f"SELECT key FROM {STATE_TABLE} WHERE key != ? AND weights != ? ORDER BY matches DESC, key",
+            (CHOSEN_AT, AT_FIRST_SEARCH)).all()]
 
     def stale(self, keys: list[str] | None = None, *, rescored: bool = True) -> list[str]:
         """The lists (of `keys`, or all kept) a search would not read: missing, ranked with
-        other weights, or more than CHANGE_LIMIT changes behind (without `rescored`: any)."""
+        other weights, or more than CHANGE_LIMIT changes behind (without `rescored`: any). One
+        AT_FIRST_SEARCH is none of these: its first search ranks it."""
         behind = CHANGE_LIMIT if rescored else 0
         fresh = {r[0] for r in self.conn.execute(
-            f"SELECT key FROM {STATE_TABLE} s WHERE key != ? AND weights = ? AND (SELECT count(*) FROM"
-            f" (SELECT 1 FROM {CHANGE_TABLE} c WHERE c.seq > s.built_at LIMIT ?) AS n) <= ?",
-            (CHOSEN_AT, WEIGHTS, behind + 1, behind)).all()}
+            f"SELECT key FROM {STATE_TABLE} s WHERE key != ? AND (weights = ? OR weights = ? AND (SELECT count(*)"
+            f" FROM (SELECT 1 FROM {CHANGE_TABLE} c WHERE c.seq > s.built_at LIMIT ?) AS n) <= ?)",
+            (CHOSEN_AT, AT_FIRST_SEARCH, WEIGHTS, behind + 1, behind)).all()}
         return [k for k in (self.keys() if keys is None else keys) if k not in fresh]
 
     def note(self) -> str | None:
         keys = self.keys()
-        if not keys:
+        waiting = self.conn.execute(f"SELECT count(*) FROM {STATE_TABLE} WHERE weights = ?", (AT_FIRST_SEARCH,)).scalar()
+        if not keys and not waiting:
             papers = self.conn.execute("SELECT count(*) FROM paper").scalar()
             if papers < MIN_MATCHES:
                 return f"ranked lists: none (a catalog of fewer than {MIN_MATCHES:,} papers ranks every match)"
@@ -355,9 +408,12 @@ class PostgresRankedLists(RankedLists):
                     " `catalog doctor --fix` ranks them now)")
         stale = len(self.stale(keys))
         several = sum(1 for k in keys if of_several(k))
-        return (f"ranked lists: {len(keys) - several:,} words in {MIN_MATCHES:,}+ papers"
+        prefixes = sum(1 for k in keys if of_prefix(k))
+        return (f"ranked lists: {len(keys) - several - prefixes:,} words in {MIN_MATCHES:,}+ papers"
+                + (f", {prefixes:,} prefixes" if prefixes else "")
                 + (f" and {several:,} searches of several of them" if several else "")
-                + f", each listing its best {LIST_SIZE:,} by ts_rank" + (f"; {stale:,} out of date" if stale else ""))
+                + f", each listing its best {LIST_SIZE:,} by ts_rank" + (f"; {stale:,} out of date" if stale else "")
+                + (f"; {waiting:,} more words and prefixes get theirs at their first search" if waiting else ""))
 
     def problems(self) -> ListProblems:
         papers = self.conn.execute("SELECT count(*) FROM paper").scalar()
@@ -415,6 +471,11 @@ class PostgresRankedLists(RankedLists):
         return found[:depth]
 
 
+def _first_weights(key: str, matches: int) -> str:
+    """A chosen list's state row's weights: '' (to be ranked ahead), or AT_FIRST_SEARCH."""
+    return "" if matches >= RANKED_AHEAD and not of_prefix(key) else AT_FIRST_SEARCH
+
+
 class PostgresListUpkeep(RankedListUpkeep):
     """A shared catalog's ranked lists across transactions. `store`: the PostgresStore."""
 
@@ -442,16 +503,25 @@ class PostgresListUpkeep(RankedListUpkeep):
             if choose:
                 words = tx.lists.words() if papers >= MIN_MATCHES else []
                 chosen = {k for k, _ in words}
-                # Lists of several words stay while all their words have lists.
+                # Lists of several words stay while all their words have lists (or will have).
                 wanted = [k for k, _ in words] + sorted(
                     k for k in kept if of_several(k)
                     and all(list_key(k.split(" ", 1)[0], f"'{w}'") in chosen for w in _LEXEME.findall(k)))
             else:
                 wanted = sorted(kept, key=lambda k: (-kept[k], k))
+            # Lists of a prefix or a word in fewer than RANKED_AHEAD papers are their first
+            # search's: those out of date go back to it (ranked at the next search that needs
+            # them, not by every import); those chosen now are no list yet.
+            matches = {**kept, **dict(words)}
+            first = {k for k in wanted if not of_several(k) and _first_weights(k, matches[k]) == AT_FIRST_SEARCH}
             stale = tx.lists.stale(wanted, rescored=rescored)
-        if choose and (kept or wanted or seen is not None):
+            again = [k for k in stale if k in first and k in kept]
+            stale = [k for k in stale if k not in first]
+        if choose and (kept or wanted or seen is not None) or again:
             with self.store.write(catch_up=False) as tx:
-                tx.lists._choose(words, wanted, papers)
+                if choose and (kept or wanted or seen is not None):
+                    tx.lists._choose(words, wanted, papers)
+                tx.lists._at_first_search(again)
         built = 0
         for key in stale:
             if budget is not None and time.perf_counter() - start > budget:
