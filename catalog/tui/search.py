@@ -29,7 +29,7 @@ from catalog.tui.messages import (
     KeptAt, SearchCount, SearchFailed, SearchRest, SearchResults, SearchSuggestions,
 )
 from catalog.tui.querytext import PREFIX_FROM, tokens, typed_query, unfinished_word
-from catalog.tui.waiting import after, settled
+from catalog.tui.waiting import Typing, after, when_quiet
 from catalog.tui.widgets.paper_list import PAGE, PaperList
 
 # While a word is typed, a key's count and facets start this long after its page is shown: the
@@ -85,6 +85,10 @@ class Search:
     settle: float = 0.0
     hurry: Event = field(default_factory=Event)
     keep: str | None = None  # the paper to find, wherever it is in the results
+    # A typed search's: keys typed after it (`seen` of them before) put off its rest and
+    # count again, and stop them if they run, until typing pauses.
+    typing: Typing | None = None
+    seen: int = 0
 
 
 class SearchController:
@@ -92,6 +96,7 @@ class SearchController:
 
     def __init__(self, sort: Sort = RELEVANCE) -> None:
         self.state = SearchState(sort=sort)
+        self.typing = Typing(SETTLE)  # the search bar's keys (SearchBar tells it each one)
 
     def start(self, text: str, *, shown: int, keep: str | None = None, counted: bool | None = None,
               refresh: bool = False, finished: bool = False, typing: bool = False) -> Search | None:
@@ -121,7 +126,8 @@ class SearchController:
         counted = keep is not None if counted is None else counted
         first = PAGE if keep is not None or counted else min(PAGE, max(FIRST, shown))
         return Search(state.generation, state.request, first=first, counted=counted,
-                      settle=SETTLE if state.settling else 0.0, hurry=state.rest_wanted, keep=keep)
+                      settle=SETTLE if state.settling else 0.0, hurry=state.rest_wanted, keep=keep,
+                      typing=self.typing if state.settling else None, seen=self.typing.keys)
 
     def current(self, generation: int) -> bool:
         return generation == self.state.generation
@@ -157,7 +163,8 @@ def fetch(catalog: Catalog, search: Search, post: Callable[[Message], object]) -
     """Run `search` in a thread worker, posting its first rows, the rest of its first page,
     its count, and (when nothing matches) suggestions. The rest and the count wait
     `search.settle` seconds after the first rows (a key typed meanwhile cancels them
-    unstarted); the rest no longer once `search.hurry` is set (the list needs its rows)."""
+    unstarted, or, when it searches nothing, puts them off until typing pauses, stopping
+    them if they run); the rest no longer once `search.hurry` is set (the list needs its rows)."""
     worker = get_current_worker()
     stop = lambda: worker.is_cancelled  # noqa: E731  (a newer search cancels this worker)
     asked, generation = search.request, search.generation
@@ -170,20 +177,21 @@ def fetch(catalog: Catalog, search: Search, post: Callable[[Message], object]) -
         post(SearchResults(generation, asked, page.rows, total, more))
         if not any(row.match == "all" for row in page.rows):
             _suggest(catalog, asked, generation, post, stop, found=bool(page.rows))
-        until = after(search.settle)
+        until, typing, seen = after(search.settle), search.typing, search.seen
         if more:  # the whole first page: the same search, the list's page machinery's size
-            if not settled(worker, until, search.hurry):
-                return
-            rows = catalog.search(asked, limit=PAGE, snippets=False, cancelled=stop)
-            if worker.is_cancelled:
+            wanted, rows = when_quiet(worker, until, typing, seen, lambda stopped: catalog.search(
+                asked, limit=PAGE, snippets=False, cancelled=stopped), search.hurry)
+            if not wanted or worker.is_cancelled:
                 return
             if total is None and len(rows) < PAGE:
                 total = len(rows)
             post(SearchRest(generation, rows, total))
-        if total is None and settled(worker, until):
-            total = catalog.count(asked, cancelled=stop)
-            if not worker.is_cancelled:
-                post(SearchCount(generation, total))
+        if total is None:
+            wanted, total = when_quiet(worker, until, typing, seen,
+                                       lambda stopped: catalog.count(asked, cancelled=stopped))
+            if not wanted or worker.is_cancelled:
+                return
+            post(SearchCount(generation, total))
         if search.keep is not None and (total or 0) > PAGE and search.keep not in {p.key for p in page.rows}:
             _find_kept(catalog, search, post, stop)
     except Interrupted:

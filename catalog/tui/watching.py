@@ -1,6 +1,9 @@
 """Changes made elsewhere (another `catalog` command, another person): the catalog's version
 is read every POLL seconds, off the UI thread; when it moves, ChangeWatch says so and the
-catalog screen shows the change."""
+catalog screen shows the change. Not while the user types into the search bar: the searches
+typed read the change anyway, and a refresh each second while another process imports (its
+search, count and counts) made the keys typed meanwhile wait (docs/benchmarks.md, "The TUI
+during a PDF import"). The change is shown at the first look after the keys pause."""
 
 from __future__ import annotations
 
@@ -10,6 +13,7 @@ from textual.widget import Widget
 
 from catalog.library import Catalog
 from catalog.tui.messages import CatalogChanged
+from catalog.tui.waiting import Typing, now
 
 POLL = 1.0  # seconds between looks at whether the catalog changed elsewhere
 
@@ -20,9 +24,10 @@ class ChangeWatch(Widget):
     class Changed(Message):
         """Someone committed a change since the catalog was last looked at."""
 
-    def __init__(self, catalog: Catalog) -> None:
+    def __init__(self, catalog: Catalog, typing: Typing | None = None) -> None:
         super().__init__()
         self.catalog = catalog
+        self.typing = typing  # the search bar's keys: no refresh while they come
         self.version: int | None = None  # as last seen (None: not read yet)
         self.polling = False  # a look is under way
 
@@ -50,6 +55,8 @@ class ChangeWatch(Widget):
         if message.version is None or message.version == self.version:
             return
         first = self.version is None
+        if not first and self.typing is not None and now() < self.typing.until:
+            return  # not seen yet: the next look after the keys pause says so
         self.version = message.version
         if not first:
             self.post_message(self.Changed())

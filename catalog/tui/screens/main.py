@@ -90,9 +90,10 @@ class CatalogScreen(Screen):
         self._g_waiting: Timer | None = None  # a g's picker, opening unless g (gg) comes first
 
     def compose(self) -> ComposeResult:
-        yield SearchBar(history=self.remembered.history)
+        typed = self.searching.typing  # each key puts off the counts and facets (waiting.py)
+        yield SearchBar(history=self.remembered.history, typing=typed)
         with Horizontal(id="main"):
-            yield Sidebar(self.catalog, id="sidebar")
+            yield Sidebar(self.catalog, typing=typed, id="sidebar")
             with Container(id="reading"):
                 yield PaperList(self.catalog, id="papers")
                 yield DetailPane(self.catalog, id="detail")
@@ -101,7 +102,7 @@ class CatalogScreen(Screen):
         yield self.sharing
         yield self.similar
         yield self.web_papers
-        yield ChangeWatch(self.catalog)
+        yield ChangeWatch(self.catalog, typed)
 
     def on_mount(self) -> None:
         self.pane.similar_for = self.similar.for_pane

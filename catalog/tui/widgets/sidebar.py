@@ -34,7 +34,7 @@ from catalog.tui.messages import (
 )
 from catalog.tui.querytext import filter_token, filter_values, is_active, tokens
 from catalog.tui.screens.facet_picker import FacetPickerScreen
-from catalog.tui.waiting import after, settled
+from catalog.tui.waiting import Typing, after, settled, when_quiet
 
 Data = tuple[str, bool] | None  # (query text, replaces the query?)
 FIND_TOPICS: Data = ("", True)  # the "find topics" leaf (no query is empty and replacing)
@@ -73,9 +73,12 @@ class Sidebar(Tree[Data]):
             super().__init__()
             self.facets = facets
 
-    def __init__(self, catalog: Catalog, **kwargs) -> None:
+    def __init__(self, catalog: Catalog, typing: Typing | None = None, **kwargs) -> None:
+        """`typing`: the search bar's keys; one typed while the counts are read puts them off
+        until typing pauses."""
         super().__init__(Text("Facets"), **kwargs)
         self.catalog = catalog
+        self.typing = typing
         self.show_root = False
         self.auto_expand = False
         self.guide_depth = 2
@@ -95,10 +98,12 @@ class Sidebar(Tree[Data]):
     def load(self, asked: SearchRequest, settle: float = 0.0) -> None:
         """Counts of the papers `asked` finds (as the list holds them), read off the UI
         thread after `settle` seconds (SETTLE, while typing); a newer call cancels this one,
-        and SQLite stops at once. Meanwhile the counts shown, an earlier search's, are dimmed."""
+        and SQLite stops at once; a key typed into the search bar puts them off (stopping them
+        if they run) until typing pauses. Meanwhile the counts shown, an earlier search's, are
+        dimmed."""
         self.asked = asked
         self.set_class(True, "-pending")
-        self._read_facets(asked, settle)
+        self._read_facets(asked, settle, self.typing.keys if self.typing else 0)
 
     def catalog_changed(self) -> None:
         """Papers may have come or gone (R, a change elsewhere): the stored topics, the whole
@@ -110,13 +115,15 @@ class Sidebar(Tree[Data]):
         self.workers.cancel_group(self, "facets")
 
     @work(thread=True, exclusive=True, group="facets", exit_on_error=False)
-    def _read_facets(self, asked: SearchRequest, settle: float) -> None:
+    def _read_facets(self, asked: SearchRequest, settle: float, seen: int) -> None:
         worker = get_current_worker()
-        if not settled(worker, after(settle)):
-            return
+        until = after(settle)
         for attempt in range(FACETS_TRIES):
             try:
-                facets = self.catalog.facets(asked, cancelled=lambda: worker.is_cancelled)
+                wanted, facets = when_quiet(worker, until, self.typing, seen, lambda stopped: self.catalog.facets(
+                    asked, cancelled=stopped))
+                if not wanted:
+                    return
                 break
             except (Interrupted, QueryError):  # superseded, or a bad query the search reports
                 return
