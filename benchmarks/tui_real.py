@@ -6,6 +6,9 @@ clearing a query and broad two-word queries included; the facets fill in afterwa
     python -m benchmarks.tui_real PATH     # a .bib folder or file (imported into a temporary
                                            # catalog), or a catalog .db
     python -m benchmarks.tui_real PATH --keys   # and the slowest keys, broken down
+    python -m benchmarks.tui_real --wide 1000000 --dir DIR   # a generated wide catalog
+                                           # (5,000 venues, 100,000 authors) built in DIR with
+                                           # `catalog import` as a user would (kept: built once)
 
 The script types as the issue's user did: a query, a pause (its facets fill in), ctrl+u,
 a short pause, the next query. Each session runs in its own process."""
@@ -131,6 +134,37 @@ def _shape(db: Path) -> str:
         catalog.close()
 
 
+def build_wide(papers: int, folder: Path, per_file: int = 250_000) -> Path:
+    """A wide catalog of `papers` papers in `folder` (benchmarks.corpus.write_wide_jsonl: 5,000
+    venues, 100,000 authors), imported by the `catalog` command from JSON Lines files of at
+    most `per_file` papers (it refuses a file over 512 MiB); one already built is reused."""
+    from benchmarks.corpus import write_wide_jsonl
+
+    db = folder / f"wide-{papers}.db"
+    if db.exists():
+        return db
+    parts = folder / f"wide-{papers}-jsonl"
+    whole = write_wide_jsonl(papers, folder / f"wide-{papers}.jsonl")
+    parts.mkdir(parents=True, exist_ok=True)
+    with whole.open(encoding="utf-8") as lines:
+        out = None
+        for n, line in enumerate(lines):
+            if n % per_file == 0:
+                if out:
+                    out.close()
+                out = (parts / f"part{n // per_file:03d}.jsonl").open("w", encoding="utf-8")
+            out.write(line)
+        if out:
+            out.close()
+    whole.unlink()
+    building = db.with_suffix(".building.db")  # renamed once whole: an interrupted build is not reused
+    start = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "catalog", "--db", str(building), "import", str(parts)], check=True)
+    print(f"built {db} in {time.perf_counter() - start:.0f} s", file=sys.stderr)
+    building.rename(db)
+    return db
+
+
 def report(path: Path, keys: bool = False) -> list[str]:
     from benchmarks.tui import breakdown_lines
 
@@ -172,9 +206,17 @@ def main() -> None:
     import argparse
 
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("path", type=Path)
+    parser.add_argument("path", type=Path, nargs="?")
     parser.add_argument("--keys", action="store_true", help="then the real library's slowest keys, broken down")
+    parser.add_argument("--wide", type=int, metavar="PAPERS", help="a generated wide catalog of PAPERS papers instead")
+    parser.add_argument("--dir", type=Path, help="where --wide builds (and finds) its catalog")
     args = parser.parse_args()
+    if args.wide:
+        if args.dir is None:
+            parser.error("--wide needs --dir (the catalog is kept there: it takes long to build)")
+        args.path = build_wide(args.wide, args.dir)
+    elif args.path is None:
+        parser.error("give PATH or --wide")
     print("\n".join(report(args.path, keys=args.keys)))
 
 

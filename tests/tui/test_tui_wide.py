@@ -113,7 +113,11 @@ async def test_the_picker_says_when_nothing_matches_and_escape_keeps_the_query(w
 
 
 async def test_venues_are_grouped_off_the_ui_thread_and_few_nodes_built(wide, settle, type_search, monkeypatch):
+    """The facets are counted (SQL) and grouped in the sidebar's worker; the UI thread only
+    builds the few nodes shown. (Checked to fail with the grouping or the counting moved to
+    the UI thread: FacetsLoaded without its venues, or Catalog.facets called in load.)"""
     threads: list[bool] = []
+    counted: list[bool] = []
     grouped = sidebar_module.venue_entries
 
     def watched(facets):
@@ -121,6 +125,13 @@ async def test_venues_are_grouped_off_the_ui_thread_and_few_nodes_built(wide, se
         return grouped(facets)
 
     monkeypatch.setattr(sidebar_module, "venue_entries", watched)
+    count = wide.facets
+
+    def counting(*args, **kwargs):
+        counted.append(threading.current_thread() is threading.main_thread())
+        return count(*args, **kwargs)
+
+    monkeypatch.setattr(wide, "facets", counting)
     built = []
     add, add_leaf = sidebar_module.TreeNode.add, sidebar_module.TreeNode.add_leaf
     monkeypatch.setattr(sidebar_module.TreeNode, "add", lambda *a, **k: built.append(1) or add(*a, **k))
@@ -132,6 +143,7 @@ async def test_venues_are_grouped_off_the_ui_thread_and_few_nodes_built(wide, se
         await pilot.press("ctrl+u")
         await settle(pilot, typing=True)
     assert threads and not any(threads), "venues grouped on the UI thread"
+    assert counted and not any(counted), "facets counted on the UI thread"
     shows = len(threads)
     # (The top venues with their years, the top authors and the rest: ~140 per rebuild, not
     # one per venue or person.)
