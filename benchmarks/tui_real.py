@@ -195,6 +195,11 @@ def report(path: Path, keys: bool = False) -> list[str]:
     row("keys of broad two-word queries, slowest", lambda k: k["typed"].startswith(("learning t", "the m")), max)
     lines.append(f"| the UI thread's longest stall | {runs[0]['stall_ms']:.0f} ms | {runs[1]['stall_ms']:.0f} ms"
                  f" | {runs[1]['stall_ms'] - runs[0]['stall_ms']:+.0f} ms |")
+    # Keys pressed while a count or the facets of earlier results ran: they share the cores
+    # with the key's own search (what the timings above show only through the machine's noise).
+    busy = [sum(1 for k in run["breakdown"] if any(b.startswith(("count", "facets")) for b in k["busy"]))
+            for run in runs]
+    lines.append(f"| keys pressed while counts or facets ran | {busy[0]} | {busy[1]} | {busy[1] - busy[0]:+d} |")
     lines.append("")
     return lines + (breakdown_lines(runs[1]["breakdown"]) if keys else [])
 
