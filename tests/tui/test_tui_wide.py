@@ -256,3 +256,19 @@ async def test_sorting_keeps_the_cursor_on_its_paper_however_deep(wide, settle):
             top = int(papers.scroll_offset.y)
             assert top <= papers.cursor < top + papers.size.height  # in view
         assert any(deep)  # past the first page at least once
+
+
+async def test_the_venue_column_fits_the_venues_measured_until_one_is_wide_enough(wide, settle, monkeypatch):
+    """The column is as wide as the widest venue, at most 12 cells; measuring stops at the
+    first venue that wide (every venue-year measured took the UI thread 40-115 ms at 1M)."""
+    from catalog.tui import facetlist
+
+    measured = []
+    cells = facetlist.cell_len
+    monkeypatch.setattr(facetlist, "cell_len", lambda name: measured.append(name) or cells(name))
+    app = CatalogApp(wide, cursor_blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert app.main.papers.venue_width == 12
+        assert "Venue" in screen_text(app, app.main.papers).splitlines()[0]
+    assert 0 < len(measured) < 10, f"{len(measured)} venues measured for one count"

@@ -13,7 +13,6 @@ from __future__ import annotations
 from functools import partial
 from time import monotonic
 
-from rich.cells import cell_len
 from rich.text import Text
 from textual import events, on
 from textual.app import ComposeResult
@@ -31,6 +30,7 @@ from catalog.tui.adding import WebPapers
 from catalog.tui.discovering import SimilarPapers
 from catalog.tui.display import shorten
 from catalog.tui.editing import Editing
+from catalog.tui.facetlist import column_width
 from catalog.tui.jumps import Jumps
 from catalog.tui.messages import (
     ActionFailed, FilterChosen, KeptAt, QueryChanged, SearchCount, SearchFailed,
@@ -276,7 +276,7 @@ class CatalogScreen(Screen):
     def on_sidebar_counted(self, message: Sidebar.Counted) -> None:
         # The venue column fits the venues: it widens, but never narrows while searching.
         papers = self.papers
-        width = max(5, min(12, max((cell_len(v) for v, _, _ in message.facets.venues), default=5)))
+        width = column_width((v for v, _, _ in message.facets.venues), 5, 12)
         if message.facets.query.strip():
             width = max(width, papers.venue_width)
         if width != papers.venue_width:
