@@ -92,6 +92,10 @@ class Sidebar(Tree[Data]):
         self._query = ""  # the query the counts are for: its facets are marked
         self.venues: tuple[Entry, ...] = ()  # the counts' venues, most papers first
         self.authors: tuple[Entry, ...] = ()  # the counts' people shown, most papers first
+        # A venue's years, added when it is unfolded: most stay folded, and each node added
+        # costs the UI thread about 0.3 ms (ten venues' years were most of a rebuild's 40 ms).
+        # By node id, which the tree numbers anew at each rebuild: the node is kept to tell.
+        self._years: dict[int, tuple[TreeNode[Data], str, tuple[tuple[int | None, int], ...]]] = {}
 
     # --- reading the counts and topics ----------------------------------------------------
 
@@ -217,6 +221,7 @@ class Sidebar(Tree[Data]):
         self._query = facets.query
         line = self.cursor_line
         self.clear()
+        self._years.clear()
         self._saved(facets)
         self._section("Status", [(label(s, n, "dim" if not n else ""), (f"status:{s}", False))
                                  for s, n in self._statuses(facets)])
@@ -371,9 +376,8 @@ class Sidebar(Tree[Data]):
             name = one_line(entry.name) if len(years) > 1 else f"{one_line(entry.name)} {years[0][0] or ''}"
             node = self._add(section, self._fitted(name.strip(), entry.count, expandable=len(years) > 1),
                              (token, False) if entry.known else None, leaf=len(years) < 2)
-            for year, n in sorted(years, key=lambda y: y[0] or 0, reverse=True) if len(years) > 1 else ():
-                if year is not None:
-                    self._add(node, label(str(year), n), (f"{token} year:{year}".strip(), False), leaf=True)
+            if len(years) > 1:  # its years come when it is unfolded (NodeExpanded, handled after)
+                self._years[node.id] = (node, token, years)
         if rest:
             self._add(section, label(f"{rest:,} more…", style="italic"), MORE_VENUES, leaf=True)
 
@@ -429,6 +433,16 @@ class Sidebar(Tree[Data]):
             node.expand()
         elif node.children:
             self.move_cursor(node.children[0])
+
+    def on_tree_node_expanded(self, event: Tree.NodeExpanded[Data]) -> None:
+        """A venue unfolded: its years, newest first."""
+        node, token, years = self._years.get(event.node.id, (None, "", ()))
+        if node is not event.node:
+            return  # a section or tag, or a node of a tree rebuilt since
+        del self._years[event.node.id]
+        for year, n in sorted(years, key=lambda y: y[0] or 0, reverse=True):
+            if year is not None:
+                self._add(event.node, label(str(year), n), (f"{token} year:{year}".strip(), False), leaf=True)
 
     def on_tree_node_selected(self, event: Tree.NodeSelected[Data]) -> None:
         event.stop()
