@@ -16,6 +16,10 @@ from catalog.tui.messages import CatalogChanged
 from catalog.tui.waiting import Typing, now
 
 POLL = 1.0  # seconds between looks at whether the catalog changed elsewhere
+# Seconds without a key typed into the search bar before a change is shown. Longer than the
+# counts' SETTLE: on a loaded machine a steady typist's keys came more than SETTLE apart (each
+# waiting for its results), and a refresh came between most of them (43 during one typing).
+QUIET = 2.0
 
 
 class ChangeWatch(Widget):
@@ -55,7 +59,7 @@ class ChangeWatch(Widget):
         if message.version is None or message.version == self.version:
             return
         first = self.version is None
-        if not first and self.typing is not None and now() < self.typing.until:
+        if not first and self.typing is not None and now() < self.typing.at + QUIET:
             return  # not seen yet: the next look after the keys pause says so
         self.version = message.version
         if not first:

@@ -125,7 +125,10 @@ async def test_a_change_made_elsewhere_waits_until_the_keys_pause(app, seeded, c
         other.tag([key], add=["elsewhere"])
         await pilot.pause(0.4)  # several looks at the catalog meanwhile
         assert watch.version == seen, "refreshed while keys came"
-        clock[0] += search.SETTLE + 0.01  # the keys paused
+        clock[0] += search.SETTLE + 0.01  # a pause the counts would wait for: not long enough
+        await pilot.pause(0.3)
+        assert watch.version == seen, "refreshed between two keys of a steady typist"
+        clock[0] += watching.QUIET  # the keys paused
         await until(pilot, lambda: watch.version != seen)
         await until(pilot, lambda: app.main.papers.current.tags == ("elsewhere",))
     other.close()
