@@ -70,6 +70,7 @@ class SearchState:
     note: str | None = None
     correction: str | None = None  # "did you mean": the query D runs instead
     rest_wanted: Event = field(default_factory=Event)  # set: fetch the rest of the page now
+    answered: bool = True  # the newest search's first rows (or its failure) came
 
 
 @dataclass(frozen=True)
@@ -118,6 +119,7 @@ class SearchController:
         state.keep, state.refreshing = keep, refresh
         state.rest_wanted = Event()
         state.note = state.correction = None
+        state.answered = False
         try:
             state.request = request(run, state.sort, completing=run == text + "*")
         except QueryError as exc:
@@ -135,11 +137,22 @@ class SearchController:
     def took(self, rows: list[PaperSummary], total: int | None) -> None:
         """The list took these rows of the newest search (its first rows, or its whole first
         page), with its count when known."""
+        self.state.answered = True
         self.state.counted = total is not None
         # With partial matches on the first page, every paper holding all the words is
         # there before them (once the page is whole: its first rows may hold none).
         self.state.holding_all = (sum(p.match == "all" for p in rows)
                                   if any(p.match == "some" for p in rows) else None)
+
+    def failed(self) -> None:
+        """The newest search failed (said under the search bar)."""
+        self.state.answered = True
+
+    @property
+    def searching(self) -> bool:
+        """A search is on its way: a refresh would cancel it (at a million papers a typed
+        search takes seconds, and a refresh each second replaced it with a slower one)."""
+        return not self.state.answered
 
     def count_came(self) -> None:
         self.state.counted = True

@@ -3,9 +3,13 @@ is read every POLL seconds, off the UI thread; when it moves, ChangeWatch says s
 catalog screen shows the change. Not while the user types into the search bar: the searches
 typed read the change anyway, and a refresh each second while another process imports (its
 search, count and counts) made the keys typed meanwhile wait (docs/benchmarks.md, "The TUI
-during a PDF import"). The change is shown at the first look after the keys pause."""
+during a PDF import"). Nor while the screen's search is on its way: a refresh would cancel it
+and search again (at a million papers each refresh replaced a typed search taking seconds).
+The change is shown at the first look after the keys pause and the search came."""
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 from textual import work
 from textual.message import Message
@@ -28,10 +32,12 @@ class ChangeWatch(Widget):
     class Changed(Message):
         """Someone committed a change since the catalog was last looked at."""
 
-    def __init__(self, catalog: Catalog, typing: Typing | None = None) -> None:
+    def __init__(self, catalog: Catalog, typing: Typing | None = None,
+                 busy: Callable[[], bool] | None = None) -> None:
         super().__init__()
         self.catalog = catalog
         self.typing = typing  # the search bar's keys: no refresh while they come
+        self.busy = busy  # true while the screen's search is on its way: no refresh then either
         self.version: int | None = None  # as last seen (None: not read yet)
         self.polling = False  # a look is under way
 
@@ -59,8 +65,9 @@ class ChangeWatch(Widget):
         if message.version is None or message.version == self.version:
             return
         first = self.version is None
-        if not first and self.typing is not None and now() < self.typing.at + QUIET:
-            return  # not seen yet: the next look after the keys pause says so
+        if not first and ((self.typing is not None and now() < self.typing.at + QUIET)
+                          or (self.busy is not None and self.busy())):
+            return  # not seen yet: the next look after the keys pause (or the search came) says so
         self.version = message.version
         if not first:
             self.post_message(self.Changed())

@@ -132,3 +132,40 @@ async def test_a_change_made_elsewhere_waits_until_the_keys_pause(app, seeded, c
         await until(pilot, lambda: watch.version != seen)
         await until(pilot, lambda: app.main.papers.current.tags == ("elsewhere",))
     other.close()
+
+
+async def test_a_change_made_elsewhere_does_not_replace_a_search_on_its_way(app, seeded, clock, monkeypatch):
+    """At a million papers a typed search takes seconds: a refresh for a change made
+    meanwhile cancelled it and searched again (counted, slower), and the key's results came
+    many seconds late. The change is shown once the search's results came."""
+    from catalog.library import Catalog
+    from catalog.tui import watching
+
+    monkeypatch.setattr(watching, "POLL", 0.05)
+    release, searched = threading.Event(), []
+    first_page = app.catalog.first_page
+
+    def slow(asked, **kwargs):
+        searched.append(getattr(asked, "text", asked))
+        if searched[-1] == "diffusion ":
+            release.wait(10)
+        return first_page(asked, **kwargs)
+
+    other = Catalog.open(seeded.path)
+    async with app.run_test(size=SIZE) as pilot:
+        watch = app.main.query_one(watching.ChangeWatch)
+        await until(pilot, lambda: app.main.facets is not None and watch.version is not None)
+        app.catalog.first_page = slow
+        await pilot.press("slash", *"diffusion", "space")
+        await until(pilot, lambda: "diffusion " in searched)
+        seen = watch.version
+        clock[0] += watching.QUIET + 1  # the keys paused: only the search is on its way
+        other.tag([seeded.search("diffusion", limit=1, snippets=False)[0].key], add=["elsewhere"])
+        await pilot.pause(0.4)  # several looks at the catalog meanwhile
+        assert watch.version == seen, "a refresh replaced the search on its way"
+        release.set()
+        await until(pilot, lambda: app.main.papers.query_text == "diffusion ")
+        await until(pilot, lambda: watch.version != seen)
+        await until(pilot, lambda: app.main.papers.current.tags == ("elsewhere",))
+        assert searched.count("diffusion ") == 2  # the search typed, then the refresh
+    other.close()

@@ -102,7 +102,7 @@ class CatalogScreen(Screen):
         yield self.sharing
         yield self.similar
         yield self.web_papers
-        yield ChangeWatch(self.catalog, typed)
+        yield ChangeWatch(self.catalog, typed, busy=lambda: self.searching.searching)
 
     def on_mount(self) -> None:
         self.pane.similar_for = self.similar.for_pane
@@ -245,6 +245,7 @@ class CatalogScreen(Screen):
 
     def on_search_failed(self, message: SearchFailed) -> None:
         if self.searching.current(message.generation):
+            self.searching.failed()
             self.search_bar.hint(f"⚠ {message.message}", error=True)
             self.papers.fetch_rest()  # the rest of the first page failed: the list asks again
 
