@@ -88,6 +88,7 @@ async def _session(db: Path) -> dict:
     return {"keys": [{"typed": k["typed"], "ms": (k["applied"] - k["start"]) * 1000,
                       "after_clear": k["after_clear"], "searched": k["searched"]} for k in keys],
             "stall_ms": max(stalls, default=0.0) * 1000,
+            "refreshes": sum(1 for s in SPANS if s[0] == "refresh"),
             "breakdown": breakdown([{**k, "applied": k["applied"] if k["searched"] else None} for k in keys], SPANS)}
 
 
@@ -200,6 +201,8 @@ def report(path: Path, keys: bool = False) -> list[str]:
     busy = [sum(1 for k in run["breakdown"] if any(b.startswith(("count", "facets")) for b in k["busy"]))
             for run in runs]
     lines.append(f"| keys pressed while counts or facets ran | {busy[0]} | {busy[1]} | {busy[1] - busy[0]:+d} |")
+    refreshes = [run.get("refreshes", 0) for run in runs]  # for changes made elsewhere meanwhile
+    lines.append(f"| refreshes (changes made elsewhere) | {refreshes[0]} | {refreshes[1]} | {refreshes[1] - refreshes[0]:+d} |")
     lines.append("")
     return lines + (breakdown_lines(runs[1]["breakdown"]) if keys else [])
 
