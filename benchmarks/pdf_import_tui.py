@@ -102,6 +102,7 @@ def run(pdfs: int, pages: int) -> str:
                  f"| while importing (attachments {before} to {after} of {pdfs} during the typing;"
                  f" {'still importing at its end' if running else 'THE IMPORT ENDED FIRST'}) |"
                  f" {summary(busy['latencies'], busy['kept'])} |", "",
+                 f"Refreshes for changes made elsewhere while the keys were typed: {busy['refreshes']}.", "",
                  "While importing:", ""] + tui.breakdown_lines(busy["keys"], slowest=5)
         return "\n".join(lines)
 

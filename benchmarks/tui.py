@@ -59,6 +59,16 @@ def _watch_results() -> dict[str, float]:
             SPANS.append(("paint", self.query_text, start, time.perf_counter()))
 
     PaperList.render_line = timed_render
+    from catalog.tui.screens.main import CatalogScreen
+
+    refresh = CatalogScreen.on_change_watch_changed
+
+    def counted_refresh(self):  # a change made elsewhere shown: the same search again
+        now = time.perf_counter()
+        SPANS.append(("refresh", "", now, now))
+        return refresh(self)
+
+    CatalogScreen.on_change_watch_changed = counted_refresh
     for method, kind in WORK.items():
         setattr(Catalog, method, _spanned(getattr(Catalog, method), kind))
     Words.suggest = _spanned(Words.suggest, "suggest")  # the "did you mean" part: catalog.words
@@ -165,8 +175,10 @@ async def _session(db: Path, phrases: list[str]) -> dict:
                     keys.append({"typed": app.main.search_bar.value, "query": want, "start": start,
                                  "applied": applied.get(want)})
             await pilot.pause(1.0)  # the last key's count and facets
+    typed = (keys[0]["start"], keys[-1]["start"]) if keys else (0.0, 0.0)
     return {"ready": ready, "latencies": latencies, "kept": kept, "peak_mb": _peak_mb(),
-            "keys": breakdown(keys, SPANS)}
+            "keys": breakdown(keys, SPANS),
+            "refreshes": sum(1 for s in SPANS if s[0] == "refresh" and typed[0] <= s[2] <= typed[1])}
 
 
 

@@ -6,6 +6,9 @@ clearing a query and broad two-word queries included; the facets fill in afterwa
     python -m benchmarks.tui_real PATH     # a .bib folder or file (imported into a temporary
                                            # catalog), or a catalog .db
     python -m benchmarks.tui_real PATH --keys   # and the slowest keys, broken down
+    python -m benchmarks.tui_real --wide 1000000 --dir DIR   # a generated wide catalog
+                                           # (5,000 venues, 100,000 authors) built in DIR with
+                                           # `catalog import` as a user would (kept: built once)
 
 The script types as the issue's user did: a query, a pause (its facets fill in), ctrl+u,
 a short pause, the next query. Each session runs in its own process."""
@@ -85,6 +88,7 @@ async def _session(db: Path) -> dict:
     return {"keys": [{"typed": k["typed"], "ms": (k["applied"] - k["start"]) * 1000,
                       "after_clear": k["after_clear"], "searched": k["searched"]} for k in keys],
             "stall_ms": max(stalls, default=0.0) * 1000,
+            "refreshes": sum(1 for s in SPANS if s[0] == "refresh"),
             "breakdown": breakdown([{**k, "applied": k["applied"] if k["searched"] else None} for k in keys], SPANS)}
 
 
@@ -131,6 +135,37 @@ def _shape(db: Path) -> str:
         catalog.close()
 
 
+def build_wide(papers: int, folder: Path, per_file: int = 250_000) -> Path:
+    """A wide catalog of `papers` papers in `folder` (benchmarks.corpus.write_wide_jsonl: 5,000
+    venues, 100,000 authors), imported by the `catalog` command from JSON Lines files of at
+    most `per_file` papers (it refuses a file over 512 MiB); one already built is reused."""
+    from benchmarks.corpus import write_wide_jsonl
+
+    db = folder / f"wide-{papers}.db"
+    if db.exists():
+        return db
+    parts = folder / f"wide-{papers}-jsonl"
+    whole = write_wide_jsonl(papers, folder / f"wide-{papers}.jsonl")
+    parts.mkdir(parents=True, exist_ok=True)
+    with whole.open(encoding="utf-8") as lines:
+        out = None
+        for n, line in enumerate(lines):
+            if n % per_file == 0:
+                if out:
+                    out.close()
+                out = (parts / f"part{n // per_file:03d}.jsonl").open("w", encoding="utf-8")
+            out.write(line)
+        if out:
+            out.close()
+    whole.unlink()
+    building = db.with_suffix(".building.db")  # renamed once whole: an interrupted build is not reused
+    start = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "catalog", "--db", str(building), "import", str(parts)], check=True)
+    print(f"built {db} in {time.perf_counter() - start:.0f} s", file=sys.stderr)
+    building.rename(db)
+    return db
+
+
 def report(path: Path, keys: bool = False) -> list[str]:
     from benchmarks.tui import breakdown_lines
 
@@ -161,6 +196,13 @@ def report(path: Path, keys: bool = False) -> list[str]:
     row("keys of broad two-word queries, slowest", lambda k: k["typed"].startswith(("learning t", "the m")), max)
     lines.append(f"| the UI thread's longest stall | {runs[0]['stall_ms']:.0f} ms | {runs[1]['stall_ms']:.0f} ms"
                  f" | {runs[1]['stall_ms'] - runs[0]['stall_ms']:+.0f} ms |")
+    # Keys pressed while a count or the facets of earlier results ran: they share the cores
+    # with the key's own search (what the timings above show only through the machine's noise).
+    busy = [sum(1 for k in run["breakdown"] if any(b.startswith(("count", "facets")) for b in k["busy"]))
+            for run in runs]
+    lines.append(f"| keys pressed while counts or facets ran | {busy[0]} | {busy[1]} | {busy[1] - busy[0]:+d} |")
+    refreshes = [run.get("refreshes", 0) for run in runs]  # for changes made elsewhere meanwhile
+    lines.append(f"| refreshes (changes made elsewhere) | {refreshes[0]} | {refreshes[1]} | {refreshes[1] - refreshes[0]:+d} |")
     lines.append("")
     return lines + (breakdown_lines(runs[1]["breakdown"]) if keys else [])
 
@@ -172,9 +214,17 @@ def main() -> None:
     import argparse
 
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("path", type=Path)
+    parser.add_argument("path", type=Path, nargs="?")
     parser.add_argument("--keys", action="store_true", help="then the real library's slowest keys, broken down")
+    parser.add_argument("--wide", type=int, metavar="PAPERS", help="a generated wide catalog of PAPERS papers instead")
+    parser.add_argument("--dir", type=Path, help="where --wide builds (and finds) its catalog")
     args = parser.parse_args()
+    if args.wide:
+        if args.dir is None:
+            parser.error("--wide needs --dir (the catalog is kept there: it takes long to build)")
+        args.path = build_wide(args.wide, args.dir)
+    elif args.path is None:
+        parser.error("give PATH or --wide")
     print("\n".join(report(args.path, keys=args.keys)))
 
 

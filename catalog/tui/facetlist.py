@@ -8,7 +8,10 @@ per venue, built on the UI thread, froze the keys typed meanwhile (docs/benchmar
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass
+
+from rich.cells import cell_len
 
 from catalog.results import Facets
 
@@ -60,8 +63,22 @@ def top_authors(facets: Facets, active: set[str], shown: int = SHOWN) -> tuple[E
 def top(entries: tuple[Entry, ...], active: set[str], shown: int = SHOWN) -> tuple[list[Entry], int]:
     """The entries shown as nodes (the first `shown`, and those whose names are `active`,
     in use by the query, wherever they rank) and how many are left for "N more…"."""
-    out = [e for i, e in enumerate(entries) if i < shown or e.name in active]
+    out = list(entries[:shown])  # (the rest only when the query names some: 5,000 at 1M)
+    if active:
+        out += [e for e in entries[shown:] if e.name in active]
     return out, len(entries) - len(out)
+
+
+def column_width(names: Iterable[str], least: int, most: int) -> int:
+    """The cells the widest of `names` takes, between `least` and `most`: it stops at the first
+    name of `most` cells (at a million papers the counts hold 55,000 venue-years, and measuring
+    them all took the UI thread 40-115 ms whenever the whole catalog's counts came)."""
+    width = least
+    for name in names:
+        width = max(width, cell_len(name))
+        if width >= most:
+            return most
+    return width
 
 
 def matching(entries: tuple[Entry, ...], text: str, limit: int = PICKED) -> tuple[list[Entry], int]:

@@ -29,7 +29,7 @@ from catalog.tui.messages import (
     KeptAt, SearchCount, SearchFailed, SearchRest, SearchResults, SearchSuggestions,
 )
 from catalog.tui.querytext import PREFIX_FROM, tokens, typed_query, unfinished_word
-from catalog.tui.waiting import after, settled
+from catalog.tui.waiting import Typing, after, when_quiet
 from catalog.tui.widgets.paper_list import PAGE, PaperList
 
 # While a word is typed, a key's count and facets start this long after its page is shown: the
@@ -70,6 +70,7 @@ class SearchState:
     note: str | None = None
     correction: str | None = None  # "did you mean": the query D runs instead
     rest_wanted: Event = field(default_factory=Event)  # set: fetch the rest of the page now
+    answered: bool = True  # the newest search's first rows (or its failure) came
 
 
 @dataclass(frozen=True)
@@ -85,6 +86,10 @@ class Search:
     settle: float = 0.0
     hurry: Event = field(default_factory=Event)
     keep: str | None = None  # the paper to find, wherever it is in the results
+    # A typed search's: keys typed after it (`seen` of them before) put off its rest and
+    # count again, and stop them if they run, until typing pauses.
+    typing: Typing | None = None
+    seen: int = 0
 
 
 class SearchController:
@@ -92,6 +97,7 @@ class SearchController:
 
     def __init__(self, sort: Sort = RELEVANCE) -> None:
         self.state = SearchState(sort=sort)
+        self.typing = Typing(SETTLE)  # the search bar's keys (SearchBar tells it each one)
 
     def start(self, text: str, *, shown: int, keep: str | None = None, counted: bool | None = None,
               refresh: bool = False, finished: bool = False, typing: bool = False) -> Search | None:
@@ -113,6 +119,7 @@ class SearchController:
         state.keep, state.refreshing = keep, refresh
         state.rest_wanted = Event()
         state.note = state.correction = None
+        state.answered = False
         try:
             state.request = request(run, state.sort, completing=run == text + "*")
         except QueryError as exc:
@@ -121,7 +128,8 @@ class SearchController:
         counted = keep is not None if counted is None else counted
         first = PAGE if keep is not None or counted else min(PAGE, max(FIRST, shown))
         return Search(state.generation, state.request, first=first, counted=counted,
-                      settle=SETTLE if state.settling else 0.0, hurry=state.rest_wanted, keep=keep)
+                      settle=SETTLE if state.settling else 0.0, hurry=state.rest_wanted, keep=keep,
+                      typing=self.typing if state.settling else None, seen=self.typing.keys)
 
     def current(self, generation: int) -> bool:
         return generation == self.state.generation
@@ -129,11 +137,22 @@ class SearchController:
     def took(self, rows: list[PaperSummary], total: int | None) -> None:
         """The list took these rows of the newest search (its first rows, or its whole first
         page), with its count when known."""
+        self.state.answered = True
         self.state.counted = total is not None
         # With partial matches on the first page, every paper holding all the words is
         # there before them (once the page is whole: its first rows may hold none).
         self.state.holding_all = (sum(p.match == "all" for p in rows)
                                   if any(p.match == "some" for p in rows) else None)
+
+    def failed(self) -> None:
+        """The newest search failed (said under the search bar)."""
+        self.state.answered = True
+
+    @property
+    def searching(self) -> bool:
+        """A search is on its way: a refresh would cancel it (at a million papers a typed
+        search takes seconds, and a refresh each second replaced it with a slower one)."""
+        return not self.state.answered
 
     def count_came(self) -> None:
         self.state.counted = True
@@ -157,7 +176,8 @@ def fetch(catalog: Catalog, search: Search, post: Callable[[Message], object]) -
     """Run `search` in a thread worker, posting its first rows, the rest of its first page,
     its count, and (when nothing matches) suggestions. The rest and the count wait
     `search.settle` seconds after the first rows (a key typed meanwhile cancels them
-    unstarted); the rest no longer once `search.hurry` is set (the list needs its rows)."""
+    unstarted, or, when it searches nothing, puts them off until typing pauses, stopping
+    them if they run); the rest no longer once `search.hurry` is set (the list needs its rows)."""
     worker = get_current_worker()
     stop = lambda: worker.is_cancelled  # noqa: E731  (a newer search cancels this worker)
     asked, generation = search.request, search.generation
@@ -170,20 +190,21 @@ def fetch(catalog: Catalog, search: Search, post: Callable[[Message], object]) -
         post(SearchResults(generation, asked, page.rows, total, more))
         if not any(row.match == "all" for row in page.rows):
             _suggest(catalog, asked, generation, post, stop, found=bool(page.rows))
-        until = after(search.settle)
+        until, typing, seen = after(search.settle), search.typing, search.seen
         if more:  # the whole first page: the same search, the list's page machinery's size
-            if not settled(worker, until, search.hurry):
-                return
-            rows = catalog.search(asked, limit=PAGE, snippets=False, cancelled=stop)
-            if worker.is_cancelled:
+            wanted, rows = when_quiet(worker, until, typing, seen, lambda stopped: catalog.search(
+                asked, limit=PAGE, snippets=False, cancelled=stopped), search.hurry)
+            if not wanted or worker.is_cancelled:
                 return
             if total is None and len(rows) < PAGE:
                 total = len(rows)
             post(SearchRest(generation, rows, total))
-        if total is None and settled(worker, until):
-            total = catalog.count(asked, cancelled=stop)
-            if not worker.is_cancelled:
-                post(SearchCount(generation, total))
+        if total is None:
+            wanted, total = when_quiet(worker, until, typing, seen,
+                                       lambda stopped: catalog.count(asked, cancelled=stopped))
+            if not wanted or worker.is_cancelled:
+                return
+            post(SearchCount(generation, total))
         if search.keep is not None and (total or 0) > PAGE and search.keep not in {p.key for p in page.rows}:
             _find_kept(catalog, search, post, stop)
     except Interrupted:

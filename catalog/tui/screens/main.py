@@ -13,7 +13,6 @@ from __future__ import annotations
 from functools import partial
 from time import monotonic
 
-from rich.cells import cell_len
 from rich.text import Text
 from textual import events, on
 from textual.app import ComposeResult
@@ -31,6 +30,7 @@ from catalog.tui.adding import WebPapers
 from catalog.tui.discovering import SimilarPapers
 from catalog.tui.display import shorten
 from catalog.tui.editing import Editing
+from catalog.tui.facetlist import column_width
 from catalog.tui.jumps import Jumps
 from catalog.tui.messages import (
     ActionFailed, FilterChosen, KeptAt, QueryChanged, SearchCount, SearchFailed,
@@ -90,9 +90,10 @@ class CatalogScreen(Screen):
         self._g_waiting: Timer | None = None  # a g's picker, opening unless g (gg) comes first
 
     def compose(self) -> ComposeResult:
-        yield SearchBar(history=self.remembered.history)
+        typed = self.searching.typing  # each key puts off the counts and facets (waiting.py)
+        yield SearchBar(history=self.remembered.history, typing=typed)
         with Horizontal(id="main"):
-            yield Sidebar(self.catalog, id="sidebar")
+            yield Sidebar(self.catalog, typing=typed, id="sidebar")
             with Container(id="reading"):
                 yield PaperList(self.catalog, id="papers")
                 yield DetailPane(self.catalog, id="detail")
@@ -101,7 +102,7 @@ class CatalogScreen(Screen):
         yield self.sharing
         yield self.similar
         yield self.web_papers
-        yield ChangeWatch(self.catalog)
+        yield ChangeWatch(self.catalog, typed, busy=lambda: self.searching.searching)
 
     def on_mount(self) -> None:
         self.pane.similar_for = self.similar.for_pane
@@ -244,6 +245,7 @@ class CatalogScreen(Screen):
 
     def on_search_failed(self, message: SearchFailed) -> None:
         if self.searching.current(message.generation):
+            self.searching.failed()
             self.search_bar.hint(f"⚠ {message.message}", error=True)
             self.papers.fetch_rest()  # the rest of the first page failed: the list asks again
 
@@ -276,7 +278,7 @@ class CatalogScreen(Screen):
     def on_sidebar_counted(self, message: Sidebar.Counted) -> None:
         # The venue column fits the venues: it widens, but never narrows while searching.
         papers = self.papers
-        width = max(5, min(12, max((cell_len(v) for v, _, _ in message.facets.venues), default=5)))
+        width = column_width((v for v, _, _ in message.facets.venues), 5, 12)
         if message.facets.query.strip():
             width = max(width, papers.venue_width)
         if width != papers.venue_width:

@@ -19,6 +19,7 @@ from textual.widgets import Input, Static
 from catalog.tui.messages import QueryChanged
 from catalog.tui.querytext import PREFIX_FROM, unfinished_word
 from catalog.tui.state import remember
+from catalog.tui.waiting import Typing
 
 DEBOUNCE = 0.1
 SHORT_WORD_WAIT = 0.6  # a pause this long on a 1-2 letter word searches it as a word
@@ -38,8 +39,10 @@ class SearchBar(Vertical):
                 id="history-forward"),
     ]
 
-    def __init__(self, history: list[str] | None = None, **kwargs) -> None:
+    def __init__(self, history: list[str] | None = None, typing: Typing | None = None, **kwargs) -> None:
+        """`typing`: told of each key typed (the workers put their deferred work off)."""
         super().__init__(**kwargs)
+        self.typing = typing
         self._timer: Timer | None = None
         self._pause: Timer | None = None  # searches a short word typing stopped on
         self._last_key = 0.0
@@ -107,6 +110,8 @@ class SearchBar(Vertical):
         event.stop()
         self._walk = None  # typing ends a walk through the history
         self._stop_pause()
+        if self.typing is not None:
+            self.typing.typed()
         now = monotonic()
         if self._timer is None and now - self._last_key > DEBOUNCE:
             self._fire()
