@@ -532,3 +532,15 @@ def test_catalog_sql_still_reads(seeded_db):
                              " WHERE paper_fts MATCH 'attention' LIMIT 1"):
         result = cli(db, "sql", sql)
         assert result.exit_code == 0, (sql, result.stderr)
+
+
+@pytest.mark.parametrize("name,kind", [("big.jsonl", "a JSON Lines file"), ("big.bib", "a BibTeX file")])
+def test_a_file_over_the_size_limit_gets_one_readable_line(tmp_path, monkeypatch, name, kind):
+    from catalog.ingest import textfile
+    from catalog.ingest.records import IngestError
+    monkeypatch.setattr(textfile, "MAX_FILE_BYTES", 2**20)
+    path = tmp_path / name
+    path.write_bytes(b"x" * (2**20 + 1))
+    with pytest.raises(IngestError) as raised:
+        textfile.read_text(path, kind)
+    assert raised.value.message == f"file is 1,048,577 bytes; {kind} over 1 MiB is not supported"

@@ -19,7 +19,7 @@ def read_text(path: Path, kind: str) -> str:
     try:
         size = path.stat().st_size
         if size > MAX_FILE_BYTES:
-            raise IngestError(name, f"file is {size:,} bytes; a {kind} file over "
+            raise IngestError(name, f"file is {size:,} bytes; {kind} over "
                                     f"{MAX_FILE_BYTES // 2**20} MiB is not supported")
         data = path.read_bytes()
     except OSError as exc:
