@@ -72,7 +72,7 @@ def top(entries: tuple[Entry, ...], active: set[str], shown: int = SHOWN) -> tup
 def column_width(names: Iterable[str], least: int, most: int) -> int:
     """The cells the widest of `names` takes, between `least` and `most`: it stops at the first
     name of `most` cells (at a million papers the counts hold 55,000 venue-years, and measuring
-    them all took the UI thread 40-115 ms whenever the whole catalog's counts came)."""
+    them all held the UI thread whenever the whole catalog's counts came)."""
     width = least
     for name in names:
         width = max(width, cell_len(name))

@@ -2,8 +2,8 @@
 key's count, facets and rest of its page wait SETTLE, unstarted, for the next key; and
 Typing, the search bar's keys as the workers see them: a key that searches nothing (the
 first letters of a word) puts off that work again and stops it if it already runs, so it
-never shares the cores with the next key's search (issue 31: on a real library the whole
-catalog's facets, started while `the` was typed, doubled that key's search)."""
+never shares the cores with the next key's search (on a real library the whole catalog's
+facets, started while `the` was typed, doubled that key's search)."""
 
 from __future__ import annotations
 
