@@ -68,3 +68,10 @@ def test_undefined_macros_are_reported_once_per_file(run_cli, tmp_path):
     again = run_cli("import", str(source))
     assert again.exit_code == 0 and "jmlr" not in again.stderr and "said when they were first" in again.stderr
     assert "jmlr" in run_cli("import", "-v", str(source)).stderr
+
+
+def test_a_footnote_holding_a_link_reads_as_the_link_in_brackets():
+    # An ICML 2026 seed abstract ends so: the footnote's \url{} left `\footnote{...}` on screen.
+    shown = render(r"Source code is available\footnote{\url{https://github.com/hr-jin/C2R}}.")
+    assert shown == "Source code is available (https://github.com/hr-jin/C2R)."
+    assert render(r"A\footnote{see \textbf{B}} and C\footnote{plain}.") == "A (see B) and C (plain)."

@@ -357,10 +357,12 @@ def _text_markup(s: str, marked: bool = False) -> str:
         underscore = lambda m: ((_BOLD_ON, _BOLD_OFF) if m[1] else (_ITALIC_ON, _ITALIC_OFF))[0] \
             + m[2] + ((_BOLD_ON, _BOLD_OFF) if m[1] else (_ITALIC_ON, _ITALIC_OFF))[1]  # noqa: E731
     if "\\" in s:
-        s = _FOOTNOTE.sub(r" (\1)", s).replace("  (", " (")
-        while True:  # innermost first: \underline{\textbf{C}}
+        while True:  # innermost first: \underline{\textbf{C}}, \footnote{\url{...}}
             s, count = _TEXT_MACRO.subn(_macro_marked if marked else _GROUP1, s)
-            if not count:
+            s, footnotes = _FOOTNOTE.subn(r" (\1)", s)
+            if footnotes:
+                s = s.replace("  (", " (")
+            if not count and not footnotes:
                 break
         if "{\\" in s:
             s = _DECLARED.sub(lambda m: _declared(m, marked), s)
