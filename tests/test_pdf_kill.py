@@ -177,3 +177,20 @@ def test_a_file_attached_before_its_text_was_stored_gets_its_text_from_the_next_
     finally:
         catalog.close()
     assert sorted(state or "" for _, state in _state(fresh)["files"].values()) == ["text"] * 3
+
+
+def test_ctrl_c_inside_a_pdf_library_call_is_one_line(tmp_path, monkeypatch, run_cli):
+    """Ctrl-C that lands while ctypes converts a pypdfium2 call's arguments reaches us as
+    ctypes.ArgumentError, not KeyboardInterrupt (seen once in this file's kill test, under load)."""
+    import ctypes
+
+    import catalog.pdfannots
+
+    def interrupted(path):
+        raise ctypes.ArgumentError("argument 1: KeyboardInterrupt: ")
+
+    monkeypatch.setattr(catalog.pdfannots, "read", interrupted)
+    make(tmp_path / "paper.pdf", ["A Paper Read Later", "Abstract. Some words about sparse autoencoders."])
+    result = run_cli("import", str(tmp_path / "paper.pdf"))
+    assert not isinstance(result.exception, ctypes.ArgumentError)
+    assert result.exit_code == 130 and result.output.strip().endswith("catalog: interrupted"), result.output

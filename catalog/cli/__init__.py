@@ -44,6 +44,17 @@ class CatalogGroup(click.Group):
             _fail(f"text is not valid UTF-8 (check the terminal's encoding): {bad!r}")
         except StoreError as exc:  # the database itself failing: still one line, no traceback
             _fail(f"database error: {exc}")
+        except Exception as exc:
+            if not _an_interrupt_in_disguise(exc):
+                raise
+            _fail("interrupted", code=130)
+
+
+def _an_interrupt_in_disguise(exc: Exception) -> bool:
+    """Ctrl-C that lands while ctypes converts a call's arguments (pypdfium2 reading a PDF)
+    comes out as ctypes.ArgumentError("argument 1: KeyboardInterrupt: "), the interrupt
+    itself dropped: ctypes keeps only its name."""
+    return type(exc).__name__ == "ArgumentError" and ": KeyboardInterrupt" in str(exc)
 
 
 @click.group(cls=CatalogGroup, epilog=EPILOG,
