@@ -9,6 +9,7 @@ without (ranking every match), alternated with SQLite.
     python -m benchmarks.postgres queries URL ROUNDS [CHECKOUT]  # queries on a catalog you have
     python -m benchmarks.postgres rls N ROUNDS                   # row-level security's cost
     python -m benchmarks.postgres ranking URL SAMPLE             # ranking a list, two ways
+    python -m benchmarks.postgres passes URL ROUNDS              # the lists, one by one and in passes
 
 `imports` alternates `catalog import` into a new SQLite file and a new PostgreSQL database
 ROUNDS times (with CHECKOUT, e.g. a worktree of main, that checkout's PostgreSQL import too,
@@ -312,8 +313,42 @@ def ranking(url: str, sample: int) -> None:
           f" {taken['over rows']:.1f} s ({taken['now'] / taken['over rows']:.2f}x), the same rows")
 
 
+def passes(url: str, rounds: int) -> None:
+    """The lists kept at `url` (those an import ranks ahead), ranked one by one (as each
+    refresh did) and in passes of many per index (lists/postgres.py's _rank_many), alternated
+    ROUNDS times, in read transactions (nothing is written): seconds each way, the same lists."""
+    from catalog.library import Catalog
+    from catalog.store.lists import postgres as pg_lists
+
+    catalog = Catalog.open(url)
+    taken: dict[str, list[float]] = {"one by one": [], "in passes": []}
+    try:
+        with catalog.store.read() as tx:
+            keys = tx.lists.keys()
+        for r in range(rounds):
+            made = {}
+            for way in ("one by one", "in passes") if r % 2 == 0 else ("in passes", "one by one"):
+                start = time.perf_counter()
+                with catalog.store.read() as tx:
+                    if way == "one by one":
+                        made[way] = [tx.lists._rank(key, pg_lists.LIST_SIZE) for key in keys]
+                    else:
+                        made[way] = [one for group in pg_lists._passes(keys, one_by_one=False)
+                                     for one in tx.lists._rank_many(group, pg_lists.LIST_SIZE)]
+                taken[way].append(time.perf_counter() - start)
+                print(f"round {r + 1} {way}: {taken[way][-1]:.1f} s", flush=True)
+            same = {m.key: m for m in made["one by one"]} == {m.key: m for m in made["in passes"]}
+            print(f"round {r + 1}: {len(keys)} lists, {'the same' if same else 'DIFFERENT'}", flush=True)
+    finally:
+        catalog.close()
+    one, many = statistics.median(taken["one by one"]), statistics.median(taken["in passes"])
+    print(f"{len(keys)} lists: one by one {one:.1f} s, in passes {many:.1f} s ({many / one:.2f}x), medians")
+
+
 if __name__ == "__main__":
-    if sys.argv[1:2] == ["ranking"]:
+    if sys.argv[1:2] == ["passes"]:
+        passes(sys.argv[2], int(sys.argv[3]))
+    elif sys.argv[1:2] == ["ranking"]:
         ranking(sys.argv[2], int(sys.argv[3]))
     elif sys.argv[1:2] == ["rls"]:
         rls(int(sys.argv[2]), int(sys.argv[3]))

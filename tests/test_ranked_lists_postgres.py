@@ -373,3 +373,42 @@ def test_words_and_prefixes_not_ranked_ahead_get_a_list_at_their_first_search(pg
     assert catalog.store.lists.refresh(budget=None) == (0, 0) and _keys(catalog) == set()
     pages()
     assert _keys(catalog) == {"exact 'model'", "exact 'mod':*", "exact 'learn':*"}
+
+
+def test_lists_ranked_in_one_pass_are_those_ranked_one_by_one(pg_seeded, monkeypatch):
+    """A refresh without a time budget ranks the lists of an index together, in one pass over
+    the papers that keeps only those above a cut read from a sample of the pages: the same
+    papers, scores and match counts as each list ranked alone, for words, a prefix, a phrase
+    and a word no paper holds; where the sample's cut proves too tight, that list is ranked
+    alone."""
+    catalog = pg_seeded
+    with catalog.store.read() as tx:
+        words = [key for key, _ in tx.lists.words(40) if key.startswith("exact ") and not pg_lists.of_prefix(key)]
+    keys = words[:5] + ["exact 'mod':*", "exact 'language' <-> 'model'", "exact 'zzzqx'"]
+    alone_calls = []
+    original = pg_lists.PostgresRankedLists._rank
+
+    def alone(self, key, size):
+        alone_calls.append(key)
+        return original(self, key, size)
+
+    def rank(size):
+        with catalog.store.read() as tx:
+            expected = [original(tx.lists, key, size) for key in keys]
+            monkeypatch.setattr(pg_lists.PostgresRankedLists, "_rank", alone)
+            try:
+                return tx.lists._rank_many(keys, size), expected
+            finally:
+                monkeypatch.setattr(pg_lists.PostgresRankedLists, "_rank", original)
+
+    monkeypatch.setattr(pg_lists, "SAMPLE_ABOVE", 1)  # the seeds are few: cut them anyway
+    monkeypatch.setattr(pg_lists, "SAMPLE_SHARE", 1.0)  # every page: the cut is the 22nd best
+    monkeypatch.setattr(pg_lists, "SAMPLE_MARGIN", 1.0)
+    many, expected = rank(12)
+    assert many == expected and alone_calls == []
+    assert [len(made.papers) for made in many][:5] == [12] * 5 and many[-1].matches == 0
+    assert max(made.matches for made in many) > 22  # the cut left out papers
+    monkeypatch.setattr(pg_lists, "SAMPLE_MARGIN", 0.0)  # a cut at the 10th best of 40 wanted
+    many, expected = rank(40)
+    assert many == expected
+    assert alone_calls == [made.key for made in expected if made.matches > 10]
