@@ -6,7 +6,7 @@ without (ranking every match), alternated with SQLite.
 
     python -m benchmarks.postgres [N] [ROUNDS]
     python -m benchmarks.postgres imports N ROUNDS [CHECKOUT]   # imports only
-    python -m benchmarks.postgres queries URL ROUNDS [CHECKOUT]  # queries on a catalog you have
+    python -m benchmarks.postgres queries URL ROUNDS [CHECKOUT [URL2]]  # queries on catalogs you have
     python -m benchmarks.postgres rls N ROUNDS                   # row-level security's cost
     python -m benchmarks.postgres ranking URL SAMPLE             # ranking a list, two ways
     python -m benchmarks.postgres passes URL ROUNDS              # the lists, one by one and in passes
@@ -17,11 +17,12 @@ with this Python), and prints each time and the ratios to SQLite's median.
 
 `queries` times QUERIES (and the ANDs and phrases of SEVERAL) on an existing PostgreSQL
 catalog, each round in a fresh process of this checkout and (with CHECKOUT) of that one,
-alternated: the first search of each query (a cold connection; on this checkout an AND or
-phrase of frequent words, a prefix, or a word in fewer than RANKED_AHEAD papers then ranks its
-own list) and the median of 7 after it. Before each round the lists of several words are
-dropped and those of prefixes and such words are back to AT_FIRST_SEARCH, so every round
-starts as a new catalog would.
+alternated, that one on URL2 when given (a catalog its own import made): the first search of
+each query (a cold connection; an AND or phrase of frequent words, a prefix or a word a list
+was left for ranks its own list then) and the median of 7 after it. Before each round the
+ranked lists are put back as they were when the benchmark began (copied into two tables of
+its own, dropped at the end): run it on catalogs just imported, and every round starts as the
+import left them.
 
 `rls` measures what row-level security on `paper_reader` (migration 0014) costs the searches,
 facet counts and stats that read a person's marks: a catalog of N papers owned by one role,
@@ -165,33 +166,31 @@ def main(n: int = 100_000, rounds: int = 1) -> None:
 _ALL = list(dict.fromkeys([*SEVERAL, *QUERIES]))
 
 
-def queries(url: str, rounds: int, checkout: str | None = None) -> None:
-    """QUERIES and SEVERAL on the catalog at `url`: this checkout and `checkout` alternated,
-    each round a fresh process after the lists of several words are dropped."""
+def queries(url: str, rounds: int, checkout: str | None = None, checkout_url: str | None = None) -> None:
+    """QUERIES and SEVERAL on the catalog at `url`: this checkout and `checkout` alternated
+    (on `checkout_url` when given: a catalog that checkout imported), each round a fresh
+    process on lists as the catalog's import left them."""
     import psycopg
 
-    from catalog.store.lists.postgres import AT_FIRST_SEARCH, RANKED_AHEAD
-
-    sides = {"this": None, **({checkout: Path(checkout).resolve()} if checkout else {})}
+    sides = {"this": (None, url), **({checkout: (Path(checkout).resolve(), checkout_url or url)} if checkout else {})}
+    for _, where in sides.values():
+        _keep_imported_lists(where)
     results: dict[tuple[str, str], list[tuple[float, float]]] = {}
-    for r in range(rounds):
-        for name, folder in sides.items():
-            with psycopg.connect(url, autocommit=True) as conn:
-                for table in ("rank_top", "rank_top_state"):
-                    conn.execute(f"DELETE FROM {table} WHERE key LIKE '%&%' OR key LIKE '%<->%'")
-                # Prefixes and words a search ranked at its first search are back to that.
-                first = [r[0] for r in conn.execute(
-                    "SELECT key FROM rank_top_state WHERE weights <> %s AND key <> '#papers'"
-                    " AND (key LIKE '%%:*' OR matches < %s)", (AT_FIRST_SEARCH, RANKED_AHEAD))]
-                conn.execute("DELETE FROM rank_top WHERE key = ANY(%s)", (first,))
-                conn.execute("UPDATE rank_top_state SET weights = %s, built_at = 0, listed = 0 WHERE key = ANY(%s)",
-                             (AT_FIRST_SEARCH, first))
-            out = subprocess.run([sys.executable, "-c", _PROBE, url, *_ALL], cwd=folder,
-                                 check=True, capture_output=True, text=True).stdout
-            for line in out.splitlines():
-                query, first, median = line.split("\t")
-                results.setdefault((query, name), []).append((float(first), float(median)))
-            print(f"round {r + 1} {name} done", flush=True)
+    try:
+        for r in range(rounds):
+            for name, (folder, where) in sides.items():
+                _restore_imported_lists(where)
+                out = subprocess.run([sys.executable, "-c", _PROBE, where, *_ALL], cwd=folder,
+                                     check=True, capture_output=True, text=True).stdout
+                for line in out.splitlines():
+                    query, first, median = line.split("\t")
+                    results.setdefault((query, name), []).append((float(first), float(median)))
+                print(f"round {r + 1} {name} done", flush=True)
+    finally:
+        for _, where in sides.values():
+            with psycopg.connect(where, autocommit=True) as conn:
+                _restore_imported_lists(where)
+                conn.execute("DROP TABLE IF EXISTS bench_rank_top, bench_rank_top_state")
     for query in _ALL:
         cells = []
         for name in sides:
@@ -199,6 +198,28 @@ def queries(url: str, rounds: int, checkout: str | None = None) -> None:
             cells.append(f"{name}: first {', '.join(f'{f:.1f}' for f, _ in runs)} ms,"
                          f" then {', '.join(f'{m:.1f}' for _, m in runs)} ms")
         print(f"{query!r:34} " + " | ".join(cells))
+
+
+def _keep_imported_lists(url: str) -> None:
+    """A copy of the catalog's ranked lists as they are (run on a catalog just imported), in
+    two tables of the benchmark's own, once."""
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True) as conn:
+        for table in ("rank_top", "rank_top_state"):
+            if conn.execute("SELECT to_regclass(%s)", (f"bench_{table}",)).fetchone()[0] is None:
+                conn.execute(f"CREATE TABLE bench_{table} AS SELECT * FROM {table}")
+
+
+def _restore_imported_lists(url: str) -> None:
+    """The lists back to the copy: those searches ranked since are gone, those the import
+    left to a first search are that again."""
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True) as conn, conn.transaction():
+        for table in ("rank_top", "rank_top_state"):
+            conn.execute(f"DELETE FROM {table}")
+            conn.execute(f"INSERT INTO {table} SELECT * FROM bench_{table}")
 
 
 # What reads paper_reader (status:, rating:, their facet counts, the rating sort), and two
@@ -353,7 +374,7 @@ if __name__ == "__main__":
     elif sys.argv[1:2] == ["rls"]:
         rls(int(sys.argv[2]), int(sys.argv[3]))
     elif sys.argv[1:2] == ["queries"]:
-        queries(sys.argv[2], int(sys.argv[3]), *sys.argv[4:5])
+        queries(sys.argv[2], int(sys.argv[3]), *sys.argv[4:6])
     elif sys.argv[1:2] == ["imports"]:
         imports(int(sys.argv[2]), int(sys.argv[3]), *sys.argv[4:5])
     else:

@@ -382,14 +382,15 @@ class PostgresRankedLists(RankedLists):
             prefixes = "" if index != "exact" else (
                 " UNION ALL SELECT (quote_literal(prefix) || ':*')::tsquery::text, sum(ndoc)::integer,"
                 " min(word) || ' ' || max(word) || ' ' || count(*) FROM"
-                " (SELECT left(word, n) AS prefix, word, ndoc FROM w, generate_series(1, length(word)) AS n"
-                " WHERE word ~ '^[a-z0-9]+$') AS p GROUP BY prefix HAVING sum(ndoc) >= ?")
+                " (SELECT left(word, n) AS prefix, word, ndoc FROM w, generate_series(1, length(word)) AS n) AS p"
+                " WHERE prefix ~ '^[a-z0-9]+$' GROUP BY prefix HAVING sum(ndoc) >= ?")
             rows = self.conn.execute(
                 f"WITH w AS MATERIALIZED (SELECT word, ndoc FROM ts_stat('SELECT {column} FROM paper'))"
                 f" SELECT quote_literal(word)::tsquery::text AS q, ndoc, NULL AS words FROM w WHERE ndoc >= ?{prefixes}",
                 (at_least,) * (2 if prefixes else 1)).all()
             out += [(list_key(index, r["q"]), r["ndoc"]) for r in rows]
-            # Prefixes with the same first and last word and as many words between match the same.
+            # Prefixes with the same first and last word and as many words (any words: `'infl':*`
+            # matches `inflé`) match the same: of two, one is the other's start or none is shared.
             first: dict[str, str] = {}
             for r in sorted((r for r in rows if r["words"]), key=lambda r: len(r["q"])):
                 same[list_key(index, r["q"])] = first.setdefault(r["words"], list_key(index, r["q"]))
