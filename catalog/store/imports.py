@@ -140,7 +140,7 @@ class ImportQueries(Imports):
             (len(prefix), prefix))]
 
     def set_authors(self, authors: Iterable[tuple[int, str | None]]) -> None:
-        from catalog.people import people
+        from catalog.ingest.people import people
 
         authors = list(authors)
         for part, marks in chunks([paper_id for paper_id, _ in authors]):

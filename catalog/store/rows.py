@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import NamedTuple
 
-from catalog.people import short as short_authors
+from catalog.ingest.people import short as short_authors
 from catalog.results import AttachmentView, ExportPaper, Notice, NoteView, PaperSummary, RecordFields, SourceRef
 
 CHUNK = 500
