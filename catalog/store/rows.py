@@ -284,3 +284,19 @@ class Place(NamedTuple):
 
     source_id: int
     position: int
+
+
+class DerivedRow(NamedTuple):
+    """What a paper's derived text is checked against (Imports.derived_rows): its own fields,
+    and the text and fingerprint derived from them last."""
+
+    id: int
+    abstract: str | None
+    title: str | None
+    authors: str | None
+    doi: str | None
+    arxiv_id: str | None
+    fingerprint: str
+    abstract_text: str | None
+    headline: str | None
+    search_extra: str | None
