@@ -10,6 +10,7 @@ without (ranking every match), alternated with SQLite.
     python -m benchmarks.postgres rls N ROUNDS                   # row-level security's cost
     python -m benchmarks.postgres ranking URL SAMPLE             # ranking a list, two ways
     python -m benchmarks.postgres passes URL ROUNDS              # the lists, one by one and in passes
+    python -m benchmarks.postgres vectors URL N ROUNDS           # vectors: generated columns or trigger
 
 `imports` alternates `catalog import` into a new SQLite file and a new PostgreSQL database
 ROUNDS times (with CHECKOUT, e.g. a worktree of main, that checkout's PostgreSQL import too,
@@ -366,8 +367,57 @@ def passes(url: str, rounds: int) -> None:
     print(f"{len(keys)} lists: one by one {one:.1f} s, in passes {many:.1f} s ({many / one:.2f}x), medians")
 
 
+_VECTOR_COLUMNS = ("key, fingerprint, abstract, abstract_text, search_extra, headline, title, user_title, authors,"
+                   " venue, year, doi, arxiv_id, url, tags_text, notes_text, added_at, updated_at, kind")
+
+
+def vectors(url: str, n: int, rounds: int) -> None:
+    """Inserting N papers of the catalog at `url` (at migration 0019 or later) into two scratch
+    tables with both vectors' GIN indexes: one with 0009's generated columns (each vector
+    splits every field's words), one with 0019's trigger (each field split once), alternated
+    ROUNDS times: the seconds, and whether the vectors are the same."""
+    import psycopg
+
+    from catalog.store.tsvector import VECTORS
+
+    generated = ", ".join(
+        f"ADD COLUMN {column} tsvector GENERATED ALWAYS AS (catalog_vector('{config}', user_title, title, headline,"
+        " tags_text, authors, notes_text, abstract_text, search_extra)) STORED" for column, config in VECTORS.values())
+    setup = [
+        "CREATE TABLE bench_generated (LIKE paper INCLUDING DEFAULTS INCLUDING STORAGE)",
+        f"ALTER TABLE bench_generated DROP COLUMN search_vector, DROP COLUMN stem_vector, {generated}",
+        "CREATE TABLE bench_trigger (LIKE paper INCLUDING DEFAULTS INCLUDING STORAGE)",
+        "CREATE TRIGGER bench_vectors BEFORE INSERT ON bench_trigger FOR EACH ROW EXECUTE FUNCTION catalog_paper_vectors()",
+        *(f"CREATE INDEX ON bench_{t} USING gin ({c})" for t in ("generated", "trigger") for c in ("search_vector", "stem_vector")),
+    ]
+    taken: dict[str, list[float]] = {"generated": [], "trigger": []}
+    with psycopg.connect(url, autocommit=True) as conn:
+        for statement in setup:
+            conn.execute(statement)
+        try:
+            step = max(1, conn.execute("SELECT count(*) FROM paper").fetchone()[0] // n)
+            for r in range(rounds):
+                for way in ("generated", "trigger") if r % 2 == 0 else ("trigger", "generated"):
+                    conn.execute(f"TRUNCATE bench_{way}")
+                    start = time.perf_counter()
+                    conn.execute(f"INSERT INTO bench_{way} ({_VECTOR_COLUMNS}) SELECT {_VECTOR_COLUMNS} FROM paper"
+                                 " WHERE id %% %s = 0 LIMIT %s", (step, n))
+                    taken[way].append(time.perf_counter() - start)
+                print(f"round {r + 1}: generated {taken['generated'][-1]:.2f} s, trigger {taken['trigger'][-1]:.2f} s",
+                      flush=True)
+            differ = conn.execute("SELECT count(*) FROM bench_generated g JOIN bench_trigger t USING (key)"
+                                  " WHERE g.search_vector <> t.search_vector OR g.stem_vector <> t.stem_vector").fetchone()[0]
+        finally:
+            conn.execute("DROP TABLE IF EXISTS bench_generated, bench_trigger")
+    gen, trig = statistics.median(taken["generated"]), statistics.median(taken["trigger"])
+    print(f"{n} papers: generated {gen:.2f} s, trigger {trig:.2f} s ({trig / gen:.2f}x), medians;"
+          f" {differ} papers with other vectors")
+
+
 if __name__ == "__main__":
-    if sys.argv[1:2] == ["passes"]:
+    if sys.argv[1:2] == ["vectors"]:
+        vectors(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))
+    elif sys.argv[1:2] == ["passes"]:
         passes(sys.argv[2], int(sys.argv[3]))
     elif sys.argv[1:2] == ["ranking"]:
         ranking(sys.argv[2], int(sys.argv[3]))
