@@ -62,11 +62,15 @@ MIN_MATCHES = 2_000
 # two is ranked in full by its first search (as each of its searches was on SQLite), which
 # keeps its list for everyone's next; in the forms index it keeps no list (as on SQLite).
 RANKED_AHEAD = 20_000
-# Which prefixes imports rank ahead: those whose words are, summed, in this many papers, where
-# ranking every match at a first search takes 100 ms and more (`infl*`, 15,782 papers at 100k:
-# 120-137 ms); a prefix of fewer than TYPED_FROM letters (`tr*`) is left to the refresher the
-# import starts, as on SQLite. Prefixes with the same words share one ranking.
+# Which prefixes get their list ahead: those whose words are, summed, in this many papers,
+# where ranking every match at a first search takes 100 ms and more (`infl*`, 15,782 papers at
+# 100k: 120-137 ms). Prefixes with the same words share one ranking. An import ranks those of
+# TYPED_FROM letters or more in PREFIX_AT_IMPORT papers (or IMPORT_SHARE of the catalog) before
+# it returns; the rest (`infl*`, `tr*`) are left to the refresher it starts: ranking the 705
+# rankings of the 1,254 prefixes of three letters and more at 100k took two minutes more (a
+# pass ranking 100 of them: 15 s at load 9).
 PREFIX_AHEAD = 10_000
+PREFIX_AT_IMPORT, IMPORT_SHARE = 50_000, 0.5
 # In a larger catalog, those in this share of its papers (how many prefixes reach the bar
 # grows with the catalog, and ranking each reads its matches: a fixed bar would rank thousands).
 PREFIX_SHARE = 0.1
@@ -593,10 +597,13 @@ def _first_weights(key: str, matches: int, papers: int) -> str:
     return "" if matches >= ahead else AT_FIRST_SEARCH
 
 
-def _typed(key: str) -> bool:
-    """Whether searches as you type read this list (scoring.typed's rule): not a prefix of
-    fewer than TYPED_FROM letters."""
-    return not of_prefix(key) or len(_LEXEME.findall(key)[0]) >= TYPED_FROM
+def _at_import(key: str, matches: int, papers: int) -> bool:
+    """Whether an import ranks this list before it returns (refresh's `typed`): a word's, or a
+    prefix's of TYPED_FROM letters or more (those searches as you type read) in PREFIX_AT_IMPORT
+    papers or IMPORT_SHARE of them (first searches of a quarter second and more: `model*`)."""
+    if not of_prefix(key):
+        return True
+    return len(_LEXEME.findall(key)[0]) >= TYPED_FROM and matches >= max(PREFIX_AT_IMPORT, IMPORT_SHARE * papers)
 
 
 class PostgresListUpkeep(RankedListUpkeep):
@@ -615,8 +622,8 @@ class PostgresListUpkeep(RankedListUpkeep):
         words get lists is read from the whole vocabulary (ts_stat: seconds at 100k papers) only
         when asked for all (budget None), when there are no lists yet, or when the catalog has
         grown or shrunk by a quarter since; lists no longer wanted are forgotten then. (built,
-        still stale). `typed` (an import's): the lists of prefixes of fewer than TYPED_FROM
-        letters are left stale, for the refresher the import starts."""
+        still stale). `typed` (an import's): only the lists _at_import; the other prefixes'
+        are left stale, for the refresher the import starts."""
         start = time.perf_counter()
         rescored = budget is not None if rescored is None else rescored
         with self.store.read() as tx:
@@ -644,7 +651,7 @@ class PostgresListUpkeep(RankedListUpkeep):
             stale = tx.lists.stale(wanted, rescored=rescored)
             again = [k for k in stale if k in first and k in kept]
             stale = [k for k in stale if k not in first]
-            later = [k for k in stale if typed and not _typed(k)]  # the refresher's
+            later = [k for k in stale if typed and not _at_import(k, matches.get(k, 0), papers)]  # the refresher's
             stale = [k for k in stale if k not in set(later)]
             # A prefix matching the words another does is written from that one's ranking.
             ranked = set(stale)
