@@ -422,7 +422,8 @@ def test_prefixes_get_their_list_ahead_the_largest_from_the_import_the_rest_afte
     or two letters) are left to the refresher. Prefixes matching the same words are ranked once
     and get the same list."""
     catalog = pg_seeded
-    monkeypatch.setattr(pg_lists, "PREFIX_AHEAD", 40)
+    catalog.store.lists.refresh(budget=None)  # more papers than the seeds: every prefix at its first search
+    monkeypatch.setattr(pg_lists, "PREFIX_AHEAD", 40)  # now most to be ranked ahead, as in a grown catalog
     monkeypatch.setattr(pg_lists, "IMPORT_SHARE", 0)
     with catalog.store.read() as tx:
         words, same = tx.lists._words_alike()

@@ -631,7 +631,9 @@ class PostgresListUpkeep(RankedListUpkeep):
         rescored = budget is not None if rescored is None else rescored
         with self.store.read() as tx:
             papers = tx.papers.paper_count()
-            kept = {r["key"]: r["matches"] for r in tx.conn.execute(f"SELECT key, matches FROM {STATE_TABLE}").all()}
+            rows = tx.conn.execute(f"SELECT key, matches, weights FROM {STATE_TABLE}").all()
+            kept = {r["key"]: r["matches"] for r in rows}
+            waiting = {r["key"] for r in rows if r["weights"] == AT_FIRST_SEARCH}
             seen = kept.pop(CHOSEN_AT, None)
             choose = budget is None or seen is None or catalog_resized(seen, papers)
             words, same = [], {}
@@ -646,12 +648,17 @@ class PostgresListUpkeep(RankedListUpkeep):
             else:
                 wanted = sorted(kept, key=lambda k: (-kept[k], k))
             # Lists of a word in fewer than RANKED_AHEAD papers, or of a prefix in fewer than
-            # PREFIX_AHEAD, are their first search's: those out of date go back to it (ranked at the next search that needs
-            # them, not by every import); those chosen now are no list yet.
+            # PREFIX_AHEAD, are their first search's: those out of date go back to it (ranked
+            # at the next search that needs them, not by every import); those chosen now are no
+            # list yet.
             matches = {**kept, **dict(words)}
             first = {k for k in wanted
                      if not of_several(k) and _first_weights(k, matches[k], papers) == AT_FIRST_SEARCH}
-            stale = tx.lists.stale(wanted, rescored=rescored)
+            # Lists left to their first search that are to be ranked ahead now (the catalog grew,
+            # or an older version chose them) are as stale as lists never ranked.
+            promoted = {k for k in wanted if k in waiting and k not in first and not of_several(k)}
+            behind = set(tx.lists.stale(wanted, rescored=rescored))
+            stale = [k for k in wanted if k in promoted or k in behind]
             again = [k for k in stale if k in first and k in kept]
             stale = [k for k in stale if k not in first]
             later = [k for k in stale if typed and not _at_import(k, matches.get(k, 0), papers)]  # the refresher's
