@@ -47,7 +47,7 @@ from benchmarks.corpus import write_paper_lists
 # Papers holding the word in the generated 100k corpus: raphasor 31, debias 799, decomposition
 # 1,593 (rare); influence 10,489, graph 28,904, model 51,319 (frequent; lists on PostgreSQL).
 QUERIES = ["raphasor", "debias", "decomposition", "influence", "graph", "sparse attention", "venue:ICML year:>=2020 graph", "tag:x OR status:read",
-           '"language model"', "model*", "year:2018 -graph"]
+           '"language model"', "model*", "tr*", "infl*", "year:2018 -graph"]
 # ANDs and phrases of frequent words: sparse 6,089, attention 8,262 papers.
 SEVERAL = ["sparse attention", '"language model"', "graph neural network", "language model",
            "sparse attention venue:ICML", '"language model" year:>=2020']
