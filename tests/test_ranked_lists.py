@@ -807,3 +807,15 @@ def test_a_lists_matches_are_told_by_its_scores_without_counting_them(catalog, m
     assert len(told) == sum(1 for k in keys if count[k] >= scoring.DEEP_LIST_SIZE)
     assert [k for k, n in told.items() if n is None] == [k for k in told if count[k] >= SIZE / 2]
     assert sum(1 for n in told.values() if n is not None) >= 10
+
+
+def test_a_told_count_the_scores_do_not_bear_out_is_counted_instead(catalog, monkeypatch):
+    """The count told by a list's first scores is checked on every paper of it: one that
+    fails the check (here: told one too many) is counted, and the list keeps the true one."""
+    monkeypatch.setattr(sqlite_build, "matches_from_scores",
+                        lambda rows, papers, avgdl: scoring.matches_from_scores(rows, papers, avgdl) + 1)
+    with catalog.store.read() as tx:
+        key = next(k for k in sorted(tx.lists.keys()) if scoring.DEEP_LIST_SIZE < read_state(tx.conn, k).matches < SIZE / 3)
+        made = tx.lists.builder.rank(key)
+        assert made.matches == tx.conn.execute(sqlite_build.COUNT, (key,)).scalar()
+        assert made.base is not None  # its frequencies kept: rescored after changes

@@ -91,11 +91,12 @@ def frequency_of(score: float, weight: float, length: int, avgdl: float) -> floa
 def matches_from_scores(rows: Sequence[tuple[float, int | None]], papers: int, avgdl: float,
                         most_frequency: int = 4096) -> int | None:
     """How many papers a one-word (or one-prefix) query matches, told by its ranking's own
-    scores: (score, paper length) of its best papers, `papers` and `avgdl` the index's. bm25's
-    IDF is the same for every paper, and each paper's weighted frequency a whole number, so the
-    IDF that makes the first paper's score of some frequency, solved for the matches, must give
-    every score back bit for bit. None when no such count does (an IDF of a key in half the
-    papers or more is a floor that tells nothing; a length unknown)."""
+    scores: (score, paper length) of some of its best papers, `papers` and `avgdl` the index's.
+    bm25's IDF is the same for every paper, and each paper's weighted frequency a whole number,
+    so the IDF that makes the first paper's score of some frequency, solved for the matches,
+    must give every score back bit for bit (the caller checks the rest of the list the same
+    way). None when no such count does (an IDF of a key in half the papers or more is a floor
+    that tells nothing; a length unknown)."""
     if not rows or any(length is None for _, length in rows) or papers < 2:
         return None
     first, length = rows[0]

@@ -24,6 +24,8 @@ from catalog.store.fts5 import FTS_TABLE, VOCAB_TABLE
 # Lists of ANDs and phrases of frequent words kept at most, the oldest ranked dropped first:
 # 1,000 papers each (~50 KB).
 SEVERAL_LISTS = 500
+# A list's matches are told by the scores of its first this many papers (then checked on all).
+TOLD_BY = 16
 COUNT = f"SELECT count(*) FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH ?"
 
 
@@ -39,6 +41,24 @@ class RankedList:
     papers: int
     tokens: int
     base: int | None
+
+
+def _frequencies(best: list, lengths: dict[int, int], papers: int, matches: int, avgdl: float
+                 ) -> tuple[list[tuple], bool]:
+    """A ranking's rows (position, paper id, score, term frequency, length), and whether every
+    frequency gives its score back bit for bit (else none is kept)."""
+    rows, exact = [], bool(papers)
+    weight = idf(papers, matches)
+    for position, row in enumerate(best):
+        length, freq = lengths.get(row["id"]), None
+        if exact and length is not None:
+            freq = scoring.frequency_of(row["score"], weight, length, avgdl)
+        if freq is None or bm25(weight, freq, length, avgdl) != row["score"]:
+            exact, freq = False, None
+        rows.append((position, row["id"], row["score"], freq, length))
+    if not exact:
+        rows = [(position, pid, score, None, None) for position, pid, score, _, _ in rows]
+    return rows, exact
 
 
 class ListBuilder:
@@ -80,25 +100,18 @@ class ListBuilder:
         best = self.conn.execute(RANKED, (key, DEEP_LIST_SIZE if size is None else size)).all()
         ids = [r["id"] for r in best]
         lengths = known.lengths(self.records, ids) if known is not None else self.records.lengths(ids)
+        told = None
         if len(best) < (DEEP_LIST_SIZE if size is None else size):
             matches = len(best)
         else:
-            matches = matches_from_scores([(r["score"], lengths.get(r["id"])) for r in best], papers, avgdl)
-            if matches is None:
-                matches = self.conn.execute(COUNT, (key,)).scalar()
-        if size is None:
-            best = best[:scoring.list_depth(matches, papers)]
-        rows, exact = [], bool(papers)
-        weight = idf(papers, matches)
-        for position, row in enumerate(best):
-            length, freq = lengths.get(row["id"]), None
-            if exact and length is not None:
-                freq = scoring.frequency_of(row["score"], weight, length, avgdl)
-            if freq is None or bm25(weight, freq, length, avgdl) != row["score"]:
-                exact, freq = False, None
-            rows.append((position, row["id"], row["score"], freq, length))
-        if not exact:
-            rows = [(position, pid, score, None, None) for position, pid, score, _, _ in rows]
+            told = matches_from_scores([(r["score"], lengths.get(r["id"])) for r in best[:TOLD_BY]], papers, avgdl)
+            matches = told if told is not None else self.conn.execute(COUNT, (key,)).scalar()
+        depth = scoring.list_depth(matches, papers) if size is None else size
+        rows, exact = _frequencies(best[:depth], lengths, papers, matches, avgdl)
+        if told is not None and not exact:  # a score the told count does not give back: count them
+            matches = self.conn.execute(COUNT, (key,)).scalar()
+            depth = scoring.list_depth(matches, papers) if size is None else size
+            rows, exact = _frequencies(best[:depth], lengths, papers, matches, avgdl)
         return RankedList(key, self.records.stamp(), rows, matches, papers, tokens,
                           self._base(key, matches) if exact else None)
 
