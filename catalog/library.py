@@ -31,7 +31,7 @@ from catalog.resources import seeds_dir
 from catalog.results import (
     AuthorCount, Edit, Facets, FirstPage, ImportReport, NoteView, PaperDetail, PaperState,
     PaperSummary, RatingCount, SavedSearchChanged, SplitResult, Stats, TagCount,
-    PaperDeleted,
+    PaperDeleted, TagsChanged,
 )
 from catalog.parts.saved import SavedSearches
 from catalog.searching import highlight, hits, pages
@@ -307,8 +307,8 @@ class Catalog:
         add = [rules.tag_name(t) for t in add]
         remove = [rules.tag_name(t) for t in remove]
         with self.store.write() as tx:
-            ids = [resolve_key(tx, k) for k in keys]
-            done = [changes.change_tags(tx, pid, add, remove) for pid in ids]
+            ids = list(dict.fromkeys(resolve_key(tx, k) for k in keys))
+            done = changes.change_tags_of(tx, [(pid, tx.papers.key_of(pid), add, remove) for pid in ids])
             tx.edits.drop_unused_tags()
             edited = _edit(tx, ids, done)
         self.citing.keep_current()  # a tag is what a project's .bib selects, most often
@@ -362,6 +362,9 @@ class Catalog:
         `conflicts`. The returned Edit holds what this undo did, so undoing it is a redo."""
         with self.store.write() as tx:
             done, conflicts, ids = [], [], []
+            # Tag changes on distinct papers in a row are taken back together: each paper is
+            # indexed again once (a rename's undo on 5,000 papers re-indexed 12,000 times).
+            tags: dict[int, TagsChanged] = {}
             for change in reversed(edit.changes):
                 pid = None
                 gone = isinstance(change, PaperDeleted) and change.deleted  # it comes back
@@ -371,6 +374,14 @@ class Catalog:
                         conflicts.append(f"paper {change.key} is no longer in the catalog")
                         continue
                     ids.append(pid)
+                if isinstance(change, TagsChanged) and pid not in tags:
+                    tags[pid] = change  # taken back with the others of the run
+                    continue
+                done += changes.revert_tags(tx, list(tags.items()))  # the run ends before this change
+                tags = {}
+                if isinstance(change, TagsChanged):  # a paper the run had already
+                    tags[pid] = change
+                    continue
                 inverse, conflict = changes.revert(tx, pid, change)
                 if inverse is not None:
                     done.append(inverse)
@@ -378,6 +389,7 @@ class Catalog:
                         ids.append(tx.papers.paper_id(change.key))
                 if conflict:
                     conflicts.append(conflict)
+            done += changes.revert_tags(tx, list(tags.items()))
             tx.edits.drop_unused_tags()
             return _edit(tx, ids, done, conflicts=conflicts)
 

@@ -42,6 +42,14 @@ class Edits(Role):
         statement per paper."""
 
     @abstractmethod
+    def change_tags(self, adds: Sequence[tuple[int, str]], removes: Sequence[tuple[int, str]]) -> None:
+        """Tag and untag many papers at once: each (paper id, tag name) of `adds` added (the tag
+        made if new), each of `removes` taken off. The papers are touched, and each one's text
+        is indexed again once, however many of its tags change (an undo of a rename on 5,000
+        papers re-indexed 12,000 times, once per tag row). The caller knows the tags: adds are
+        not on their paper yet, removes are."""
+
+    @abstractmethod
     def user_field(self, paper_id: int, field: str) -> str | int | None: ...
 
     @abstractmethod
