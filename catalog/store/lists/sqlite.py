@@ -163,7 +163,7 @@ class SqliteListUpkeep(RankedListUpkeep):
             choose = budget is None or seen is None or scoring.catalog_resized(seen, papers)
             words = None
             if choose:  # a small catalog keeps none
-                words = builder.vocabulary() if papers >= scoring.MIN_MATCHES else []
+                words = builder.vocabulary() if scoring.keeps_lists(papers) else []
                 wanted = scoring.candidates(words, scoring.min_matches(papers))
             else:
                 wanted = sorted(((k, n) for k, n in kept.items() if not scoring.of_several(k)),
@@ -265,7 +265,7 @@ class SqliteListUpkeep(RankedListUpkeep):
             papers = tx.papers.paper_count()
             seen = tx.lists.builder.kept().get(CHOSEN_AT)
             if seen is None:
-                return papers >= scoring.MIN_MATCHES
+                return scoring.keeps_lists(papers)
             return scoring.catalog_resized(seen, papers) or bool(tx.lists.stale())
 
     def left(self) -> int:
@@ -273,7 +273,7 @@ class SqliteListUpkeep(RankedListUpkeep):
             papers = tx.lists.records.totals()[0]  # from the index's own record: no count(*) at 1M
             seen = tx.lists.builder.kept().get(CHOSEN_AT)
             if seen is None:
-                return int(papers >= scoring.MIN_MATCHES)
+                return int(scoring.keeps_lists(papers))
             return max(len(tx.lists.stale()), int(scoring.catalog_resized(seen, papers)))
 
     def keep(self, made: list[RankedList]) -> None:
