@@ -1,12 +1,13 @@
-"""`catalog tags rename` on a wide corpus: a tag on many papers renamed, then back, each timed
-as the whole command (a new process, as a user runs it).
+"""`catalog tags rename` and `catalog tags undo` on a wide corpus: a tag on many papers renamed,
+then the rename undone, each timed as the whole command (a new process, as a user runs it).
 
     python -m benchmarks.tags --size 20000 --tagged 5000 --work benchmarks/work/tags
 
 Builds the catalog once (the wide corpus: 5,000 venues, 100,000 authors), tags `--tagged`
-papers `bench` (a fifth of them `bench/sub` too), then renames `bench` to `benched` and back,
-`--runs` times each, and prints the median and the slowest. `--against DIR`: another checkout's
-code (on PYTHONPATH) renames too, alternated with this one's, on the same catalog.
+papers `bench` (a fifth of them `bench/sub` too), then renames `bench` to `benched` and undoes
+that (which brings `bench` back), `--runs` times each, and prints each command's median and
+slowest. `--against DIR`: another checkout's code (on PYTHONPATH) renames and undoes too,
+alternated with this one's, on the same catalog.
 """
 
 from __future__ import annotations
@@ -56,13 +57,16 @@ def main() -> None:
     args = parser.parse_args()
     db = build(args.size, args.tagged, args.work)
     checkouts = {"this checkout": None, **({str(args.against): args.against} if args.against else {})}
-    times: dict[str, list[float]] = {name: [] for name in checkouts}
+    times: dict[tuple[str, str], list[float]] = {}
+    # The undo journal is kept in the state folder: the work folder's own, not the user's.
+    os.environ["CATALOG_STATE_DIR"] = str(args.work / "state")
     for _ in range(args.runs):
         for name, code in checkouts.items():
-            times[name].append(_catalog(db, "tags", "rename", "bench", "benched", code=code))
-            times[name].append(_catalog(db, "tags", "rename", "benched", "bench", code=code))
-    for name, samples in times.items():
-        print(f"catalog tags rename ({name}), {args.tagged:,} papers tagged of {args.size:,} "
+            times.setdefault(("rename", name), []).append(
+                _catalog(db, "tags", "rename", "bench", "benched", code=code))
+            times.setdefault(("undo", name), []).append(_catalog(db, "tags", "undo", code=code))
+    for (command, name), samples in times.items():
+        print(f"catalog tags {command} ({name}), {args.tagged:,} papers tagged of {args.size:,} "
               f"({len(samples)} runs): median {statistics.median(samples):.2f} s, slowest {max(samples):.2f} s")
 
 

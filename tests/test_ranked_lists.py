@@ -15,7 +15,7 @@ from click.testing import CliRunner
 
 from benchmarks import corpus
 from benchmarks import topk as bench
-from catalog import doctor
+from catalog.parts import doctor
 from catalog.cli import main
 from catalog.library import Catalog
 from catalog.store import lists

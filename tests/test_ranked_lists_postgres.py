@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from catalog import doctor
+from catalog.parts import doctor
 from catalog.library import Catalog
 from catalog.searching.query import parse
 from catalog.store import lists

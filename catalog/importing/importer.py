@@ -23,7 +23,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import NamedTuple
 
-from catalog import citekeys, rules
+from catalog import rules
+from catalog.ingest import citekeys
 from catalog.searching import acronyms
 from catalog.importing import dedupe, merges
 from catalog.importing.identity import insert_papers

@@ -34,7 +34,7 @@ class PaperRecord:
     arxiv_id: str | None = None
     url: str | None = None
     extra: dict[str, str] = field(default_factory=dict)
-    kind: str | None = None  # catalog/kinds.py: article, conference, ...; None: not known
+    kind: str | None = None  # catalog/ingest/kinds.py: article, conference, ...; None: not known
     kept: Kept | None = None  # the record's fields as written (paper lists have none)
 
     def __reduce__(self):

@@ -11,14 +11,12 @@ from textual.app import App
 from textual.filter import LineFilter
 
 from catalog.library import Catalog
-from catalog.tui.colors import ReadableDim, readable_variables
+from catalog.tui.colors import ReadableDim, readable_variables, rounds_to_256
 from catalog.tui.commands import CatalogCommands
 from catalog.tui.keymap import Keymap
 from catalog.tui.screens.main import CatalogScreen
 from catalog.tui.state import State, StateStore, catalog_identity
 
-
-READABLE_DIM = ReadableDim()  # before Textual's own filters, which would dim further
 
 
 class CatalogApp(App[None]):
@@ -35,6 +33,7 @@ class CatalogApp(App[None]):
         `query`: open on this search instead of the last one; `triage`: in triage mode.
         `keymap`: the user's own keys (keymap.py; the CLI reads keys.toml)."""
         super().__init__()
+        self.readable_dim = ReadableDim(rounds_to_256(self))
         self.keymap_file = keymap or Keymap()
         self.user_keys = self.keymap_file.keys  # what the help screen shows
         if self.user_keys:
@@ -50,12 +49,13 @@ class CatalogApp(App[None]):
 
     def get_css_variables(self) -> dict[str, str]:
         """The theme's variables, its text colours made readable on its backgrounds."""
-        variables = readable_variables(super().get_css_variables())
+        variables = readable_variables(super().get_css_variables(), rounds_to_256(self))
         self.theme_variables = variables
         return variables
 
     def get_line_filters(self) -> list[LineFilter]:
-        return [READABLE_DIM, *super().get_line_filters()]
+        # Before Textual's own filters, which would dim further.
+        return [self.readable_dim, *super().get_line_filters()]
 
     def get_default_screen(self) -> CatalogScreen:
         return CatalogScreen(self.catalog, cursor_blink=self.cursor_blink,

@@ -47,6 +47,14 @@ async def _keys_handled(min_sleep: float = 0, max_sleep: float = 1) -> None:
 
 
 @pytest.fixture(autouse=True)
+def true_colour_terminal(monkeypatch):
+    """Every app sees a true-colour terminal, whatever runs the tests: in a 256-colour one
+    (TERM=xterm-256color, COLORTERM unset) text colours move further (catalog/tui/colors.py),
+    and snapshots would differ from machine to machine."""
+    monkeypatch.setenv("COLORTERM", "truecolor")
+
+
+@pytest.fixture(autouse=True)
 def keys_one_at_a_time(monkeypatch):
     """Pilot's key presses wait on the condition (every queue drained), not on the clock."""
     import textual.app

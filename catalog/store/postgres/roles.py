@@ -10,7 +10,9 @@ from collections.abc import Collection, Iterable, Iterator
 from contextlib import contextmanager
 
 from catalog.searching.query import Text
+from catalog.rules import now
 from catalog.store.discovery import DiscoveryQueries
+from catalog.store.edits import EditQueries
 from catalog.store.imports import FACT_COLUMNS, PAPER_COLUMNS, ImportQueries
 from catalog.store.papers import PaperReads
 from catalog.store.postgres import search
@@ -25,6 +27,30 @@ class PostgresPapers(PaperReads):
     def venue_counts(self) -> tuple[VenueCount, ...]:
         """Papers per venue and year, newest year first (search.venue_counts_sql)."""
         return tuple(VenueCount(r["venue"], r["year"], r["papers"]) for r in self.conn.execute(search.venue_counts_sql()))
+
+
+class PostgresEdits(EditQueries):
+    """Edits, with tags changed on many papers in one statement each (array parameters)."""
+
+    def change_tags(self, adds, removes) -> None:
+        """Each statement changes every paper at once. The tag-row trigger still writes a
+        paper's tags (and so its search vectors) once per changed row: a member does not own
+        the table and cannot set it aside."""
+        if adds:
+            pids, names = [pid for pid, _ in adds], [name for _, name in adds]
+            self.conn.execute("INSERT INTO tag(name) SELECT DISTINCT unnest(?::citext[]) ON CONFLICT DO NOTHING",
+                              (names,))
+            self.conn.execute(
+                "INSERT INTO paper_tag(paper_id, tag_id) SELECT a.pid, t.id"
+                " FROM unnest(?::int[], ?::citext[]) AS a(pid, name) JOIN tag t ON t.name = a.name"
+                " ON CONFLICT DO NOTHING", (pids, names))
+        if removes:
+            self.conn.execute(
+                "DELETE FROM paper_tag pt USING unnest(?::int[], ?::citext[]) AS r(pid, name), tag t"
+                " WHERE t.name = r.name AND pt.tag_id = t.id AND pt.paper_id = r.pid",
+                ([pid for pid, _ in removes], [name for _, name in removes]))
+        ids = sorted({pid for pid, _ in (*adds, *removes)})
+        self.conn.execute("UPDATE paper SET updated_at = ? WHERE id = ANY(?::int[])", (now(), ids))
 
 
 class PostgresImports(ImportQueries):

@@ -26,13 +26,12 @@ from catalog.errors import CatalogError
 from catalog.paths import shown
 from catalog.store import schema
 from catalog.store.base import Store, Transaction
-from catalog.store.edits import EditQueries
 from catalog.store.lists.postgres import PostgresListUpkeep, PostgresRankedLists
 from catalog.store.pool import ConnectionPool
 from catalog.store.postgres import migrations, readonly
 from catalog.store.postgres.checks import PostgresChecks
 from catalog.store.postgres.connection import Connection, connect, stoppable, store_error
-from catalog.store.postgres.roles import PostgresDiscovery, PostgresImports, PostgresPapers, PostgresSearch
+from catalog.store.postgres.roles import PostgresDiscovery, PostgresEdits, PostgresImports, PostgresPapers, PostgresSearch
 from catalog.store.postgres.search import TS
 from catalog.store.postgres.sharing import Sharing, may_act_as, owner_of, shown_role
 
@@ -48,7 +47,7 @@ class PostgresTx(Transaction):
     def __init__(self, conn: Connection, user: str, *, keeping: bool = False):
         self.conn = conn
         self.papers = PostgresPapers(conn, user)
-        self.edits = EditQueries(conn, user)
+        self.edits = PostgresEdits(conn, user)
         self.imports = PostgresImports(conn, user)
         self.lists = PostgresRankedLists(conn, user, TS, keeping=keeping)
         self.search = PostgresSearch(conn, user, TS, self.papers, self.lists)

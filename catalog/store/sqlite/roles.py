@@ -10,9 +10,11 @@ from contextlib import contextmanager
 
 from catalog.store.base import RankedLists
 from catalog.store.discovery import DiscoveryQueries
+from catalog.store.edits import EditQueries
 from catalog.store.imports import ImportQueries
 from catalog.store.ranked import RankedSearch
-from catalog.store.rows import PageHit, PaperText, WordCount
+from catalog.rules import now
+from catalog.store.rows import PageHit, PaperText, WordCount, chunks
 from catalog.store.sqlite import fts
 
 # Page cache of a bulk import (KiB): the key and fingerprint indexes take random inserts,
@@ -22,6 +24,40 @@ _FETCH = 2000
 # The index's words (fts5vocab), in a temp table: private to this connection, and allowed in
 # a read transaction.
 VOCAB_TABLE = f"temp.{fts.FTS_TABLE}_vocab"
+
+
+# The triggers that copy a paper's tags onto paper.tags_text, one tag row at a time (0001).
+TAG_ROW_TRIGGERS = ("paper_tag_insert", "paper_tag_delete")
+
+
+class SqliteEdits(EditQueries):
+    """Edits, with tags changed on many papers at once."""
+
+    def change_tags(self, adds, removes) -> None:
+        """The tag-row triggers stand aside while the rows change (as bulk_load's insert
+        trigger does), and each paper's tags text is written once: each such write indexes
+        the paper again. DDL is transactional: other connections never see the triggers
+        missing, and a rollback restores them."""
+        ids = sorted({pid for pid, _ in (*adds, *removes)})
+        if not ids:
+            return
+        triggers = self.conn.execute(
+            "SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND name IN (?, ?)",
+            TAG_ROW_TRIGGERS).all()
+        for trigger in triggers:
+            self.conn.execute(f"DROP TRIGGER {trigger['name']}")
+        self.conn.executemany("INSERT INTO tag(name) VALUES (?) ON CONFLICT DO NOTHING",
+                              [(name,) for name in dict.fromkeys(name for _, name in adds)])
+        self.conn.executemany("INSERT INTO paper_tag(paper_id, tag_id) SELECT ?, id FROM tag WHERE name = ?"
+                              " ON CONFLICT DO NOTHING", adds)
+        self.conn.executemany("DELETE FROM paper_tag WHERE paper_id = ? AND tag_id = (SELECT id FROM tag WHERE name = ?)",
+                              removes)
+        stamp = now()
+        for part, marks in chunks(ids):
+            self.conn.execute(f"UPDATE paper SET tags_text = {fts.TAGS_TEXT_OF.format(pid='paper.id')},"
+                              f" updated_at = ? WHERE id IN ({marks})", (stamp, *part))
+        for trigger in triggers:
+            self.conn.execute(trigger["sql"])
 
 
 class SqliteImports(ImportQueries):

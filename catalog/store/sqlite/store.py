@@ -14,7 +14,6 @@ from catalog.errors import CatalogError, StoreError
 from catalog.paths import current_user, login_name
 from catalog.store import schema
 from catalog.store.base import Store, Transaction
-from catalog.store.edits import EditQueries
 from catalog.store.lists.memo import ListMemo
 from catalog.store.lists.sqlite import SqliteListUpkeep, SqliteRankedLists
 from catalog.store.papers import PaperReads
@@ -23,7 +22,7 @@ from catalog.store.sqlite.connection import BUSY_TIMEOUT_MS, Connection, Pool, c
 from catalog.store.sqlite.files import SEEDED
 from catalog.store.sqlite.fts import FTS5
 from catalog.store.sqlite.maintenance import Maintenance
-from catalog.store.sqlite.roles import SqliteDiscovery, SqliteImports, SqliteSearch
+from catalog.store.sqlite.roles import SqliteDiscovery, SqliteEdits, SqliteImports, SqliteSearch
 
 
 
@@ -34,7 +33,7 @@ class SqliteTx(Transaction):
     def __init__(self, conn: Connection, user: str, memo: ListMemo, *, keeping: bool = False):
         self.conn = conn
         self.papers = PaperReads(conn, user)
-        self.edits = EditQueries(conn, user)
+        self.edits = SqliteEdits(conn, user)
         self.lists = SqliteRankedLists(conn, user, memo, keeping=keeping)
         self.imports = SqliteImports(conn, user, self.lists)
         self.search = SqliteSearch(conn, user, FTS5, self.papers, self.lists)

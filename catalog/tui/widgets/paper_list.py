@@ -26,7 +26,7 @@ from textual.worker import get_current_worker
 from catalog.rules import STATUSES
 from catalog.library import Catalog
 from catalog.results import PaperSummary
-from catalog.tui.colors import MUTED, TEXT, text_style
+from catalog.tui.colors import MUTED, TEXT, rounds_to_256, text_style
 from catalog.tui.querytext import chunks, keys_query
 from catalog.searching.query import RELEVANCE, Sort
 from catalog.searching.request import SearchRequest
@@ -355,7 +355,7 @@ class PaperList(ScrollView, can_focus=True):
                 if styles.has_rule("color") and own_colours:
                     c, a = styles.color, styles.auto_color
                 extra = styles.text_style
-            return text_style(c, background, minimum, auto=a) + emphasis + extra
+            return text_style(c, background, minimum, auto=a, rounded=rounds_to_256(self.app)) + emphasis + extra
 
         status_minimum = {"unread": MUTED, "skipped": MUTED}
         return RowStyles(
@@ -367,7 +367,7 @@ class PaperList(ScrollView, can_focus=True):
         _, background = self.background_colors
         styles = self.get_component_styles("paper-list--header")
         return text_style(styles.color, background + styles.background, MUTED,
-                          auto=styles.auto_color) + styles.text_style
+                          auto=styles.auto_color, rounded=rounds_to_256(self.app)) + styles.text_style
 
     def _message_lines(self, width: int) -> list[Text]:
         """The message (no papers, an empty catalog) wrapped to the list's width."""

@@ -1,6 +1,6 @@
 """Changes users make to papers and saved searches, each recorded as what it really changed
 (results.TagsChanged, FieldChanged, NoteChanged, SavedSearchChanged, and
-PaperEdited, catalog/corrections.py's, PaperDeleted, catalog/deleting.py's), and each taken back by
+PaperEdited, catalog/parts/corrections.py's, PaperDeleted, catalog/parts/deleting.py's), and each taken back by
 `revert` only where the catalog still holds what it wrote: another shell's or person's change
 made since is left alone, and said so. The functions run inside a write transaction `tx`."""
 
@@ -27,6 +27,27 @@ def change_tags(tx, pid: int, add: Sequence[str], remove: Sequence[str]) -> Tags
     if added or removed:
         tx.edits.touch(pid)
     return TagsChanged(tx.papers.key_of(pid), added, removed)
+
+
+def change_tags_of(tx, papers: Sequence[tuple[int, str, Sequence[str], Sequence[str]]]) -> list[TagsChanged]:
+    """change_tags on many papers, each (id, key, add, remove) and each at most once, with the
+    tag rows changed at once: a paper is indexed again once, not once per tag row."""
+    names = list(dict.fromkeys(name for *_, add, remove in papers for name in (*add, *remove)))
+    have: dict[int, set[str]] = {}
+    for row in tx.edits.tags_on_papers(names):
+        have.setdefault(row.paper_id, set()).add(row.name.casefold())
+    done, adds, removes = [], [], []
+    for pid, key, add, remove in papers:
+        tags = have.get(pid, set())
+        added = tuple(dict.fromkeys(t for t in add if t.casefold() not in tags))
+        adding = {a.casefold() for a in added}
+        removed = tuple(dict.fromkeys(t for t in remove if t.casefold() in tags and t.casefold() not in adding))
+        adds += [(pid, name) for name in added]
+        removes += [(pid, name) for name in removed]
+        done.append(TagsChanged(key, added, removed))
+    if adds or removes:
+        tx.edits.change_tags(adds, removes)
+    return done
 
 
 def set_field(tx, pid: int, field: str, value) -> FieldChanged | None:
@@ -66,6 +87,12 @@ def save_search(tx, name: str, query: str | None) -> SavedSearchChanged:
 
 # --- taking a change back ---------------------------------------------------------------------
 
+def revert_tags(tx, changes: Sequence[tuple[int, TagsChanged]]) -> list[TagsChanged]:
+    """`revert` of tag changes on distinct papers (id, change), at once: what was done."""
+    done = change_tags_of(tx, [(pid, change.key, change.removed, change.added) for pid, change in changes])
+    return [inverse for inverse in done if inverse.added or inverse.removed]
+
+
 def revert(tx, pid: int | None, change: Change) -> tuple[Change | None, str | None]:
     """Undo one change where the catalog still shows it: (what was done, or None; why not)."""
     if isinstance(change, TagsChanged):
@@ -84,11 +111,11 @@ def revert(tx, pid: int | None, change: Change) -> tuple[Change | None, str | No
     if isinstance(change, NoteChanged):
         return _revert_note(tx, pid, change)
     if isinstance(change, PaperDeleted):
-        from catalog import deleting
+        from catalog.parts import deleting
 
         return deleting.revert(tx, pid, change)
     if isinstance(change, PaperEdited):
-        from catalog import corrections
+        from catalog.parts import corrections
 
         return corrections.revert(tx, pid, change)
     current = tx.edits.saved_query(change.name)
