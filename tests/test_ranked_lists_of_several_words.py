@@ -47,7 +47,7 @@ def own_lists(monkeypatch) -> list:
 
 def _compound_lists(catalog: Catalog) -> tuple[list[str], list[str]]:
     with catalog.store.read() as tx:
-        return tx.lists.several()
+        return tx.lists.maintenance().several()
 
 
 def test_an_and_or_phrase_the_lists_cannot_prove_gets_a_list_of_its_own(catalog, own_lists):
@@ -161,7 +161,7 @@ def test_two_searches_at_once_keep_one_list_and_an_import_keeps_none_waiting(cat
     with catalog.store.read() as tx:
         assert tx.conn.execute("SELECT count(*) FROM term_top WHERE term = ?", (PHRASE_KEY,)).scalar() == 1000
     with catalog.store.write() as tx:
-        tx.lists.drop([PHRASE_KEY])
+        tx.lists.maintenance().drop([PHRASE_KEY])
     # A search that waited for another writer's lock would wait as long as the busy timeout:
     # an hour here, so waiting hangs (and the guard below fires) instead of passing slowly.
     monkeypatch.setattr(connection, "BUSY_TIMEOUT_MS", 3_600_000)
