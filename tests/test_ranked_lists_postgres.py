@@ -219,7 +219,7 @@ SEVERAL = ["the model", '"the model"', "the model venue:ICLR", "the model -learn
 
 def _compound_keys(catalog):
     with catalog.store.read() as tx:
-        return {k for k in tx.lists.keys() if pg_lists.of_several(k)}
+        return {k for k in tx.lists.maintenance().keys() if pg_lists.of_several(k)}
 
 
 def test_several_frequent_words_get_their_own_list_at_their_first_search(pg_seeded, monkeypatch):
@@ -330,7 +330,7 @@ def test_a_reader_who_may_not_write_gets_the_same_pages_and_asks_the_server_once
 
 def _keys(catalog):
     with catalog.store.read() as tx:
-        return set(tx.lists.keys())
+        return set(tx.lists.maintenance().keys())
 
 
 def test_words_and_prefixes_not_ranked_ahead_get_a_list_at_their_first_search(pg_seeded, monkeypatch):
