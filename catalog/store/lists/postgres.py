@@ -62,11 +62,18 @@ MIN_MATCHES = 2_000
 # two is ranked in full by its first search (as each of its searches was on SQLite), which
 # keeps its list for everyone's next; in the forms index it keeps no list (as on SQLite).
 RANKED_AHEAD = 20_000
-# Which prefixes imports rank ahead: those whose words are, summed, in this many papers, where
-# ranking every match at a first search takes 100 ms and more (`infl*`, 15,782 papers at 100k:
-# 120-137 ms); a prefix of fewer than TYPED_FROM letters (`tr*`) is left to the refresher the
-# import starts, as on SQLite. Prefixes with the same words share one ranking.
+# Which prefixes get their list ahead: those whose words are, summed, in this many papers,
+# where ranking every match at a first search takes 100 ms and more (`infl*`, 15,782 papers at
+# 100k: 120-137 ms). Prefixes with the same words share one ranking. An import ranks those of
+# TYPED_FROM letters or more in PREFIX_AT_IMPORT papers (or IMPORT_SHARE of the catalog) before
+# it returns; the rest (`infl*`, `tr*`) are left to the refresher it starts: ranking the 705
+# rankings of the 1,254 prefixes of three letters and more at 100k took two minutes more (a
+# pass ranking 100 of them: 15 s at load 9).
 PREFIX_AHEAD = 10_000
+PREFIX_AT_IMPORT, IMPORT_SHARE = 50_000, 0.5
+# In a larger catalog, those in this share of its papers (how many prefixes reach the bar
+# grows with the catalog, and ranking each reads its matches: a fixed bar would rank thousands).
+PREFIX_SHARE = 0.1
 AT_FIRST_SEARCH = "at first search"  # a state row's weights: no list yet, its first search ranks it
 WINDOW = 4  # with filters: how many pages' worth of a list's papers are tried
 CHANGE_LIMIT = 2000  # migration 0011's: past it a list is ranked again, not followed
@@ -79,6 +86,9 @@ SEVERAL_LISTS = 500  # lists of several words kept (1,000 papers each)
 SAMPLE_SHARE, SAMPLE_ABOVE, SAMPLE_MARGIN = 1 / 16, 20, 1.5
 # A refresh with no time budget ranks up to this many lists of one index in a pass.
 IN_ONE_PASS = 100
+# A key in fewer than this share of the papers is ranked alone (see _passes): at 100k the
+# words an import ranks ahead are in 20% or more (ranked together: 0.32x the time).
+DENSE = 0.1
 _LEXEME = re.compile(r"'((?:[^']|'')*)'")
 _ONE = re.compile(r"\(?'(?:[^']|'')*'(?::\*)?\)?")
 
@@ -436,7 +446,8 @@ class PostgresRankedLists(RankedLists):
             f"INSERT INTO {STATE_TABLE} AS s (key, built_at, weights, listed, matches)"
             " SELECT unnest(?::text[]), 0, unnest(?::text[]), 0, unnest(?::integer[])"
             " ON CONFLICT (key) DO UPDATE SET weights = '' WHERE s.weights = ? AND excluded.weights = ''",
-            ([k for k, _ in words], [_first_weights(k, n) for k, n in words], [n for _, n in words], AT_FIRST_SEARCH))
+            ([k for k, _ in words], [_first_weights(k, n, papers) for k, n in words], [n for _, n in words],
+             AT_FIRST_SEARCH))
         self.conn.execute(f"INSERT INTO {STATE_TABLE}(key, built_at, weights, listed, matches) VALUES (?, 0, '', 0, ?)"
                           " ON CONFLICT (key) DO UPDATE SET matches = excluded.matches", (CHOSEN_AT, papers))
 
@@ -557,16 +568,23 @@ class PostgresRankedLists(RankedLists):
         return found[:depth]
 
 
-def _passes(keys: list[str], *, one_by_one: bool) -> list[list[str]]:
+def _passes(keys: list[str], *, one_by_one: bool, matches: dict[str, int] | None = None,
+            papers: int = 0) -> list[list[str]]:
     """`keys` in the groups refresh ranks together: up to IN_ONE_PASS of one index at a time
     (in the order given), or each alone (`one_by_one`: a refresh within a time budget, which
-    a pass over every paper could overrun); two or fewer of an index are ranked alone."""
+    a pass over every paper could overrun); two or fewer of an index are ranked alone, and so
+    is a key in fewer than DENSE of the `papers` (`matches`: of each key): a pass tests every
+    paper against every key, where ranking one key alone reads only its matches (through the
+    index, several times slower a match)."""
     if one_by_one:
         return [[key] for key in keys]
     groups: dict[str, list[str]] = {}
-    for key in keys:
-        groups.setdefault(key.split(" ", 1)[0], []).append(key)
     out = []
+    for key in keys:
+        if matches is not None and matches.get(key, 0) < DENSE * papers:
+            out.append([key])
+        else:
+            groups.setdefault(key.split(" ", 1)[0], []).append(key)
     for group in groups.values():
         if len(group) <= 2:
             out += [[key] for key in group]
@@ -575,15 +593,20 @@ def _passes(keys: list[str], *, one_by_one: bool) -> list[list[str]]:
     return out
 
 
-def _first_weights(key: str, matches: int) -> str:
-    """A chosen list's state row's weights: '' (to be ranked ahead), or AT_FIRST_SEARCH."""
-    return "" if matches >= (PREFIX_AHEAD if of_prefix(key) else RANKED_AHEAD) else AT_FIRST_SEARCH
+def _first_weights(key: str, matches: int, papers: int) -> str:
+    """A chosen list's state row's weights in a catalog of `papers`: '' (to be ranked ahead),
+    or AT_FIRST_SEARCH."""
+    ahead = max(PREFIX_AHEAD, PREFIX_SHARE * papers) if of_prefix(key) else RANKED_AHEAD
+    return "" if matches >= ahead else AT_FIRST_SEARCH
 
 
-def _typed(key: str) -> bool:
-    """Whether searches as you type read this list (scoring.typed's rule): not a prefix of
-    fewer than TYPED_FROM letters."""
-    return not of_prefix(key) or len(_LEXEME.findall(key)[0]) >= TYPED_FROM
+def _at_import(key: str, matches: int, papers: int) -> bool:
+    """Whether an import ranks this list before it returns (refresh's `typed`): a word's, or a
+    prefix's of TYPED_FROM letters or more (those searches as you type read) in PREFIX_AT_IMPORT
+    papers or IMPORT_SHARE of them (first searches of a quarter second and more: `model*`)."""
+    if not of_prefix(key):
+        return True
+    return len(_LEXEME.findall(key)[0]) >= TYPED_FROM and matches >= max(PREFIX_AT_IMPORT, IMPORT_SHARE * papers)
 
 
 class PostgresListMaintenance(ListMaintenance):
@@ -627,8 +650,8 @@ class PostgresListUpkeep(RankedListUpkeep):
         words get lists is read from the whole vocabulary (ts_stat: seconds at 100k papers) only
         when asked for all (budget None), when there are no lists yet, or when the catalog has
         grown or shrunk by a quarter since; lists no longer wanted are forgotten then. (built,
-        still stale). `typed` (an import's): the lists of prefixes of fewer than TYPED_FROM
-        letters are left stale, for the refresher the import starts."""
+        still stale). `typed` (an import's): only the lists _at_import; the other prefixes'
+        are left stale, for the refresher the import starts."""
         start = time.perf_counter()
         rescored = budget is not None if rescored is None else rescored
         with self.store.read() as tx:
@@ -651,11 +674,12 @@ class PostgresListUpkeep(RankedListUpkeep):
             # PREFIX_AHEAD, are their first search's: those out of date go back to it (ranked at the next search that needs
             # them, not by every import); those chosen now are no list yet.
             matches = {**kept, **dict(words)}
-            first = {k for k in wanted if not of_several(k) and _first_weights(k, matches[k]) == AT_FIRST_SEARCH}
+            first = {k for k in wanted
+                     if not of_several(k) and _first_weights(k, matches[k], papers) == AT_FIRST_SEARCH}
             stale = tx.lists._stale(wanted, rescored=rescored)
             again = [k for k in stale if k in first and k in kept]
             stale = [k for k in stale if k not in first]
-            later = [k for k in stale if typed and not _typed(k)]  # the refresher's
+            later = [k for k in stale if typed and not _at_import(k, matches.get(k, 0), papers)]  # the refresher's
             stale = [k for k in stale if k not in set(later)]
             # A prefix matching the words another does is written from that one's ranking.
             ranked = set(stale)
@@ -670,7 +694,7 @@ class PostgresListUpkeep(RankedListUpkeep):
                     tx.lists._choose(words, wanted, papers)
                 tx.lists._at_first_search(again)
         built = 0
-        for keys in _passes(alone, one_by_one=budget is not None):
+        for keys in _passes(alone, one_by_one=budget is not None, matches=matches, papers=papers):
             if budget is not None and time.perf_counter() - start > budget:
                 break
             if len(keys) == 1:
