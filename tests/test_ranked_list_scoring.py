@@ -9,7 +9,7 @@ import sqlite3
 import pytest
 
 from catalog.store.lists import scoring
-from catalog.store.lists.records import IndexRecords, varints
+from catalog.store.lists.records import IndexRecords, varint_sum, varints
 from catalog.store.sqlite.connection import Connection
 from catalog.store.sqlite.fts import FTS_COLUMNS
 
@@ -87,6 +87,23 @@ def test_varints_decode_sqlites_encoding():
     assert varints(bytes([0xFF] * 8 + [0x01])) == [(2 ** 56 - 1) << 8 | 1]
 
 
+def test_a_papers_length_is_the_sum_of_its_columns_however_long():
+    """varint_sum (the fast sum of one- and two-byte varints) agrees with decoding each one,
+    for columns of every size SQLite encodes in one, two, three or more bytes."""
+    def encoded(value: int) -> bytes:
+        groups = [value & 0x7F]
+        while value := value >> 7:
+            groups.append(value & 0x7F)
+        return bytes([0x80 | g for g in groups[:0:-1]] + [groups[0]])
+
+    sizes = [0, 1, 127, 128, 200, 16383, 16384, 2 ** 21, 3]
+    for start in range(len(sizes)):
+        columns = (sizes[start:] + sizes[:start])[:8]
+        blob = b"".join(map(encoded, columns))
+        assert varints(blob) == columns
+        assert varint_sum(blob) == sum(columns)
+
+
 def test_a_rescored_bound_is_never_beaten_by_a_paper_ranked_below_the_last():
     """A paper ranked at or below the list's last one (a lower term part then) cannot score
     better than the bound now, whatever the average length did."""
@@ -125,3 +142,14 @@ def test_keys_of_words_prefixes_and_several_words():
     assert scoring.term('("model")') == ("model", False) and scoring.term('("mod"*)') == ("mod", True)
     assert scoring.term('("modèle")') is None  # FTS5's folding, not this program's
     assert not scoring.of_several('("model")') and scoring.of_several('("a") AND ("b")')
+
+
+def test_a_smaller_catalog_keeps_lists_for_what_matches_a_large_share_of_it():
+    """A real library of 16,373 papers: its words and prefixes in a fifth of it get lists (the
+    slowest key typed, `the*`, ranked 5,433 matches); from 100,000 papers on, as before."""
+    assert scoring.min_matches(16_373) == 3_274
+    assert scoring.min_matches(5_000) == scoring.SMALL_FLOOR  # below it ranking all is quick
+    assert scoring.min_matches(100_000) == scoring.MIN_MATCHES == scoring.min_matches(300_000)
+    assert scoring.min_matches(1_000_000) == scoring.MIN_MATCHES_BIG
+    assert scoring.keeps_lists(16_373) and scoring.keeps_lists(3_000)
+    assert not scoring.keeps_lists(2_999) and not scoring.keeps_lists(90)

@@ -219,7 +219,7 @@ SEVERAL = ["the model", '"the model"', "the model venue:ICLR", "the model -learn
 
 def _compound_keys(catalog):
     with catalog.store.read() as tx:
-        return {k for k in tx.lists.keys() if pg_lists.of_several(k)}
+        return {k for k in tx.lists.maintenance().keys() if pg_lists.of_several(k)}
 
 
 def test_several_frequent_words_get_their_own_list_at_their_first_search(pg_seeded, monkeypatch):
@@ -330,7 +330,7 @@ def test_a_reader_who_may_not_write_gets_the_same_pages_and_asks_the_server_once
 
 def _keys(catalog):
     with catalog.store.read() as tx:
-        return set(tx.lists.keys())
+        return set(tx.lists.maintenance().keys())
 
 
 def test_words_and_prefixes_not_ranked_ahead_get_a_list_at_their_first_search(pg_seeded, monkeypatch):
@@ -383,7 +383,7 @@ def test_lists_ranked_in_one_pass_are_those_ranked_one_by_one(pg_seeded, monkeyp
     alone."""
     catalog = pg_seeded
     with catalog.store.read() as tx:
-        words = [key for key, _ in tx.lists.words(40) if key.startswith("exact ") and not pg_lists.of_prefix(key)]
+        words = [key for key, _ in tx.lists._words(40) if key.startswith("exact ") and not pg_lists.of_prefix(key)]
     keys = words[:5] + ["exact 'mod':*", "exact 'language' <-> 'model'", "exact 'zzzqx'"]
     alone_calls = []
     original = pg_lists.PostgresRankedLists._rank
@@ -439,7 +439,7 @@ def test_prefixes_get_their_list_ahead_the_largest_from_the_import_the_rest_afte
     built, left = catalog.store.lists.refresh(budget=None, typed=True)
     assert left == len(later) and catalog.store.lists.left() == len(later)
     with catalog.store.read() as tx:
-        assert set(tx.lists.stale()) == set(later)
+        assert set(tx.lists.maintenance().stale()) == set(later)
     served = _reads(monkeypatch)
     at_import = [key.split("'")[1] + "*" for key in prefixes if key not in later]
     for query in ["mod*", *at_import[:3]]:

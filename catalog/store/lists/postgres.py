@@ -43,7 +43,7 @@ import psycopg
 
 from catalog.errors import StoreError
 from catalog.store import lists
-from catalog.store.base import RankedLists, RankedListUpkeep
+from catalog.store.base import ListMaintenance, RankedLists, RankedListUpkeep
 from catalog.store.rows import ListProblems
 from catalog.store.compiler import TIERS
 from catalog.store.lists.scoring import TYPED_FROM, catalog_resized
@@ -345,7 +345,7 @@ class PostgresRankedLists(RankedLists):
             " ORDER BY built_at DESC, key OFFSET ?", (CHOSEN_AT, made.key, max(0, SEVERAL_LISTS - 1))).scalars()
             if of_several(key)]
         if old:
-            self.drop(old)
+            self._drop(old)
 
     def _list_state(self, compiled, tier: str):
         """The state row of a tier's list (None: no list). The states of every tier of the
@@ -377,7 +377,7 @@ class PostgresRankedLists(RankedLists):
 
     # --- building ----------------------------------------------------------------------------------
 
-    def words(self, min_matches: int | None = None) -> list[tuple[str, int]]:
+    def _words(self, min_matches: int | None = None) -> list[tuple[str, int]]:
         """(key, papers matching) of every word in at least `min_matches` papers (of the forms
         index, in RANKED_AHEAD: a tier after the first reads its lists, and no first search
         ranks one), and of every prefix (of plain letters and digits) whose words are, summed,
@@ -409,7 +409,7 @@ class PostgresRankedLists(RankedLists):
                 same[list_key(index, r["q"])] = first.setdefault(r["words"], list_key(index, r["q"]))
         return sorted(out, key=lambda kn: (-kn[1], kn[0])), same
 
-    def build(self, key: str, size: int | None = None) -> int:
+    def _build(self, key: str, size: int | None = None) -> int:
         """Rank one list from the full ranking (in a write transaction: no change can slip
         between the ranking and the change it is stamped with); how many papers it lists."""
         made = self._rank(key, LIST_SIZE if size is None else size)
@@ -461,12 +461,12 @@ class PostgresRankedLists(RankedLists):
             self.conn.execute(f"UPDATE {STATE_TABLE} SET weights = ?, built_at = 0, listed = 0 WHERE key = ANY(?)",
                               (AT_FIRST_SEARCH, keys))
 
-    def several(self) -> tuple[list[str], list[str]]:
+    def _several(self) -> tuple[list[str], list[str]]:
         """(the lists of several words kept, none a search would rank again: they follow
         changes as a word's do, and `stale` counts them)."""
-        return [k for k in self.keys() if of_several(k)], []
+        return [k for k in self._keys() if of_several(k)], []
 
-    def drop(self, keys: list[str]) -> None:
+    def _drop(self, keys: list[str]) -> None:
         self.conn.execute(f"DELETE FROM {TOP_TABLE} WHERE key = ANY(?)", (list(keys),))
         self.conn.execute(f"DELETE FROM {STATE_TABLE} WHERE key = ANY(?)", (list(keys),))
 
@@ -477,13 +477,13 @@ class PostgresRankedLists(RankedLists):
 
     # --- doctor ------------------------------------------------------------------------------------
 
-    def keys(self) -> list[str]:
+    def _keys(self) -> list[str]:
         """The lists kept or to be ranked ahead (not those AT_FIRST_SEARCH)."""
         return [r[0] for r in self.conn.execute(
             f"SELECT key FROM {STATE_TABLE} WHERE key != ? AND weights != ? ORDER BY matches DESC, key",
             (CHOSEN_AT, AT_FIRST_SEARCH)).all()]
 
-    def stale(self, keys: list[str] | None = None, *, rescored: bool = True) -> list[str]:
+    def _stale(self, keys: list[str] | None = None, *, rescored: bool = True) -> list[str]:
         """The lists (of `keys`, or all kept) a search would not read: missing, ranked with
         other weights, or more than CHANGE_LIMIT changes behind (without `rescored`: any). One
         AT_FIRST_SEARCH is none of these: its first search ranks it."""
@@ -492,10 +492,10 @@ class PostgresRankedLists(RankedLists):
             f"SELECT key FROM {STATE_TABLE} s WHERE key != ? AND (weights = ? OR weights = ? AND (SELECT count(*)"
             f" FROM (SELECT 1 FROM {CHANGE_TABLE} c WHERE c.seq > s.built_at LIMIT ?) AS n) <= ?)",
             (CHOSEN_AT, AT_FIRST_SEARCH, WEIGHTS, behind + 1, behind)).all()}
-        return [k for k in (self.keys() if keys is None else keys) if k not in fresh]
+        return [k for k in (self._keys() if keys is None else keys) if k not in fresh]
 
     def note(self) -> str | None:
-        keys = self.keys()
+        keys = self._keys()
         waiting = self.conn.execute(f"SELECT count(*) FROM {STATE_TABLE} WHERE weights = ?", (AT_FIRST_SEARCH,)).scalar()
         if not keys and not waiting:
             papers = self.conn.execute("SELECT count(*) FROM paper").scalar()
@@ -503,7 +503,7 @@ class PostgresRankedLists(RankedLists):
                 return f"ranked lists: none (a catalog of fewer than {MIN_MATCHES:,} papers ranks every match)"
             return ("ranked lists: none yet (an import ranks them in the background;"
                     " `catalog doctor --fix` ranks them now)")
-        stale = len(self.stale(keys))
+        stale = len(self._stale(keys))
         several = sum(1 for k in keys if of_several(k))
         prefixes = sum(1 for k in keys if of_prefix(k))
         return (f"ranked lists: {len(keys) - several - prefixes:,} words in {MIN_MATCHES:,}+ papers"
@@ -512,25 +512,28 @@ class PostgresRankedLists(RankedLists):
                 + f", each listing its best {LIST_SIZE:,} by ts_rank" + (f"; {stale:,} out of date" if stale else "")
                 + (f"; {waiting:,} more words and prefixes get theirs at their first search" if waiting else ""))
 
+    def maintenance(self) -> PostgresListMaintenance:
+        return PostgresListMaintenance(self)
+
     def problems(self) -> ListProblems:
         papers = self.conn.execute("SELECT count(*) FROM paper").scalar()
         seen = self.conn.execute(f"SELECT matches FROM {STATE_TABLE} WHERE key = ?", (CHOSEN_AT,)).scalar()
         choose = papers >= MIN_MATCHES and (seen is None or catalog_resized(seen, papers))
-        return ListProblems(self.stale(), self._differing(), papers if choose else None)
+        return ListProblems(self._stale(), self._differing(), papers if choose else None)
 
     def repair(self) -> tuple[int, int]:
         """Rank again any list unlike the ranking (those out of date are the refresh's, after;
         a list of several words follows changes as a word's does: none to drop)."""
         differing = self._differing()
         for key in differing:
-            self.build(key)
+            self._build(key)
         return len(differing), 0
 
     def _differing(self, how_many: int = 3, depth: int = 50) -> list[str]:
         """Lists a search reads (the `how_many` of fewest matches: quick to rank in full) whose
         head, as a search reads it, differs from the full ranking's."""
-        unread = set(self.stale())
-        keys = [k for k in self.keys()[::-1] if k not in unread][:how_many]
+        unread = set(self._stale())
+        keys = [k for k in self._keys()[::-1] if k not in unread][:how_many]
         wrong = []
         for key in keys:
             head = self._list_head(key, depth)
@@ -609,6 +612,31 @@ def _at_import(key: str, matches: int, papers: int) -> bool:
     return len(_LEXEME.findall(key)[0]) >= TYPED_FROM and matches >= max(PREFIX_AT_IMPORT, IMPORT_SHARE * papers)
 
 
+class PostgresListMaintenance(ListMaintenance):
+    """What benchmarks and tests ask of a transaction's lists: the lists role's own."""
+
+    def __init__(self, lists: PostgresRankedLists):
+        self.lists = lists
+
+    def keys(self) -> list[str]:
+        return self.lists._keys()
+
+    def words(self) -> list[tuple[str, int]]:
+        return self.lists._words()
+
+    def stale(self, keys: list[str] | None = None, *, rescored: bool = True) -> list[str]:
+        return self.lists._stale(keys, rescored=rescored)
+
+    def build(self, key: str) -> int:
+        return self.lists._build(key)
+
+    def several(self) -> tuple[list[str], list[str]]:
+        return self.lists._several()
+
+    def drop(self, keys: list[str]) -> None:
+        self.lists._drop(keys)
+
+
 class PostgresListUpkeep(RankedListUpkeep):
     """A shared catalog's ranked lists across transactions. `store`: the PostgresStore."""
 
@@ -657,7 +685,7 @@ class PostgresListUpkeep(RankedListUpkeep):
             # Lists left to their first search that are to be ranked ahead now (the catalog grew,
             # or an older version chose them) are as stale as lists never ranked.
             promoted = {k for k in wanted if k in waiting and k not in first and not of_several(k)}
-            behind = set(tx.lists.stale(wanted, rescored=rescored))
+            behind = set(tx.lists._stale(wanted, rescored=rescored))
             stale = [k for k in wanted if k in promoted or k in behind]
             again = [k for k in stale if k in first and k in kept]
             stale = [k for k in stale if k not in first]
@@ -703,7 +731,7 @@ class PostgresListUpkeep(RankedListUpkeep):
             seen = tx.conn.execute(f"SELECT matches FROM {STATE_TABLE} WHERE key = ?", (CHOSEN_AT,)).scalar()
             if seen is None:
                 return papers >= MIN_MATCHES
-            return catalog_resized(seen, papers) or bool(tx.lists.stale())
+            return catalog_resized(seen, papers) or bool(tx.lists._stale())
 
     def left(self) -> int:
         with self.store.read() as tx:
@@ -711,7 +739,7 @@ class PostgresListUpkeep(RankedListUpkeep):
             seen = tx.conn.execute(f"SELECT matches FROM {STATE_TABLE} WHERE key = ?", (CHOSEN_AT,)).scalar()
             if seen is None:
                 return int(papers >= MIN_MATCHES)
-            return max(len(tx.lists.stale()), int(catalog_resized(seen, papers)))
+            return max(len(tx.lists._stale()), int(catalog_resized(seen, papers)))
 
     def keep(self, made: list[RankedList]) -> None:
         """Write the lists a search ranked, unless another writer holds the catalog (an import:

@@ -34,8 +34,14 @@ DEEPER_HOPE = 0.75
 # Which words and prefixes get a list: those matching at least this many papers, where bm25
 # over every match takes ~14 ms or more (0.7 us a match): with a filter's join on each match,
 # what is not listed still ranks in about 20 ms at 100k. Prefixes count the papers of their
-# words (an upper bound of the papers they match). A catalog smaller than this keeps none.
+# words (an upper bound of the papers they match). A smaller catalog: SMALL_SHARE.
 MIN_MATCHES = 20_000
+# A smaller catalog keeps lists for what matches a large share of it: at 16,373 papers (a real
+# library, jgrey4296/bibliography's main/) `the*` ranks 5,433 matches in 5 ms warm and 16-25 ms the
+# first time (its doclists not yet read), 60-90 ms under load in the TUI, its slowest key; a
+# list answers in about 1 ms. From SMALL_FLOOR matches on (below it ranking every match takes
+# a few milliseconds), and never more than MIN_MATCHES: from 100,000 papers on, as before.
+SMALL_SHARE, SMALL_FLOOR = 0.2, 3_000
 # In a big catalog a match costs more to rank (its doclists and rows no longer stay in cache):
 # at 1M papers `hessian`, in 24,572 papers, took 65-100 ms in full (3-4 us a match), so there a
 # list is kept from this many papers on.
@@ -88,6 +94,38 @@ def frequency_of(score: float, weight: float, length: int, avgdl: float) -> floa
     return float(round(g * k / (K1 + 1.0 - g)))
 
 
+def matches_from_scores(rows: Sequence[tuple[float, int | None]], papers: int, avgdl: float,
+                        most_frequency: int = 4096) -> int | None:
+    """How many papers a one-word (or one-prefix) query matches, told by its ranking's own
+    scores: (score, paper length) of some of its best papers, `papers` and `avgdl` the index's.
+    bm25's IDF is the same for every paper, and each paper's weighted frequency a whole number,
+    so the IDF that makes the first paper's score of some frequency, solved for the matches,
+    must give every score back bit for bit (the caller checks the rest of the list the same
+    way). None when no such count does (an IDF of a key in half the papers or more is a floor
+    that tells nothing; a length unknown)."""
+    if not rows or any(length is None for _, length in rows) or papers < 2:
+        return None
+    first, length = rows[0]
+    for freq in range(1, most_frequency + 1):
+        weight = -first / saturation(freq, length, avgdl)  # bm25 = -(weight * saturation)
+        if weight <= 1e-6:
+            return None  # larger frequencies only lower it
+        ratio = math.exp(weight)  # idf: log((papers - n + 0.5) / (n + 0.5)) = weight
+        estimate = (papers + 0.5 - 0.5 * ratio) / (ratio + 1.0)
+        for matches in {math.floor(estimate), math.ceil(estimate)}:
+            if not 0 < matches < papers or bm25(idf(papers, matches), freq, length, avgdl) != first:
+                continue
+            exact = idf(papers, matches)
+            if exact > 1e-6 and all(_scores_back(score, exact, size, avgdl) for score, size in rows):
+                return matches
+    return None
+
+
+def _scores_back(score: float, weight: float, length: int, avgdl: float) -> bool:
+    freq = frequency_of(score, weight, length, avgdl)
+    return freq is not None and bm25(weight, freq, length, avgdl) == score
+
+
 def rescored_bound(weight: float, last: float, avgdl_then: float, avgdl_now: float) -> float:
     """The best score a paper outside a list can reach now, when the list's last paper had the
     term part `last` (saturation) at the average length `avgdl_then`: a paper not listed
@@ -105,7 +143,14 @@ def ranked(scores: dict[int, float]) -> list[tuple[int, float]]:
 
 def min_matches(papers: int) -> int:
     """How many papers a word or prefix must match to get a list, in a catalog this big."""
-    return MIN_MATCHES_BIG if papers >= BIG_CATALOG else MIN_MATCHES
+    if papers >= BIG_CATALOG:
+        return MIN_MATCHES_BIG
+    return min(MIN_MATCHES, max(SMALL_FLOOR, int(SMALL_SHARE * papers)))
+
+
+def keeps_lists(papers: int) -> bool:
+    """Whether a catalog of `papers` keeps any list: a word could match as many as one needs."""
+    return papers >= min_matches(papers)
 
 
 def list_depth(matches: int, papers: int) -> int:
