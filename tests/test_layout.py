@@ -193,3 +193,11 @@ def test_classes_are_composed_not_stacked():
             if len(bases) > 3 or lines > 600:
                 found.append(f"{module.name}.{name}: {len(bases)} bases, {lines} lines")
     assert found == []
+
+
+def test_the_top_of_the_package_holds_only_shared_pieces():
+    """A module's package says what it is (docs/architecture.md draws the house): at the top
+    stay only the entry point, Catalog, the schema and the small pieces every layer shares.
+    A new Catalog part goes in parts/, a new helper in the package of its area."""
+    top = {path.stem for path in PACKAGE.glob("*.py")}
+    assert top == {"__init__", "__main__", "library", "models", "errors", "rules", "paths", "extras", "resources"}

@@ -72,6 +72,9 @@ class ImportQueries(Imports):
             " VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id",
             (path, sha256, venue, year, format, imported_at, warnings)).scalar()
 
+    def set_source_warnings(self, source_id: int, warnings: str) -> None:
+        self.conn.execute("UPDATE source SET warnings = ? WHERE id = ?", (warnings, source_id))
+
     # --- new papers ---------------------------------------------------------------------------
 
     def max_paper_id(self) -> int:

@@ -42,6 +42,10 @@ class Imports(Role):
                    format: str, imported_at: datetime, warnings: str) -> int: ...
 
     @abstractmethod
+    def set_source_warnings(self, source_id: int, warnings: str) -> None:
+        """What a streamed file warned of, found after its source was added (as add_source's)."""
+
+    @abstractmethod
     def max_paper_id(self) -> int: ...
 
     @abstractmethod
