@@ -382,8 +382,10 @@ def test_lists_ranked_in_one_pass_are_those_ranked_one_by_one(pg_seeded, monkeyp
     and a word no paper holds; where the sample's cut proves too tight, that list is ranked
     alone."""
     catalog = pg_seeded
-    with catalog.store.read() as tx:
-        words = [key for key, _ in tx.lists.words(40) if key.startswith("exact ") and not pg_lists.of_prefix(key)]
+    with catalog.store.read() as tx, monkeypatch.context() as words_in:
+        words_in.setattr(pg_lists, "MIN_MATCHES", 40)
+        words = [key for key, _ in tx.lists.maintenance().words()
+                 if key.startswith("exact ") and not pg_lists.of_prefix(key)]
     keys = words[:5] + ["exact 'mod':*", "exact 'language' <-> 'model'", "exact 'zzzqx'"]
     alone_calls = []
     original = pg_lists.PostgresRankedLists._rank
@@ -438,7 +440,7 @@ def test_prefixes_get_their_list_ahead_the_largest_from_the_import_the_rest_afte
     built, left = catalog.store.lists.refresh(budget=None, typed=True)
     assert left == len(later) and catalog.store.lists.left() == len(later)
     with catalog.store.read() as tx:
-        assert set(tx.lists.stale()) == set(later)
+        assert set(tx.lists.maintenance().stale()) == set(later)
     served = _reads(monkeypatch)
     at_import = [key.split("'")[1] + "*" for key in prefixes if key not in later]
     for query in ["mod*", *at_import[:3]]:

@@ -22,9 +22,10 @@ ranked anew) until too much has changed, then ranked again.
 
 Every search asks `tx.lists.page(...)`; doctor asks `problems` and `fix`; imports and the
 background refresher call `store.lists.refresh(...)`; benchmarks and tests list, rank and drop
-lists by hand through `tx.lists.maintenance()` (base.ListMaintenance), which nothing else uses. A search that ranks a list of its own
-hands it to its caller (`tx.lists.to_keep()`), who keeps it with `store.lists.keep(...)` after
-the read: a short write that never waits for a writer.
+lists by hand through `tx.lists.maintenance()` (base.ListMaintenance), which nothing else
+uses. A search that ranks a list of its own hands it to its caller (`tx.lists.to_keep()`),
+who keeps it with `store.lists.keep(...)` after the read: a short write that never waits for
+a writer.
 """
 
 from __future__ import annotations

@@ -9,9 +9,9 @@ some of the shorter one's): the paper's term of `mode*` is at most its term of `
 the ratio r of the two prefixes' IDFs, the other words' terms are the same, so its score on
 `the mode*` is at most max(1, r) times its score on `the mod*`. A paper after the head scored
 no better than the head's last on `the mod*`, so none can beat max(1, r) times that score
-(the bound; tighter with the longer prefix's own list when r > 1: LongerPrefix._narrowed). The head's papers are scored exactly (their text tokenized again, Retokenized),
-best first, until the rest cannot reach the page; the page is served when its last paper beats
-the bound.
+(the bound; when r > 1 the longer prefix's own list narrows it: LongerPrefix._narrowed). The
+head's papers are scored exactly (their text tokenized again, Retokenized), best first, until
+the rest cannot reach the page; the page is served when its last paper beats the bound.
 
 When both words match most of a catalog (at 1M synthetic papers, `the` and `mod*` in 98% and
 85%: both IDFs are FTS5's floor, 1e-6, and neither word orders the papers) no word's list
