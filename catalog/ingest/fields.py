@@ -241,6 +241,15 @@ def doi(value: object) -> str | None:
     return m[1].rstrip(".,;)").lower() if m else None
 
 
+def doi_link(url: object) -> str | None:
+    """The DOI of a doi.org link (`https://doi.org/10.1177/0193...`), else None: where a record's
+    DOI field holds a short DOI (Zotero's `10/bqwfc8`), its link still names the paper."""
+    return doi(url) if isinstance(url, str) and _DOI_LINK.match(url.strip()) else None
+
+
+_DOI_LINK = re.compile(r"https?://(dx\.)?doi\.org/10\.", re.IGNORECASE)
+
+
 def arxiv_id(value: object, *, bare: bool = False) -> str | None:
     """An arXiv id without version from 'arXiv:1706.03762v5', an arxiv.org link, 'arXiv preprint
     arXiv:1706.03762' or an arXiv DOI; `bare` also accepts a plain '1706.03762' (eprint fields)."""
