@@ -188,9 +188,8 @@ async def test_position_and_gg(app, seeded, settle):
         await pilot.press("g", "g")  # no saved searches: gg within half a second
         await settle(pilot)
         assert app.main.papers.cursor == 0 and str(hint.content).startswith("row 1 / 90")
-        await pilot.press("g")  # a lone g says what g is for
-        await pilot.pause(0.7)
-        assert "No saved searches yet" in toasts(app)
+        await pilot.press("g")  # a lone g says what g is for, once no second g came
+        await until(pilot, lambda: "No saved searches yet" in toasts(app))
         seeded.saved.save_search("one", "diffusion")
         await pilot.press("R", "end")
         await settle(pilot)
