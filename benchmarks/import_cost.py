@@ -7,10 +7,13 @@ background refresher (those of one- and two-letter prefixes) are ranked as the r
 them, timed on their own ("left to the background").
 
     python -m benchmarks.import_cost --size 100000 --rounds 2 --against /path/to/main-checkout
-    python -m benchmarks.import_cost --size 100000 --profile     # where storing the files goes
+    python -m benchmarks.import_cost --size 100000 --profile     # where the whole import goes
+    python -m benchmarks.import_cost --size 100000 --cprofile    # storing the files, by function
     python -m benchmarks.import_cost --lists DB                  # what ranking each list costs
 
-`--profile` runs the importer in this process under cProfile (lists not ranked) and prints the
+`--profile` runs `catalog import` in this process with a timer around each component (the two
+FTS5 indexes, cite keys, the lists' counts and rankings, commits: benchmarks/import_profile.py).
+`--cprofile` runs the importer in this process under cProfile (lists not ranked) and prints the
 functions that took longest, cumulatively: the way the quadratic cite keys were found.
 """
 
@@ -104,6 +107,16 @@ def profile(size: int, work: Path, top: int = 25) -> str:
     return out.getvalue()
 
 
+def components(size: int, work: Path) -> list[str]:
+    from benchmarks.import_profile import profile_import
+
+    files = corpus.write_paper_lists(size, work / "lists", per_file=max(1000, size // 4))
+    db = work / "components.db"
+    for old in work.glob(db.name + "*"):
+        old.unlink()
+    return profile_import(files, db)
+
+
 def list_costs(db: Path) -> list[str]:
     """Each list a catalog keeps, ranked again as the import ranks it (FTS5's bm25 over every
     match, one at a time), and its matches merely counted (what reading the doclists costs,
@@ -141,7 +154,8 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--against", type=Path, nargs="*", default=[],
                         help="other checkouts (folders holding catalog/) to time alongside")
-    parser.add_argument("--profile", action="store_true", help="profile the importer in this process instead")
+    parser.add_argument("--profile", action="store_true", help="time the import's components in this process")
+    parser.add_argument("--cprofile", action="store_true", help="profile the importer under cProfile instead")
     parser.add_argument("--lists", type=Path, help="a catalog whose lists to rank again, one at a time")
     parser.add_argument("--work", type=Path, default=HERE / "work" / "import_cost")
     args = parser.parse_args()
@@ -149,6 +163,8 @@ def main() -> None:
     if args.lists:
         print("\n".join(list_costs(args.lists)))
     elif args.profile:
+        print("\n".join(components(args.size, args.work)))
+    elif args.cprofile:
         print(profile(args.size, args.work))
     else:
         print("\n".join(compare(args.size, args.rounds, args.against, args.work)))

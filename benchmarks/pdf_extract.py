@@ -1,4 +1,4 @@
-"""Text extraction from PDFs: catalog's reading (catalog/pdftext.py: pypdfium2 plus cleaning)
+"""Text extraction from PDFs: catalog's reading (catalog/attachments/pdftext.py: pypdfium2 plus cleaning)
 against pypdfium2's own extraction, and pypdf (pure Python) when it is installed, over at
 least PAGES pages of real PDFs, alternated in one run so the machine's load falls on each alike.
 
@@ -41,7 +41,7 @@ def pdfium_raw(path: Path) -> list[str]:
 
 
 def catalog_read(path: Path) -> list[str]:
-    from catalog import pdftext
+    from catalog.attachments import pdftext
 
     return pdftext.read(path).pages
 
@@ -58,7 +58,7 @@ def pypdf_read(path: Path) -> list[str]:
 
 def catalog_import_read(path: Path) -> list[str]:
     """As `catalog import` reads a PDF: page 1's runs by size of type too (its title)."""
-    from catalog import pdftext
+    from catalog.attachments import pdftext
 
     return pdftext.read(path, headings=True).pages
 

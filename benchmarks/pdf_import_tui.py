@@ -38,7 +38,7 @@ PAPERS = ROOT / "tests" / "data" / "pdf" / "papers"
 
 def build(folder: Path, pdfs: int, pages: int) -> tuple[Path, Path, int]:
     """(the catalog, the folder of PDFs, its pages)."""
-    from catalog import pdftext
+    from catalog.attachments import pdftext
     from tests.pdfmaker import make
 
     db = folder / "catalog.db"

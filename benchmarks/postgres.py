@@ -6,9 +6,11 @@ without (ranking every match), alternated with SQLite.
 
     python -m benchmarks.postgres [N] [ROUNDS]
     python -m benchmarks.postgres imports N ROUNDS [CHECKOUT]   # imports only
-    python -m benchmarks.postgres queries URL ROUNDS [CHECKOUT]  # queries on a catalog you have
+    python -m benchmarks.postgres queries URL ROUNDS [CHECKOUT [URL2]]  # queries on catalogs you have
     python -m benchmarks.postgres rls N ROUNDS                   # row-level security's cost
     python -m benchmarks.postgres ranking URL SAMPLE             # ranking a list, two ways
+    python -m benchmarks.postgres passes URL ROUNDS              # the lists, one by one and in passes
+    python -m benchmarks.postgres vectors URL N ROUNDS           # vectors: generated columns or trigger
 
 `imports` alternates `catalog import` into a new SQLite file and a new PostgreSQL database
 ROUNDS times (with CHECKOUT, e.g. a worktree of main, that checkout's PostgreSQL import too,
@@ -16,11 +18,12 @@ with this Python), and prints each time and the ratios to SQLite's median.
 
 `queries` times QUERIES (and the ANDs and phrases of SEVERAL) on an existing PostgreSQL
 catalog, each round in a fresh process of this checkout and (with CHECKOUT) of that one,
-alternated: the first search of each query (a cold connection; on this checkout an AND or
-phrase of frequent words, a prefix, or a word in fewer than RANKED_AHEAD papers then ranks its
-own list) and the median of 7 after it. Before each round the lists of several words are
-dropped and those of prefixes and such words are back to AT_FIRST_SEARCH, so every round
-starts as a new catalog would.
+alternated, that one on URL2 when given (a catalog its own import made): the first search of
+each query (a cold connection; an AND or phrase of frequent words, a prefix or a word a list
+was left for ranks its own list then) and the median of 7 after it. Before each round the
+ranked lists are put back as they were when the benchmark began (copied into two tables of
+its own, dropped at the end): run it on catalogs just imported, and every round starts as the
+import left them.
 
 `rls` measures what row-level security on `paper_reader` (migration 0014) costs the searches,
 facet counts and stats that read a person's marks: a catalog of N papers owned by one role,
@@ -164,33 +167,31 @@ def main(n: int = 100_000, rounds: int = 1) -> None:
 _ALL = list(dict.fromkeys([*SEVERAL, *QUERIES]))
 
 
-def queries(url: str, rounds: int, checkout: str | None = None) -> None:
-    """QUERIES and SEVERAL on the catalog at `url`: this checkout and `checkout` alternated,
-    each round a fresh process after the lists of several words are dropped."""
+def queries(url: str, rounds: int, checkout: str | None = None, checkout_url: str | None = None) -> None:
+    """QUERIES and SEVERAL on the catalog at `url`: this checkout and `checkout` alternated
+    (on `checkout_url` when given: a catalog that checkout imported), each round a fresh
+    process on lists as the catalog's import left them."""
     import psycopg
 
-    from catalog.store.lists.postgres import AT_FIRST_SEARCH, RANKED_AHEAD
-
-    sides = {"this": None, **({checkout: Path(checkout).resolve()} if checkout else {})}
+    sides = {"this": (None, url), **({checkout: (Path(checkout).resolve(), checkout_url or url)} if checkout else {})}
+    for _, where in sides.values():
+        _keep_imported_lists(where)
     results: dict[tuple[str, str], list[tuple[float, float]]] = {}
-    for r in range(rounds):
-        for name, folder in sides.items():
-            with psycopg.connect(url, autocommit=True) as conn:
-                for table in ("rank_top", "rank_top_state"):
-                    conn.execute(f"DELETE FROM {table} WHERE key LIKE '%&%' OR key LIKE '%<->%'")
-                # Prefixes and words a search ranked at its first search are back to that.
-                first = [r[0] for r in conn.execute(
-                    "SELECT key FROM rank_top_state WHERE weights <> %s AND key <> '#papers'"
-                    " AND (key LIKE '%%:*' OR matches < %s)", (AT_FIRST_SEARCH, RANKED_AHEAD))]
-                conn.execute("DELETE FROM rank_top WHERE key = ANY(%s)", (first,))
-                conn.execute("UPDATE rank_top_state SET weights = %s, built_at = 0, listed = 0 WHERE key = ANY(%s)",
-                             (AT_FIRST_SEARCH, first))
-            out = subprocess.run([sys.executable, "-c", _PROBE, url, *_ALL], cwd=folder,
-                                 check=True, capture_output=True, text=True).stdout
-            for line in out.splitlines():
-                query, first, median = line.split("\t")
-                results.setdefault((query, name), []).append((float(first), float(median)))
-            print(f"round {r + 1} {name} done", flush=True)
+    try:
+        for r in range(rounds):
+            for name, (folder, where) in sides.items():
+                _restore_imported_lists(where)
+                out = subprocess.run([sys.executable, "-c", _PROBE, where, *_ALL], cwd=folder,
+                                     check=True, capture_output=True, text=True).stdout
+                for line in out.splitlines():
+                    query, first, median = line.split("\t")
+                    results.setdefault((query, name), []).append((float(first), float(median)))
+                print(f"round {r + 1} {name} done", flush=True)
+    finally:
+        for _, where in sides.values():
+            with psycopg.connect(where, autocommit=True) as conn:
+                _restore_imported_lists(where)
+                conn.execute("DROP TABLE IF EXISTS bench_rank_top, bench_rank_top_state")
     for query in _ALL:
         cells = []
         for name in sides:
@@ -198,6 +199,28 @@ def queries(url: str, rounds: int, checkout: str | None = None) -> None:
             cells.append(f"{name}: first {', '.join(f'{f:.1f}' for f, _ in runs)} ms,"
                          f" then {', '.join(f'{m:.1f}' for _, m in runs)} ms")
         print(f"{query!r:34} " + " | ".join(cells))
+
+
+def _keep_imported_lists(url: str) -> None:
+    """A copy of the catalog's ranked lists as they are (run on a catalog just imported), in
+    two tables of the benchmark's own, once."""
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True) as conn:
+        for table in ("rank_top", "rank_top_state"):
+            if conn.execute("SELECT to_regclass(%s)", (f"bench_{table}",)).fetchone()[0] is None:
+                conn.execute(f"CREATE TABLE bench_{table} AS SELECT * FROM {table}")
+
+
+def _restore_imported_lists(url: str) -> None:
+    """The lists back to the copy: those searches ranked since are gone, those the import
+    left to a first search are that again."""
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True) as conn, conn.transaction():
+        for table in ("rank_top", "rank_top_state"):
+            conn.execute(f"DELETE FROM {table}")
+            conn.execute(f"INSERT INTO {table} SELECT * FROM bench_{table}")
 
 
 # What reads paper_reader (status:, rating:, their facet counts, the rating sort), and two
@@ -312,13 +335,96 @@ def ranking(url: str, sample: int) -> None:
           f" {taken['over rows']:.1f} s ({taken['now'] / taken['over rows']:.2f}x), the same rows")
 
 
+def passes(url: str, rounds: int) -> None:
+    """The lists kept at `url` (those an import ranks ahead), ranked one by one (as each
+    refresh did) and in passes of many per index (lists/postgres.py's _rank_many), alternated
+    ROUNDS times, in read transactions (nothing is written): seconds each way, the same lists."""
+    from catalog.library import Catalog
+    from catalog.store.lists import postgres as pg_lists
+
+    catalog = Catalog.open(url)
+    taken: dict[str, list[float]] = {"one by one": [], "in passes": []}
+    try:
+        with catalog.store.read() as tx:
+            keys = tx.lists.keys()
+        for r in range(rounds):
+            made = {}
+            for way in ("one by one", "in passes") if r % 2 == 0 else ("in passes", "one by one"):
+                start = time.perf_counter()
+                with catalog.store.read() as tx:
+                    if way == "one by one":
+                        made[way] = [tx.lists._rank(key, pg_lists.LIST_SIZE) for key in keys]
+                    else:
+                        made[way] = [one for group in pg_lists._passes(keys, one_by_one=False)
+                                     for one in tx.lists._rank_many(group, pg_lists.LIST_SIZE)]
+                taken[way].append(time.perf_counter() - start)
+                print(f"round {r + 1} {way}: {taken[way][-1]:.1f} s", flush=True)
+            same = {m.key: m for m in made["one by one"]} == {m.key: m for m in made["in passes"]}
+            print(f"round {r + 1}: {len(keys)} lists, {'the same' if same else 'DIFFERENT'}", flush=True)
+    finally:
+        catalog.close()
+    one, many = statistics.median(taken["one by one"]), statistics.median(taken["in passes"])
+    print(f"{len(keys)} lists: one by one {one:.1f} s, in passes {many:.1f} s ({many / one:.2f}x), medians")
+
+
+_VECTOR_COLUMNS = ("key, fingerprint, abstract, abstract_text, search_extra, headline, title, user_title, authors,"
+                   " venue, year, doi, arxiv_id, url, tags_text, notes_text, added_at, updated_at, kind")
+
+
+def vectors(url: str, n: int, rounds: int) -> None:
+    """Inserting N papers of the catalog at `url` (at migration 0019 or later) into two scratch
+    tables with both vectors' GIN indexes: one with 0009's generated columns (each vector
+    splits every field's words), one with 0019's trigger (each field split once), alternated
+    ROUNDS times: the seconds, and whether the vectors are the same."""
+    import psycopg
+
+    from catalog.store.tsvector import VECTORS
+
+    generated = ", ".join(
+        f"ADD COLUMN {column} tsvector GENERATED ALWAYS AS (catalog_vector('{config}', user_title, title, headline,"
+        " tags_text, authors, notes_text, abstract_text, search_extra)) STORED" for column, config in VECTORS.values())
+    setup = [
+        "CREATE TABLE bench_generated (LIKE paper INCLUDING DEFAULTS INCLUDING STORAGE)",
+        f"ALTER TABLE bench_generated DROP COLUMN search_vector, DROP COLUMN stem_vector, {generated}",
+        "CREATE TABLE bench_trigger (LIKE paper INCLUDING DEFAULTS INCLUDING STORAGE)",
+        "CREATE TRIGGER bench_vectors BEFORE INSERT ON bench_trigger FOR EACH ROW EXECUTE FUNCTION catalog_paper_vectors()",
+        *(f"CREATE INDEX ON bench_{t} USING gin ({c})" for t in ("generated", "trigger") for c in ("search_vector", "stem_vector")),
+    ]
+    taken: dict[str, list[float]] = {"generated": [], "trigger": []}
+    with psycopg.connect(url, autocommit=True) as conn:
+        for statement in setup:
+            conn.execute(statement)
+        try:
+            step = max(1, conn.execute("SELECT count(*) FROM paper").fetchone()[0] // n)
+            for r in range(rounds):
+                for way in ("generated", "trigger") if r % 2 == 0 else ("trigger", "generated"):
+                    conn.execute(f"TRUNCATE bench_{way}")
+                    start = time.perf_counter()
+                    conn.execute(f"INSERT INTO bench_{way} ({_VECTOR_COLUMNS}) SELECT {_VECTOR_COLUMNS} FROM paper"
+                                 " WHERE id %% %s = 0 LIMIT %s", (step, n))
+                    taken[way].append(time.perf_counter() - start)
+                print(f"round {r + 1}: generated {taken['generated'][-1]:.2f} s, trigger {taken['trigger'][-1]:.2f} s",
+                      flush=True)
+            differ = conn.execute("SELECT count(*) FROM bench_generated g JOIN bench_trigger t USING (key)"
+                                  " WHERE g.search_vector <> t.search_vector OR g.stem_vector <> t.stem_vector").fetchone()[0]
+        finally:
+            conn.execute("DROP TABLE IF EXISTS bench_generated, bench_trigger")
+    gen, trig = statistics.median(taken["generated"]), statistics.median(taken["trigger"])
+    print(f"{n} papers: generated {gen:.2f} s, trigger {trig:.2f} s ({trig / gen:.2f}x), medians;"
+          f" {differ} papers with other vectors")
+
+
 if __name__ == "__main__":
-    if sys.argv[1:2] == ["ranking"]:
+    if sys.argv[1:2] == ["vectors"]:
+        vectors(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))
+    elif sys.argv[1:2] == ["passes"]:
+        passes(sys.argv[2], int(sys.argv[3]))
+    elif sys.argv[1:2] == ["ranking"]:
         ranking(sys.argv[2], int(sys.argv[3]))
     elif sys.argv[1:2] == ["rls"]:
         rls(int(sys.argv[2]), int(sys.argv[3]))
     elif sys.argv[1:2] == ["queries"]:
-        queries(sys.argv[2], int(sys.argv[3]), *sys.argv[4:5])
+        queries(sys.argv[2], int(sys.argv[3]), *sys.argv[4:6])
     elif sys.argv[1:2] == ["imports"]:
         imports(int(sys.argv[2]), int(sys.argv[3]), *sys.argv[4:5])
     else:

@@ -34,7 +34,8 @@ def main() -> None:
     args.work.mkdir(parents=True, exist_ok=True)
     os.environ.setdefault("XDG_CACHE_HOME", str(args.work / "cache"))
     from benchmarks.discover import build_catalog
-    from catalog.library import Catalog, _untriaged
+    from catalog.library import Catalog
+    from catalog.parts.triaging import _untriaged
     from catalog.searching.query import parse
 
     db = args.work / "catalog.db"

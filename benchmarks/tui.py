@@ -35,7 +35,7 @@ def _watch_results() -> dict[str, float]:
     SPANS: each catalog call of the session, the list's updates and its painting."""
     from catalog.library import Catalog
     from catalog.tui.widgets.paper_list import PaperList
-    from catalog.words import Words
+    from catalog.parts.words import Words
 
     applied: dict[str, float] = {}
     show = PaperList.show_results

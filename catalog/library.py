@@ -3,14 +3,12 @@
 Catalog coordinates: it checks what users typed (catalog/rules.py), opens one transaction of
 the store per operation, and calls the modules that know each job (importer, changes, merges,
 annotations, export, doctor). It holds no SQL and no connection. Parts with a job of their
-own are composed in, each made in __init__ with the store and reached as an attribute:
-`files` (attached files, catalog/files.py), `exchange` (exports and the annotations file,
-catalog/exchange.py), `citing` (kept .bib files and cite keys, catalog/citing.py), `words`
-(missing words, suggestions, added acronyms, catalog/words.py), `saved` (saved searches,
-catalog/saved.py), `triage` (catalog/triaging.py), `discovery` (similar papers,
-recommendations, topics, catalog/discovery.py), `admin` (backups, copies, SQL, members,
-catalog/admin.py) and `web` (papers from the web, catalog/web.py: given the Catalog, whose
-search and get it uses).
+own are composed in (catalog/parts/, a module each), each made in __init__ with the store and
+reached as an attribute: `files` (attached files), `exchange` (exports and the annotations
+file), `citing` (kept .bib files and cite keys), `words` (missing words, suggestions, added
+acronyms), `saved` (saved searches), `triage`, `discovery` (similar papers, recommendations,
+topics), `admin` (backups, copies, SQL, members) and `web` (papers from the web: given the
+Catalog, whose search and get it uses).
 """
 
 from __future__ import annotations
@@ -20,33 +18,35 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from time import monotonic
 
-from catalog import attaching, changes, rules
-from catalog.admin import Admin
-from catalog.citing import Citing
-from catalog.discovery import Discovering
+from catalog import rules
+from catalog.attachments import attaching
+from catalog.parts import changes
+from catalog.parts.admin import Admin
+from catalog.parts.citing import Citing
+from catalog.parts.discovery import Discovering
 from catalog.errors import CatalogError, Interrupted
-from catalog.exchange import Exchange
-from catalog.files import Files
+from catalog.parts.exchange import Exchange
+from catalog.parts.files import Files
 from catalog.resources import seeds_dir
 from catalog.results import (
     AuthorCount, Edit, Facets, FirstPage, ImportReport, NoteView, PaperDetail, PaperState,
     PaperSummary, RatingCount, SavedSearchChanged, SplitResult, Stats, TagCount,
     PaperDeleted, TagsChanged,
 )
-from catalog.saved import SavedSearches
+from catalog.parts.saved import SavedSearches
 from catalog.searching import highlight, hits, pages
 from catalog.searching.lookup import as_one_query, resolve_key, understood
 from catalog.searching.query import Query, QueryError, Sort, parse
 from catalog.searching.request import SearchRequest, as_request, request
 from catalog.store import Store, first_use, open_store
 from catalog.store.rows import Revision
-from catalog.triaging import Triage
-from catalog.corrections import Corrections
-from catalog.deleting import Deleting
-from catalog.statistics import Statistics
-from catalog.vocabulary import Vocabulary
-from catalog.web import Web
-from catalog.words import Words
+from catalog.parts.triaging import Triage
+from catalog.parts.corrections import Corrections
+from catalog.parts.deleting import Deleting
+from catalog.parts.statistics import Statistics
+from catalog.parts.vocabulary import Vocabulary
+from catalog.parts.web import Web
+from catalog.parts.words import Words
 
 Notify = Callable[[str], None]
 Stop = Callable[[], bool]
@@ -459,7 +459,7 @@ class Catalog:
     def check(path: Path, *, fix: bool = False, notify: Notify = lambda m: None):
         """`catalog doctor`: check the catalog at `path` (with `fix`, repair it), including a
         file the other commands refuse to open; a DoctorReport."""
-        from catalog import doctor
+        from catalog.parts import doctor
 
         return doctor.check_file(path, fix=fix, notify=notify)
 

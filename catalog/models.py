@@ -78,7 +78,7 @@ class Paper(SQLModel, table=True):
     arxiv_id: str | None = None
     url: str | None = None
     # What kind of publication: article (a journal's), conference, chapter, book, thesis,
-    # masters, report, preprint; NULL when no source said (catalog/kinds.py).
+    # masters, report, preprint; NULL when no source said (catalog/ingest/kinds.py).
     kind: str | None = None
     # Kept up to date by triggers on paper_tag and note, so FTS5 can index them with the paper.
     tags_text: str = Field(default="", sa_column_kwargs={"server_default": ""})
@@ -248,7 +248,7 @@ class KeptRecord(SQLModel, table=True):
 
 
 class PaperAuthor(SQLModel, table=True):
-    """One author of a paper, in order (catalog/people.py): the name as shown, the family name,
+    """One author of a paper, in order (catalog/ingest/people.py): the name as shown, the family name,
     and the forms `author:` compares (accents and case folded)."""
 
     __tablename__ = "paper_author"
@@ -324,10 +324,10 @@ class AddedAcronym(SQLModel, table=True):
 
 
 class Attachment(SQLModel, table=True):
-    """A file attached to a paper (catalog/attaching.py): a copy in the catalog's folder of
+    """A file attached to a paper (catalog/attachments/attaching.py): a copy in the catalog's folder of
     files ('managed', `path` relative to it) or a file left in place ('linked', `path`
     absolute). `sha256` and `size` as attached; `pages` and `text_state` once its text was
-    read (catalog/pdftext.py). On a server `added_by` is the member's role, and only they
+    read (catalog/attachments/pdftext.py). On a server `added_by` is the member's role, and only they
     detach it (row-level security, migration 0015)."""
 
     __tablename__ = "attachment"

@@ -170,7 +170,7 @@ def test_annotations_export_takes_the_file_as_catalog_export_does(run_cli, tmp_p
 
 
 def test_annotations_import_is_one_transaction(seeded_both, tmp_path, monkeypatch):
-    from catalog import annotations
+    from catalog.parts import annotations
 
     other = Catalog.open(tmp_path / "other.db")
     other.import_paths([SEEDS])

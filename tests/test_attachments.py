@@ -279,7 +279,7 @@ def test_a_copy_killed_midway_leaves_no_half_file_under_a_papers_name(seeded, a_
     import subprocess
     import sys
 
-    from catalog import attaching
+    from catalog.attachments import attaching
 
     folder = db_path.with_name("catalog-files")
     folder.mkdir()

@@ -10,7 +10,7 @@ import sqlite3
 from click.testing import CliRunner
 
 from catalog.cli import main
-from catalog.people import fold, people, short
+from catalog.ingest.people import fold, people, short
 
 BIB = r"""@article{maaten2008tsne,
   title = {Visualizing Data using t-{SNE}},

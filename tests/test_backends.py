@@ -260,7 +260,7 @@ def test_doctor_and_hand_edits_on_a_server(pg_server, pg_seeded_template):
     tags edited wrong is found by doctor and recomputed by doctor --fix."""
     import psycopg
 
-    from catalog import doctor
+    from catalog.parts import doctor
 
     url = pg_server.create(template=pg_seeded_template)
     try:

@@ -10,9 +10,9 @@ from datetime import date, datetime, timedelta
 
 from click.testing import CliRunner
 
-from catalog import charts
+from catalog.parts import charts
 from catalog.cli import main
-from catalog.statistics import Charts, _weeks
+from catalog.parts.statistics import Charts, _weeks
 from tests.conftest import SEEDS, key_of
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 
-from catalog import citekeys
+from catalog.ingest import citekeys
 from catalog.store.imports import ImportQueries
 
 

@@ -26,7 +26,7 @@ from pathlib import Path
 import pytest
 
 from benchmarks.corpus import write_paper_lists
-from catalog import doctor
+from catalog.parts import doctor
 from catalog.library import Catalog
 from tests.concurrency_worker import Run
 from tests.conftest import SEEDS

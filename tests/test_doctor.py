@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from catalog import doctor
+from catalog.parts import doctor
 from catalog.library import Catalog
 from tests.conftest import SEEDS
 

@@ -1,4 +1,4 @@
-"""What kind of publication a paper is (catalog/kinds.py, `paper.kind`): read from each
+"""What kind of publication a paper is (catalog/ingest/kinds.py, `paper.kind`): read from each
 format's own type names, kept through merges and copies, written back by every export, so
 a journal article imported from Zotero, JabRef or Mendeley leaves as a journal article."""
 

@@ -64,7 +64,7 @@ def test_no_database_driver_outside_the_store():
 def test_the_tui_and_the_cli_reach_the_database_only_through_catalog():
     """They import neither the store nor the modules that take its transactions."""
     reaching = ("catalog.store", "catalog.importing.importer", "catalog.importing.dedupe", "catalog.importing.merges",
-                "catalog.changes", "catalog.annotations", "catalog.importing.derived", "catalog.doctor",
+                "catalog.parts.changes", "catalog.parts.annotations", "catalog.importing.derived", "catalog.parts.doctor",
                 "catalog.discover.related", "catalog.searching.lookup")
     found = []
     for path, tree in _modules():
@@ -76,8 +76,9 @@ def test_the_tui_and_the_cli_reach_the_database_only_through_catalog():
                       next((a.name for a in node.names), "") if isinstance(node, ast.Import) else None)
             if module and module.startswith(reaching):
                 found.append(f"{rel}: {module}")
-            if isinstance(node, ast.ImportFrom) and node.module == "catalog":
-                found += [f"{rel}: catalog.{a.name}" for a in node.names if f"catalog.{a.name}" in reaching]
+            if isinstance(node, ast.ImportFrom) and node.module and not node.module.startswith(reaching):
+                found += [f"{rel}: {node.module}.{a.name}" for a in node.names
+                          if f"{node.module}.{a.name}".startswith(reaching)]
     assert found == []
 
 
@@ -119,8 +120,8 @@ def test_the_store_imports_nothing_above_it_and_postgres_nothing_of_sqlite():
     """The store is the bottom of the house: it never reaches up into the import pipeline,
     discovery, the library or the interfaces (their steps come in as arguments); and the
     PostgreSQL backend shares only what store/ itself holds."""
-    above = ("catalog.importing", "catalog.discover", "catalog.library", "catalog.doctor", "catalog.exchange",
-             "catalog.changes", "catalog.annotations", "catalog.cli", "catalog.tui", "catalog.export")
+    above = ("catalog.importing", "catalog.discover", "catalog.library", "catalog.parts", "catalog.cli",
+             "catalog.tui", "catalog.export")
     found = []
     for path, tree in _modules(outside_store=False):
         rel = path.relative_to(PACKAGE)
@@ -135,17 +136,17 @@ def test_the_store_imports_nothing_above_it_and_postgres_nothing_of_sqlite():
 # A tuple read by position: `tuple[str, int]`, `tuple` alone, or a list or dict of them
 # (`tuple[X, ...]` of named results is fine).
 BY_POSITION = re.compile(r"^tuple$|tuple\[(?![^\]]*\.\.\.)[^\]]*,|tuple\]")
-# `catalog sql`'s rows are the user's own columns; a kept .bib file's setting is a (name, value)
-# row written straight back.
-PLAIN_RESULTS = {"Admin.run_sql", "BibFile.as_setting"}
+# `catalog sql`'s rows are the user's own columns.
+PLAIN_RESULTS = {"Admin.run_sql"}
 
 
 def test_catalog_and_its_parts_hand_out_named_results():
-    """What the CLI and the TUI get from Catalog (library.py) and its parts (catalog.files,
-    .citing, ...) is read by name (`found.attachment`), never by position. The store's roles
-    are checked alike in tests/test_store_seam.py."""
+    """What the CLI and the TUI get from Catalog (library.py) and its parts (parts/: catalog.files,
+    .citing, ...) and their helpers is read by name (`found.attachment`), never by position. The
+    store's roles are checked alike in tests/test_store_seam.py."""
     found = []
-    for path in sorted(PACKAGE.glob("*.py")):
+    helpers = ("parts", "attachments", "desktop")
+    for path in sorted([*PACKAGE.glob("*.py"), *(p for h in helpers for p in (PACKAGE / h).glob("*.py"))]):
         for cls in ast.parse(path.read_text(encoding="utf-8")).body:
             for method in cls.body if isinstance(cls, ast.ClassDef) else ():
                 if (isinstance(method, ast.FunctionDef) and not method.name.startswith("_")
@@ -192,3 +193,11 @@ def test_classes_are_composed_not_stacked():
             if len(bases) > 3 or lines > 600:
                 found.append(f"{module.name}.{name}: {len(bases)} bases, {lines} lines")
     assert found == []
+
+
+def test_the_top_of_the_package_holds_only_shared_pieces():
+    """A module's package says what it is (docs/architecture.md draws the house): at the top
+    stay only the entry point, Catalog, the schema and the small pieces every layer shares.
+    A new Catalog part goes in parts/, a new helper in the package of its area."""
+    top = {path.stem for path in PACKAGE.glob("*.py")}
+    assert top == {"__init__", "__main__", "library", "models", "errors", "rules", "paths", "extras", "resources"}

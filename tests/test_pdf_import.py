@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from catalog.importing import pdfs
-from catalog.files import Files
+from catalog.parts.files import Files
 from catalog.library import Catalog
 from tests.pdfmaker import make
 
@@ -69,7 +69,7 @@ def dois(catalog: Catalog) -> dict[str, str]:
 
 def attached(catalog: Catalog) -> dict[str, list[str]]:
     """paper key -> names of its attached files, for every paper with any."""
-    from catalog.attaching import missing  # noqa: F401  (the module the files come from)
+    from catalog.attachments.attaching import missing  # noqa: F401  (the module the files come from)
 
     with catalog.store.read() as tx:
         every = tx.papers.every_attachment()

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from catalog.files import Files
+from catalog.parts.files import Files
 from catalog.library import Catalog
 from tests.pdfmaker import make
 
@@ -148,7 +148,7 @@ def test_a_killed_import_loses_nothing_and_the_next_run_completes_it(fresh, fold
 def _named(folder: Path) -> set[str]:
     """The files a user sees named in the folder of files: not the hidden temporary copy a
     kill left, which the next copy on this machine removes (tests/test_attachments.py)."""
-    from catalog import attaching
+    from catalog.attachments import attaching
 
     return {p.name for p in folder.iterdir() if not p.name.startswith(attaching._TEMP_PREFIX)} if folder.exists() else set()
 
@@ -184,12 +184,12 @@ def test_ctrl_c_inside_a_pdf_library_call_is_one_line(tmp_path, monkeypatch, run
     ctypes.ArgumentError, not KeyboardInterrupt (seen once in this file's kill test, under load)."""
     import ctypes
 
-    import catalog.pdfannots
+    from catalog.attachments import pdfannots
 
     def interrupted(path):
         raise ctypes.ArgumentError("argument 1: KeyboardInterrupt: ")
 
-    monkeypatch.setattr(catalog.pdfannots, "read", interrupted)
+    monkeypatch.setattr(pdfannots, "read", interrupted)
     make(tmp_path / "paper.pdf", ["A Paper Read Later", "Abstract. Some words about sparse autoencoders."])
     result = run_cli("import", str(tmp_path / "paper.pdf"))
     assert not isinstance(result.exception, ctypes.ArgumentError)

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from catalog import pdftext
+from catalog.attachments import pdftext
 from catalog.library import Catalog
 from tests.pdfmaker import make
 

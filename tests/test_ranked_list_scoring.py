@@ -9,7 +9,7 @@ import sqlite3
 import pytest
 
 from catalog.store.lists import scoring
-from catalog.store.lists.records import IndexRecords, varints
+from catalog.store.lists.records import IndexRecords, varint_sum, varints
 from catalog.store.sqlite.connection import Connection
 from catalog.store.sqlite.fts import FTS_COLUMNS
 
@@ -85,6 +85,23 @@ def test_an_and_adds_its_terms_in_order_as_fts5_does(index):
 def test_varints_decode_sqlites_encoding():
     assert varints(bytes([0x05, 0x81, 0x00, 0x7F])) == [5, 128, 127]
     assert varints(bytes([0xFF] * 8 + [0x01])) == [(2 ** 56 - 1) << 8 | 1]
+
+
+def test_a_papers_length_is_the_sum_of_its_columns_however_long():
+    """varint_sum (the fast sum of one- and two-byte varints) agrees with decoding each one,
+    for columns of every size SQLite encodes in one, two, three or more bytes."""
+    def encoded(value: int) -> bytes:
+        groups = [value & 0x7F]
+        while value := value >> 7:
+            groups.append(value & 0x7F)
+        return bytes([0x80 | g for g in groups[:0:-1]] + [groups[0]])
+
+    sizes = [0, 1, 127, 128, 200, 16383, 16384, 2 ** 21, 3]
+    for start in range(len(sizes)):
+        columns = (sizes[start:] + sizes[:start])[:8]
+        blob = b"".join(map(encoded, columns))
+        assert varints(blob) == columns
+        assert varint_sum(blob) == sum(columns)
 
 
 def test_a_rescored_bound_is_never_beaten_by_a_paper_ranked_below_the_last():

@@ -10,7 +10,7 @@ import threading
 
 import pytest
 
-from catalog import doctor
+from catalog.parts import doctor
 from catalog.discover import refresher
 from catalog.library import Catalog
 from catalog.store import open_store

@@ -15,7 +15,7 @@ from click.testing import CliRunner
 
 from benchmarks import corpus
 from benchmarks import topk as bench
-from catalog import doctor
+from catalog.parts import doctor
 from catalog.cli import main
 from catalog.library import Catalog
 from catalog.store import lists
@@ -381,8 +381,8 @@ def test_an_import_cut_short_while_ranking_goes_on_in_the_background(catalog, fe
     assert _ranked(catalog, "model", lists=True) == _ranked(catalog, "model", lists=False)  # stale: not read
     ranked = []
     original = sqlite_build.ListBuilder.rank
-    monkeypatch.setattr(sqlite_build.ListBuilder, "rank", lambda self, key, size=None: ranked.append(key)
-                        or original(self, key, size))
+    monkeypatch.setattr(sqlite_build.ListBuilder, "rank", lambda self, key, size=None, known=None: ranked.append(key)
+                        or original(self, key, size, known))
     assert refresher._ranked_lists(catalog.store, tmp_path) == left  # what the refresher process runs
     assert len(ranked) <= left and catalog.lists_left() == 0
     served.clear()
@@ -426,8 +426,8 @@ def test_keys_of_the_same_words_are_ranked_once(catalog, few_lists, served, monk
     catalog.tag(keys, ["later"])  # the index changed: every list is ranked again
     ranked = []
     original = sqlite_build.ListBuilder.rank
-    monkeypatch.setattr(sqlite_build.ListBuilder, "rank", lambda self, key, size=None: ranked.append(key)
-                        or original(self, key, size))
+    monkeypatch.setattr(sqlite_build.ListBuilder, "rank", lambda self, key, size=None, known=None: ranked.append(key)
+                        or original(self, key, size, known))
     built, left = catalog.store.lists.refresh(budget=None, rescored=False)
     with catalog.store.read() as tx:
         keys = tx.lists.keys()
@@ -780,3 +780,42 @@ def test_a_filtered_page_the_list_did_not_serve_is_not_tried_again_on_the_same_i
     monkeypatch.setattr(sqlite_several, "FEW_PER_MATCH", 0.002)
     assert _ranked(catalog, query, lists=True) == _ranked(catalog, query, lists=False)
     assert len(walked) == 3
+
+
+def test_a_lists_matches_are_told_by_its_scores_without_counting_them(catalog, monkeypatch):
+    """Ranking a list reads its matches once: the count each list keeps (what searches and
+    rescoring read) is the ranking's length when it holds them all, else told by its own
+    scores, the same number FTS5 counts; only a key in half the papers or more (its IDF a
+    floor) is counted apart."""
+    told = {}
+    original = scoring.matches_from_scores
+
+    def spy(rows, papers, avgdl, *args):
+        told[key] = original(rows, papers, avgdl, *args)
+        return told[key]
+
+    monkeypatch.setattr(sqlite_build, "matches_from_scores", spy)
+    with catalog.store.read() as tx:
+        full = sorted((k for k in tx.lists.keys() if read_state(tx.conn, k).matches > scoring.DEEP_LIST_SIZE),
+                      key=lambda k: read_state(tx.conn, k).matches)
+        keys = full[:30] + full[-5:]
+        made = {}
+        for key in keys:
+            made[key] = tx.lists.builder.rank(key).matches
+        count = {key: tx.conn.execute(sqlite_build.COUNT, (key,)).scalar() for key in keys}
+    assert made == count
+    assert len(told) == sum(1 for k in keys if count[k] >= scoring.DEEP_LIST_SIZE)
+    assert [k for k, n in told.items() if n is None] == [k for k in told if count[k] >= SIZE / 2]
+    assert sum(1 for n in told.values() if n is not None) >= 10
+
+
+def test_a_told_count_the_scores_do_not_bear_out_is_counted_instead(catalog, monkeypatch):
+    """The count told by a list's first scores is checked on every paper of it: one that
+    fails the check (here: told one too many) is counted, and the list keeps the true one."""
+    monkeypatch.setattr(sqlite_build, "matches_from_scores",
+                        lambda rows, papers, avgdl: scoring.matches_from_scores(rows, papers, avgdl) + 1)
+    with catalog.store.read() as tx:
+        key = next(k for k in sorted(tx.lists.keys()) if scoring.DEEP_LIST_SIZE < read_state(tx.conn, k).matches < SIZE / 3)
+        made = tx.lists.builder.rank(key)
+        assert made.matches == tx.conn.execute(sqlite_build.COUNT, (key,)).scalar()
+        assert made.base is not None  # its frequencies kept: rescored after changes

@@ -12,7 +12,7 @@ import threading
 
 import pytest
 
-from catalog import doctor
+from catalog.parts import doctor
 from catalog.library import Catalog
 from catalog.store.lists import scoring, sqlite as sqlite_lists, sqlite_build
 from catalog.store.lists.sqlite_several import SeveralWords

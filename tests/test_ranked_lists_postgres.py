@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from catalog import doctor
+from catalog.parts import doctor
 from catalog.library import Catalog
 from catalog.searching.query import parse
 from catalog.store import lists
@@ -373,3 +373,83 @@ def test_words_and_prefixes_not_ranked_ahead_get_a_list_at_their_first_search(pg
     assert catalog.store.lists.refresh(budget=None) == (0, 0) and _keys(catalog) == set()
     pages()
     assert _keys(catalog) == {"exact 'model'", "exact 'mod':*", "exact 'learn':*"}
+
+
+def test_lists_ranked_in_one_pass_are_those_ranked_one_by_one(pg_seeded, monkeypatch):
+    """A refresh without a time budget ranks the lists of an index together, in one pass over
+    the papers that keeps only those above a cut read from a sample of the pages: the same
+    papers, scores and match counts as each list ranked alone, for words, a prefix, a phrase
+    and a word no paper holds; where the sample's cut proves too tight, that list is ranked
+    alone."""
+    catalog = pg_seeded
+    with catalog.store.read() as tx:
+        words = [key for key, _ in tx.lists.words(40) if key.startswith("exact ") and not pg_lists.of_prefix(key)]
+    keys = words[:5] + ["exact 'mod':*", "exact 'language' <-> 'model'", "exact 'zzzqx'"]
+    alone_calls = []
+    original = pg_lists.PostgresRankedLists._rank
+
+    def alone(self, key, size):
+        alone_calls.append(key)
+        return original(self, key, size)
+
+    def rank(size):
+        with catalog.store.read() as tx:
+            expected = [original(tx.lists, key, size) for key in keys]
+            monkeypatch.setattr(pg_lists.PostgresRankedLists, "_rank", alone)
+            try:
+                return tx.lists._rank_many(keys, size), expected
+            finally:
+                monkeypatch.setattr(pg_lists.PostgresRankedLists, "_rank", original)
+
+    monkeypatch.setattr(pg_lists, "SAMPLE_ABOVE", 1)  # the seeds are few: cut them anyway
+    monkeypatch.setattr(pg_lists, "SAMPLE_SHARE", 1.0)  # every page: the cut is the 22nd best
+    monkeypatch.setattr(pg_lists, "SAMPLE_MARGIN", 1.0)
+    many, expected = rank(12)
+    assert many == expected and alone_calls == []
+    assert [len(made.papers) for made in many][:5] == [12] * 5 and many[-1].matches == 0
+    assert max(made.matches for made in many) > 22  # the cut left out papers
+    monkeypatch.setattr(pg_lists, "SAMPLE_MARGIN", 0.0)  # a cut at the 10th best of 40 wanted
+    many, expected = rank(40)
+    assert many == expected
+    assert alone_calls == [made.key for made in expected if made.matches > 10]
+
+
+def test_prefixes_typing_reads_are_ranked_by_the_import_and_the_short_ones_after(pg_seeded, monkeypatch):
+    """Prefixes whose words are in PREFIX_AHEAD papers get their list ahead, as words in
+    RANKED_AHEAD do: an import's refresh (`typed`) ranks those of three letters and more, so a
+    prefix's very first search reads its page from a list (the full ranking's page, ids and
+    scores) and ranks none; those of one or two letters are left to the refresher. Prefixes
+    matching the same words are ranked once and get the same list."""
+    catalog = pg_seeded
+    monkeypatch.setattr(pg_lists, "PREFIX_AHEAD", 40)
+    with catalog.store.read() as tx:
+        words, same = tx.lists._words_alike()
+    prefixes = [key for key, _ in words if pg_lists.of_prefix(key)]
+    short = [key for key in prefixes if len(key.split("'")[1]) < 3]
+    assert short and len(prefixes) > len(short)
+    ranked = []
+    many = pg_lists.PostgresRankedLists._rank_many
+    monkeypatch.setattr(pg_lists.PostgresRankedLists, "_rank_many",
+                        lambda self, keys, size: ranked.extend(keys) or many(self, keys, size))
+    built, left = catalog.store.lists.refresh(budget=None, typed=True)
+    assert left == len(short) and catalog.store.lists.left() == len(short)
+    with catalog.store.read() as tx:
+        assert set(tx.lists.stale()) == set(short)
+    copy, first = next((key, one) for key, one in same.items() if key != one and one not in short)
+    served = _reads(monkeypatch)
+    for query in ("mod*", "learn*", copy.split("'")[1] + "*"):
+        for limit, offset in ((10, 0), (5, 7)):
+            served.clear()
+            with catalog.store.read() as tx:
+                listed = [(h.paper_id, h.score) for h in tx.search.page(parse(query), limit=limit, offset=offset)]
+                assert tx.lists.to_keep() == []  # nothing ranked at the first search
+            assert served and served[0], (query, limit, offset)  # the page came from the prefix's list
+            assert listed == _full(catalog, query, limit, offset, monkeypatch), query
+
+    with catalog.store.read() as tx:
+        rows = [[(r["paper_id"], r["score"]) for r in tx.conn.execute(
+            "SELECT paper_id, score FROM rank_top WHERE key = ? ORDER BY position", (key,)).all()] for key in (copy, first)]
+    assert rows[0] and rows[0] == rows[1]
+    assert first in ranked and copy not in ranked  # one ranking, written twice
+    assert catalog.store.lists.refresh(budget=None) == (len(short), 0)  # the refresher's
+    assert catalog.store.lists.left() == 0

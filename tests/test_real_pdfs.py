@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from catalog import pdftext
+from catalog.attachments import pdftext
 from catalog.ingest import pdf
 from catalog.library import Catalog
 

@@ -134,7 +134,7 @@ def test_the_import_does_not_wait_for_the_build(tmp_path, monkeypatch):
 
 
 def test_doctor_says_when_the_cache_is_being_built(tmp_path):
-    from catalog.doctor import derived_data
+    from catalog.parts.doctor import derived_data
 
     catalog = Catalog.open(tmp_path / "c.db")
     catalog.import_paths([SEEDS])

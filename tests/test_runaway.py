@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from catalog.admin import Admin
+from catalog.parts.admin import Admin
 from catalog.library import Catalog, Interrupted
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -70,3 +70,49 @@ def test_the_roles_return_named_results():
                     if f"{cls.name}.{method.name}" not in PLAIN and BY_POSITION.search(returns):
                         found.append(f"{path.name}: {cls.name}.{method.name} -> {returns}")
     assert found == []
+
+
+# A result whose shape is not declared: no annotation, a bare container (`list`, `dict`, ...),
+# or values of any type (`object`, `Any`); each of these hides what the caller reads.
+UNDECLARED = re.compile(r"\b(list|dict|tuple|set|Sequence|Iterable|Iterator|Any|object)\b(?!\[)")
+# Undeclared on purpose: the annotations file's papers are the file's own JSON objects; the
+# columns a caller names come back by those names; a ranked list's page is the search role's
+# own rows, and the lists it ranked go back to store.lists.keep unread; `catalog sql` (PLAIN).
+UNDECLARED_ON_PURPOSE = {"Edits.annotated_papers", "Imports.paper_columns", "Imports.missing_fields",
+                         "RankedLists.page", "RankedLists.to_keep", "Store.run_sql"}
+
+
+def test_the_roles_declare_what_they_return():
+    """Every role method says what it hands back, down to the items of a list: a raw row
+    (sqlite3.Row, a psycopg dict) read by a column name nothing declares cannot pass here."""
+    found = []
+    for path in sorted(Path(base.__file__).parent.glob("*.py")):
+        for cls in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(cls, ast.ClassDef):
+                continue
+            for method in cls.body:
+                if not isinstance(method, ast.FunctionDef) or method.name.startswith("_"):
+                    continue
+                returns = ast.unparse(method.returns) if method.returns is not None else "(nothing said)"
+                if f"{cls.name}.{method.name}" not in UNDECLARED_ON_PURPOSE and (
+                        method.returns is None or UNDECLARED.search(returns) or "dict[str, object]" in returns):
+                    found.append(f"{path.name}: {cls.name}.{method.name} -> {returns}")
+    assert found == []
+
+
+def test_derived_text_and_read_times_come_back_named_on_both_backends(seeded_any):
+    """What `catalog doctor` checks derived text against, and when papers were read, leave
+    the store as named rows and datetimes on either backend, not as the driver's rows."""
+    from datetime import datetime
+
+    from catalog.store.rows import DerivedRow
+
+    key = seeded_any.search("")[0].key
+    seeded_any.set_status([key], "read")
+    with seeded_any.store.read() as tx:
+        derived = tx.imports.derived_rows()
+        some = tx.imports.derived_rows([derived[0].id])
+        read = tx.papers.read_times()
+    assert derived and all(type(row) is DerivedRow for row in derived)
+    assert some == [derived[0]] and some[0].fingerprint
+    assert len(read) == 1 and isinstance(read[0], datetime)

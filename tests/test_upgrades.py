@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 
 from catalog.errors import CatalogError
-from catalog import doctor
+from catalog.parts import doctor
 from catalog.store import schema
 from catalog.store.sqlite import files, migrations as migrate
 from catalog.importing.dedupe import fingerprint_of

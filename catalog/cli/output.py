@@ -11,7 +11,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from catalog.kinds import label as kind_label
+from catalog.ingest.kinds import label as kind_label
 from catalog.results import MissingWords, PaperDetail, PaperSummary, Stats, Suggestion, TagCount
 from catalog.searching.highlight import END as HIGHLIGHT_END, START as HIGHLIGHT_START
 from catalog.text.terminal import safe, stars
@@ -267,7 +267,7 @@ def print_charts(found, width: int | None) -> None:
     """`catalog stats --plot`: each chart under its title, as wide as the terminal (at most 100)."""
     import shutil
 
-    from catalog import charts
+    from catalog.parts import charts
 
     width = width or min(100, shutil.get_terminal_size((80, 24)).columns)
     for chart in charts.draw(found, width):

@@ -321,7 +321,7 @@ def open_cmd(ctx, key, link_only, print_only):
     (its URL, DOI or arXiv page) in your browser; $BROWSER is honoured.
 
     Only http and https links are opened, never through a shell."""
-    from catalog import browser
+    from catalog.desktop import browser
 
     catalog = _open(ctx)
     detail = catalog.get(key)

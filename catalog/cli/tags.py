@@ -1,5 +1,5 @@
 """The tag vocabulary: `catalog tags` lists the tags; rename, merge and delete change a tag on
-every paper (catalog/vocabulary.py), and `catalog tags undo` takes the last of those back.
+every paper (catalog/parts/vocabulary.py), and `catalog tags undo` takes the last of those back.
 
 The last change is kept per person and per catalog in a small JSON file in the user's state
 directory ($CATALOG_STATE_DIR overrides it, as for the TUI's session): a shell has no undo

@@ -53,7 +53,7 @@ def add(ctx, identifiers, from_file, link, as_json):
     for text in wanted:  # before opening: a typo must not make a new catalog
         parsing.parse(text)
     if _new_catalog(ctx):  # nor being offline, nor ids nobody knows: fetch first, then make it
-        from catalog.web import Web
+        from catalog.parts.web import Web
 
         failed = Web.fetch_ahead(wanted)
         if len(failed) == len(wanted):

@@ -1,5 +1,7 @@
 """Exports: one small module per format, each `write(papers, out)` to a text stream. Files
-are written only through filewriter.py (what may be written over, and atomically)."""
+are written only through filewriter.py (what may be written over, and atomically). Beside
+the formats: citekeys.py (keys unique within one export), kept.py (what of a paper's imported
+records an export writes back), bibfiles.py (project .bib files kept current, catalog.citing's)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""BibTeX, written with bibtexparser. A paper whose kind is known (catalog/kinds.py) gets its
+"""BibTeX, written with bibtexparser. A paper whose kind is known (catalog/ingest/kinds.py) gets its
 entry type: @article (journal = {VENUE}), @inproceedings (booktitle = {VENUE YEAR}),
 @incollection (booktitle), @book (series), @phdthesis or @mastersthesis (school), @techreport (institution),
 @misc with eprint fields for a preprint. A paper whose kind is not known (a paper list's) is

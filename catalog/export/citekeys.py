@@ -1,5 +1,5 @@
 """Readable citation keys, unique within one export: the paper's own (its file's, or the one
-the catalog made for it once: catalog/citekeys.py), else one made now for papers imported
+the catalog made for it once: catalog/ingest/citekeys.py), else one made now for papers imported
 before keys were kept (vaswani2017attention, icml2026-plash). Keys that would repeat get
 suffixes."""
 
@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
-from catalog.citekeys import made_key, own_key as _own_key, suffixed
+from catalog.ingest.citekeys import made_key, own_key as _own_key, suffixed
 from catalog.results import ExportPaper
 
 

@@ -1,5 +1,5 @@
 """CSL-JSON (what Zotero, Pandoc and citeproc read): an array of items, valid against the CSL
-1.0.2 input schema. A paper whose kind is known (catalog/kinds.py) has its CSL type:
+1.0.2 input schema. A paper whose kind is known (catalog/ingest/kinds.py) has its CSL type:
 article-journal, paper-conference, chapter, book, thesis (genre "Master's thesis" for a
 master's), report, or `article` for a preprint.
 One whose kind is not known (a paper list's) is `paper-conference`, or `article` for arXiv
@@ -12,7 +12,7 @@ import json
 from collections.abc import Sequence
 from typing import TextIO
 
-from catalog import kinds
+from catalog.ingest import kinds
 from catalog.export.citekeys import citation_keys
 from catalog.export.kept import keywords_hold_tags, record_in, says
 from catalog.ingest.fields import is_organisation, name_parts, split_people

@@ -1,5 +1,5 @@
 """RIS (EndNote, Zotero, Mendeley), written with rispy. A paper whose kind is known
-(catalog/kinds.py) gets its type: JOUR (the journal as T2 and JO), CPAPER (T2 "VENUE YEAR"),
+(catalog/ingest/kinds.py) gets its type: JOUR (the journal as T2 and JO), CPAPER (T2 "VENUE YEAR"),
 CHAP, BOOK, THES (a master's thesis with M3 "Master's thesis"), RPRT, UNPB (T2 the venue); one whose kind is not known (a paper list's) is
 CPAPER, or UNPB for preprints and papers without a venue. Your tags as keywords and your
 notes as N1 notes."""
@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TextIO
 
-from catalog import kinds
+from catalog.ingest import kinds
 from catalog.export.citekeys import citation_keys
 from catalog.export.kept import keywords_hold_tags, record_in, says
 from catalog.ingest.fields import is_organisation, name_parts, split_people

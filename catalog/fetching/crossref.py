@@ -8,7 +8,7 @@ from urllib.parse import quote
 from catalog.fetching.records import BadAnswer, Fetched, authors, first, json_of, paper
 from catalog.ingest import fields
 
-# Crossref's types -> the catalog's kinds (catalog/kinds.py)
+# Crossref's types -> the catalog's kinds (catalog/ingest/kinds.py)
 _KINDS = {"journal-article": "article", "proceedings-article": "conference", "book-chapter": "chapter",
           "book": "book", "monograph": "book", "edited-book": "book", "dissertation": "thesis",
           "report": "report", "posted-content": "preprint"}

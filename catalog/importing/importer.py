@@ -23,7 +23,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import NamedTuple
 
-from catalog import citekeys, rules
+from catalog import rules
+from catalog.ingest import citekeys
 from catalog.searching import acronyms
 from catalog.importing import dedupe, merges
 from catalog.importing.identity import insert_papers
@@ -181,13 +182,19 @@ def _import_file(store: Store, reader: Reader, plan: _Plan, report: FileReport,
         with tx.imports.bulk_load():
             unindexed, suffixes = _Unindexed(), _Suffixes()
             keywords: list[tuple[int, str]] = []
+            streamed: list[str] = []  # warnings of a streamed file, found as it was read
             for batch in items:
-                keywords.extend(_store_batch(tx, batch, source_id, now, report, unindexed, opened.format,
-                                             suffixes).tags)
-                if progress:
+                streamed.extend(batch.warnings)
+                if batch.papers:
+                    keywords.extend(_store_batch(tx, batch, source_id, now, report, unindexed, opened.format,
+                                                 suffixes).tags)
+                if progress and batch.records:
                     progress(batch.records)
             if report.new == 0 and report.known == 0:
                 raise IngestError(str(plan.path), "no abstracts found")
+            if streamed:  # kept with the source, as a file read whole keeps them
+                report.warnings.extend(streamed)
+                tx.imports.set_source_warnings(source_id, _unnamed_warnings(plan.path, opened.warnings + streamed))
             unindexed.flush(tx)
             # Tagging updates the paper (its tags_text), which must be in the index by now.
             for paper_id, name in keywords:

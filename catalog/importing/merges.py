@@ -152,8 +152,8 @@ def _papers_of(tx, pid: int, leaving: list[tuple[int, int, PaperRecord]], now: d
 
 def _give_citekeys(tx, ids: list[int], papers: list) -> None:
     """A split-off paper's cite key: the key its records' files gave it, else one made as an
-    import makes it (catalog/citekeys.py), unique across papers."""
-    from catalog import citekeys
+    import makes it (catalog/ingest/citekeys.py), unique across papers."""
+    from catalog.ingest import citekeys
 
     pattern = tx.imports.setting(citekeys.SETTING) or citekeys.PATTERN
     kept = tx.papers.kept_records(ids)

@@ -29,7 +29,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from catalog import attaching
+from catalog.attachments import attaching
 from catalog.ingest import pdf
 from catalog.ingest.records import PaperRecord
 from catalog.results import FileReport
@@ -73,7 +73,7 @@ class Choice:
 
 def import_pdfs(store: Store, files: Iterable[Path], attach: Attach, progress: Progress | None = None
                 ) -> list[FileReport]:
-    from catalog import pdftext
+    from catalog.attachments import pdftext
 
     reports = []
     for path in files:

@@ -22,7 +22,8 @@ from catalog.text.cjk import cjk_search_text
 from catalog.ingest.fields import title_key
 from catalog.ingest.formats import open_records
 from catalog.ingest.mapping import FieldMap
-from catalog.ingest.records import PaperRecord, RecordFile
+from catalog.ingest.paperlist import PaperList
+from catalog.ingest.records import PaperRecord
 
 BATCH = 2000
 
@@ -101,6 +102,9 @@ class Batch:
     records: int  # how many records went in, for progress
     # (short form, long form) pairs each paper's abstract defines (catalog/searching/acronyms.py)
     acronyms: list[list[tuple[str, str]]] = field(default_factory=list)
+    # Warnings of a streamed file (JSON Lines) found while reading these records; a file's
+    # last batch may hold only warnings (those said at its end).
+    warnings: list[str] = field(default_factory=list)
 
 
 # Acronyms are looked for in every paper of a file that fits one batch, and in one paper in
@@ -128,14 +132,21 @@ class Job:
 
 
 def read(job: Job) -> Iterator[Opened | Batch]:
-    """A file's Opened, then its batches; reading errors (IngestError, OSError) are raised."""
+    """A file's Opened, then its batches; reading errors (IngestError, OSError) are raised.
+    A streamed file's warnings come with the batch whose reading found them."""
     with open_records(job.path, venue=job.venue, year=job.year, field_map=job.field_map) as found:
-        fmt = found.format if isinstance(found, RecordFile) else "paperlist"
-        warnings = list(found.warnings) if isinstance(found, RecordFile) else []
-        yield Opened(fmt, found.venue, found.year, warnings)
+        fmt = "paperlist" if isinstance(found, PaperList) else found.format
+        warnings = [] if isinstance(found, PaperList) else found.warnings
+        said = len(warnings)
+        yield Opened(fmt, found.venue, found.year, list(warnings))
         records = iter(found.records)
         chunk = list(islice(records, BATCH))
         whole = len(chunk) < BATCH
         while chunk:
-            yield prepare_batch(chunk, whole_file=whole)
-            chunk = list(islice(records, BATCH))
+            batch = prepare_batch(chunk, whole_file=whole)
+            chunk = list(islice(records, BATCH))  # read ahead: a file's closing warnings come with its last batch
+            batch.warnings.extend(warnings[said:])
+            said = len(warnings)
+            yield batch
+        if len(warnings) > said:
+            yield Batch([], [], 0, warnings=warnings[said:])

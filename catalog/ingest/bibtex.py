@@ -21,7 +21,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from catalog import kinds
+from catalog.ingest import kinds
 from catalog.ingest import fields
 from catalog.ingest.links import FileLinks
 from catalog.ingest.records import IngestError, Kept, RecordFile, first_reason, skipped

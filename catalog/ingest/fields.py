@@ -10,7 +10,7 @@ import re
 import unicodedata
 from functools import lru_cache
 
-from catalog import kinds
+from catalog.ingest import kinds
 from catalog.text import tex
 from catalog.text.terminal import safe
 from catalog.text.normalize import normalize

@@ -10,7 +10,7 @@ percent-encoded, so a link is one word to any program.
 
 Readers keep one FileLinks per file: it picks each record's link and tells, in one warning for
 the whole file, which links were left out and where. Opening a link checks it again
-(catalog/browser.py): a catalog made before these checks may hold anything.
+(catalog/desktop/browser.py): a catalog made before these checks may hold anything.
 """
 
 from __future__ import annotations

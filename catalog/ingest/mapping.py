@@ -12,7 +12,7 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from catalog import kinds
+from catalog.ingest import kinds
 from catalog.ingest import fields
 from catalog.ingest.links import FileLinks
 from catalog.ingest.records import Kept

@@ -2,7 +2,7 @@
 pages (not those of its reference list), a title, authors and an abstract as far as the file
 reveals them, and its front text in the form matching compares (catalog/importing/pdfs.py).
 
-Works on catalog/pdftext.py's PdfText; reads no file and loads no PDF library itself.
+Works on catalog/attachments/pdftext.py's PdfText; reads no file and loads no PDF library itself.
 """
 
 from __future__ import annotations

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -34,7 +35,7 @@ class PaperRecord:
     arxiv_id: str | None = None
     url: str | None = None
     extra: dict[str, str] = field(default_factory=dict)
-    kind: str | None = None  # catalog/kinds.py: article, conference, ...; None: not known
+    kind: str | None = None  # catalog/ingest/kinds.py: article, conference, ...; None: not known
     kept: Kept | None = None  # the record's fields as written (paper lists have none)
 
     def __reduce__(self):
@@ -89,3 +90,28 @@ class RecordFile:
 
     def __exit__(self, *exc: object) -> None:
         pass
+
+
+@dataclass
+class RecordStream:
+    """A structured file read as it is imported (JSON Lines): its entries come one at a time,
+    and `warnings` grows as they do (catalog/importing/prepare.py hands each batch the new
+    ones). Iterating may raise IngestError at any point, up to the end (a file with no
+    usable entry at all fails there): the importer then keeps nothing of the file."""
+
+    format: str
+    records: Iterator[PaperRecord]
+    warnings: list[str] = field(default_factory=list)
+    venue: str | None = None
+    year: int | None = None
+
+    def close(self) -> None:
+        close = getattr(self.records, "close", None)
+        if close is not None:
+            close()
+
+    def __enter__(self) -> "RecordStream":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from catalog import kinds
+from catalog.ingest import kinds
 from catalog.ingest import fields
 from catalog.ingest.links import FileLinks
 from catalog.ingest.records import IngestError, Kept, RecordFile, first_reason, skipped

@@ -98,7 +98,7 @@ class ExportPaper:
     url: str | None
     abstract: str
     added_at: datetime
-    kind: str | None = None  # catalog/kinds.py; None: not known (exports write what they always did)
+    kind: str | None = None  # catalog/ingest/kinds.py; None: not known (exports write what they always did)
     records: tuple[RecordFields, ...] = ()  # its imported records as written, oldest first
     cite_key: str | None = None  # the key exports cite it by (None: imported before keys were kept)
     notices: tuple[Notice, ...] = ()  # retractions, withdrawals, corrections: exports' notes say so

@@ -156,7 +156,7 @@ def paper_link(url: str | None, doi: str | None, arxiv_id: str | None) -> str | 
 
 @dataclass(frozen=True)
 class AttachmentView:
-    """A file attached to a paper (catalog/attaching.py). `path` as stored: relative to the
+    """A file attached to a paper (catalog/attachments/attaching.py). `path` as stored: relative to the
     catalog's folder of files when `stored` is 'managed', absolute when 'linked'; `location`
     is where it is on this machine (filled by Catalog), `present` whether a file is there."""
 
@@ -231,7 +231,7 @@ class PaperDetail:
     url: str | None
     notes: tuple[NoteView, ...]
     sources: tuple[SourceRef, ...]
-    kind: str | None = None  # catalog/kinds.py; None: not known
+    kind: str | None = None  # catalog/ingest/kinds.py; None: not known
     attachments: tuple[AttachmentView, ...] = ()
     records: tuple[RecordFields, ...] = ()  # every field of each imported record, as written
     pdf_url: str | None = None  # where its full text is, as a web service said (paper_link)

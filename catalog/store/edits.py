@@ -72,7 +72,7 @@ class EditQueries(Edits):
 
     # --- status, rating, the user's title ---------------------------------------------------
 
-    def user_field(self, paper_id: int, field: str):
+    def user_field(self, paper_id: int, field: str) -> str | int | None:
         """The paper's status or rating (this reader's), or its user title (everyone's)."""
         assert field in USER_FIELDS  # a column name, never user text
         if field not in READER_FIELDS:

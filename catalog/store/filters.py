@@ -5,7 +5,7 @@ case on both: NOCASE in SQLite, citext in PostgreSQL). Each backend's compiler a
 
 from __future__ import annotations
 
-from catalog.people import fold
+from catalog.ingest.people import fold
 from catalog.results.papers import GRAVE_FLAGS, NOTICE_FLAGS
 from catalog.searching.query import Filter
 

@@ -10,10 +10,11 @@ from collections.abc import Iterable, Sequence
 from datetime import datetime
 
 from catalog.errors import StoreError
+from catalog.results import AttachmentView
 from catalog.store.base import Imports
 from catalog.store.rows import (
-    KeptRow, KnownSource, MergeRecord, PaperFacts, Place, Setting, TableRows, ValueOwner, chunks, paper_facts,
-    row_value,
+    ATTACHMENT_COLUMNS, DerivedRow, KeptRow, KnownSource, MergeRecord, PaperFacts, Place, Setting, TableRows,
+    ValueOwner, attachment, chunks, paper_facts, row_value,
 )
 from catalog.store.schema import TABLES
 
@@ -33,8 +34,7 @@ WRITABLE = frozenset({*PAPER_COLUMNS, "updated_at"})
 # Papers whose `abstract` was edited by hand, waiting for their derived text (migration 0006).
 REDERIVE_TABLE = "paper_rederive"
 # What derived text is checked against (prepare.derived_text and dedupe.fingerprint).
-DERIVED_COLUMNS = ("id", "abstract", "title", "authors", "doi", "arxiv_id", "fingerprint",
-                   "abstract_text", "headline", "search_extra")
+DERIVED_COLUMNS = DerivedRow._fields
 
 
 class ImportQueries(Imports):
@@ -71,6 +71,9 @@ class ImportQueries(Imports):
             "INSERT INTO source(path, sha256, venue, year, format, imported_at, warnings)"
             " VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id",
             (path, sha256, venue, year, format, imported_at, warnings)).scalar()
+
+    def set_source_warnings(self, source_id: int, warnings: str) -> None:
+        self.conn.execute("UPDATE source SET warnings = ? WHERE id = ?", (warnings, source_id))
 
     # --- new papers ---------------------------------------------------------------------------
 
@@ -140,7 +143,7 @@ class ImportQueries(Imports):
             (len(prefix), prefix))]
 
     def set_authors(self, authors: Iterable[tuple[int, str | None]]) -> None:
-        from catalog.people import people
+        from catalog.ingest.people import people
 
         authors = list(authors)
         for part, marks in chunks([paper_id for paper_id, _ in authors]):
@@ -304,11 +307,9 @@ class ImportQueries(Imports):
     def paper_of_attachment(self, attachment_id: int) -> int | None:
         return self.conn.execute("SELECT paper_id FROM attachment WHERE id = ?", (attachment_id,)).scalar()
 
-    def unread_attachments(self) -> list:
-        from catalog.store import rows
-
-        return [rows.attachment(r, 0) for r in self.conn.execute(
-            f"SELECT {rows.ATTACHMENT_COLUMNS} FROM attachment a WHERE a.text_state IS NULL"
+    def unread_attachments(self) -> list[AttachmentView]:
+        return [attachment(r, 0) for r in self.conn.execute(
+            f"SELECT {ATTACHMENT_COLUMNS} FROM attachment a WHERE a.text_state IS NULL"
             " AND lower(a.path) LIKE '%.pdf' ORDER BY a.id")]
 
     def set_attachment_text(self, attachment_id: int, state: str, pages: Sequence[str]) -> None:
@@ -331,15 +332,15 @@ class ImportQueries(Imports):
     def rederived(self, ids: Iterable[int]) -> None:
         self.conn.executemany(f"DELETE FROM {REDERIVE_TABLE} WHERE paper_id = ?", [(i,) for i in ids])
 
-    def derived_rows(self, ids: Iterable[int] | None = None) -> list:
-        """Rows of DERIVED_COLUMNS: of these papers, or of all."""
+    def derived_rows(self, ids: Iterable[int] | None = None) -> list[DerivedRow]:
+        """What these papers' (or all papers') derived text is checked against."""
         select = f"SELECT {', '.join(DERIVED_COLUMNS)} FROM paper"
         if ids is None:
-            return self.conn.execute(select).all()
-        out = []
-        for part, marks in chunks(list(ids)):
-            out.extend(self.conn.execute(f"{select} WHERE id IN ({marks})", part).all())
-        return out
+            found = self.conn.execute(select).all()
+        else:
+            found = [r for part, marks in chunks(list(ids))
+                     for r in self.conn.execute(f"{select} WHERE id IN ({marks})", part).all()]
+        return [DerivedRow(*(r[name] for name in DERIVED_COLUMNS)) for r in found]
 
     def set_derived(self, paper_id: int, *, abstract_text: str, headline: str, search_extra: str,
                     fingerprint: str) -> None:

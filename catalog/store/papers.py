@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
+from datetime import datetime
 
 from catalog.results import (
     AuthorCount, ExportPaper, PaperDetail, PaperState, PaperSummary, RatingCount, StatusCount, TagCount,
@@ -12,7 +13,7 @@ from catalog.results import (
 )
 from catalog.store import rows
 from catalog.store.base import Papers
-from catalog.store.rows import READER_JOIN, SUMMARY_COLUMNS, chunks
+from catalog.store.rows import READER_JOIN, SUMMARY_COLUMNS, as_datetime, chunks
 
 
 class PaperReads(Papers):
@@ -251,12 +252,12 @@ class PaperReads(Papers):
                 counts[r["year"]] = counts.get(r["year"], 0) + r["papers"]
         return counts
 
-    def read_times(self) -> list:
+    def read_times(self) -> list[datetime]:
         """When this reader last changed each paper it has read (its status row's updated_at):
         for `catalog stats --plot`'s papers read per week."""
-        return self.conn.execute(
+        return [as_datetime(when) for when in self.conn.execute(
             "SELECT updated_at FROM paper_reader WHERE reader = ? AND status = 'read' ORDER BY updated_at",
-            (self.user,)).scalars()
+            (self.user,)).scalars()]
 
     def row_counts(self) -> dict[str, int]:
         """How many imported files, notes and tags there are."""

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import NamedTuple
 
-from catalog.people import short as short_authors
+from catalog.ingest.people import short as short_authors
 from catalog.results import AttachmentView, ExportPaper, Notice, NoteView, PaperSummary, RecordFields, SourceRef
 
 CHUNK = 500
@@ -284,3 +284,19 @@ class Place(NamedTuple):
 
     source_id: int
     position: int
+
+
+class DerivedRow(NamedTuple):
+    """What a paper's derived text is checked against (Imports.derived_rows): its own fields,
+    and the text and fingerprint derived from them last."""
+
+    id: int
+    abstract: str | None
+    title: str | None
+    authors: str | None
+    doi: str | None
+    arxiv_id: str | None
+    fingerprint: str
+    abstract_text: str | None
+    headline: str | None
+    search_extra: str | None

@@ -5,7 +5,7 @@ Sharing is a widget of the catalog screen that shows nothing: reads run in its t
 workers, which post messages it handles; the browser is started from a worker too (a
 `$BROWSER` command may take its time). Clipboard text goes out through Textual's
 copy_to_clipboard (OSC 52: works over SSH, in tmux with set-clipboard on) and the desktop's
-clipboard tool when there is one (catalog/clipboard.py); the message says which took it."""
+clipboard tool when there is one (catalog/desktop/clipboard.py); the message says which took it."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from textual import work
 from textual.message import Message
 from textual.widget import Widget
 
-from catalog.clipboard import system_copy
+from catalog.desktop.clipboard import system_copy
 from catalog.errors import CatalogError
 from catalog.library import Catalog
 from catalog.searching.query import QueryError
@@ -99,7 +99,7 @@ class Sharing(Widget):
             self.post_message(ActionFailed(f"cannot open {key}: {first_line(exc)}"))
             return
         if attached is not None:
-            from catalog import browser
+            from catalog.desktop import browser
 
             # The opener's output goes to /dev/null (browser.open_file): never onto the screen.
             self.post_message(LinkOpened(detail.summary.title, attached.location,
@@ -108,7 +108,7 @@ class Sharing(Widget):
         if detail.link is None:
             self.post_message(LinkOpened(detail.summary.title, None, False))
             return
-        from catalog import browser  # here: only opening a paper needs it
+        from catalog.desktop import browser  # here: only opening a paper needs it
 
         try:
             link = browser.openable(detail.link)

@@ -2,7 +2,7 @@
 Python (no Textual, no database), driven by the triage screen (screens/triage.py).
 
 A triage goes through the papers of a list that are not triaged yet (status unread and no
-rating; catalog.triage.triage_count, catalog/triaging.py). Papers arrive in windows of the search's own
+rating; catalog.triage.triage_count, catalog/parts/triaging.py). Papers arrive in windows of the search's own
 order (`fill`); a ranking from the recommender (`reorder`) rearranges the papers still to
 come, never the one on screen. A paper passed over without a decision goes after all the
 others and comes again once they are done. Going back (`back`, or an undo) puts the paper on

@@ -7,7 +7,7 @@ Create Date: 2026-12-01 15:00:00
 One nullable column on `paper`: `article` (a journal article), `conference`, `chapter`, `book`,
 `thesis`, `report`, `preprint`, or NULL when no source said (paper lists never do; papers
 imported before this revision have NULL until a file that names their type is imported again).
-Imports fill it from each format's type (catalog/kinds.py); exports write it back
+Imports fill it from each format's type (catalog/ingest/kinds.py); exports write it back
 (@article, TY JOUR, article-journal ...). A plain ADD COLUMN on both backends: no table is
 rebuilt, no row is rewritten, no trigger is touched.
 

@@ -17,7 +17,7 @@ it was first imported (`generated` true), never changed by a later import, merge
 Papers imported before this revision have none until `catalog citekey regen` gives them one
 (exports meanwhile make one as they always did).
 
-A third, `paper_author`: one row per author of a paper, in order (catalog/people.py: "et al."
+A third, `paper_author`: one row per author of a paper, in order (catalog/ingest/people.py: "et al."
 is not a person, an organisation's name is kept whole), with the forms `author:` compares
 (accents and case folded). It is filled here from every paper's `authors`, and by imports after.
 
@@ -99,8 +99,8 @@ def upgrade() -> None:
 
 
 def _fill_authors() -> None:
-    """Every paper's authors as people (catalog/people.py, as imports make them)."""
-    from catalog.people import people
+    """Every paper's authors as people (catalog/ingest/people.py, as imports make them)."""
+    from catalog.ingest.people import people
 
     conn = op.get_bind()
     rows = conn.execute(sa.text("SELECT id, authors FROM paper WHERE authors IS NOT NULL AND authors != ''"))

@@ -313,7 +313,7 @@ async def test_refresh_shows_papers_imported_elsewhere(app, seeded, settle, tmp_
 async def test_mouse_click_on_a_row_reads_it(app, settle):
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        third = app.main.papers._row(2)
+        third = app.main.papers.paper_at(2)
         await pilot.click("#papers", offset=(10, 3))  # line 0 is the column header
         await settle(pilot)
         assert app.main.papers.cursor == 2

@@ -44,7 +44,7 @@ async def test_D_on_the_last_paper_leaves_the_cursor_on_the_one_above(app, seede
         await pilot.press("G")
         await settle(pilot)
         papers = app.main.papers
-        last, above = papers.current.key, papers._row(papers.cursor - 1).key
+        last, above = papers.current.key, papers.paper_at(papers.cursor - 1).key
         await pilot.press("D")
         await settle(pilot)
         assert seeded.stats().papers == 89 and papers.current.key == above

@@ -3,7 +3,7 @@ by, and g and G in the reading pane move within the paper."""
 
 from __future__ import annotations
 
-from catalog.tui.screens import main as main_module
+from catalog.tui import saved_keys
 from catalog.tui.screens.pickers import SavedSearchScreen
 from catalog.tui.widgets.detail import DetailPane
 from tests.tui.conftest import toasts
@@ -13,7 +13,7 @@ SIZE = (120, 36)
 
 async def test_gg_goes_to_the_top_without_opening_the_picker(app, seeded, settle, monkeypatch):
     seeded.saved.save_search("one", "diffusion")
-    monkeypatch.setattr(main_module, "GG", 30.0)  # the second g always comes in time here
+    monkeypatch.setattr(saved_keys, "GG", 30.0)  # the second g always comes in time here
     opened = []
     init = SavedSearchScreen.__init__
     monkeypatch.setattr(SavedSearchScreen, "__init__", lambda self, *a: opened.append(1) or init(self, *a))

@@ -58,9 +58,9 @@ def test_zoomed_reading_pane_with_a_note_at_160x48(snap_compare, app, seeded, se
     """Emphasis, a note in Markdown, tags and rating, the reading pane zoomed."""
     from datetime import datetime
 
-    import catalog.changes
+    from catalog.parts import changes
 
-    monkeypatch.setattr(catalog.changes, "now", lambda: datetime(2026, 5, 4, 9, 30))  # the note's stamp
+    monkeypatch.setattr(changes, "now", lambda: datetime(2026, 5, 4, 9, 30))  # the note's stamp
     key = seeded.search("PACEAttention")[0].key
     seeded.add_note(key, "# Why read\n\nThe *geometric* view of **MCR2**; compare `PLASH`.\n\n"
                          "- section 3: the update rule\n- [code](https://example.org/code)")

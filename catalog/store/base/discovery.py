@@ -7,7 +7,7 @@ from abc import abstractmethod
 from collections.abc import Iterable, Iterator, Sequence
 
 from catalog.store.base.role import Role
-from catalog.store.rows import PaperText, TextVersion, TopicSize
+from catalog.store.rows import AcronymRow, PaperText, TextVersion, TopicSize
 
 
 class Discovery(Role):
@@ -21,7 +21,7 @@ class Discovery(Role):
     def paper_texts(self, ids=None, *, after_id: int = 0) -> Iterator[PaperText]: ...
 
     @abstractmethod
-    def acronyms(self) -> list:
+    def acronyms(self) -> list[AcronymRow]:
         """Every acronym the abstracts define (AcronymRow, rows.py): what the features spell
         out where a paper uses one."""
 

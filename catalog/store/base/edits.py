@@ -7,8 +7,9 @@ from abc import abstractmethod
 from collections.abc import Sequence
 from datetime import datetime
 
-from catalog.results import SavedQuery
+from catalog.results import AddedAcronym, SavedQuery
 from catalog.store.base.role import Role
+from catalog.store.rows import TagOnPaper
 
 
 class Edits(Role):
@@ -29,7 +30,7 @@ class Edits(Role):
     def drop_unused_tags(self) -> None: ...
 
     @abstractmethod
-    def tags_on_papers(self, names: Sequence[str]) -> list:
+    def tags_on_papers(self, names: Sequence[str]) -> list[TagOnPaper]:
         """A TagOnPaper (store/rows.py) for each paper carrying one of these tags (by name,
         without case), by paper id."""
 
@@ -49,7 +50,7 @@ class Edits(Role):
         not on their paper yet, removes are."""
 
     @abstractmethod
-    def user_field(self, paper_id: int, field: str): ...
+    def user_field(self, paper_id: int, field: str) -> str | int | None: ...
 
     @abstractmethod
     def set_user_field(self, paper_id: int, field: str, value) -> None: ...
@@ -100,7 +101,7 @@ class Edits(Role):
     def save_query(self, name: str, query: str | None) -> None: ...
 
     @abstractmethod
-    def added_acronyms(self) -> list:
+    def added_acronyms(self) -> list[AddedAcronym]:
         """The AddedAcronyms users added, by short form."""
 
     @abstractmethod

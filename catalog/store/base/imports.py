@@ -9,8 +9,9 @@ from contextlib import AbstractContextManager
 from datetime import datetime
 
 from catalog.store.rows import (
-    KeptRow, KnownSource, MergeRecord, PaperFacts, Place, Setting, TableRows, ValueOwner,
+    DerivedRow, KeptRow, KnownSource, MergeRecord, PaperFacts, Place, Setting, TableRows, ValueOwner,
 )
+from catalog.results import AttachmentView
 from catalog.store.base.role import Role
 
 
@@ -39,6 +40,10 @@ class Imports(Role):
     @abstractmethod
     def add_source(self, *, path: str, sha256: str, venue: str | None, year: int | None,
                    format: str, imported_at: datetime, warnings: str) -> int: ...
+
+    @abstractmethod
+    def set_source_warnings(self, source_id: int, warnings: str) -> None:
+        """What a streamed file warned of, found after its source was added (as add_source's)."""
 
     @abstractmethod
     def max_paper_id(self) -> int: ...
@@ -162,7 +167,7 @@ class Imports(Role):
     def paper_of_attachment(self, attachment_id: int) -> int | None: ...
 
     @abstractmethod
-    def unread_attachments(self) -> list:
+    def unread_attachments(self) -> list[AttachmentView]:
         """AttachmentViews of the attached PDFs whose text was not read yet, oldest first."""
 
     @abstractmethod
@@ -177,7 +182,7 @@ class Imports(Role):
     def rederived(self, ids: Iterable[int]) -> None: ...
 
     @abstractmethod
-    def derived_rows(self, ids: Iterable[int] | None = None) -> list: ...
+    def derived_rows(self, ids: Iterable[int] | None = None) -> list[DerivedRow]: ...
 
     @abstractmethod
     def set_derived(self, paper_id: int, *, abstract_text: str, headline: str, search_extra: str,

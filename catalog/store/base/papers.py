@@ -5,9 +5,11 @@ from __future__ import annotations
 
 from abc import abstractmethod
 from collections.abc import Sequence
+from datetime import datetime
 
 from catalog.results import (
-    AttachmentView, Notice, NoteView, RatingCount, StatusCount, TagCount, VenueCount,
+    AttachmentView, AuthorCount, ExportPaper, Notice, NoteView, PaperDetail, PaperState, PaperSummary,
+    RatingCount, RecordFields, StatusCount, TagCount, VenueCount,
 )
 from catalog.store.base.role import Role
 from catalog.store.rows import FileCounts, KeyedAttachment, PaperKey
@@ -40,11 +42,11 @@ class Papers(Role):
         """Paper id -> key, for the ids that still exist."""
 
     @abstractmethod
-    def summaries(self, ids: Sequence[int]) -> list:
+    def summaries(self, ids: Sequence[int]) -> list[PaperSummary]:
         """PaperSummary of each of these papers, in the order of `ids`."""
 
     @abstractmethod
-    def detail(self, paper_id: int): ...
+    def detail(self, paper_id: int) -> PaperDetail: ...
 
     @abstractmethod
     def notes_of(self, paper_id: int) -> tuple[NoteView, ...]: ...
@@ -71,13 +73,13 @@ class Papers(Role):
         """Every attachment with its paper's key (doctor's check of the files)."""
 
     @abstractmethod
-    def paper_state(self, paper_id: int): ...
+    def paper_state(self, paper_id: int) -> PaperState: ...
 
     @abstractmethod
-    def export_papers(self, ids: Sequence[int]) -> list: ...
+    def export_papers(self, ids: Sequence[int]) -> list[ExportPaper]: ...
 
     @abstractmethod
-    def author_counts(self, ids: Sequence[int] | None, limit: int | None) -> list:
+    def author_counts(self, ids: Sequence[int] | None, limit: int | None) -> list[AuthorCount]:
         """AuthorCount of the people with most papers, among these papers (all for None);
         every person for `limit` None."""
 
@@ -90,14 +92,14 @@ class Papers(Role):
         """Papers cited by this key (without case): their own, or a key a record of theirs had."""
 
     @abstractmethod
-    def kept_records(self, ids: Sequence[int]) -> dict[int, list]:
+    def kept_records(self, ids: Sequence[int]) -> dict[int, list[RecordFields]]:
         """RecordFields of each of these papers' imported records, oldest first, by paper id."""
 
     @abstractmethod
     def paper_count(self) -> int: ...
 
     @abstractmethod
-    def tag_counts(self) -> list: ...
+    def tag_counts(self) -> list[TagCount]: ...
 
     @abstractmethod
     def tags_with_children(self, within: tuple[str, list] | None = None) -> tuple[TagCount, ...]: ...
@@ -116,8 +118,8 @@ class Papers(Role):
         """Papers per year among these (without a year: left out)."""
 
     @abstractmethod
-    def read_times(self) -> list:
-        """When this reader marked each paper it has read (datetimes, oldest first)."""
+    def read_times(self) -> list[datetime]:
+        """When this reader marked each paper it has read (oldest first)."""
 
     @abstractmethod
     def row_counts(self) -> dict[str, int]: ...

@@ -7,7 +7,8 @@ from abc import abstractmethod
 from collections.abc import Iterator
 
 from catalog.store.base.role import Role
-from catalog.store.rows import PaperFacts, WordCount
+from catalog.results import Facets, SearchHit
+from catalog.store.rows import PageHit, PaperFacts, WordCount, WordPapers
 
 
 class Search(Role):
@@ -15,7 +16,7 @@ class Search(Role):
 
     @abstractmethod
     def page(self, query, *, limit: int = 50, offset: int = 0, with_text: bool = False,
-             partial: bool = True, sort=None) -> list:
+             partial: bool = True, sort=None) -> list[SearchHit]:
         """The SearchHits of the page of papers `query` finds, best first (or in `sort`'s
         order); limit -1: all."""
 
@@ -27,14 +28,14 @@ class Search(Role):
     def count(self, query, *, partial: bool = False) -> int: ...
 
     @abstractmethod
-    def facets(self, query, *, partial: bool = False):
+    def facets(self, query, *, partial: bool = False) -> Facets:
         """Facets of the papers `query` finds (its saved searches left to the caller)."""
 
     @abstractmethod
     def acronyms_for(self, query) -> dict[str, list[str]]: ...
 
     @abstractmethod
-    def word_papers(self, query) -> list:
+    def word_papers(self, query) -> list[WordPapers]:
         """Each word of a query of several words, as typed, and how many papers hold it in
         any form (counted up to a bound; WordPapers, rows.py); [] for one word."""
 
@@ -46,7 +47,7 @@ class Search(Role):
     def papers_with_word(self, word: str, at_most: int, *, prefix: bool = False) -> int: ...
 
     @abstractmethod
-    def pages(self, query, limit: int, paper_id: int | None = None) -> list:
+    def pages(self, query, limit: int, paper_id: int | None = None) -> list[PageHit]:
         """The PageHits (rows.py) of attached files' pages holding `query`'s words (its
         filters are the caller's), best first, of one paper's files with `paper_id`; [] for a
         query without words."""

@@ -11,7 +11,7 @@ from catalog.store.base.role import Role
 
 
 class Upkeep(Role):
-    """What `catalog doctor` checks and repairs inside the database (catalog/doctor.py
+    """What `catalog doctor` checks and repairs inside the database (catalog/parts/doctor.py
     decides what to run and reports)."""
 
     @abstractmethod

@@ -5,9 +5,10 @@ costs tens of milliseconds and more. For words in at least MIN_MATCHES papers, `
 head of the full ranking (LIST_SIZE papers, the search's own `ORDER BY -ts_rank(...), id`) per
 index (`exact`: the words as written, `stems`: their forms, those in RANKED_AHEAD papers), and
 for prefixes whose words are in MIN_MATCHES papers together (`model*`, exact index). Words in
-RANKED_AHEAD papers or more are ranked ahead (by imports, `catalog doctor --fix`); the other
-words and the prefixes have a state row AT_FIRST_SEARCH, and their first search ranks their
-list (it would rank every match anyway) and keeps it, as for several words (below). ts_rank with normalization 1 uses
+RANKED_AHEAD papers or more and prefixes in PREFIX_AHEAD are ranked ahead (by imports, many
+lists in one pass over the papers: _rank_many; `catalog doctor --fix`); the other words and
+prefixes have a state row AT_FIRST_SEARCH, and their first search ranks their list (it would
+rank every match anyway) and keeps it, as for several words (below). ts_rank with normalization 1 uses
 no collection statistics: a paper's score depends on that paper alone, so unlike SQLite's bm25
 lists (sqlite_words.py) nothing drifts when other papers change.
 
@@ -36,7 +37,7 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import psycopg
 
@@ -45,7 +46,7 @@ from catalog.store import lists
 from catalog.store.base import RankedLists, RankedListUpkeep
 from catalog.store.rows import ListProblems
 from catalog.store.compiler import TIERS
-from catalog.store.lists.scoring import catalog_resized
+from catalog.store.lists.scoring import TYPED_FROM, catalog_resized
 from catalog.store.rows import READER_JOIN, SUMMARY_COLUMNS
 from catalog.store.tsvector import CONFIG, VECTORS, WEIGHTS
 
@@ -61,12 +62,23 @@ MIN_MATCHES = 2_000
 # two is ranked in full by its first search (as each of its searches was on SQLite), which
 # keeps its list for everyone's next; in the forms index it keeps no list (as on SQLite).
 RANKED_AHEAD = 20_000
+# Which prefixes imports rank ahead: those whose words are, summed, in this many papers, where
+# ranking every match at a first search takes 100 ms and more (`infl*`, 15,782 papers at 100k:
+# 120-137 ms); a prefix of fewer than TYPED_FROM letters (`tr*`) is left to the refresher the
+# import starts, as on SQLite. Prefixes with the same words share one ranking.
+PREFIX_AHEAD = 10_000
 AT_FIRST_SEARCH = "at first search"  # a state row's weights: no list yet, its first search ranks it
 WINDOW = 4  # with filters: how many pages' worth of a list's papers are tried
 CHANGE_LIMIT = 2000  # migration 0011's: past it a list is ranked again, not followed
 CHOSEN_AT = "#papers"  # a state row that is no list: the catalog's size when words were chosen
 _SCORE = "-ts_rank({weights}, p.{column}, q.q, 1)"  # the compiler's search_sql's score
 SEVERAL_LISTS = 500  # lists of several words kept (1,000 papers each)
+# Ranking many lists in one pass (_rank_many): the cut comes from SAMPLE_SHARE of the pages
+# (in catalogs of SAMPLE_ABOVE lists' lengths or more), at SAMPLE_MARGIN times the rank
+# expected there, so that a key's cut rarely leaves fewer than LIST_SIZE papers above it.
+SAMPLE_SHARE, SAMPLE_ABOVE, SAMPLE_MARGIN = 1 / 16, 20, 1.5
+# A refresh with no time budget ranks up to this many lists of one index in a pass.
+IN_ONE_PASS = 100
 _LEXEME = re.compile(r"'((?:[^']|'')*)'")
 _ONE = re.compile(r"\(?'(?:[^']|'')*'(?::\*)?\)?")
 
@@ -255,6 +267,56 @@ class PostgresRankedLists(RankedLists):
             " SELECT id, score, count(*) OVER () AS matches FROM s ORDER BY score, id LIMIT ?", (tsquery, size)).all()
         return RankedList(key, built_at, [(r["score"], r["id"]) for r in rows], rows[0]["matches"] if rows else 0)
 
+    def _rank_many(self, keys: list[str], size: int) -> list[RankedList]:
+        """Lists `keys` (of one index) as _rank would, in one pass over the papers (a read):
+        each paper's vector is read and decompressed once for all the keys, not once per key
+        (the 176 lists an import ranks ahead at 100k: 0.32x the time of one by one).
+        Only the papers that can be among a list's `size` best travel back: those scoring at
+        least a cut read from a sample of the pages (a key the cut proves too tight is ranked
+        alone)."""
+        index = keys[0].split(" ", 1)[0]
+        column, _ = VECTORS[index]
+        tsqueries = [key.split(" ", 1)[1] for key in keys]
+        built_at = self.conn.execute(f"SELECT coalesce(max(seq), 0) FROM {CHANGE_TABLE}").scalar()
+        # A LATERAL subquery per paper: its vector made plain once (`|| ''`), then tested and
+        # ranked against every key (the keys parsed once: MATERIALIZED). OFFSET 0 keeps each
+        # subquery whole: flattened, the vector itself was carried up to the grouping (a sort
+        # of 7 GB on disk for 76 keys at 100k) and each key's text was parsed for each paper.
+        scored = (f" LATERAL (SELECT k.n, k.cut, -ts_rank({WEIGHTS}, v.v, k.q, 1) AS score"
+                  f" FROM (SELECT p.{column} || ''::tsvector AS v OFFSET 0) AS v, k WHERE v.v @@ k.q OFFSET 0) AS x")
+        # Grouped by hashing a few keys, not by sorting millions of matches (the planner,
+        # which cannot count the keys, chose the sort).
+        self.conn.execute("SET LOCAL enable_sort = off")
+        cuts: list[float | None] = [None] * len(keys)
+        papers = self.conn.execute("SELECT count(*) FROM paper").scalar()
+        if papers >= size * SAMPLE_ABOVE:
+            rank = int(size * SAMPLE_SHARE * SAMPLE_MARGIN) + 10
+            for row in self.conn.execute(
+                    "WITH k AS MATERIALIZED (SELECT k.n::int AS n, k.q::tsquery AS q, NULL::real AS cut"
+                    " FROM unnest(?::text[]) WITH ORDINALITY AS k(q, n))"
+                    f" SELECT x.n, (array_agg(x.score ORDER BY x.score))[?] AS cut"
+                    f" FROM paper p TABLESAMPLE SYSTEM ({SAMPLE_SHARE * 100}),{scored}"
+                    " GROUP BY x.n", (tsqueries, rank)).all():
+                cuts[row["n"] - 1] = row["cut"]
+        rows = {r["n"]: r for r in self.conn.execute(
+            "WITH k AS MATERIALIZED (SELECT k.n::int AS n, k.q::tsquery AS q, k.cut"
+            " FROM unnest(?::text[], ?::real[]) WITH ORDINALITY AS k(q, cut, n))"
+            " SELECT x.n, count(*) AS matches, array_agg(p.id) FILTER (WHERE x.cut IS NULL OR x.score <= x.cut) AS ids,"
+            " array_agg(x.score) FILTER (WHERE x.cut IS NULL OR x.score <= x.cut) AS scores"
+            f" FROM paper p,{scored} GROUP BY x.n", (tsqueries, cuts)).all()}
+        made = []
+        for n, key in enumerate(keys, 1):
+            row = rows.get(n)
+            if row is None:
+                made.append(RankedList(key, built_at, [], 0))
+                continue
+            found = sorted(zip(row["scores"] or [], row["ids"] or []))
+            if len(found) < min(size, row["matches"]):  # the cut was too tight for this key
+                made.append(self._rank(key, size))
+            else:
+                made.append(RankedList(key, built_at, found[:size], row["matches"]))
+        return made
+
     def to_keep(self) -> list[RankedList]:
         return list(self._ranked_now.values())
 
@@ -307,19 +369,32 @@ class PostgresRankedLists(RankedLists):
         index, in RANKED_AHEAD: a tier after the first reads its lists, and no first search
         ranks one), and of every prefix (of plain letters and digits) whose words are, summed,
         in the exact index; most papers first (ts_stat over every vector: seconds at 100k)."""
+        return self._words_alike(min_matches)[0]
+
+    def _words_alike(self, min_matches: int | None = None) -> tuple[list[tuple[str, int]], dict[str, str]]:
+        """(words(), {a prefix's key: the key of the shortest prefix matching the same words}):
+        `'influe':*` and `'influen':*` match the same words, so the same papers with the same
+        scores, and one ranking serves both lists."""
         min_matches = MIN_MATCHES if min_matches is None else min_matches
-        out = []
+        out, same = [], {}
         for index, (column, _) in VECTORS.items():
             at_least = min_matches if index == "exact" else max(min_matches, RANKED_AHEAD)
             prefixes = "" if index != "exact" else (
-                " UNION ALL SELECT (quote_literal(prefix) || ':*')::tsquery::text, sum(ndoc)::integer FROM"
-                " (SELECT left(word, n) AS prefix, ndoc FROM w, generate_series(1, length(word)) AS n"
-                " WHERE word ~ '^[a-z0-9]+$') AS p GROUP BY prefix HAVING sum(ndoc) >= ?")
-            out += [(list_key(index, r["q"]), r["ndoc"]) for r in self.conn.execute(
+                " UNION ALL SELECT (quote_literal(prefix) || ':*')::tsquery::text, sum(ndoc)::integer,"
+                " min(word) || ' ' || max(word) || ' ' || count(*) FROM"
+                " (SELECT left(word, n) AS prefix, word, ndoc FROM w, generate_series(1, length(word)) AS n) AS p"
+                " WHERE prefix ~ '^[a-z0-9]+$' GROUP BY prefix HAVING sum(ndoc) >= ?")
+            rows = self.conn.execute(
                 f"WITH w AS MATERIALIZED (SELECT word, ndoc FROM ts_stat('SELECT {column} FROM paper'))"
-                f" SELECT quote_literal(word)::tsquery::text AS q, ndoc FROM w WHERE ndoc >= ?{prefixes}",
-                (at_least,) * (2 if prefixes else 1)).all()]
-        return sorted(out, key=lambda kn: (-kn[1], kn[0]))
+                f" SELECT quote_literal(word)::tsquery::text AS q, ndoc, NULL AS words FROM w WHERE ndoc >= ?{prefixes}",
+                (at_least,) * (2 if prefixes else 1)).all()
+            out += [(list_key(index, r["q"]), r["ndoc"]) for r in rows]
+            # Prefixes with the same first and last word and as many words (any words: `'infl':*`
+            # matches `inflé`) match the same: of two, one is the other's start or none is shared.
+            first: dict[str, str] = {}
+            for r in sorted((r for r in rows if r["words"]), key=lambda r: len(r["q"])):
+                same[list_key(index, r["q"])] = first.setdefault(r["words"], list_key(index, r["q"]))
+        return sorted(out, key=lambda kn: (-kn[1], kn[0])), same
 
     def build(self, key: str, size: int | None = None) -> int:
         """Rank one list from the full ranking (in a write transaction: no change can slip
@@ -327,6 +402,14 @@ class PostgresRankedLists(RankedLists):
         made = self._rank(key, LIST_SIZE if size is None else size)
         self._write(made)
         return len(made.papers)
+
+    def _write_with_copies(self, made: list[RankedList], copies: dict[str, list[str]]) -> None:
+        """Write these lists, each also under the keys `copies` names for it (prefixes that
+        match the same words)."""
+        for one in made:
+            self._write(one)
+            for key in copies.get(one.key, ()):
+                self._write(replace(one, key=key))
 
     def _write(self, made: RankedList) -> None:
         """Replace list `made.key`'s papers and state with these."""
@@ -471,9 +554,33 @@ class PostgresRankedLists(RankedLists):
         return found[:depth]
 
 
+def _passes(keys: list[str], *, one_by_one: bool) -> list[list[str]]:
+    """`keys` in the groups refresh ranks together: up to IN_ONE_PASS of one index at a time
+    (in the order given), or each alone (`one_by_one`: a refresh within a time budget, which
+    a pass over every paper could overrun); two or fewer of an index are ranked alone."""
+    if one_by_one:
+        return [[key] for key in keys]
+    groups: dict[str, list[str]] = {}
+    for key in keys:
+        groups.setdefault(key.split(" ", 1)[0], []).append(key)
+    out = []
+    for group in groups.values():
+        if len(group) <= 2:
+            out += [[key] for key in group]
+        else:
+            out += [group[i:i + IN_ONE_PASS] for i in range(0, len(group), IN_ONE_PASS)]
+    return out
+
+
 def _first_weights(key: str, matches: int) -> str:
     """A chosen list's state row's weights: '' (to be ranked ahead), or AT_FIRST_SEARCH."""
-    return "" if matches >= RANKED_AHEAD and not of_prefix(key) else AT_FIRST_SEARCH
+    return "" if matches >= (PREFIX_AHEAD if of_prefix(key) else RANKED_AHEAD) else AT_FIRST_SEARCH
+
+
+def _typed(key: str) -> bool:
+    """Whether searches as you type read this list (scoring.typed's rule): not a prefix of
+    fewer than TYPED_FROM letters."""
+    return not of_prefix(key) or len(_LEXEME.findall(key)[0]) >= TYPED_FROM
 
 
 class PostgresListUpkeep(RankedListUpkeep):
@@ -487,11 +594,13 @@ class PostgresListUpkeep(RankedListUpkeep):
                 progress: Callable[[int, int], None] | None = None, typed: bool = False) -> tuple[int, int]:
         """Rank the lists a search cannot read (`rescored`, the default with a budget: more than
         CHANGE_LIMIT changes behind; otherwise every list with any change), most papers first,
-        one short write transaction each, until `budget` seconds are spent (None: all). Which
+        one short write transaction each (without a budget: ranked together, _passes), until
+        `budget` seconds are spent (None: all). Which
         words get lists is read from the whole vocabulary (ts_stat: seconds at 100k papers) only
         when asked for all (budget None), when there are no lists yet, or when the catalog has
         grown or shrunk by a quarter since; lists no longer wanted are forgotten then. (built,
-        still stale). `typed` changes nothing here: these lists are all of words."""
+        still stale). `typed` (an import's): the lists of prefixes of fewer than TYPED_FROM
+        letters are left stale, for the refresher the import starts."""
         start = time.perf_counter()
         rescored = budget is not None if rescored is None else rescored
         with self.store.read() as tx:
@@ -499,9 +608,10 @@ class PostgresListUpkeep(RankedListUpkeep):
             kept = {r["key"]: r["matches"] for r in tx.conn.execute(f"SELECT key, matches FROM {STATE_TABLE}").all()}
             seen = kept.pop(CHOSEN_AT, None)
             choose = budget is None or seen is None or catalog_resized(seen, papers)
-            words = []
+            words, same = [], {}
+            if choose and papers >= MIN_MATCHES:
+                words, same = tx.lists._words_alike()
             if choose:
-                words = tx.lists.words() if papers >= MIN_MATCHES else []
                 chosen = {k for k, _ in words}
                 # Lists of several words stay while all their words have lists (or will have).
                 wanted = [k for k, _ in words] + sorted(
@@ -509,31 +619,47 @@ class PostgresListUpkeep(RankedListUpkeep):
                     and all(list_key(k.split(" ", 1)[0], f"'{w}'") in chosen for w in _LEXEME.findall(k)))
             else:
                 wanted = sorted(kept, key=lambda k: (-kept[k], k))
-            # Lists of a prefix or a word in fewer than RANKED_AHEAD papers are their first
-            # search's: those out of date go back to it (ranked at the next search that needs
+            # Lists of a word in fewer than RANKED_AHEAD papers, or of a prefix in fewer than
+            # PREFIX_AHEAD, are their first search's: those out of date go back to it (ranked at the next search that needs
             # them, not by every import); those chosen now are no list yet.
             matches = {**kept, **dict(words)}
             first = {k for k in wanted if not of_several(k) and _first_weights(k, matches[k]) == AT_FIRST_SEARCH}
             stale = tx.lists.stale(wanted, rescored=rescored)
             again = [k for k in stale if k in first and k in kept]
             stale = [k for k in stale if k not in first]
+            later = [k for k in stale if typed and not _typed(k)]  # the refresher's
+            stale = [k for k in stale if k not in set(later)]
+            # A prefix matching the words another does is written from that one's ranking.
+            ranked = set(stale)
+            copies: dict[str, list[str]] = {}
+            for key in stale:
+                if same.get(key, key) != key and same[key] in ranked:
+                    copies.setdefault(same[key], []).append(key)
+            alone = [k for k in stale if not (same.get(k, k) != k and same[k] in ranked)]
         if choose and (kept or wanted or seen is not None) or again:
             with self.store.write(catch_up=False) as tx:
                 if choose and (kept or wanted or seen is not None):
                     tx.lists._choose(words, wanted, papers)
                 tx.lists._at_first_search(again)
         built = 0
-        for key in stale:
+        for keys in _passes(alone, one_by_one=budget is not None):
             if budget is not None and time.perf_counter() - start > budget:
                 break
-            with self.store.write(catch_up=False) as tx:  # waits for another writer: no retries needed
-                tx.lists.build(key)
-                built += 1
+            if len(keys) == 1:
+                with self.store.write(catch_up=False) as tx:  # waits for another writer: no retries needed
+                    made = [tx.lists._rank(keys[0], LIST_SIZE)]
+                    tx.lists._write_with_copies(made, copies)
+            else:  # ranked in a read (writers go on meanwhile), kept in a short write
+                with self.store.read() as tx:
+                    made = tx.lists._rank_many(keys, LIST_SIZE)
+                with self.store.write(catch_up=False) as tx:
+                    tx.lists._write_with_copies(made, copies)
+            built += sum(1 + len(copies.get(one.key, ())) for one in made)
             if progress is not None:
                 progress(built, len(stale))
         with self.store.write(catch_up=False) as tx:
             tx.lists._forget_changes()
-        return built, len(stale) - built
+        return built, len(stale) + len(later) - built
 
     def behind(self) -> bool:
         """Whether refresh has work: a list searches cannot read, or words to choose (none

@@ -88,6 +88,38 @@ def frequency_of(score: float, weight: float, length: int, avgdl: float) -> floa
     return float(round(g * k / (K1 + 1.0 - g)))
 
 
+def matches_from_scores(rows: Sequence[tuple[float, int | None]], papers: int, avgdl: float,
+                        most_frequency: int = 4096) -> int | None:
+    """How many papers a one-word (or one-prefix) query matches, told by its ranking's own
+    scores: (score, paper length) of some of its best papers, `papers` and `avgdl` the index's.
+    bm25's IDF is the same for every paper, and each paper's weighted frequency a whole number,
+    so the IDF that makes the first paper's score of some frequency, solved for the matches,
+    must give every score back bit for bit (the caller checks the rest of the list the same
+    way). None when no such count does (an IDF of a key in half the papers or more is a floor
+    that tells nothing; a length unknown)."""
+    if not rows or any(length is None for _, length in rows) or papers < 2:
+        return None
+    first, length = rows[0]
+    for freq in range(1, most_frequency + 1):
+        weight = -first / saturation(freq, length, avgdl)  # bm25 = -(weight * saturation)
+        if weight <= 1e-6:
+            return None  # larger frequencies only lower it
+        ratio = math.exp(weight)  # idf: log((papers - n + 0.5) / (n + 0.5)) = weight
+        estimate = (papers + 0.5 - 0.5 * ratio) / (ratio + 1.0)
+        for matches in {math.floor(estimate), math.ceil(estimate)}:
+            if not 0 < matches < papers or bm25(idf(papers, matches), freq, length, avgdl) != first:
+                continue
+            exact = idf(papers, matches)
+            if exact > 1e-6 and all(_scores_back(score, exact, size, avgdl) for score, size in rows):
+                return matches
+    return None
+
+
+def _scores_back(score: float, weight: float, length: int, avgdl: float) -> bool:
+    freq = frequency_of(score, weight, length, avgdl)
+    return freq is not None and bm25(weight, freq, length, avgdl) == score
+
+
 def rescored_bound(weight: float, last: float, avgdl_then: float, avgdl_now: float) -> float:
     """The best score a paper outside a list can reach now, when the list's last paper had the
     term part `last` (saturation) at the average length `avgdl_then`: a paper not listed

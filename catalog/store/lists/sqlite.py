@@ -19,7 +19,7 @@ from catalog.store.base import RankedLists, RankedListUpkeep
 from catalog.store.rows import ListProblems
 from catalog.store.compiler import CompiledQuery
 from catalog.store.lists import scoring
-from catalog.store.lists.records import IndexRecords
+from catalog.store.lists.records import IndexRecords, KnownLengths
 from catalog.store.lists.memo import ListMemo
 from catalog.store.lists.sqlite_build import ListBuilder, RankedList
 from catalog.store.lists.sqlite_several import FewFiltered, Retokenized, SeveralWords
@@ -131,6 +131,7 @@ class SqliteListUpkeep(RankedListUpkeep):
         self.memo = ListMemo()
         self.refused = False  # the file refused to keep a list (read-only): not tried again
         self.lock = UpkeepLock(lambda: store.cache_dir() / UPKEEP_LOCK)
+        self.known = KnownLengths()  # papers' lengths, shared by a refresh's rankings
 
     def refresh(self, *, budget: float | None, rescored: bool | None = None,
                 progress: Callable[[int, int], None] | None = None, typed: bool = False) -> tuple[int, int]:
@@ -209,7 +210,7 @@ class SqliteListUpkeep(RankedListUpkeep):
 
     def _rank(self, key: str) -> RankedList:
         with self._patiently(self.store.read) as tx:
-            return tx.lists.builder.rank(key)
+            return tx.lists.builder.rank(key, known=self.known)
 
     def _rank_all(self, keys: list[str], over: Callable[[], bool]) -> Iterator[tuple[str, RankedList]]:
         """(key, its list as ranked) in `keys`' order, none begun once `over()`. RANKERS

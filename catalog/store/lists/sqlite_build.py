@@ -15,8 +15,8 @@ from dataclasses import dataclass
 
 from catalog.store.rows import ListProblems
 from catalog.store.lists import scoring
-from catalog.store.lists.records import IndexRecords
-from catalog.store.lists.scoring import LIST_SIZE, bm25, idf
+from catalog.store.lists.records import IndexRecords, KnownLengths
+from catalog.store.lists.scoring import DEEP_LIST_SIZE, LIST_SIZE, bm25, idf, matches_from_scores
 from catalog.store.lists.sqlite_words import (CHOSEN_AT, RANKED, STATE_TABLE, TOP_TABLE, WEIGHTS, ChangedPapers,
                                               WordLists, read_state)
 from catalog.store.fts5 import FTS_TABLE, VOCAB_TABLE
@@ -24,6 +24,8 @@ from catalog.store.fts5 import FTS_TABLE, VOCAB_TABLE
 # Lists of ANDs and phrases of frequent words kept at most, the oldest ranked dropped first:
 # 1,000 papers each (~50 KB).
 SEVERAL_LISTS = 500
+# A list's matches are told by the scores of its first this many papers (then checked on all).
+TOLD_BY = 16
 COUNT = f"SELECT count(*) FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH ?"
 
 
@@ -39,6 +41,24 @@ class RankedList:
     papers: int
     tokens: int
     base: int | None
+
+
+def _frequencies(best: list, lengths: dict[int, int], papers: int, matches: int, avgdl: float
+                 ) -> tuple[list[tuple], bool]:
+    """A ranking's rows (position, paper id, score, term frequency, length), and whether every
+    frequency gives its score back bit for bit (else none is kept)."""
+    rows, exact = [], bool(papers)
+    weight = idf(papers, matches)
+    for position, row in enumerate(best):
+        length, freq = lengths.get(row["id"]), None
+        if exact and length is not None:
+            freq = scoring.frequency_of(row["score"], weight, length, avgdl)
+        if freq is None or bm25(weight, freq, length, avgdl) != row["score"]:
+            exact, freq = False, None
+        rows.append((position, row["id"], row["score"], freq, length))
+    if not exact:
+        rows = [(position, pid, score, None, None) for position, pid, score, _, _ in rows]
+    return rows, exact
 
 
 class ListBuilder:
@@ -62,34 +82,36 @@ class ListBuilder:
     def keys(self) -> list[str]:
         return [key for key in self.kept() if key != CHOSEN_AT]
 
-    def rank(self, key: str, size: int | None = None) -> RankedList:
+    def rank(self, key: str, size: int | None = None, known: KnownLengths | None = None) -> RankedList:
         """One list as the index ranks it now (a read: seconds for the most frequent words at
         1M papers). Each paper's term frequency and length are kept for rescoring after
         changes (recovered from its score, and checked: a list whose scores they do not
         reproduce bit for bit keeps none, and is not rescored). `size` None: as deep as
-        scoring.list_depth says for the papers it matches (counted first)."""
+        scoring.list_depth says for the papers it matches. `known`: lengths read by the
+        rankings before this one (a refresh's)."""
         if scoring.of_several(key):
             return self.rank_several(key, LIST_SIZE if size is None else size)
         papers, tokens = self.records.totals()
-        if size is None:  # its depth by the share of papers it matches
-            matches = self.conn.execute(COUNT, (key,)).scalar()
-            size = scoring.list_depth(matches, papers)
-            best = self.conn.execute(RANKED, (key, size)).all()
+        avgdl = tokens / papers if papers else 1.0
+        # Ranked once, as deep as any list is, and cut to its depth once its matches are known:
+        # counting them first read every match of the key once more (a tenth of the ranking,
+        # a quarter at `a*`). The ranking's own scores tell its IDF, so its matches, unless a
+        # key in half the papers or more (the IDF is then a floor) or scores that do not add up.
+        best = self.conn.execute(RANKED, (key, DEEP_LIST_SIZE if size is None else size)).all()
+        ids = [r["id"] for r in best]
+        lengths = known.lengths(self.records, ids) if known is not None else self.records.lengths(ids)
+        told = None
+        if len(best) < (DEEP_LIST_SIZE if size is None else size):
+            matches = len(best)
         else:
-            best = self.conn.execute(RANKED, (key, size)).all()
-            matches = len(best) if len(best) < size else self.conn.execute(COUNT, (key,)).scalar()
-        lengths = self.records.lengths([r["id"] for r in best])
-        rows, exact = [], bool(papers)
-        weight, avgdl = idf(papers, matches), tokens / papers if papers else 1.0
-        for position, row in enumerate(best):
-            length, freq = lengths.get(row["id"]), None
-            if exact and length is not None:
-                freq = scoring.frequency_of(row["score"], weight, length, avgdl)
-            if freq is None or bm25(weight, freq, length, avgdl) != row["score"]:
-                exact, freq = False, None
-            rows.append((position, row["id"], row["score"], freq, length))
-        if not exact:
-            rows = [(position, pid, score, None, None) for position, pid, score, _, _ in rows]
+            told = matches_from_scores([(r["score"], lengths.get(r["id"])) for r in best[:TOLD_BY]], papers, avgdl)
+            matches = told if told is not None else self.conn.execute(COUNT, (key,)).scalar()
+        depth = scoring.list_depth(matches, papers) if size is None else size
+        rows, exact = _frequencies(best[:depth], lengths, papers, matches, avgdl)
+        if told is not None and not exact:  # a score the told count does not give back: count them
+            matches = self.conn.execute(COUNT, (key,)).scalar()
+            depth = scoring.list_depth(matches, papers) if size is None else size
+            rows, exact = _frequencies(best[:depth], lengths, papers, matches, avgdl)
         return RankedList(key, self.records.stamp(), rows, matches, papers, tokens,
                           self._base(key, matches) if exact else None)
 

@@ -1,4 +1,4 @@
-"""`catalog doctor` on a server: the checks of catalog/doctor.py, as transaction methods."""
+"""`catalog doctor` on a server: the checks of catalog/parts/doctor.py, as transaction methods."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from catalog.store.base import Upkeep
 
 
 class PostgresChecks(Upkeep):
-    """What `catalog doctor` checks on a server (catalog/doctor.py runs the same checks as on
+    """What `catalog doctor` checks on a server (catalog/parts/doctor.py runs the same checks as on
     SQLite). PostgreSQL keeps its own pages, keys and the generated search vector right, so
     integrity, rows pointing nowhere and the search index have nothing to find; the copies of
     tags and notes on the paper rows and the text derived from abstracts can be edited wrong

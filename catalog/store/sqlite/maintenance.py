@@ -1,6 +1,6 @@
 """What `catalog doctor` checks and repairs in a SQLite catalog (the Upkeep role): integrity,
 missing schema objects, rows pointing nowhere, imported files without papers, the search
-copies of tags and notes, and the FTS index. catalog/doctor.py decides what to run and
+copies of tags and notes, and the FTS index. catalog/parts/doctor.py decides what to run and
 reports; this module only reads and writes."""
 
 from __future__ import annotations

@@ -1,6 +1,7 @@
 """The catalog screen: the search bar, the facets, the paper list and the paper, composed with
-the parts that show nothing (editing, sharing, similar papers), and the handlers that tie a
-search's answers to them.
+the parts that show nothing (editing, sharing, similar papers, web papers) and the objects
+that hold the rest of its work: answers.py shows a search's answers, routing.py says where a
+key goes and which keys apply, saved_keys.py handles g, gg and 1-9, jumps.py ctrl+o and ctrl+i.
 
 The search's state and its transitions are catalog/tui/search.py's (one SearchState, one
 controller); the sidebar and the reading pane read their own data. The layout lives on this
@@ -11,26 +12,22 @@ before its widgets go, then drops anything posted later."""
 from __future__ import annotations
 
 from functools import partial
-from time import monotonic
 
-from rich.text import Text
 from textual import events, on
 from textual.app import ComposeResult
 from textual.containers import Container, Horizontal
 from textual.screen import Screen
-from textual.timer import Timer
 from textual.widgets import Footer, Input
 
 from catalog.library import Catalog
-from catalog.results import Edit, Facets, PaperDetail, SavedQuery, Suggestion
+from catalog.results import Edit, Facets, PaperDetail, SavedQuery
 from catalog.searching.query import RELEVANCE, QueryError, Sort
-from catalog.searching.suggest import corrected
 from catalog.tui import keys
 from catalog.tui.adding import WebPapers
+from catalog.tui.answers import SearchAnswers
 from catalog.tui.discovering import SimilarPapers
 from catalog.tui.display import shorten
 from catalog.tui.editing import Editing
-from catalog.tui.facetlist import column_width
 from catalog.tui.jumps import Jumps
 from catalog.tui.messages import (
     ActionFailed, FilterChosen, KeptAt, QueryChanged, SearchCount, SearchFailed,
@@ -38,8 +35,9 @@ from catalog.tui.messages import (
 )
 from catalog.tui.querytext import KEY_CHUNK, keys_query, toggle_filter
 from catalog.tui.screens.help import HelpScreen, every_key
-from catalog.tui.screens.pickers import DeleteSaved, GoToTop, SavedSearchScreen
-from catalog.tui.search import SearchController, empty_message, fetch, partial_note, position
+from catalog.tui.routing import KeyRouting
+from catalog.tui.saved_keys import SavedSearchKeys
+from catalog.tui.search import SearchController, fetch
 from catalog.tui.sharing import Sharing
 from catalog.tui.state import MARKS, State, StateStore
 from catalog.tui.watching import ChangeWatch
@@ -47,8 +45,6 @@ from catalog.tui.widgets.detail import DetailPane
 from catalog.tui.widgets.paper_list import PaperList
 from catalog.tui.widgets.search_bar import SearchBar
 from catalog.tui.widgets.sidebar import Sidebar
-
-GG = 0.5  # seconds within which a second g means "to the top" (gg)
 
 
 def _sort(text: str) -> Sort:
@@ -84,10 +80,10 @@ class CatalogScreen(Screen):
         self.sharing = Sharing(catalog)
         self.similar = SimilarPapers(catalog)
         self.web_papers = WebPapers(catalog)
-        self.bindings_with_paper: bool | None = None  # the footer's keys were chosen with a paper
-        self._last_g = 0.0
         self.jumps = Jumps(self)  # what ctrl+o goes back to, ctrl+i forward to
-        self._g_waiting: Timer | None = None  # a g's picker, opening unless g (gg) comes first
+        self.answers = SearchAnswers(self)  # a search's answers shown (answers.py)
+        self.saved_keys = SavedSearchKeys(self)  # g, gg, 1-9 (saved_keys.py)
+        self.routing = KeyRouting(self)  # where a key goes, which keys apply (routing.py)
 
     def compose(self) -> ComposeResult:
         typed = self.searching.typing  # each key puts off the counts and facets (waiting.py)
@@ -196,116 +192,43 @@ class CatalogScreen(Screen):
     def on_query_changed(self, message: QueryChanged) -> None:
         self.search(message.query, finished=message.finished, typing=True)
 
+    # The search worker's answers and the list's own, shown by answers.py.
+
     def on_search_results(self, message: SearchResults) -> None:
-        if not self.searching.current(message.generation):
-            return
-        state, papers = self.searching.state, self.papers
-        keep = state.keep
-        if state.refreshing and papers.current is not None:  # where the cursor went meanwhile
-            keep = papers.current.key
-        papers.show_results(message.request, message.generation, message.rows, message.total,
-                            self._empty_message(), keep, more=message.more)
-        self.searching.took(message.rows, message.total)
-        self.show_position()
-        # The paper under the cursor is read at once, not when the list's Highlighted comes:
-        # that message passes through each widget's queue, and on a busy machine it came
-        # after the list had been laid out and drawn and the facets shown, the reading pane
-        # empty for seconds after the list appeared.
-        if papers.current is not None:
-            self.pane.load(papers.current.key, message.request)
-        self.sidebar.load(message.request, self.searching.facets_settle)
+        self.answers.results(message)
 
     def on_search_rest(self, message: SearchRest) -> None:
-        if self.searching.current(message.generation):
-            self.papers.fill(message.rows, message.total)
-            self.searching.took(message.rows, message.total)
-            self.show_position()
+        self.answers.rest(message)
 
     def on_search_count(self, message: SearchCount) -> None:
-        if self.searching.current(message.generation):
-            self.papers.set_total(message.total)
-            self.searching.count_came()
-            self.show_position()
+        self.answers.count(message)
 
     def on_kept_at(self, message: KeptAt) -> None:
-        if self.searching.current(message.generation):
-            self.papers.move_to(message.index)
+        self.answers.kept_at(message)
 
     def on_search_suggestions(self, message: SearchSuggestions) -> None:
-        if not self.searching.current(message.generation):
-            return
-        if message.suggestions:
-            self.searching.state.correction = corrected(self.query_text, message.suggestions)
-            self.refresh_bindings()
-        if not self.papers.total:
-            self.papers.set_message(self._empty_message(message.suggestions))
-        else:  # papers with some of the words are listed: the line under the search bar says
-            self.searching.state.note = partial_note(self.query_text, message.suggestions, message.missing)
-            self.show_position()
+        self.answers.suggestions(message)
 
     def on_search_failed(self, message: SearchFailed) -> None:
-        if self.searching.current(message.generation):
-            self.searching.failed()
-            self.search_bar.hint(f"⚠ {message.message}", error=True)
-            self.papers.fetch_rest()  # the rest of the first page failed: the list asks again
+        self.answers.failed(message)
 
     def on_paper_list_rest_wanted(self, message: PaperList.RestWanted) -> None:
         self.searching.want_rest(message.generation)
 
-    def show_position(self) -> None:
-        self.search_bar.hint(position(self.papers, self.searching.state))
-
-    def _empty_message(self, suggestions: list[Suggestion] = ()) -> list[Text]:
-        facets = self.facets
-        return empty_message(self.query_text, facets is not None and not facets.catalog_total,
-                             suggestions)
-
     def on_paper_list_highlighted(self, message: PaperList.Highlighted) -> None:
-        # The footer's keys depend on whether a paper is under the cursor, not on which one:
-        # refreshing them rebuilds the footer and lays the screen out again, which at every
-        # key typed cost the UI thread more than the list's page.
-        if (message.paper is not None) != self.bindings_with_paper:
-            self.bindings_with_paper = message.paper is not None
-            self.refresh_bindings()
-        self.show_position()
-        self.remembered.key = message.paper.key if message.paper else None
-        self.jumps.moved(self.remembered.key)
-        if message.paper is None:
-            self.pane.clear()
-        elif message.paper.key != self.pane.asked:  # else on its way since the results came
-            self.pane.load(message.paper.key, self.searching.state.request)
+        self.answers.highlighted(message)
 
     def on_sidebar_counted(self, message: Sidebar.Counted) -> None:
-        # The venue column fits the venues: it widens, but never narrows while searching.
-        papers = self.papers
-        width = column_width((v for v, _, _ in message.facets.venues), 5, 12)
-        if message.facets.query.strip():
-            width = max(width, papers.venue_width)
-        if width != papers.venue_width:
-            papers.venue_width = width
-            papers.refresh()
+        self.answers.counted(message)
 
     def with_targets(self, then) -> None:
         self.editing.with_targets(then)
 
     def show_edit(self, edit: Edit) -> None:
-        """A change made here: its papers shown anew, the paper under the cursor and the
-        counts read again."""
-        papers = self.papers
-        papers.replace(list(edit.papers))
-        if papers.current is not None:
-            self.pane.load(papers.current.key, self.searching.state.request)
-        if papers.request is not None:
-            self.sidebar.load(papers.request)
-        self.refresh_bindings()
+        self.answers.edited(edit)
 
     def on_change_watch_changed(self) -> None:
-        """A change made elsewhere: the same query again, the cursor on the same paper (or
-        the same row), marks kept; the facets and the paper under the cursor read again."""
-        current = self.papers.current
-        self.sidebar.catalog_changed()
-        self.search(self.query_text, keep=current.key if current else None, counted=True,
-                    refresh=True)
+        self.answers.changed_elsewhere()
 
     # --- which keys apply now -----------------------------------------------------------
 
@@ -314,21 +237,7 @@ class CatalogScreen(Screen):
         return isinstance(self.focused, Input) and self.focused.id == "search"
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if self.typing and action in keys.NOT_WHILE_TYPING:
-            return False
-        if action in keys.PAPER_ACTIONS and not self.papers.targets():
-            return None
-        if action in ("similar", "triage", "references") and self.papers.current is None and not self.papers.marked:
-            return None
-        if action == "walk" and not self.jumps.can_walk(*parameters):
-            return None
-        if action == "accept_correction" and not self.searching.state.correction:
-            return None
-        if action == "undo" and not self.editing.undo_stack:
-            return None
-        if action == "redo" and not self.editing.redo_stack:
-            return None
-        return True
+        return self.routing.allowed(action, parameters)
 
     def on_descendant_focus(self, event) -> None:
         if not self.cursor_blink and hasattr(event.widget, "cursor_blink"):
@@ -338,54 +247,7 @@ class CatalogScreen(Screen):
         self.refresh_bindings()
 
     async def on_key(self, event: events.Key) -> None:
-        """A key typed right after one that opens a dialog (`r` `5` in quick succession) came
-        here before the app had run the first key's binding, and reached the bindings only
-        once the dialog was on top, where nothing took it: the rating dialog never saw the 5
-        and stayed open. So the bindings run here, as each key comes, and a key that comes
-        while a dialog is on top goes to the dialog, as if typed there: to what the dialog
-        focuses once it is shown (`t` `foo`: the tag editor's input had no focus yet, and
-        letters sent to the dialog itself were lost), so it waits its turn in the dialog's
-        queue, behind the dialog's own start. Likewise a letter that was on its way to the
-        list when `/` moved the focus to the search bar goes to the search bar."""
-        if not self.is_attached or not self.app.is_running:
-            return
-        if self._g_waiting is not None and self.app.screen is self:
-            # A key after g: g again is gg (the top, no picker flashing by); another key
-            # opens the picker at once and goes to it (`g` `down` `d`: delete the second).
-            self._g_waiting.stop()
-            self._g_waiting = None
-            if event.key == "g":
-                event.stop()
-                event.prevent_default()
-                self.go_to_top()
-                return
-            self._open_saved()
-        if self.app.screen is not self:
-            if self in self.app.screen_stack:
-                event.stop()
-                event.prevent_default()
-                top, key = self.app.screen, events.Key(event.key, event.character)
-                top.call_later(lambda: (top.focused or top)._forward_event(key))
-            return
-        if event.is_printable and isinstance(self.focused, Input):
-            # A typed letter that reaches the screen with a text field focused was sent to
-            # another widget before the focus moved (the field itself takes every letter).
-            event.stop()
-            event.prevent_default()
-            self.focused._forward_event(events.Key(event.key, event.character))
-            return
-        if await self.app._check_bindings(event.key):  # what the app would do next
-            event.stop()
-            event.prevent_default()
-        elif (why := self._why_not(event.key)) is not None:
-            event.stop()
-            self.say(why)
-
-    def _why_not(self, key: str) -> str | None:
-        """Why a paper's key does nothing on an empty list (it said nothing at all)."""
-        if self.typing or self.papers.current is not None or self.papers.marked:
-            return None
-        return keys.why_not(key, self.query_text)
+        await self.routing.route(event)
 
     # --- actions: moving around ---------------------------------------------------------
 
@@ -475,48 +337,10 @@ class CatalogScreen(Screen):
     # --- actions: saved searches --------------------------------------------------------
 
     def action_saved_searches(self) -> None:
-        """g: the saved-search picker; gg: the first paper. The picker opens once GG seconds
-        pass without a second g, or at once with any other key (which goes to it); a g
-        pressed in it means gg too. With no saved searches there is no picker: a second g
-        within GG seconds goes to the top, and only a lone g says that there are none."""
-        saved = self.facets.saved if self.facets else ()
-        if not saved:
-            now = monotonic()
-            if now - self._last_g < GG:
-                self._last_g = 0.0
-                self.go_to_top()
-            else:
-                self._last_g = now
-                self.set_timer(GG, self._lone_g)
-            return
-        if self._g_waiting is None:
-            self._g_waiting = self.set_timer(GG, self._open_saved)
-
-    def _open_saved(self) -> None:
-        self._g_waiting = None
-        saved = self.facets.saved if self.facets else ()
-        if not saved or self.app.screen is not self:
-            return
-
-        def picked(choice) -> None:
-            if choice and isinstance(choice.value, GoToTop):
-                self.go_to_top()
-            elif choice and isinstance(choice.value, DeleteSaved):
-                self.editing.confirm_delete_saved_search(choice.value.saved)
-            elif choice:
-                self.run_saved(choice.value)
-
-        self.app.push_screen(SavedSearchScreen(saved), picked)
-
-    def _lone_g(self) -> None:
-        if self._last_g and monotonic() - self._last_g >= GG - 0.01:
-            self._last_g = 0.0
-            self.say("No saved searches yet: S saves the current query (gg goes to the top)")
+        self.saved_keys.g()
 
     def action_saved(self, number: int) -> None:
-        saved = self.facets.saved if self.facets else ()
-        if 1 <= number <= len(saved):
-            self.run_saved(saved[number - 1])
+        self.saved_keys.number(number)
 
     def run_saved(self, saved: SavedQuery) -> None:
         self.jump(saved.query)
@@ -657,7 +481,7 @@ class CatalogScreen(Screen):
     @on(PaperList.MarksChanged)
     def _marks_changed(self) -> None:
         self.remembered.marks = list(self.papers.marked)[-MARKS:]
-        self.show_position()
+        self.answers.show_position()
         self.refresh_bindings()
 
     @on(Input.Submitted, "#search")

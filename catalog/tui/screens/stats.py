@@ -1,5 +1,5 @@
 """The statistics screen (i, or "Statistics" in the palette): the charts `catalog stats --plot`
-prints (catalog/charts.py), as wide as the screen and drawn again when it is resized, one under
+prints (catalog/parts/charts.py), as wide as the screen and drawn again when it is resized, one under
 the other (j k or the arrows scroll); t follows another tag over the years. Counting and
 drawing run in a thread worker; the charts are plain text in the theme's own colours, so they
 read in every theme."""
@@ -50,7 +50,7 @@ class StatsScreen(Screen):
 
     @work(thread=True, exclusive=True, exit_on_error=False)
     def load(self, recount: bool = True) -> None:
-        from catalog import charts
+        from catalog.parts import charts
 
         try:
             counts = self.catalog.statistics.charts(self.tag) if recount or self.counts is None else self.counts

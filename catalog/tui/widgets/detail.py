@@ -18,7 +18,7 @@ from textual.content import Content
 from textual.message import Message
 from textual.widgets import Static
 
-from catalog.kinds import label as kind_label
+from catalog.ingest.kinds import label as kind_label
 from catalog.library import Catalog
 from catalog.results import PaperDetail, RelatedPaper
 from catalog.searching.highlight import Terms, spans, terms_of

@@ -10,7 +10,6 @@ page (`fill`); the rows between show as loading meanwhile, as rows of pages not 
 from __future__ import annotations
 
 from collections import OrderedDict
-from dataclasses import dataclass
 
 from rich.segment import Segment
 from rich.style import Style
@@ -18,7 +17,6 @@ from rich.text import Text
 from textual import events, work
 from textual.binding import Binding
 from textual.geometry import Size
-from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.worker import get_current_worker
@@ -27,10 +25,10 @@ from catalog.rules import STATUSES
 from catalog.library import Catalog
 from catalog.results import PaperSummary
 from catalog.tui.colors import MUTED, TEXT, rounds_to_256, text_style
-from catalog.tui.querytext import chunks, keys_query
 from catalog.searching.query import RELEVANCE, Sort
 from catalog.searching.request import SearchRequest
-from catalog.tui.screens.confirm import ConfirmScreen
+from catalog.tui.widgets import paper_list_messages as messages
+from catalog.tui.widgets.marking import Marks
 from catalog.tui.widgets.rows import MARKS, Columns, RowStyles, header, header_at, row
 
 PAGE = 200
@@ -66,71 +64,10 @@ class PaperList(ScrollView, can_focus=True):
         *(f"paper-list--{s}" for s in STATUSES),
     }
 
-    # Messages are dataclasses; one that a newer one of its kind makes moot says so in
-    # `can_replace` (as in catalog/tui/messages.py): the cursor held on j, marks changing.
-
-    @dataclass
-    class Highlighted(Message):
-        """The cursor is on `paper` (None when the list is empty)."""
-
-        paper: PaperSummary | None
-
-        def can_replace(self, message: Message) -> bool:
-            return isinstance(message, PaperList.Highlighted)  # the cursor moved on since
-
-    @dataclass
-    class Opened(Message):
-        """Enter or a double click: the user wants to read the paper."""
-
-    @dataclass
-    class OpenedNothing(Message):
-        """Enter on an empty list (the screen may run the correction it offers)."""
-
-    @dataclass
-    class MarksChanged(Message):
-        """`count` papers are marked now."""
-
-        count: int
-
-        def can_replace(self, message: Message) -> bool:
-            return isinstance(message, PaperList.MarksChanged)
-
-    @dataclass
-    class SortChosen(Message):
-        """A column header was clicked: sort by `field` (again: the other way round)."""
-
-        field: str
-
-    @dataclass
-    class RestWanted(Message):
-        """A row past the first ones of a first page that came in two parts is wanted before
-        the rest came (show_results' `more`): the search should fetch the rest now."""
-
-        generation: int
-
-        def can_replace(self, message: Message) -> bool:
-            return isinstance(message, PaperList.RestWanted) and message.generation >= self.generation
-
-    @dataclass
-    class RowsForMarks(Message):
-        """Rows `offset`.. of the results of `generation`, fetched for marking (`how`:
-        "all", "invert" or "range")."""
-
-        generation: int
-        how: str
-        rows: list[PaperSummary]
-
-    @dataclass
-    class PageLoaded(Message):
-        """Page `page` of the results of `generation`, fetched as the list scrolled to it."""
-
-        generation: int
-        page: int
-        rows: list[PaperSummary]
-
-        def can_replace(self, message: Message) -> bool:
-            # Pages are fetched for the results shown: one of newer results means these are gone.
-            return isinstance(message, PaperList.PageLoaded) and message.generation > self.generation
+    # Its messages (paper_list_messages.py), which handlers know as PaperList.Highlighted and so on.
+    Highlighted, Opened, OpenedNothing = messages.Highlighted, messages.Opened, messages.OpenedNothing
+    MarksChanged, SortChosen, RestWanted = messages.MarksChanged, messages.SortChosen, messages.RestWanted
+    RowsForMarks, PageLoaded = messages.RowsForMarks, messages.PageLoaded
 
     def __init__(self, catalog: Catalog, **kwargs) -> None:
         super().__init__(**kwargs)
@@ -145,9 +82,7 @@ class PaperList(ScrollView, can_focus=True):
         self.partial_first = False  # page 0 holds only its first rows: the rest is on its way
         self._rest_asked = False  # RestWanted was posted for these results
         self.wanted: set[int] = set()
-        self.marked: dict[str, PaperSummary] = {}
-        self.anchor: int | None = None  # where a range (V) starts: V again marks to the cursor
-        self.in_results: set[str] = set()  # keys fetched for marking: in these results too
+        self.marks = Marks(self, PAGE)  # the papers marked (marking.py)
         self.message: list[Text] = []
         self._fetch_scheduled = False
         self._announce_pending = False
@@ -163,8 +98,7 @@ class PaperList(ScrollView, can_focus=True):
         still there. `more`: the rows are the page's first only, the rest comes with `fill`
         (until then the list is a page long, its rows past these loading)."""
         self.request, self.generation = request, generation
-        self.anchor = None
-        self.in_results = set()
+        self.marks.new_results()
         self.pages = OrderedDict({0: rows})
         self.with_authors = any(p.authors for p in rows)
         self.partial_first, self._rest_asked = more, False
@@ -234,18 +168,27 @@ class PaperList(ScrollView, can_focus=True):
             for i, p in enumerate(rows):
                 rows[i] = fresh.get(p.key, p)
         self.with_authors = any(p.authors for rows in self.pages.values() for p in rows)
-        for key in self.marked.keys() & fresh.keys():
-            self.marked[key] = fresh[key]
+        self.marks.replace(fresh)
         self.refresh()
 
     def loaded_keys(self) -> set[str]:
         """Keys of the papers in the pages fetched so far, or fetched for marking: all
         certainly in these results."""
-        return {p.key for rows in self.pages.values() for p in rows} | self.in_results
+        return {p.key for rows in self.pages.values() for p in rows} | self.marks.in_results
 
     @property
     def current(self) -> PaperSummary | None:
-        return self._row(self.cursor) if self.total else None
+        return self.paper_at(self.cursor) if self.total else None
+
+    @property
+    def marked(self) -> dict[str, PaperSummary]:
+        """The papers marked, by key, in the order they were marked."""
+        return self.marks.marked
+
+    @property
+    def anchor(self) -> int | None:
+        """Where a range (V) starts, while one is open."""
+        return self.marks.anchor
 
     def targets(self) -> list[PaperSummary]:
         """What an action applies to: the marked papers, or else the one under the cursor."""
@@ -255,7 +198,8 @@ class PaperList(ScrollView, can_focus=True):
 
     # --- rows and pages -----------------------------------------------------------------
 
-    def _row(self, index: int) -> PaperSummary | None:
+    def paper_at(self, index: int) -> PaperSummary | None:
+        """The paper in row `index`, or None while its page is on its way (then fetched)."""
         page, offset = divmod(index, PAGE)
         rows = self.pages.get(page)
         if rows is None:
@@ -395,11 +339,11 @@ class PaperList(ScrollView, can_focus=True):
             index = int(self.scroll_offset.y) + y - 1
             if index >= self.total:
                 return Strip.blank(width, base)
-            paper = self._row(index)
+            paper = self.paper_at(index)
             kind = "plain"
             if index == self.cursor:
                 kind = "cursor"
-            elif paper is not None and paper.key in self.marked or self._in_range(index):
+            elif paper is not None and paper.key in self.marked or self.marks.in_range(index):
                 kind = "marked"
             styles = self.row_styles(kind)
             base = styles.base
@@ -418,7 +362,7 @@ class PaperList(ScrollView, can_focus=True):
     # --- moving -------------------------------------------------------------------------
 
     @property
-    def _rows_on_screen(self) -> int:
+    def rows_on_screen(self) -> int:
         return max(1, self.scrollable_content_region.height - 1)
 
     def move_to(self, index: int) -> None:
@@ -429,12 +373,12 @@ class PaperList(ScrollView, can_focus=True):
             self.cursor = index
             self._scroll_to_cursor()
             self.refresh()
-            if self.anchor is not None:
+            if self.marks.anchor is not None:
                 self.post_message(self.MarksChanged(len(self.marked)))  # the range's size
             self._announce()
 
     def _scroll_to_cursor(self) -> None:
-        top, rows = int(self.scroll_offset.y), self._rows_on_screen
+        top, rows = int(self.scroll_offset.y), self.rows_on_screen
         if self.cursor < top:
             self.scroll_to(y=self.cursor, animate=False)
         elif self.cursor >= top + rows:
@@ -450,7 +394,7 @@ class PaperList(ScrollView, can_focus=True):
         self.move_to(self.cursor + delta)
 
     def action_page(self, direction: int) -> None:
-        self.move_to(self.cursor + direction * max(1, self._rows_on_screen - 1))
+        self.move_to(self.cursor + direction * max(1, self.rows_on_screen - 1))
 
     def action_jump(self, index: int) -> None:
         self.move_to(index if index >= 0 else self.total - 1)
@@ -477,134 +421,35 @@ class PaperList(ScrollView, can_focus=True):
     # --- marking ------------------------------------------------------------------------
 
     def action_mark(self) -> None:
-        paper = self.current
-        if paper is None:
-            return
-        if self.marked.pop(paper.key, None) is None:
-            self.marked[paper.key] = paper
-        self.post_message(self.MarksChanged(len(self.marked)))
-        self.refresh()
-        self.move_to(self.cursor + 1)
+        self.marks.toggle()
 
     def mark_all(self, papers: list[PaperSummary]) -> None:
         """Mark these papers too (a whole topic, chosen in the sidebar)."""
-        self.marked.update((p.key, p) for p in papers)
-        self.post_message(self.MarksChanged(len(self.marked)))
-        self.refresh()
-
-    def _in_range(self, index: int) -> bool:
-        return self.anchor is not None and min(self.anchor, self.cursor) <= index <= max(self.anchor, self.cursor)
+        self.marks.add(papers)
 
     def action_mark_range(self) -> None:
-        """V: a range starts here; V again marks every paper from there to the cursor (rows
-        not loaded yet are fetched: the range may span thousands)."""
-        if not self.total:
-            return
-        if self.anchor is None:
-            self.anchor = self.cursor
-            self.post_message(self.MarksChanged(len(self.marked)))
-            self.refresh()
-            return
-        low, high = sorted((self.anchor, self.cursor))
-        self.anchor = None
-        self.refresh()
-        rows = [self._row(i) for i in range(low, high + 1)] if high - low < PAGE else [None]
-        if None in rows:
-            self._rows_for_marks(self.catalog, self.request, self.generation, "range", low, high - low + 1)
-        else:
-            self._take_marks("range", rows)
+        self.marks.range()
 
     def action_mark_results(self) -> None:
-        if self.total:
-            self._rows_for_marks(self.catalog, self.request, self.generation, "all", 0, -1)
+        self.marks.fetch_rows("all")
 
     def action_invert_marks(self) -> None:
-        if self.total:
-            self._rows_for_marks(self.catalog, self.request, self.generation, "invert", 0, -1)
-
-    @work(thread=True, exclusive=True, group="marking", exit_on_error=False)
-    def _rows_for_marks(self, catalog: Catalog, request: SearchRequest, generation: int, how: str,
-                        offset: int, limit: int) -> None:
-        # The same search the list shows, in its order: the rows are the list's.
-        try:
-            rows = catalog.search(request, limit=limit, offset=offset, snippets=False)
-        except Exception as exc:
-            self.notify(f"Cannot mark: {exc}", severity="error", markup=False)
-            return
-        self.post_message(self.RowsForMarks(generation, how, rows))
+        self.marks.fetch_rows("invert")
 
     def on_paper_list_rows_for_marks(self, message: RowsForMarks) -> None:
         message.stop()
-        if message.how == "restore":  # not these results' papers, maybe
-            self.marked.update((p.key, p) for p in message.rows if p.key not in self.marked)
-            self.post_message(self.MarksChanged(len(self.marked)))
-            self.refresh()
-            return
-        if message.generation != self.generation:
-            self.notify("The results changed meanwhile: nothing marked", severity="warning")
-            return
-        rows, shown = message.rows, self._rows_on_screen
-        if message.how == "range" or len(rows) <= shown:
-            self._take_marks(message.how, rows)
-            return
-        verb = "Mark" if message.how == "all" else "Invert the marks of"
-        question = (f"{verb} all {len(rows):,} papers of these results? Only {min(shown, len(rows))} "
-                    "are on screen.")
+        self.marks.rows_came(message)
 
-        def answered(yes: bool | None) -> None:
-            if yes and message.generation == self.generation:
-                self._take_marks(message.how, rows)
-
-        self.app.push_screen(ConfirmScreen(question, yes=verb.split()[0], no="Cancel"), answered)
-
-    @work(thread=True, exclusive=True, group="marks-restore", exit_on_error=False)
     def restore_marks(self, keys: list[str]) -> None:
         """Mark these papers again (the session's marks); papers gone since are left out."""
-        found: list[PaperSummary] = []
-        try:
-            for chunk in chunks(keys):
-                found += self.catalog.search(keys_query(chunk), limit=2 * len(chunk), snippets=False)
-        except Exception:  # a convenience, like the rest of the session
-            return
-        if found:
-            self.post_message(self.RowsForMarks(-1, "restore", found))
-
-    def _take_marks(self, how: str, rows: list[PaperSummary]) -> None:
-        self.in_results.update(p.key for p in rows)  # acting on them asks nothing more
-        if how == "invert":
-            for p in rows:
-                if self.marked.pop(p.key, None) is None:
-                    self.marked[p.key] = p
-        else:
-            self.marked.update((p.key, p) for p in rows)
-        self.post_message(self.MarksChanged(len(self.marked)))
-        self.refresh()
+        self.marks.restore(keys)
 
     def action_unmark_all(self) -> None:
-        """Asked first: marks gathered over several searches were lost to one habitual escape,
-        and `u` undid an earlier change instead of bringing them back. An open range (V) is
-        dropped first."""
-        if self.anchor is not None:
-            self.anchor = None
-            self.post_message(self.MarksChanged(len(self.marked)))
-            self.refresh()
-            return
-        if not self.marked:
-            return
-        count = len(self.marked)
-
-        def answered(yes: bool | None) -> None:
-            if yes and len(self.marked) == count:
-                self.marked.clear()
-                self.post_message(self.MarksChanged(0))
-                self.refresh()
-
-        papers = "the marked paper" if count == 1 else f"all {count:,} marked papers"
-        self.app.push_screen(ConfirmScreen(f"Unmark {papers}?", yes="Unmark", no="Keep the marks"), answered)
+        self.marks.unmark_all()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "unmark_all":
-            return bool(self.marked) or self.anchor is not None
+            return bool(self.marked) or self.marks.anchor is not None
         return True
 
     def on_resize(self) -> None:

@@ -266,7 +266,7 @@ def run(store: Store, *, fix: bool = False, notify: Callable[[str], None] = lamb
 def _missing_files(store: Store) -> list[Finding]:
     """Attached files that are not where the catalog keeps them (moved, deleted, a disk not
     mounted): reported, never repaired by guessing."""
-    from catalog import attaching
+    from catalog.attachments import attaching
 
     try:
         gone = attaching.missing(store)

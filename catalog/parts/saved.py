@@ -4,7 +4,8 @@ Catalog.undo takes back."""
 
 from __future__ import annotations
 
-from catalog import changes, rules
+from catalog import rules
+from catalog.parts import changes
 from catalog.errors import CatalogError
 from catalog.results import Edit, SavedQuery
 from catalog.searching.query import parse

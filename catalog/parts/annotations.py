@@ -161,7 +161,7 @@ def _narrowed(papers: list, entry: dict[str, Any], by_key: int | None) -> list:
 
 
 def _families(authors: object) -> set[str]:
-    from catalog.people import people
+    from catalog.ingest.people import people
 
     return {p.folded_family for p in people(authors)} if isinstance(authors, str) else set()
 

@@ -1,15 +1,15 @@
-"""What LaTeX cites from a catalog: the project .bib files kept current (catalog/bibfiles.py)
-and the pattern cite keys are made by (catalog/citekeys.py). Catalog (library.py) makes one as
+"""What LaTeX cites from a catalog: the project .bib files kept current (catalog/export/bibfiles.py)
+and the pattern cite keys are made by (catalog/ingest/citekeys.py). Catalog (library.py) makes one as
 `catalog.citing`, given its `exchange`, whose export the .bib files are written from."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from catalog.bibfiles import PREFIX, BibFile, Synced, cited, render
+from catalog.export.bibfiles import PREFIX, BibFile, Synced, cited, render
 from catalog.errors import CatalogError
 from catalog.results import CiteKeyChange
-from catalog.exchange import Exchange
+from catalog.parts.exchange import Exchange
 from catalog.searching.query import parse
 from catalog.store import Store
 
@@ -77,7 +77,7 @@ class Citing:
     def citekey_pattern(self, pattern: str | None = None) -> str:
         """The pattern new papers' cite keys are made by (docs/formats.md, "Cite keys"); with
         `pattern`, set it first (checked: CatalogError for one that is not a pattern)."""
-        from catalog import citekeys
+        from catalog.ingest import citekeys
 
         if pattern is not None:
             citekeys.pattern_parts(pattern)
@@ -89,7 +89,7 @@ class Citing:
     def regen_citekeys(self, query: str = "") -> list[CiteKeyChange]:
         """Make the cite keys of the papers `query` selects (all for "") again by the current
         pattern; a key a paper's file gave it stays. Each change, in search order."""
-        from catalog import citekeys
+        from catalog.ingest import citekeys
 
         changes = []
         with self.store.write() as tx:

@@ -2,7 +2,7 @@
 notes they become (Catalog.files.read_pdf_notes): `p. 3 · highlight (yellow): “the text” — comment`.
 
 The text a highlight covers is the page's text inside its quadrilaterals. Imported only where
-PDFs are read (catalog/pdftext.py's rule).
+PDFs are read (catalog/attachments/pdftext.py's rule).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Changes users make to papers and saved searches, each recorded as what it really changed
 (results.TagsChanged, FieldChanged, NoteChanged, SavedSearchChanged, and
-PaperEdited, catalog/corrections.py's, PaperDeleted, catalog/deleting.py's), and each taken back by
+PaperEdited, catalog/parts/corrections.py's, PaperDeleted, catalog/parts/deleting.py's), and each taken back by
 `revert` only where the catalog still holds what it wrote: another shell's or person's change
 made since is left alone, and said so. The functions run inside a write transaction `tx`."""
 
@@ -111,11 +111,11 @@ def revert(tx, pid: int | None, change: Change) -> tuple[Change | None, str | No
     if isinstance(change, NoteChanged):
         return _revert_note(tx, pid, change)
     if isinstance(change, PaperDeleted):
-        from catalog import deleting
+        from catalog.parts import deleting
 
         return deleting.revert(tx, pid, change)
     if isinstance(change, PaperEdited):
-        from catalog import corrections
+        from catalog.parts import corrections
 
         return corrections.revert(tx, pid, change)
     current = tx.edits.saved_query(change.name)

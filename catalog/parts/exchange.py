@@ -1,7 +1,7 @@
 """Exports and annotations: what leaves a catalog (or comes back) as a file. Catalog
 (library.py) makes one as `catalog.exchange` with its store, which it reads and writes, one
 transaction per operation; the
-formats themselves are catalog/export/ (one module each) and catalog/annotations.py."""
+formats themselves are catalog/export/ (one module each) and catalog/parts/annotations.py."""
 
 from __future__ import annotations
 
@@ -105,7 +105,7 @@ class Exchange:
         existing file only with `force`), or to `stream`; returns how many papers they cover."""
         import json
 
-        from catalog import annotations
+        from catalog.parts import annotations
         from catalog.export import filewriter as files
 
         own = self._own_files()
@@ -124,7 +124,7 @@ class Exchange:
         """Merge an annotations file in one write transaction (all of it, or nothing)."""
         import json
 
-        from catalog import annotations
+        from catalog.parts import annotations
 
         try:
             document = json.loads(Path(path).read_text(encoding="utf-8-sig"))

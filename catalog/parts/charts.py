@@ -1,4 +1,4 @@
-"""Charts of a catalog's statistics (catalog/statistics.py) as terminal text, drawn with plotext:
+"""Charts of a catalog's statistics (catalog/parts/statistics.py) as terminal text, drawn with plotext:
 `catalog stats --plot` prints them, the TUI's statistics screen shows them. Each is plain text
 without colour codes, drawn in the terminal's (or the theme's) own foreground, so it reads
 in light and dark themes alike. plotext is imported here only: no other command loads it."""
@@ -9,7 +9,7 @@ import re
 import threading
 from dataclasses import dataclass
 
-from catalog.statistics import Charts
+from catalog.parts.statistics import Charts
 
 HEIGHT = 14  # rows per chart: one fits an 80x24 terminal with a title and a footer
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")

@@ -1,5 +1,5 @@
 """Attached files on disk: the catalog's folder of files, readable names, hashes, copying in
-and taking out. No SQL (the store keeps the rows) and no PDF library (catalog/pdftext.py).
+and taking out. No SQL (the store keeps the rows) and no PDF library (catalog/attachments/pdftext.py).
 
 The folder of files is `$CATALOG_FILES`, else `<name>-files/` beside a catalog file
 (`catalog.db` -> `catalog-files/`). A catalog on a server has no file to sit beside: its

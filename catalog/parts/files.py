@@ -1,13 +1,14 @@
 """Attached files of a catalog's papers: attaching, reading their text and marks into the
 index and notes, detaching, renaming and finding them again. Catalog (library.py) makes one
-as `catalog.files`; the folder, names and copies themselves are catalog/attaching.py's."""
+as `catalog.files`; the folder, names and copies themselves are catalog/attachments/attaching.py's."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from catalog import attaching, rules
+from catalog import rules
+from catalog.attachments import attaching
 from catalog.errors import CatalogError
 from catalog.results import (
     Attached, AttachmentView, FileFound, FileRenamed, PageSnippet, PaperFile, TextRead,
@@ -64,7 +65,7 @@ class Files:
         index: each attachment with what reading gave. Each file
         is stored in a transaction of its own, so a run cut short keeps what it finished and the
         next run reads the rest. A file not on this machine is left for later. Loads pypdfium2."""
-        from catalog import pdftext
+        from catalog.attachments import pdftext
 
         with self.store.read() as tx:
             waiting = tx.imports.unread_attachments()
@@ -105,7 +106,7 @@ class Files:
 
     def read_pdf_notes(self, key: str | None = None) -> int:
         """Add the highlights, underlines and comments made in attached PDFs (of paper `key`, or
-        of every paper) to their papers' notes (catalog/pdfannots.py), each once: a mark whose
+        of every paper) to their papers' notes (catalog/attachments/pdfannots.py), each once: a mark whose
         note the paper has is not added again, and no note is ever changed or removed. How
         many notes were added. What attaching and importing do for each PDF; run again after
         annotating a PDF in a reader. Loads pypdfium2."""
@@ -116,7 +117,7 @@ class Files:
 
     def _note_marks(self, attachment: AttachmentView, *, key: str | None = None) -> int:
         """One PDF's marks as notes of its paper, those not noted yet; how many were added."""
-        from catalog import pdfannots
+        from catalog.attachments import pdfannots
 
         attachment = attachment if attachment.location else self._located(attachment)
         if not (attachment.is_pdf and attachment.present):

@@ -1,6 +1,6 @@
 """What `catalog stats --plot` and the TUI's statistics screen draw: papers per year, the top
 venues, ratings, papers read per week and one tag over the years, as plain counts (drawing
-them is catalog/charts.py's). Reached as `catalog.statistics` (given the Catalog, whose
+them is catalog/parts/charts.py's). Reached as `catalog.statistics` (given the Catalog, whose
 stats and tags it reads). Papers read per week count when each was last marked read: a
 paper marked read, then changed to another status, no longer counts."""
 
