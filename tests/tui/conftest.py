@@ -128,6 +128,16 @@ async def until(pilot, condition, timeout: float = 30) -> None:
     assert condition(), "it never happened"
 
 
+async def paste_path(pilot, path) -> None:
+    """Replace the focused input's text with `path` as a terminal pastes it (one event), then
+    enter. Typed key by key, a tmp path (80 characters) took 8-40 s on a loaded machine."""
+    from textual import events
+
+    await pilot.press("ctrl+u")
+    pilot.app.focused.post_message(events.Paste(str(path)))
+    await pilot.press("enter")
+
+
 async def palette_offers(pilot, words: str) -> None:
     """Until the command palette's first command names `words`: the palette searches its
     providers in a worker, and a fixed pause (0.5 s) lost that race on a loaded machine."""
