@@ -191,9 +191,13 @@ def pytest_terminal_summary(terminalreporter, config):
 
 
 # The files that take longest start first, so that no worker is left with one of them at the
-# end while the others idle (pytest-xdist hands out whole files in collection order).
-_LONGEST_FILES = ("test_ranked_lists.py", "test_crash.py", "test_tui_keys.py", "test_benchmarks.py",
-                  "test_concurrency.py")
+# end while the others idle: pytest-xdist hands out whole files in collection order (with
+# --no-loadscope-reorder, pyproject.toml; by default it sorts them by their number of tests,
+# which sent these few-test files last, all at once: the TUI tests beside them ran 10-20x
+# slower than alone). Longest first by one loaded run's --durations (2026-12-07).
+_LONGEST_FILES = ("test_ranked_lists.py", "test_tui_history.py", "test_tui_safety.py", "test_tui_actions.py",
+                  "test_concurrency.py", "test_tui_keys.py", "test_real_pdfs.py", "test_tui_web.py",
+                  "test_tui_wide.py", "test_crash.py", "test_upgrades.py", "test_benchmarks.py")
 
 
 def pytest_collection_modifyitems(items):
