@@ -10,7 +10,7 @@ without (ranking every match), alternated with SQLite.
     python -m benchmarks.postgres rls N ROUNDS                   # row-level security's cost
     python -m benchmarks.postgres ranking URL SAMPLE             # ranking a list, two ways
     python -m benchmarks.postgres passes URL ROUNDS              # the lists, one by one and in passes
-    python -m benchmarks.postgres vectors URL N ROUNDS           # vectors: generated columns or trigger
+    python -m benchmarks.postgres vectors URL N ROUNDS           # COPY: generated vectors or a trigger's
 
 `imports` alternates `catalog import` into a new SQLite file and a new PostgreSQL database
 ROUNDS times (with CHECKOUT, e.g. a worktree of main, that checkout's PostgreSQL import too,
@@ -369,13 +369,27 @@ def passes(url: str, rounds: int) -> None:
 
 _VECTOR_COLUMNS = ("key, fingerprint, abstract, abstract_text, search_extra, headline, title, user_title, authors,"
                    " venue, year, doi, arxiv_id, url, tags_text, notes_text, added_at, updated_at, kind")
+# The eight fields catalog_vector() reads, with their weights (migration 0009).
+_FIELDS = (("user_title", "A"), ("title", "A"), ("headline", "A"), ("tags_text", "B"), ("authors", "C"),
+           ("notes_text", "C"), ("abstract_text", "D"), ("search_extra", "D"))
+
+
+def _trigger_function() -> str:
+    """A trigger making both vectors as the generated columns do, each field's words split once."""
+    def vector(config: str) -> str:
+        return " || ".join(f"setweight(to_tsvector('{config}', w_{f}), '{w}')" for f, w in _FIELDS)
+
+    words = " ".join(f"w_{f} text := catalog_words(NEW.{f});" for f, _ in _FIELDS)
+    return (f"CREATE FUNCTION bench_vectors() RETURNS trigger LANGUAGE plpgsql AS $$ DECLARE {words} BEGIN"
+            f" NEW.search_vector := {vector('catalog_words')}; NEW.stem_vector := {vector('catalog_stems')};"
+            " RETURN NEW; END $$")
 
 
 def vectors(url: str, n: int, rounds: int) -> None:
-    """Inserting N papers of the catalog at `url` (at migration 0019 or later) into two scratch
-    tables with both vectors' GIN indexes: one with 0009's generated columns (each vector
-    splits every field's words), one with 0019's trigger (each field split once), alternated
-    ROUNDS times: the seconds, and whether the vectors are the same."""
+    """N papers of the catalog at `url` copied (COPY, as imports load papers) into two scratch
+    tables with both vectors' GIN indexes: one with the generated columns (each vector splits
+    every field's words), one with plain columns a BEFORE trigger fills (each field split once
+    for both), alternated ROUNDS times: the seconds, and whether the vectors are the same."""
     import psycopg
 
     from catalog.store.tsvector import VECTORS
@@ -383,11 +397,14 @@ def vectors(url: str, n: int, rounds: int) -> None:
     generated = ", ".join(
         f"ADD COLUMN {column} tsvector GENERATED ALWAYS AS (catalog_vector('{config}', user_title, title, headline,"
         " tags_text, authors, notes_text, abstract_text, search_extra)) STORED" for column, config in VECTORS.values())
+    plain = ", ".join(f"ADD COLUMN {column} tsvector" for column, _ in VECTORS.values())
     setup = [
         "CREATE TABLE bench_generated (LIKE paper INCLUDING DEFAULTS INCLUDING STORAGE)",
         f"ALTER TABLE bench_generated DROP COLUMN search_vector, DROP COLUMN stem_vector, {generated}",
         "CREATE TABLE bench_trigger (LIKE paper INCLUDING DEFAULTS INCLUDING STORAGE)",
-        "CREATE TRIGGER bench_vectors BEFORE INSERT ON bench_trigger FOR EACH ROW EXECUTE FUNCTION catalog_paper_vectors()",
+        f"ALTER TABLE bench_trigger DROP COLUMN search_vector, DROP COLUMN stem_vector, {plain}",
+        _trigger_function(),
+        "CREATE TRIGGER bench_vectors BEFORE INSERT ON bench_trigger FOR EACH ROW EXECUTE FUNCTION bench_vectors()",
         *(f"CREATE INDEX ON bench_{t} USING gin ({c})" for t in ("generated", "trigger") for c in ("search_vector", "stem_vector")),
     ]
     taken: dict[str, list[float]] = {"generated": [], "trigger": []}
@@ -396,12 +413,15 @@ def vectors(url: str, n: int, rounds: int) -> None:
             conn.execute(statement)
         try:
             step = max(1, conn.execute("SELECT count(*) FROM paper").fetchone()[0] // n)
+            rows = conn.execute(f"SELECT {_VECTOR_COLUMNS} FROM paper WHERE id %% %s = 0 LIMIT %s", (step, n)).fetchall()
             for r in range(rounds):
                 for way in ("generated", "trigger") if r % 2 == 0 else ("trigger", "generated"):
                     conn.execute(f"TRUNCATE bench_{way}")
                     start = time.perf_counter()
-                    conn.execute(f"INSERT INTO bench_{way} ({_VECTOR_COLUMNS}) SELECT {_VECTOR_COLUMNS} FROM paper"
-                                 " WHERE id %% %s = 0 LIMIT %s", (step, n))
+                    with conn.transaction(), conn.cursor() as cursor:
+                        with cursor.copy(f"COPY bench_{way} ({_VECTOR_COLUMNS}) FROM STDIN") as copy:
+                            for row in rows:
+                                copy.write_row(row)
                     taken[way].append(time.perf_counter() - start)
                 print(f"round {r + 1}: generated {taken['generated'][-1]:.2f} s, trigger {taken['trigger'][-1]:.2f} s",
                       flush=True)
@@ -409,6 +429,7 @@ def vectors(url: str, n: int, rounds: int) -> None:
                                   " WHERE g.search_vector <> t.search_vector OR g.stem_vector <> t.stem_vector").fetchone()[0]
         finally:
             conn.execute("DROP TABLE IF EXISTS bench_generated, bench_trigger")
+            conn.execute("DROP FUNCTION IF EXISTS bench_vectors()")
     gen, trig = statistics.median(taken["generated"]), statistics.median(taken["trigger"])
     print(f"{n} papers: generated {gen:.2f} s, trigger {trig:.2f} s ({trig / gen:.2f}x), medians;"
           f" {differ} papers with other vectors")

@@ -79,12 +79,13 @@ def build(db: Path, only_mix: bool = False, extra: tuple[str, ...] = ()) -> str:
             keys.update([k] if (k := scoring.word_key(compiled))
                         else scoring.and_keys(compiled) or scoring.phrase_keys(compiled) or [])
         with catalog.store.read() as tx:  # only those a full refresh would build (frequent enough)
-            keys &= {k for k, _ in scoring.candidates(tx.lists.words(), scoring.min_matches(catalog.count("")))}
+            words = tx.lists.maintenance().words()
+        keys &= {k for k, _ in scoring.candidates(words, scoring.min_matches(catalog.count("")))}
         times = {}
         for key in sorted(keys):
             one = time.perf_counter()
             with catalog.store.write() as tx:
-                tx.lists.build(key)
+                tx.lists.maintenance().build(key)
             times[key] = time.perf_counter() - one
         return "built " + ", ".join(f"{k} {t:.1f} s" for k, t in times.items())
     finally:
@@ -112,7 +113,7 @@ def edit(db: Path, new_papers: int = 200) -> str:
             report = catalog.import_paths([path])
             took = time.perf_counter() - start
         with catalog.store.read() as tx:
-            stale = len(tx.lists.stale())
+            stale = len(tx.lists.maintenance().stale())
         return (f"edited: 6 papers tagged or noted, imported {report.new} new papers in {took:.1f} s;"
                 f" lists searches cannot read: {stale}")
     finally:
@@ -202,7 +203,8 @@ def first_searches(db: Path, repeats: int, baseline: str | None) -> list[str]:
             for side, root in sides.items():
                 store = SqliteStore.open(db)
                 with store.write() as tx:
-                    tx.lists.drop(tx.lists.several()[0])
+                    lists = tx.lists.maintenance()
+                    lists.drop(lists.several()[0])
                 store.close()
                 env = {**os.environ, "PYTHONPATH": root}
                 out = subprocess.run([sys.executable, "-c", _CHILD, str(db), query], env=env, check=True,

@@ -387,3 +387,17 @@ def test_facets_count_people_and_files_alike(empty_any):
         assert people == {a.name: a.papers for a in empty_any.authors(query, limit=100_000)}, query
         assert people and max(people.values()) >= 1
         assert (facets.with_pdf, facets.with_files) == (1, 2), query
+
+
+def test_a_streamed_files_warnings_are_kept_with_it_alike(empty_any, tmp_path):
+    """A JSON Lines file's warnings are found as it is read, after its source was added: kept
+    with it all the same, so importing the same bytes again says them again, on both backends."""
+    import json
+
+    lines = [json.dumps({"title": f"Paper {n} on streams", "abstract": f"Streams, take {n}."}) for n in range(3)]
+    path = tmp_path / "streamed.jsonl"
+    path.write_text("\n".join([lines[0], "{not json", *lines[1:]]) + "\n")
+    first = empty_any.import_paths([path])
+    assert first.new == 3 and [w.split(":")[1] for w in first.warnings] == ["2"]
+    again = empty_any.import_paths([path])
+    assert again.new == 0 and again.said_before == first.warnings

@@ -93,7 +93,6 @@ def test_on_postgresql_the_stairway_holds_and_models_agree(pg_server, tmp_path):
             command.check(config)
         engine.dispose()
         _revision_0012_keeps_vectors_words_and_user_data(url, tmp_path)
-        _revision_0019_computes_the_same_vectors_by_trigger(url)
     finally:
         pg_server.drop(url)
 
@@ -147,56 +146,5 @@ def _revision_0012_keeps_vectors_words_and_user_data(url, tmp_path):
     try:
         for query_text, expected in (("mcr2", 1), ("h2o", 1), ("x5", 1), ("x12", 1), ("water2", 1), ("water", 1)):
             assert len(catalog.search(query_text)) == expected, query_text
-    finally:
-        catalog.close()
-
-
-_VECTORS_ANEW = ("SELECT id, catalog_vector('catalog_words', user_title, title, headline, tags_text, authors,"
-                 " notes_text, abstract_text, search_extra)::text, catalog_vector('catalog_stems', user_title, title,"
-                 " headline, tags_text, authors, notes_text, abstract_text, search_extra)::text FROM paper ORDER BY id")
-
-
-def _revision_0019_computes_the_same_vectors_by_trigger(url):
-    """At 0019 the vectors are plain columns a trigger fills: the stored ones are kept, and
-    every insert and edit (a title, a tag, a note, a vector written by hand) leaves each paper
-    the vectors 0009's catalog_vector() computes; the downgrade makes them generated again,
-    the same vectors, and searches find the same papers."""
-    import psycopg
-
-    from catalog.store.postgres import migrations as pg
-
-    query = "SELECT id, search_vector::text, stem_vector::text FROM paper ORDER BY id"
-    pg.downgrade(url, "0018")
-    with psycopg.connect(url) as conn:
-        before = conn.execute(query).fetchall()
-        assert conn.execute("SELECT count(*) FROM pg_attribute WHERE attrelid = 'paper'::regclass"
-                            " AND attgenerated = 's'").fetchone()[0] == 2
-    pg.upgrade(url)
-    with psycopg.connect(url) as conn:
-        assert conn.execute(query).fetchall() == before
-        assert conn.execute("SELECT count(*) FROM pg_attribute WHERE attrelid = 'paper'::regclass"
-                            " AND attgenerated = 's'").fetchone()[0] == 0
-    catalog = Catalog.open(url)
-    key = catalog.search("purify")[0].key
-    catalog.set_title(key, "Naïve multi-agent purification, version 20.04")
-    catalog.tag([key], ["clean-water"])
-    catalog.add_note(key, "Café notes on H₂O")
-    catalog.close()
-    with psycopg.connect(url) as conn:
-        conn.execute("UPDATE paper SET search_vector = 'junk', stem_vector = NULL")
-        conn.execute("INSERT INTO paper (key, fingerprint, abstract, abstract_text, search_extra, headline, title,"
-                     " added_at, updated_at) VALUES ('handmade', 'fp-handmade', 'A naïve abstract', 'A naïve abstract',"
-                     " 'extra words', 'Headline', 'By hand', now(), now())")
-        after = conn.execute(query).fetchall()
-        assert after == conn.execute(_VECTORS_ANEW).fetchall() and after != before
-        assert any("'purif'" in row[2] and "'cafe':" in row[1] for row in after)  # the title's, the note's
-    pg.downgrade(url, "0018")
-    with psycopg.connect(url) as conn:
-        assert conn.execute(query).fetchall() == after
-    pg.upgrade(url)
-    catalog = Catalog.open(url)
-    try:
-        assert [p.key for p in catalog.search("purification")] == [key]
-        assert [p.key for p in catalog.search("purified")] == [key]  # another form: the stems
     finally:
         catalog.close()

@@ -5,6 +5,7 @@ only the file it was reading fails."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sqlite3
 
@@ -167,3 +168,25 @@ def test_a_file_whose_earlier_import_vanished_is_read_after_all(tmp_path, with_w
     catalog.close()
     assert (report.new, report.errors) == (90, [])
     assert rows(tmp_path / "c.db", "SELECT count(*) FROM source") == [(5,)]
+
+
+def test_short_forms_used_as_words_are_found_by_the_reader_as_the_importer_found_them(tmp_path, monkeypatch):
+    """The reader finds, per paper, the short forms its batch defines that the abstract uses
+    as ordinary words; the importer marks those of its new papers never to expand: the same
+    acronyms, marked the same, as when the importer split every abstract itself."""
+    def acronyms(db):
+        with sqlite3.connect(db) as conn:
+            return conn.execute("SELECT short, long_key, papers, ordinary FROM acronym ORDER BY 1, 2").fetchall()
+
+    first = Catalog.open(tmp_path / "reader.db")
+    first.import_paths([SEEDS])
+    first.close()
+    original = prepare.prepare_batch
+    monkeypatch.setattr(prepare, "prepare_batch",
+                        lambda *a, **k: dataclasses.replace(original(*a, **k), ordinary=None))
+    second = Catalog.open(tmp_path / "importer.db")
+    second.import_paths([SEEDS])
+    second.close()
+    found = acronyms(tmp_path / "reader.db")
+    assert found == acronyms(tmp_path / "importer.db")
+    assert any(row[3] for row in found) and any(not row[3] for row in found)

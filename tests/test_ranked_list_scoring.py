@@ -142,3 +142,14 @@ def test_keys_of_words_prefixes_and_several_words():
     assert scoring.term('("model")') == ("model", False) and scoring.term('("mod"*)') == ("mod", True)
     assert scoring.term('("modèle")') is None  # FTS5's folding, not this program's
     assert not scoring.of_several('("model")') and scoring.of_several('("a") AND ("b")')
+
+
+def test_a_smaller_catalog_keeps_lists_for_what_matches_a_large_share_of_it():
+    """A real library of 16,373 papers: its words and prefixes in a fifth of it get lists (the
+    slowest key typed, `the*`, ranked 5,433 matches); from 100,000 papers on, as before."""
+    assert scoring.min_matches(16_373) == 3_274
+    assert scoring.min_matches(5_000) == scoring.SMALL_FLOOR  # below it ranking all is quick
+    assert scoring.min_matches(100_000) == scoring.MIN_MATCHES == scoring.min_matches(300_000)
+    assert scoring.min_matches(1_000_000) == scoring.MIN_MATCHES_BIG
+    assert scoring.keeps_lists(16_373) and scoring.keeps_lists(3_000)
+    assert not scoring.keeps_lists(2_999) and not scoring.keeps_lists(90)

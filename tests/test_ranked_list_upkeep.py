@@ -44,7 +44,8 @@ def test_frequent_words_without_lists_are_a_problem_doctor_fixes_with_progress(w
     assert built > 10 and said[-1] == f"ranking lists: {built:,} of {built:,}"
     assert all(line.startswith("ranking lists: ") for line in said)
     with store.read() as tx:
-        assert tx.lists.stale() == [] and len(tx.lists.keys()) >= built
+        lists = tx.lists.maintenance()
+        assert lists.stale() == [] and len(lists.keys()) >= built
     assert doctor.run(store).found == []
 
 
@@ -95,7 +96,7 @@ def test_the_refresher_finishes_while_searches_run(db_path, monkeypatch, tmp_pat
         loop.join()
         store.close()
     with searcher.store.read() as tx:
-        assert tx.lists.stale() == [] and not searcher.store.lists.behind()
+        assert tx.lists.maintenance().stale() == [] and not searcher.store.lists.behind()
     searcher.close()
 
 
@@ -119,10 +120,10 @@ def _searches_of_several_words(catalog: Catalog) -> list[str]:
     """ANDs of three of the catalog's most frequent words (2,184 of them): each ranks a list
     of its own."""
     with catalog.store.read() as tx:
-        words = [w for w, _ in sorted(tx.lists.words(), key=lambda wn: -wn[1]) if w.isalpha()][:14]
+        words = [w for w, _ in sorted(tx.lists.maintenance().words(), key=lambda wn: -wn[1]) if w.isalpha()][:14]
     return [" ".join(three) for three in itertools.permutations(words, 3)]
 
 
 def _several_lists(catalog: Catalog) -> list[str]:
     with catalog.store.read() as tx:
-        return tx.lists.several()[0]
+        return tx.lists.maintenance().several()[0]

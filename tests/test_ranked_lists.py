@@ -199,7 +199,8 @@ def test_an_edit_is_followed_by_rescoring_and_never_wrong(catalog, served):
     assert _ranked(catalog, "model", lists=True) == _ranked(catalog, "model", lists=False)
     assert doctor.run(catalog.store).found == []  # doctor checks the rescored heads too
     with catalog.store.read() as tx:
-        assert tx.lists.stale() == [] and len(tx.lists.stale(rescored=False)) > 100
+        lists = tx.lists.maintenance()
+        assert lists.stale() == [] and len(lists.stale(rescored=False)) > 100
 
 
 def _edit_a_few(catalog: Catalog, tmp_path) -> None:
@@ -221,7 +222,7 @@ def _edit_a_few(catalog: Catalog, tmp_path) -> None:
 def test_after_a_few_edits_and_imports_the_first_page_is_the_full_ranking(catalog, served, tmp_path, query):
     _edit_a_few(catalog, tmp_path)
     with catalog.store.read() as tx:
-        assert tx.lists.stale() == []  # none rebuilt: every list follows the changes
+        assert tx.lists.maintenance().stale() == []  # none rebuilt: every list follows the changes
         assert tx.conn.execute("SELECT count(*) FROM term_top_dirty").scalar() > 20
     served.clear()
     assert _ranked(catalog, query, lists=True) == _ranked(catalog, query, lists=False)
@@ -316,7 +317,7 @@ def test_a_large_import_is_ready_when_it_returns(catalog, few_lists, served, tmp
     assert report.new == sqlite_words.DIRTY_LIMIT + 100
     assert progress[-1][0] == progress[-1][1] > 100  # every list typing reads, counted as it went
     with catalog.store.read() as tx:
-        short = tx.lists.stale(rescored=False)  # but a span they share with a longer prefix
+        short = tx.lists.maintenance().stale(rescored=False)  # but a span they share with a longer prefix
         assert '("a"*)' in short and not any(scoring.typed(k) for k in short)
     assert catalog.lists_left() == len(short) and started == [catalog.path]
     served.clear()
@@ -325,7 +326,7 @@ def test_a_large_import_is_ready_when_it_returns(catalog, few_lists, served, tmp
     assert served == ['("model")', '("interpret"*)']  # `a*` ranked every match
     assert refresher._ranked_lists(catalog.store, tmp_path) == len(short)  # what the refresher runs
     with catalog.store.read() as tx:
-        assert tx.lists.stale(rescored=False) == [] and catalog.lists_left() == 0
+        assert tx.lists.maintenance().stale(rescored=False) == [] and catalog.lists_left() == 0
         assert tx.conn.execute("SELECT count(*) FROM term_top_dirty").scalar() == 0
     served.clear()
     assert _ranked(catalog, "a*", lists=True) == _ranked(catalog, "a*", lists=False)
@@ -370,7 +371,7 @@ def test_an_import_cut_short_while_ranking_goes_on_in_the_background(catalog, fe
     assert started == [catalog.path]
     left = catalog.lists_left()
     with catalog.store.read() as tx:
-        total = len(tx.lists.keys())
+        total = len(tx.lists.maintenance().keys())
         assert tx.conn.execute("SELECT count(*) FROM paper").scalar() == SIZE + sqlite_words.DIRTY_LIMIT + 100
     assert 0 < left <= total - 20
     started.clear()  # a search says so, and starts the refresher when none is at work
@@ -410,7 +411,7 @@ def test_the_same_import_again_after_a_kill_finishes_the_lists(catalog, few_list
     assert catalog.import_paths([big], background=True, ranking=lambda *p: progress.append(p)).new == 0
     assert progress and progress[-1][0] == progress[-1][1]
     with catalog.store.read() as tx:  # no background refresher (=off): the short prefixes wait for doctor
-        short = tx.lists.stale()
+        short = tx.lists.maintenance().stale()
         assert short and not any(scoring.typed(k) for k in short)
     catalog.store.lists.refresh(budget=None, rescored=True)  # what `catalog doctor --fix` runs
     assert catalog.lists_left() == 0
@@ -430,7 +431,7 @@ def test_keys_of_the_same_words_are_ranked_once(catalog, few_lists, served, monk
                         or original(self, key, size, known))
     built, left = catalog.store.lists.refresh(budget=None, rescored=False)
     with catalog.store.read() as tx:
-        keys = tx.lists.keys()
+        keys = tx.lists.maintenance().keys()
         spans = tx.lists.builder.spans(keys)
         assert tx.lists.builder.spans(keys, tx.lists.builder.vocabulary()) == spans  # from the words read already
     assert spans['("model")'] == ("model", "model")
@@ -472,7 +473,7 @@ def test_a_small_import_keeps_the_lists_serving(catalog, served, tmp_path, monke
     more[0].write_text(more[0].read_text() + "A model of models, model model.\n")
     catalog.import_paths(more)
     with catalog.store.read() as tx:
-        assert tx.lists.stale() == []
+        assert tx.lists.maintenance().stale() == []
     served.clear()
     assert _ranked(catalog, "model", lists=True) == _ranked(catalog, "model", lists=False)
     assert served == ['("model")']
@@ -501,7 +502,7 @@ def test_a_big_catalog_keeps_lists_of_less_frequent_words(catalog, monkeypatch):
     """At a million papers ranking `hessian` (24,572 papers) in full took 65-100 ms: past
     BIG_CATALOG papers, words and prefixes get lists from MIN_MATCHES_BIG papers on."""
     with catalog.store.read() as tx:
-        words = tx.lists.words()
+        words = tx.lists.maintenance().words()
     between = [k for k, n in scoring.candidates(words, SIZE // 40) if n < SIZE // 20]
     assert between and set(between).isdisjoint(_kept(catalog))
     monkeypatch.setattr(scoring, "BIG_CATALOG", SIZE)
@@ -582,7 +583,7 @@ def _every_30th(catalog: Catalog) -> list[str]:
     ranking = [p.key for p in catalog.search("model", limit=scoring.DEEP_LIST_SIZE, snippets=False)]
     catalog.tag(ranking[::30], ["every30"])
     with catalog.store.write() as tx:
-        tx.lists.build('("model")')
+        tx.lists.maintenance().build('("model")')
     assert _listed(catalog, '("model")')[0] == scoring.DEEP_LIST_SIZE
     return ranking[::30]
 
@@ -617,7 +618,7 @@ def test_a_filter_few_papers_pass_does_not_walk_a_deep_list(catalog, few_served,
     monkeypatch.setattr(WordLists, "listed_slice", lambda self, key, c, start, *rest: walked.append(start)
                         or original(self, key, c, start, *rest))
     with catalog.store.write() as tx:
-        tx.lists.build('("model")')  # read as ranked (tagging changed the index)
+        tx.lists.maintenance().build('("model")')  # read as ranked (tagging changed the index)
     assert _ranked(catalog, "model tag:few", lists=True) == _ranked(catalog, "model tag:few", lists=False)
     assert walked == [0] and few_served == [('("model")', 0)]
 

@@ -14,7 +14,7 @@ import pytest
 
 from catalog.parts import doctor
 from catalog.library import Catalog
-from catalog.store.lists import scoring, sqlite as sqlite_lists, sqlite_build
+from catalog.store.lists import scoring, sqlite as sqlite_lists, sqlite_build, sqlite_several
 from catalog.store.lists.sqlite_several import SeveralWords
 from catalog.store.lists.sqlite_words import WordLists
 from catalog.store.sqlite.store import SqliteStore
@@ -47,7 +47,7 @@ def own_lists(monkeypatch) -> list:
 
 def _compound_lists(catalog: Catalog) -> tuple[list[str], list[str]]:
     with catalog.store.read() as tx:
-        return tx.lists.several()
+        return tx.lists.maintenance().several()
 
 
 def test_an_and_or_phrase_the_lists_cannot_prove_gets_a_list_of_its_own(catalog, own_lists):
@@ -161,7 +161,7 @@ def test_two_searches_at_once_keep_one_list_and_an_import_keeps_none_waiting(cat
     with catalog.store.read() as tx:
         assert tx.conn.execute("SELECT count(*) FROM term_top WHERE term = ?", (PHRASE_KEY,)).scalar() == 1000
     with catalog.store.write() as tx:
-        tx.lists.drop([PHRASE_KEY])
+        tx.lists.maintenance().drop([PHRASE_KEY])
     # A search that waited for another writer's lock would wait as long as the busy timeout:
     # an hour here, so waiting hangs (and the guard below fires) instead of passing slowly.
     monkeypatch.setattr(connection, "BUSY_TIMEOUT_MS", 3_600_000)
@@ -244,6 +244,7 @@ def test_an_and_of_words_without_lists_that_match_many_papers_gets_a_list_of_its
     with catalog.store.read() as tx:
         matches = sum(tx.conn.execute("SELECT count(*) FROM paper_fts WHERE paper_fts MATCH ?", (w,)).scalar()
                       for w in ("sparse", "attention"))
+    monkeypatch.setattr(scoring, "SMALL_FLOOR", 10**9)  # the threshold: MIN_MATCHES alone
     monkeypatch.setattr(scoring, "MIN_MATCHES", matches + 1)  # together: fewer than a list needs
     full = [_ranked(catalog, query, lists=False, offset=offset) for offset in (0, 50)]
     assert [_ranked(catalog, query, lists=True, offset=offset) for offset in (0, 50)] == full
@@ -284,17 +285,22 @@ def test_a_prefix_and_ranked_in_full_is_remembered_not_kept(catalog, remembered,
     list of it (typing would fill it); a page past the depth, or a filter, ranks in full."""
     monkeypatch.setattr(SeveralWords, "proven_page", lambda self, *a, **k: None)
     query, match = "sparse att*", '("sparse") AND ("att"*)'
-    full = _ranked(catalog, query, lists=False, limit=300)
+    depth = sqlite_several.REMEMBER_DEPTH
+    full = _ranked(catalog, query, lists=False, limit=depth + 100)
     assert _ranked(catalog, query, lists=True) == full[:50]
     assert remembered == [(match, 0)]  # ranked here, served from what it ranked
-    for limit, offset in ((200, 0), (50, 150), (50, 0)):
+    for limit, offset in ((200, 0), (50, depth - 50), (50, 0)):
         assert _ranked(catalog, query, lists=True, limit=limit, offset=offset) == full[offset:offset + limit]
-    assert remembered == [(match, 0), (match, 0), (match, 150), (match, 0)]
-    assert _ranked(catalog, query, lists=True, limit=50, offset=180) == full[180:230]  # past 200: ranked again
-    assert remembered[-1] == (match, 180)
+    assert remembered == [(match, 0), (match, 0), (match, depth - 50), (match, 0)]
+    assert _ranked(catalog, query, lists=True, limit=50, offset=depth - 20) == full[depth - 20:depth + 30]
+    # Past the depth: ranked in full, not from memory (unless the head holds every match).
+    with catalog.store.read() as tx:
+        every = tx.conn.execute("SELECT count(*) FROM paper_fts WHERE paper_fts MATCH ?", (match,)).scalar()
+    read = 5 if every < depth else 4
+    assert len(remembered) == read
     filtered = f"{query} year:2016..2020"
     assert _ranked(catalog, filtered, lists=True) == _ranked(catalog, filtered, lists=False)
-    assert len(remembered) == 5 and _compound_lists(catalog) == ([], [])
+    assert len(remembered) == read and _compound_lists(catalog) == ([], [])
     assert _page(catalog, query, lists=True) == _page(catalog, query, lists=False)
 
 

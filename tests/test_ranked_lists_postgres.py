@@ -219,7 +219,7 @@ SEVERAL = ["the model", '"the model"', "the model venue:ICLR", "the model -learn
 
 def _compound_keys(catalog):
     with catalog.store.read() as tx:
-        return {k for k in tx.lists.keys() if pg_lists.of_several(k)}
+        return {k for k in tx.lists.maintenance().keys() if pg_lists.of_several(k)}
 
 
 def test_several_frequent_words_get_their_own_list_at_their_first_search(pg_seeded, monkeypatch):
@@ -330,7 +330,7 @@ def test_a_reader_who_may_not_write_gets_the_same_pages_and_asks_the_server_once
 
 def _keys(catalog):
     with catalog.store.read() as tx:
-        return set(tx.lists.keys())
+        return set(tx.lists.maintenance().keys())
 
 
 def test_words_and_prefixes_not_ranked_ahead_get_a_list_at_their_first_search(pg_seeded, monkeypatch):
@@ -414,30 +414,34 @@ def test_lists_ranked_in_one_pass_are_those_ranked_one_by_one(pg_seeded, monkeyp
     assert alone_calls == [made.key for made in expected if made.matches > 10]
 
 
-def test_prefixes_typing_reads_are_ranked_by_the_import_and_the_short_ones_after(pg_seeded, monkeypatch):
+def test_prefixes_get_their_list_ahead_the_largest_from_the_import_the_rest_after(pg_seeded, monkeypatch):
     """Prefixes whose words are in PREFIX_AHEAD papers get their list ahead, as words in
-    RANKED_AHEAD do: an import's refresh (`typed`) ranks those of three letters and more, so a
-    prefix's very first search reads its page from a list (the full ranking's page, ids and
-    scores) and ranks none; those of one or two letters are left to the refresher. Prefixes
-    matching the same words are ranked once and get the same list."""
+    RANKED_AHEAD do: an import's refresh (`typed`) ranks those of three letters and more in
+    PREFIX_AT_IMPORT papers, so such a prefix's very first search reads its page from a list
+    (the full ranking's page, ids and scores) and ranks none; the others (fewer papers, or one
+    or two letters) are left to the refresher. Prefixes matching the same words are ranked once
+    and get the same list."""
     catalog = pg_seeded
     monkeypatch.setattr(pg_lists, "PREFIX_AHEAD", 40)
+    monkeypatch.setattr(pg_lists, "IMPORT_SHARE", 0)
     with catalog.store.read() as tx:
         words, same = tx.lists._words_alike()
+    matches = dict(words)
+    monkeypatch.setattr(pg_lists, "PREFIX_AT_IMPORT", matches["exact 'mod':*"])
     prefixes = [key for key, _ in words if pg_lists.of_prefix(key)]
-    short = [key for key in prefixes if len(key.split("'")[1]) < 3]
-    assert short and len(prefixes) > len(short)
+    later = [key for key in prefixes if len(key.split("'")[1]) < 3 or matches[key] < matches["exact 'mod':*"]]
+    assert "exact 'le':*" in later and len(prefixes) > len(later)
     ranked = []
     many = pg_lists.PostgresRankedLists._rank_many
     monkeypatch.setattr(pg_lists.PostgresRankedLists, "_rank_many",
                         lambda self, keys, size: ranked.extend(keys) or many(self, keys, size))
     built, left = catalog.store.lists.refresh(budget=None, typed=True)
-    assert left == len(short) and catalog.store.lists.left() == len(short)
+    assert left == len(later) and catalog.store.lists.left() == len(later)
     with catalog.store.read() as tx:
-        assert set(tx.lists.stale()) == set(short)
-    copy, first = next((key, one) for key, one in same.items() if key != one and one not in short)
+        assert set(tx.lists.stale()) == set(later)
     served = _reads(monkeypatch)
-    for query in ("mod*", "learn*", copy.split("'")[1] + "*"):
+    at_import = [key.split("'")[1] + "*" for key in prefixes if key not in later]
+    for query in ["mod*", *at_import[:3]]:
         for limit, offset in ((10, 0), (5, 7)):
             served.clear()
             with catalog.store.read() as tx:
@@ -446,10 +450,11 @@ def test_prefixes_typing_reads_are_ranked_by_the_import_and_the_short_ones_after
             assert served and served[0], (query, limit, offset)  # the page came from the prefix's list
             assert listed == _full(catalog, query, limit, offset, monkeypatch), query
 
+    assert catalog.store.lists.refresh(budget=None) == (len(later), 0)  # the refresher's
+    assert catalog.store.lists.left() == 0
+    copy, first = next((key, one) for key, one in same.items() if key != one and (key in later) == (one in later))
     with catalog.store.read() as tx:
         rows = [[(r["paper_id"], r["score"]) for r in tx.conn.execute(
             "SELECT paper_id, score FROM rank_top WHERE key = ? ORDER BY position", (key,)).all()] for key in (copy, first)]
     assert rows[0] and rows[0] == rows[1]
     assert first in ranked and copy not in ranked  # one ranking, written twice
-    assert catalog.store.lists.refresh(budget=None) == (len(short), 0)  # the refresher's
-    assert catalog.store.lists.left() == 0

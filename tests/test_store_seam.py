@@ -50,7 +50,7 @@ def test_the_store_is_its_interface_and_its_lists_theirs(empty_any):
 # Results the roles may still hand out as plain tuples, each for a reason: `catalog sql`'s rows
 # are the user's own columns; the ranked lists' counts are (done, left) pairs their two callers
 # unpack by name.
-PLAIN = {"Store.run_sql", "RankedLists.words", "RankedLists.several", "RankedLists.repair",
+PLAIN = {"Store.run_sql", "ListMaintenance.words", "ListMaintenance.several", "RankedLists.repair",
          "RankedListUpkeep.refresh"}
 # A tuple of values read by position: `tuple[int, str]`, `tuple` alone, or a list or iterator of them
 # (`tuple[X, ...]` of named results is fine).

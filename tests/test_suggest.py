@@ -131,3 +131,22 @@ def test_a_corrected_query_closes_the_quote_left_open():
     assert suggest.corrected('"unbalanced quote', [Suggestion("quote", ("quite",))]) == \
         '"unbalanced quite"'
     assert suggest.corrected('"a b" quote', [Suggestion("quote", ("quite",))]) == '"a b" quite'
+
+
+def test_a_connecting_word_no_paper_holds_is_not_rewritten(empty_catalog, tmp_path, run_cli):
+    """Issue 32's leftover: `graphs toward neural` finds the papers on graphs and neural nets
+    (a connecting word beside topic words is optional), yet "toward", which no paper says, was
+    offered as a typo of "towards", which a dozen do: a "did you mean" rewriting a word the
+    search did not need."""
+    entries = "".join(f"@article{{p{i}, title = {{Towards {topic} for graphs of neural networks}}, year = 2024}}\n"
+                      for i, topic in enumerate(["robust", "sparse", "fast", "fair", "small", "deep", "wide",
+                                                 "exact", "private", "stable", "cheap", "simple"]))
+    (tmp_path / "towards.bib").write_text(entries, encoding="utf-8")
+    assert empty_catalog.import_paths([tmp_path / "towards.bib"]).new == 12
+    assert len(empty_catalog.search("graphs toward neural")) == 12
+    assert empty_catalog.words.suggest("graphs toward neural") == []
+    assert empty_catalog.words.correction("graphs toward neural") is None
+    result = run_cli("search", "graphs", "toward", "neural")
+    assert "did you mean" not in result.stderr.lower() and "showing" not in result.stderr
+    # Typed alone, or as `=toward`, the word is what is asked for: still a typo of "towards".
+    assert _alternatives(empty_catalog, "toward") == {"toward": ("towards",)}

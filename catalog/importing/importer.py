@@ -321,7 +321,8 @@ def _store_batch(tx, batch: Batch, source_id: int, now: datetime,
         _give_citekeys(tx, [(ids[i], papers[i], batch.fields[i]) for i in new], fmt, report, suffixes)
         tx.imports.set_authors([(ids[i], batch.fields[i].authors) for i in new if batch.fields[i].authors])
         _learn_acronyms(tx, [batch.acronyms[i] for i in new] if batch.acronyms else [],
-                        [batch.fields[i].abstract_text for i in new])
+                        [batch.fields[i].abstract_text for i in new],
+                        None if batch.ordinary is None else [batch.ordinary.get(i, ()) for i in new])
     matched = sorted(found)
     filled: list[tuple[str, ...]] = []
     if matched:
@@ -435,9 +436,12 @@ class _Batched(NamedTuple):
     tags: list[tuple[int, str]]  # the (paper id, tag) its records' keywords ask for
 
 
-def _learn_acronyms(tx, defined: list[list[tuple[str, str]]], texts: list[str]) -> None:
+def _learn_acronyms(tx, defined: list[list[tuple[str, str]]], texts: list[str],
+                    ordinary: list[Iterable[str]] | None = None) -> None:
     """Count the acronyms new papers define (each paper once per pair); short forms these
-    papers also use as ordinary lowercase words ("it", "us") are marked never to expand."""
+    papers also use as ordinary lowercase words ("it", "us") are marked never to expand.
+    `ordinary`: of each paper, such words the reader found (prepare.Batch.ordinary), or None
+    (then looked for here)."""
     pairs: dict[tuple[str, str], tuple[str, int]] = {}
     for found in defined:
         for (short, key), long in {(s, acronyms.long_key(lf)): lf for s, lf in found}.items():
@@ -446,8 +450,13 @@ def _learn_acronyms(tx, defined: list[list[tuple[str, str]]], texts: list[str]) 
     if not pairs:
         return
     tx.imports.add_acronyms([(short, key, long, n) for (short, key), (long, n) in pairs.items()])
-    if ordinary := acronyms.used_as_words({short.lower() for short, _ in pairs}, texts):
-        tx.imports.mark_ordinary_words(sorted(ordinary))
+    shorts = {short.lower() for short, _ in pairs}
+    if ordinary is None:
+        used = acronyms.used_as_words(shorts, texts)
+    else:
+        used = shorts.intersection(word for words in ordinary for word in words)
+    if used:
+        tx.imports.mark_ordinary_words(sorted(used))
 
 
 def _merges(papers: list[dedupe.Paper], ids: dict[int, int], found: dict[int, dedupe.Found],

@@ -16,7 +16,7 @@ from typing import NamedTuple
 
 from catalog.importing import dedupe
 from catalog.text import headlines
-from catalog.searching.acronyms import definitions
+from catalog.searching.acronyms import definitions, used_as_words
 from catalog.text import tex
 from catalog.text.cjk import cjk_search_text
 from catalog.ingest.fields import title_key
@@ -102,6 +102,11 @@ class Batch:
     records: int  # how many records went in, for progress
     # (short form, long form) pairs each paper's abstract defines (catalog/searching/acronyms.py)
     acronyms: list[list[tuple[str, str]]] = field(default_factory=list)
+    # Per paper (its index) the short forms defined in this batch that its abstract uses as
+    # ordinary lowercase words (acronyms.used_as_words), looked for here, in the reader's
+    # worker: splitting every abstract into words was a twentieth of the importer's own time.
+    # None: not looked for (the importer looks).
+    ordinary: dict[int, set[str]] | None = None
     # Warnings of a streamed file (JSON Lines) found while reading these records; a file's
     # last batch may hold only warnings (those said at its end).
     warnings: list[str] = field(default_factory=list)
@@ -120,7 +125,13 @@ def prepare_batch(records: list[PaperRecord], *, whole_file: bool = True) -> Bat
     fields = [paper_fields(p.record, p.fp) for p in papers]
     defined = [definitions(row.abstract_text) if whole_file or int(p.fp[:8], 16) % ACRONYM_SAMPLE == 0 else []
                for p, row in zip(papers, fields)]
-    return Batch(papers, fields, len(records), defined)
+    shorts = {short.lower() for found in defined for short, _ in found}
+    ordinary = {}
+    if shorts:
+        for i, row in enumerate(fields):
+            if used := used_as_words(shorts, (row.abstract_text,)):
+                ordinary[i] = used
+    return Batch(papers, fields, len(records), defined, ordinary)
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from catalog.searching.connecting import optional
 from catalog.searching.highlight import fold
 from catalog.searching.query import Query, Text
 from catalog.results import Suggestion
@@ -32,12 +33,16 @@ def max_edits(word: str) -> int:
 
 def words_of(query: Query, completing: bool = False) -> list[tuple[str, str]]:
     """(as typed, folded as indexed) for each word the query looks for that may be a typo: not
-    negated, not a prefix, not `=word`, no digits, not CJK, at least MIN_LENGTH letters. `completing`: the
-    query's last word is a prefix only because it is still being typed: it is checked too."""
+    negated, not a prefix, not `=word`, no digits, not CJK, at least MIN_LENGTH letters, not a
+    connecting word the search does not require (`toward` in `graphs toward neural`: the search
+    finds the papers on graphs and neural nets; rewriting it to `towards` changes nothing).
+    `completing`: the query's last word is a prefix only because it is still being typed: it
+    is checked too."""
     out: dict[str, str] = {}
     last = _last_option(query) if completing else None
-    for clause in query.clauses:
-        if clause.negated:
+    unneeded = optional(query.clauses)
+    for place, clause in enumerate(query.clauses):
+        if clause.negated or place in unneeded:
             continue
         for option in clause.options:
             if not isinstance(option, Text) or option.exact or (option.prefix and option is not last):

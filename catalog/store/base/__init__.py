@@ -31,5 +31,5 @@ from catalog.store.base.imports import Imports
 from catalog.store.base.search import Search
 from catalog.store.base.discovery import Discovery
 from catalog.store.base.upkeep import Upkeep
-from catalog.store.base.lists import RankedLists, RankedListUpkeep
+from catalog.store.base.lists import ListMaintenance, RankedLists, RankedListUpkeep
 from catalog.store.base.store import Transaction, Store

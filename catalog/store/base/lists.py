@@ -10,24 +10,12 @@ from catalog.store.rows import ListProblems
 from catalog.store.base.role import Role
 
 
-class RankedLists(Role):
-    """The ranked lists of frequent words in a transaction (catalog/store/lists/): pages
-    served from them, and what doctor and the benchmarks ask of them. A list's key is the
-    backend's own text of its words."""
-
-    @abstractmethod
-    def page(self, compiled, tier: str, limit: int, offset: int, with_text: bool, sort) -> list | None:
-        """A tier's page (rows as the compiler's search_sql's), or None when no list proves
-        it: then the search ranks every match."""
-
-    @abstractmethod
-    def may_serve(self, compiled, tier: str) -> bool:
-        """Whether a list may serve this tier's page (then it is walked alone)."""
-
-    @abstractmethod
-    def to_keep(self) -> list:
-        """The lists this transaction's searches ranked of their own, for the caller to keep
-        after it (store.lists.keep): a read never writes them itself."""
+class ListMaintenance(ABC):
+    """The ranked lists of one transaction as benchmarks and tests handle them: which are kept
+    and which a search would not read, the words that could have lists, ranking or dropping
+    one by hand. Kept apart from RankedLists (its `maintenance()`): the product reads pages,
+    doctor asks `problems`, and each backend's upkeep ranks its lists its own way. A list's
+    key is the backend's own text of its words."""
 
     @abstractmethod
     def keys(self) -> list[str]:
@@ -50,7 +38,32 @@ class RankedLists(Role):
         """(the lists of several words kept, those a search would rank again)."""
 
     @abstractmethod
-    def drop(self, keys: list[str]) -> None: ...
+    def drop(self, keys: list[str]) -> None:
+        """Forget these lists."""
+
+
+class RankedLists(Role):
+    """The ranked lists of frequent words in a transaction (catalog/store/lists/): pages
+    served from them, and what doctor asks of them."""
+
+    @abstractmethod
+    def page(self, compiled, tier: str, limit: int, offset: int, with_text: bool, sort) -> list | None:
+        """A tier's page (rows as the compiler's search_sql's), or None when no list proves
+        it: then the search ranks every match."""
+
+    @abstractmethod
+    def may_serve(self, compiled, tier: str) -> bool:
+        """Whether a list may serve this tier's page (then it is walked alone)."""
+
+    @abstractmethod
+    def to_keep(self) -> list:
+        """The lists this transaction's searches ranked of their own, for the caller to keep
+        after it (store.lists.keep): a read never writes them itself."""
+
+    @abstractmethod
+    def maintenance(self) -> ListMaintenance:
+        """What benchmarks and tests ask of the lists in this transaction (ListMaintenance):
+        never the product's searches, doctor or upkeep."""
 
     @abstractmethod
     def problems(self) -> ListProblems:

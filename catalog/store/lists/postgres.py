@@ -43,7 +43,7 @@ import psycopg
 
 from catalog.errors import StoreError
 from catalog.store import lists
-from catalog.store.base import RankedLists, RankedListUpkeep
+from catalog.store.base import ListMaintenance, RankedLists, RankedListUpkeep
 from catalog.store.rows import ListProblems
 from catalog.store.compiler import TIERS
 from catalog.store.lists.scoring import TYPED_FROM, catalog_resized
@@ -62,11 +62,18 @@ MIN_MATCHES = 2_000
 # two is ranked in full by its first search (as each of its searches was on SQLite), which
 # keeps its list for everyone's next; in the forms index it keeps no list (as on SQLite).
 RANKED_AHEAD = 20_000
-# Which prefixes imports rank ahead: those whose words are, summed, in this many papers, where
-# ranking every match at a first search takes 100 ms and more (`infl*`, 15,782 papers at 100k:
-# 120-137 ms); a prefix of fewer than TYPED_FROM letters (`tr*`) is left to the refresher the
-# import starts, as on SQLite. Prefixes with the same words share one ranking.
+# Which prefixes get their list ahead: those whose words are, summed, in this many papers,
+# where ranking every match at a first search takes 100 ms and more (`infl*`, 15,782 papers at
+# 100k: 120-137 ms). Prefixes with the same words share one ranking. An import ranks those of
+# TYPED_FROM letters or more in PREFIX_AT_IMPORT papers (or IMPORT_SHARE of the catalog) before
+# it returns; the rest (`infl*`, `tr*`) are left to the refresher it starts: ranking the 705
+# rankings of the 1,254 prefixes of three letters and more at 100k took two minutes more (a
+# pass ranking 100 of them: 15 s at load 9).
 PREFIX_AHEAD = 10_000
+PREFIX_AT_IMPORT, IMPORT_SHARE = 50_000, 0.5
+# In a larger catalog, those in this share of its papers (how many prefixes reach the bar
+# grows with the catalog, and ranking each reads its matches: a fixed bar would rank thousands).
+PREFIX_SHARE = 0.1
 AT_FIRST_SEARCH = "at first search"  # a state row's weights: no list yet, its first search ranks it
 WINDOW = 4  # with filters: how many pages' worth of a list's papers are tried
 CHANGE_LIMIT = 2000  # migration 0011's: past it a list is ranked again, not followed
@@ -79,6 +86,9 @@ SEVERAL_LISTS = 500  # lists of several words kept (1,000 papers each)
 SAMPLE_SHARE, SAMPLE_ABOVE, SAMPLE_MARGIN = 1 / 16, 20, 1.5
 # A refresh with no time budget ranks up to this many lists of one index in a pass.
 IN_ONE_PASS = 100
+# A key in fewer than this share of the papers is ranked alone (see _passes): at 100k the
+# words an import ranks ahead are in 20% or more (ranked together: 0.32x the time).
+DENSE = 0.1
 _LEXEME = re.compile(r"'((?:[^']|'')*)'")
 _ONE = re.compile(r"\(?'(?:[^']|'')*'(?::\*)?\)?")
 
@@ -332,7 +342,7 @@ class PostgresRankedLists(RankedLists):
             " ORDER BY built_at DESC, key OFFSET ?", (CHOSEN_AT, made.key, max(0, SEVERAL_LISTS - 1))).scalars()
             if of_several(key)]
         if old:
-            self.drop(old)
+            self._drop(old)
 
     def _list_state(self, compiled, tier: str):
         """The state row of a tier's list (None: no list). The states of every tier of the
@@ -364,7 +374,7 @@ class PostgresRankedLists(RankedLists):
 
     # --- building ----------------------------------------------------------------------------------
 
-    def words(self, min_matches: int | None = None) -> list[tuple[str, int]]:
+    def _words(self, min_matches: int | None = None) -> list[tuple[str, int]]:
         """(key, papers matching) of every word in at least `min_matches` papers (of the forms
         index, in RANKED_AHEAD: a tier after the first reads its lists, and no first search
         ranks one), and of every prefix (of plain letters and digits) whose words are, summed,
@@ -396,7 +406,7 @@ class PostgresRankedLists(RankedLists):
                 same[list_key(index, r["q"])] = first.setdefault(r["words"], list_key(index, r["q"]))
         return sorted(out, key=lambda kn: (-kn[1], kn[0])), same
 
-    def build(self, key: str, size: int | None = None) -> int:
+    def _build(self, key: str, size: int | None = None) -> int:
         """Rank one list from the full ranking (in a write transaction: no change can slip
         between the ranking and the change it is stamped with); how many papers it lists."""
         made = self._rank(key, LIST_SIZE if size is None else size)
@@ -436,7 +446,8 @@ class PostgresRankedLists(RankedLists):
             f"INSERT INTO {STATE_TABLE} AS s (key, built_at, weights, listed, matches)"
             " SELECT unnest(?::text[]), 0, unnest(?::text[]), 0, unnest(?::integer[])"
             " ON CONFLICT (key) DO UPDATE SET weights = '' WHERE s.weights = ? AND excluded.weights = ''",
-            ([k for k, _ in words], [_first_weights(k, n) for k, n in words], [n for _, n in words], AT_FIRST_SEARCH))
+            ([k for k, _ in words], [_first_weights(k, n, papers) for k, n in words], [n for _, n in words],
+             AT_FIRST_SEARCH))
         self.conn.execute(f"INSERT INTO {STATE_TABLE}(key, built_at, weights, listed, matches) VALUES (?, 0, '', 0, ?)"
                           " ON CONFLICT (key) DO UPDATE SET matches = excluded.matches", (CHOSEN_AT, papers))
 
@@ -447,12 +458,12 @@ class PostgresRankedLists(RankedLists):
             self.conn.execute(f"UPDATE {STATE_TABLE} SET weights = ?, built_at = 0, listed = 0 WHERE key = ANY(?)",
                               (AT_FIRST_SEARCH, keys))
 
-    def several(self) -> tuple[list[str], list[str]]:
+    def _several(self) -> tuple[list[str], list[str]]:
         """(the lists of several words kept, none a search would rank again: they follow
         changes as a word's do, and `stale` counts them)."""
-        return [k for k in self.keys() if of_several(k)], []
+        return [k for k in self._keys() if of_several(k)], []
 
-    def drop(self, keys: list[str]) -> None:
+    def _drop(self, keys: list[str]) -> None:
         self.conn.execute(f"DELETE FROM {TOP_TABLE} WHERE key = ANY(?)", (list(keys),))
         self.conn.execute(f"DELETE FROM {STATE_TABLE} WHERE key = ANY(?)", (list(keys),))
 
@@ -463,13 +474,13 @@ class PostgresRankedLists(RankedLists):
 
     # --- doctor ------------------------------------------------------------------------------------
 
-    def keys(self) -> list[str]:
+    def _keys(self) -> list[str]:
         """The lists kept or to be ranked ahead (not those AT_FIRST_SEARCH)."""
         return [r[0] for r in self.conn.execute(
             f"SELECT key FROM {STATE_TABLE} WHERE key != ? AND weights != ? ORDER BY matches DESC, key",
             (CHOSEN_AT, AT_FIRST_SEARCH)).all()]
 
-    def stale(self, keys: list[str] | None = None, *, rescored: bool = True) -> list[str]:
+    def _stale(self, keys: list[str] | None = None, *, rescored: bool = True) -> list[str]:
         """The lists (of `keys`, or all kept) a search would not read: missing, ranked with
         other weights, or more than CHANGE_LIMIT changes behind (without `rescored`: any). One
         AT_FIRST_SEARCH is none of these: its first search ranks it."""
@@ -478,10 +489,10 @@ class PostgresRankedLists(RankedLists):
             f"SELECT key FROM {STATE_TABLE} s WHERE key != ? AND (weights = ? OR weights = ? AND (SELECT count(*)"
             f" FROM (SELECT 1 FROM {CHANGE_TABLE} c WHERE c.seq > s.built_at LIMIT ?) AS n) <= ?)",
             (CHOSEN_AT, AT_FIRST_SEARCH, WEIGHTS, behind + 1, behind)).all()}
-        return [k for k in (self.keys() if keys is None else keys) if k not in fresh]
+        return [k for k in (self._keys() if keys is None else keys) if k not in fresh]
 
     def note(self) -> str | None:
-        keys = self.keys()
+        keys = self._keys()
         waiting = self.conn.execute(f"SELECT count(*) FROM {STATE_TABLE} WHERE weights = ?", (AT_FIRST_SEARCH,)).scalar()
         if not keys and not waiting:
             papers = self.conn.execute("SELECT count(*) FROM paper").scalar()
@@ -489,7 +500,7 @@ class PostgresRankedLists(RankedLists):
                 return f"ranked lists: none (a catalog of fewer than {MIN_MATCHES:,} papers ranks every match)"
             return ("ranked lists: none yet (an import ranks them in the background;"
                     " `catalog doctor --fix` ranks them now)")
-        stale = len(self.stale(keys))
+        stale = len(self._stale(keys))
         several = sum(1 for k in keys if of_several(k))
         prefixes = sum(1 for k in keys if of_prefix(k))
         return (f"ranked lists: {len(keys) - several - prefixes:,} words in {MIN_MATCHES:,}+ papers"
@@ -498,25 +509,28 @@ class PostgresRankedLists(RankedLists):
                 + f", each listing its best {LIST_SIZE:,} by ts_rank" + (f"; {stale:,} out of date" if stale else "")
                 + (f"; {waiting:,} more words and prefixes get theirs at their first search" if waiting else ""))
 
+    def maintenance(self) -> PostgresListMaintenance:
+        return PostgresListMaintenance(self)
+
     def problems(self) -> ListProblems:
         papers = self.conn.execute("SELECT count(*) FROM paper").scalar()
         seen = self.conn.execute(f"SELECT matches FROM {STATE_TABLE} WHERE key = ?", (CHOSEN_AT,)).scalar()
         choose = papers >= MIN_MATCHES and (seen is None or catalog_resized(seen, papers))
-        return ListProblems(self.stale(), self._differing(), papers if choose else None)
+        return ListProblems(self._stale(), self._differing(), papers if choose else None)
 
     def repair(self) -> tuple[int, int]:
         """Rank again any list unlike the ranking (those out of date are the refresh's, after;
         a list of several words follows changes as a word's does: none to drop)."""
         differing = self._differing()
         for key in differing:
-            self.build(key)
+            self._build(key)
         return len(differing), 0
 
     def _differing(self, how_many: int = 3, depth: int = 50) -> list[str]:
         """Lists a search reads (the `how_many` of fewest matches: quick to rank in full) whose
         head, as a search reads it, differs from the full ranking's."""
-        unread = set(self.stale())
-        keys = [k for k in self.keys()[::-1] if k not in unread][:how_many]
+        unread = set(self._stale())
+        keys = [k for k in self._keys()[::-1] if k not in unread][:how_many]
         wrong = []
         for key in keys:
             head = self._list_head(key, depth)
@@ -554,16 +568,23 @@ class PostgresRankedLists(RankedLists):
         return found[:depth]
 
 
-def _passes(keys: list[str], *, one_by_one: bool) -> list[list[str]]:
+def _passes(keys: list[str], *, one_by_one: bool, matches: dict[str, int] | None = None,
+            papers: int = 0) -> list[list[str]]:
     """`keys` in the groups refresh ranks together: up to IN_ONE_PASS of one index at a time
     (in the order given), or each alone (`one_by_one`: a refresh within a time budget, which
-    a pass over every paper could overrun); two or fewer of an index are ranked alone."""
+    a pass over every paper could overrun); two or fewer of an index are ranked alone, and so
+    is a key in fewer than DENSE of the `papers` (`matches`: of each key): a pass tests every
+    paper against every key, where ranking one key alone reads only its matches (through the
+    index, several times slower a match)."""
     if one_by_one:
         return [[key] for key in keys]
     groups: dict[str, list[str]] = {}
-    for key in keys:
-        groups.setdefault(key.split(" ", 1)[0], []).append(key)
     out = []
+    for key in keys:
+        if matches is not None and matches.get(key, 0) < DENSE * papers:
+            out.append([key])
+        else:
+            groups.setdefault(key.split(" ", 1)[0], []).append(key)
     for group in groups.values():
         if len(group) <= 2:
             out += [[key] for key in group]
@@ -572,15 +593,45 @@ def _passes(keys: list[str], *, one_by_one: bool) -> list[list[str]]:
     return out
 
 
-def _first_weights(key: str, matches: int) -> str:
-    """A chosen list's state row's weights: '' (to be ranked ahead), or AT_FIRST_SEARCH."""
-    return "" if matches >= (PREFIX_AHEAD if of_prefix(key) else RANKED_AHEAD) else AT_FIRST_SEARCH
+def _first_weights(key: str, matches: int, papers: int) -> str:
+    """A chosen list's state row's weights in a catalog of `papers`: '' (to be ranked ahead),
+    or AT_FIRST_SEARCH."""
+    ahead = max(PREFIX_AHEAD, PREFIX_SHARE * papers) if of_prefix(key) else RANKED_AHEAD
+    return "" if matches >= ahead else AT_FIRST_SEARCH
 
 
-def _typed(key: str) -> bool:
-    """Whether searches as you type read this list (scoring.typed's rule): not a prefix of
-    fewer than TYPED_FROM letters."""
-    return not of_prefix(key) or len(_LEXEME.findall(key)[0]) >= TYPED_FROM
+def _at_import(key: str, matches: int, papers: int) -> bool:
+    """Whether an import ranks this list before it returns (refresh's `typed`): a word's, or a
+    prefix's of TYPED_FROM letters or more (those searches as you type read) in PREFIX_AT_IMPORT
+    papers or IMPORT_SHARE of them (first searches of a quarter second and more: `model*`)."""
+    if not of_prefix(key):
+        return True
+    return len(_LEXEME.findall(key)[0]) >= TYPED_FROM and matches >= max(PREFIX_AT_IMPORT, IMPORT_SHARE * papers)
+
+
+class PostgresListMaintenance(ListMaintenance):
+    """What benchmarks and tests ask of a transaction's lists: the lists role's own."""
+
+    def __init__(self, lists: PostgresRankedLists):
+        self.lists = lists
+
+    def keys(self) -> list[str]:
+        return self.lists._keys()
+
+    def words(self) -> list[tuple[str, int]]:
+        return self.lists._words()
+
+    def stale(self, keys: list[str] | None = None, *, rescored: bool = True) -> list[str]:
+        return self.lists._stale(keys, rescored=rescored)
+
+    def build(self, key: str) -> int:
+        return self.lists._build(key)
+
+    def several(self) -> tuple[list[str], list[str]]:
+        return self.lists._several()
+
+    def drop(self, keys: list[str]) -> None:
+        self.lists._drop(keys)
 
 
 class PostgresListUpkeep(RankedListUpkeep):
@@ -599,8 +650,8 @@ class PostgresListUpkeep(RankedListUpkeep):
         words get lists is read from the whole vocabulary (ts_stat: seconds at 100k papers) only
         when asked for all (budget None), when there are no lists yet, or when the catalog has
         grown or shrunk by a quarter since; lists no longer wanted are forgotten then. (built,
-        still stale). `typed` (an import's): the lists of prefixes of fewer than TYPED_FROM
-        letters are left stale, for the refresher the import starts."""
+        still stale). `typed` (an import's): only the lists _at_import; the other prefixes'
+        are left stale, for the refresher the import starts."""
         start = time.perf_counter()
         rescored = budget is not None if rescored is None else rescored
         with self.store.read() as tx:
@@ -623,11 +674,12 @@ class PostgresListUpkeep(RankedListUpkeep):
             # PREFIX_AHEAD, are their first search's: those out of date go back to it (ranked at the next search that needs
             # them, not by every import); those chosen now are no list yet.
             matches = {**kept, **dict(words)}
-            first = {k for k in wanted if not of_several(k) and _first_weights(k, matches[k]) == AT_FIRST_SEARCH}
-            stale = tx.lists.stale(wanted, rescored=rescored)
+            first = {k for k in wanted
+                     if not of_several(k) and _first_weights(k, matches[k], papers) == AT_FIRST_SEARCH}
+            stale = tx.lists._stale(wanted, rescored=rescored)
             again = [k for k in stale if k in first and k in kept]
             stale = [k for k in stale if k not in first]
-            later = [k for k in stale if typed and not _typed(k)]  # the refresher's
+            later = [k for k in stale if typed and not _at_import(k, matches.get(k, 0), papers)]  # the refresher's
             stale = [k for k in stale if k not in set(later)]
             # A prefix matching the words another does is written from that one's ranking.
             ranked = set(stale)
@@ -642,7 +694,7 @@ class PostgresListUpkeep(RankedListUpkeep):
                     tx.lists._choose(words, wanted, papers)
                 tx.lists._at_first_search(again)
         built = 0
-        for keys in _passes(alone, one_by_one=budget is not None):
+        for keys in _passes(alone, one_by_one=budget is not None, matches=matches, papers=papers):
             if budget is not None and time.perf_counter() - start > budget:
                 break
             if len(keys) == 1:
@@ -669,7 +721,7 @@ class PostgresListUpkeep(RankedListUpkeep):
             seen = tx.conn.execute(f"SELECT matches FROM {STATE_TABLE} WHERE key = ?", (CHOSEN_AT,)).scalar()
             if seen is None:
                 return papers >= MIN_MATCHES
-            return catalog_resized(seen, papers) or bool(tx.lists.stale())
+            return catalog_resized(seen, papers) or bool(tx.lists._stale())
 
     def left(self) -> int:
         with self.store.read() as tx:
@@ -677,7 +729,7 @@ class PostgresListUpkeep(RankedListUpkeep):
             seen = tx.conn.execute(f"SELECT matches FROM {STATE_TABLE} WHERE key = ?", (CHOSEN_AT,)).scalar()
             if seen is None:
                 return int(papers >= MIN_MATCHES)
-            return max(len(tx.lists.stale()), int(catalog_resized(seen, papers)))
+            return max(len(tx.lists._stale()), int(catalog_resized(seen, papers)))
 
     def keep(self, made: list[RankedList]) -> None:
         """Write the lists a search ranked, unless another writer holds the catalog (an import:

@@ -50,7 +50,7 @@ def varint_sum(blob: bytes) -> int:
     """The sum of a docsize record's varints (a paper's length over its columns). A column of
     under 16,384 tokens is one or two bytes: then the sum is a few C-level passes over the
     bytes (a two-byte varint's first byte counts 128 times its low bits), not a Python loop
-    per byte (a refresh decodes about a million of them at 100k papers)."""
+    per byte."""
     flags = blob.translate(_FLAG)
     if b"\x01\x01" in flags or flags.endswith(b"\x01"):  # a varint of three bytes or more
         return sum(varints(blob))
@@ -90,9 +90,9 @@ class IndexRecords:
 
 class KnownLengths:
     """Papers' lengths a refresh read, kept for its next rankings while the index stays as it
-    was (its stamp): a paper is in many lists (at 100k papers the lists' 1.2 million rows are
-    99,000 papers), and reading and decoding each again was a tenth of the import. Shared by
-    the ranking threads; at most MOST papers (then no more are kept)."""
+    was (its stamp): a paper is in many lists, and reading and decoding its length again for
+    each was a tenth of an import (docs/benchmarks.md). Shared by the ranking threads; at
+    most MOST papers (then no more are kept)."""
 
     MOST = 500_000
 

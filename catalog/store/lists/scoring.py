@@ -34,8 +34,14 @@ DEEPER_HOPE = 0.75
 # Which words and prefixes get a list: those matching at least this many papers, where bm25
 # over every match takes ~14 ms or more (0.7 us a match): with a filter's join on each match,
 # what is not listed still ranks in about 20 ms at 100k. Prefixes count the papers of their
-# words (an upper bound of the papers they match). A catalog smaller than this keeps none.
+# words (an upper bound of the papers they match). A smaller catalog: SMALL_SHARE.
 MIN_MATCHES = 20_000
+# A smaller catalog keeps lists for what matches a large share of it: at 16,373 papers (a real
+# library, jgrey4296/bibliography's main/) `the*` ranks 5,433 matches in 5 ms warm and 16-25 ms the
+# first time (its doclists not yet read), 60-90 ms under load in the TUI, its slowest key; a
+# list answers in about 1 ms. From SMALL_FLOOR matches on (below it ranking every match takes
+# a few milliseconds), and never more than MIN_MATCHES: from 100,000 papers on, as before.
+SMALL_SHARE, SMALL_FLOOR = 0.2, 3_000
 # In a big catalog a match costs more to rank (its doclists and rows no longer stay in cache):
 # at 1M papers `hessian`, in 24,572 papers, took 65-100 ms in full (3-4 us a match), so there a
 # list is kept from this many papers on.
@@ -137,7 +143,14 @@ def ranked(scores: dict[int, float]) -> list[tuple[int, float]]:
 
 def min_matches(papers: int) -> int:
     """How many papers a word or prefix must match to get a list, in a catalog this big."""
-    return MIN_MATCHES_BIG if papers >= BIG_CATALOG else MIN_MATCHES
+    if papers >= BIG_CATALOG:
+        return MIN_MATCHES_BIG
+    return min(MIN_MATCHES, max(SMALL_FLOOR, int(SMALL_SHARE * papers)))
+
+
+def keeps_lists(papers: int) -> bool:
+    """Whether a catalog of `papers` keeps any list: a word could match as many as one needs."""
+    return papers >= min_matches(papers)
 
 
 def list_depth(matches: int, papers: int) -> int:

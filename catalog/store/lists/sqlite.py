@@ -1,6 +1,6 @@
 """SQLite's ranked lists as its store asks for them: the RankedLists role of a transaction
-(pages, and what doctor and the benchmarks ask) and the store's RankedListUpkeep (refresh
-after imports, keeping what searches ranked)."""
+(pages, and what doctor asks), its ListMaintenance (what benchmarks and tests ask) and the
+store's RankedListUpkeep (refresh after imports, keeping what searches ranked)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from pathlib import Path
 
 from catalog.errors import StoreError
 from catalog.store import lists
-from catalog.store.base import RankedLists, RankedListUpkeep
+from catalog.store.base import ListMaintenance, RankedLists, RankedListUpkeep
 from catalog.store.rows import ListProblems
 from catalog.store.compiler import CompiledQuery
 from catalog.store.lists import scoring
@@ -90,6 +90,25 @@ class SqliteRankedLists(RankedLists):
     def to_keep(self) -> list[RankedList]:
         return list(self.several_words.to_keep)
 
+    def maintenance(self) -> SqliteListMaintenance:
+        return SqliteListMaintenance(self.builder)
+
+    def problems(self) -> ListProblems:
+        return self.builder.problems()
+
+    def repair(self) -> tuple[int, int]:
+        return self.builder.repair()
+
+    def note(self) -> str | None:
+        return self.builder.note()
+
+
+class SqliteListMaintenance(ListMaintenance):
+    """What benchmarks and tests ask of a transaction's lists: its ListBuilder's."""
+
+    def __init__(self, builder: ListBuilder):
+        self.builder = builder
+
     def keys(self) -> list[str]:
         return self.builder.keys()
 
@@ -107,15 +126,6 @@ class SqliteRankedLists(RankedLists):
 
     def drop(self, keys: list[str]) -> None:
         self.builder.drop(keys)
-
-    def problems(self) -> ListProblems:
-        return self.builder.problems()
-
-    def repair(self) -> tuple[int, int]:
-        return self.builder.repair()
-
-    def note(self) -> str | None:
-        return self.builder.note()
 
 
 class SqliteListUpkeep(RankedListUpkeep):
@@ -164,7 +174,7 @@ class SqliteListUpkeep(RankedListUpkeep):
             choose = budget is None or seen is None or scoring.catalog_resized(seen, papers)
             words = None
             if choose:  # a small catalog keeps none
-                words = builder.vocabulary() if papers >= scoring.MIN_MATCHES else []
+                words = builder.vocabulary() if scoring.keeps_lists(papers) else []
                 wanted = scoring.candidates(words, scoring.min_matches(papers))
             else:
                 wanted = sorted(((k, n) for k, n in kept.items() if not scoring.of_several(k)),
@@ -266,16 +276,16 @@ class SqliteListUpkeep(RankedListUpkeep):
             papers = tx.papers.paper_count()
             seen = tx.lists.builder.kept().get(CHOSEN_AT)
             if seen is None:
-                return papers >= scoring.MIN_MATCHES
-            return scoring.catalog_resized(seen, papers) or bool(tx.lists.stale())
+                return scoring.keeps_lists(papers)
+            return scoring.catalog_resized(seen, papers) or bool(tx.lists.builder.stale())
 
     def left(self) -> int:
         with self.store.read() as tx:
             papers = tx.lists.records.totals()[0]  # from the index's own record: no count(*) at 1M
             seen = tx.lists.builder.kept().get(CHOSEN_AT)
             if seen is None:
-                return int(papers >= scoring.MIN_MATCHES)
-            return max(len(tx.lists.stale()), int(scoring.catalog_resized(seen, papers)))
+                return int(scoring.keeps_lists(papers))
+            return max(len(tx.lists.builder.stale()), int(scoring.catalog_resized(seen, papers)))
 
     def keep(self, made: list[RankedList]) -> None:
         """Write the lists a search ranked, unless the index changed since, a refresh is under

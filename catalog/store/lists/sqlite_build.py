@@ -255,7 +255,7 @@ class ListBuilder:
         and none chosen yet, or it grew or shrank by a quarter since; else None."""
         papers = self.conn.execute("SELECT count(*) FROM paper").scalar()
         seen = self.kept().get(CHOSEN_AT)
-        if papers < scoring.MIN_MATCHES or (seen is not None and not scoring.catalog_resized(seen, papers)):
+        if not scoring.keeps_lists(papers) or (seen is not None and not scoring.catalog_resized(seen, papers)):
             return None
         return papers
 

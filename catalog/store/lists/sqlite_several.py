@@ -26,7 +26,8 @@ list while its stamp is the current one: never rescored (tags and notes are inde
 edit makes it stale; the next search, or a refresh, ranks it again).
 
 ANDs with a prefix (`sparse att*`, as typed) keep no list in the catalog: the store's memo
-remembers the heads it ranked or proved (memo.py).
+remembers the heads it ranked or proved (memo.py), and the next letter typed (`sparse atte*`)
+is proven from them when its words' lists do not (sqlite_prefixes.py).
 
 A frequent word with filters few papers pass (`model tag:toread`): when the filters leave few
 papers (at most one per FEW_PER_MATCH matches of the word, counted with a LIMIT), every one of
@@ -43,6 +44,7 @@ from catalog.store.lists import scoring
 from catalog.store.lists.records import IndexRecords
 from catalog.store.lists.memo import ListMemo
 from catalog.store.lists.scoring import LIST_SIZE, SLACK, and_score, bm25, idf, ranked
+from catalog.store.lists.sqlite_prefixes import LongerPrefix
 from catalog.store.lists.sqlite_words import (RANKED, STATE_TABLE, WEIGHTS, ChangedPapers, ListState, WordLists,
                                               frequencies, read_state)
 from catalog.store.fts5 import FTS_COLUMNS, FTS_TABLE, TOKENIZER
@@ -54,9 +56,10 @@ from catalog.store.fts5 import FTS_COLUMNS, FTS_TABLE, TOKENIZER
 # words) the full ranking runs instead.
 TEXT_TABLE, TEXT_WORDS = "temp.term_and_text", "temp.term_and_words"
 BATCH, RESCORE_PER_MATCH, RESCORE_AT_LEAST = 32, 0.001, 256
-# Ranked in full, a prefix AND is remembered this deep: ranking 200 costs what ranking 50 does
-# (every match is scored either way), and the TUI asks for a page of 200 after its first 50.
-REMEMBER_DEPTH = 200
+# Ranked in full, a prefix AND is remembered this deep: ranking 1,000 costs what ranking 50
+# does (every match is scored either way); the TUI asks for a page of 200 after its first 50,
+# and the deeper the head, the more letters typed after it it proves (sqlite_prefixes.py).
+REMEMBER_DEPTH = LIST_SIZE
 # Tokenizing a paper again costs 0.06-0.2 ms at 1M papers, ranking a match in full 0.3-4 us: a
 # paper for every 500 matches spends at most about what the full query would.
 FEW_PER_MATCH = 0.002
@@ -174,6 +177,7 @@ class SeveralWords:
         self.to_keep: list = []
         self._ranked_now: dict[str, tuple[list[tuple[int, float]], bool]] = {}
         self._proven_head: list[tuple[int, float]] | None = None
+        self.longer = LongerPrefix(conn, words, retokenized, records, memo, self._memo_key)
 
     def page(self, compiled: CompiledQuery, limit: int, offset: int, with_text: bool) -> list | None:
         """The exact tier's page of an AND or a phrase of frequent words, or None."""
@@ -206,12 +210,18 @@ class SeveralWords:
     def _prefix_and_page(self, keys: list[str], compiled: CompiledQuery, limit: int, offset: int,
                          with_text: bool) -> list | None:
         """The page of an AND with a prefix (`sparse att*`): from the head this store last
-        ranked or proved of it on this index, else from its words' lists, else (no filter)
+        ranked or proved of it on this index, else (no filter) from the head of the same AND
+        with a shorter prefix (`sparse at*`), else from its words' lists, else (no filter)
         ranked in full here, REMEMBER_DEPTH deep, and remembered; None: the full ranking."""
-        memo = None if compiled.where else self._memo_key(compiled)
+        memo = None if compiled.where else self._memo_key(keys)
         if memo is not None and (made := self.memo.remembered(memo)) is not None:
             rows = self._made_page(made, compiled, limit, offset, with_text)
             if rows is not None:
+                return rows
+        if memo is not None:  # a letter typed after one whose head is remembered
+            rows = self.longer.page(keys, compiled, limit, offset, with_text)
+            if rows is not None:
+                self.memo.remember(memo, (self.longer.head, False))
                 return rows
         self._proven_head = None
         rows = self.proven_page(keys, compiled, limit, offset, with_text)
@@ -227,10 +237,10 @@ class SeveralWords:
         self.memo.remember(memo, made)
         return self._made_page(made, compiled, limit, offset, with_text)
 
-    def _memo_key(self, compiled: CompiledQuery) -> tuple:
+    def _memo_key(self, keys: list[str]) -> tuple:
         """What a remembered head is valid for: the index as it is (the stamp, which every write
-        to the index changes, and its totals record), the query."""
-        return self.records.stamp(), self.records.averages(), compiled.match
+        to the index changes, and its totals record), the AND's keys in order."""
+        return self.records.stamp(), self.records.averages(), " AND ".join(keys)
 
     def _may_rank_now(self, keys: list[str], compiled: CompiledQuery, limit: int, offset: int) -> bool:
         """Whether this search may rank the list of its AND or phrase now: it is kept after the

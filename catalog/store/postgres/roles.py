@@ -56,7 +56,7 @@ class PostgresEdits(EditQueries):
 class PostgresImports(ImportQueries):
     """Imports through COPY, and lookups with one array parameter each."""
 
-    # --- bulk loads: a trigger computes the search vectors row by row, so there is nothing to defer
+    # --- bulk loads: the search vectors are generated columns, so there is nothing to defer -------
 
     # Within an import's transaction only (SET LOCAL): GIN indexes collect new entries in a
     # pending list and merge it into the index when it outgrows gin_pending_list_limit (4 MB by

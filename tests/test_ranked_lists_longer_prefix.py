@@ -1,0 +1,86 @@
+"""A prefix AND typed one letter further (`language mode*` after `language mod*`): its page
+proven from the head the store remembers of the shorter one (catalog/store/lists/sqlite_prefixes.py),
+on the shared 10k catalog (tests/ranked_lists_catalog.py), every page the full ranking's.
+
+The words' lists prove most prefix ANDs at 10k papers; here they are taken not to (as at 1M,
+where `the mod*`'s words match 98% and 85% of the papers and their lists prove nothing), so
+the first letters rank every match and the letters after them come from its head.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from catalog.store.lists.sqlite_prefixes import LongerPrefix
+from catalog.store.lists.sqlite_several import SeveralWords
+from tests.ranked_lists_catalog import _page, _ranked, built, catalog  # noqa: F401 (fixtures)
+
+
+@pytest.fixture
+def from_shorter(monkeypatch) -> list:
+    """The pages proven from a shorter prefix's head, as (the AND's keys, offset); the words'
+    lists prove nothing."""
+    monkeypatch.setattr(SeveralWords, "proven_page", lambda self, *args, **kwargs: None)
+    served: list = []
+    original = LongerPrefix.page
+
+    def spy(self, keys, compiled, limit, offset, with_text):
+        rows = original(self, keys, compiled, limit, offset, with_text)
+        if rows is not None:
+            served.append((" AND ".join(keys), offset))
+        return rows
+
+    monkeypatch.setattr(LongerPrefix, "page", spy)
+    return served
+
+
+@pytest.mark.parametrize("words", [["language mo", "language mod", "language mode", "language model",
+                                    "language models"],
+                                   ["the gra", "the grap", "the graph"],
+                                   ["sparse att", "sparse atte", "sparse atten", "sparse attention"]])
+def test_each_letter_typed_is_the_full_ranking(catalog, from_shorter, words):
+    """As the TUI asks: the first 50 rows, then the page of 200, at each letter."""
+    for typed in words:
+        query = typed + "*"
+        for limit in (50, 200):
+            assert _ranked(catalog, query, lists=True, limit=limit) == \
+                _ranked(catalog, query, lists=False, limit=limit), (query, limit)
+    assert from_shorter, "no letter was proven from the one before it"
+
+
+def test_the_letters_after_the_first_rank_nothing(catalog, from_shorter, monkeypatch):
+    """Only the first prefix ranks every match; the next two come from its head."""
+    ranked: list = []
+    original = SeveralWords._made_page
+
+    def spy(self, made, compiled, limit, offset, with_text):
+        ranked.append(compiled.match)
+        return original(self, made, compiled, limit, offset, with_text)
+
+    monkeypatch.setattr(SeveralWords, "_made_page", spy)
+    for query in ("language mod*", "language mode*", "language model*"):
+        assert _ranked(catalog, query, lists=True) == _ranked(catalog, query, lists=False)
+    assert ranked[0] == '("language") AND ("mod"*)'  # ranked in full, its page from what it ranked
+    assert from_shorter == [('("language") AND ("mode"*)', 0), ('("language") AND ("model"*)', 0)]
+    assert _page(catalog, "language model*", lists=True) == _page(catalog, "language model*", lists=False)
+
+
+def test_a_head_is_not_read_after_an_edit(catalog, from_shorter):
+    """A note lifts a paper from far down to the top of `sparse atte*`: the head of `sparse
+    att*` was of the index as it was, and must not prove the page."""
+    _ranked(catalog, "sparse att*", lists=True)
+    full = _ranked(catalog, "sparse atte*", lists=False, limit=2000)
+    low = full[-1][0]
+    with catalog.store.read() as tx:
+        key = tx.conn.execute("SELECT key FROM paper WHERE id = ?", (low,)).scalar()
+    catalog.add_note(key, "Sparse attention: sparse attention, attending sparsely, sparse attention again.")
+    page = _ranked(catalog, "sparse atte*", lists=True)
+    assert page == _ranked(catalog, "sparse atte*", lists=False) and low in [pid for pid, _ in page]
+    assert from_shorter == []
+
+
+def test_a_filter_is_never_proven_from_a_head(catalog, from_shorter):
+    _ranked(catalog, "language mod*", lists=True)
+    query = "language mode* year:2016..2020"
+    assert _ranked(catalog, query, lists=True) == _ranked(catalog, query, lists=False)
+    assert from_shorter == []
