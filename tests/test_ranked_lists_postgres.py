@@ -382,8 +382,10 @@ def test_lists_ranked_in_one_pass_are_those_ranked_one_by_one(pg_seeded, monkeyp
     and a word no paper holds; where the sample's cut proves too tight, that list is ranked
     alone."""
     catalog = pg_seeded
-    with catalog.store.read() as tx:
-        words = [key for key, _ in tx.lists._words(40) if key.startswith("exact ") and not pg_lists.of_prefix(key)]
+    with catalog.store.read() as tx, monkeypatch.context() as words_in:
+        words_in.setattr(pg_lists, "MIN_MATCHES", 40)
+        words = [key for key, _ in tx.lists.maintenance().words()
+                 if key.startswith("exact ") and not pg_lists.of_prefix(key)]
     keys = words[:5] + ["exact 'mod':*", "exact 'language' <-> 'model'", "exact 'zzzqx'"]
     alone_calls = []
     original = pg_lists.PostgresRankedLists._rank
