@@ -424,7 +424,8 @@ def test_prefixes_get_their_list_ahead_the_largest_from_the_import_the_rest_afte
     or two letters) are left to the refresher. Prefixes matching the same words are ranked once
     and get the same list."""
     catalog = pg_seeded
-    monkeypatch.setattr(pg_lists, "PREFIX_AHEAD", 40)
+    catalog.store.lists.refresh(budget=None)  # more papers than the seeds: every prefix at its first search
+    monkeypatch.setattr(pg_lists, "PREFIX_AHEAD", 40)  # now most to be ranked ahead, as in a grown catalog
     monkeypatch.setattr(pg_lists, "IMPORT_SHARE", 0)
     with catalog.store.read() as tx:
         words, same = tx.lists._words_alike()
@@ -452,6 +453,13 @@ def test_prefixes_get_their_list_ahead_the_largest_from_the_import_the_rest_afte
             assert served and served[0], (query, limit, offset)  # the page came from the prefix's list
             assert listed == _full(catalog, query, limit, offset, monkeypatch), query
 
+    waiting = next(key for key in later if len(key.split("'")[1]) >= 3)  # left to the refresher
+    with catalog.store.read() as tx:  # until it comes, the prefix's first search ranks the list
+        tx.search.page(parse(waiting.split("'")[1] + "*"), limit=10, offset=0)
+        made = tx.lists.to_keep()
+    assert [one.key for one in made] == [waiting]
+    catalog.store.lists.keep(made)
+    later.remove(waiting)
     assert catalog.store.lists.refresh(budget=None) == (len(later), 0)  # the refresher's
     assert catalog.store.lists.left() == 0
     copy, first = next((key, one) for key, one in same.items() if key != one and (key in later) == (one in later))
