@@ -52,9 +52,11 @@ class LongerPrefix:
         self.memo_key = memo_key
         self.head: list[tuple[int, float]] | None = None  # the proven page's head, to remember
 
-    def page(self, keys: list[str], compiled: CompiledQuery, limit: int, offset: int, with_text: bool) -> list | None:
+    def page(self, keys: list[str], compiled: CompiledQuery, limit: int, offset: int, with_text: bool,
+             budget: int = MOST) -> list | None:
         """The page of the AND of `keys` (one of them a plain ASCII prefix, no filters) from the
-        remembered head of a shorter prefix (the longest first), or None."""
+        remembered head of a shorter prefix (the longest first), tokenizing at most `budget`
+        papers again (and MOST) for each head tried; or None."""
         self.head = None
         for at, key in enumerate(keys):
             found = scoring.term(key)
@@ -66,13 +68,13 @@ class LongerPrefix:
                 head = self.memo.remembered(self.memo_key([*keys[:at], shorter, *keys[at + 1:]]))
                 if head is None or (not head[1] and len(head[0]) <= offset + limit):
                     continue  # none, or no deeper than the page: its last could not beat the bound
-                rows = self._proven(head, keys, at, shorter, compiled, limit, offset, with_text)
+                rows = self._proven(head, keys, at, shorter, compiled, limit, offset, with_text, min(budget, MOST))
                 if rows is not None:
                     return rows
         return None
 
     def _proven(self, head: tuple[list[tuple[int, float]], bool], keys: list[str], at: int, shorter: str,
-                compiled: CompiledQuery, limit: int, offset: int, with_text: bool) -> list | None:
+                compiled: CompiledQuery, limit: int, offset: int, with_text: bool, most: int) -> list | None:
         """The page from `head` (the shorter AND's best, in ranking order; whether it holds
         every match), its `at`-th key the `shorter` prefix of keys[at]; None unless proven."""
         best, complete = head
@@ -101,7 +103,7 @@ class LongerPrefix:
 
         done = 0
         while done < len(reach) and reach[done][0] < limit_now():
-            if done >= MOST:
+            if done >= most:
                 return None
             batch = [pid for _, pid in reach[done:done + BATCH]]
             done += len(batch)

@@ -218,8 +218,9 @@ class SeveralWords:
             rows = self._made_page(made, compiled, limit, offset, with_text)
             if rows is not None:
                 return rows
-        if memo is not None:  # a letter typed after one whose head is remembered
-            rows = self.longer.page(keys, compiled, limit, offset, with_text)
+        budget = None if memo is None else self._text_budget(keys)
+        if budget is not None:  # frequent words (a rare one ranks in a few ms): from a shorter prefix's head
+            rows = self.longer.page(keys, compiled, limit, offset, with_text, budget)
             if rows is not None:
                 self.memo.remember(memo, (self.longer.head, False))
                 return rows
