@@ -797,7 +797,7 @@ def test_a_lists_matches_are_told_by_its_scores_without_counting_them(catalog, m
 
     monkeypatch.setattr(sqlite_build, "matches_from_scores", spy)
     with catalog.store.read() as tx:
-        full = sorted((k for k in tx.lists.keys() if read_state(tx.conn, k).matches > scoring.DEEP_LIST_SIZE),
+        full = sorted((k for k in tx.lists.maintenance().keys() if read_state(tx.conn, k).matches > scoring.DEEP_LIST_SIZE),
                       key=lambda k: read_state(tx.conn, k).matches)
         keys = full[:30] + full[-5:]
         made = {}
@@ -816,7 +816,7 @@ def test_a_told_count_the_scores_do_not_bear_out_is_counted_instead(catalog, mon
     monkeypatch.setattr(sqlite_build, "matches_from_scores",
                         lambda rows, papers, avgdl: scoring.matches_from_scores(rows, papers, avgdl) + 1)
     with catalog.store.read() as tx:
-        key = next(k for k in sorted(tx.lists.keys()) if scoring.DEEP_LIST_SIZE < read_state(tx.conn, k).matches < SIZE / 3)
+        key = next(k for k in sorted(tx.lists.maintenance().keys()) if scoring.DEEP_LIST_SIZE < read_state(tx.conn, k).matches < SIZE / 3)
         made = tx.lists.builder.rank(key)
         assert made.matches == tx.conn.execute(sqlite_build.COUNT, (key,)).scalar()
         assert made.base is not None  # its frequencies kept: rescored after changes
