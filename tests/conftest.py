@@ -15,18 +15,26 @@ from catalog.library import Catalog
 SEEDS = Path(__file__).resolve().parent.parent / "seeds"
 
 
+def _test_environment(run_folder: Path) -> dict[str, str]:
+    """The environment every test runs in (`run_folder`: the test run's own)."""
+    return {
+        # Derived files (the discovery cache) go to a folder of the test run, not the user's
+        # ~/.cache; subprocesses inherit it.
+        "XDG_CACHE_HOME": str(run_folder / "xdg-cache"),
+        # `catalog import` updates the cache in the import, not in a process that would outlive
+        # the test (tests/test_refresher.py turns the background back on, and waits for it).
+        "CATALOG_DISCOVER_REFRESH": "inline",
+        # No test reaches the real web services: those that fetch point them at a replay server
+        # (tests/webserver.py); the rest would find nothing listening here (port 9, discard).
+        "CATALOG_WEB_BASE": "http://127.0.0.1:9",
+        "CATALOG_WEB_CACHE": str(run_folder / "web-cache"),
+    }
+
+
 @pytest.fixture(autouse=True)
 def _own_cache_folder(tmp_path_factory, monkeypatch):
-    """Derived files (the discovery cache) go to a folder of the test run, not the user's
-    ~/.cache; subprocesses inherit it."""
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.getbasetemp() / "xdg-cache"))
-    # `catalog import` updates the cache in the import, not in a process that would outlive
-    # the test (tests/test_refresher.py turns the background back on, and waits for it).
-    monkeypatch.setenv("CATALOG_DISCOVER_REFRESH", "inline")
-    # No test reaches the real web services: those that fetch point them at a replay server
-    # (tests/webserver.py); the rest would find nothing listening here (port 9, discard).
-    monkeypatch.setenv("CATALOG_WEB_BASE", "http://127.0.0.1:9")
-    monkeypatch.setenv("CATALOG_WEB_CACHE", str(tmp_path_factory.getbasetemp() / "web-cache"))
+    for name, value in _test_environment(tmp_path_factory.getbasetemp()).items():
+        monkeypatch.setenv(name, value)
 
 
 @pytest.fixture
@@ -41,11 +49,39 @@ def empty_catalog(db_path: Path):
     catalog.close()
 
 
-@pytest.fixture
-def seeded(db_path: Path):
-    catalog = Catalog.open(db_path)
-    report = catalog.import_paths([SEEDS])
+@pytest.fixture(scope="session")
+def _seeded_file(tmp_path_factory) -> tuple[Path, str | None]:
+    """The seeded catalog file, made once per test process, and the CATALOG_USER it was made
+    under (its owner). `seeded` copies it: making it took 0.3-0.8 s a test, copying 0.02-0.05 s."""
+    path = tmp_path_factory.mktemp("seeded") / "catalog.db"
+    with pytest.MonkeyPatch.context() as patch:
+        for name, value in _test_environment(tmp_path_factory.getbasetemp()).items():
+            patch.setenv(name, value)
+        catalog = Catalog.open(path)
+        report = catalog.import_paths([SEEDS])
+        catalog.close()
     assert not report.errors, report.errors
+    return path, os.environ.get("CATALOG_USER")
+
+
+def _open_seeded(db_path: Path, made: tuple[Path, str | None]) -> Catalog:
+    """The seeded catalog at `db_path`: a copy of the file made once, unless this test's
+    CATALOG_USER would own it (then made here, as a user would)."""
+    template, user = made
+    if os.environ.get("CATALOG_USER") != user:
+        catalog = Catalog.open(db_path)
+        report = catalog.import_paths([SEEDS])
+        assert not report.errors, report.errors
+        return catalog
+    for suffix in ("", "-wal"):  # closed, it is one file; a WAL left beside it goes too
+        if Path(f"{template}{suffix}").exists():
+            shutil.copyfile(f"{template}{suffix}", f"{db_path}{suffix}")
+    return Catalog.open(db_path)
+
+
+@pytest.fixture
+def seeded(db_path: Path, _seeded_file):
+    catalog = _open_seeded(db_path, _seeded_file)
     yield catalog
     catalog.close()
 
@@ -155,9 +191,13 @@ def pytest_terminal_summary(terminalreporter, config):
 
 
 # The files that take longest start first, so that no worker is left with one of them at the
-# end while the others idle (pytest-xdist hands out whole files in collection order).
-_LONGEST_FILES = ("test_ranked_lists.py", "test_crash.py", "test_tui_keys.py", "test_benchmarks.py",
-                  "test_concurrency.py")
+# end while the others idle: pytest-xdist hands out whole files in collection order (with
+# --no-loadscope-reorder, pyproject.toml; by default it sorts them by their number of tests,
+# which sent these few-test files last, all at once: the TUI tests beside them ran 10-20x
+# slower than alone). Longest first by one loaded run's --durations (2026-12-07).
+_LONGEST_FILES = ("test_ranked_lists.py", "test_tui_history.py", "test_tui_safety.py", "test_tui_actions.py",
+                  "test_concurrency.py", "test_tui_keys.py", "test_real_pdfs.py", "test_tui_web.py",
+                  "test_tui_wide.py", "test_crash.py", "test_upgrades.py", "test_benchmarks.py")
 
 
 def pytest_collection_modifyitems(items):
@@ -263,8 +303,7 @@ def empty_any(location):
 def seeded_any(backend, db_path, request):
     """The seeded catalog on each backend (on PostgreSQL a copy of a seeded template)."""
     if backend == "sqlite":
-        catalog = Catalog.open(db_path)
-        assert not catalog.import_paths([SEEDS]).errors
+        catalog = _open_seeded(db_path, request.getfixturevalue("_seeded_file"))
         yield catalog
         catalog.close()
         return

@@ -40,7 +40,9 @@ def _bibtex_entries(path: Path) -> dict[str, tuple]:
                                   "scholar.bib", "libraries/arxiv-forms.bib",
                                   # real exports (libraries/SOURCE.toml): Zotero through Better
                                   # BibTeX, biblatex's own examples
-                                  "libraries/bbt-zotero.bib", "libraries/biblatex-examples.bib"])
+                                  "libraries/bbt-zotero.bib", "libraries/biblatex-examples.bib",
+                                  # JabRef's example library and its test library (groups, @Comment metadata)
+                                  "libraries/jabref-chocolate.bib", "libraries/jabref-complex.bib"])
 def test_a_bibtex_library_comes_back_field_by_field(empty_catalog, tmp_path, name):
     source = DATA / name
     exported = _round_trip(empty_catalog, source, "bibtex", ".bib", tmp_path)

@@ -84,3 +84,20 @@ def test_a_filter_is_never_proven_from_a_head(catalog, from_shorter):
     query = "language mode* year:2016..2020"
     assert _ranked(catalog, query, lists=True) == _ranked(catalog, query, lists=False)
     assert from_shorter == []
+
+
+def test_a_prefix_in_fewer_papers_is_bounded_by_its_own_list_too(catalog, from_shorter, monkeypatch):
+    """`the neur*` after `the neu*`: `neur*` is in fewer papers (2,861 against 3,494), its IDF
+    higher, so the head's bound grows; the longer prefix's own list narrows it (and its papers
+    after the head are scored too): still the full ranking's page."""
+    narrowed: list = []
+    original = LongerPrefix._narrowed
+    monkeypatch.setattr(LongerPrefix, "_narrowed",
+                        staticmethod(lambda *args: narrowed.append(args[2]) or original(*args)))
+    for query in ("the neu*", "the neur*", "the neura*", "the neural*", "language spe*", "language spec*",
+                  "language speci*"):
+        for limit in (50, 200):
+            assert _ranked(catalog, query, lists=True, limit=limit) == \
+                _ranked(catalog, query, lists=False, limit=limit), (query, limit)
+    assert narrowed and all(ratio > 1 for ratio in narrowed)
+    assert from_shorter

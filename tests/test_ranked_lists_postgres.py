@@ -382,8 +382,10 @@ def test_lists_ranked_in_one_pass_are_those_ranked_one_by_one(pg_seeded, monkeyp
     and a word no paper holds; where the sample's cut proves too tight, that list is ranked
     alone."""
     catalog = pg_seeded
-    with catalog.store.read() as tx:
-        words = [key for key, _ in tx.lists.words(40) if key.startswith("exact ") and not pg_lists.of_prefix(key)]
+    with catalog.store.read() as tx, monkeypatch.context() as words_in:
+        words_in.setattr(pg_lists, "MIN_MATCHES", 40)
+        words = [key for key, _ in tx.lists.maintenance().words()
+                 if key.startswith("exact ") and not pg_lists.of_prefix(key)]
     keys = words[:5] + ["exact 'mod':*", "exact 'language' <-> 'model'", "exact 'zzzqx'"]
     alone_calls = []
     original = pg_lists.PostgresRankedLists._rank
@@ -422,7 +424,8 @@ def test_prefixes_get_their_list_ahead_the_largest_from_the_import_the_rest_afte
     or two letters) are left to the refresher. Prefixes matching the same words are ranked once
     and get the same list."""
     catalog = pg_seeded
-    monkeypatch.setattr(pg_lists, "PREFIX_AHEAD", 40)
+    catalog.store.lists.refresh(budget=None)  # more papers than the seeds: every prefix at its first search
+    monkeypatch.setattr(pg_lists, "PREFIX_AHEAD", 40)  # now most to be ranked ahead, as in a grown catalog
     monkeypatch.setattr(pg_lists, "IMPORT_SHARE", 0)
     with catalog.store.read() as tx:
         words, same = tx.lists._words_alike()
@@ -438,7 +441,7 @@ def test_prefixes_get_their_list_ahead_the_largest_from_the_import_the_rest_afte
     built, left = catalog.store.lists.refresh(budget=None, typed=True)
     assert left == len(later) and catalog.store.lists.left() == len(later)
     with catalog.store.read() as tx:
-        assert set(tx.lists.stale()) == set(later)
+        assert set(tx.lists.maintenance().stale()) == set(later)
     served = _reads(monkeypatch)
     at_import = [key.split("'")[1] + "*" for key in prefixes if key not in later]
     for query in ["mod*", *at_import[:3]]:
@@ -450,6 +453,13 @@ def test_prefixes_get_their_list_ahead_the_largest_from_the_import_the_rest_afte
             assert served and served[0], (query, limit, offset)  # the page came from the prefix's list
             assert listed == _full(catalog, query, limit, offset, monkeypatch), query
 
+    waiting = next(key for key in later if len(key.split("'")[1]) >= 3)  # left to the refresher
+    with catalog.store.read() as tx:  # until it comes, the prefix's first search ranks the list
+        tx.search.page(parse(waiting.split("'")[1] + "*"), limit=10, offset=0)
+        made = tx.lists.to_keep()
+    assert [one.key for one in made] == [waiting]
+    catalog.store.lists.keep(made)
+    later.remove(waiting)
     assert catalog.store.lists.refresh(budget=None) == (len(later), 0)  # the refresher's
     assert catalog.store.lists.left() == 0
     copy, first = next((key, one) for key, one in same.items() if key != one and (key in later) == (one in later))

@@ -5,7 +5,8 @@ first: the same DOI, the same arXiv id, the same abstract, the same title. Evide
 when nothing contradicts it:
 
 - different DOIs or different arXiv ids always mean different papers (an arXiv DOI,
-  10.48550/arXiv.ID, is the arXiv id, not a publisher's DOI);
+  10.48550/arXiv.ID, is the arXiv id, not a publisher's DOI); the same DOI is void when the
+  titles differ and the authors share no family name (a DOI pasted onto another entry);
 - an abstract is evidence only when it identifies a paper: at least MIN_WORDS words, and not
   shared by records of one file that name different papers ("Not Available", "Keywords",
   a publisher's boilerplate); a same-abstract match is void when the real titles differ;
@@ -128,9 +129,13 @@ def contradiction(a: Facts, b: Facts, evidence: str) -> str | None:
         return "different DOIs"
     if a.arxiv and b.arxiv and a.arxiv != b.arxiv:
         return "different arXiv ids"
+    differ = bool(a.title and b.title and a.title != b.title)
+    strangers = bool(a.families and b.families and not a.families & b.families)
+    if evidence == DOI and differ and strangers:
+        return "one DOI on two papers"  # copied onto another entry: other title, no author shared
     if evidence in (DOI, ARXIV):
         return None
-    if a.title and b.title and a.title != b.title:
+    if differ:
         return "different titles"
     if evidence == ABSTRACT:
         return None

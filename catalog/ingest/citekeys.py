@@ -15,23 +15,25 @@ _SKIP = frozenset(
     "why we our this that at by as not be".split()
 )
 # A key LaTeX takes: no spaces, braces, commas, `%` or `#`; not a link (Zotero's CSL-JSON ids
-# are item URIs) and not a bare number (RIS `ID`s often are).
+# are item URIs). A bare number is a key only in BibTeX (ACM's exports, kept by BibDesk and
+# JabRef: `@inproceedings{1137631,`, cited as such); a RIS `ID` or CSL id that is one is a
+# record number.
 _CITABLE = re.compile(r"[^\s{}(),%#'\"=\\~]+")
 MAX_KEY = 100
 
 
-def citable(key: object) -> str | None:
-    """The key, when LaTeX can cite it."""
+def citable(key: object, numbers: bool = False) -> str | None:
+    """The key, when LaTeX can cite it; a bare number only with `numbers`."""
     if not isinstance(key, str) or len(key) > MAX_KEY:
         return None
-    return key if _CITABLE.fullmatch(key) and "://" not in key and not key.isdigit() else None
+    return key if _CITABLE.fullmatch(key) and "://" not in key and (numbers or not key.isdigit()) else None
 
 
 def own_key(records) -> str | None:
     """The cite key a paper's files gave it: BibTeX's first, then a CSL-JSON `id` or RIS `ID`.
     `records`: (format, cite key) of each of its records, oldest first."""
     for record in sorted(records, key=lambda r: r[0] != "bibtex"):
-        if found := citable(record[1]):
+        if found := citable(record[1], numbers=record[0] == "bibtex"):
             return found
     return None
 

@@ -105,6 +105,7 @@ def tidy_abstract(value: str) -> str:
 # --- people -----------------------------------------------------------------------------
 
 _PARTICLES = {"van", "von", "der", "den", "de", "del", "della", "di", "da", "du", "la", "le", "dos", "das", "ter", "ten", "al", "el", "bin", "ibn"}
+_SUFFIXES = {"jr", "jr.", "sr", "sr.", "ii", "iii", "iv"}
 
 
 def _person(name: str) -> str:
@@ -115,6 +116,11 @@ def _person(name: str) -> str:
         return "et al."
     if not 1 <= name.count(",") <= 2:
         return " ".join(p.strip() for p in name.split(",") if p.strip())
+    last, *rest = (p.strip() for p in name.split(","))
+    if len(rest) == 2 and rest[1].lower() in _SUFFIXES and rest[0].lower() not in _SUFFIXES:
+        # 'Fulton, James E., Jr.' (JabRef's example library, DOI lookups): the suffix written
+        # last, where BibTeX expects the first name; read as 'Fulton, Jr., James E.'.
+        name = f"{last}, {rest[1]}, {rest[0]}"
     from bibtexparser.middlewares.names import InvalidNameError, parse_single_name_into_parts
 
     try:
@@ -233,6 +239,15 @@ def doi(value: object) -> str | None:
         value = unquote(value)
     m = _DOI.search(value)
     return m[1].rstrip(".,;)").lower() if m else None
+
+
+def doi_link(url: object) -> str | None:
+    """The DOI of a doi.org link (`https://doi.org/10.1177/0193...`), else None: where a record's
+    DOI field holds a short DOI (Zotero's `10/bqwfc8`), its link still names the paper."""
+    return doi(url) if isinstance(url, str) and _DOI_LINK.match(url.strip()) else None
+
+
+_DOI_LINK = re.compile(r"https?://(dx\.)?doi\.org/10\.", re.IGNORECASE)
 
 
 def arxiv_id(value: object, *, bare: bool = False) -> str | None:

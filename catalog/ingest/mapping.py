@@ -115,7 +115,7 @@ def values(row: Mapping[str, object], columns: dict[str, list[str]], *, links: F
     get = lambda name: _first(row, columns[name])  # noqa: E731
     title, abstract = get("title"), get("abstract")
     found_url = links.pick([get("url")], line)
-    found_doi = fields.doi(get("doi"))
+    found_doi = fields.doi(get("doi")) or fields.doi_link(get("url"))
     arxiv = fields.arxiv_id(get("arxiv_id"), bare=True) or fields.arxiv_id(found_url)
     venue_value = get("venue")
     if arxiv is None and isinstance(venue_value, str):

@@ -128,6 +128,25 @@ async def until(pilot, condition, timeout: float = 30) -> None:
     assert condition(), "it never happened"
 
 
+async def paste_path(pilot, path) -> None:
+    """Replace the focused input's text with `path` as a terminal pastes it (one event), then
+    enter. Typed key by key, a tmp path (80 characters) took 8-40 s on a loaded machine."""
+    from textual import events
+
+    await pilot.press("ctrl+u")
+    pilot.app.focused.post_message(events.Paste(str(path)))
+    await pilot.press("enter")
+
+
+async def palette_offers(pilot, words: str) -> None:
+    """Until the command palette's first command names `words`: the palette searches its
+    providers in a worker, and a fixed pause (0.5 s) lost that race on a loaded machine."""
+    from textual.command import CommandList
+
+    found = pilot.app.screen.query_one(CommandList)
+    await until(pilot, lambda: found.option_count > 0 and words in str(found.get_option_at_index(0).prompt))
+
+
 @pytest.fixture
 def change_shown(settle):
     """Wait until the app has seen a change made elsewhere and shown it: `seen` is the

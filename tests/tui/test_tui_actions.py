@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from catalog.tui.widgets.sidebar import Sidebar
-from tests.tui.conftest import facet_node, statics_text, toasts, until
+from tests.tui.conftest import facet_node, palette_offers, statics_text, toasts, until
 
 SIZE = (120, 36)
 
@@ -326,7 +326,7 @@ async def test_command_palette_runs_actions(app, seeded, settle):
         await settle(pilot)
         key = first_key(app)
         await pilot.press("ctrl+p", *"Rate")
-        await pilot.pause(0.5)  # the palette searches its providers in the background
+        await palette_offers(pilot, "Rate")
         await pilot.press("enter")
         await settle(pilot)
         assert type(app.screen).__name__ == "ChoiceScreen"

@@ -15,7 +15,7 @@ import pytest
 
 from catalog.searching.query import Sort
 from catalog.tui.app import CatalogApp
-from tests.tui.conftest import screen_text
+from tests.tui.conftest import screen_text, until
 
 SIZE = (80, 24)  # the list is about 20 rows high: its first rows are FIRST
 PAGE, FIRST = 60, 25
@@ -43,7 +43,7 @@ class HeldRest:
         def search(cat, asked, **kwargs):
             text = getattr(asked, "text", asked)  # the TUI's request, or the test's own text
             if text == self.query and kwargs.get("limit") == PAGE and not kwargs.get("offset"):
-                self.gate.wait(10)
+                self.gate.wait(30)  # released by the test; the timeout only ends a hang
                 stop = kwargs.get("cancelled")
                 self.cancelled.append(bool(stop and stop()))
             return original(cat, asked, **kwargs)
@@ -54,8 +54,9 @@ class HeldRest:
         self.gate.set()
 
 
-async def shown(pilot, query: str, timeout: float = 5) -> None:
-    """Until the list shows `query`'s results (the rest of its page may still be held)."""
+async def shown(pilot, query: str, timeout: float = 30) -> None:
+    """Until the list shows `query`'s results (the rest of its page may still be held); the
+    timeout only ends a hang (5 s was within reach of a loaded machine)."""
     deadline = monotonic() + timeout
     while pilot.app.main.papers.query_text != query and monotonic() < deadline:
         await pilot.pause(0.02)
@@ -171,9 +172,7 @@ async def test_while_typing_the_rest_waits_unless_the_list_needs_it(seeded, sett
         assert keys(papers.pages[0]) == whole[:FIRST] and ("model*", PAGE) not in asked
         app.main.set_focus(papers)
         await pilot.press("end")  # row 60: the rest is fetched now, the count still waits
-        deadline = monotonic() + 5
-        while papers.partial_first and monotonic() < deadline:
-            await pilot.pause(0.02)
+        await until(pilot, lambda: not papers.partial_first)
         assert keys(papers.pages[0]) == whole and papers.current.key == whole[-1]
         assert f"row {PAGE} / {PAGE}+" in screen_text(app)
         clock[0] += search.SETTLE

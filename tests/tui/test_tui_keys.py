@@ -10,7 +10,7 @@ import stat
 import pytest
 
 from tests.conftest import SEEDS, opened
-from tests.tui.conftest import toasts, until
+from tests.tui.conftest import paste_path, toasts, until
 
 SIZE = (120, 36)
 DATA = SEEDS.parent / "tests" / "data"
@@ -78,7 +78,7 @@ async def test_x_exports_results_or_marked_papers(app, seeded, settle, type_sear
         await settle(pilot)
         assert type(app.screen).__name__ == "ExportScreen"
         target = tmp_path / "iclr.md"
-        await pilot.press("ctrl+u", *str(target), "enter")  # .md: markdown, by its suffix
+        await paste_path(pilot, target)  # .md: markdown, by its suffix
         await settle(pilot)
         assert target.read_text().startswith("# Reading list\n\n38 papers")
         assert f"Exported 38 papers as markdown to {target}" in toasts(app)
@@ -89,14 +89,14 @@ async def test_x_exports_results_or_marked_papers(app, seeded, settle, type_sear
         await pilot.press("enter", "x")
         await settle(pilot)
         bib = tmp_path / "two.jsonl"
-        await pilot.press("ctrl+u", *str(bib), "enter")
+        await paste_path(pilot, bib)
         await settle(pilot)
         text = bib.read_text()
         assert [json.loads(line)["key"] for line in text.splitlines()] == marked
 
         await pilot.press("x")  # the same file again: asks first
         await settle(pilot)
-        await pilot.press("ctrl+u", *str(bib), "enter")
+        await paste_path(pilot, bib)
         await settle(pilot)
         assert type(app.screen).__name__ == "ConfirmScreen"
         await pilot.press("n")
@@ -106,7 +106,7 @@ async def test_x_exports_results_or_marked_papers(app, seeded, settle, type_sear
         bib.write_text("old")  # and yes: replaced
         await pilot.press("x")
         await settle(pilot)
-        await pilot.press("ctrl+u", *str(bib), "enter")
+        await paste_path(pilot, bib)
         await settle(pilot)
         await pilot.press("y")
         await settle(pilot)
@@ -116,7 +116,7 @@ async def test_x_exports_results_or_marked_papers(app, seeded, settle, type_sear
         os.mkfifo(fifo)
         await pilot.press("x")
         await settle(pilot)
-        await pilot.press("ctrl+u", *str(fifo), "enter")
+        await paste_path(pilot, fifo)
         await settle(pilot)
         assert type(app.screen).__name__ == "CatalogScreen"
         assert f"cannot write {fifo}: it is a named pipe (FIFO), not a regular file" in toasts(app)
@@ -188,9 +188,8 @@ async def test_position_and_gg(app, seeded, settle):
         await pilot.press("g", "g")  # no saved searches: gg within half a second
         await settle(pilot)
         assert app.main.papers.cursor == 0 and str(hint.content).startswith("row 1 / 90")
-        await pilot.press("g")  # a lone g says what g is for
-        await pilot.pause(0.7)
-        assert "No saved searches yet" in toasts(app)
+        await pilot.press("g")  # a lone g says what g is for, once no second g came
+        await until(pilot, lambda: "No saved searches yet" in toasts(app))
         seeded.saved.save_search("one", "diffusion")
         await pilot.press("R", "end")
         await settle(pilot)
@@ -229,7 +228,7 @@ async def test_x_offers_every_format_catalog_export_has(app, seeded, settle, tmp
 
         vault = tmp_path / "notes"
         select.value = "vault"
-        await pilot.press("ctrl+u", *str(vault), "enter")
+        await paste_path(pilot, vault)
         await settle(pilot)
         assert sorted(p.stem for p in vault.glob("*.md")) == sorted(marked)
         assert f"Exported 2 papers as vault to {vault}" in toasts(app)
@@ -239,7 +238,7 @@ async def test_x_offers_every_format_catalog_export_has(app, seeded, settle, tmp
         await pilot.press("x")  # again: no question, what was written below the marker kept
         await settle(pilot)
         app.screen.query_one("#export-format", Select).value = "vault"
-        await pilot.press("ctrl+u", *str(vault), "enter")
+        await paste_path(pilot, vault)
         await settle(pilot)
         assert type(app.screen).__name__ == "CatalogScreen"
         assert "2 already up to date" in toasts(app)
@@ -247,14 +246,14 @@ async def test_x_offers_every_format_catalog_export_has(app, seeded, settle, tmp
 
         await pilot.press("x")  # a file format into a folder: refused, the dialog stays
         await settle(pilot)
-        await pilot.press("ctrl+u", *str(vault), "enter")
+        await paste_path(pilot, vault)
         await settle(pilot)
         assert type(app.screen).__name__ == "ExportScreen"
         assert f"{vault} is a folder; give a file name (or choose vault)" in toasts(app)
 
         missing = tmp_path / "no" / "such"
         app.screen.query_one("#export-format", Select).value = "vault"
-        await pilot.press("ctrl+u", *str(missing), "enter")
+        await paste_path(pilot, missing)
         await settle(pilot)
         assert f"cannot write a vault to {missing}: folder {missing.parent} does not exist" in toasts(app)
         assert not missing.exists()

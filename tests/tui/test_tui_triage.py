@@ -10,7 +10,7 @@ from catalog.tui.screens.triage import TriageScreen
 from catalog.tui.state import StateStore
 from catalog.tui.triage import TriageQueue
 
-from tests.tui.conftest import screen_text, statics_text, toasts
+from tests.tui.conftest import palette_offers, screen_text, statics_text, toasts
 
 SIZE = (120, 36)
 
@@ -313,17 +313,11 @@ async def test_the_command_palette_in_triage_offers_triage_actions(app, seeded, 
     plain = [p.key for p in seeded.triage.untriaged("", limit=2)]
     async with app.run_test(size=SIZE) as pilot:
         await start(pilot, settle)
-        from textual.command import CommandList
-
         await pilot.press("ctrl+p")
         await settle(pilot)
         for ch in "Triage: Queue":
             await pilot.press(ch if ch != " " else "space")
-        found = app.screen.query_one(CommandList)
-        for _ in range(100):  # the palette searches its providers in the background
-            await pilot.pause(0.05)
-            if found.option_count and "Queue" in str(found.get_option_at_index(0).prompt):
-                break
+        await palette_offers(pilot, "Queue")
         await pilot.press("enter")
         await settle(pilot)
         assert isinstance(app.screen, TriageScreen)

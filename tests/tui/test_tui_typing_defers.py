@@ -148,7 +148,7 @@ async def test_a_change_made_elsewhere_does_not_replace_a_search_on_its_way(app,
     def slow(asked, **kwargs):
         searched.append(getattr(asked, "text", asked))
         if searched[-1] == "diffusion ":
-            release.wait(10)
+            release.wait(30)  # released by the test; the timeout only ends a hang
         return first_page(asked, **kwargs)
 
     other = Catalog.open(seeded.path)

@@ -8,7 +8,7 @@ import socket
 
 from tests.test_web_add import web  # noqa: F401  (a fixture)
 from tests.test_web_notices import SREP, _retracted_srep
-from tests.tui.conftest import toasts, until
+from tests.tui.conftest import palette_offers, toasts, until
 
 SIZE = (120, 36)
 TITLE = "Heat-bath random walks with Markov bases"  # arXiv 1605.08386, as recorded
@@ -17,7 +17,7 @@ TITLE = "Heat-bath random walks with Markov bases"  # arXiv 1605.08386, as recor
 async def _add(pilot, settle, text: str, *, palette: bool = False) -> None:
     if palette:
         await pilot.press("ctrl+p", *"Add paper")
-        await pilot.pause(0.5)  # the palette searches its providers in the background
+        await palette_offers(pilot, "Add paper")
         await pilot.press("enter")
     else:
         await pilot.press("A")

@@ -15,14 +15,17 @@ ranked anew) until too much has changed, then ranked again.
     memo.py           what a store's searches learned about its lists (one per store)
     sqlite_words.py   SQLite: reading a word's list, following edits by rescoring
     sqlite_several.py SQLite: ANDs and phrases of frequent words, and filters few papers pass
+    sqlite_prefixes.py SQLite: a prefix AND typed one letter further, from the shorter one's head
     sqlite_build.py   SQLite: choosing, ranking, writing and checking lists
     sqlite.py         SQLite: the role a transaction has (RankedLists) and the store's upkeep
     postgres.py       PostgreSQL's lists (ts_rank needs no rescoring: its scores are per paper)
 
 Every search asks `tx.lists.page(...)`; doctor asks `problems` and `fix`; imports and the
-background refresher call `store.lists.refresh(...)`. A search that ranks a list of its own
-hands it to its caller (`tx.lists.to_keep()`), who keeps it with `store.lists.keep(...)` after
-the read: a short write that never waits for a writer.
+background refresher call `store.lists.refresh(...)`; benchmarks and tests list, rank and drop
+lists by hand through `tx.lists.maintenance()` (base.ListMaintenance), which nothing else
+uses. A search that ranks a list of its own hands it to its caller (`tx.lists.to_keep()`),
+who keeps it with `store.lists.keep(...)` after the read: a short write that never waits for
+a writer.
 """
 
 from __future__ import annotations

@@ -75,6 +75,9 @@ PREFIX_AT_IMPORT, IMPORT_SHARE = 50_000, 0.5
 # grows with the catalog, and ranking each reads its matches: a fixed bar would rank thousands).
 PREFIX_SHARE = 0.1
 AT_FIRST_SEARCH = "at first search"  # a state row's weights: no list yet, its first search ranks it
+# A word's or prefix's list that a search ranks if it comes first: one left to its first search,
+# or one to be ranked ahead ('') that the import left to the refresher (`infl*` at 100k).
+NOT_RANKED = (AT_FIRST_SEARCH, "")
 WINDOW = 4  # with filters: how many pages' worth of a list's papers are tried
 CHANGE_LIMIT = 2000  # migration 0011's: past it a list is ranked again, not followed
 CHOSEN_AT = "#papers"  # a state row that is no list: the catalog's size when words were chosen
@@ -235,7 +238,7 @@ class PostgresRankedLists(RankedLists):
 
     def _list_now(self, compiled, tier: str):
         """For an exact tier of several frequent words (each with its list), or of one word or
-        prefix AT_FIRST_SEARCH, that has no list, in a search without filters or `-word`s, in a
+        prefix NOT_RANKED, that has no list, in a search without filters or `-word`s, in a
         transaction that may keep it: rank its list now (to_keep hands it to the caller) and
         return its state. None: rank every match as before (other words, or no list to keep)."""
         expression = self.compiler.tier_expression(compiled, tier)
@@ -254,7 +257,7 @@ class PostgresRankedLists(RankedLists):
                                     (VECTORS["exact"][1], expression)).scalar()
         key = list_key("exact", tsquery)
         if (not (of_several(tsquery) or one_word(tsquery)) or self.conn.execute(
-                f"SELECT 1 FROM {STATE_TABLE} WHERE key = ? AND weights != ?", (key, AT_FIRST_SEARCH)).first()):
+                f"SELECT 1 FROM {STATE_TABLE} WHERE key = ? AND weights <> ALL(?)", (key, list(NOT_RANKED))).first()):
             return None
         made = self._rank(key, LIST_SIZE)
         self._ranked_now[key] = made
@@ -333,8 +336,8 @@ class PostgresRankedLists(RankedLists):
     def _keep(self, made: RankedList) -> None:
         """In a write transaction: write a list a search ranked unless one exists by now, and
         drop the oldest lists of several words past SEVERAL_LISTS."""
-        if self.conn.execute(f"SELECT 1 FROM {STATE_TABLE} WHERE key = ? AND weights != ?",
-                             (made.key, AT_FIRST_SEARCH)).first():
+        if self.conn.execute(f"SELECT 1 FROM {STATE_TABLE} WHERE key = ? AND weights <> ALL(?)",
+                             (made.key, list(NOT_RANKED))).first():
             return
         self._write(made)
         old = [key for key in self.conn.execute(
@@ -357,7 +360,7 @@ class PostgresRankedLists(RankedLists):
 
     def _read_list_states(self, compiled, tiers: list[str]) -> tuple[dict, set]:
         """({tier: its list's state row} of the `tiers` that have a list, {the tiers whose
-        list their first search ranks (AT_FIRST_SEARCH)})."""
+        list their first search ranks (NOT_RANKED: AT_FIRST_SEARCH, or not ranked ahead yet)})."""
         if not tiers:
             return {}, set()
         indexes = ["exact" if t == "exact" else "stems" for t in tiers]
@@ -368,9 +371,9 @@ class PostgresRankedLists(RankedLists):
             f" JOIN {STATE_TABLE} s ON s.key = v.idx || ' ' || to_tsquery(v.config::regconfig, v.expression)::text"
             " WHERE s.weights = ANY(?)",
             (CHANGE_LIMIT + 1, indexes, [VECTORS[i][1] for i in indexes],
-             [self.compiler.tier_expression(compiled, t) for t in tiers], [WEIGHTS, AT_FIRST_SEARCH])).all()
+             [self.compiler.tier_expression(compiled, t) for t in tiers], [WEIGHTS, *NOT_RANKED])).all()
         return ({tiers[r["n"] - 1]: r for r in rows if r["weights"] == WEIGHTS},
-                {tiers[r["n"] - 1] for r in rows if r["weights"] == AT_FIRST_SEARCH})
+                {tiers[r["n"] - 1] for r in rows if r["weights"] in NOT_RANKED})
 
     # --- building ----------------------------------------------------------------------------------
 
@@ -437,8 +440,8 @@ class PostgresRankedLists(RankedLists):
 
     def _choose(self, words: list[tuple[str, int]], wanted: list[str], papers: int) -> None:
         """Keep lists for the `wanted` keys only (`words` of them chosen now: (key, papers)) of
-        a catalog of `papers`. Every word chosen has a state row, unranked until built (never
-        read; doctor and the next refresh see it stale), or AT_FIRST_SEARCH: a prefix, or a
+        a catalog of `papers`. Every word chosen has a state row, unranked until built (doctor
+        and the next refresh see it stale; a first search ranks it meanwhile), or AT_FIRST_SEARCH: a prefix, or a
         word in fewer than RANKED_AHEAD papers (a row ranked already stays as it is)."""
         self.conn.execute(f"DELETE FROM {TOP_TABLE} WHERE NOT key = ANY(?)", (sorted(wanted),))
         self.conn.execute(f"DELETE FROM {STATE_TABLE} WHERE NOT key = ANY(?) AND key != ?", (sorted(wanted), CHOSEN_AT))
@@ -656,7 +659,9 @@ class PostgresListUpkeep(RankedListUpkeep):
         rescored = budget is not None if rescored is None else rescored
         with self.store.read() as tx:
             papers = tx.papers.paper_count()
-            kept = {r["key"]: r["matches"] for r in tx.conn.execute(f"SELECT key, matches FROM {STATE_TABLE}").all()}
+            rows = tx.conn.execute(f"SELECT key, matches, weights FROM {STATE_TABLE}").all()
+            kept = {r["key"]: r["matches"] for r in rows}
+            waiting = {r["key"] for r in rows if r["weights"] == AT_FIRST_SEARCH}
             seen = kept.pop(CHOSEN_AT, None)
             choose = budget is None or seen is None or catalog_resized(seen, papers)
             words, same = [], {}
@@ -671,12 +676,17 @@ class PostgresListUpkeep(RankedListUpkeep):
             else:
                 wanted = sorted(kept, key=lambda k: (-kept[k], k))
             # Lists of a word in fewer than RANKED_AHEAD papers, or of a prefix in fewer than
-            # PREFIX_AHEAD, are their first search's: those out of date go back to it (ranked at the next search that needs
-            # them, not by every import); those chosen now are no list yet.
+            # PREFIX_AHEAD, are their first search's: those out of date go back to it (ranked
+            # at the next search that needs them, not by every import); those chosen now are no
+            # list yet.
             matches = {**kept, **dict(words)}
             first = {k for k in wanted
                      if not of_several(k) and _first_weights(k, matches[k], papers) == AT_FIRST_SEARCH}
-            stale = tx.lists._stale(wanted, rescored=rescored)
+            # Lists left to their first search that are to be ranked ahead now (the catalog grew,
+            # or an older version chose them) are as stale as lists never ranked.
+            promoted = {k for k in wanted if k in waiting and k not in first and not of_several(k)}
+            behind = set(tx.lists._stale(wanted, rescored=rescored))
+            stale = [k for k in wanted if k in promoted or k in behind]
             again = [k for k in stale if k in first and k in kept]
             stale = [k for k in stale if k not in first]
             later = [k for k in stale if typed and not _at_import(k, matches.get(k, 0), papers)]  # the refresher's

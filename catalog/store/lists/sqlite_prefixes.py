@@ -9,9 +9,9 @@ some of the shorter one's): the paper's term of `mode*` is at most its term of `
 the ratio r of the two prefixes' IDFs, the other words' terms are the same, so its score on
 `the mode*` is at most max(1, r) times its score on `the mod*`. A paper after the head scored
 no better than the head's last on `the mod*`, so none can beat max(1, r) times that score
-(the bound). The head's papers are scored exactly (their text tokenized again, Retokenized),
-best first, until the rest cannot reach the page; the page is served when its last paper beats
-the bound.
+(the bound; when r > 1 the longer prefix's own list narrows it: LongerPrefix._narrowed). The
+head's papers are scored exactly (their text tokenized again, Retokenized), best first, until
+the rest cannot reach the page; the page is served when its last paper beats the bound.
 
 When both words match most of a catalog (at 1M synthetic papers, `the` and `mod*` in 98% and
 85%: both IDFs are FTS5's floor, 1e-6, and neither word orders the papers) no word's list
@@ -64,8 +64,8 @@ class LongerPrefix:
             for letters in range(len(word) - 1, 0, -1):
                 shorter = scoring.key_of(word[:letters], prefix=True)
                 head = self.memo.remembered(self.memo_key([*keys[:at], shorter, *keys[at + 1:]]))
-                if head is None:
-                    continue
+                if head is None or (not head[1] and len(head[0]) <= offset + limit):
+                    continue  # none, or no deeper than the page: its last could not beat the bound
                 rows = self._proven(head, keys, at, shorter, compiled, limit, offset, with_text)
                 if rows is not None:
                     return rows
@@ -85,7 +85,10 @@ class LongerPrefix:
         lists = {key: self.words.now(key) for key in {*keys, shorter}}  # (best, bound, part, IDF) or None
         weights = [self._weight(key, lists[key], papers) for key in keys]
         ratio = max(1.0, weights[at] / self._weight(shorter, lists[shorter], papers))
+        reach = [(ratio * score * (1 + SLACK), pid) for pid, score in best]  # the best each could score
         bound = None if complete else ratio * best[-1][1] * (1 + SLACK)
+        if ratio > 1.0 and bound is not None and lists[keys[at]] is not None:
+            reach, bound = self._narrowed(best, lists[keys[at]], ratio)
         known = [{} if lists[key] is None else dict(lists[key][0]) for key in keys]
         depth = offset + limit
         exact: dict[int, float] = {}
@@ -97,10 +100,10 @@ class LongerPrefix:
             return last if bound is None else min(last, bound)
 
         done = 0
-        while done < len(best) and ratio * best[done][1] * (1 + SLACK) < limit_now():
+        while done < len(reach) and reach[done][0] < limit_now():
             if done >= MOST:
                 return None
-            batch = [pid for pid, _ in best[done:done + BATCH]]
+            batch = [pid for _, pid in reach[done:done + BATCH]]
             done += len(batch)
             found = self.retokenized.scores(batch, terms, weights, known, tokens / papers)
             if found is None:
@@ -111,6 +114,29 @@ class LongerPrefix:
         if rows is not None:
             self.head = scored[:depth]
         return rows
+
+    @staticmethod
+    def _narrowed(best: list[tuple[int, float]], longer, ratio: float
+                  ) -> tuple[list[tuple[float, int]], float]:
+        """Candidates (the best score each could reach, paper), best first, and the bound on
+        every other paper, when the longer prefix's IDF is `ratio` (> 1) times the shorter's
+        and it has a list (`longer`: WordLists.now's). With T the head's last score negated
+        and x a paper's term of the longer prefix: a paper after the head scores at most
+        T - x / ratio + x (its term of the shorter prefix, at least x / ratio, was part of a
+        score of at most T), so at most T + x (1 - 1/ratio), and x is at most the longer
+        prefix's list bound for a paper outside that list. Tighter than ratio * T when a
+        word's term is a part of the AND's score; the list's papers after the head become
+        candidates."""
+        last = -best[-1][1]
+        listed, outside = longer[0], (0.0 if longer[1] is None else -longer[1])
+        in_head = {pid for pid, _ in best}
+
+        def most(x: float) -> float:
+            return -min(ratio * last, last + x * (1 - 1 / ratio)) * (1 + SLACK)
+
+        reach = [(ratio * score * (1 + SLACK), pid) for pid, score in best]
+        reach += [(most(-score), pid) for pid, score in listed if pid not in in_head]
+        return sorted(reach), most(outside)
 
     def _weight(self, key: str, listed, papers: int) -> float:
         """The IDF of a word or prefix now: its list's (`listed`: WordLists.now's), else its
