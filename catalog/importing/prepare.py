@@ -125,13 +125,19 @@ def prepare_batch(records: list[PaperRecord], *, whole_file: bool = True) -> Bat
     fields = [paper_fields(p.record, p.fp) for p in papers]
     defined = [definitions(row.abstract_text) if whole_file or int(p.fp[:8], 16) % ACRONYM_SAMPLE == 0 else []
                for p, row in zip(papers, fields)]
+    return Batch(papers, fields, len(records), defined, _ordinary(defined, [row.abstract_text for row in fields]))
+
+
+def _ordinary(defined: list[list[tuple[str, str]]], texts: list[str]) -> dict[int, set[str]]:
+    """Batch.ordinary: the batch's words split once (as the importer did), then only the
+    papers holding one of the few short forms found among them looked at one by one."""
     shorts = {short.lower() for found in defined for short, _ in found}
-    ordinary = {}
-    if shorts:
-        for i, row in enumerate(fields):
-            if used := used_as_words(shorts, (row.abstract_text,)):
-                ordinary[i] = used
-    return Batch(papers, fields, len(records), defined, ordinary)
+    anywhere = used_as_words(shorts, texts) if shorts else set()
+    out = {}
+    for i, text in enumerate(texts if anywhere else ()):
+        if any(word in text for word in anywhere) and (used := used_as_words(anywhere, (text,))):
+            out[i] = used
+    return out
 
 
 @dataclass(frozen=True)
