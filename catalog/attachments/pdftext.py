@@ -11,7 +11,9 @@ changes: 'encrypted' (a password is needed), 'unreadable' (not a PDF, or broken)
 
 from __future__ import annotations
 
+import logging
 import re
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -52,6 +54,16 @@ def clean(text: str) -> str:
                          for line in text.split("\n"))
     text = _BROKEN_WORD.sub(r"\1\2", text)
     return _SPACES.sub(" ", _JUNK.sub(" ", text)).strip()
+
+
+def quiet_after_interrupt() -> None:
+    """Keep PDFium's exit-time cleanup from writing to stderr after Ctrl-C. An interrupt that
+    lands inside pypdfium2 (between closing an object and dropping it from its tracker) leaves
+    it a dead entry, and at exit it says "Weakref ... was not cleaned up from ObjectTracker?"
+    below the command's one line. Nothing is lost: the process ends and frees everything."""
+    settings = sys.modules.get("pypdfium2_cfg")  # loaded only if a PDF was read
+    if settings is not None:
+        settings.DEBUG_AUTOCLOSE.value = logging.CRITICAL + 1
 
 
 def read(path: Path, *, max_pages: int | None = None, headings: bool = False) -> PdfText:

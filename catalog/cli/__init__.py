@@ -26,7 +26,7 @@ class CatalogGroup(click.Group):
         try:
             return super().make_context(*args, **kwargs)
         except KeyboardInterrupt:
-            _fail("interrupted", code=130)
+            _interrupted()
 
     def invoke(self, ctx: click.Context):
         from catalog.errors import CatalogError, StoreError
@@ -37,7 +37,7 @@ class CatalogGroup(click.Group):
         except (CatalogError, QueryError) as exc:
             _fail(str(exc))
         except KeyboardInterrupt:
-            _fail("interrupted", code=130)
+            _interrupted()
         except UnicodeEncodeError as exc:
             # Arguments that are not valid UTF-8 reach Python as lone surrogates.
             bad = exc.object[max(0, exc.start - 20):exc.end + 20]
@@ -47,7 +47,15 @@ class CatalogGroup(click.Group):
         except Exception as exc:
             if not _an_interrupt_in_disguise(exc):
                 raise
-            _fail("interrupted", code=130)
+            _interrupted()
+
+
+def _interrupted():
+    """Ctrl-C: one line and status 130, and nothing after it (PDFium's exit-time cleanup)."""
+    from catalog.attachments.pdftext import quiet_after_interrupt
+
+    quiet_after_interrupt()
+    _fail("interrupted", code=130)
 
 
 def _an_interrupt_in_disguise(exc: Exception) -> bool:
