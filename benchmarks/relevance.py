@@ -128,6 +128,15 @@ def compare(engines: Mapping[str, Callable[[str], Sequence[str]]],
     return overall, kinds, rankings
 
 
+def as_the_cli(catalog, text: str) -> list[str]:
+    """The first K keys `catalog search` shows for `text`: its own results, or, when no paper
+    holds every word and "did you mean" has a correction, the correction's."""
+    papers = catalog.search(text, limit=K, snippets=False)
+    if not any(p.match == "all" for p in papers) and (fixed := catalog.words.correction(text)):
+        papers = catalog.search(fixed, limit=K, snippets=False)
+    return [p.key for p in papers]
+
+
 def evaluate(db: Path, judged: Sequence[Judged] | None = None):
     """`compare` for catalog's search on the catalog at `db` and the BM25 baseline over its papers."""
     from benchmarks.bm25 import Baseline, documents

@@ -40,10 +40,7 @@ def measured(tmp_path_factory):
     assert not catalog.import_paths([SEEDS]).errors
 
     def as_the_cli(text: str) -> list[str]:
-        papers = catalog.search(text, limit=relevance.K, snippets=False)
-        if not any(p.match == "all" for p in papers) and (fixed := catalog.words.correction(text)):
-            papers = catalog.search(fixed, limit=relevance.K, snippets=False)
-        return [p.key for p in papers]
+        return relevance.as_the_cli(catalog, text)
 
     judged = _load()
     engines = {"catalog": as_the_cli, "catalog, connecting words required": lambda t: as_the_cli(required(t)),
