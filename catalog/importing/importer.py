@@ -376,8 +376,8 @@ def _give_citekeys(tx, new: list[tuple[int, dedupe.Paper, object]], fmt: str, re
     counts = Counter((key.lower(), made) for _, key, made, _ in wanted)
     # Of every key that clashes, the suffixes this batch's papers of it will take (a block at
     # least), in one lookup for the batch; the doubling below is for suffixes other papers
-    # hold. A key a venue's papers share took a lookup per doubling per batch (8,266 lookups
-    # at 100k papers).
+    # hold. A key a venue's papers share took a lookup per doubling per batch (thousands in a
+    # large import).
     blocks = []
     for name, key in {(key.lower(), made): key for _, key, made, _ in wanted}.items():
         if name in asked:

@@ -185,7 +185,7 @@ def candidates(words: list[tuple[str, int]], at_least: int) -> list[tuple[str, i
         for parent, first, last in parents:
             size, i = len(parent), first
             while i < last:
-                if len(terms[i]) == size:  # the parent itself, a word: no longer prefix starts here
+                if len(terms[i]) == size:  # the parent is a word too: no longer prefix of it
                     i += 1
                     continue
                 child = terms[i][:size + 1]
