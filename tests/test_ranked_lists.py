@@ -5,8 +5,9 @@ The exactness check: on a 10k-paper corpus (benchmarks/corpus.py) with a list fo
 and prefix in 5% of the papers (tests/ranked_lists_catalog.py), the first pages of frequent
 words, prefixes (from one letter), ANDs and phrases of them, with filters, are the same papers,
 in the same order, with the same scores, as the full bm25 ranking. The same after edits:
-tests/test_ranked_lists_after_edits.py; rebuilds and imports: tests/test_ranked_lists_rebuilds.py;
-deep lists and filters few papers pass: tests/test_ranked_lists_filtered.py.
+tests/test_ranked_lists_after_edits.py; after imports: tests/test_ranked_lists_imports.py;
+rebuilds: tests/test_ranked_lists_rebuilds.py; deep lists and filters few papers pass:
+tests/test_ranked_lists_filtered.py.
 """
 
 from __future__ import annotations
