@@ -47,7 +47,7 @@ def _seed(catalog: Catalog) -> None:
     assert not report.errors, report.errors
 
 
-def _made_once(tmp_path_factory, name: str, fill) -> tuple[Path, str | None]:
+def _made_per_process(tmp_path_factory, name: str, fill) -> tuple[Path, str | None]:
     """A catalog file made once per test process (`fill` runs on it, new), and the CATALOG_USER
     it was made under (its owner): tests copy it (_open_copy)."""
     path = tmp_path_factory.mktemp(name) / "catalog.db"
@@ -80,7 +80,7 @@ def _open_copy(db_path: Path, made: tuple[Path, str | None], fill) -> Catalog:
 def _empty_file(tmp_path_factory) -> tuple[Path, str | None]:
     """A new catalog file, made once per test process. `empty_catalog` copies it: a new
     catalog runs every migration (1.5-2 s a test at load 10), a copy opens in under 0.1 s."""
-    return _made_once(tmp_path_factory, "empty", lambda catalog: None)
+    return _made_per_process(tmp_path_factory, "empty", lambda catalog: None)
 
 
 @pytest.fixture
@@ -94,7 +94,7 @@ def empty_catalog(db_path: Path, _empty_file):
 def _seeded_file(tmp_path_factory) -> tuple[Path, str | None]:
     """The seeded catalog file, made once per test process. `seeded` copies it: making it
     took 0.3-0.8 s a test, copying 0.02-0.05 s."""
-    return _made_once(tmp_path_factory, "seeded", _seed)
+    return _made_per_process(tmp_path_factory, "seeded", _seed)
 
 
 @pytest.fixture

@@ -30,7 +30,7 @@ DEEP_SHARE = 0.3
 def built(tmp_path_factory, worker_id) -> Path:
     """A 10k catalog with every qualifying list built (the threshold lowered to 10k papers):
     made once per run (80-90 s), by the first of xdist's workers to need it."""
-    return _made_once(tmp_path_factory, worker_id, "ranked-lists-base.db", _build)
+    return _made_per_run(tmp_path_factory, worker_id, "ranked-lists-base.db", _build)
 
 
 @pytest.fixture(scope="session")
@@ -39,10 +39,10 @@ def few_built(built, tmp_path_factory, worker_id) -> Path:
     for the tests that rebuild every list (`few_lists`): rebuilding all of them at 10k took
     minutes of CI. Made once per run: deleting the other lists in each test's copy took
     5-10 s a test."""
-    return _made_once(tmp_path_factory, worker_id, "ranked-lists-few.db", lambda path: _keep_few(built, path))
+    return _made_per_run(tmp_path_factory, worker_id, "ranked-lists-few.db", lambda path: _keep_few(built, path))
 
 
-def _made_once(tmp_path_factory, worker_id, name: str, make) -> Path:
+def _made_per_run(tmp_path_factory, worker_id, name: str, make) -> Path:
     """The file `make(path)` writes, made by the first of xdist's workers to ask for it, in
     the run's folder they share; the others wait for it (one lock for every such file)."""
     run = tmp_path_factory.getbasetemp()
