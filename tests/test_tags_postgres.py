@@ -44,15 +44,20 @@ def _change(catalog, ids, add=(), remove=()) -> int:
 
 def test_tagging_many_papers_with_several_tags_writes_each_paper_once(pg_catalog):
     catalog = pg_catalog
-    ids = [r["id"] for r in _rows(catalog, "SELECT id FROM paper ORDER BY id LIMIT 30")]
-    # Each paper twice: its tags (with its vectors) once, its `updated_at` once.
-    assert _change(catalog, ids, add=["bench", "bench/sub", "third"]) == 2 * len(ids)  # was 4 each
+    ids = [r["id"] for r in _rows(catalog, "SELECT id FROM paper ORDER BY id LIMIT 35")]
+    ids, others = ids[:30], ids[30:]
+    # Each paper once: its tags (with its vectors) and its `updated_at` in one write.
+    assert _change(catalog, ids, add=["bench", "bench/sub", "third"]) == len(ids)  # was 4 each
     assert _rows(catalog, STORED) == _rows(catalog, VECTORS_ANEW)
     tagged = {r["id"]: r for r in _rows(catalog, STORED)}
     assert all("'bench'" in tagged[pid]["exact"] and "'third'" in tagged[pid]["exact"] for pid in ids)
-    assert _change(catalog, ids[:10], remove=["bench", "third"]) == 2 * 10  # was 3 each
+    assert _change(catalog, ids[:10], remove=["bench", "third"]) == 10  # was 3 each
+    assert _change(catalog, ids[10:20], add=["Fourth"], remove=["bench"]) == 10  # was 3 each
+    assert _change(catalog, others, add=["BENCH"]) == len(others)  # the tag's own name, as its rows say
     assert _rows(catalog, STORED) == _rows(catalog, VECTORS_ANEW)
+    assert _rows(catalog, "SELECT id FROM paper WHERE tags_text IS DISTINCT FROM catalog_tags_text(id)") == []
     tags = {r["id"]: r["tags_text"] for r in _rows(catalog, "SELECT id, tags_text FROM paper")}
     assert tags[ids[0]] == "bench/sub" and tags[ids[-1]] == "bench bench/sub third"
+    assert tags[ids[10]] == "bench/sub Fourth third" and tags[others[0]] == "bench"
     found = _rows(catalog, "SELECT id FROM paper WHERE search_vector @@ to_tsquery('catalog_words', 'third')")
     assert {r["id"] for r in found} >= set(ids[10:])
