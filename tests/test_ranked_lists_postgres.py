@@ -10,7 +10,7 @@ from catalog.parts import doctor
 from catalog.library import Catalog
 from catalog.searching.query import parse
 from catalog.store import lists
-from catalog.store.lists import postgres as pg_lists, postgres_build as pg_build
+from catalog.store.lists import postgres as pg_lists, postgres_build as pg_build, postgres_upkeep as pg_upkeep
 from catalog.store.postgres import search
 
 QUERIES = ["model", "models", "learning -model", "model venue:ICLR year:>=2026"]
@@ -416,20 +416,23 @@ def test_lists_ranked_in_one_pass_are_those_ranked_one_by_one(pg_seeded, monkeyp
     assert alone_calls == [made.key for made in expected if made.matches > 10]
 
 
-def test_prefixes_get_their_list_ahead_from_the_import_but_those_of_one_or_two_letters(pg_seeded, monkeypatch):
+def test_prefixes_get_their_list_ahead_the_largest_from_the_import_the_rest_after(pg_seeded, monkeypatch):
     """Prefixes whose words are in PREFIX_AHEAD papers get their list ahead, as words in
-    RANKED_AHEAD do: an import's refresh (`typed`) ranks every one of three letters and more
-    (those searches as you type read: `infl*` at 100k as much as `model*`), so such a
-    prefix's very first search reads its page from a list (the full ranking's page, ids and
-    scores) and ranks none; those of one or two letters are left to the refresher. Prefixes
-    matching the same words are ranked once and get the same list."""
+    RANKED_AHEAD do: an import's refresh (`typed`) ranks those of three letters and more in
+    PREFIX_AT_IMPORT papers, so such a prefix's very first search reads its page from a list
+    (the full ranking's page, ids and scores) and ranks none; the others (fewer papers, or one
+    or two letters) are left to the refresher. Prefixes matching the same words are ranked once
+    and get the same list."""
     catalog = pg_seeded
     catalog.store.lists.refresh(budget=None)  # more papers than the seeds: every prefix at its first search
     monkeypatch.setattr(pg_build, "PREFIX_AHEAD", 40)  # now most to be ranked ahead, as in a grown catalog
+    monkeypatch.setattr(pg_upkeep, "IMPORT_SHARE", 0)
     with catalog.store.read() as tx:
         words, same = tx.lists.builder.words_alike()
+    matches = dict(words)
+    monkeypatch.setattr(pg_upkeep, "PREFIX_AT_IMPORT", matches["exact 'mod':*"])
     prefixes = [key for key, _ in words if pg_lists.of_prefix(key)]
-    later = [key for key in prefixes if len(key.split("'")[1]) < 3]
+    later = [key for key in prefixes if len(key.split("'")[1]) < 3 or matches[key] < matches["exact 'mod':*"]]
     assert "exact 'le':*" in later and len(prefixes) > len(later)
     ranked = []
     many = pg_build.PostgresListBuilder.rank_many
@@ -440,9 +443,8 @@ def test_prefixes_get_their_list_ahead_from_the_import_but_those_of_one_or_two_l
     with catalog.store.read() as tx:
         assert set(tx.lists.maintenance().stale()) == set(later)
     served = _reads(monkeypatch)
-    matches = dict(words)
-    at_import = sorted((key for key in prefixes if key not in later), key=lambda key: matches[key])
-    for query in ["mod*", *(key.split("'")[1] + "*" for key in at_import[:3])]:  # the fewest papers too
+    at_import = [key.split("'")[1] + "*" for key in prefixes if key not in later]
+    for query in ["mod*", *at_import[:3]]:
         for limit, offset in ((10, 0), (5, 7)):
             served.clear()
             with catalog.store.read() as tx:
@@ -451,7 +453,7 @@ def test_prefixes_get_their_list_ahead_from_the_import_but_those_of_one_or_two_l
             assert served and served[0], (query, limit, offset)  # the page came from the prefix's list
             assert listed == _full(catalog, query, limit, offset, monkeypatch), query
 
-    waiting = later[0]  # left to the refresher
+    waiting = next(key for key in later if len(key.split("'")[1]) >= 3)  # left to the refresher
     with catalog.store.read() as tx:  # until it comes, the prefix's first search ranks the list
         tx.search.page(parse(waiting.split("'")[1] + "*"), limit=10, offset=0)
         made = tx.lists.to_keep()

@@ -18,6 +18,12 @@ from catalog.store.lists.postgres import _LEXEME, AT_FIRST_SEARCH, CHOSEN_AT, ST
 from catalog.store.lists.postgres_build import _first_weights
 from catalog.store.lists.scoring import TYPED_FROM, catalog_resized
 
+# Which prefixes an import ranks before it returns (refresh's `typed`): those of TYPED_FROM
+# letters or more in PREFIX_AT_IMPORT papers (or IMPORT_SHARE of the catalog); the rest
+# (`infl*`, `tr*`) are left to the refresher it starts: ranking the 705 rankings of the 1,254
+# prefixes of three letters and more at 100k took two minutes more (a pass ranking 100 of them:
+# 15 s at load 9).
+PREFIX_AT_IMPORT, IMPORT_SHARE = 50_000, 0.5
 # A refresh with no time budget ranks up to this many lists of one index in a pass.
 IN_ONE_PASS = 100
 # A key in fewer than this share of the papers is ranked alone (see _passes): at 100k the
@@ -50,13 +56,13 @@ def _passes(keys: list[str], *, one_by_one: bool, matches: dict[str, int] | None
     return out
 
 
-def _at_import(key: str) -> bool:
-    """Whether an import ranks this list (one ranked ahead) before it returns (refresh's
-    `typed`): a word's, or a prefix's of TYPED_FROM letters or more, which searches as you type
-    read (`infl*`, in 10,000-50,000 papers at 100k, as `model*`); those of one or two letters
-    (`tr*`: in most papers, each the costliest to rank) are left to the refresher it starts,
-    as on SQLite."""
-    return not of_prefix(key) or len(_LEXEME.findall(key)[0]) >= TYPED_FROM
+def _at_import(key: str, matches: int, papers: int) -> bool:
+    """Whether an import ranks this list before it returns (refresh's `typed`): a word's, or a
+    prefix's of TYPED_FROM letters or more (those searches as you type read) in PREFIX_AT_IMPORT
+    papers or IMPORT_SHARE of them (first searches of a quarter second and more: `model*`)."""
+    if not of_prefix(key):
+        return True
+    return len(_LEXEME.findall(key)[0]) >= TYPED_FROM and matches >= max(PREFIX_AT_IMPORT, IMPORT_SHARE * papers)
 
 
 class PostgresListUpkeep(RankedListUpkeep):
@@ -111,7 +117,7 @@ class PostgresListUpkeep(RankedListUpkeep):
             stale = [k for k in wanted if k in promoted or k in behind]
             again = [k for k in stale if k in first and k in kept]
             stale = [k for k in stale if k not in first]
-            later = [k for k in stale if typed and not _at_import(k)]  # the refresher's
+            later = [k for k in stale if typed and not _at_import(k, matches.get(k, 0), papers)]  # the refresher's
             stale = [k for k in stale if k not in set(later)]
             # A prefix matching the words another does is written from that one's ranking.
             ranked = set(stale)
