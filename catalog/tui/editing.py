@@ -124,14 +124,18 @@ class Editing(Widget):
             return
         shown = [p for p in marked if p.key not in hidden_keys]
         names = "; ".join(shorten(p.title, 30) for p in hidden[:3]) + ("; …" if len(hidden) > 3 else "")
-        title = (f"{len(hidden)} of the {len(marked)} marked papers are not in these results "
-                 f"({names}).")
-        choices = [Choice("a", Text(f"all {len(marked)} marked papers, hidden ones too"), marked)]
+        where = f"in these results ({names})."
+        title = (f"{len(hidden)} of the {len(marked)} marked papers are not {where}" if shown
+                 else f"None of the {len(marked)} marked papers is {where}" if len(marked) > 1
+                 else f"The marked paper is not {where}")
+        choices = [Choice("a", Text(f"all {len(marked)} marked papers, hidden ones too"
+                                    if len(marked) > 1 else "the marked paper, hidden as it is"), marked)]
         if shown:
             choices.append(Choice("v", Text(f"only the {len(shown)} in these results"), shown))
-        self.app.push_screen(
-            ChoiceScreen(title, choices, hint="a or v, or arrows and enter · escape cancels"),
-            lambda choice: choice and message.then(choice.value))
+        # The keys offered, no more: "a or v" was said where only a was offered.
+        keys = "a or v, or arrows and enter" if shown else "a or enter"
+        self.app.push_screen(ChoiceScreen(title, choices, hint=f"{keys} · escape cancels"),
+                             lambda choice: choice and message.then(choice.value))
 
     # --- the changes ----------------------------------------------------------------------
 

@@ -25,7 +25,11 @@ async def test_hidden_marks_of_a_sorted_list_are_asked_about(app, seeded, settle
         await pilot.press("escape", "t")  # from the search bar to the list, then tag
         await settle(pilot)
         assert isinstance(app.screen, ChoiceScreen)
-        assert "2 of the 2 marked papers are not in these results" in statics_text(app)
+        # Every marked paper is hidden: no "v" to offer, and the words say so (they said "2 of
+        # the 2 … are not" and "a or v" with only a offered).
+        said = statics_text(app)
+        assert "None of the 2 marked papers is in these results" in said
+        assert "a or enter · escape cancels" in said and "a or v" not in said
         await pilot.press("escape")
         await settle(pilot)
     for key in marked:
