@@ -304,17 +304,16 @@ _RANK_OVER_ROWS = ("WITH q AS (SELECT %s::tsquery AS q) SELECT p.id, -ts_rank({w
 
 def ranking(url: str, sample: int) -> None:
     """SAMPLE of the lists at `url` (spread from most matches to fewest), each ranked as
-    lists/postgres.py does and with the window over the rows, alternated: total seconds."""
+    lists/postgres_build.py does and with the window over the rows, alternated: total seconds."""
     import psycopg
 
-    from catalog.store.lists import postgres as pg_lists
+    from catalog.store.lists import postgres_build as pg_build
     from catalog.store.postgres.connection import Connection
-    from catalog.store.postgres.search import TS
     from catalog.store.tsvector import VECTORS, WEIGHTS
 
     taken = {"now": 0.0, "over rows": 0.0}
     with psycopg.connect(url, autocommit=True) as conn:
-        ranked = pg_lists.PostgresRankedLists(Connection(conn), "", TS)
+        ranked = pg_build.PostgresListBuilder(Connection(conn))
         keys = [r[0] for r in conn.execute("SELECT key FROM rank_top_state WHERE weights = %s ORDER BY matches DESC, key",
                                            (WEIGHTS,))]
         chosen = keys[::max(1, len(keys) // sample)]
@@ -324,11 +323,11 @@ def ranking(url: str, sample: int) -> None:
             for way in ("now", "over rows") if n % 2 == 0 else ("over rows", "now"):
                 start = time.perf_counter()
                 if way == "now":
-                    made = ranked._rank(key, pg_lists.LIST_SIZE)
+                    made = ranked.rank(key)
                     rows[way] = [(i, s) for s, i in made.papers]
                 else:
                     sql = _RANK_OVER_ROWS.format(weights=WEIGHTS, column=VECTORS[index][0])
-                    rows[way] = [(r[0], r[1]) for r in conn.execute(sql, (tsquery, pg_lists.LIST_SIZE))]
+                    rows[way] = [(r[0], r[1]) for r in conn.execute(sql, (tsquery, pg_build.LIST_SIZE))]
                 taken[way] += time.perf_counter() - start
             assert rows["now"] == rows["over rows"], key
     print(f"{len(chosen)} lists ranked: now {taken['now']:.1f} s, with the window over the rows"
@@ -337,10 +336,10 @@ def ranking(url: str, sample: int) -> None:
 
 def passes(url: str, rounds: int) -> None:
     """The lists kept at `url` (those an import ranks ahead), ranked one by one (as each
-    refresh did) and in passes of many per index (lists/postgres.py's _rank_many), alternated
+    refresh did) and in passes of many per index (lists/postgres_build.py's rank_many), alternated
     ROUNDS times, in read transactions (nothing is written): seconds each way, the same lists."""
     from catalog.library import Catalog
-    from catalog.store.lists import postgres as pg_lists
+    from catalog.store.lists.postgres_upkeep import _passes
 
     catalog = Catalog.open(url)
     taken: dict[str, list[float]] = {"one by one": [], "in passes": []}
@@ -353,10 +352,10 @@ def passes(url: str, rounds: int) -> None:
                 start = time.perf_counter()
                 with catalog.store.read() as tx:
                     if way == "one by one":
-                        made[way] = [tx.lists._rank(key, pg_lists.LIST_SIZE) for key in keys]
+                        made[way] = [tx.lists.builder.rank(key) for key in keys]
                     else:
-                        made[way] = [one for group in pg_lists._passes(keys, one_by_one=False)
-                                     for one in tx.lists._rank_many(group, pg_lists.LIST_SIZE)]
+                        made[way] = [one for group in _passes(keys, one_by_one=False)
+                                     for one in tx.lists.builder.rank_many(group)]
                 taken[way].append(time.perf_counter() - start)
                 print(f"round {r + 1} {way}: {taken[way][-1]:.1f} s", flush=True)
             same = {m.key: m for m in made["one by one"]} == {m.key: m for m in made["in passes"]}
