@@ -40,7 +40,7 @@ UNDO_DEPTH = 100
 
 
 def _count(papers: list) -> str:
-    return f"{len(papers)} papers" if len(papers) != 1 else shorten(papers[0].title)
+    return f"{len(papers):,} papers" if len(papers) != 1 else shorten(papers[0].title)
 
 
 _write_lock = threading.Lock()
@@ -125,13 +125,13 @@ class Editing(Widget):
         shown = [p for p in marked if p.key not in hidden_keys]
         names = "; ".join(shorten(p.title, 30) for p in hidden[:3]) + ("; …" if len(hidden) > 3 else "")
         where = f"in these results ({names})."
-        title = (f"{len(hidden)} of the {len(marked)} marked papers are not {where}" if shown
-                 else f"None of the {len(marked)} marked papers is {where}" if len(marked) > 1
+        title = (f"{len(hidden):,} of the {len(marked):,} marked papers are not {where}" if shown
+                 else f"None of the {len(marked):,} marked papers is {where}" if len(marked) > 1
                  else f"The marked paper is not {where}")
-        choices = [Choice("a", Text(f"all {len(marked)} marked papers, hidden ones too"
+        choices = [Choice("a", Text(f"all {len(marked):,} marked papers, hidden ones too"
                                     if len(marked) > 1 else "the marked paper, hidden as it is"), marked)]
         if shown:
-            choices.append(Choice("v", Text(f"only the {len(shown)} in these results"), shown))
+            choices.append(Choice("v", Text(f"only the {len(shown):,} in these results"), shown))
         # The keys offered, no more: "a or v" was said where only a was offered.
         keys = "a or v, or arrows and enter" if shown else "a or enter"
         self.app.push_screen(ChoiceScreen(title, choices, hint=f"{keys} · escape cancels"),
@@ -301,7 +301,7 @@ class Editing(Widget):
             go()
             return
         self.app.push_screen(ConfirmScreen(
-            f"Delete {len(papers)} papers, with their tags, notes and marks?  u brings them back",
+            f"Delete {len(papers):,} papers, with their tags, notes and marks?  u brings them back",
             yes="Delete", no="Keep"), lambda yes: yes and go())
 
     def undo(self) -> None:
