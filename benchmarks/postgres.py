@@ -11,6 +11,7 @@ without (ranking every match), alternated with SQLite.
     python -m benchmarks.postgres ranking URL SAMPLE             # ranking a list, two ways
     python -m benchmarks.postgres passes URL ROUNDS              # the lists, one by one and in passes
     python -m benchmarks.postgres vectors URL N ROUNDS           # COPY: generated vectors or a trigger's
+    python -m benchmarks.postgres tags URL N ROUNDS              # tagging N papers: 0019's row trigger, 0020's
 
 `imports` alternates `catalog import` into a new SQLite file and a new PostgreSQL database
 ROUNDS times (with CHECKOUT, e.g. a worktree of main, that checkout's PostgreSQL import too,
@@ -304,17 +305,16 @@ _RANK_OVER_ROWS = ("WITH q AS (SELECT %s::tsquery AS q) SELECT p.id, -ts_rank({w
 
 def ranking(url: str, sample: int) -> None:
     """SAMPLE of the lists at `url` (spread from most matches to fewest), each ranked as
-    lists/postgres.py does and with the window over the rows, alternated: total seconds."""
+    lists/postgres_build.py does and with the window over the rows, alternated: total seconds."""
     import psycopg
 
-    from catalog.store.lists import postgres as pg_lists
+    from catalog.store.lists import postgres_build as pg_build
     from catalog.store.postgres.connection import Connection
-    from catalog.store.postgres.search import TS
     from catalog.store.tsvector import VECTORS, WEIGHTS
 
     taken = {"now": 0.0, "over rows": 0.0}
     with psycopg.connect(url, autocommit=True) as conn:
-        ranked = pg_lists.PostgresRankedLists(Connection(conn), "", TS)
+        ranked = pg_build.PostgresListBuilder(Connection(conn))
         keys = [r[0] for r in conn.execute("SELECT key FROM rank_top_state WHERE weights = %s ORDER BY matches DESC, key",
                                            (WEIGHTS,))]
         chosen = keys[::max(1, len(keys) // sample)]
@@ -324,11 +324,11 @@ def ranking(url: str, sample: int) -> None:
             for way in ("now", "over rows") if n % 2 == 0 else ("over rows", "now"):
                 start = time.perf_counter()
                 if way == "now":
-                    made = ranked._rank(key, pg_lists.LIST_SIZE)
+                    made = ranked.rank(key)
                     rows[way] = [(i, s) for s, i in made.papers]
                 else:
                     sql = _RANK_OVER_ROWS.format(weights=WEIGHTS, column=VECTORS[index][0])
-                    rows[way] = [(r[0], r[1]) for r in conn.execute(sql, (tsquery, pg_lists.LIST_SIZE))]
+                    rows[way] = [(r[0], r[1]) for r in conn.execute(sql, (tsquery, pg_build.LIST_SIZE))]
                 taken[way] += time.perf_counter() - start
             assert rows["now"] == rows["over rows"], key
     print(f"{len(chosen)} lists ranked: now {taken['now']:.1f} s, with the window over the rows"
@@ -337,10 +337,10 @@ def ranking(url: str, sample: int) -> None:
 
 def passes(url: str, rounds: int) -> None:
     """The lists kept at `url` (those an import ranks ahead), ranked one by one (as each
-    refresh did) and in passes of many per index (lists/postgres.py's _rank_many), alternated
+    refresh did) and in passes of many per index (lists/postgres_build.py's rank_many), alternated
     ROUNDS times, in read transactions (nothing is written): seconds each way, the same lists."""
     from catalog.library import Catalog
-    from catalog.store.lists import postgres as pg_lists
+    from catalog.store.lists.postgres_upkeep import _passes
 
     catalog = Catalog.open(url)
     taken: dict[str, list[float]] = {"one by one": [], "in passes": []}
@@ -353,10 +353,10 @@ def passes(url: str, rounds: int) -> None:
                 start = time.perf_counter()
                 with catalog.store.read() as tx:
                     if way == "one by one":
-                        made[way] = [tx.lists._rank(key, pg_lists.LIST_SIZE) for key in keys]
+                        made[way] = [tx.lists.builder.rank(key) for key in keys]
                     else:
-                        made[way] = [one for group in pg_lists._passes(keys, one_by_one=False)
-                                     for one in tx.lists._rank_many(group, pg_lists.LIST_SIZE)]
+                        made[way] = [one for group in _passes(keys, one_by_one=False)
+                                     for one in tx.lists.builder.rank_many(group)]
                 taken[way].append(time.perf_counter() - start)
                 print(f"round {r + 1} {way}: {taken[way][-1]:.1f} s", flush=True)
             same = {m.key: m for m in made["one by one"]} == {m.key: m for m in made["in passes"]}
@@ -435,8 +435,75 @@ def vectors(url: str, n: int, rounds: int) -> None:
           f" {differ} papers with other vectors")
 
 
+def _on_database(url: str, name: str) -> str:
+    """A libpq URL (postgresql://user@host/db?options) naming another database."""
+    head, _, options = url.partition("?")
+    return head.rsplit("/", 1)[0] + "/" + name + ("?" + options if options else "")
+
+
+# The tag changes timed by `tags`: (what, tags added, tags removed), in this order.
+_TAG_CHANGES = (("two tags added", ("bench-a", "bench-b"), ()), ("two tags removed", (), ("bench-a", "bench-b")),
+                ("one tag added", ("bench-a",), ()), ("one tag removed", (), ("bench-a",)))
+
+
+def tags(url: str, n: int, rounds: int) -> None:
+    """The store's tag change (PostgresEdits.change_tags, what `catalog tag` and the TUI's `t`
+    on marks call) on N papers of the catalog at `url`, in two copies of it: one at 0019 (the
+    tag-row trigger writes a paper once per tag row), one at 0020 (statement triggers: once a
+    paper), alternated ROUNDS times; each change is one transaction, timed with its commit.
+    Prints the medians, and whether both copies' vectors came out the same."""
+    import psycopg
+    from psycopg.conninfo import conninfo_to_dict
+
+    from catalog.store.postgres import migrations as pg
+    from catalog.store.postgres.connection import Connection
+    from catalog.store.postgres.roles import PostgresEdits
+
+    admin = _on_database(url, "postgres")
+    source = conninfo_to_dict(url)["dbname"]
+    copies = {"0019": f"bench_tags_{os.getpid()}_0019", "0020": f"bench_tags_{os.getpid()}_0020"}
+    with psycopg.connect(admin, autocommit=True) as conn:
+        for name in copies.values():
+            conn.execute(f'CREATE DATABASE "{name}" TEMPLATE "{source}"')
+    urls = {revision: _on_database(url, name) for revision, name in copies.items()}
+    taken: dict[tuple[str, str], list[float]] = {}
+    digests: dict[str, str] = {}
+    try:
+        pg.upgrade(urls["0020"])
+        pg.downgrade(urls["0019"], "0019")
+        for r in range(rounds):
+            for revision in ("0019", "0020") if r % 2 == 0 else ("0020", "0019"):
+                with psycopg.connect(urls[revision], autocommit=True) as raw:
+                    conn = Connection(raw)
+                    step = max(1, conn.execute("SELECT count(*) FROM paper").scalar() // n)
+                    ids = conn.execute("SELECT id FROM paper WHERE id % ? = 0 ORDER BY id LIMIT ?", (step, n)).scalars()
+                    edits = PostgresEdits(conn, "")
+                    for what, add, remove in _TAG_CHANGES:
+                        start = time.perf_counter()
+                        conn.execute("BEGIN")
+                        edits.change_tags([(pid, t) for pid in ids for t in add], [(pid, t) for pid in ids for t in remove])
+                        conn.commit()
+                        taken.setdefault((what, revision), []).append(time.perf_counter() - start)
+                        if r == 0 and what == "two tags added":
+                            digests[revision] = conn.execute(
+                                "SELECT md5(string_agg(search_vector::text || stem_vector::text || tags_text, ','"
+                                " ORDER BY id)) FROM paper").scalar()
+                print(f"round {r + 1} {revision}: " + ", ".join(
+                    f"{what} {taken[(what, revision)][-1]:.2f} s" for what, _, _ in _TAG_CHANGES), flush=True)
+    finally:
+        with psycopg.connect(admin, autocommit=True) as conn:
+            for name in copies.values():
+                conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    for what, _, _ in _TAG_CHANGES:
+        before, after = statistics.median(taken[(what, "0019")]), statistics.median(taken[(what, "0020")])
+        print(f"{what} on {n:,} papers: 0019 {before:.2f} s, 0020 {after:.2f} s ({after / before:.2f}x), medians")
+    print("vectors after two tags added: " + ("the same" if digests["0019"] == digests["0020"] else "DIFFERENT"))
+
+
 if __name__ == "__main__":
-    if sys.argv[1:2] == ["vectors"]:
+    if sys.argv[1:2] == ["tags"]:
+        tags(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))
+    elif sys.argv[1:2] == ["vectors"]:
         vectors(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))
     elif sys.argv[1:2] == ["passes"]:
         passes(sys.argv[2], int(sys.argv[3]))

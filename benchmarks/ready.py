@@ -3,6 +3,8 @@ the mix as a whole process at once, each against the rare word in the same round
 
     python -m benchmarks.ready --size 50000 --wide     # a wide library (BibTeX: venues, authors)
     python -m benchmarks.ready --size 100000           # the seed-shaped paper lists
+    python -m benchmarks.ready --catalog DB            # the searches only, right after an import
+                                                       # another command made (tui_real --wide)
 
 Nothing runs between the import and the searches: no background work is waited for (the
 discovery cache is left off, as it does not serve searches). The target: every class within
@@ -42,12 +44,6 @@ def run(size: int, wide: bool, rounds: int, work: Path, against_raw: bool = Fals
     os.sync()
     took = importing.catalog_import(files, db, env)
     ranking = importing.RANKING_S[-1]
-    catalog = Path(sys.executable).with_name("catalog")
-    times: dict[str, list[float]] = {query: [] for _, query in MIX}
-    for _ in range(rounds):
-        for _, query in MIX:
-            times[query].append(timed(lambda: subprocess.run(
-                [catalog, "--db", db, "search", "-n", "20", query], check=True, capture_output=True, env=env)))
     kind = "wide BibTeX library" if wide else "paper lists"
     lines = [f"### Ready when the import returns: {size:,} papers ({kind})", "",
              f"`catalog import` {took:.1f} s until it returned, of which ranking lists {ranking:.1f} s;"
@@ -57,7 +53,19 @@ def run(size: int, wide: bool, rounds: int, work: Path, against_raw: bool = Fals
         lines[-1:] = [f"Raw sqlite3 (executemany + rebuild, one FTS5 index) {raw:.1f} s just before: catalog"
                       f" import {took / raw:.2f}x until it returned, {(took - ranking) / raw:.2f}x until its"
                       " files were stored.", ""]
-    lines += ["| query | median | p95 | p95 ratio to the rare word |", "| --- | --- | --- | --- |"]
+    return lines + query_classes(db, rounds, env)
+
+
+def query_classes(db: Path, rounds: int, env: dict[str, str]) -> list[str]:
+    """Each query class of the mix as a whole `catalog search`, rounds alternated, p95 against
+    the rare word's."""
+    catalog = Path(sys.executable).with_name("catalog")
+    times: dict[str, list[float]] = {query: [] for _, query in MIX}
+    for _ in range(rounds):
+        for _, query in MIX:
+            times[query].append(timed(lambda: subprocess.run(
+                [catalog, "--db", db, "search", "-n", "20", query], check=True, capture_output=True, env=env)))
+    lines = ["| query | median | p95 | p95 ratio to the rare word |", "| --- | --- | --- | --- |"]
     _, rare95 = percentiles(times[MIX[0][1]])
     for label, query in MIX:
         median, p95 = percentiles(times[query])
@@ -73,7 +81,11 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--work", type=Path, default=HERE / "work" / "ready")
     parser.add_argument("--raw", action="store_true", help="time a raw sqlite3 import of the same paper lists first")
+    parser.add_argument("--catalog", type=Path, help="only the searches, on this catalog (just imported)")
     args = parser.parse_args()
+    if args.catalog:
+        print("\n".join(query_classes(args.catalog, args.rounds, dict(os.environ))))
+        return
     print("\n".join(run(args.size, args.wide, args.rounds, args.work, args.raw and not args.wide)))
 
 

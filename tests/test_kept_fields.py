@@ -198,6 +198,20 @@ def test_a_cite_key_finds_its_paper_and_stays_through_merges(empty_any, tmp_path
     assert out.getvalue().startswith("@article{Rame72,")
 
 
+def test_a_papers_own_cite_key_is_bibtexs_then_a_citable_id_of_another_file():
+    from catalog.ingest.citekeys import FileKey, own_key
+
+    # BibTeX's key wins over an older CSL-JSON id; among the others, the oldest citable one.
+    assert own_key([FileKey("csl-json", "smith-2020"), FileKey("bibtex", "Smith20")]) == "Smith20"
+    assert own_key([FileKey("ris", "smith-ris"), FileKey("csl-json", "smith-csl")]) == "smith-ris"
+    # A bare number is a key only in BibTeX; a link or a key with a space is none.
+    assert own_key([FileKey("ris", "1137631")]) is None
+    assert own_key([FileKey("ris", "1137631"), FileKey("bibtex", "1137631")]) == "1137631"
+    assert own_key([FileKey("csl-json", "http://zotero.org/users/1/items/AB"), FileKey("ris", "a b")]) is None
+    assert own_key([FileKey("bibtex", None), FileKey("csl-json", "kept")]) == "kept"
+    assert own_key([]) is None
+
+
 def test_a_paper_without_a_key_gets_one_once(empty_catalog, tmp_path):
     source = tmp_path / "papers.json"
     source.write_text(json.dumps([{"title": "Attention is all you need", "author": "Ashish Vaswani and Noam Shazeer",

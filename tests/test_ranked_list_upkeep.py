@@ -14,7 +14,7 @@ from catalog.parts import doctor
 from catalog.discover import refresher
 from catalog.library import Catalog
 from catalog.store import open_store
-from catalog.store.lists import postgres as pg_lists, scoring
+from catalog.store.lists import postgres_build as pg_build, scoring
 from catalog.store.sqlite import connection
 from tests.conftest import SEEDS
 
@@ -26,8 +26,8 @@ FREQUENT = 40
 def without_lists(seeded_any, monkeypatch):
     """The seeds, imported while too small for lists, then taken to be big enough for them."""
     monkeypatch.setattr(scoring, "MIN_MATCHES", FREQUENT)
-    monkeypatch.setattr(pg_lists, "MIN_MATCHES", FREQUENT)
-    monkeypatch.setattr(pg_lists, "RANKED_AHEAD", FREQUENT)
+    monkeypatch.setattr(pg_build, "MIN_MATCHES", FREQUENT)
+    monkeypatch.setattr(pg_build, "RANKED_AHEAD", FREQUENT)
     return seeded_any
 
 

@@ -10,7 +10,7 @@ from catalog.parts import doctor
 from catalog.library import Catalog
 from catalog.searching.query import parse
 from catalog.store import lists
-from catalog.store.lists import postgres as pg_lists
+from catalog.store.lists import postgres as pg_lists, postgres_build as pg_build, postgres_upkeep as pg_upkeep
 from catalog.store.postgres import search
 
 QUERIES = ["model", "models", "learning -model", "model venue:ICLR year:>=2026"]
@@ -45,9 +45,9 @@ def _pages(catalog, monkeypatch):
 
 @pytest.fixture
 def pg_seeded(pg_server, pg_seeded_template, monkeypatch):
-    monkeypatch.setattr(pg_lists, "MIN_MATCHES", 40)  # a few dozen lists, all ranked ahead
-    monkeypatch.setattr(pg_lists, "RANKED_AHEAD", 40)
-    monkeypatch.setattr(pg_lists, "LIST_SIZE", 12)  # short lists: filters and pages run past them
+    monkeypatch.setattr(pg_build, "MIN_MATCHES", 40)  # a few dozen lists, all ranked ahead
+    monkeypatch.setattr(pg_build, "RANKED_AHEAD", 40)
+    monkeypatch.setattr(pg_build, "LIST_SIZE", 12)  # short lists: filters and pages run past them
     monkeypatch.setattr(pg_lists, "WINDOW", 1)
     url = pg_server.create(template=pg_seeded_template)
     catalog = Catalog.open(url)
@@ -266,7 +266,7 @@ def test_several_frequent_words_get_their_own_list_at_their_first_search(pg_seed
     catalog.store.lists.refresh(budget=None)  # words chosen again: these lists stay, ranked anew
     assert _compound_keys(catalog) == kept and not catalog.store.lists.behind()
 
-    monkeypatch.setattr(pg_lists, "SEVERAL_LISTS", 1)
+    monkeypatch.setattr(pg_build, "SEVERAL_LISTS", 1)
     catalog.search("model the", limit=5)
     assert _compound_keys(catalog) == {"exact 'model' & 'the'"}
 
@@ -340,7 +340,7 @@ def test_words_and_prefixes_not_ranked_ahead_get_a_list_at_their_first_search(pg
     after edits. A rare word or prefix, or a search with filters, keeps none; a refresh (an
     import's) sends those out of date back to their next first search, ranking none."""
     catalog = pg_seeded
-    monkeypatch.setattr(pg_lists, "RANKED_AHEAD", 1000)  # more papers than the seeds have
+    monkeypatch.setattr(pg_build, "RANKED_AHEAD", 1000)  # more papers than the seeds have
     assert catalog.store.lists.refresh(budget=None) == (0, 0) and _keys(catalog) == set()
     with catalog.store.read() as tx:  # other forms: lists for words ranked ahead only (a later tier reads them)
         waiting = [r[0] for r in tx.conn.execute("SELECT key FROM rank_top_state WHERE weights = ?",
@@ -383,34 +383,34 @@ def test_lists_ranked_in_one_pass_are_those_ranked_one_by_one(pg_seeded, monkeyp
     alone."""
     catalog = pg_seeded
     with catalog.store.read() as tx, monkeypatch.context() as words_in:
-        words_in.setattr(pg_lists, "MIN_MATCHES", 40)
+        words_in.setattr(pg_build, "MIN_MATCHES", 40)
         words = [key for key, _ in tx.lists.maintenance().words()
                  if key.startswith("exact ") and not pg_lists.of_prefix(key)]
     keys = words[:5] + ["exact 'mod':*", "exact 'language' <-> 'model'", "exact 'zzzqx'"]
     alone_calls = []
-    original = pg_lists.PostgresRankedLists._rank
+    original = pg_build.PostgresListBuilder.rank
 
-    def alone(self, key, size):
+    def alone(self, key, size=None):
         alone_calls.append(key)
         return original(self, key, size)
 
     def rank(size):
         with catalog.store.read() as tx:
-            expected = [original(tx.lists, key, size) for key in keys]
-            monkeypatch.setattr(pg_lists.PostgresRankedLists, "_rank", alone)
+            expected = [original(tx.lists.builder, key, size) for key in keys]
+            monkeypatch.setattr(pg_build.PostgresListBuilder, "rank", alone)
             try:
-                return tx.lists._rank_many(keys, size), expected
+                return tx.lists.builder.rank_many(keys, size), expected
             finally:
-                monkeypatch.setattr(pg_lists.PostgresRankedLists, "_rank", original)
+                monkeypatch.setattr(pg_build.PostgresListBuilder, "rank", original)
 
-    monkeypatch.setattr(pg_lists, "SAMPLE_ABOVE", 1)  # the seeds are few: cut them anyway
-    monkeypatch.setattr(pg_lists, "SAMPLE_SHARE", 1.0)  # every page: the cut is the 22nd best
-    monkeypatch.setattr(pg_lists, "SAMPLE_MARGIN", 1.0)
+    monkeypatch.setattr(pg_build, "SAMPLE_ABOVE", 1)  # the seeds are few: cut them anyway
+    monkeypatch.setattr(pg_build, "SAMPLE_SHARE", 1.0)  # every page: the cut is the 22nd best
+    monkeypatch.setattr(pg_build, "SAMPLE_MARGIN", 1.0)
     many, expected = rank(12)
     assert many == expected and alone_calls == []
     assert [len(made.papers) for made in many][:5] == [12] * 5 and many[-1].matches == 0
     assert max(made.matches for made in many) > 22  # the cut left out papers
-    monkeypatch.setattr(pg_lists, "SAMPLE_MARGIN", 0.0)  # a cut at the 10th best of 40 wanted
+    monkeypatch.setattr(pg_build, "SAMPLE_MARGIN", 0.0)  # a cut at the 10th best of 40 wanted
     many, expected = rank(40)
     assert many == expected
     assert alone_calls == [made.key for made in expected if made.matches > 10]
@@ -425,18 +425,18 @@ def test_prefixes_get_their_list_ahead_the_largest_from_the_import_the_rest_afte
     and get the same list."""
     catalog = pg_seeded
     catalog.store.lists.refresh(budget=None)  # more papers than the seeds: every prefix at its first search
-    monkeypatch.setattr(pg_lists, "PREFIX_AHEAD", 40)  # now most to be ranked ahead, as in a grown catalog
-    monkeypatch.setattr(pg_lists, "IMPORT_SHARE", 0)
+    monkeypatch.setattr(pg_build, "PREFIX_AHEAD", 40)  # now most to be ranked ahead, as in a grown catalog
+    monkeypatch.setattr(pg_upkeep, "IMPORT_SHARE", 0)
     with catalog.store.read() as tx:
-        words, same = tx.lists._words_alike()
+        words, same = tx.lists.builder.words_alike()
     matches = dict(words)
-    monkeypatch.setattr(pg_lists, "PREFIX_AT_IMPORT", matches["exact 'mod':*"])
+    monkeypatch.setattr(pg_upkeep, "PREFIX_AT_IMPORT", matches["exact 'mod':*"])
     prefixes = [key for key, _ in words if pg_lists.of_prefix(key)]
     later = [key for key in prefixes if len(key.split("'")[1]) < 3 or matches[key] < matches["exact 'mod':*"]]
     assert "exact 'le':*" in later and len(prefixes) > len(later)
     ranked = []
-    many = pg_lists.PostgresRankedLists._rank_many
-    monkeypatch.setattr(pg_lists.PostgresRankedLists, "_rank_many",
+    many = pg_build.PostgresListBuilder.rank_many
+    monkeypatch.setattr(pg_build.PostgresListBuilder, "rank_many",
                         lambda self, keys, size: ranked.extend(keys) or many(self, keys, size))
     built, left = catalog.store.lists.refresh(budget=None, typed=True)
     assert left == len(later) and catalog.store.lists.left() == len(later)

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
-from catalog.ingest.citekeys import made_key, own_key as _own_key, suffixed
+from catalog.ingest.citekeys import FileKey, made_key, own_key as _own_key, suffixed
 from catalog.results import ExportPaper
 
 
@@ -18,7 +18,7 @@ def stem(p: ExportPaper) -> str:
 
 def own_key(p: ExportPaper) -> str | None:
     """The paper's cite key: the one the catalog keeps for it, else its file's."""
-    return p.cite_key or _own_key([(r.format, r.cite_key) for r in p.records])
+    return p.cite_key or _own_key([FileKey(r.format, r.cite_key) for r in p.records])
 
 
 def citation_keys(papers: Sequence[ExportPaper]) -> list[str]:

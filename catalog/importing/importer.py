@@ -363,7 +363,7 @@ def _give_citekeys(tx, new: list[tuple[int, dedupe.Paper, object]], fmt: str, re
     pattern = tx.imports.setting(citekeys.SETTING) or citekeys.PATTERN
     for paper_id, paper, row in new:
         records = [r for r in (paper.record, *(m.record for m in paper.merges)) if r.kept is not None]
-        own = citekeys.own_key([(fmt, r.kept.cite_key) for r in records])
+        own = citekeys.own_key([citekeys.FileKey(fmt, r.kept.cite_key) for r in records])
         key = own or citekeys.made_key(authors=row.authors, year=row.year, title=row.title or row.headline,
                                        venue=row.venue, fallback="paper", pattern=pattern)
         wanted.append((paper_id, key, own is None, paper.record.line))

@@ -159,7 +159,7 @@ def _give_citekeys(tx, ids: list[int], papers: list) -> None:
     kept = tx.papers.kept_records(ids)
     keys = citekeys.NextFree(tx.imports.citekeys_taken)
     for new, paper in zip(ids, papers):
-        own = citekeys.own_key([(r.format, r.cite_key) for r in kept.get(new, [])])
+        own = citekeys.own_key([citekeys.FileKey(r.format, r.cite_key) for r in kept.get(new, [])])
         r = paper.record
         base = own or citekeys.made_key(authors=r.authors, year=r.year, title=r.title or "", venue=r.venue,
                                         fallback="paper", pattern=pattern)

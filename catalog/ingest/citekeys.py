@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterable
+from typing import NamedTuple
 
 from catalog.ingest.fields import name_parts, split_people
 
@@ -29,11 +31,19 @@ def citable(key: object, numbers: bool = False) -> str | None:
     return key if _CITABLE.fullmatch(key) and "://" not in key and (numbers or not key.isdigit()) else None
 
 
-def own_key(records) -> str | None:
+class FileKey(NamedTuple):
+    """The key one file gave a record: its format ("bibtex", "csl-json", "ris", ...) and the
+    entry's own key (None: it gave none)."""
+
+    format: str
+    cite_key: str | None
+
+
+def own_key(records: Iterable[FileKey]) -> str | None:
     """The cite key a paper's files gave it: BibTeX's first, then a CSL-JSON `id` or RIS `ID`.
-    `records`: (format, cite key) of each of its records, oldest first."""
-    for record in sorted(records, key=lambda r: r[0] != "bibtex"):
-        if found := citable(record[1], numbers=record[0] == "bibtex"):
+    `records`: each of its records' FileKey (or a record with the same two fields), oldest first."""
+    for record in sorted(records, key=lambda r: r.format != "bibtex"):
+        if found := citable(record.cite_key, numbers=record.format == "bibtex"):
             return found
     return None
 

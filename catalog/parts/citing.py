@@ -97,7 +97,7 @@ class Citing:
             ids = [hit.paper_id for hit in tx.search.page(parse(query), limit=-1, partial=False)]
             keys = citekeys.NextFree(tx.imports.citekeys_taken)
             for pid, paper in zip(ids, tx.papers.export_papers(ids)):
-                own = citekeys.own_key([(r.format, r.cite_key) for r in paper.records])
+                own = citekeys.own_key([citekeys.FileKey(r.format, r.cite_key) for r in paper.records])
                 base = own or citekeys.made_key(authors=paper.authors, year=paper.year,
                                                 title=paper.title or paper.headline, venue=paper.venue,
                                                 fallback="paper", pattern=pattern)

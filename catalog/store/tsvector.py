@@ -1,6 +1,6 @@
 """PostgreSQL's full-text index as the store sees it (migration 0009): the two stored vectors
 of `paper` and their text search configurations, and ts_rank's weights. postgres/search.py
-compiles queries over them, lists/postgres.py ranks and reads them."""
+compiles queries over them, lists/postgres_build.py ranks them and lists/postgres.py reads them."""
 
 from __future__ import annotations
 

@@ -117,7 +117,8 @@ class SearchAnswers:
             self.screen.papers.fetch_rest()  # the rest of the first page failed: the list asks again
 
     def show_position(self) -> None:
-        self.screen.search_bar.hint(position(self.screen.papers, self.screen.searching.state))
+        bar = self.screen.search_bar
+        bar.hint(position(self.screen.papers, self.screen.searching.state, bar.hint_width))
 
     def empty_message(self, suggestions: list[Suggestion] = ()) -> list[Text]:
         facets = self.screen.facets

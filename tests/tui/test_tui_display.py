@@ -103,3 +103,22 @@ async def test_a_long_venue_keeps_its_count_in_view(app, seeded, settle, tmp_pat
         sidebar = app.main.query_one("#sidebar")
         lines = [line for line in screen_text(app, sidebar).splitlines() if "Monthly" in line]
         assert len(lines) == 1 and lines[0].rstrip(" │▎▊").endswith("… 1"), lines
+
+
+async def test_a_long_tag_keeps_its_count_in_view(app, seeded, settle):
+    """On a real library (jgrey4296's bibliography, 16k papers) the Tags facet showed
+    `Computer-algebra-syst` and no count, at 80 columns and nested deeper too: tags are
+    shortened as venues are."""
+    keys = [p.key for p in seeded.search("", limit=3)]
+    seeded.tag(keys[:1], add=["Computer-algebra-system"])
+    seeded.tag(keys[1:3], add=["reading-group/autumn-term-presentations"])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("b")  # the sidebar, hidden at 80 columns
+        await settle(pilot)
+        sidebar = app.main.query_one("#sidebar")
+        text = screen_text(app, sidebar)
+        algebra = [line for line in text.splitlines() if "Computer-alg" in line]
+        assert len(algebra) == 1 and algebra[0].rstrip(" │▎▊▁▂▃▄▅▆▇█").endswith("… 1"), algebra
+        autumn = [line for line in text.splitlines() if "autumn" in line]
+        assert len(autumn) == 1 and autumn[0].rstrip(" │▎▊▁▂▃▄▅▆▇█").endswith("… 2"), autumn

@@ -103,3 +103,28 @@ async def test_invert_marks_the_others(app, seeded, settle):
         await settle(pilot)
         marked = app.main.papers.marked
         assert len(marked) == total - 1 and first not in marked
+
+
+async def test_the_count_of_marks_stays_in_view_at_80_columns(app, seeded, settle, type_search):
+    """At 80x24 the line under the search bar ran past the edge and the screen cut it: on a
+    16k-paper library, `learning the` with every paper marked showed "… then ≈ some  ·  5,598
+    marked (escape"; sorted, with a range open, the count of marks was cut off whole. The
+    hints give way first (escape unmarks, then ≈ some, the order's words), never the count."""
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await type_search(pilot, "sparse attention mechanisms for language models")
+        await pilot.press("escape", "space", "space", "V", "down")  # 2 marked, a range open
+        await settle(pilot)
+        assert app.main.searching.state.holding_all is not None  # papers with some words too
+        hint = app.main.query_one("#search-hint")
+        shown = screen_text(app, hint).strip()
+        assert shown.endswith("2 marked"), shown
+        assert "V marks rows 3–4" in shown and "row 4 / " in shown, shown
+        await pilot.press("V", "O")  # the range marked, then by year
+        await settle(pilot)
+        shown = screen_text(app, hint).strip()
+        assert "4 marked" in shown and "by year" in shown, shown
+        await pilot.press("escape", "y", "O", "O", "O", "O")  # none marked, relevance again
+        await settle(pilot)
+        shown = screen_text(app, hint).strip()
+        assert "marked" not in shown and "with every word, then ≈ some" in shown, shown

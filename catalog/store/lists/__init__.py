@@ -18,7 +18,11 @@ ranked anew) until too much has changed, then ranked again.
     sqlite_prefixes.py SQLite: a prefix AND typed one letter further, from the shorter one's head
     sqlite_build.py   SQLite: choosing, ranking, writing and checking lists
     sqlite.py         SQLite: the role a transaction has (RankedLists) and the store's upkeep
-    postgres.py       PostgreSQL's lists (ts_rank needs no rescoring: its scores are per paper)
+    postgres.py       PostgreSQL: reading its lists (ts_rank needs no rescoring: its scores are
+                      per paper), and ranking a first search's
+    postgres_build.py PostgreSQL: choosing, ranking (one by one, or many in one pass) and writing
+                      lists, and what doctor checks of them
+    postgres_upkeep.py PostgreSQL: the store's refresh after imports, and keeping searches' lists
 
 Every search asks `tx.lists.page(...)`; doctor asks `problems` and `fix`; imports and the
 background refresher call `store.lists.refresh(...)`; benchmarks and tests list, rank and drop

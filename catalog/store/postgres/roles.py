@@ -33,9 +33,9 @@ class PostgresEdits(EditQueries):
     """Edits, with tags changed on many papers in one statement each (array parameters)."""
 
     def change_tags(self, adds, removes) -> None:
-        """Each statement changes every paper at once. The tag-row trigger still writes a
-        paper's tags (and so its search vectors) once per changed row: a member does not own
-        the table and cannot set it aside."""
+        """Each statement changes every paper at once, and its statement triggers (migration
+        0020) write each paper's tags (and so its search vectors) once, however many of its
+        tag rows the statement changed."""
         if adds:
             pids, names = [pid for pid, _ in adds], [name for _, name in adds]
             self.conn.execute("INSERT INTO tag(name) SELECT DISTINCT unnest(?::citext[]) ON CONFLICT DO NOTHING",

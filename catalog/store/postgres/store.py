@@ -26,7 +26,9 @@ from catalog.errors import CatalogError
 from catalog.paths import shown
 from catalog.store import schema
 from catalog.store.base import Store, Transaction
-from catalog.store.lists.postgres import PostgresListUpkeep, PostgresRankedLists
+from catalog.store.lists.postgres import PostgresRankedLists
+from catalog.store.lists.postgres_build import PostgresListBuilder
+from catalog.store.lists.postgres_upkeep import PostgresListUpkeep
 from catalog.store.pool import ConnectionPool
 from catalog.store.postgres import migrations, readonly
 from catalog.store.postgres.checks import PostgresChecks
@@ -49,7 +51,7 @@ class PostgresTx(Transaction):
         self.papers = PostgresPapers(conn, user)
         self.edits = PostgresEdits(conn, user)
         self.imports = PostgresImports(conn, user)
-        self.lists = PostgresRankedLists(conn, user, TS, keeping=keeping)
+        self.lists = PostgresRankedLists(conn, user, TS, PostgresListBuilder(conn), keeping=keeping)
         self.search = PostgresSearch(conn, user, TS, self.papers, self.lists)
         self.discovery = PostgresDiscovery(conn, user)
         self.upkeep = PostgresChecks(conn, user)

@@ -122,6 +122,9 @@ class CatalogScreen(Screen):
         if self.start_triage:
             self.triage(query, _triage_label(query))
 
+    def on_resize(self) -> None:
+        self.call_after_refresh(self.answers.show_position)  # the line under the bar, fitted again
+
     def on_unmount(self) -> None:
         if self.store is None:
             return

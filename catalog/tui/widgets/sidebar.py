@@ -266,10 +266,12 @@ class Sidebar(Tree[Data]):
         return Text.assemble(number, shorten(topic.label, max(room, 8)), (count, "dim"),
                              no_wrap=True, end="")
 
-    def _fitted(self, name: str, count: int, expandable: bool = False) -> Text:
+    def _fitted(self, name: str, count: int | None, expandable: bool = False, depth: int = 0) -> Text:
         """A facet's label with its name shortened so the count stays in view: a long venue
-        ("Monthly Notices of the Royal Astronomical Society 2005") hid its count."""
-        room = ((self.size.width or TOPIC_WIDTH) - TREE_INDENT - len(f" {count:,}")
+        ("Monthly Notices of the Royal Astronomical Society 2005") or tag hid its count.
+        `depth`: levels below a section's entries (a nested tag), each a guide wide."""
+        room = ((self.size.width or TOPIC_WIDTH) - TREE_INDENT - depth * self.guide_depth
+                - (len(f" {count:,}") if count is not None else 0)
                 - (2 if expandable else 0))  # "▶ "
         return label(shorten(name, max(room, 8)), count)
 
@@ -359,9 +361,11 @@ class Sidebar(Tree[Data]):
 
         def grow(parent: TreeNode[Data], prefix: str) -> None:
             for name in children.get(prefix, ()):
-                text = label(one_line(name.rpartition("/")[2]), counts.get(name))
+                leaf = name not in children
+                text = self._fitted(one_line(name.rpartition("/")[2]), counts.get(name),
+                                    expandable=not leaf, depth=name.count("/"))
                 data = (filter_token("tag", name), False)
-                node = self._add(parent, text, data, leaf=name not in children, open=True)
+                node = self._add(parent, text, data, leaf=leaf, open=True)
                 grow(node, name)
 
         grow(section, "")
