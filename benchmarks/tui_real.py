@@ -206,9 +206,13 @@ def report(path: Path, keys: bool = False, show: tuple[str, ...] = ()) -> list[s
     lines.append(f"| refreshes (changes made elsewhere) | {refreshes[0]} | {refreshes[1]} | {refreshes[1] - refreshes[0]:+d} |")
     lines.append("")
     lines += breakdown_lines(runs[1]["breakdown"]) if keys else []
-    if show:  # every key typed in these queries, slow or not
-        lines += ["Keys of " + ", ".join(f"`{text}`" for text in show) + ":", ""]
-        lines += breakdown_lines([k for k in runs[1]["breakdown"] if k["typed"].startswith(show)], slowest=len(runs[1]["breakdown"]))[2:]
+    if show:  # every key typed in these queries, slow or not, against the same key on the seeds
+        lines += ["Keys of " + ", ".join(f"`{text}`" for text in show) + " (to results, real / seeds / real − seeds):", ""]
+        lines += [f"- `{r['typed']}`: {r['ms']:.0f} / {s['ms']:.0f} / {r['ms'] - s['ms']:+.0f} ms"
+                  for s, r in zip(*(run["keys"] for run in runs)) if r["typed"].startswith(show)]
+        lines += ["", "Their breakdown:", ""]
+        lines += breakdown_lines([k for k in runs[1]["breakdown"] if k["typed"].startswith(show)],
+                                 slowest=len(runs[1]["breakdown"]))[2:]
     return lines
 
 
