@@ -182,3 +182,48 @@ def test_a_smaller_catalog_keeps_lists_for_what_matches_a_large_share_of_it():
     assert scoring.min_matches(1_000_000) == scoring.MIN_MATCHES_BIG
     assert scoring.keeps_lists(16_373) and scoring.keeps_lists(3_000)
     assert not scoring.keeps_lists(2_999) and not scoring.keeps_lists(90)
+
+
+@pytest.mark.parametrize("papers", [10_000, 100_000, 1_000_000])
+def test_how_deep_a_list_is_goes_by_the_share_of_papers_a_word_matches(papers):
+    share = scoring.DEEP_SHARE
+    assert scoring.list_depth(int(papers * share), papers) == scoring.DEEP_LIST_SIZE
+    assert scoring.list_depth(int(papers * share) - 1, papers) == scoring.LIST_SIZE
+    assert scoring.list_depth(0, 0) == scoring.LIST_SIZE
+
+
+# Which queries a list can serve: a word or prefix, an AND of them, a phrase of words.
+
+@pytest.mark.parametrize("query, key", [
+    ("model", '("model")'), ("Model", '("model")'), ("interp*", '("interp"*)'),
+    ('"language models"', None), ("a OR b", None), ("model -x", None),
+    ("=model", '("model")'), ("venue:ICML", None),
+])
+def test_which_queries_a_list_can_serve(query, key):
+    from catalog.searching.query import parse
+    from catalog.store.sqlite.fts import compile_query
+
+    assert scoring.word_key(compile_query(parse(query))) == key
+
+
+@pytest.mark.parametrize("query, keys", [
+    ("sparse attention", ['("sparse")', '("attention")']), ("Language mo*", ['("language")', '("mo"*)']),
+    ("model venue:ICML the", ['("model")', '("the")']), ("model", None), ('"language models" x', None),
+    ("model model", None), ("model -the", None), ("model OR the", None), ("model (the OR a)", None),
+])
+def test_which_and_queries_lists_can_serve(query, keys):
+    from catalog.searching.query import parse
+    from catalog.store.sqlite.fts import compile_query
+
+    assert scoring.and_keys(compile_query(parse(query))) == keys
+
+
+@pytest.mark.parametrize("query, keys", [
+    ('"language models"', ['("language")', '("models")']), ('"Model of the model"', ['("model")', '("of")', '("the")']),
+    ('"model"', None), ('"multi-agent model"', None), ('x "language models"', None), ('"language models" -x', None),
+])
+def test_which_phrases_lists_can_serve(query, keys):
+    from catalog.searching.query import parse
+    from catalog.store.sqlite.fts import compile_query
+
+    assert scoring.phrase_keys(compile_query(parse(query))) == keys

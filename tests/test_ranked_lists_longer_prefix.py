@@ -110,3 +110,88 @@ def test_a_word_without_a_list_ranks_every_letter(catalog, from_shorter):
     for query in ("hessian mo*", "hessian mod*", "hessian mode*"):
         assert _ranked(catalog, query, lists=True) == _ranked(catalog, query, lists=False)
     assert from_shorter == []
+
+
+# --- kept in the catalog: what one process ranked, any other reads ---------------------------
+
+@pytest.fixture
+def full_rankings(monkeypatch) -> list:
+    """The MATCH expressions of the ANDs ranked in full through the lists (their heads), in
+    any store."""
+    from catalog.store.sqlite.connection import Connection
+
+    ranked: list = []
+    original = Connection.execute
+
+    def spy(self, sql, params=()):
+        if sql.startswith("SELECT rowid AS id, bm25(") and "ORDER BY score, rowid LIMIT" in sql \
+                and " AND " in str(params[0]):
+            ranked.append(params[0])
+        return original(self, sql, params)
+
+    monkeypatch.setattr(Connection, "execute", spy)
+    return ranked
+
+
+def test_a_prefix_and_ranked_in_full_is_kept_for_any_process(catalog, from_shorter, full_rankings):
+    """`sparse att*` and the letters after it typed in one store (the lists proving nothing,
+    as at 1M): those ranked in full are kept in the catalog, and another store on the file
+    (another process: nothing remembered) reads them and proves the other letters from their
+    heads, ranking nothing again."""
+    from catalog.library import Catalog
+
+    words = ("sparse att*", "sparse atte*", "sparse atten*", "sparse attent*")
+    full = {q: [_ranked(catalog, q, lists=False, limit=limit) for limit in (50, 200)] for q in words}
+    for query in words:
+        assert [_ranked(catalog, query, lists=True, limit=limit) for limit in (50, 200)] == full[query], query
+    ranked = list(full_rankings)
+    assert ranked[0] == '("sparse") AND ("att"*)' and len(ranked) < len(words) and from_shorter
+    with catalog.store.read() as tx:
+        assert tx.lists.maintenance().several() == (ranked, [])
+    from_shorter.clear()
+    other = Catalog.open(catalog.store.path)
+    try:
+        for query in words:
+            assert [_ranked(other, query, lists=True, limit=limit) for limit in (50, 200)] == full[query], query
+        assert _page(other, "sparse attent*", lists=True) == _page(catalog, "sparse attent*", lists=False)
+    finally:
+        other.close()
+    assert full_rankings == ranked  # nothing ranked again
+    assert from_shorter  # letters proven from the heads the first store left in the catalog
+
+
+def test_a_kept_prefix_and_is_not_read_after_an_edit(catalog, from_shorter, full_rankings):
+    """A note lifts a paper from far down to the top of `sparse att*`: the kept list is of the
+    index as it was; another store ranks the AND again rather than read it."""
+    from catalog.library import Catalog
+
+    _ranked(catalog, "sparse att*", lists=True)
+    low = _ranked(catalog, "sparse att*", lists=False, limit=2000)[-1][0]
+    with catalog.store.read() as tx:
+        key = tx.conn.execute("SELECT key FROM paper WHERE id = ?", (low,)).scalar()
+    catalog.add_note(key, "Sparse attention: sparse attention, attending sparsely, sparse attention again.")
+    other = Catalog.open(catalog.store.path)
+    try:
+        page = _ranked(other, "sparse att*", lists=True)
+        assert page == _ranked(other, "sparse att*", lists=False) and low in [pid for pid, _ in page]
+        assert _ranked(other, "sparse atte*", lists=True) == _ranked(other, "sparse atte*", lists=False)
+    finally:
+        other.close()
+    assert full_rankings[:2] == ['("sparse") AND ("att"*)'] * 2  # ranked again after the edit
+
+
+def test_a_refresh_ranks_a_kept_prefix_and_again(catalog, from_shorter):
+    """An edit makes the kept list stale like any list of several words; the refresh after
+    an import ranks it again, on the index as it is."""
+    _ranked(catalog, "sparse att*", lists=True)
+    with catalog.store.read() as tx:
+        key = tx.conn.execute("SELECT key FROM paper ORDER BY id LIMIT 1").scalar()
+    catalog.add_note(key, "sparse attention")
+    with catalog.store.read() as tx:
+        assert tx.lists.maintenance().several()[1] == ['("sparse") AND ("att"*)']
+    catalog.store.lists.refresh(budget=600)  # what rescoring cannot follow: lists of several words
+    with catalog.store.read() as tx:
+        assert tx.lists.maintenance().several() == (['("sparse") AND ("att"*)'], [])
+        head = tx.conn.execute("SELECT paper_id, score FROM term_top WHERE term = ? ORDER BY position LIMIT 50",
+                               ('("sparse") AND ("att"*)',)).all()
+    assert [(r["paper_id"], r["score"]) for r in head] == _ranked(catalog, "sparse att*", lists=False)

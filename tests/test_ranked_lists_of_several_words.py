@@ -279,10 +279,11 @@ def remembered(monkeypatch) -> list:
     return read
 
 
-def test_a_prefix_and_ranked_in_full_is_remembered_not_kept(catalog, remembered, monkeypatch):
+def test_a_prefix_and_ranked_in_full_is_remembered_and_kept(catalog, remembered, monkeypatch):
     """A prefix AND the lists do not prove is ranked REMEMBER_DEPTH deep: the TUI's page of
-    200 after its first 50 rows, and the same search again, read that; the catalog keeps no
-    list of it (typing would fill it); a page past the depth, or a filter, ranks in full."""
+    200 after its first 50 rows, and the same search again, read that; the catalog keeps it
+    as a list of its own (its words all have lists), which a filter reads too; a page past the
+    depth ranks in full."""
     monkeypatch.setattr(SeveralWords, "proven_page", lambda self, *a, **k: None)
     query, match = "sparse att*", '("sparse") AND ("att"*)'
     depth = sqlite_several.REMEMBER_DEPTH
@@ -300,7 +301,8 @@ def test_a_prefix_and_ranked_in_full_is_remembered_not_kept(catalog, remembered,
     assert len(remembered) == read
     filtered = f"{query} year:2016..2020"
     assert _ranked(catalog, filtered, lists=True) == _ranked(catalog, filtered, lists=False)
-    assert len(remembered) == read and _compound_lists(catalog) == ([], [])
+    assert len(remembered) == read + 1  # from the kept list: its papers passing the filter fill the page
+    assert _compound_lists(catalog) == ([match], [])
     assert _page(catalog, query, lists=True) == _page(catalog, query, lists=False)
 
 

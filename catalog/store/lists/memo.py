@@ -22,10 +22,10 @@ class ListMemo:
     unproven    ANDs and phrases whose page the words' lists did not prove, on an index as it
                 was: the attempt -> the smallest end (offset + limit) not proven; a page ending
                 there or further down is not tried again (each test only gets harder)
-    remembered  heads of prefix ANDs (`sparse att*`) ranked in full or proved from the lists:
-                they keep no list in the catalog (typing would rank one for each letter), so
-                the TUI's page of 200 after a query's first 50 rows, and the same search again,
-                read them from here
+    remembered  heads of prefix ANDs (`sparse att*`) ranked in full or proved from the lists
+                (or read from the catalog, which keeps those ranked in full): the TUI's page
+                of 200 after a query's first 50 rows, the same search again, and the letters
+                typed after it read them from here
     """
 
     def __init__(self):

@@ -285,7 +285,8 @@ def phrase_keys(compiled: CompiledQuery) -> list[str] | None:
 def several_key(compiled: CompiledQuery, keys: list[str], phrase: bool) -> str | None:
     """The key of the list of its own an AND (`keys` its words') or a phrase of frequent words
     may have: the exact tier's MATCH expression, its words lowercased as their lists' keys;
-    None with a prefix (typed as you go: each letter would rank a list of its own)."""
+    None with a prefix (typed as you go: sqlite_several keeps one only when ranked in full,
+    for a word's first letters, not one at each letter)."""
     if phrase:
         return compiled.match.lower()  # phrase_keys: plain ASCII words, spaces, the quotes
     if any(key.endswith("*)") for key in keys):

@@ -1,7 +1,7 @@
 """SQLite: the page of an AND with a prefix (`the mode*`) from the head of the same AND with a
-shorter prefix (`the mod*`) that this store ranked or proved on the index as it is: typing a
-word after a frequent one ranks every match once, for the word's first letters, not at each
-letter after them.
+shorter prefix (`the mod*`) ranked or proved on the index as it is (this store remembers it, or
+the catalog keeps it as a list of its own): typing a word after a frequent one ranks every
+match once, for the word's first letters, not at each letter after them.
 
 Why it holds: every paper matching `the mode*` matches `the mod*`, and bm25's term of a prefix
 grows with its frequency in the paper, which a longer prefix can only lower (its words are
@@ -16,8 +16,10 @@ the rest cannot reach the page; the page is served when its last paper beats the
 When both words match most of a catalog (at 1M synthetic papers, `the` and `mod*` in 98% and
 85%: both IDFs are FTS5's floor, 1e-6, and neither word orders the papers) no word's list
 proves such an AND: the top 50 of `the mod*` score below what a paper could reach outside both
-lists until about the 10,000th of each. Its first search ranks every match (memo.py remembers
-the head); the letters typed after it are proven here.
+lists until about the 10,000th of each, and deeper lists would not do: the depth at which they
+prove it with few papers tokenized again is a share of the catalog (docs/benchmarks.md). Its
+first search ranks every match and the catalog keeps the head (sqlite_several.py); the letters
+typed after it are proven here, in any process.
 """
 
 from __future__ import annotations
@@ -26,7 +28,6 @@ import math
 
 from catalog.store.compiler import CompiledQuery
 from catalog.store.lists import scoring
-from catalog.store.lists.memo import ListMemo
 from catalog.store.lists.records import IndexRecords
 from catalog.store.lists.scoring import SLACK, idf, ranked
 from catalog.store.lists.sqlite_words import WordLists
@@ -34,28 +35,27 @@ from catalog.store.fts5 import FTS_TABLE
 
 BATCH = 32  # papers tokenized again at once (as the AND proofs do: sqlite_several.BATCH)
 # Papers tokenized again at most for one page (0.1-0.2 ms each at 1M papers): past it the
-# search goes on as if no shorter head were remembered.
+# search goes on as if there were no shorter head.
 MOST = 512
 
 
 class LongerPrefix:
-    """Pages of prefix ANDs proven from a remembered head of a shorter prefix, in one
-    transaction. `memo_key(keys)`: what a head is remembered under (the index as it is, the
-    AND's keys)."""
+    """Pages of prefix ANDs proven from the head of a shorter prefix, in one transaction.
+    `head_of(keys)`: the head of the AND of `keys` on the index as it is (the store remembers
+    it, or the catalog keeps it: SeveralWords.head), or None."""
 
-    def __init__(self, conn, words: WordLists, retokenized, records: IndexRecords, memo: ListMemo, memo_key):
+    def __init__(self, conn, words: WordLists, retokenized, records: IndexRecords, head_of):
         self.conn = conn
         self.words = words
         self.retokenized = retokenized
         self.records = records
-        self.memo = memo
-        self.memo_key = memo_key
+        self.head_of = head_of
         self.head: list[tuple[int, float]] | None = None  # the proven page's head, to remember
 
     def page(self, keys: list[str], compiled: CompiledQuery, limit: int, offset: int, with_text: bool,
              budget: int = MOST) -> list | None:
         """The page of the AND of `keys` (one of them a plain ASCII prefix, no filters) from the
-        remembered head of a shorter prefix (the longest first), tokenizing at most `budget`
+        head of a shorter prefix (the longest first), tokenizing at most `budget`
         papers again (and MOST) for each head tried; or None."""
         self.head = None
         for at, key in enumerate(keys):
@@ -65,7 +65,7 @@ class LongerPrefix:
             word = found[0]
             for letters in range(len(word) - 1, 0, -1):
                 shorter = scoring.key_of(word[:letters], prefix=True)
-                head = self.memo.remembered(self.memo_key([*keys[:at], shorter, *keys[at + 1:]]))
+                head = self.head_of([*keys[:at], shorter, *keys[at + 1:]])
                 if head is None or (not head[1] and len(head[0]) <= offset + limit):
                     continue  # none, or no deeper than the page: its last could not beat the bound
                 rows = self._proven(head, keys, at, shorter, compiled, limit, offset, with_text, min(budget, MOST))

@@ -25,9 +25,13 @@ either way) and serves its page from them; its caller keeps that list after the 
 list while its stamp is the current one: never rescored (tags and notes are indexed, so any
 edit makes it stale; the next search, or a refresh, ranks it again).
 
-ANDs with a prefix (`sparse att*`, as typed) keep no list in the catalog: the store's memo
-remembers the heads it ranked or proved (memo.py), and the next letter typed (`sparse atte*`)
-is proven from them when its words' lists do not (sqlite_prefixes.py).
+ANDs with a prefix (`sparse att*`, as typed): the store's memo remembers the heads it ranked
+or proved (memo.py), and the next letter typed (`sparse atte*`) is proven from them when its
+words' lists do not (sqlite_prefixes.py). One that the lists of its words (all frequent) did
+not prove, ranked in full, is also kept in the catalog as a list of its own (`the mod*` in a
+large catalog: both words in most papers, every match ranked), read like an AND's, so any
+process reads its page and proves the letters typed after it from its head; typing keeps a
+list for the letters whose proof fails (a word's first ones), not one for each.
 
 A frequent word with filters few papers pass (`model tag:toread`): when the filters leave few
 papers (at most one per FEW_PER_MATCH matches of the word, counted with a LIMIT), every one of
@@ -177,7 +181,7 @@ class SeveralWords:
         self.to_keep: list = []
         self._ranked_now: dict[str, tuple[list[tuple[int, float]], bool]] = {}
         self._proven_head: list[tuple[int, float]] | None = None
-        self.longer = LongerPrefix(conn, words, retokenized, records, memo, self._memo_key)
+        self.longer = LongerPrefix(conn, words, retokenized, records, self.head)
 
     def page(self, compiled: CompiledQuery, limit: int, offset: int, with_text: bool) -> list | None:
         """The exact tier's page of an AND or a phrase of frequent words, or None."""
@@ -209,12 +213,15 @@ class SeveralWords:
 
     def _prefix_and_page(self, keys: list[str], compiled: CompiledQuery, limit: int, offset: int,
                          with_text: bool) -> list | None:
-        """The page of an AND with a prefix (`sparse att*`): from the head this store last
-        ranked or proved of it on this index, else (no filter) from the head of the same AND
+        """The page of an AND with a prefix (`sparse att*`): from its head this store remembers
+        or the catalog keeps (on this index), else (no filter) from the head of the same AND
         with a shorter prefix (`sparse at*`), else from its words' lists, else (no filter)
-        ranked in full here, REMEMBER_DEPTH deep, and remembered; None: the full ranking."""
+        ranked in full here, REMEMBER_DEPTH deep, and remembered; when its words all have
+        lists, that ranking is also handed to the caller to keep (`to_keep`): a list of its
+        own that any process reads. None: the full ranking."""
         memo = None if compiled.where else self._memo_key(keys)
-        if memo is not None and (made := self.memo.remembered(memo)) is not None:
+        made = self.head(keys) if memo is not None else self.words.kept_head(" AND ".join(keys))
+        if made is not None:
             rows = self._made_page(made, compiled, limit, offset, with_text)
             if rows is not None:
                 return rows
@@ -232,11 +239,29 @@ class SeveralWords:
             if self._proven_head is not None:
                 self.memo.remember(memo, (self._proven_head, False))
             return rows
-        depth = max(REMEMBER_DEPTH, offset + limit)
-        best = [(r["id"], r["score"]) for r in self.conn.execute(RANKED, (compiled.match, depth)).all()]
-        made = (best, len(best) < depth)  # fewer than asked for: every match
+        if budget is not None and self._may_rank_now(keys, compiled, limit, offset):
+            # Frequent words the lists did not prove (`the mod*` in a large catalog): kept, the
+            # next search of it, and of the letters typed after it, is read or proven from its
+            # head in any process. Those letters are mostly proven from it, so typing keeps a
+            # list for a word's first letters, not one for each.
+            made_list = self.rank(" AND ".join(keys), REMEMBER_DEPTH)
+            self.to_keep.append(made_list)
+            best = [(paper_id, score) for _, paper_id, score, _, _ in made_list.rows]
+        else:
+            best = [(r["id"], r["score"]) for r in self.conn.execute(RANKED, (compiled.match, REMEMBER_DEPTH)).all()]
+        made = (best, len(best) < REMEMBER_DEPTH)  # fewer than asked for: every match
         self.memo.remember(memo, made)
         return self._made_page(made, compiled, limit, offset, with_text)
+
+    def head(self, keys: list[str]) -> tuple[list[tuple[int, float]], bool] | None:
+        """The head of the AND of `keys` ranked on the index as it is ((paper id, score) in
+        ranking order, whether it holds every match): remembered by this store, or kept in the
+        catalog (then remembered); None when neither."""
+        memo = self._memo_key(keys)
+        made = self.memo.remembered(memo)
+        if made is None and (made := self.words.kept_head(" AND ".join(keys))) is not None:
+            self.memo.remember(memo, made)
+        return made
 
     def _memo_key(self, keys: list[str]) -> tuple:
         """What a remembered head is valid for: the index as it is (the stamp, which every write

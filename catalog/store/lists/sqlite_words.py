@@ -261,6 +261,17 @@ class WordLists:
         part = None if bound is None else -bound / weight * (1 + SLACK)
         return best, bound, part, weight
 
+    def kept_head(self, key: str) -> tuple[list[tuple[int, float]], bool] | None:
+        """The list of several words kept under `key` as ranked on the index as it is: (paper
+        id, score) in ranking order, whether it holds every match; None when there is none (or
+        it was ranked on an older index: never rescored)."""
+        state = read_state(self.conn, key)
+        if state is None or state.stamp != self.records.stamp():
+            return None
+        rows = self.conn.execute(f"SELECT paper_id, score FROM {TOP_TABLE} WHERE term = ? ORDER BY position",
+                                 (key,)).all()
+        return [(r["paper_id"], r["score"]) for r in rows], state.complete
+
     # --- after edits and small imports ---------------------------------------------------------
 
     def rescored(self, state: ListState, depth: int | None = None
