@@ -148,6 +148,36 @@ def test_a_lists_matches_are_told_by_its_scores_without_counting_them(catalog, m
     assert sum(1 for n in told.values() if n is not None) >= 10
 
 
+def test_a_words_matches_come_from_the_vocabulary_and_its_list_is_the_one_counting_makes(catalog, monkeypatch):
+    """A refresh that reads the vocabulary (fts5vocab: the papers holding each word) takes
+    the matches of every key whose span is one word from it: a word in half the papers or
+    more, whose scores cannot tell its matches, is not counted again; each list is the one
+    ranking and counting make (the same papers, scores, frequencies, counts)."""
+    with catalog.store.read() as tx:
+        words = dict(tx.lists.maintenance().words())
+        spans = tx.lists.builder.spans(tx.lists.maintenance().keys(), list(words.items()))
+        one = [key for key, (first, last) in spans.items() if first == last]
+        floor = [key for key in one if words[spans[key][0]] >= SIZE / 2]
+        keys = floor[:6] + sorted(set(one) - set(floor))[:4]
+    assert len(floor) >= 3 and any(key.endswith('*)') for key in keys)
+    with catalog.store.write() as tx:
+        tx.lists.maintenance().drop(keys)
+    counting = sqlite_build.COUNT
+    monkeypatch.setattr(sqlite_build, "COUNT", "SELECT no_such_count(?)")  # counting one fails
+    built, stale = catalog.store.lists.refresh(budget=None)
+    assert (built, stale) == (len(keys), 0)
+    monkeypatch.setattr(sqlite_build, "COUNT", counting)
+    with catalog.store.read() as tx:
+        for key in keys:
+            made = tx.lists.builder.rank(key)  # counted, where its scores cannot tell
+            state = read_state(tx.conn, key)
+            rows = [tuple(r) for r in tx.conn.execute(
+                "SELECT position, paper_id, score, freq, length FROM term_top WHERE term = ? ORDER BY position",
+                (key,)).all()]
+            assert (made.matches, made.base, len(made.rows)) == (state.matches, state.base, state.listed), key
+            assert made.rows == rows, key
+
+
 def test_a_told_count_the_scores_do_not_bear_out_is_counted_instead(catalog, monkeypatch):
     """The count told by a list's first scores is checked on every paper of it: one that
     fails the check (here: told one too many) is counted, and the list keeps the true one."""
