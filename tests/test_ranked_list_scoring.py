@@ -4,7 +4,9 @@ wrote its records otherwise, or scored otherwise, fails here rather than in a ra
 
 from __future__ import annotations
 
+import random
 import sqlite3
+from collections import Counter
 
 import pytest
 
@@ -114,6 +116,33 @@ def test_a_rescored_bound_is_never_beaten_by_a_paper_ranked_below_the_last():
         for freq, length in ((3.0, 100), (2.0, 50), (1.0, 10), (3.0, 400)):
             if scoring.saturation(freq, length, avgdl_then) <= last:
                 assert scoring.bm25(weight, freq, length, avgdl_now) >= bound
+
+
+def _every_prefix_added(words, at_least):
+    """scoring.candidates as it was: every prefix of every word counted, then kept or not."""
+    prefixes = Counter()
+    for term, n in words:
+        for length in range(1, len(term) + 1):
+            prefixes[term[:length]] += n
+    out = [(scoring.key_of(term), n) for term, n in words if n >= at_least]
+    out += [(scoring.key_of(p, prefix=True), n) for p, n in prefixes.items() if n >= at_least]
+    return sorted(out, key=lambda kn: (-kn[1], kn[0]))
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_the_words_and_prefixes_chosen_are_those_every_prefix_counted_gives(seed):
+    """Only the prefixes of prefixes that qualify are looked at: the same keys and counts,
+    in the same order, as counting every prefix of every word (words that start others,
+    one letter, non-ASCII, digits; thresholds from one paper to more than all)."""
+    rng = random.Random(seed)
+    letters = "abcdeé中9"
+    words = {"".join(rng.choice(letters[:rng.randint(2, len(letters))]) for _ in range(rng.randint(1, 7)))
+             for _ in range(3000)}
+    words = [(w, rng.choice((1, 2, 5, 40, 300))) for w in sorted(words)]
+    rng.shuffle(words)
+    total = sum(n for _, n in words)
+    for at_least in (1, 3, 50, 400, 2000, total // 3, total, total + 1):
+        assert scoring.candidates(words, at_least) == _every_prefix_added(words, at_least)
 
 
 def test_which_words_get_lists_and_how_deep():

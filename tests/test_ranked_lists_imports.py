@@ -113,8 +113,8 @@ def test_an_import_cut_short_while_ranking_goes_on_in_the_background(catalog, fe
     assert _ranked(catalog, "model", lists=True) == _ranked(catalog, "model", lists=False)  # stale: not read
     ranked = []
     original = sqlite_build.ListBuilder.rank
-    monkeypatch.setattr(sqlite_build.ListBuilder, "rank", lambda self, key, size=None, known=None: ranked.append(key)
-                        or original(self, key, size, known))
+    monkeypatch.setattr(sqlite_build.ListBuilder, "rank", lambda self, key, *args, **kwargs: ranked.append(key)
+                        or original(self, key, *args, **kwargs))
     assert refresher._ranked_lists(catalog.store, tmp_path) == left  # what the refresher process runs
     assert len(ranked) <= left and catalog.lists_left() == 0
     served.clear()
