@@ -356,7 +356,7 @@ class Sidebar(Tree[Data]):
         section = self._add(self.root, Text("Tags", style="bold"), None, leaf=False)
         counts = {t.name: t.count for t in facets.tags}
         children: dict[str, list[str]] = defaultdict(list)
-        for name in sorted({p for t in counts for p in _parents(t)} | counts.keys()):
+        for name in sorted({p for t in counts for p in tag_parents(t)} | counts.keys()):
             children[name.rpartition("/")[0]].append(name)
 
         def grow(parent: TreeNode[Data], prefix: str) -> None:
@@ -470,6 +470,7 @@ class Sidebar(Tree[Data]):
                 self._topic_papers(number, label)
 
 
-def _parents(tag: str) -> list[str]:
+def tag_parents(tag: str) -> list[str]:
+    """project/a/b: project, project/a."""
     parts = tag.split("/")
     return ["/".join(parts[:i]) for i in range(1, len(parts))]
