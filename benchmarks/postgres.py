@@ -11,6 +11,7 @@ without (ranking every match), alternated with SQLite.
     python -m benchmarks.postgres ranking URL SAMPLE             # ranking a list, two ways
     python -m benchmarks.postgres passes URL ROUNDS              # the lists, one by one and in passes
     python -m benchmarks.postgres vectors URL N ROUNDS           # COPY: generated vectors or a trigger's
+    python -m benchmarks.postgres tags URL N ROUNDS              # tagging N papers: before 0020 and after
 
 `imports` alternates `catalog import` into a new SQLite file and a new PostgreSQL database
 ROUNDS times (with CHECKOUT, e.g. a worktree of main, that checkout's PostgreSQL import too,
@@ -434,8 +435,95 @@ def vectors(url: str, n: int, rounds: int) -> None:
           f" {differ} papers with other vectors")
 
 
+def _on_database(url: str, name: str) -> str:
+    """A libpq URL (postgresql://user@host/db?options) naming another database."""
+    head, _, options = url.partition("?")
+    return head.rsplit("/", 1)[0] + "/" + name + ("?" + options if options else "")
+
+
+# The tag changes timed by `tags`: (what, tags added, tags removed), in this order.
+_TAG_CHANGES = (("two tags added", ("bench-a", "bench-b"), ()), ("two tags removed", (), ("bench-a", "bench-b")),
+                ("one tag added", ("bench-a",), ()), ("one tag removed", (), ("bench-a",)))
+
+
+def _change_tags_before(conn, adds, removes) -> None:
+    """PostgresEdits.change_tags before migration 0020: the tag rows changed in a statement
+    each (0019's row trigger writing the paper once per row), then `updated_at` written."""
+    from catalog.rules import now
+
+    if adds:
+        pids, names = [pid for pid, _ in adds], [name for _, name in adds]
+        conn.execute("INSERT INTO tag(name) SELECT DISTINCT unnest(?::citext[]) ON CONFLICT DO NOTHING", (names,))
+        conn.execute("INSERT INTO paper_tag(paper_id, tag_id) SELECT a.pid, t.id FROM unnest(?::int[], ?::citext[])"
+                     " AS a(pid, name) JOIN tag t ON t.name = a.name ON CONFLICT DO NOTHING", (pids, names))
+    if removes:
+        conn.execute("DELETE FROM paper_tag pt USING unnest(?::int[], ?::citext[]) AS r(pid, name), tag t"
+                     " WHERE t.name = r.name AND pt.tag_id = t.id AND pt.paper_id = r.pid",
+                     ([pid for pid, _ in removes], [name for _, name in removes]))
+    ids = sorted({pid for pid, _ in (*adds, *removes)})
+    conn.execute("UPDATE paper SET updated_at = ? WHERE id = ANY(?::int[])", (now(), ids))
+
+
+def tags(url: str, n: int, rounds: int) -> None:
+    """The store's tag change (what `catalog tag` and the TUI's `t` on marks call) on N papers
+    of the catalog at `url`, in two copies of it: one at 0019 changed as before
+    (_change_tags_before: the tag-row trigger writes a paper once per tag row, then its
+    `updated_at` once more), one at 0020 by PostgresEdits.change_tags (each paper written
+    once), alternated ROUNDS times; each change is one transaction, timed with its commit.
+    Prints the medians, and whether both copies' vectors came out the same."""
+    import psycopg
+    from psycopg.conninfo import conninfo_to_dict
+
+    from catalog.store.postgres import migrations as pg
+    from catalog.store.postgres.connection import Connection
+    from catalog.store.postgres.roles import PostgresEdits
+
+    admin = _on_database(url, "postgres")
+    source = conninfo_to_dict(url)["dbname"]
+    copies = {"0019": f"bench_tags_{os.getpid()}_0019", "0020": f"bench_tags_{os.getpid()}_0020"}
+    with psycopg.connect(admin, autocommit=True) as conn:
+        for name in copies.values():
+            conn.execute(f'CREATE DATABASE "{name}" TEMPLATE "{source}"')
+    urls = {revision: _on_database(url, name) for revision, name in copies.items()}
+    taken: dict[tuple[str, str], list[float]] = {}
+    digests: dict[str, str] = {}
+    try:
+        pg.upgrade(urls["0020"])
+        pg.downgrade(urls["0019"], "0019")
+        for r in range(rounds):
+            for revision in ("0019", "0020") if r % 2 == 0 else ("0020", "0019"):
+                with psycopg.connect(urls[revision], autocommit=True) as raw:
+                    conn = Connection(raw)
+                    step = max(1, conn.execute("SELECT count(*) FROM paper").scalar() // n)
+                    ids = conn.execute("SELECT id FROM paper WHERE id % ? = 0 ORDER BY id LIMIT ?", (step, n)).scalars()
+                    change = PostgresEdits(conn, "").change_tags if revision == "0020" else (
+                        lambda adds, removes: _change_tags_before(conn, adds, removes))
+                    for what, add, remove in _TAG_CHANGES:
+                        start = time.perf_counter()
+                        conn.execute("BEGIN")
+                        change([(pid, t) for pid in ids for t in add], [(pid, t) for pid in ids for t in remove])
+                        conn.commit()
+                        taken.setdefault((what, revision), []).append(time.perf_counter() - start)
+                        if r == 0 and what == "two tags added":
+                            digests[revision] = conn.execute(  # updated_at differs: the moment each ran
+                                "SELECT md5(string_agg(search_vector::text || stem_vector::text || tags_text, ','"
+                                " ORDER BY id)) FROM paper").scalar()
+                print(f"round {r + 1} {revision}: " + ", ".join(
+                    f"{what} {taken[(what, revision)][-1]:.2f} s" for what, _, _ in _TAG_CHANGES), flush=True)
+    finally:
+        with psycopg.connect(admin, autocommit=True) as conn:
+            for name in copies.values():
+                conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    for what, _, _ in _TAG_CHANGES:
+        before, after = statistics.median(taken[(what, "0019")]), statistics.median(taken[(what, "0020")])
+        print(f"{what} on {n:,} papers: before {before:.2f} s, after {after:.2f} s ({after / before:.2f}x), medians")
+    print("vectors after two tags added: " + ("the same" if digests["0019"] == digests["0020"] else "DIFFERENT"))
+
+
 if __name__ == "__main__":
-    if sys.argv[1:2] == ["vectors"]:
+    if sys.argv[1:2] == ["tags"]:
+        tags(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))
+    elif sys.argv[1:2] == ["vectors"]:
         vectors(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))
     elif sys.argv[1:2] == ["passes"]:
         passes(sys.argv[2], int(sys.argv[3]))

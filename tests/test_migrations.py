@@ -94,6 +94,7 @@ def test_on_postgresql_the_stairway_holds_and_models_agree(pg_server, tmp_path):
         engine.dispose()
         _revision_0012_keeps_vectors_words_and_user_data(url, tmp_path)
         _revision_0019_computes_the_same_vectors_by_trigger(url)
+        _revision_0020_tags_papers_once_with_the_same_vectors(url)
     finally:
         pg_server.drop(url)
 
@@ -200,3 +201,49 @@ def _revision_0019_computes_the_same_vectors_by_trigger(url):
         assert [p.key for p in catalog.search("purified")] == [key]  # another form: the stems
     finally:
         catalog.close()
+
+
+def _revision_0020_tags_papers_once_with_the_same_vectors(url):
+    """0020's statement triggers on `paper_tag` leave each paper the tags text and vectors
+    0009's row trigger did: the same tag rows added (two to every paper, one statement),
+    changed and removed at 0019 and at 0020 give the same stored rows, the vectors catalog_vector()
+    computes; upgrading and downgrading change no paper, and the downgrade puts the row
+    trigger back."""
+    import psycopg
+
+    from catalog.store.postgres import migrations as pg
+
+    query = "SELECT id, tags_text, search_vector::text, stem_vector::text FROM paper ORDER BY id"
+    anew = ("SELECT id, tags_text, catalog_vector('catalog_words', user_title, title, headline, tags_text, authors,"
+            " notes_text, abstract_text, search_extra)::text, catalog_vector('catalog_stems', user_title, title,"
+            " headline, tags_text, authors, notes_text, abstract_text, search_extra)::text FROM paper ORDER BY id")
+    triggers = ("SELECT tgname FROM pg_trigger WHERE tgrelid = 'paper_tag'::regclass AND NOT tgisinternal"
+                " AND tgname NOT LIKE '%notify' ORDER BY 1")  # not the NOTIFY of 0009
+    tagged = {}
+    with psycopg.connect(url) as conn:
+        start = conn.execute(query).fetchall()
+    for revision in ("0019", "0020"):
+        if revision == "0019":
+            pg.downgrade(url, revision)
+        else:
+            pg.upgrade(url)
+        with psycopg.connect(url) as conn:
+            assert conn.execute(query).fetchall() == start, revision
+            assert [r[0] for r in conn.execute(triggers)] == (
+                ["paper_tag_changed"] if revision == "0019" else
+                ["paper_tags_deleted", "paper_tags_inserted", "paper_tags_updated"])
+            conn.execute("INSERT INTO tag(name) VALUES ('stair'), ('stair-sub'), ('landing')")
+            conn.execute("INSERT INTO paper_tag(paper_id, tag_id) SELECT p.id, t.id FROM paper p, tag t"
+                         " WHERE t.name IN ('stair', 'stair-sub')")
+            conn.execute("UPDATE paper_tag SET tag_id = (SELECT id FROM tag WHERE name = 'landing')"
+                         " WHERE tag_id = (SELECT id FROM tag WHERE name = 'stair-sub') AND paper_id % 2 = 0")
+            tagged[revision] = conn.execute(query).fetchall()
+            assert tagged[revision] == conn.execute(anew).fetchall()
+            assert all("stair" in row[1] and "'stair'" in row[2] for row in tagged[revision])
+            assert any("landing" in row[1] for row in tagged[revision])
+        with psycopg.connect(url) as conn:
+            conn.execute("DELETE FROM paper_tag WHERE tag_id IN (SELECT id FROM tag WHERE name IN ('stair', 'stair-sub',"
+                         " 'landing'))")
+            conn.execute("DELETE FROM tag WHERE name IN ('stair', 'stair-sub', 'landing')")
+            assert conn.execute(query).fetchall() == start
+    assert tagged["0019"] == tagged["0020"] != start

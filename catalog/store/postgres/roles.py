@@ -33,24 +33,34 @@ class PostgresEdits(EditQueries):
     """Edits, with tags changed on many papers in one statement each (array parameters)."""
 
     def change_tags(self, adds, removes) -> None:
-        """Each statement changes every paper at once. The tag-row trigger still writes a
-        paper's tags (and so its search vectors) once per changed row: a member does not own
-        the table and cannot set it aside."""
+        """Each paper written once: its tags text as the changed rows will make it (what
+        catalog_tags_text() reads: its tags by name) and its `updated_at`, in one statement,
+        before the tag rows change; their statement triggers (migration 0020) then find each
+        paper's tags text as it is and write nothing. (Each write of a paper computes both its
+        vectors and adds every word of it to both GIN indexes: a paper row fills most of a
+        page, so no update of it is HOT.)"""
+        add_ids, add_names = [pid for pid, _ in adds], [name for _, name in adds]
+        remove_ids, remove_names = [pid for pid, _ in removes], [name for _, name in removes]
+        ids = sorted({*add_ids, *remove_ids})
         if adds:
-            pids, names = [pid for pid, _ in adds], [name for _, name in adds]
             self.conn.execute("INSERT INTO tag(name) SELECT DISTINCT unnest(?::citext[]) ON CONFLICT DO NOTHING",
-                              (names,))
-            self.conn.execute(
-                "INSERT INTO paper_tag(paper_id, tag_id) SELECT a.pid, t.id"
-                " FROM unnest(?::int[], ?::citext[]) AS a(pid, name) JOIN tag t ON t.name = a.name"
-                " ON CONFLICT DO NOTHING", (pids, names))
-        if removes:
-            self.conn.execute(
-                "DELETE FROM paper_tag pt USING unnest(?::int[], ?::citext[]) AS r(pid, name), tag t"
-                " WHERE t.name = r.name AND pt.tag_id = t.id AND pt.paper_id = r.pid",
-                ([pid for pid, _ in removes], [name for _, name in removes]))
-        ids = sorted({pid for pid, _ in (*adds, *removes)})
-        self.conn.execute("UPDATE paper SET updated_at = ? WHERE id = ANY(?::int[])", (now(), ids))
+                              (add_names,))
+        self.conn.execute(
+            "UPDATE paper p SET updated_at = ?, tags_text = x.tags FROM (SELECT i.id,"
+            " coalesce(string_agg(t.name::text, ' ' ORDER BY t.name), '') AS tags FROM unnest(?::int[]) AS i(id)"
+            " LEFT JOIN (SELECT pt.paper_id, pt.tag_id FROM paper_tag pt WHERE pt.paper_id = ANY(?::int[])"
+            " EXCEPT SELECT r.pid, t.id FROM unnest(?::int[], ?::citext[]) AS r(pid, name) JOIN tag t ON t.name = r.name"
+            " UNION SELECT a.pid, t.id FROM unnest(?::int[], ?::citext[]) AS a(pid, name) JOIN tag t ON t.name = a.name)"
+            " AS r ON r.paper_id = i.id LEFT JOIN tag t ON t.id = r.tag_id GROUP BY i.id) AS x WHERE p.id = x.id",
+            (now(), ids, ids, remove_ids, remove_names, add_ids, add_names))
+        # One statement: the triggers of both run after both, on the tags as they end up (two
+        # statements would show the triggers the tags in between, to be written).
+        self.conn.execute(
+            "WITH removed AS (DELETE FROM paper_tag pt USING unnest(?::int[], ?::citext[]) AS r(pid, name), tag t"
+            " WHERE t.name = r.name AND pt.tag_id = t.id AND pt.paper_id = r.pid RETURNING 1)"
+            " INSERT INTO paper_tag(paper_id, tag_id) SELECT a.pid, t.id"
+            " FROM unnest(?::int[], ?::citext[]) AS a(pid, name) JOIN tag t ON t.name = a.name"
+            " ON CONFLICT DO NOTHING", (remove_ids, remove_names, add_ids, add_names))
 
 
 class PostgresImports(ImportQueries):
