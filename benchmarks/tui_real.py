@@ -6,6 +6,7 @@ clearing a query and broad two-word queries included; the facets fill in afterwa
     python -m benchmarks.tui_real PATH     # a .bib folder or file (imported into a temporary
                                            # catalog), or a catalog .db
     python -m benchmarks.tui_real PATH --keys   # and the slowest keys, broken down
+    python -m benchmarks.tui_real PATH --show 'the m' 'attention e'   # and every key of those
     python -m benchmarks.tui_real --wide 1000000 --dir DIR   # a generated wide catalog
                                            # (5,000 venues, 100,000 authors) built in DIR with
                                            # `catalog import` as a user would (kept: built once)
@@ -166,7 +167,7 @@ def build_wide(papers: int, folder: Path, per_file: int = 250_000) -> Path:
     return db
 
 
-def report(path: Path, keys: bool = False) -> list[str]:
+def report(path: Path, keys: bool = False, show: tuple[str, ...] = ()) -> list[str]:
     from benchmarks.tui import breakdown_lines
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -204,7 +205,15 @@ def report(path: Path, keys: bool = False) -> list[str]:
     refreshes = [run.get("refreshes", 0) for run in runs]  # for changes made elsewhere meanwhile
     lines.append(f"| refreshes (changes made elsewhere) | {refreshes[0]} | {refreshes[1]} | {refreshes[1] - refreshes[0]:+d} |")
     lines.append("")
-    return lines + (breakdown_lines(runs[1]["breakdown"]) if keys else [])
+    lines += breakdown_lines(runs[1]["breakdown"]) if keys else []
+    if show:  # every key typed in these queries, slow or not, against the same key on the seeds
+        lines += ["Keys of " + ", ".join(f"`{text}`" for text in show) + " (to results, real / seeds / real − seeds):", ""]
+        lines += [f"- `{r['typed']}`: {r['ms']:.0f} / {s['ms']:.0f} / {r['ms'] - s['ms']:+.0f} ms"
+                  for s, r in zip(*(run["keys"] for run in runs)) if r["typed"].startswith(show)]
+        lines += ["", "Their breakdown:", ""]
+        lines += breakdown_lines([k for k in runs[1]["breakdown"] if k["typed"].startswith(show)],
+                                 slowest=len(runs[1]["breakdown"]))[2:]
+    return lines
 
 
 def main() -> None:
@@ -216,6 +225,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("path", type=Path, nargs="?")
     parser.add_argument("--keys", action="store_true", help="then the real library's slowest keys, broken down")
+    parser.add_argument("--show", nargs="+", default=[], metavar="TEXT",
+                        help="then every key of the queries typed starting with TEXT (`the m`), broken down")
     parser.add_argument("--wide", type=int, metavar="PAPERS", help="a generated wide catalog of PAPERS papers instead")
     parser.add_argument("--dir", type=Path, help="where --wide builds (and finds) its catalog")
     args = parser.parse_args()
@@ -225,7 +236,7 @@ def main() -> None:
         args.path = build_wide(args.wide, args.dir)
     elif args.path is None:
         parser.error("give PATH or --wide")
-    print("\n".join(report(args.path, keys=args.keys)))
+    print("\n".join(report(args.path, keys=args.keys, show=tuple(args.show))))
 
 
 if __name__ == "__main__":

@@ -296,10 +296,10 @@ class Catalog:
 
         with self.store.write() as tx:
             pid = resolve_key(tx, key)
-            before = len(tx.imports.places_of(pid))
+            before = len(tx.merges.places_of(pid))
             ids = merges.split(tx, pid, tx.papers.key_of(pid), list(dict.fromkeys(numbers)), rules.now())
             return SplitResult(tx.papers.detail(pid).summary, tuple(tx.papers.summaries(ids)),
-                               before - len(tx.imports.places_of(pid)))
+                               before - len(tx.merges.places_of(pid)))
 
     # --- user data: each change returns an Edit, which `undo` takes back -----------------
 

@@ -42,36 +42,33 @@ def db_path(tmp_path: Path) -> Path:
     return tmp_path / "catalog.db"
 
 
-@pytest.fixture
-def empty_catalog(db_path: Path):
-    catalog = Catalog.open(db_path)
-    yield catalog
-    catalog.close()
-
-
-@pytest.fixture(scope="session")
-def _seeded_file(tmp_path_factory) -> tuple[Path, str | None]:
-    """The seeded catalog file, made once per test process, and the CATALOG_USER it was made
-    under (its owner). `seeded` copies it: making it took 0.3-0.8 s a test, copying 0.02-0.05 s."""
-    path = tmp_path_factory.mktemp("seeded") / "catalog.db"
-    with pytest.MonkeyPatch.context() as patch:
-        for name, value in _test_environment(tmp_path_factory.getbasetemp()).items():
-            patch.setenv(name, value)
-        catalog = Catalog.open(path)
-        report = catalog.import_paths([SEEDS])
-        catalog.close()
+def _seed(catalog: Catalog) -> None:
+    report = catalog.import_paths([SEEDS])
     assert not report.errors, report.errors
+
+
+def _made_per_process(tmp_path_factory, name: str, fill) -> tuple[Path, str | None]:
+    """A catalog file made once per test process (`fill` runs on it, new), and the CATALOG_USER
+    it was made under (its owner): tests copy it (_open_copy)."""
+    path = tmp_path_factory.mktemp(name) / "catalog.db"
+    with pytest.MonkeyPatch.context() as patch:
+        for variable, value in _test_environment(tmp_path_factory.getbasetemp()).items():
+            patch.setenv(variable, value)
+        catalog = Catalog.open(path)
+        try:
+            fill(catalog)
+        finally:
+            catalog.close()
     return path, os.environ.get("CATALOG_USER")
 
 
-def _open_seeded(db_path: Path, made: tuple[Path, str | None]) -> Catalog:
-    """The seeded catalog at `db_path`: a copy of the file made once, unless this test's
-    CATALOG_USER would own it (then made here, as a user would)."""
+def _open_copy(db_path: Path, made: tuple[Path, str | None], fill) -> Catalog:
+    """The catalog at `db_path`: a copy of the file made once, unless this test's CATALOG_USER
+    would own it (then made here, as a user would, and `fill` run on it)."""
     template, user = made
     if os.environ.get("CATALOG_USER") != user:
         catalog = Catalog.open(db_path)
-        report = catalog.import_paths([SEEDS])
-        assert not report.errors, report.errors
+        fill(catalog)
         return catalog
     for suffix in ("", "-wal"):  # closed, it is one file; a WAL left beside it goes too
         if Path(f"{template}{suffix}").exists():
@@ -79,9 +76,30 @@ def _open_seeded(db_path: Path, made: tuple[Path, str | None]) -> Catalog:
     return Catalog.open(db_path)
 
 
+@pytest.fixture(scope="session")
+def _empty_file(tmp_path_factory) -> tuple[Path, str | None]:
+    """A new catalog file, made once per test process. `empty_catalog` copies it: a new
+    catalog runs every migration (1.5-2 s a test at load 10), a copy opens in under 0.1 s."""
+    return _made_per_process(tmp_path_factory, "empty", lambda catalog: None)
+
+
+@pytest.fixture
+def empty_catalog(db_path: Path, _empty_file):
+    catalog = _open_copy(db_path, _empty_file, lambda catalog: None)
+    yield catalog
+    catalog.close()
+
+
+@pytest.fixture(scope="session")
+def _seeded_file(tmp_path_factory) -> tuple[Path, str | None]:
+    """The seeded catalog file, made once per test process. `seeded` copies it: making it
+    took 0.3-0.8 s a test, copying 0.02-0.05 s."""
+    return _made_per_process(tmp_path_factory, "seeded", _seed)
+
+
 @pytest.fixture
 def seeded(db_path: Path, _seeded_file):
-    catalog = _open_seeded(db_path, _seeded_file)
+    catalog = _open_copy(db_path, _seeded_file, _seed)
     yield catalog
     catalog.close()
 
@@ -194,10 +212,15 @@ def pytest_terminal_summary(terminalreporter, config):
 # end while the others idle: pytest-xdist hands out whole files in collection order (with
 # --no-loadscope-reorder, pyproject.toml; by default it sorts them by their number of tests,
 # which sent these few-test files last, all at once: the TUI tests beside them ran 10-20x
-# slower than alone). Longest first by one loaded run's --durations (2026-12-07).
-_LONGEST_FILES = ("test_ranked_lists.py", "test_tui_history.py", "test_tui_safety.py", "test_tui_actions.py",
-                  "test_concurrency.py", "test_tui_keys.py", "test_real_pdfs.py", "test_tui_web.py",
-                  "test_tui_wide.py", "test_crash.py", "test_upgrades.py", "test_benchmarks.py")
+# slower than alone). Longest first by loaded runs' --durations (2026-12-07). The first
+# ranked-list file builds the 10k catalog they all share (80-90 s of CPU): the next one comes
+# after enough other long files that the second worker is not left waiting for it idle (236 s
+# at load 15 when both workers began on ranked-list files).
+_LONGEST_FILES = ("test_ranked_lists_imports.py", "test_tui_history.py", "test_tui_safety.py", "test_tui_actions.py",
+                  "test_concurrency.py", "test_ranked_lists_rebuilds.py", "test_tui_keys.py",
+                  "test_ranked_lists_after_edits.py", "test_real_pdfs.py", "test_ranked_lists.py", "test_tui_web.py",
+                  "test_tui_wide.py", "test_crash.py", "test_upgrades.py", "test_benchmarks.py",
+                  "test_ranked_lists_filtered.py")
 
 
 def pytest_collection_modifyitems(items):
@@ -293,8 +316,11 @@ def people(location, monkeypatch):
 
 
 @pytest.fixture
-def empty_any(location):
-    catalog = Catalog.open(location)
+def empty_any(location, request):
+    if isinstance(location, Path):  # a copy of the new file made once (empty_catalog)
+        catalog = _open_copy(location, request.getfixturevalue("_empty_file"), lambda catalog: None)
+    else:
+        catalog = Catalog.open(location)
     yield catalog
     catalog.close()
 
@@ -303,7 +329,7 @@ def empty_any(location):
 def seeded_any(backend, db_path, request):
     """The seeded catalog on each backend (on PostgreSQL a copy of a seeded template)."""
     if backend == "sqlite":
-        catalog = _open_seeded(db_path, request.getfixturevalue("_seeded_file"))
+        catalog = _open_copy(db_path, request.getfixturevalue("_seeded_file"), _seed)
         yield catalog
         catalog.close()
         return

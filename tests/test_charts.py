@@ -84,3 +84,15 @@ def test_the_counts_are_alike_on_both_backends(seeded_any):
     found = seeded_any.statistics.charts("sae")
     assert found.read_per_week[-1][1] == 3 and sum(n for _, n in found.tag_per_year) == 2
     assert sum(n for _, n in found.per_year) + found.undated == 90
+
+
+def test_large_counts_are_written_with_separators_as_everywhere_else():
+    """A real library (16,378 papers): the screen's title said `16,378 papers`, the chart under
+    it `(16378 papers, 80 without a year)` and `Ratings (16378 unrated)`."""
+    big = Charts(16378, ((2024, 15000), (2025, 1298)), 80, (("arXiv", 12410), ("AAAI", 71)),
+                 ((5, 0), (4, 0), (3, 0), (2, 0), (1, 0), (None, 16378)), (), None, ())
+    drawn = {c.title: c.text for c in charts.draw(big, 80)}
+    assert "Papers per year (16,378 papers, 80 without a year)" in drawn
+    assert "Ratings (16,378 unrated)" in drawn
+    venues = drawn["Top 2 venues"].splitlines()
+    assert venues[0].endswith(" 12,410") and all(len(line) <= 80 for line in venues)

@@ -51,3 +51,22 @@ def test_next_free_keeps_a_papers_own_key_and_reuses_none_given():
     assert keys.give("Lee2019", False) == "Lee2019"
     keys.moved(None, "Lee2019")
     assert keys.give("Lee2019", False) == "Lee2019-2"  # a file's key: -2, -3
+
+
+def test_an_import_asks_a_shared_keys_suffixes_once_per_batch(empty_catalog, tmp_path, monkeypatch):
+    """The papers of one batch that want one key: its suffixes are asked in one lookup (a
+    lookup per doubling before: 9 for 300 papers), each paper the next suffix; a second file
+    goes on past the suffixes the first one took."""
+    empty_catalog.citing.citekey_pattern("auth.lower+year")
+    asked = _counting(monkeypatch)
+    for name, papers in (("first", range(300)), ("second", range(300, 310))):
+        source = tmp_path / f"{name}.json"
+        source.write_text(json.dumps([{"title": f"Matrices of kind {n}", "author": "Ann Smith", "year": 2020,
+                                       "abstract": f"We study kind {n}, rank {n * 17}."} for n in papers]))
+        assert not empty_catalog.import_paths([source]).errors
+        if name == "first":
+            assert len(asked) <= 3, asked
+    with empty_catalog.store.read() as tx:
+        keys = set(tx.conn.execute("SELECT key FROM citekey").scalars())
+    assert keys == {"smith2020"} | {f"smith2020{chr(ord('a') + n)}" for n in range(26)} | {
+        f"smith2020{n}" for n in range(27, 310)}

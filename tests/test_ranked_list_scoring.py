@@ -4,7 +4,9 @@ wrote its records otherwise, or scored otherwise, fails here rather than in a ra
 
 from __future__ import annotations
 
+import random
 import sqlite3
+from collections import Counter
 
 import pytest
 
@@ -116,6 +118,33 @@ def test_a_rescored_bound_is_never_beaten_by_a_paper_ranked_below_the_last():
                 assert scoring.bm25(weight, freq, length, avgdl_now) >= bound
 
 
+def _every_prefix_added(words, at_least):
+    """scoring.candidates as it was: every prefix of every word counted, then kept or not."""
+    prefixes = Counter()
+    for term, n in words:
+        for length in range(1, len(term) + 1):
+            prefixes[term[:length]] += n
+    out = [(scoring.key_of(term), n) for term, n in words if n >= at_least]
+    out += [(scoring.key_of(p, prefix=True), n) for p, n in prefixes.items() if n >= at_least]
+    return sorted(out, key=lambda kn: (-kn[1], kn[0]))
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_the_words_and_prefixes_chosen_are_those_every_prefix_counted_gives(seed):
+    """Only the prefixes of prefixes that qualify are looked at: the same keys and counts,
+    in the same order, as counting every prefix of every word (words that start others,
+    one letter, non-ASCII, digits; thresholds from one paper to more than all)."""
+    rng = random.Random(seed)
+    letters = "abcdeé中9"
+    words = {"".join(rng.choice(letters[:rng.randint(2, len(letters))]) for _ in range(rng.randint(1, 7)))
+             for _ in range(3000)}
+    words = [(w, rng.choice((1, 2, 5, 40, 300))) for w in sorted(words)]
+    rng.shuffle(words)
+    total = sum(n for _, n in words)
+    for at_least in (1, 3, 50, 400, 2000, total // 3, total, total + 1):
+        assert scoring.candidates(words, at_least) == _every_prefix_added(words, at_least)
+
+
 def test_which_words_get_lists_and_how_deep():
     words = [("model", 600), ("models", 300), ("moon", 20), ("the", 900)]
     chosen = dict(scoring.candidates(words, 500))
@@ -153,3 +182,48 @@ def test_a_smaller_catalog_keeps_lists_for_what_matches_a_large_share_of_it():
     assert scoring.min_matches(1_000_000) == scoring.MIN_MATCHES_BIG
     assert scoring.keeps_lists(16_373) and scoring.keeps_lists(3_000)
     assert not scoring.keeps_lists(2_999) and not scoring.keeps_lists(90)
+
+
+@pytest.mark.parametrize("papers", [10_000, 100_000, 1_000_000])
+def test_how_deep_a_list_is_goes_by_the_share_of_papers_a_word_matches(papers):
+    share = scoring.DEEP_SHARE
+    assert scoring.list_depth(int(papers * share), papers) == scoring.DEEP_LIST_SIZE
+    assert scoring.list_depth(int(papers * share) - 1, papers) == scoring.LIST_SIZE
+    assert scoring.list_depth(0, 0) == scoring.LIST_SIZE
+
+
+# Which queries a list can serve: a word or prefix, an AND of them, a phrase of words.
+
+@pytest.mark.parametrize("query, key", [
+    ("model", '("model")'), ("Model", '("model")'), ("interp*", '("interp"*)'),
+    ('"language models"', None), ("a OR b", None), ("model -x", None),
+    ("=model", '("model")'), ("venue:ICML", None),
+])
+def test_which_queries_a_list_can_serve(query, key):
+    from catalog.searching.query import parse
+    from catalog.store.sqlite.fts import compile_query
+
+    assert scoring.word_key(compile_query(parse(query))) == key
+
+
+@pytest.mark.parametrize("query, keys", [
+    ("sparse attention", ['("sparse")', '("attention")']), ("Language mo*", ['("language")', '("mo"*)']),
+    ("model venue:ICML the", ['("model")', '("the")']), ("model", None), ('"language models" x', None),
+    ("model model", None), ("model -the", None), ("model OR the", None), ("model (the OR a)", None),
+])
+def test_which_and_queries_lists_can_serve(query, keys):
+    from catalog.searching.query import parse
+    from catalog.store.sqlite.fts import compile_query
+
+    assert scoring.and_keys(compile_query(parse(query))) == keys
+
+
+@pytest.mark.parametrize("query, keys", [
+    ('"language models"', ['("language")', '("models")']), ('"Model of the model"', ['("model")', '("of")', '("the")']),
+    ('"model"', None), ('"multi-agent model"', None), ('x "language models"', None), ('"language models" -x', None),
+])
+def test_which_phrases_lists_can_serve(query, keys):
+    from catalog.searching.query import parse
+    from catalog.store.sqlite.fts import compile_query
+
+    assert scoring.phrase_keys(compile_query(parse(query))) == keys

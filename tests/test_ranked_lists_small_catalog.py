@@ -1,6 +1,6 @@
 """A catalog smaller than MIN_MATCHES papers (a real library of 16,000) keeps lists for the
 words and prefixes that match a large share of it (scoring.SMALL_SHARE): their pages, read
-from the lists, are the full ranking's."""
+from the lists, are the full ranking's. The seeds (90 papers) keep none."""
 
 from __future__ import annotations
 
@@ -33,3 +33,8 @@ def _word(key: str) -> bool:
     """A whole word's list (its count exact: a prefix's is chosen by its words' counts added up)."""
     found = scoring.term(key)
     return found is not None and not found[1]
+
+
+def test_small_catalogs_keep_no_lists(seeded, monkeypatch):
+    with seeded.store.read() as tx:
+        assert tx.conn.execute("SELECT count(*) FROM term_top_state").scalar() == 0

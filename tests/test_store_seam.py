@@ -13,8 +13,8 @@ import pytest
 
 from catalog.store import base
 
-ROLES = {"papers": base.Papers, "edits": base.Edits, "imports": base.Imports, "search": base.Search,
-         "discovery": base.Discovery, "upkeep": base.Upkeep, "lists": base.RankedLists}
+ROLES = {"papers": base.Papers, "edits": base.Edits, "imports": base.Imports, "merges": base.Merges,
+         "search": base.Search, "discovery": base.Discovery, "upkeep": base.Upkeep, "lists": base.RankedLists}
 
 
 def _public_methods(cls) -> set[str]:

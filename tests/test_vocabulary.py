@@ -67,10 +67,15 @@ def test_the_cli_renames_merges_deletes_and_undoes(db_path, tmp_path, seeded):
     renamed = run("tags", "rename", "draft", "paper")
     assert renamed.exit_code == 0 and "1 paper changed" in renamed.output
     assert "paper/intro" in run("tags").output
-    assert run("tags", "undo").exit_code == 0
+    undone = run("tags", "undo")
+    # It says what it undid, and that undo again redoes it (it said "Undone: 1 paper changed
+    # (catalog tags undo takes it back)", the same words as the rename's).
+    assert undone.exit_code == 0
+    assert "Undone: paper/intro back to draft/intro on 1 paper (catalog tags undo redoes it)" in undone.output
     listed = run("tags").output
     assert "draft/intro" in listed and "paper/intro" not in listed
-    assert run("tags", "undo").exit_code == 0  # undo again: redo
+    redone = run("tags", "undo")  # undo again: redo
+    assert redone.exit_code == 0 and "Undone: draft/intro back to paper/intro on 1 paper" in redone.output
     assert "paper/intro" in run("tags").output
     assert run("tags", "delete", "paper").exit_code == 0
     assert "No tags yet" in run("tags").output

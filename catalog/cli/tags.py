@@ -86,16 +86,23 @@ def tags_undo(ctx):
     catalog.citing.keep_current()
     for conflict in edit.conflicts:
         click.echo(f"Left alone: {conflict}", err=True)
-    _done(ctx, edit, "Undone")
+    # What came off and what went back on: "Undone: 13 papers changed" did not say which.
+    off = sorted({t for c in edit.changes for t in c.removed})
+    on = sorted({t for c in edit.changes for t in c.added})
+    what = (f"{', '.join(off)} back to {', '.join(on)}" if off and on
+            else f"{', '.join(on)} put back" if on else f"{', '.join(off)} taken off" if off else "nothing")
+    _done(ctx, edit, f"Undone: {what}", undo=True)
 
 
-def _done(ctx, edit, what: str) -> None:
+def _done(ctx, edit, what: str, undo: bool = False) -> None:
     from catalog.text.terminal import safe
 
     _journal_write(_open(ctx).location, edit.changes)
     papers = len({c.key for c in edit.changes})
-    click.echo(safe(f"{what}: {papers} {'paper' if papers == 1 else 'papers'} changed"
-                    + (" (catalog tags undo takes it back)" if papers else "")), err=True)
+    counted = f"{papers:,} {'paper' if papers == 1 else 'papers'}"
+    again = "redoes it" if undo else "takes it back"
+    click.echo(safe((f"{what} on {counted}" if undo else f"{what}: {counted} changed")
+                    + (f" (catalog tags undo {again})" if papers else "")), err=True)
 
 
 # --- the journal: the last change per catalog -----------------------------------------------

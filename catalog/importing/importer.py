@@ -374,12 +374,23 @@ def _give_citekeys(tx, new: list[tuple[int, dedupe.Paper, object]], fmt: str, re
     # unique index serves them on both backends). One query per suffix tried made a batch
     # quadratic in the papers sharing a key (a venue's papers without authors).
     counts = Counter((key.lower(), made) for _, key, made, _ in wanted)
-    clashing = {name: key for _, key, made, _ in wanted if (name := (key.lower(), made)) not in asked
-                and (key.lower() in taken or counts[name] > 1)}
-    # The first block of every key that newly clashes, in one lookup for the batch.
-    taken |= tx.imports.citekeys_taken([citekeys.suffixed(key, m, generated=made)
-                                        for (_, made), key in clashing.items() for m in range(1, SUFFIX_BLOCK + 1)])
-    asked.update(dict.fromkeys(clashing, SUFFIX_BLOCK))
+    # Of every key that clashes, the suffixes this batch's papers of it will take (a block at
+    # least), in one lookup for the batch; the doubling below is for suffixes other papers
+    # hold. A key a venue's papers share took a lookup per doubling per batch (thousands in a
+    # large import).
+    blocks = []
+    for name, key in {(key.lower(), made): key for _, key, made, _ in wanted}.items():
+        if name in asked:
+            first, end = asked[name] + 1, last.get(name, 0) + counts[name]
+        elif name[0] in taken or counts[name] > 1:
+            first, end = 1, max(SUFFIX_BLOCK, counts[name])
+        else:
+            continue
+        if end >= first:
+            blocks.append((name, key, first, end))
+            asked[name] = end
+    taken |= tx.imports.citekeys_taken([citekeys.suffixed(key, m, generated=name[1])
+                                        for name, key, first, end in blocks for m in range(first, end + 1)])
     rows = []
     for paper_id, key, made, line in wanted:
         name = (key.lower(), made)

@@ -41,7 +41,7 @@ def store_merges(tx, rows: list[tuple[int, int, int, str, tuple[str, ...], Paper
                  now: datetime) -> None:
     """Keep each merge: (paper id, source id, position, evidence, fields filled, record)."""
     if rows:
-        tx.imports.add_merges(
+        tx.merges.add_merges(
             [(pid, source, position, evidence, " ".join(filled),
               record_json(record, same_abstract=bool(record.abstract) and evidence == describe(ABSTRACT, record)),
               now)
@@ -60,8 +60,8 @@ def split(tx, pid: int, key: str, numbers: list[int], now: datetime) -> list[int
     your annotations and what its own record said; it loses what only they gave, and takes it
     from the records that stay where they have it. Records that leave together and are one
     paper by the rules above stay one paper. Returns the new papers' ids."""
-    sources = tx.imports.places_of(pid)
-    merged = tx.imports.merges_into(pid)
+    sources = tx.merges.places_of(pid)
+    merged = tx.merges.merges_into(pid)
     if not merged:
         if len(sources) > 1:
             raise CatalogError(f"paper {key}'s records were merged before this version of catalog kept "
@@ -87,10 +87,10 @@ def split(tx, pid: int, key: str, numbers: list[int], now: datetime) -> list[int
         # Records that joined by this abstract keep it written out: the paper's changes now.
         for m in merged:
             if m.id not in gone and '"same_abstract"' in m.record:
-                tx.imports.set_merge(m.id, record=record_json(records[m.id], same_abstract=False))
+                tx.merges.set_merge(m.id, record=record_json(records[m.id], same_abstract=False))
     _revert(tx, pid, current, [(m.id, m.filled) for m in leaving],
             [(m.id, set(m.filled.split()), records[m.id]) for m in merged if m.id not in gone], now)
-    tx.imports.delete_merges(gone)
+    tx.merges.delete_merges(gone)
     return _papers_of(tx, pid, [(m.source_id, m.position, records[m.id]) for m in leaving], now)
 
 
@@ -107,7 +107,7 @@ def _revert(tx, pid: int, current: dict, leaving: list[tuple[int, str]],
         for name in gave:
             values[name] = getattr(record, name)
         if gave:
-            tx.imports.set_merge(merge_id, filled=" ".join(sorted(filled | set(gave))))
+            tx.merges.set_merge(merge_id, filled=" ".join(sorted(filled | set(gave))))
     changes: dict[str, object] = {n: v for n, v in values.items() if n != "abstract"}
     current.update(changes)
     if "abstract" in cleared or ("title" in cleared and not current["abstract"]):
@@ -142,7 +142,7 @@ def _papers_of(tx, pid: int, leaving: list[tuple[int, int, PaperRecord]], now: d
     rows = []
     for new, paper in zip(ids, papers):
         for n in paper.positions:
-            tx.imports.move_record(*places[n], from_paper=pid, to_paper=new)
+            tx.merges.move_record(*places[n], from_paper=pid, to_paper=new)
         rows.extend((new, *places[m.record.position], m.evidence, m.filled, m.record) for m in paper.merges)
     store_merges(tx, rows, now)
     tx.imports.set_authors([(new, paper.record.authors) for new, paper in zip(ids, papers) if paper.record.authors])

@@ -28,8 +28,8 @@ class Chart:
 def draw(charts: Charts, width: int = 80) -> list[Chart]:
     width = max(40, width)
     years = charts.per_year
-    out = [Chart(f"Papers per year ({charts.papers} papers"
-                 + (f", {charts.undated} without a year)" if charts.undated else ")"),
+    out = [Chart(f"Papers per year ({charts.papers:,} papers"
+                 + (f", {charts.undated:,} without a year)" if charts.undated else ")"),
                  _bars([y for y, _ in years], [n for _, n in years], width) if years
                  else "No paper has a year yet.")]
     venues = charts.top_venues
@@ -39,12 +39,12 @@ def draw(charts: Charts, width: int = 80) -> list[Chart]:
     rated = [(r, n) for r, n in charts.ratings if r is not None]
     rated = rated if any(n for _, n in rated) else []
     unrated = sum(n for r, n in charts.ratings if r is None)
-    out.append(Chart(f"Ratings ({unrated} unrated)" if unrated else "Ratings",
+    out.append(Chart(f"Ratings ({unrated:,} unrated)" if unrated else "Ratings",
                      _hbars(["★" * r for r, _ in rated], [n for _, n in rated], width) if rated
                      else "No paper is rated yet: r rates one (catalog rate KEY 4)."))
     weeks = charts.read_per_week
     read = sum(n for _, n in weeks)
-    out.append(Chart(f"Papers read per week ({read} in {len(weeks)} weeks)",
+    out.append(Chart(f"Papers read per week ({read:,} in {len(weeks)} weeks)",
                      _bars([d.strftime("%m-%d") for d, _ in weeks], [n for _, n in weeks], width) if read
                      else f"No paper marked read in the last {len(weeks)} weeks."))
     if charts.tag is None:
@@ -76,9 +76,9 @@ def _hbars(labels: list[str], values: list[int], width: int) -> str:
     if not values:
         return ""
     pad = max(len(label) for label in labels)
-    room = max(1, width - pad - 2 - len(str(max(values))) - 1)
+    room = max(1, width - pad - 2 - len(f"{max(values):,}") - 1)
     top = max(values) or 1
-    return "\n".join(f"{label.rjust(pad)}  {'█' * max(1 if n else 0, round(n / top * room))} {n}"
+    return "\n".join(f"{label.rjust(pad)}  {'█' * max(1 if n else 0, round(n / top * room))} {n:,}"
                      for label, n in zip(labels, values))
 
 

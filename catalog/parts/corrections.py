@@ -109,10 +109,10 @@ def _write(tx, pid: int, current: dict, changed: dict[str, object]):
             tx.imports.set_kept_fields(kept.source_id, kept.position, rewritten)
             kept_before.append((kept.source_id, kept.position, kept.fields))
             kept_after.append((kept.source_id, kept.position, rewritten))
-    for merge in tx.imports.merges_into(pid):  # a split gives back what merges filled: not these
+    for merge in tx.merges.merges_into(pid):  # a split gives back what merges filled: not these
         filled = merge.filled.split()
         if set(filled) & changed.keys():
-            tx.imports.set_merge(merge.id, filled=" ".join(f for f in filled if f not in changed))
+            tx.merges.set_merge(merge.id, filled=" ".join(f for f in filled if f not in changed))
     return tuple(kept_before), tuple(kept_after)
 
 

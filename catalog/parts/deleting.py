@@ -38,8 +38,8 @@ class Deleting:
 
 
 def _delete(tx, pid: int) -> PaperDeleted:
-    change = PaperDeleted(tx.papers.key_of(pid), tx.imports.paper_rows(pid))
-    tx.imports.delete_paper(pid)
+    change = PaperDeleted(tx.papers.key_of(pid), tx.edits.paper_rows(pid))
+    tx.edits.delete_paper(pid)
     return change
 
 
@@ -54,5 +54,5 @@ def revert(tx, pid: int | None, change: PaperDeleted) -> tuple[PaperDeleted | No
     fingerprint = row_value(change.rows, "paper", "fingerprint")
     if tx.imports.fingerprint_taken(fingerprint):
         return None, f"paper {change.key} was imported again since, under another key: not brought back"
-    tx.imports.restore_paper(change.rows)
+    tx.edits.restore_paper(change.rows)
     return PaperDeleted(change.key, change.rows, deleted=False), None

@@ -1,5 +1,6 @@
-"""What users write: tags, status, rating and their own title, notes, saved searches; and the
-annotations file's view of them. Plain SQL both backends run."""
+"""What users write: tags, status, rating and their own title, notes, saved searches; the
+annotations file's view of them; papers deleted with every row, and brought back. Plain SQL
+both backends run."""
 
 from __future__ import annotations
 
@@ -10,8 +11,14 @@ from catalog.errors import CatalogError
 from catalog.results import AddedAcronym, SavedQuery
 from catalog.rules import USER_FIELDS, now
 from catalog.store.base import Edits
-from catalog.store.rows import TagOnPaper, chunks
+from catalog.store.rows import TableRows, TagOnPaper, chunks, row_value
+from catalog.store.schema import TABLES
 
+
+# The tables holding a paper's own rows (`paper_rows`; store/schema.py's TABLES gives their
+# columns and order). Attachments are not among them: a paper with files is not deleted.
+OWN_ROWS = ("paper", "provenance", "kept_record", "citekey", "paper_author", "paper_merge", "note",
+            "paper_reader", "paper_link", "paper_notice", "topic")
 
 # The fields that are each reader's own (paper_reader); user_title is shared (paper).
 READER_FIELDS = ("status", "rating")
@@ -230,3 +237,40 @@ class EditQueries(Edits):
 
     def fingerprint_of(self, paper_id: int) -> str:
         return self.conn.execute("SELECT fingerprint FROM paper WHERE id = ?", (paper_id,)).scalar()
+
+    # --- deleting a paper, and bringing it back --------------------------------------------------
+
+    def paper_rows(self, paper_id: int) -> tuple[TableRows, ...]:
+        """Every row of the paper, table by table (parents first): (table, columns, rows), what
+        `restore_paper` writes back. Its tags are kept by name (a tag no paper uses goes)."""
+        out = []
+        for table, columns in TABLES:
+            if table in OWN_ROWS:
+                where = "id = ?" if table == "paper" else "paper_id = ?"
+                names = tuple(c.strip() for c in columns.split(","))
+                rows = self.conn.execute(f"SELECT {columns} FROM {table} WHERE {where}", (paper_id,)).all()
+                out.append(TableRows(table, names, tuple(tuple(r) for r in rows)))
+        tags = self.conn.execute("SELECT t.name FROM paper_tag pt JOIN tag t ON t.id = pt.tag_id"
+                                 " WHERE pt.paper_id = ? ORDER BY t.name", (paper_id,)).scalars()
+        out.append(TableRows("tag_names", ("name",), tuple((t,) for t in tags)))
+        return tuple(out)
+
+    def delete_paper(self, paper_id: int) -> None:
+        """The paper and every row of it (the foreign keys cascade), then the tags no paper uses."""
+        self.conn.execute("DELETE FROM paper WHERE id = ?", (paper_id,))
+        self.conn.execute("DELETE FROM tag WHERE id NOT IN (SELECT tag_id FROM paper_tag)")
+
+    def restore_paper(self, rows) -> None:
+        """Write back what `paper_rows` read (the same ids; the triggers index it again)."""
+        paper_id = row_value(rows, "paper", "id")
+        for table, names, values in rows:
+            if table == "tag_names":
+                for (name,) in values:
+                    self.conn.execute("INSERT INTO tag(name) VALUES (?) ON CONFLICT DO NOTHING", (name,))
+                    self.conn.execute("INSERT INTO paper_tag(paper_id, tag_id) SELECT ?, id FROM tag WHERE name = ?"
+                                      " ON CONFLICT DO NOTHING", (paper_id, name))
+                continue
+            if values:
+                marks = ", ".join("?" for _ in names)
+                self.conn.executemany(f"INSERT INTO {table}({', '.join(names)}) VALUES ({marks})",
+                                      [tuple(v) for v in values])

@@ -1,7 +1,7 @@
 """Importing: the files imported (sources), new papers and their keys, where each paper was
-seen (provenance), looking papers up for deduplication, filling their fields, the record of
-merges that `catalog split` undoes, the acronyms abstracts define, and the text derived from
-abstracts. Plain SQL both backends run; a bulk load is the backend's own (bulk_load,
+seen (provenance), looking papers up for deduplication, filling their fields, the acronyms
+abstracts define, and the text derived from abstracts (merges: merges.py; deleting a paper:
+edits.py). Plain SQL both backends run; a bulk load is the backend's own (bulk_load,
 index_papers_from)."""
 
 from __future__ import annotations
@@ -13,16 +13,9 @@ from catalog.errors import StoreError
 from catalog.results import AttachmentView
 from catalog.store.base import Imports
 from catalog.store.rows import (
-    ATTACHMENT_COLUMNS, DerivedRow, KeptRow, KnownSource, MergeRecord, PaperFacts, Place, Setting, TableRows,
-    ValueOwner, attachment, chunks, paper_facts, row_value,
+    ATTACHMENT_COLUMNS, DerivedRow, KeptRow, KnownSource, PaperFacts, Setting, ValueOwner, attachment, chunks,
+    paper_facts,
 )
-from catalog.store.schema import TABLES
-
-# The tables holding a paper's own rows (`paper_rows`; store/schema.py's TABLES gives their
-# columns and order). Attachments are not among them: a paper with files is not deleted.
-OWN_ROWS = ("paper", "provenance", "kept_record", "citekey", "paper_author", "paper_merge", "note",
-            "paper_reader", "paper_link", "paper_notice", "topic")
-
 
 # The columns of a new paper, in the order of prepare.PaperRow, then its key and times.
 PAPER_COLUMNS = ("fingerprint", "abstract", "abstract_text", "search_extra", "headline", "title",
@@ -169,43 +162,6 @@ class ImportQueries(Imports):
         self.conn.execute("UPDATE kept_record SET fields = ? WHERE source_id = ? AND position = ?",
                           (fields, source_id, position))
 
-    # --- deleting a paper, and bringing it back --------------------------------------------------
-
-    def paper_rows(self, paper_id: int) -> tuple[TableRows, ...]:
-        """Every row of the paper, table by table (parents first): (table, columns, rows), what
-        `restore_paper` writes back. Its tags are kept by name (a tag no paper uses goes)."""
-        out = []
-        for table, columns in TABLES:
-            if table in OWN_ROWS:
-                where = "id = ?" if table == "paper" else "paper_id = ?"
-                names = tuple(c.strip() for c in columns.split(","))
-                rows = self.conn.execute(f"SELECT {columns} FROM {table} WHERE {where}", (paper_id,)).all()
-                out.append(TableRows(table, names, tuple(tuple(r) for r in rows)))
-        tags = self.conn.execute("SELECT t.name FROM paper_tag pt JOIN tag t ON t.id = pt.tag_id"
-                                 " WHERE pt.paper_id = ? ORDER BY t.name", (paper_id,)).scalars()
-        out.append(TableRows("tag_names", ("name",), tuple((t,) for t in tags)))
-        return tuple(out)
-
-    def delete_paper(self, paper_id: int) -> None:
-        """The paper and every row of it (the foreign keys cascade), then the tags no paper uses."""
-        self.conn.execute("DELETE FROM paper WHERE id = ?", (paper_id,))
-        self.conn.execute("DELETE FROM tag WHERE id NOT IN (SELECT tag_id FROM paper_tag)")
-
-    def restore_paper(self, rows) -> None:
-        """Write back what `paper_rows` read (the same ids; the triggers index it again)."""
-        paper_id = row_value(rows, "paper", "id")
-        for table, names, values in rows:
-            if table == "tag_names":
-                for (name,) in values:
-                    self.conn.execute("INSERT INTO tag(name) VALUES (?) ON CONFLICT DO NOTHING", (name,))
-                    self.conn.execute("INSERT INTO paper_tag(paper_id, tag_id) SELECT ?, id FROM tag WHERE name = ?"
-                                      " ON CONFLICT DO NOTHING", (paper_id, name))
-                continue
-            if values:
-                marks = ", ".join("?" for _ in names)
-                self.conn.executemany(f"INSERT INTO {table}({', '.join(names)}) VALUES ({marks})",
-                                      [tuple(v) for v in values])
-
     # --- deduplication --------------------------------------------------------------------------
 
     def papers_with_values(self, column: str, values: Iterable[str]) -> list[ValueOwner]:
@@ -247,45 +203,6 @@ class ImportQueries(Imports):
         assert changes.keys() <= WRITABLE
         sets = ", ".join(f"{name} = ?" for name in changes)
         self.conn.execute(f"UPDATE paper SET {sets} WHERE id = ?", (*changes.values(), paper_id))
-
-    # --- merges and splits ------------------------------------------------------------------------
-
-    def add_merges(self, merges: Iterable[tuple]) -> None:
-        """(paper id, source id, position, evidence, filled, record JSON, merged at) of each."""
-        self.conn.executemany(
-            "INSERT INTO paper_merge(paper_id, source_id, position, evidence, filled, record, merged_at)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?)", merges)
-
-    def merges_into(self, paper_id: int) -> list[MergeRecord]:
-        """The records that joined the paper, oldest first."""
-        return [MergeRecord(r["id"], r["source_id"], r["position"], r["evidence"], r["filled"], r["record"])
-                for r in self.conn.execute(
-                    "SELECT id, source_id, position, evidence, filled, record FROM paper_merge"
-                    " WHERE paper_id = ? ORDER BY id", (paper_id,))]
-
-    def set_merge(self, merge_id: int, *, record: str | None = None, filled: str | None = None) -> None:
-        if record is not None:
-            self.conn.execute("UPDATE paper_merge SET record = ? WHERE id = ?", (record, merge_id))
-        if filled is not None:
-            self.conn.execute("UPDATE paper_merge SET filled = ? WHERE id = ?", (filled, merge_id))
-
-    def delete_merges(self, ids: Iterable[int]) -> None:
-        for part, marks in chunks(list(ids)):
-            self.conn.execute(f"DELETE FROM paper_merge WHERE id IN ({marks})", part)
-
-    def places_of(self, paper_id: int) -> list[Place]:
-        """Where each record of the paper came from, as `catalog show` numbers them."""
-        return [Place(r["source_id"], r["position"]) for r in self.conn.execute(
-            "SELECT pr.source_id, pr.position FROM provenance pr JOIN source s ON s.id = pr.source_id"
-            " WHERE pr.paper_id = ? ORDER BY s.id, pr.position", (paper_id,))]
-
-    def move_record(self, source_id: int, position: int, *, from_paper: int, to_paper: int) -> None:
-        self.conn.execute(
-            "UPDATE provenance SET paper_id = ? WHERE paper_id = ? AND source_id = ? AND position = ?",
-            (to_paper, from_paper, source_id, position))
-        self.conn.execute(
-            "UPDATE kept_record SET paper_id = ? WHERE paper_id = ? AND source_id = ? AND position = ?",
-            (to_paper, from_paper, source_id, position))
 
     # --- acronyms the abstracts define -------------------------------------------------------
 

@@ -24,6 +24,9 @@ from catalog.tui.widgets.paper_list import PaperList
 from catalog.tui.widgets.search_bar import SearchBar
 from catalog.tui.widgets.sidebar import Sidebar
 
+# The venue column's widest: a wide screen shows this much of a venue (rows.Columns.fit).
+VENUE_MOST = 30
+
 
 class AnswersHost(Protocol):
     """What showing answers needs of the catalog screen."""
@@ -117,7 +120,8 @@ class SearchAnswers:
             self.screen.papers.fetch_rest()  # the rest of the first page failed: the list asks again
 
     def show_position(self) -> None:
-        self.screen.search_bar.hint(position(self.screen.papers, self.screen.searching.state))
+        bar = self.screen.search_bar
+        bar.hint(position(self.screen.papers, self.screen.searching.state, bar.hint_width))
 
     def empty_message(self, suggestions: list[Suggestion] = ()) -> list[Text]:
         facets = self.screen.facets
@@ -163,7 +167,7 @@ class SearchAnswers:
     def counted(self, message: Sidebar.Counted) -> None:
         # The venue column fits the venues: it widens, but never narrows while searching.
         papers = self.screen.papers
-        width = column_width((v for v, _, _ in message.facets.venues), 5, 12)
+        width = column_width((v for v, _, _ in message.facets.venues), 5, VENUE_MOST)
         if message.facets.query.strip():
             width = max(width, papers.venue_width)
         if width != papers.venue_width:

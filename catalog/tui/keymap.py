@@ -17,6 +17,7 @@ from __future__ import annotations
 import os
 import tomllib
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 
 from textual.binding import Binding
@@ -66,12 +67,34 @@ def load(path: Path | None) -> Keymap:
     for name, value in table.items():
         if name not in known:
             found.problems.append(f"{path}: no key named {name!r} (the help screen, ?, shows the names)")
-        elif not isinstance(value, str) or not value.strip() or " " in value.strip():
+        elif (not isinstance(value, str) or not value.strip() or " " in value.strip()
+              or not all(is_key(k.strip()) for k in value.split(","))):
             found.problems.append(f"{path}: {name} = {value!r} is not a key (like \"ctrl+t\" or \"x,y\")")
         else:
             found.keys[name] = ",".join(k.strip() for k in value.split(","))
     found.problems += clashes(found.keys)
     return found
+
+
+MODIFIERS = {"ctrl", "shift", "alt", "meta", "super", "hyper"}
+
+
+def is_key(key: str) -> bool:
+    """A key Textual can send: a character or a key's name ("f5", "pageup", "question_mark"),
+    after lowercase modifiers. "ctrl-t" or "Ctrl+T" never arrive, and a binding given only
+    those had no key at all."""
+    *modifiers, base = key.split("+")
+    return all(m in MODIFIERS for m in modifiers) and (
+        (len(base) == 1 and base.isprintable() and not base.isspace()) or base in _key_names())
+
+
+@lru_cache(maxsize=1)
+def _key_names() -> frozenset[str]:
+    from textual.keys import REPLACED_KEYS, Keys, _character_to_key
+
+    named = {k.value for k in Keys if "+" not in k.value and not k.value.startswith("<")}
+    characters = {_character_to_key(chr(c)) for c in range(33, 127)}
+    return frozenset(named | characters | set(REPLACED_KEYS))
 
 
 def keys_of(binding: Binding, keymap: dict[str, str]) -> str:

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from threading import Event
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual.content import Content
 from textual.message import Message
@@ -24,7 +25,7 @@ from catalog.results import MissingWords, PaperSummary, Suggestion
 from catalog.searching.query import RELEVANCE, QueryError, Sort
 from catalog.searching.request import SearchRequest, request
 from catalog.searching.suggest import corrected
-from catalog.tui.display import first_line
+from catalog.tui.display import first_line, shorten
 from catalog.tui.messages import (
     KeptAt, SearchCount, SearchFailed, SearchRest, SearchResults, SearchSuggestions,
 )
@@ -238,27 +239,55 @@ def _suggest(catalog: Catalog, asked: SearchRequest, generation: int, post, stop
 
 # --- what the screen says about the search ----------------------------------------------
 
-def position(papers: PaperList, state: SearchState) -> Content:
+def position(papers: PaperList, state: SearchState, width: int = 0) -> Content:
     """`row 51,203 / 100,000` (`/ 200+` while the count runs), and how many papers are
-    marked: the line under the search bar."""
+    marked: the line under the search bar. In `width` cells (0: any): at 80 columns the
+    line ran past the edge and hid the count of marks, so the hints give way first."""
+    # Each piece: its forms (longest first), its style, and when it gives way (lowest first).
+    pieces: list[tuple[list[str], str, int]] = []
     total = papers.total
     if not total:
-        parts: list = ["0 papers"]
+        pieces.append((["0 papers"], "", 0))
     else:
         of = f"{total:,}" if state.counted else f"{papers.at_least:,}+"
-        parts = [f"row {papers.cursor + 1:,} / {of}"]
+        pieces.append(([f"row {papers.cursor + 1:,} / {of}"], "", 0))
         if state.holding_all is not None:
-            parts.append(f"  ·  {state.holding_all:,} with every word, then ≈ some")
+            every = f"{state.holding_all:,} with every word"
+            pieces.append(([f"{every}, then ≈ some", every], "", 2))
         if state.note:
-            parts.append((f"  ·  {state.note}", "$text-warning"))
+            pieces.append(([state.note], "$text-warning", 0))
     if state.sort != RELEVANCE:
-        parts.append(f"  ·  by {state.sort.name}")
+        pieces.append(([f"by {state.sort.name}", f"by {state.sort.name.split(',')[0]}"], "", 3))
     if papers.anchor is not None:
         low, high = sorted((papers.anchor, papers.cursor))
-        parts.append((f"  ·  V marks rows {low + 1:,}–{high + 1:,}", "$text-accent"))
+        pieces.append(([f"V marks rows {low + 1:,}–{high + 1:,}", f"V {low + 1:,}–{high + 1:,}"],
+                       "$text-accent", 4))
     if papers.marked:
-        parts.append((f"  ·  {len(papers.marked):,} marked (escape unmarks)", "$text-accent"))
-    return Content.assemble(*parts)
+        count = f"{len(papers.marked):,} marked"
+        pieces.append(([f"{count} (escape unmarks)", count], "$text-accent", 1))
+    forms = [p[0] for p in pieces]
+    chosen = [0] * len(pieces)
+    steps = sorted((rank, n) for n, (f, _, rank) in enumerate(pieces) if len(f) > 1)
+    separator = "  ·  "
+
+    def line() -> str:
+        return separator.join(f[c] for f, c in zip(forms, chosen))
+
+    while width and cell_len(line()) > width:
+        if steps:
+            chosen[steps.pop(0)[1]] += 1
+        elif separator != " · ":
+            separator = " · "
+        else:  # the note (did you mean …) is cut; the count of marks after it stays whole
+            for n, (_, style, _) in enumerate(pieces):
+                if style == "$text-warning":
+                    text = forms[n][chosen[n]]
+                    forms[n] = [shorten(text, max(8, cell_len(text) - cell_len(line()) + width))]
+                    chosen[n] = 0
+            break
+    return Content.assemble(*[((separator if n else "") + f[c], style) if style
+                              else (separator if n else "") + f[c]
+                              for n, (f, c, (_, style, _)) in enumerate(zip(forms, chosen, pieces))])
 
 
 def partial_note(query: str, suggestions: list[Suggestion], missing: MissingWords | None) -> str | None:

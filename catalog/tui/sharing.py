@@ -183,7 +183,7 @@ class Sharing(Widget):
         self.main.with_targets(self._copy_menu)
 
     def _copy_menu(self, papers: list[PaperSummary]) -> None:
-        what = shorten(papers[0].title) if len(papers) == 1 else f"{len(papers)} marked papers"
+        what = shorten(papers[0].title) if len(papers) == 1 else f"{len(papers):,} marked papers"
         choices = [Choice(key, Text(label), key) for key, (label, _, _) in COPY.items()]
 
         def picked(choice: Choice | None) -> None:

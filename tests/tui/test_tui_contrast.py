@@ -88,3 +88,38 @@ async def test_every_text_of_every_theme_reaches_aa(terminal, seeded, settle, mo
                 if low:
                     failures.append(f"{theme}, {focused} focused:\n  " + "\n  ".join(low[:10]))
         assert not failures, "\n".join(failures)
+
+
+async def test_placeholders_and_suggestions_reach_aa_in_every_theme(seeded, settle):
+    """An empty search bar shows the query language as its placeholder, the tag editor what to
+    type and the completion it offers: text a new user reads first. They were drawn in
+    Textual's $text-disabled, 2.5-2.8:1 in light and dark themes alike (seen by hand on a
+    16k-paper library: the test above searches first, so its bar is never empty); typed text
+    on a focused input was 4.4:1 on solarized-dark. Only inputs are measured, not the page
+    dimmed behind the dialog."""
+    seeded.tag([seeded.search("model", limit=1)[0].key], add=["models/zoo"])
+    app = CatalogApp(seeded, cursor_blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        themes = [name for name in sorted(app.available_themes) if not name.startswith("ansi-")]
+        failures = []
+        for theme in themes:
+            app.theme = theme
+            app.main.query_one("#search").focus()
+            await settle(pilot)
+            low = [line for line in low_contrast(app) if "Input at" in line]
+            if low:
+                failures.append(f"{theme}, empty search bar:\n  " + "\n  ".join(low[:5]))
+        app.main.papers.focus()
+        await settle(pilot)
+        await pilot.press("t")
+        await settle(pilot)
+        await pilot.press(*"mo")  # "models/zoo" offered as the completion, greyed after the cursor
+        await settle(pilot)
+        for theme in themes:
+            app.theme = theme
+            await settle(pilot)
+            low = [line for line in low_contrast(app) if "Input at" in line]  # TagInput too
+            if low:
+                failures.append(f"{theme}, tag editor:\n  " + "\n  ".join(low[:5]))
+        assert not failures, "\n".join(failures)

@@ -3,6 +3,7 @@ math, notes as Markdown."""
 
 from __future__ import annotations
 
+from catalog.tui.app import CatalogApp
 from tests.tui.conftest import screen_text, toasts
 
 SIZE = (120, 36)
@@ -103,3 +104,50 @@ async def test_a_long_venue_keeps_its_count_in_view(app, seeded, settle, tmp_pat
         sidebar = app.main.query_one("#sidebar")
         lines = [line for line in screen_text(app, sidebar).splitlines() if "Monthly" in line]
         assert len(lines) == 1 and lines[0].rstrip(" │▎▊").endswith("… 1"), lines
+
+
+async def test_a_long_tag_keeps_its_count_in_view(app, seeded, settle):
+    """On a real library (jgrey4296's bibliography, 16k papers) the Tags facet showed
+    `Computer-algebra-syst` and no count, at 80 columns and nested deeper too: tags are
+    shortened as venues are."""
+    keys = [p.key for p in seeded.search("", limit=3)]
+    seeded.tag(keys[:1], add=["Computer-algebra-system"])
+    seeded.tag(keys[1:3], add=["reading-group/autumn-term-presentations"])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("b")  # the sidebar, hidden at 80 columns
+        await settle(pilot)
+        sidebar = app.main.query_one("#sidebar")
+        text = screen_text(app, sidebar)
+        algebra = [line for line in text.splitlines() if "Computer-alg" in line]
+        assert len(algebra) == 1 and algebra[0].rstrip(" │▎▊▁▂▃▄▅▆▇█").endswith("… 1"), algebra
+        autumn = [line for line in text.splitlines() if "autumn" in line]
+        assert len(autumn) == 1 and autumn[0].rstrip(" │▎▊▁▂▃▄▅▆▇█").endswith("… 2"), autumn
+
+
+async def test_a_wide_screen_gives_venues_room_and_no_empty_tags_column(app, seeded, settle, tmp_path):
+    """At 160x48 on a real library the venue column stayed 12 cells (`Journal of …`,
+    `Communicati…`) beside a Tags column 30 cells wide that no paper on screen filled."""
+    bib = tmp_path / "jasss.bib"
+    bib.write_text("@article{j, title={Agents in a market}, author={Ann Lee}, journal={Journal of "
+                   "Artificial Societies and Social Simulation}, year=2019}\n")
+    seeded.import_paths([bib])
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        await pilot.press("slash", *"agents market", "enter")
+        await settle(pilot, typing=True)
+        papers = app.main.papers
+        lines = screen_text(app, papers).splitlines()
+        assert "Tags" not in lines[0], lines[0]
+        row = next(line for line in lines if "Agents in a market" in line)
+        assert "Journal of Artificia" in row, row  # 12 cells showed "Journal of …"
+        seeded.tag([papers.current.key], add=["abm"])
+        await pilot.press("R")
+        await settle(pilot)
+        assert "Tags" in screen_text(app, papers).splitlines()[0]
+    narrow = CatalogApp(seeded, cursor_blink=False)
+    async with narrow.run_test(size=(80, 24)) as pilot:  # narrow: the title keeps its room
+        await settle(pilot)
+        await pilot.press("slash", *"agents market", "enter")
+        await settle(pilot, typing=True)
+        assert narrow.main.papers.columns().venue == 12

@@ -84,3 +84,21 @@ async def test_triage_keys_can_be_rebound_too(seeded, tmp_path, settle):
         await settle(pilot)
         queued = [p.key for p in seeded.search("status:queued")]
         assert queued == [first]
+
+
+async def test_a_key_textual_never_sends_is_one_line_and_the_usual_key_stays(seeded, tmp_path, settle):
+    """`tag = "ctrl-t"` (a dash, as some apps write it) was taken as is: Textual never sends a
+    key of that name, so tagging had no key at all and nothing said why (found by hand)."""
+    from catalog.tui.screens.tag_editor import TagEditor
+
+    found = _keymap(tmp_path, '[keys]\ntag = "ctrl-t"\nrate = "ctrl+shift+banana"\nstatus = "Ctrl+S"\n'
+                              'stats = "I,f7"\nnote = "ctrl+e,ctrl+question_mark"\n')
+    assert found.keys == {"stats": "I,f7", "note": "ctrl+e,ctrl+question_mark"}
+    assert len(found.problems) == 3 and all("is not a key" in p for p in found.problems)
+    assert any("'ctrl-t'" in p for p in found.problems)
+    app = CatalogApp(seeded, cursor_blink=False, keymap=found)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("t")
+        await settle(pilot)
+        assert isinstance(app.screen, TagEditor)

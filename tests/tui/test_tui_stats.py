@@ -63,3 +63,26 @@ async def test_the_tag_chart_starts_on_the_most_used_tag_not_the_first_by_name(a
         await pilot.press("t")
         await settle(pilot)
         assert app.screen.query_one("Input").value == "zzz"  # the prompt starts on the tag shown
+
+
+async def test_end_and_G_reach_the_last_chart_home_and_g_the_first(app, seeded, settle):
+    """At 80x24 on a real library `end` stopped part way (it scrolled smoothly, a frame at a
+    time, on a busy machine) and `G`, `g`, `pageup` did nothing: the last chart, a tag over
+    the years, was out of reach but by holding j."""
+    seeded.tag([seeded.search("attention", limit=1)[0].key], add=["transformers"])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("i")
+        await settle(pilot)
+        charts = app.screen.query_one("#charts")
+        assert charts.max_scroll_y > 0
+        for last, first in (("end", "home"), ("G", "g")):
+            await pilot.press(last)
+            await settle(pilot)
+            assert charts.scroll_y == charts.max_scroll_y, last
+            await pilot.press("pageup")
+            await settle(pilot)
+            assert 0 < charts.scroll_y < charts.max_scroll_y
+            await pilot.press(first)
+            await settle(pilot)
+            assert charts.scroll_y == 0, first

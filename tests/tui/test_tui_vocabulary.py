@@ -56,3 +56,30 @@ async def test_merge_and_delete_from_the_tags_screen(app, seeded, settle):
         await settle(pilot)
         assert (_tags(seeded, a), _tags(seeded, b)) == ((), ())
         assert seeded.tags() == []
+
+
+async def test_a_parent_no_paper_carries_is_listed_and_renamed_with_its_children(app, seeded, settle):
+    """Tags kept as a hierarchy (project/thesis, project/xai) and no paper tagged `project`
+    itself: the screen listed only the children, so `project` could be renamed with them only
+    on the command line (found by hand on a 16k-paper library)."""
+    a, b = seeded.search("MCR2")[0].key, seeded.search("steering vector")[0].key
+    seeded.tag([a], add=["project/thesis"])
+    seeded.tag([a, b], add=["project/xai"])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("ctrl+t")
+        await settle(pilot)
+        shown = app.screen.query_one("#tag-list")
+        first = str(shown.get_option_at_index(0).prompt)
+        assert first.split()[0] == "project" and "2 papers below" in first, first
+        await pilot.press("r", "ctrl+u")
+        await _type(pilot, "proj")
+        await pilot.press("enter")
+        await settle(pilot)
+        assert (_tags(seeded, a), _tags(seeded, b)) == (("proj/thesis", "proj/xai"), ("proj/xai",))
+        await pilot.press("ctrl+t")
+        await settle(pilot)
+        await pilot.press("d")
+        await settle(pilot)
+        assert "Take the tag proj (and the tags below it) off 2 papers?" in str(
+            app.screen.query_one("Label").render())

@@ -1,5 +1,5 @@
 """The edits role (`tx.edits`): what users write: tags, marks, titles, notes, saved searches,
-annotations, attachments, added acronyms."""
+annotations, attachments, added acronyms; papers deleted and brought back."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from datetime import datetime
 
 from catalog.results import AddedAcronym, SavedQuery
 from catalog.store.base.role import Role
-from catalog.store.rows import TagOnPaper
+from catalog.store.rows import TableRows, TagOnPaper
 
 
 class Edits(Role):
@@ -120,3 +120,15 @@ class Edits(Role):
 
     @abstractmethod
     def fingerprint_of(self, paper_id: int) -> str: ...
+
+    # --- deleting a paper, and bringing it back (undo) ----------------------------------------
+
+    @abstractmethod
+    def paper_rows(self, paper_id: int) -> tuple[TableRows, ...]:
+        """Every row of the paper, for `restore_paper`: (table, columns, rows) parents first."""
+
+    @abstractmethod
+    def delete_paper(self, paper_id: int) -> None: ...
+
+    @abstractmethod
+    def restore_paper(self, rows) -> None: ...

@@ -1,5 +1,5 @@
-"""The imports role (`tx.imports`): sources, new papers, deduplication's lookups, merges,
-acronyms, derived text, settings."""
+"""The imports role (`tx.imports`): sources, new papers, deduplication's lookups, acronyms,
+derived text, settings."""
 
 from __future__ import annotations
 
@@ -8,16 +8,14 @@ from collections.abc import Iterable, Sequence
 from contextlib import AbstractContextManager
 from datetime import datetime
 
-from catalog.store.rows import (
-    DerivedRow, KeptRow, KnownSource, MergeRecord, PaperFacts, Place, Setting, TableRows, ValueOwner,
-)
+from catalog.store.rows import DerivedRow, KeptRow, KnownSource, PaperFacts, Setting, ValueOwner
 from catalog.results import AttachmentView
 from catalog.store.base.role import Role
 
 
 class Imports(Role):
-    """Importing: sources, new papers and their keys, provenance, deduplication's lookups,
-    merges and splits, the acronyms abstracts define, and the text derived from abstracts."""
+    """Importing: sources, new papers and their keys, provenance, deduplication's lookups, the
+    acronyms abstracts define, and the text derived from abstracts."""
 
     @abstractmethod
     def source_with(self, sha256: str) -> KnownSource | None: ...
@@ -107,16 +105,6 @@ class Imports(Role):
         """(source id, position, paper id, entry type, cite key, fields JSON) of each record."""
 
     @abstractmethod
-    def paper_rows(self, paper_id: int) -> tuple[TableRows, ...]:
-        """Every row of the paper, for `restore_paper`: (table, columns, rows) parents first."""
-
-    @abstractmethod
-    def delete_paper(self, paper_id: int) -> None: ...
-
-    @abstractmethod
-    def restore_paper(self, rows) -> None: ...
-
-    @abstractmethod
     def kept_rows(self, paper_id: int) -> list[KeptRow]:
         """Each record kept for the paper."""
 
@@ -138,24 +126,6 @@ class Imports(Role):
 
     @abstractmethod
     def update_paper(self, paper_id: int, changes: dict[str, object]) -> None: ...
-
-    @abstractmethod
-    def add_merges(self, merges: Iterable[tuple]) -> None: ...
-
-    @abstractmethod
-    def merges_into(self, paper_id: int) -> list[MergeRecord]: ...
-
-    @abstractmethod
-    def set_merge(self, merge_id: int, *, record: str | None = None, filled: str | None = None) -> None: ...
-
-    @abstractmethod
-    def delete_merges(self, ids: Iterable[int]) -> None: ...
-
-    @abstractmethod
-    def places_of(self, paper_id: int) -> list[Place]: ...
-
-    @abstractmethod
-    def move_record(self, source_id: int, position: int, *, from_paper: int, to_paper: int) -> None: ...
 
     @abstractmethod
     def add_acronyms(self, pairs: Sequence[tuple[str, str, str, int]]) -> None: ...

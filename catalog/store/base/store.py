@@ -12,6 +12,7 @@ from catalog.store.base.discovery import Discovery
 from catalog.store.base.edits import Edits
 from catalog.store.base.imports import Imports
 from catalog.store.base.lists import RankedListUpkeep, RankedLists
+from catalog.store.base.merges import Merges
 from catalog.store.base.papers import Papers
 from catalog.store.base.search import Search
 from catalog.store.base.upkeep import Upkeep
@@ -23,6 +24,7 @@ class Transaction(ABC):
     papers: Papers
     edits: Edits
     imports: Imports
+    merges: Merges
     search: Search
     discovery: Discovery
     upkeep: Upkeep

@@ -184,6 +184,8 @@ class SqliteListUpkeep(RankedListUpkeep):
             if typed:  # those typing reads first: each span is then ranked under one of them
                 stale.sort(key=lambda key: not scoring.typed(key))
             spans, spanned_at = builder.spans(stale, words), tx.lists.records.stamp()
+            # A word's papers, as the vocabulary counted them on this index: not counted again.
+            counted = builder.exact_matches(spans, words) if words else {}
         if choose and (kept or wanted or seen is not None):
             with self._patiently(self._write) as tx:
                 tx.lists.builder.choose(wanted, papers)
@@ -198,7 +200,7 @@ class SqliteListUpkeep(RankedListUpkeep):
         built = done = 0
         while queue and not over():
             again = []
-            for key, made in self._rank_all(queue, over):
+            for key, made in self._rank_all(queue, over, counted, spanned_at):
                 aliases = same.pop(key, [])
                 if made.stamp != spanned_at:  # the index changed: its words may no longer be one span
                     again.extend(aliases)
@@ -218,11 +220,14 @@ class SqliteListUpkeep(RankedListUpkeep):
     def _write(self):
         return self.store.write(catch_up=False)
 
-    def _rank(self, key: str) -> RankedList:
+    def _rank(self, key: str, counted: dict[str, int], counted_at: bytes | None) -> RankedList:
+        """`counted`: keys' matches as counted on the index when its stamp was `counted_at`."""
         with self._patiently(self.store.read) as tx:
-            return tx.lists.builder.rank(key, known=self.known)
+            matches = counted.get(key) if key in counted and tx.lists.records.stamp() == counted_at else None
+            return tx.lists.builder.rank(key, known=self.known, matches=matches)
 
-    def _rank_all(self, keys: list[str], over: Callable[[], bool]) -> Iterator[tuple[str, RankedList]]:
+    def _rank_all(self, keys: list[str], over: Callable[[], bool], counted: dict[str, int],
+                  counted_at: bytes | None) -> Iterator[tuple[str, RankedList]]:
         """(key, its list as ranked) in `keys`' order, none begun once `over()`. RANKERS
         threads rank at once, each in a read transaction of its own: FTS5 ranks in C with the
         GIL released, so a machine's cores share the work, while the caller writes each list."""
@@ -230,7 +235,7 @@ class SqliteListUpkeep(RankedListUpkeep):
             for key in keys:
                 if over():
                     return
-                yield key, self._rank(key)
+                yield key, self._rank(key, counted, counted_at)
             return
         pool = ThreadPoolExecutor(RANKERS, thread_name_prefix="ranking")
         pending: deque = deque()
@@ -241,7 +246,7 @@ class SqliteListUpkeep(RankedListUpkeep):
                 key = next(rest, None)
                 if key is None:
                     return
-                pending.append((key, pool.submit(self._rank, key)))
+                pending.append((key, pool.submit(self._rank, key, counted, counted_at)))
 
         try:
             fill()

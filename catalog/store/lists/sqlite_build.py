@@ -82,13 +82,15 @@ class ListBuilder:
     def keys(self) -> list[str]:
         return [key for key in self.kept() if key != CHOSEN_AT]
 
-    def rank(self, key: str, size: int | None = None, known: KnownLengths | None = None) -> RankedList:
+    def rank(self, key: str, size: int | None = None, known: KnownLengths | None = None,
+             matches: int | None = None) -> RankedList:
         """One list as the index ranks it now (a read: seconds for the most frequent words at
         1M papers). Each paper's term frequency and length are kept for rescoring after
         changes (recovered from its score, and checked: a list whose scores they do not
         reproduce bit for bit keeps none, and is not rescored). `size` None: as deep as
         scoring.list_depth says for the papers it matches. `known`: lengths read by the
-        rankings before this one (a refresh's)."""
+        rankings before this one (a refresh's). `matches`: how many papers the key matches
+        on the index as it is now, when the caller knows it exactly (exact_matches)."""
         if scoring.of_several(key):
             return self.rank_several(key, LIST_SIZE if size is None else size)
         papers, tokens = self.records.totals()
@@ -103,7 +105,7 @@ class ListBuilder:
         told = None
         if len(best) < (DEEP_LIST_SIZE if size is None else size):
             matches = len(best)
-        else:
+        elif matches is None:
             told = matches_from_scores([(r["score"], lengths.get(r["id"])) for r in best[:TOLD_BY]], papers, avgdl)
             matches = told if told is not None else self.conn.execute(COUNT, (key,)).scalar()
         depth = scoring.list_depth(matches, papers) if size is None else size
@@ -146,6 +148,16 @@ class ListBuilder:
             if row is not None and row["first"] is not None:
                 out[key] = (row["first"], row["last"])
         return out
+
+    @staticmethod
+    def exact_matches(spans: dict[str, tuple[str, str]], words: list[tuple[str, int]]) -> dict[str, int]:
+        """Of the keys whose span (spans) is one word of the index: the papers they match, from
+        the vocabulary `words` (fts5vocab's count of the papers holding each word, read on the
+        same index): a query of that word alone matches exactly those. Ranking such a key
+        then counts nothing, even in half the papers or more (where its scores cannot tell
+        its matches: `the`, `model`)."""
+        papers = dict(words)
+        return {key: papers[first] for key, (first, last) in spans.items() if first == last and first in papers}
 
     def alias(self, made: RankedList, key: str) -> RankedList:
         """The list `made` under another key of the same span (spans): the same papers and

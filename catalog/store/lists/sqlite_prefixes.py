@@ -16,11 +16,10 @@ the rest cannot reach the page; the page is served when its last paper beats the
 When both words match most of a catalog (at 1M synthetic papers, `the` and `mod*` in 98% and
 85%: both IDFs are FTS5's floor, 1e-6, and neither word orders the papers) no word's list
 proves such an AND: the top 50 of `the mod*` score below what a paper could reach outside both
-lists until about the 10,000th of each (lists that deep would not do either: at 200,000
-papers, 4,000-deep lists prove its first 50 only after tokenizing 2,600 papers again, and it
-takes 32,000-deep ones, a sixth of the catalog, to need few). Its first search ranks every
-match and the catalog keeps the head (sqlite_several.py); the letters typed after it are
-proven here, in any process.
+lists until about the 10,000th of each, and deeper lists would not do: the depth at which they
+prove it with few papers tokenized again is a share of the catalog (docs/benchmarks.md). Its
+first search ranks every match and the catalog keeps the head (sqlite_several.py); the letters
+typed after it are proven here, in any process.
 """
 
 from __future__ import annotations

@@ -28,10 +28,10 @@ edit makes it stale; the next search, or a refresh, ranks it again).
 ANDs with a prefix (`sparse att*`, as typed): the store's memo remembers the heads it ranked
 or proved (memo.py), and the next letter typed (`sparse atte*`) is proven from them when its
 words' lists do not (sqlite_prefixes.py). One that the lists of its words (all frequent) did
-not prove, ranked in full, is also kept in the catalog as a list of its own (`the mod*` at 1M
-papers: both words in most papers, a second's ranking), read like an AND's, so any process
-reads its page and proves the letters typed after it from its head; typing keeps a list for a
-word's first letters only (the next ones are proven from it).
+not prove, ranked in full, is also kept in the catalog as a list of its own (`the mod*` in a
+large catalog: both words in most papers, every match ranked), read like an AND's, so any
+process reads its page and proves the letters typed after it from its head; typing keeps a
+list for the letters whose proof fails (a word's first ones), not one for each.
 
 A frequent word with filters few papers pass (`model tag:toread`): when the filters leave few
 papers (at most one per FEW_PER_MATCH matches of the word, counted with a LIMIT), every one of
@@ -240,10 +240,10 @@ class SeveralWords:
                 self.memo.remember(memo, (self._proven_head, False))
             return rows
         if budget is not None and self._may_rank_now(keys, compiled, limit, offset):
-            # Frequent words the lists did not prove (`the mod*` at 1M: a second's ranking):
-            # kept, the next search of it, and of the letters typed after it, is read or
-            # proven from its head in any process. Those letters are proven from it, so typing
-            # keeps a list for the first letters only, not one for each.
+            # Frequent words the lists did not prove (`the mod*` in a large catalog): kept, the
+            # next search of it, and of the letters typed after it, is read or proven from its
+            # head in any process. Those letters are mostly proven from it, so typing keeps a
+            # list for a word's first letters, not one for each.
             made_list = self.rank(" AND ".join(keys), REMEMBER_DEPTH)
             self.to_keep.append(made_list)
             best = [(paper_id, score) for _, paper_id, score, _, _ in made_list.rows]

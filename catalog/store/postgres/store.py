@@ -29,6 +29,7 @@ from catalog.store.base import Store, Transaction
 from catalog.store.lists.postgres import PostgresRankedLists
 from catalog.store.lists.postgres_build import PostgresListBuilder
 from catalog.store.lists.postgres_upkeep import PostgresListUpkeep
+from catalog.store.merges import MergeQueries
 from catalog.store.pool import ConnectionPool
 from catalog.store.postgres import migrations, readonly
 from catalog.store.postgres.checks import PostgresChecks
@@ -51,6 +52,7 @@ class PostgresTx(Transaction):
         self.papers = PostgresPapers(conn, user)
         self.edits = PostgresEdits(conn, user)
         self.imports = PostgresImports(conn, user)
+        self.merges = MergeQueries(conn, user)
         self.lists = PostgresRankedLists(conn, user, TS, PostgresListBuilder(conn), keeping=keeping)
         self.search = PostgresSearch(conn, user, TS, self.papers, self.lists)
         self.discovery = PostgresDiscovery(conn, user)

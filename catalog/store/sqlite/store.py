@@ -16,6 +16,7 @@ from catalog.store import schema
 from catalog.store.base import Store, Transaction
 from catalog.store.lists.memo import ListMemo
 from catalog.store.lists.sqlite import SqliteListUpkeep, SqliteRankedLists
+from catalog.store.merges import MergeQueries
 from catalog.store.papers import PaperReads
 from catalog.store.sqlite import files, migrations, readonly
 from catalog.store.sqlite.connection import BUSY_TIMEOUT_MS, Connection, Pool, connect, stoppable, store_error
@@ -36,6 +37,7 @@ class SqliteTx(Transaction):
         self.edits = SqliteEdits(conn, user)
         self.lists = SqliteRankedLists(conn, user, memo, keeping=keeping)
         self.imports = SqliteImports(conn, user, self.lists)
+        self.merges = MergeQueries(conn, user)
         self.search = SqliteSearch(conn, user, FTS5, self.papers, self.lists)
         self.discovery = SqliteDiscovery(conn, user)
         self.upkeep = Maintenance(conn, user)

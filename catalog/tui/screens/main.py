@@ -122,6 +122,9 @@ class CatalogScreen(Screen):
         if self.start_triage:
             self.triage(query, _triage_label(query))
 
+    def on_resize(self) -> None:
+        self.call_after_refresh(self.answers.show_position)  # the line under the bar, fitted again
+
     def on_unmount(self) -> None:
         if self.store is None:
             return
@@ -322,7 +325,7 @@ class CatalogScreen(Screen):
             self.say(f"Triage takes at most {KEY_CHUNK} marked papers; unmark some, or triage "
                      "a search's results", severity="warning")
         else:
-            label = f"{len(marked)} marked papers" if len(marked) > 1 else "1 marked paper"
+            label = f"{len(marked):,} marked papers" if len(marked) > 1 else "1 marked paper"
             self.triage(keys_query(sorted(marked)), label)
 
     def triage(self, query: str, label: str) -> None:
@@ -459,7 +462,7 @@ class CatalogScreen(Screen):
     def on_topic_papers(self, message: TopicPapers) -> None:
         """A topic chosen in the sidebar: its papers are marked, for the bulk actions."""
         self.papers.mark_all(message.papers)
-        self.say(f"Marked the {len(message.papers)} papers of topic {message.number} "
+        self.say(f"Marked the {len(message.papers):,} papers of topic {message.number} "
                  f"({shorten(message.label, 50)}): t tags them, s sets their status; escape unmarks")
 
     def on_action_failed(self, message: ActionFailed) -> None:

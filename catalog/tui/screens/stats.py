@@ -1,6 +1,6 @@
 """The statistics screen (i, or "Statistics" in the palette): the charts `catalog stats --plot`
 prints (catalog/parts/charts.py), as wide as the screen and drawn again when it is resized, one under
-the other (j k or the arrows scroll); t follows another tag over the years. Counting and
+the other (j k or the arrows scroll, g G or home end go to the first or last); t follows another tag over the years. Counting and
 drawing run in a thread worker; the charts are plain text in the theme's own colours, so they
 read in every theme."""
 
@@ -25,6 +25,9 @@ class StatsScreen(Screen):
         Binding("j,down", "scroll(1)", "Scroll", show=False, id="stats-down"),
         Binding("k,up", "scroll(-1)", "Scroll", show=False, id="stats-up"),
         Binding("space,pagedown", "scroll(10)", "Page", show=False, id="stats-page"),
+        Binding("pageup", "scroll(-10)", "Page up", show=False, id="stats-page-up"),
+        Binding("end,G", "edge(True)", "Last chart", show=False, id="stats-end"),
+        Binding("home,g", "edge(False)", "First chart", show=False, id="stats-home"),
     ]
 
     def __init__(self, catalog) -> None:
@@ -35,7 +38,7 @@ class StatsScreen(Screen):
 
     def compose(self) -> ComposeResult:
         yield Label(Text("Statistics  (counting…)"), id="stats-title")
-        yield VerticalScroll(id="charts")
+        yield VerticalScroll(id="charts", can_focus=False)  # the screen's keys scroll it, at once
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
@@ -74,6 +77,11 @@ class StatsScreen(Screen):
 
     def action_scroll(self, lines: int) -> None:
         self.query_one("#charts", VerticalScroll).scroll_relative(y=lines, animate=False)
+
+    def action_edge(self, last: bool) -> None:
+        # At once: a smooth scroll stopped part way on a busy machine (issue 31, by hand).
+        box = self.query_one("#charts", VerticalScroll)
+        box.scroll_to(y=box.max_scroll_y if last else 0, animate=False)
 
     def action_follow_tag(self) -> None:
         def chosen(tag: str | None) -> None:

@@ -106,7 +106,7 @@ class TagEditor(ModalScreen[TagChange | None]):
         if len(self.papers) == 1:
             title = f"Tags of {one_line(self.papers[0].title)}"
         else:
-            title = f"Tags of {len(self.papers)} marked papers"
+            title = f"Tags of {len(self.papers):,} marked papers"
         with Vertical(classes="dialog", id="tag-editor"):
             yield Label(Text(title, no_wrap=True, overflow="ellipsis"), classes="dialog-title")
             yield Label(self._current(), id="tags-now")
@@ -128,7 +128,7 @@ class TagEditor(ModalScreen[TagChange | None]):
         n = len(self.papers)
         for tag, count in sorted(self.counts.items()):
             out.append("#" + one_line(tag), style="bold")
-            out.append(f" ({count}/{n})  " if n > 1 and count < n else "  ", style="dim")
+            out.append(f" ({count:,}/{n:,})  " if n > 1 and count < n else "  ", style="dim")
         return out
 
     def on_input_changed(self, event: Input.Changed) -> None:

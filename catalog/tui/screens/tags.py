@@ -18,6 +18,8 @@ from textual.widgets.option_list import Option
 
 from catalog.results import TagCount
 from catalog.tui.display import one_line
+from catalog.tui.querytext import filter_token
+from catalog.tui.widgets.sidebar import tag_parents
 from catalog.tui.screens.confirm import ConfirmScreen
 from catalog.tui.screens.prompt import PromptScreen
 
@@ -59,6 +61,7 @@ class TagsScreen(ModalScreen[TagChange | None]):
         super().__init__(classes="dialog-screen")
         self.catalog = catalog
         self.tags: list[TagCount] = []
+        self.parents: set[str] = set()  # listed for the tags below them (casefolded)
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog", id="tags"):
@@ -74,22 +77,30 @@ class TagsScreen(ModalScreen[TagChange | None]):
     def load(self) -> None:
         try:
             found = self.catalog.tags()
+            # A parent no paper carries itself (project, above project/thesis and project/xai)
+            # is a row too, with the papers below it, so it can be renamed with its children.
+            named = {t.name.casefold() for t in found}
+            parents = {p for t in found for p in tag_parents(t.name) if p.casefold() not in named}
+            below = [TagCount(p, self.catalog.count(filter_token("tag", p))) for p in parents]
+            found = sorted([*found, *below], key=lambda t: t.name.casefold())
         except Exception as exc:  # a locked or vanished database: say so, keep the dialog
             self.app.call_from_thread(self.notify, f"cannot read the tags: {one_line(str(exc))}",
                                       severity="error", markup=False)
             return
-        self.app.call_from_thread(self._show, found)
+        self.app.call_from_thread(self._show, found, {p.casefold() for p in parents})
 
-    def _show(self, found: list[TagCount]) -> None:
-        self.tags = found
+    def _show(self, found: list[TagCount], parents: set[str]) -> None:
+        self.tags, self.parents = found, parents
         shown = self.query_one("#tag-list", OptionList)
         shown.clear_options()
         if not found:
             shown.add_option(Option(Text("No tags yet: t tags a paper"), disabled=True))
             return
         width = max(len(t.name) for t in found)
-        shown.add_options([Option(Text.assemble((one_line(t.name).ljust(width), "bold"), f"  {t.count}"))
-                           for t in found])
+        shown.add_options([Option(Text.assemble(
+            (one_line(t.name).ljust(width), "bold"),
+            (f"  {t.count:,} papers below", "dim") if t.name.casefold() in self.parents else f"  {t.count:,}"))
+            for t in found])
         shown.highlighted = 0
         shown.focus()
 
@@ -121,6 +132,6 @@ class TagsScreen(ModalScreen[TagChange | None]):
             return
         self.app.push_screen(
             ConfirmScreen(f"Take the tag {one_line(tag.name)} (and the tags below it) off "
-                          f"{tag.count} {'paper' if tag.count == 1 else 'papers'}?  u undoes",
+                          f"{tag.count:,} {'paper' if tag.count == 1 else 'papers'}?  u undoes",
                           yes="Delete", no="Keep"),
             lambda yes: yes and self.dismiss(TagChange("delete", tag.name)))

@@ -78,6 +78,7 @@ class PaperList(ScrollView, can_focus=True):
         self.cursor = 0
         self.venue_width = 8
         self.with_authors = False  # a paper of the pages fetched has authors: their column shows
+        self.with_tags = False  # and tags: theirs shows (else 30 empty cells at 160 columns)
         self.pages: OrderedDict[int, list[PaperSummary]] = OrderedDict()
         self.partial_first = False  # page 0 holds only its first rows: the rest is on its way
         self._rest_asked = False  # RestWanted was posted for these results
@@ -101,6 +102,7 @@ class PaperList(ScrollView, can_focus=True):
         self.marks.new_results()
         self.pages = OrderedDict({0: rows})
         self.with_authors = any(p.authors for p in rows)
+        self.with_tags = any(p.tags for p in rows)
         self.partial_first, self._rest_asked = more, False
         self.wanted.clear()
         self.message = message
@@ -168,6 +170,7 @@ class PaperList(ScrollView, can_focus=True):
             for i, p in enumerate(rows):
                 rows[i] = fresh.get(p.key, p)
         self.with_authors = any(p.authors for rows in self.pages.values() for p in rows)
+        self.with_tags = any(p.tags for rows in self.pages.values() for p in rows)
         self.marks.replace(fresh)
         self.refresh()
 
@@ -255,6 +258,7 @@ class PaperList(ScrollView, can_focus=True):
         self.wanted.discard(page)
         self.pages[page] = rows
         self.with_authors = self.with_authors or any(p.authors for p in rows)
+        self.with_tags = self.with_tags or any(p.tags for p in rows)
         while len(self.pages) > KEEP_PAGES:
             self.pages.popitem(last=False)
         self.refresh()
@@ -323,11 +327,16 @@ class PaperList(ScrollView, can_focus=True):
             self._wrapped = (width, lines)
         return self._wrapped[1]
 
+    def columns(self, width: int | None = None) -> Columns:
+        """The columns' widths for this list's papers at its width (or `width`)."""
+        return Columns.fit(self.scrollable_content_region.width if width is None else width,
+                           self.venue_width, self.with_authors, self.with_tags)
+
     def render_line(self, y: int) -> Strip:
         width = self.scrollable_content_region.width
         plain = self.row_styles()
         base = plain.base
-        cols = Columns.fit(width, self.venue_width, self.with_authors)
+        cols = self.columns(width)
         if y == 0:
             base = self._header_style()
             line = header(cols, base, self._sorted_column())
@@ -407,7 +416,7 @@ class PaperList(ScrollView, can_focus=True):
         if offset is None:
             return
         if offset.y == 0:
-            cols = Columns.fit(self.scrollable_content_region.width, self.venue_width, self.with_authors)
+            cols = self.columns()
             field = header_at(cols, offset.x)
             if field is not None:
                 self.post_message(self.SortChosen(field))

@@ -14,6 +14,7 @@ from catalog.results import PaperSummary
 from catalog.tui.display import one_line, stars
 
 YEAR, STATUS, RATING = 4, 7, 6
+VENUE = 12  # cells a venue has whatever the width (more on a wide screen)
 AUTHORS = 20  # at most: "Vaswani et al." fits, as do most "A & B"
 MARKS = 3  # ● marked, ✎ has notes, ▤ has files (else a space)
 NOTES = "✎"
@@ -28,14 +29,17 @@ class Columns:
     authors: int = 0
 
     @classmethod
-    def fit(cls, width: int, venue: int = 8, authors: bool = False) -> "Columns":
+    def fit(cls, width: int, venue: int = 8, authors: bool = False, tags: bool = True) -> "Columns":
         """Title takes what is left; `authors` (some paper shown has them) gets a column
-        when there is room, then tags, which else lead the title."""
+        when there is room, then `tags` (some paper has them), which else lead the title.
+        `venue`: the venues' own width, given up to a fifth of the line past 20 cells, VENUE at least
+        (a wide screen had `Journal of …` beside a title column with room to spare)."""
+        venue = min(venue, max(VENUE, (width - 20) // 5))
         fixed = MARKS + (venue + 1) + (YEAR + 1) + (STATUS + 1) + (RATING + 1)
         rest = max(10, width - fixed)
         people = min(AUTHORS, rest // 4) if authors and rest >= 36 else 0
         rest -= people + 1 if people else 0
-        tags = min(30, rest // 4) if rest >= 60 else 0
+        tags = min(30, rest // 4) if tags and rest >= 60 else 0
         return cls(title=rest - (tags + 1 if tags else 0), venue=venue, tags=tags, authors=people)
 
 

@@ -99,6 +99,11 @@ class SearchBar(Vertical):
     def on_descendant_blur(self) -> None:
         self.remember()
 
+    @property
+    def hint_width(self) -> int:
+        """The cells the line under the bar has (0 before the first layout)."""
+        return self.query_one("#search-hint", Static).content_region.width
+
     def hint(self, content: Content | str, error: bool = False) -> None:
         hint = self.query_one("#search-hint", Static)
         # One line whatever it says (app.tcss): no layout of the whole screen again, which at

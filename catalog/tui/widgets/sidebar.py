@@ -266,10 +266,12 @@ class Sidebar(Tree[Data]):
         return Text.assemble(number, shorten(topic.label, max(room, 8)), (count, "dim"),
                              no_wrap=True, end="")
 
-    def _fitted(self, name: str, count: int, expandable: bool = False) -> Text:
+    def _fitted(self, name: str, count: int | None, expandable: bool = False, depth: int = 0) -> Text:
         """A facet's label with its name shortened so the count stays in view: a long venue
-        ("Monthly Notices of the Royal Astronomical Society 2005") hid its count."""
-        room = ((self.size.width or TOPIC_WIDTH) - TREE_INDENT - len(f" {count:,}")
+        ("Monthly Notices of the Royal Astronomical Society 2005") or tag hid its count.
+        `depth`: levels below a section's entries (a nested tag), each a guide wide."""
+        room = ((self.size.width or TOPIC_WIDTH) - TREE_INDENT - depth * self.guide_depth
+                - (len(f" {count:,}") if count is not None else 0)
                 - (2 if expandable else 0))  # "▶ "
         return label(shorten(name, max(room, 8)), count)
 
@@ -354,14 +356,16 @@ class Sidebar(Tree[Data]):
         section = self._add(self.root, Text("Tags", style="bold"), None, leaf=False)
         counts = {t.name: t.count for t in facets.tags}
         children: dict[str, list[str]] = defaultdict(list)
-        for name in sorted({p for t in counts for p in _parents(t)} | counts.keys()):
+        for name in sorted({p for t in counts for p in tag_parents(t)} | counts.keys()):
             children[name.rpartition("/")[0]].append(name)
 
         def grow(parent: TreeNode[Data], prefix: str) -> None:
             for name in children.get(prefix, ()):
-                text = label(one_line(name.rpartition("/")[2]), counts.get(name))
+                leaf = name not in children
+                text = self._fitted(one_line(name.rpartition("/")[2]), counts.get(name),
+                                    expandable=not leaf, depth=name.count("/"))
                 data = (filter_token("tag", name), False)
-                node = self._add(parent, text, data, leaf=name not in children, open=True)
+                node = self._add(parent, text, data, leaf=leaf, open=True)
                 grow(node, name)
 
         grow(section, "")
@@ -466,6 +470,7 @@ class Sidebar(Tree[Data]):
                 self._topic_papers(number, label)
 
 
-def _parents(tag: str) -> list[str]:
+def tag_parents(tag: str) -> list[str]:
+    """project/a/b: project, project/a."""
     parts = tag.split("/")
     return ["/".join(parts[:i]) for i in range(1, len(parts))]
