@@ -212,13 +212,14 @@ def pytest_terminal_summary(terminalreporter, config):
 # end while the others idle: pytest-xdist hands out whole files in collection order (with
 # --no-loadscope-reorder, pyproject.toml; by default it sorts them by their number of tests,
 # which sent these few-test files last, all at once: the TUI tests beside them ran 10-20x
-# slower than alone). Longest first by loaded runs' --durations (2026-12-07). The ranked-list
-# files alternate with others: the first builds the 10k catalog they share, and a second
-# handed out at the same time would wait for it idle.
-_LONGEST_FILES = ("test_ranked_lists_imports.py", "test_tui_history.py", "test_ranked_lists_rebuilds.py",
-                  "test_tui_safety.py", "test_ranked_lists_after_edits.py", "test_tui_actions.py",
-                  "test_concurrency.py", "test_ranked_lists.py", "test_tui_keys.py", "test_real_pdfs.py",
-                  "test_tui_web.py", "test_tui_wide.py", "test_crash.py", "test_upgrades.py", "test_benchmarks.py",
+# slower than alone). Longest first by loaded runs' --durations (2026-12-07). The first
+# ranked-list file builds the 10k catalog they all share (80-90 s of CPU): the next one comes
+# after enough other long files that the second worker is not left waiting for it idle (236 s
+# at load 15 when both workers began on ranked-list files).
+_LONGEST_FILES = ("test_ranked_lists_imports.py", "test_tui_history.py", "test_tui_safety.py", "test_tui_actions.py",
+                  "test_concurrency.py", "test_ranked_lists_rebuilds.py", "test_tui_keys.py",
+                  "test_ranked_lists_after_edits.py", "test_real_pdfs.py", "test_ranked_lists.py", "test_tui_web.py",
+                  "test_tui_wide.py", "test_crash.py", "test_upgrades.py", "test_benchmarks.py",
                   "test_ranked_lists_filtered.py")
 
 

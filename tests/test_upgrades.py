@@ -168,6 +168,9 @@ def test_upgrade_from_each_earlier_revision_keeps_user_data(history, tmp_path):
             catalog.close()
 
         backups = list(tmp_path.glob(f"at-{start}.db.before-{start}-*.bak"))
+        if not schema.changes_sqlite(start):  # PostgreSQL-only migrations: no copy of the file
+            assert backups == [] and not any("backup kept at" in m for m in messages), messages
+            continue
         assert len(backups) == 1, list(tmp_path.iterdir())
         assert any("backup kept at" in m for m in messages), messages
         with sqlite3.connect(backups[0]) as conn:
@@ -193,6 +196,24 @@ def test_stairway_with_user_data(history, tmp_path):
     migrate.downgrade(path, history[0])
     with sqlite3.connect(path) as conn:
         assert user_data(conn) == before
+
+
+def test_migrations_said_to_leave_sqlite_files_unchanged_do(tmp_path):
+    """A catalog behind only by SQLITE_UNCHANGED migrations is upgraded without a copy, so each
+    must really leave a SQLite file's schema as it was."""
+    revisions = _revisions()
+    assert schema.SQLITE_UNCHANGED <= set(revisions)
+    for revision in sorted(schema.SQLITE_UNCHANGED):
+        path = _at(tmp_path / f"before-{revision}.db", revisions[revisions.index(revision) - 1])
+        with sqlite3.connect(path) as conn:
+            fill(conn)
+            before = conn.execute("SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY name").fetchall()
+            data = user_data(conn)
+        migrate.upgrade(path, revision)
+        with sqlite3.connect(path) as conn:
+            assert conn.execute("SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY name").fetchall() == before
+            assert user_data(conn) == data
+    assert schema.changes_sqlite(revisions[0]) and not schema.changes_sqlite(revisions[-1])
 
 
 def test_an_empty_catalog_is_upgraded_without_a_copy(history, tmp_path):

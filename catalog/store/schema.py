@@ -13,6 +13,11 @@ from catalog.store.rows import Revision
 # Kept here so opening an up-to-date catalog never imports Alembic.
 SCHEMA_REVISION = "0020"
 
+# Migrations that leave a SQLite file as it was (PostgreSQL only; a test compares the file's
+# schema before and after each). A SQLite catalog behind by these alone is not copied before its
+# upgrade: the copy of a million-paper catalog is 6.5 GB and minutes, for a version stamp.
+SQLITE_UNCHANGED = frozenset({"0019", "0020"})
+
 # Every table of papers and what people made of them, for copying a catalog (store/copying.py)
 # and keeping a deleted paper's rows (store/imports.py): parents before children, with the
 # columns both backends have (not PostgreSQL's generated search_vector, not SQLite's FTS tables).
@@ -68,6 +73,13 @@ def head_revision() -> str:
 
 def known_revisions() -> set[str]:
     return {rev.revision for rev in _scripts().walk_revisions()}
+
+
+def changes_sqlite(revision: str) -> bool:
+    """Whether bringing a SQLite file from `revision` to this program's schema changes it."""
+    revisions = [rev.revision for rev in history()]
+    later = revisions[revisions.index(revision) + 1:] if revision in revisions else revisions
+    return any(rev not in SQLITE_UNCHANGED for rev in later)
 
 
 def history() -> list[Revision]:

@@ -32,7 +32,7 @@ PASSED = 2000  # papers put off for later (n) remembered per triage
 VERSION = 1
 CATALOGS = 30  # catalogs whose places are kept (the most recently used)
 PER_CATALOG = ("query", "key", "sort", "triage", "marks", "back", "forward")
-MARKS = 5000  # marked papers remembered (the most recently marked)
+MARKS = 100_000  # marked papers remembered (the newest): all of a real library (16k came back as 5,000)
 PLACES = 100  # places ctrl+o can go back through (and ctrl+i forward)
 
 

@@ -15,10 +15,10 @@ statement). A `Transaction` is a set of role objects, each with one job:
     tx.lists      the ranked lists of frequent words (catalog/store/lists/)
 
 Each role is an abstract class in a module of its own here (base/papers.py, edits.py,
-imports.py, merges.py, search.py, discovery.py, upkeep.py, lists.py; the Store and Transaction in
-store.py), imported from this package. The shared modules (store/papers.py, edits.py,
-imports.py, merges.py, discovery.py, ranked.py) implement them in SQL both backends run, and a backend
-composes its transaction from those and its own (sqlite/, postgres/). Role objects return the
+imports.py, merges.py, search.py, discovery.py, upkeep.py, lists.py; the Store and Transaction
+in store.py), imported from this package. The shared modules (store/papers.py, edits.py,
+imports.py, merges.py, discovery.py, ranked.py) implement them in SQL both backends run, and a
+backend composes its transaction from those and its own (sqlite/, postgres/). Role objects return the
 dataclasses of catalog/results/ or the named results of rows.py, read by column name. Nothing
 outside the store sees a connection, a cursor or SQL.
 

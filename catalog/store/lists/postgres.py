@@ -36,16 +36,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from catalog.store import lists
-from catalog.store.base import RankedLists
+from catalog.store.base import ListMaintenance, RankedLists
 from catalog.store.compiler import TIERS
 from catalog.store.rows import READER_JOIN, SUMMARY_COLUMNS, ListProblems
 from catalog.store.tsvector import CONFIG, VECTORS, WEIGHTS
-
-if TYPE_CHECKING:
-    from catalog.store.lists.postgres_build import PostgresListBuilder, PostgresListMaintenance
 
 TOP_TABLE, STATE_TABLE, CHANGE_TABLE = "rank_top", "rank_top_state", "rank_top_change"
 AT_FIRST_SEARCH = "at first search"  # a state row's weights: no list yet, its first search ranks it
@@ -94,13 +91,24 @@ class RankedList:
     matches: int
 
 
+class ListBuilding(Protocol):
+    """What reading asks of its builder (postgres_build.PostgresListBuilder, which imports this
+    module: the builder is handed in, never imported here)."""
+
+    def rank(self, key: str, size: int | None = None) -> RankedList: ...
+    def maintenance(self) -> ListMaintenance: ...
+    def problems(self) -> ListProblems: ...
+    def repair(self) -> tuple[int, int]: ...
+    def note(self) -> str | None: ...
+
+
 class PostgresRankedLists(RankedLists):
     """The ranked lists of a transaction on a shared catalog, read with the tiers its
     `compiler` (postgres/search.py's) makes. `keeping`: whether its searches may rank lists of
     several words for the caller to keep (a read on a store that may write them); `builder`: a
     PostgresListBuilder on the same connection (postgres_build.py)."""
 
-    def __init__(self, conn, user: str, compiler, builder: PostgresListBuilder, *, keeping: bool = False):
+    def __init__(self, conn, user: str, compiler, builder: ListBuilding, *, keeping: bool = False):
         super().__init__(conn, user)
         self.compiler = compiler
         self.builder = builder  # ranks a first search's list; doctor's checks
@@ -265,7 +273,7 @@ class PostgresRankedLists(RankedLists):
         return ({tiers[r["n"] - 1]: r for r in rows if r["weights"] == WEIGHTS},
                 {tiers[r["n"] - 1] for r in rows if r["weights"] in NOT_RANKED})
 
-    def maintenance(self) -> PostgresListMaintenance:
+    def maintenance(self) -> ListMaintenance:
         return self.builder.maintenance()
 
     def problems(self) -> ListProblems:
