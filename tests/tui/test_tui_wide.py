@@ -259,9 +259,11 @@ async def test_sorting_keeps_the_cursor_on_its_paper_however_deep(wide, settle):
 
 
 async def test_the_venue_column_fits_the_venues_measured_until_one_is_wide_enough(wide, settle, monkeypatch):
-    """The column is as wide as the widest venue, at most 12 cells; measuring stops at the
-    first venue that wide (every venue-year measured took the UI thread 40-115 ms at 1M)."""
+    """The venues' width is the widest venue's, at most VENUE_MOST cells; measuring stops at
+    the first venue that wide (every venue-year measured took the UI thread 40-115 ms at 1M).
+    The column drawn is that, up to a fifth of the line past 20 cells (20 at 120 columns)."""
     from catalog.tui import facetlist
+    from catalog.tui.answers import VENUE_MOST
 
     measured = []
     cells = facetlist.cell_len
@@ -269,8 +271,10 @@ async def test_the_venue_column_fits_the_venues_measured_until_one_is_wide_enoug
     app = CatalogApp(wide, cursor_blink=False)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        assert app.main.papers.venue_width == 12
-        assert "Venue" in screen_text(app, app.main.papers).splitlines()[0]
+        papers = app.main.papers
+        assert papers.venue_width == VENUE_MOST
+        assert papers.columns().venue == (papers.scrollable_content_region.width - 20) // 5
+        assert "Venue" in screen_text(app, papers).splitlines()[0]
     assert 0 < len(measured) < 10, f"{len(measured)} venues measured for one count"
 
 
