@@ -14,8 +14,8 @@ from catalog.store.sqlite.files import backup_copy
 
 def ensure_schema(pool: Pool, revision: str | None, *, notify=lambda message: None) -> None:
     """Bring a file at `revision` (None: new) to this program's schema, keeping a copy first
-    when it holds papers and a migration changes it. Alembic re-reads the revision inside its own transaction, so a
-    concurrent upgrade by another process is harmless."""
+    when it holds papers and a migration changes it. Alembic re-reads the revision inside its
+    own transaction, so a concurrent upgrade by another process is harmless."""
     if revision == schema.SCHEMA_REVISION:
         return
     if revision is not None and _holds_papers(pool) and schema.changes_sqlite(revision):
