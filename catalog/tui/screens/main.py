@@ -299,10 +299,14 @@ class CatalogScreen(Screen):
     # --- actions: the results -------------------------------------------------------------
 
     def action_refresh(self) -> None:
+        self.search_again()
+
+    def search_again(self, keep: str | None = None) -> None:
+        """The same search again, the cursor on paper `keep`, else on the paper it is on."""
         self.similar.forget()  # papers may have come since
         self.sidebar.catalog_changed()
         current = self.papers.current
-        self.search(self.query_text, keep=current.key if current else None)
+        self.search(self.query_text, keep=keep or (current.key if current else None))
 
     def action_cycle_sort(self) -> None:
         self.sort_by(self.searching.state.sort.next())
