@@ -78,6 +78,7 @@ class Editing(Widget):
         self.undo_stack: list[tuple[str, Edit]] = []
         self.redo_stack: list[tuple[str, Edit]] = []
         self.writing: dict[Worker, float] = {}  # writes not finished, and when each started
+        self.queued: list[str] = []  # u and U pressed while writes ran: "undo", "redo", in turn
         self._ticking: Timer | None = None  # while some are: the line under the search bar counts
 
     @property
@@ -329,6 +330,8 @@ class Editing(Widget):
             yes="Delete", no="Keep"), lambda yes: yes and go())
 
     def undo(self) -> None:
+        if self._queue("undo"):
+            return
         if not self.undo_stack:
             self.say("Nothing to undo")
             return
@@ -336,11 +339,25 @@ class Editing(Widget):
         self._write(label, lambda c: c.undo(edit), "undo", f"undoing: {label}")
 
     def redo(self) -> None:
+        if self._queue("redo"):
+            return
         if not self.redo_stack:
             self.say("Nothing to redo")
             return
         label, edit = self.redo_stack.pop()
         self._write(label, lambda c: c.undo(edit), "redo", f"redoing: {label}")
+
+    def _queue(self, kind: str) -> bool:
+        """u (or U) while a change is still being written waits for it: it takes back that
+        change, not the one before. (It popped the one before at once, then waited for the
+        write's lock: after the 10 s of tagging 16k papers it undid an earlier status and
+        kept the tags.) Whether it waits."""
+        if not self.writing:
+            return False
+        self.queued.append(kind)
+        doing = max(self.writing.items(), key=lambda item: item[1])[0].name
+        self.say(f"Still {doing}: {'undone' if kind == 'undo' else 'redone'} once it is written", timeout=4)
+        return True
 
     def save_search(self) -> None:
         query = self.main.search_bar.value.strip()
@@ -396,6 +413,8 @@ class Editing(Widget):
                 self._ticking.stop()
                 self._ticking = None
             self.main.answers.show_position()
+            if not self.writing and self.queued:  # its answer (PapersChanged) came first
+                (self.undo if self.queued.pop(0) == "undo" else self.redo)()
 
     def progress(self) -> str:
         """The write running longest, once it has taken a second: `tagging 16,468 papers… 12 s`

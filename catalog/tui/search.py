@@ -268,7 +268,8 @@ def position(papers: PaperList, state: SearchState, width: int = 0, writing: str
         pieces.append(([f"{count} (escape unmarks)", count], "$text-accent", 1))
     if writing:  # what it does gives way before the seconds that say it still runs
         doing, _, took = writing.rpartition("… ")
-        pieces.append(([writing, f"{shorten(doing, 24)}… {took}", f"… {took}"], "$text-warning", 0))
+        short = shorten(doing, 24)  # (which ends in … when it shortens)
+        pieces.append(([writing, f"{short.removesuffix('…')}… {took}", f"… {took}"], "$text-warning", 0))
     forms = [p[0] for p in pieces]
     chosen = [0] * len(pieces)
     steps = sorted((rank, n) for n, (f, _, rank) in enumerate(pieces) if len(f) > 1)

@@ -137,3 +137,40 @@ async def test_a_long_tagging_says_it_runs_and_the_list_stays_usable(app, seeded
         await settle(pilot)
         assert "tagging" not in screen_text(app, line)
     assert seeded.count("tag:bulk") == 3
+
+
+async def test_u_while_a_tagging_is_written_undoes_that_tagging_once_written(app, seeded, settle, monkeypatch):
+    """`u` pressed while 16k papers were still being tagged waited, saying nothing, for the
+    tagging to be written, then undid the change before it (a status set earlier) and kept
+    the tags: it now undoes the tagging, once written, and says so at once."""
+    import threading
+
+    from catalog.tui import editing
+    from tests.tui.conftest import toasts, until
+
+    monkeypatch.setattr(editing, "SAY_AFTER", 0)
+    release = threading.Event()
+    tag = Catalog.tag
+
+    def slow_tag(self, *args, **kwargs):
+        release.wait(30)
+        return tag(self, *args, **kwargs)
+
+    monkeypatch.setattr(Catalog, "tag", slow_tag)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        first = app.main.papers.current.key
+        await pilot.press("s", "2")  # an earlier change: queued
+        await settle(pilot)
+        assert seeded.get(first).summary.status == "queued"
+        await pilot.press("space", "space", "t")
+        await _type(pilot, "bulk")
+        await pilot.press("enter")
+        await until(pilot, lambda: "tagging 2 papers… " in screen_text(app, app.main.search_bar))
+        await pilot.press("u")
+        await until(pilot, lambda: "undone once it is written" in toasts(app))
+        release.set()
+        await until(pilot, lambda: "Undone: Tagged 2 papers: +bulk" in toasts(app))
+        await settle(pilot)
+    assert seeded.count("tag:bulk") == 0
+    assert seeded.get(first).summary.status == "queued"
