@@ -349,9 +349,10 @@ class Editing(Widget):
 
     def _queue(self, kind: str) -> bool:
         """u (or U) while a change is still being written waits for it: it takes back that
-        change, not the one before. (It popped the one before at once, then waited for the
-        write's lock: after the 10 s of tagging 16k papers it undid an earlier status and
-        kept the tags.) Whether it waits."""
+        change, not the one before. Whether it waits."""
+        # It popped the one before at once, then waited silently for the write's lock: after
+        # the 10-20 s of tagging a real library's 16k papers it undid an earlier status and
+        # kept the tags.
         if not self.writing:
             return False
         self.queued.append(kind)
@@ -392,7 +393,7 @@ class Editing(Widget):
 
     def write(self, label: str, change: Change, doing: str = "saving") -> None:
         """`doing`: what the line under the search bar says while it runs ("tagging 16,468
-        papers"): tagging a real library's papers takes 10 s or more."""
+        papers"; tagging a real library's papers takes a while)."""
         self._write(label, change, "do", doing)
 
     def _write(self, label: str, change: Change, kind: str, doing: str = "saving") -> None:
@@ -417,8 +418,8 @@ class Editing(Widget):
                 (self.undo if self.queued.pop(0) == "undo" else self.redo)()
 
     def progress(self) -> str:
-        """The write running longest, once it has taken a second: `tagging 16,468 papers… 12 s`
-        (the list stays usable meanwhile); "" when none has."""
+        """The write running longest, with its seconds, once it has taken SAY_AFTER
+        ("tagging 16,468 papers… N s"; the list stays usable meanwhile); "" when none has."""
         now = monotonic()
         slow = [(started, worker.name) for worker, started in self.writing.items() if now - started >= SAY_AFTER]
         if not slow:
