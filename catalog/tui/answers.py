@@ -95,7 +95,7 @@ class SearchAnswers:
 
     def count(self, message: SearchCount) -> None:
         if self.screen.searching.current(message.generation):
-            self.screen.papers.set_total(message.total)
+            self.screen.papers.set_count(message.total)
             self.screen.searching.count_came()
             self.show_position()
 

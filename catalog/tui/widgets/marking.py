@@ -26,6 +26,7 @@ class MarkedList(Protocol):
     request: SearchRequest | None
     generation: int
     total: int
+    counted: bool
     cursor: int
 
     @property
@@ -110,23 +111,55 @@ class Marks:
         else:
             self.take("range", rows)
 
-    def fetch_rows(self, how: str, offset: int = 0, limit: int = -1) -> None:
-        """Rows of the results shown, for marking (`how`: "all", "invert" or "range")."""
+    def every(self, how: str) -> None:
+        """ctrl+a ("all") and * ("invert"): every paper of the results, asked first when they
+        are more than the screen shows. With the count known the question comes before the
+        rows are read: reading a real library's 16k rows first kept it seconds away, and a
+        `y` typed meanwhile opened the copy menu."""
+        papers = self.papers
+        total, shown = papers.total, papers.rows_on_screen
+        if not total:
+            return
+        if not papers.counted or total <= shown:  # (not counted yet: asked once the rows come)
+            self.fetch_rows(how)
+            return
+        generation = papers.generation
+
+        def answered(yes: bool | None) -> None:
+            if yes and generation == papers.generation:
+                self.fetch_rows(how, asked=True)
+            elif yes:
+                papers.notify("The results changed meanwhile: nothing marked", severity="warning")
+
+        papers.app.push_screen(ConfirmScreen(self._question(how, total, shown), yes=self._verb(how).split()[0],
+                                             no="Cancel"), answered)
+
+    @staticmethod
+    def _verb(how: str) -> str:
+        return "Mark" if how == "all" else "Invert the marks of"
+
+    def _question(self, how: str, total: int, shown: int) -> str:
+        return (f"{self._verb(how)} all {total:,} papers of these results? Only {min(shown, total)} "
+                "are on screen.")
+
+    def fetch_rows(self, how: str, offset: int = 0, limit: int = -1, asked: bool = False) -> None:
+        """Rows of the results shown, for marking (`how`: "all", "invert" or "range";
+        `asked`: the user said yes to marking them all already)."""
         papers = self.papers
         if papers.total:
             papers.run_worker(partial(self._rows, papers.catalog, papers.request, papers.generation, how,
-                                      offset, limit), group="marking", thread=True, exclusive=True,
+                                      offset, limit, asked), group="marking", thread=True, exclusive=True,
                               exit_on_error=False)
 
     def _rows(self, catalog: Catalog, request: SearchRequest, generation: int, how: str,
-              offset: int, limit: int) -> None:
+              offset: int, limit: int, asked: bool = False) -> None:
         # The same search the list shows, in its order: the rows are the list's.
         try:
             rows = catalog.search(request, limit=limit, offset=offset, snippets=False)
         except Exception as exc:
             self.papers.notify(f"Cannot mark: {exc}", severity="error", markup=False)
             return
-        self.papers.post_message(RowsForMarks(generation, how, rows))
+        self.papers.post_message(RowsForMarks(generation, how, rows, asked))
 
     def rows_came(self, message: RowsForMarks) -> None:
         papers = self.papers
@@ -138,18 +171,16 @@ class Marks:
             papers.notify("The results changed meanwhile: nothing marked", severity="warning")
             return
         rows, shown = message.rows, papers.rows_on_screen
-        if message.how == "range" or len(rows) <= shown:
+        if message.how == "range" or message.asked or len(rows) <= shown:
             self.take(message.how, rows)
             return
-        verb = "Mark" if message.how == "all" else "Invert the marks of"
-        question = (f"{verb} all {len(rows):,} papers of these results? Only {min(shown, len(rows))} "
-                    "are on screen.")
 
         def answered(yes: bool | None) -> None:
             if yes and message.generation == papers.generation:
                 self.take(message.how, rows)
 
-        papers.app.push_screen(ConfirmScreen(question, yes=verb.split()[0], no="Cancel"), answered)
+        papers.app.push_screen(ConfirmScreen(self._question(message.how, len(rows), shown),
+                                             yes=self._verb(message.how).split()[0], no="Cancel"), answered)
 
     def restore(self, keys: list[str]) -> None:
         """Mark these papers again (the session's marks); papers gone since are left out."""

@@ -75,6 +75,7 @@ class PaperList(ScrollView, can_focus=True):
         self.request: SearchRequest | None = None  # the search shown: pages are fetched by it
         self.generation = -1
         self.total = 0
+        self.counted = False  # `total` is the count, not the rows known so far
         self.cursor = 0
         self.venue_width = 8
         self.with_authors = False  # a paper of the pages fetched has authors: their column shows
@@ -107,6 +108,7 @@ class PaperList(ScrollView, can_focus=True):
         self.wanted.clear()
         self.message = message
         self._wrapped = (-1, [])
+        self.counted = total is not None
         self.set_total(total if total is not None else max(len(rows), PAGE) if more else len(rows))
         keys = [p.key for p in rows]
         if keep in keys:
@@ -125,6 +127,7 @@ class PaperList(ScrollView, can_focus=True):
         """The whole first page, after its first rows (show_results' `more`); `total`: the
         count, or None while it runs (the list is then as long as the page)."""
         self.partial_first = False
+        self.counted = total is not None
         self.set_total(total if total is not None else len(rows))
         if self.total and self.cursor >= self.total:  # the cursor went past the last row
             self.cursor = self.total - 1
@@ -157,6 +160,11 @@ class PaperList(ScrollView, can_focus=True):
         self.message = message
         self._wrapped = (-1, [])
         self.refresh()
+
+    def set_count(self, total: int) -> None:
+        """The results' count, come after their first page."""
+        self.counted = True
+        self.set_total(total)
 
     def set_total(self, total: int) -> None:
         self.total = total
@@ -440,10 +448,10 @@ class PaperList(ScrollView, can_focus=True):
         self.marks.range()
 
     def action_mark_results(self) -> None:
-        self.marks.fetch_rows("all")
+        self.marks.every("all")
 
     def action_invert_marks(self) -> None:
-        self.marks.fetch_rows("invert")
+        self.marks.every("invert")
 
     def on_paper_list_rows_for_marks(self, message: RowsForMarks) -> None:
         message.stop()

@@ -68,6 +68,7 @@ class RowsForMarks(Message, namespace="paper_list"):
     generation: int
     how: str
     rows: list[PaperSummary]
+    asked: bool = False  # marking them was asked (and answered yes) before they were read
 
 
 @dataclass
