@@ -401,6 +401,7 @@ class Editing(Widget):
         worker = self.run_worker(partial(self._run, label, change, kind), name=doing, group="write",
                                  thread=True, exit_on_error=False)
         self.writing[worker] = monotonic()
+        self.main.refresh_bindings()  # u applies while it runs
         if self._ticking is None:
             self._ticking = self.set_interval(min(1.0, SAY_AFTER or 0.1), self.main.answers.show_position)
 
@@ -414,6 +415,7 @@ class Editing(Widget):
                 self._ticking.stop()
                 self._ticking = None
             self.main.answers.show_position()
+            self.main.refresh_bindings()
             if not self.writing and self.queued:  # its answer (PapersChanged) came first
                 (self.undo if self.queued.pop(0) == "undo" else self.redo)()
 

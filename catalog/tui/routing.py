@@ -109,8 +109,9 @@ class KeyRouting:
             return None
         if action == "accept_correction" and not screen.searching.state.correction:
             return None
-        if action == "undo" and not screen.editing.undo_stack:
+        # While a change is being written u and U wait for it (editing.py): never greyed out.
+        if action == "undo" and not screen.editing.undo_stack and not screen.editing.writing:
             return None
-        if action == "redo" and not screen.editing.redo_stack:
+        if action == "redo" and not screen.editing.redo_stack and not screen.editing.writing:
             return None
         return True

@@ -174,3 +174,25 @@ async def test_u_while_a_tagging_is_written_undoes_that_tagging_once_written(app
         await settle(pilot)
     assert seeded.count("tag:bulk") == 0
     assert seeded.get(first).summary.status == "queued"
+
+
+async def test_u_while_the_first_change_is_written_is_not_lost(app, seeded, settle, monkeypatch):
+    """With nothing written yet, `u` was greyed out while the first change (16k papers
+    tagged) was still being written: the key did nothing, and said nothing."""
+    import threading
+
+    from tests.tui.conftest import toasts, until
+
+    release = threading.Event()
+    tag = Catalog.tag
+    monkeypatch.setattr(Catalog, "tag", lambda self, *a, **k: release.wait(30) and tag(self, *a, **k))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("space", "space", "t")
+        await _type(pilot, "bulk")
+        await pilot.press("enter", "u")
+        await until(pilot, lambda: "Still tagging 2 papers: undone once it is written" in toasts(app))
+        release.set()
+        await until(pilot, lambda: "Undone: Tagged 2 papers: +bulk" in toasts(app))
+        await settle(pilot)
+    assert seeded.count("tag:bulk") == 0
