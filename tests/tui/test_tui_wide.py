@@ -335,3 +335,22 @@ async def test_the_picker_lists_venues_whose_words_start_with_the_typed_ones_fir
         await settle(pilot)
         assert app.main.search_bar.value == "venue:NeurIPS"
     catalog.close()
+
+
+async def test_papers_without_a_venue_are_said_so_and_offer_no_year_filters(tmp_path, settle):
+    """A real library's 8,879 papers without a venue topped the venues as "? 8,879"; unfolded,
+    its years filtered every venue's papers of that year (`year:2019`), not those without one."""
+    entries = [f"@misc{{n{i}, title = {{Note {i}}}, year = {2019 + i % 2}}}" for i in range(4)]
+    entries += [f"@article{{a{i}, title = {{Paper {i}}}, journal = {{Some Journal}}, year = 2019}}" for i in range(2)]
+    (tmp_path / "lib.bib").write_text("\n".join(entries), encoding="utf-8")
+    catalog = Catalog.open(tmp_path / "lib.db")
+    catalog.import_paths([tmp_path / "lib.bib"])
+    app = CatalogApp(catalog, cursor_blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        labels = [child.label.plain for child in _venues_section(app).children]
+        assert not any(label.lstrip("▶ ").startswith("?") for label in labels), labels
+        none = facet_node(app.query_one(Sidebar), "no venue")
+        assert none is not None and none.label.plain.endswith(" 4")
+        assert not none.allow_expand and none.data is None
+    catalog.close()

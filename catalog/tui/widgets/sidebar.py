@@ -378,11 +378,14 @@ class Sidebar(Tree[Data]):
         section = self._add(self.root, Text("Venues", style="bold"), None, leaf=False)
         shown, rest = top(self.venues, filter_values(self._query, "venue"))
         for entry in shown:
+            if not entry.known:  # no filter selects them, nor their years (`year:` took every venue's)
+                self._add(section, self._fitted("no venue", entry.count), None, leaf=True)
+                continue
             years = entry.years
-            token = filter_token("venue", entry.name) if entry.known else ""
+            token = filter_token("venue", entry.name)
             name = one_line(entry.name) if len(years) > 1 else f"{one_line(entry.name)} {years[0][0] or ''}"
             node = self._add(section, self._fitted(name.strip(), entry.count, expandable=len(years) > 1),
-                             (token, False) if entry.known else None, leaf=len(years) < 2)
+                             (token, False), leaf=len(years) < 2)
             if len(years) > 1:  # its years come when it is unfolded (NodeExpanded, handled after)
                 self._years[node.id] = (node, token, years)
         if rest:
