@@ -1,25 +1,48 @@
 """The `catalog` command: parse arguments, call the library, print. Nothing else lives here.
 
 This module builds the command group and dispatches; the commands live beside it, one module
-per group: files.py (import, export, annotations), searching.py (search, list, show, open,
-stats, saved, tui), tags.py (tags: list, rename, merge, delete, undo), attachments.py (attach, detach, files), web.py (add, enrich, refs, cited-by, fetch-pdf),
-discovery.py (similar, recommend, topics), edits.py (tag, note, status, rate, title, split),
-database.py (doctor, sql, backup, copy, db), sharing.py (share).
-common.py holds what they share."""
+per group, as MODULES lists them; common.py holds what they share. A command's module is
+imported when that command runs (or when --help lists them all), so `catalog search` does not
+load what `import`, `export` or `doctor` need (a test holds MODULES to each module's own
+COMMANDS)."""
 
 from __future__ import annotations
 
+import importlib
+
 import click
 
-from catalog.cli import attachments, database, discovery, edits, files, searching, sharing, tags, web
 from catalog.cli.common import EPILOG, SORTS, _fail
-from catalog.cli.files import EXPORT_FORMATS
 
-__all__ = ["EXPORT_FORMATS", "SORTS", "main"]
+__all__ = ["MODULES", "SORTS", "main"]
+
+MODULES = {
+    "files": ("import", "export", "annotations", "citekey", "bib"),
+    "web": ("add", "enrich", "refs", "cited-by", "fetch-pdf"),
+    "attachments": ("attach", "detach", "files"),
+    "searching": ("search", "list", "show", "open", "authors", "stats", "saved", "acronyms", "tui"),
+    "tags": ("tags",),
+    "discovery": ("similar", "recommend", "topics"),
+    "edits": ("split", "tag", "note", "status", "rate", "title", "edit"),
+    "database": ("doctor", "sql", "backup", "copy", "db"),
+    "sharing": ("share",),
+}
+_MODULE_OF = {command: module for module, commands in MODULES.items() for command in commands}
 
 
 class CatalogGroup(click.Group):
-    """Turns the errors users can cause into one line on stderr and a non-zero exit."""
+    """Turns the errors users can cause into one line on stderr and a non-zero exit; loads each
+    command's module when the command is asked for (MODULES)."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(_MODULE_OF)
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        if name not in self.commands and name in _MODULE_OF:
+            module = importlib.import_module(f"catalog.cli.{_MODULE_OF[name]}")
+            for command in module.COMMANDS:
+                self.add_command(command)
+        return self.commands.get(name)
 
     def make_context(self, *args, **kwargs) -> click.Context:
         # Ctrl-C while the arguments are read would be click's own "Aborted!" and status 1.
@@ -72,8 +95,3 @@ def _an_interrupt_in_disguise(exc: Exception) -> bool:
 @click.version_option(package_name="catalog")
 def main(db):
     """A personal research-paper catalog: import paper lists, search, tag, rate, annotate."""
-
-
-for module in (files, web, attachments, searching, tags, discovery, edits, database, sharing):
-    for command in module.COMMANDS:
-        main.add_command(command)

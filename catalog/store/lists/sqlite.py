@@ -8,7 +8,6 @@ import os
 import sqlite3
 import time
 from collections import deque
-from concurrent.futures import ThreadPoolExecutor
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
@@ -238,6 +237,8 @@ class SqliteListUpkeep(RankedListUpkeep):
                     return
                 yield key, self._rank(key, counted, counted_at)
             return
+        from concurrent.futures import ThreadPoolExecutor  # only refreshes rank in threads, never a search
+
         pool = ThreadPoolExecutor(RANKERS, thread_name_prefix="ranking")
         pending: deque = deque()
         rest = iter(keys)

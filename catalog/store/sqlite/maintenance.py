@@ -5,7 +5,6 @@ reports; this module only reads and writes."""
 
 from __future__ import annotations
 
-import tempfile
 from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
@@ -24,6 +23,8 @@ _EMPTY_SOURCES = "FROM source WHERE id NOT IN (SELECT source_id FROM provenance)
 def reference_schema(revision: str = "head") -> dict[str, tuple[str, str]]:
     """name -> (type, sql) of a fresh catalog at `revision` (default: this program's schema),
     without the FTS index's shadow tables (they come with the index) and alembic_version."""
+    import tempfile  # here: doctor's alone (it brings shutil and the compressors)
+
     from catalog.store.sqlite.migrations import upgrade
 
     with tempfile.TemporaryDirectory() as tmp:
