@@ -480,6 +480,12 @@ class Catalog:
             tx.edits.drop_unused_tags()
             return _edit(tx, ids, done, conflicts=conflicts)
 
+    def tags_of(self, keys: Sequence[str]) -> dict[str, tuple[str, ...]]:
+        """The tags of these papers (exact keys) by key, in a few statements however many
+        papers; papers no longer in the catalog are left out."""
+        with self.store.read() as tx:
+            return tx.papers.tags_by_key(keys)
+
     def snapshot(self, keys: Sequence[str]) -> list[PaperState]:
         """The user-changeable state of these papers."""
         with self.store.read() as tx:
