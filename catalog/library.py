@@ -247,10 +247,11 @@ class Catalog:
         """The ranked lists of frequent words after an import. A few hundred new papers need
         nothing: searches follow them (catalog/store/lists/). Past that (or when words are to
         be chosen again), `background`: those searches as you type read, here, most papers
-        first (minutes at 1M papers; each stays ranked as it is done); the one- and two-letter
-        prefixes' (searched only when typed with `*`; until ranked, such a search ranks every
-        match) are left to the detached refresher (catalog/discover/refresher.py), started
-        here, or with CATALOG_DISCOVER_REFRESH=inline ranked here too (with =off, to `catalog
+        first (minutes at 1M papers; each stays ranked as it is done), then the one- and
+        two-letter prefixes' (searched only when typed with `*`), unless the catalog is past
+        scoring.SHORT_AT_IMPORT papers: then those are left to the detached refresher
+        (catalog/discover/refresher.py), started here (until ranked, such a search ranks every
+        match), or with CATALOG_DISCOVER_REFRESH=inline ranked here too (with =off, to `catalog
         doctor --fix`). Cut short (Ctrl-C), the refresher goes on from there, and searches say
         how many are left. Otherwise (a caller that cannot wait: tests, the TUI), within a
         share of the import's own time; lists left stale are never read."""
@@ -478,6 +479,12 @@ class Catalog:
             done += changes.revert_tags(tx, list(tags.items()))
             tx.edits.drop_unused_tags()
             return _edit(tx, ids, done, conflicts=conflicts)
+
+    def tags_of(self, keys: Sequence[str]) -> dict[str, tuple[str, ...]]:
+        """The tags of these papers (exact keys) by key, in a few statements however many
+        papers; papers no longer in the catalog are left out."""
+        with self.store.read() as tx:
+            return tx.papers.tags_by_key(keys)
 
     def snapshot(self, keys: Sequence[str]) -> list[PaperState]:
         """The user-changeable state of these papers."""

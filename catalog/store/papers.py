@@ -137,6 +137,15 @@ class PaperReads(Papers):
                           detail.summary.rating, detail.user_title,
                           tuple((n.id, n.body) for n in detail.notes))
 
+    def tags_by_key(self, keys: Sequence[str]) -> dict[str, tuple[str, ...]]:
+        # A statement per chunk of keys: the tag editor asked for every paper's whole state
+        # one key at a time, 8-19 s for 16k marked papers while the tagging itself waited.
+        found: dict[str, tuple[str, ...]] = {}
+        for part, marks in chunks(keys):
+            for row in self.conn.execute(f"SELECT key, tags_text FROM paper WHERE key IN ({marks})", part):
+                found[row["key"]] = tuple(row["tags_text"].split())
+        return found
+
     def export_papers(self, ids: Sequence[int]) -> list[ExportPaper]:
         """Everything exports write about these papers, in the order of `ids`."""
         found, tags, notes = {}, {}, {}

@@ -55,6 +55,9 @@ class AnswersHost(Protocol):
 
     def refresh_bindings(self) -> None: ...
 
+    def writing(self) -> str:
+        """A change being written, once it has taken a second ("tagging 16,468 papers… 4 s")."""
+
     def search(self, query: str, keep: str | None = None, counted: bool | None = None,
                refresh: bool = False, finished: bool = False, typing: bool = False) -> None: ...
 
@@ -121,7 +124,7 @@ class SearchAnswers:
 
     def show_position(self) -> None:
         bar = self.screen.search_bar
-        bar.hint(position(self.screen.papers, self.screen.searching.state, bar.hint_width))
+        bar.hint(position(self.screen.papers, self.screen.searching.state, bar.hint_width, self.screen.writing()))
 
     def empty_message(self, suggestions: list[Suggestion] = ()) -> list[Text]:
         facets = self.screen.facets

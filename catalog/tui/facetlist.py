@@ -7,6 +7,7 @@ per venue, built on the UI thread, froze the keys typed meanwhile (docs/benchmar
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -82,11 +83,20 @@ def column_width(names: Iterable[str], least: int, most: int) -> int:
 
 
 def matching(entries: tuple[Entry, ...], text: str, limit: int = PICKED) -> tuple[list[Entry], int]:
-    """The entries whose names hold every word of `text` (any case), most papers first, at
-    most `limit` of them, and how many match in all; the entry named exactly `text` comes
-    first (typing "Lea Zozo" in full listed "Lea Zozora", with more papers, above it).
-    Papers without a venue are not a venue to filter by."""
+    """The entries whose names hold every word of `text` (any case), at most `limit` of them,
+    and how many match in all. The entry named exactly `text` comes first (typing "Lea Zozo"
+    in full listed "Lea Zozora", with more papers, above it); then those where each word
+    typed starts a word of the name (`neur`: NeurIPS, Neural Computation), then those where
+    one is only inside a word ("Entrepreneurship", with more papers, came first); each most
+    papers first. Papers without a venue are not a venue to filter by."""
     words, whole = text.casefold().split(), " ".join(text.casefold().split())
     found = [e for e in entries if e.known and all(w in e.folded for w in words)]
-    found.sort(key=lambda e: e.folded != whole)  # stable: by count otherwise
-    return found[:limit], len(found)
+    starts = [re.compile(r"(?<!\w)" + re.escape(w)) for w in words]  # at a word's start
+    shown = [e for e in found if e.folded == whole]
+    for inside in (False, True):  # only until `limit` are found: `a` matches 19,000 people
+        for e in found:
+            if len(shown) >= limit:
+                break
+            if e.folded != whole and inside != all(s.search(e.folded) for s in starts):
+                shown.append(e)
+    return shown, len(found)

@@ -239,10 +239,11 @@ def _suggest(catalog: Catalog, asked: SearchRequest, generation: int, post, stop
 
 # --- what the screen says about the search ----------------------------------------------
 
-def position(papers: PaperList, state: SearchState, width: int = 0) -> Content:
-    """`row 51,203 / 100,000` (`/ 200+` while the count runs), and how many papers are
-    marked: the line under the search bar. In `width` cells (0: any): at 80 columns the
-    line ran past the edge and hid the count of marks, so the hints give way first."""
+def position(papers: PaperList, state: SearchState, width: int = 0, writing: str = "") -> Content:
+    """`row 51,203 / 100,000` (`/ 200+` while the count runs), how many papers are marked and
+    a change still being written (`writing`): the line under the search bar. In `width` cells
+    (0: any): at 80 columns the line ran past the edge and hid the count of marks, so the
+    hints give way first."""
     # Each piece: its forms (longest first), its style, and when it gives way (lowest first).
     pieces: list[tuple[list[str], str, int]] = []
     total = papers.total
@@ -265,6 +266,9 @@ def position(papers: PaperList, state: SearchState, width: int = 0) -> Content:
     if papers.marked:
         count = f"{len(papers.marked):,} marked"
         pieces.append(([f"{count} (escape unmarks)", count], "$text-accent", 1))
+    if writing:  # what it does gives way before the seconds that say it still runs
+        doing, _, took = writing.rpartition("… ")
+        pieces.append(([writing, f"{shorten(doing, 24)}… {took}", f"… {took}"], "$text-warning", 0))
     forms = [p[0] for p in pieces]
     chosen = [0] * len(pieces)
     steps = sorted((rank, n) for n, (f, _, rank) in enumerate(pieces) if len(f) > 1)

@@ -305,3 +305,33 @@ async def test_a_venues_years_come_when_it_is_unfolded_and_stay_after_new_counts
         await settle(pilot)
         assert app.main.search_bar.value.endswith(f"year:{years[0]}")
         assert app.main.search_bar.value.startswith("venue:")
+
+
+async def test_the_picker_lists_venues_whose_words_start_with_the_typed_ones_first(tmp_path, settle):
+    """Typing `neur` in the venues' picker (a real library's 3,700 venues) listed
+    "Entrepreneurship …", with more papers, above NeurIPS and "Neural Computation": a word
+    typed is matched at the start of a venue's words first, inside a word only after."""
+    venues = {"Entrepreneurship Theory and Practice": 6, "NeurIPS": 2, "Neural Computation": 1,
+              **{f"Venue {name}": 3 for name in "ABCDEFGHIJKL"}}
+    entries = [f"@article{{p{n}_{i}, title = {{Paper {i} of {venue}}}, journal = {{{venue}}}, year = 2020}}"
+               for n, (venue, count) in enumerate(venues.items()) for i in range(count)]
+    (tmp_path / "lib.bib").write_text("\n".join(entries), encoding="utf-8")
+    catalog = Catalog.open(tmp_path / "lib.db")
+    catalog.import_paths([tmp_path / "lib.bib"])
+    app = CatalogApp(catalog, cursor_blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        sidebar = app.query_one(Sidebar)
+        sidebar.focus()
+        sidebar.move_cursor(facet_node(sidebar, "Venues").children[-1])  # "N more…"
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(app.screen, FacetPickerScreen)
+        await pilot.press(*"neur")
+        await settle(pilot)
+        assert [e.name for e in app.screen.shown] == [
+            "NeurIPS", "Neural Computation", "Entrepreneurship Theory and Practice"]
+        await pilot.press("enter")
+        await settle(pilot)
+        assert app.main.search_bar.value == "venue:NeurIPS"
+    catalog.close()

@@ -80,6 +80,10 @@ class Papers(Role):
     def paper_state(self, paper_id: int) -> PaperState: ...
 
     @abstractmethod
+    def tags_by_key(self, keys: Sequence[str]) -> dict[str, tuple[str, ...]]:
+        """The tags of those of these papers (by exact key) still in the catalog."""
+
+    @abstractmethod
     def export_papers(self, ids: Sequence[int]) -> list[ExportPaper]: ...
 
     @abstractmethod

@@ -227,6 +227,9 @@ class CatalogScreen(Screen):
     def with_targets(self, then) -> None:
         self.editing.with_targets(then)
 
+    def writing(self) -> str:
+        return self.editing.progress()
+
     def show_edit(self, edit: Edit) -> None:
         self.answers.edited(edit)
 
