@@ -50,11 +50,10 @@ class CatalogGroup(click.Group):
 
     def invoke(self, ctx: click.Context):
         from catalog.errors import CatalogError, StoreError
-        from catalog.searching.query import QueryError
 
         try:
             return super().invoke(ctx)
-        except (CatalogError, QueryError) as exc:
+        except CatalogError as exc:
             _fail(str(exc))
         except KeyboardInterrupt:
             _interrupted()
@@ -65,9 +64,20 @@ class CatalogGroup(click.Group):
         except StoreError as exc:  # the database itself failing: still one line, no traceback
             _fail(f"database error: {exc}")
         except Exception as exc:
+            if _a_query_error(exc):
+                _fail(str(exc))
             if not _an_interrupt_in_disguise(exc):
                 raise
             _interrupted()
+
+
+def _a_query_error(exc: Exception) -> bool:
+    """A query that cannot mean anything (catalog/searching/query.py's QueryError). Its module is
+    imported here, not before the command runs: `catalog --help` never loads it, and whatever
+    raised one has loaded it already."""
+    from catalog.searching.query import QueryError
+
+    return isinstance(exc, QueryError)
 
 
 def _commands_of(module: str) -> tuple[click.Command, ...]:
@@ -106,8 +116,11 @@ def _interrupted():
 def _an_interrupt_in_disguise(exc: Exception) -> bool:
     """Ctrl-C that lands while ctypes converts a call's arguments (pypdfium2 reading a PDF)
     comes out as ctypes.ArgumentError("argument 1: KeyboardInterrupt: "), the interrupt
-    itself dropped: ctypes keeps only its name."""
-    return type(exc).__name__ == "ArgumentError" and ": KeyboardInterrupt" in str(exc)
+    itself dropped: ctypes keeps only its name. One that lands in a class's __set_name__ while
+    a module loads (a dataclass field's, Catalog's parts': modules load as a command runs)
+    comes out as the RuntimeError it caused (Python 3.11)."""
+    return ((type(exc).__name__ == "ArgumentError" and ": KeyboardInterrupt" in str(exc))
+            or isinstance(exc.__cause__, KeyboardInterrupt))
 
 
 @click.group(cls=CatalogGroup, epilog=EPILOG,
