@@ -8,8 +8,9 @@ search` (its `papers` table and FTS), alternated, so the machine's load falls on
 prints medians of the wall time and of the process's CPU time (user + system), and the
 ratios. Python's compiled bytecode is kept in a folder of its own for each checkout
 (PYTHONPYCACHEPREFIX), written by a first run that is not counted: an installed catalog has
-its .pyc files, while a checkout run with PYTHONDONTWRITEBYTECODE=1 (as on the team's
-machines) compiles every module it imports, every time (`--source` measures that instead).
+its .pyc files, while a checkout without __pycache__ run with PYTHONDONTWRITEBYTECODE=1 (as on
+the team's machines) compiles every module it imports, every time (`--source` runs the
+checkouts as they are, writing no bytecode, to measure that).
 """
 
 from __future__ import annotations
@@ -107,7 +108,8 @@ def main() -> None:
                         "(`papers` table with FTS: `sqlite-utils insert` + `enable-fts`, as `python -m benchmarks` builds)")
     parser.add_argument("--against", type=Path, action="append", default=[], help="another checkout (repeatable)")
     parser.add_argument("--rounds", type=int, default=5)
-    parser.add_argument("--source", action="store_true", help="no bytecode: every module compiled at each run")
+    parser.add_argument("--source", action="store_true",
+                        help="no bytecode written: a checkout without __pycache__ compiles its modules at each run")
     args = parser.parse_args()
     code = {"this checkout": Path(__file__).resolve().parent.parent, **{str(d): d for d in args.against}}
     load = os.getloadavg()[0]

@@ -179,6 +179,35 @@ def loaded_of(modules: list[str], names: tuple[str, ...]) -> list[str]:
     return [m for m in modules if any(m == n or m.startswith(n + ".") for n in names)]
 
 
+def test_help_loads_only_the_commands(tmp_path):
+    """`catalog --help` names every command, and opens nothing: no query language, no results,
+    no library or store."""
+    modules = loaded_by(["--help"], tmp_path / "none.db")
+    assert "catalog.cli.searching" in modules  # it listed the commands
+    assert loaded_of(modules, HEAVY + ("catalog.searching", "catalog.results", "catalog.library", "catalog.store",
+                                       "rich")) == []
+
+
+def test_ctrl_c_while_a_command_loads_a_module_is_one_line(run_cli, monkeypatch):
+    """Modules load as a command runs (cli/__init__.py, Catalog's parts): Ctrl-C landing in a
+    class's __set_name__ there (a cached_property's, a dataclass field's) reaches the command
+    group as the RuntimeError it caused (Python 3.11), not as KeyboardInterrupt."""
+    from catalog.library import Catalog
+
+    class Interrupting:
+        def __set_name__(self, owner, name):
+            raise KeyboardInterrupt
+
+    def loading(*args, **kwargs):
+        class Loaded:  # what a module with such a class does as it loads
+            part = Interrupting()
+
+    assert run_cli("import", str(SEEDS)).exit_code == 0
+    monkeypatch.setattr(Catalog, "search", loading)
+    result = run_cli("search", "attention")
+    assert (result.exit_code, result.stderr) == (130, "catalog: interrupted\n"), result.exception
+
+
 def test_search_loads_only_what_it_uses(tmp_path):
     db = tmp_path / "c.db"
     assert run_process(["import", str(SEEDS)], db).returncode == 0

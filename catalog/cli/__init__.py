@@ -8,8 +8,6 @@ COMMANDS)."""
 
 from __future__ import annotations
 
-import importlib
-
 import click
 
 from catalog.cli.common import EPILOG, SORTS, _fail
@@ -39,8 +37,7 @@ class CatalogGroup(click.Group):
 
     def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
         if name not in self.commands and name in _MODULE_OF:
-            module = importlib.import_module(f"catalog.cli.{_MODULE_OF[name]}")
-            for command in module.COMMANDS:
+            for command in _commands_of(_MODULE_OF[name]):
                 self.add_command(command)
         return self.commands.get(name)
 
@@ -53,11 +50,10 @@ class CatalogGroup(click.Group):
 
     def invoke(self, ctx: click.Context):
         from catalog.errors import CatalogError, StoreError
-        from catalog.searching.query import QueryError
 
         try:
             return super().invoke(ctx)
-        except (CatalogError, QueryError) as exc:
+        except CatalogError as exc:
             _fail(str(exc))
         except KeyboardInterrupt:
             _interrupted()
@@ -68,9 +64,45 @@ class CatalogGroup(click.Group):
         except StoreError as exc:  # the database itself failing: still one line, no traceback
             _fail(f"database error: {exc}")
         except Exception as exc:
+            if _a_query_error(exc):
+                _fail(str(exc))
             if not _an_interrupt_in_disguise(exc):
                 raise
             _interrupted()
+
+
+def _a_query_error(exc: Exception) -> bool:
+    """A query that cannot mean anything (catalog/searching/query.py's QueryError). Its module is
+    imported here, not before the command runs: `catalog --help` never loads it, and whatever
+    raised one has loaded it already."""
+    from catalog.searching.query import QueryError
+
+    return isinstance(exc, QueryError)
+
+
+def _commands_of(module: str) -> tuple[click.Command, ...]:
+    """The commands of one of MODULES, imported now (each import written out, so that a reader
+    and farm-studio can follow it)."""
+    match module:
+        case "files":
+            from catalog.cli import files as loaded
+        case "web":
+            from catalog.cli import web as loaded
+        case "attachments":
+            from catalog.cli import attachments as loaded
+        case "searching":
+            from catalog.cli import searching as loaded
+        case "tags":
+            from catalog.cli import tags as loaded
+        case "discovery":
+            from catalog.cli import discovery as loaded
+        case "edits":
+            from catalog.cli import edits as loaded
+        case "database":
+            from catalog.cli import database as loaded
+        case "sharing":
+            from catalog.cli import sharing as loaded
+    return loaded.COMMANDS
 
 
 def _interrupted():
@@ -84,8 +116,11 @@ def _interrupted():
 def _an_interrupt_in_disguise(exc: Exception) -> bool:
     """Ctrl-C that lands while ctypes converts a call's arguments (pypdfium2 reading a PDF)
     comes out as ctypes.ArgumentError("argument 1: KeyboardInterrupt: "), the interrupt
-    itself dropped: ctypes keeps only its name."""
-    return type(exc).__name__ == "ArgumentError" and ": KeyboardInterrupt" in str(exc)
+    itself dropped: ctypes keeps only its name. One that lands in a class's __set_name__ while
+    a module loads (a dataclass field's, Catalog's parts': modules load as a command runs)
+    comes out as the RuntimeError it caused (Python 3.11)."""
+    return ((type(exc).__name__ == "ArgumentError" and ": KeyboardInterrupt" in str(exc))
+            or isinstance(exc.__cause__, KeyboardInterrupt))
 
 
 @click.group(cls=CatalogGroup, epilog=EPILOG,
