@@ -52,8 +52,9 @@ BIG_CATALOG, MIN_MATCHES_BIG = 400_000, 10_000
 # import ranks the lists typing reads first; in a catalog of more than SHORT_AT_IMPORT papers
 # it leaves the one- and two-letter prefixes' (they match nearly every paper: at 1M papers 284
 # lists, 803 s) to the background refresher, and up to it ranks them too before it returns, so
-# a wide 50k or a 100k library is ready for `a*` when the import returns (docs/benchmarks.md,
-# Short prefixes before the import returns).
+# a wide 50k or a 100k library is ready for `a*` when the import returns. They cost a third
+# more of the import's CPU at any size (0.24-0.3 ms a paper at 100k and 200k): up to 200k,
+# about a minute (docs/benchmarks.md, Short prefixes before the import returns).
 TYPED_FROM = 3
 SHORT_AT_IMPORT = 200_000
 K1, B = 1.2, 0.75  # FTS5's bm25 constants (fts5_aux.c)
