@@ -430,12 +430,16 @@ class Editing(Widget):
             self.undo_stack.append((label, edit))
         del self.undo_stack[:-UNDO_DEPTH]
         self.main.show_edit(edit)
-        if any(isinstance(c, PaperDeleted) for c in edit.changes):  # papers gone or back: search again
+        deleted = [c for c in edit.changes if isinstance(c, PaperDeleted)]
+        if deleted:  # papers gone or back: search again
             papers = self.main.papers
-            for change in edit.changes:  # a deleted paper is no longer marked
-                if isinstance(change, PaperDeleted) and change.deleted and papers.marked.pop(change.key, None):
-                    papers.post_message(papers.MarksChanged(len(papers.marked)))
-            self.main.action_refresh()
+            unmarked = [c.key for c in deleted if c.deleted and papers.marked.pop(c.key, None)]
+            if unmarked:  # a deleted paper is no longer marked (one message, not one per paper)
+                papers.post_message(papers.MarksChanged(len(papers.marked)))
+            back = [c.key for c in deleted if not c.deleted]
+            # The cursor goes to the paper brought back (the first deleted, of several): it
+            # stayed where it had moved since, the paper somewhere in the list.
+            self.main.search_again(keep=back[-1] if back else None)
         self._announce(message.kind, label, edit)
 
     def _announce(self, kind: str, label: str, edit: Edit) -> None:

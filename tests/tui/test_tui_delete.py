@@ -49,3 +49,22 @@ async def test_D_on_the_last_paper_leaves_the_cursor_on_the_one_above(app, seede
         await settle(pilot)
         assert seeded.stats().papers == 89 and papers.current.key == above
         assert last not in papers.loaded_keys()
+
+
+async def test_u_after_D_puts_the_cursor_on_the_paper_brought_back(app, seeded, settle):
+    """The cursor stayed where it had moved since (the next paper, or further), and the paper
+    brought back was somewhere in the list, to be looked for."""
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("down", "down", "down")
+        key = app.main.papers.current.key
+        await pilot.press("D")
+        await settle(pilot)
+        assert app.main.papers.current.key != key
+        await pilot.press("down", "down", "down", "down")
+        await settle(pilot)
+        await pilot.press("u")
+        await settle(pilot)
+        assert seeded.stats().papers == 90
+        assert app.main.papers.current.key == key
+        assert app.main.pane.detail.summary.key == key  # and the reading pane shows it

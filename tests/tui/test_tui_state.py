@@ -182,3 +182,29 @@ def test_every_paper_of_a_real_library_marked_comes_back_marked(tmp_path):
     marks = [f"k{i:07d}" for i in range(16378)]
     assert store.save(State(marks=marks))
     assert store.load().marks == marks
+
+
+async def test_marking_more_than_the_session_keeps_says_so(seeded, settle, tmp_path, monkeypatch):
+    """Marks past the newest 100,000 were dropped from the session without a word: marking
+    more says, once, how many come back next time (here the limit is 40, of 90 papers)."""
+    from catalog.tui.screens import main as main_screen
+    from tests.tui.conftest import toasts
+
+    monkeypatch.setattr(main_screen, "MARKS", 40)
+    store = StateStore(tmp_path / "s.json", catalog_identity(str(seeded.store.path)))
+    app = CatalogApp(seeded, cursor_blink=False, state=store)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("space", "space")
+        assert "session" not in toasts(app)
+        await pilot.press("ctrl+a")
+        await settle(pilot)
+        await pilot.press("y")
+        await settle(pilot)
+        assert len(app.main.papers.marked) == 90
+        said = [t for t in toasts(app).split(" | ") if "session" in t]
+        assert said == ["90 papers marked: the next session brings back the newest 40 marks only"]
+        await pilot.press("space", "space")  # the marks change, still past the limit: said once
+        await settle(pilot)
+        assert len([t for t in toasts(app).split(" | ") if "session" in t]) == 1
+    assert len(store.load().marks) == 40

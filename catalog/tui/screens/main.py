@@ -84,6 +84,7 @@ class CatalogScreen(Screen):
         self.answers = SearchAnswers(self)  # a search's answers shown (answers.py)
         self.saved_keys = SavedSearchKeys(self)  # g, gg, 1-9 (saved_keys.py)
         self.routing = KeyRouting(self)  # where a key goes, which keys apply (routing.py)
+        self.said_marks_kept = False  # that the session keeps only the newest MARKS marks
 
     def compose(self) -> ComposeResult:
         typed = self.searching.typing  # each key puts off the counts and facets (waiting.py)
@@ -299,10 +300,14 @@ class CatalogScreen(Screen):
     # --- actions: the results -------------------------------------------------------------
 
     def action_refresh(self) -> None:
+        self.search_again()
+
+    def search_again(self, keep: str | None = None) -> None:
+        """The same search again, the cursor on paper `keep`, else on the paper it is on."""
         self.similar.forget()  # papers may have come since
         self.sidebar.catalog_changed()
         current = self.papers.current
-        self.search(self.query_text, keep=current.key if current else None)
+        self.search(self.query_text, keep=keep or (current.key if current else None))
 
     def action_cycle_sort(self) -> None:
         self.sort_by(self.searching.state.sort.next())
@@ -486,7 +491,13 @@ class CatalogScreen(Screen):
 
     @on(PaperList.MarksChanged)
     def _marks_changed(self) -> None:
-        self.remembered.marks = list(self.papers.marked)[-MARKS:]
+        marked = self.papers.marked
+        self.remembered.marks = list(marked)[-MARKS:]
+        # The session keeps the newest MARKS: past them, said once (they were dropped unsaid).
+        if len(marked) > MARKS and not self.said_marks_kept:
+            self.say(f"{len(marked):,} papers marked: the next session brings back the newest "
+                     f"{MARKS:,} marks only", severity="warning", timeout=8)
+        self.said_marks_kept = len(marked) > MARKS
         self.answers.show_position()
         self.refresh_bindings()
 
