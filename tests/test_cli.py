@@ -35,6 +35,20 @@ def test_each_command_is_found_in_the_module_named_for_it():
         assert sorted(c.name for c in held) == sorted(commands), name
 
 
+def test_every_result_is_found_in_the_area_named_for_it():
+    """catalog/results/__init__.py's AREAS, by which `from catalog.results import X` loads X's
+    module alone, names every class each area defines, each where it is."""
+    import inspect
+
+    import catalog.results as results
+
+    for area, names in results.AREAS.items():
+        module = importlib.import_module(f"catalog.results.{area}")
+        defined = {n for n, v in vars(module).items() if inspect.isclass(v) and v.__module__ == module.__name__}
+        assert defined <= set(names), area
+        assert all(getattr(results, n) is getattr(module, n) for n in names), area
+
+
 def test_import_search_show_end_to_end(run_cli):
     result = run_cli("import", str(SEEDS))
     assert result.exit_code == 0
