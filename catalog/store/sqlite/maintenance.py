@@ -30,9 +30,9 @@ def reference_schema(revision: str = "head") -> dict[str, tuple[str, str]]:
 
 @functools.cache
 def _fresh_schema(migrations: str, revision: str) -> tuple[tuple[str, tuple[str, str]], ...]:
-    """Made once per process and migrations folder: running every migration in a new file
-    costs 0.5-1 s, and a process running doctor on several catalogs (the test suite: 130
-    runs) need not pay it again for the same answer."""
+    """Made once per process and migrations folder: running every migration in a new file is
+    slow, and a process running doctor on several catalogs (the test suite) need not pay it
+    again for the same answer."""
     import tempfile  # here: doctor's alone (it brings shutil and the compressors)
 
     from catalog.store.sqlite.migrations import upgrade
