@@ -375,7 +375,7 @@ class Editing(Widget):
 
     def write(self, label: str, change: Change, doing: str = "saving") -> None:
         """`doing`: what the line under the search bar says while it runs ("tagging 16,468
-        papers"): tagging a real library's papers takes 10 s or more."""
+        papers"): tagging all of a real library's papers is not instant."""
         self._write(label, change, "do", doing)
 
     def _write(self, label: str, change: Change, kind: str, doing: str = "saving") -> None:
@@ -398,7 +398,7 @@ class Editing(Widget):
             self.main.answers.show_position()
 
     def progress(self) -> str:
-        """The write running longest, once it has taken a second: `tagging 16,468 papers… 12 s`
+        """The write running longest, once it has taken a second: `tagging 16,468 papers… N s`
         (the list stays usable meanwhile); "" when none has."""
         now = monotonic()
         slow = [(started, worker.name) for worker, started in self.writing.items() if now - started >= SAY_AFTER]
