@@ -3,8 +3,8 @@ generated paper lists, then `catalog import` of the same files from this checkou
 other checkout named (`--against`, run with that folder first on PYTHONPATH), alternated round
 by round so the machine's load falls on every side alike. Each `catalog import` is split into
 its files stored and the lists it ranked before returning; then the lists it left to the
-background refresher (those of one- and two-letter prefixes) are ranked as the refresher ranks
-them, timed on their own ("left to the background").
+background refresher (those of one- and two-letter prefixes, past 200,000 papers) are ranked as
+the refresher ranks them, timed on their own ("left to the background").
 
     python -m benchmarks.import_cost --size 100000 --rounds 2 --against /path/to/main-checkout
     python -m benchmarks.import_cost --size 100000 --profile     # where the whole import goes

@@ -21,7 +21,7 @@ def run() -> None:
     try:
         try:
             from catalog.cli import main, stdout
-            import catalog.errors, catalog.searching.query  # noqa: E401, F401 - what the command group loads first
+            import catalog.errors  # noqa: F401 - what the command group loads first
         finally:
             if holding:
                 signal.signal(signal.SIGINT, signal.default_int_handler)

@@ -3,8 +3,8 @@
 Catalog coordinates: it checks what users typed (catalog/rules.py), opens one transaction of
 the store per operation, and calls the modules that know each job (importer, changes, merges,
 annotations, export, doctor). It holds no SQL and no connection. Parts with a job of their
-own are composed in (catalog/parts/, a module each), each made in __init__ with the store and
-reached as an attribute: `files` (attached files), `exchange` (exports and the annotations
+own are composed in (catalog/parts/, a module each), each made with the store when first used
+and reached as an attribute: `files` (attached files), `exchange` (exports and the annotations
 file), `citing` (kept .bib files and cite keys), `words` (missing words, suggestions, added
 acronyms), `saved` (saved searches), `triage`, `discovery` (similar papers, recommendations,
 topics), `admin` (backups, copies, SQL, members) and `web` (papers from the web: given the
@@ -15,38 +15,39 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Iterable, Sequence
+from functools import cached_property
 from pathlib import Path
 from time import monotonic
+from typing import TYPE_CHECKING
 
 from catalog import rules
-from catalog.attachments import attaching
-from catalog.parts import changes
-from catalog.parts.admin import Admin
-from catalog.parts.citing import Citing
-from catalog.parts.discovery import Discovering
 from catalog.errors import CatalogError, Interrupted
-from catalog.parts.exchange import Exchange
-from catalog.parts.files import Files
-from catalog.resources import seeds_dir
 from catalog.results import (
-    AuthorCount, Edit, Facets, FirstPage, ImportReport, NoteView, PaperDetail, PaperState,
-    PaperSummary, RatingCount, SavedSearchChanged, SplitResult, Stats, TagCount,
-    PaperDeleted, TagsChanged,
+    AuthorCount, Facets, FirstPage, NoteView, PaperDetail, PaperState, PaperSummary, RatingCount,
+    SplitResult, Stats, TagCount,
 )
-from catalog.parts.saved import SavedSearches
 from catalog.searching import highlight, hits, pages
 from catalog.searching.lookup import as_one_query, resolve_key, understood
 from catalog.searching.query import Query, QueryError, Sort, parse
 from catalog.searching.request import SearchRequest, as_request, request
 from catalog.store import Store, first_use, open_store
-from catalog.store.rows import Revision
-from catalog.parts.triaging import Triage
-from catalog.parts.corrections import Corrections
-from catalog.parts.deleting import Deleting
-from catalog.parts.statistics import Statistics
-from catalog.parts.vocabulary import Vocabulary
-from catalog.parts.web import Web
-from catalog.parts.words import Words
+
+if TYPE_CHECKING:  # the parts, and what edits and imports return, load when first used
+    from catalog.parts.admin import Admin
+    from catalog.parts.citing import Citing
+    from catalog.parts.corrections import Corrections
+    from catalog.parts.deleting import Deleting
+    from catalog.parts.discovery import Discovering
+    from catalog.parts.exchange import Exchange
+    from catalog.parts.files import Files
+    from catalog.parts.saved import SavedSearches
+    from catalog.parts.statistics import Statistics
+    from catalog.parts.triaging import Triage
+    from catalog.parts.vocabulary import Vocabulary
+    from catalog.parts.web import Web
+    from catalog.parts.words import Words
+    from catalog.results import Edit, ImportReport
+    from catalog.store.rows import Revision
 
 Notify = Callable[[str], None]
 Stop = Callable[[], bool]
@@ -66,19 +67,87 @@ class Catalog:
 
     def __init__(self, store: Store):
         self.store = store
-        self.files = Files(store)
-        self.exchange = Exchange(store)
-        self.admin = Admin(store)
-        self.citing = Citing(store, self.exchange)
-        self.words = Words(store)
-        self.saved = SavedSearches(store)
-        self.triage = Triage(store)
-        self.discovery = Discovering(store)
-        self.web = Web(self)
-        self.vocabulary = Vocabulary(self)
-        self.statistics = Statistics(self)
-        self.corrections = Corrections(self)
-        self.deleting = Deleting(self)
+
+    # Each part is made when first used, and its module imported then: a search loads none of
+    # backups, exports, cited files or the web (their imports were half its start-up).
+
+    @cached_property
+    def files(self) -> Files:
+        from catalog.parts.files import Files
+
+        return Files(self.store)
+
+    @cached_property
+    def exchange(self) -> Exchange:
+        from catalog.parts.exchange import Exchange
+
+        return Exchange(self.store)
+
+    @cached_property
+    def admin(self) -> Admin:
+        from catalog.parts.admin import Admin
+
+        return Admin(self.store)
+
+    @cached_property
+    def citing(self) -> Citing:
+        from catalog.parts.citing import Citing
+
+        return Citing(self.store, self.exchange)
+
+    @cached_property
+    def words(self) -> Words:
+        from catalog.parts.words import Words
+
+        return Words(self.store)
+
+    @cached_property
+    def saved(self) -> SavedSearches:
+        from catalog.parts.saved import SavedSearches
+
+        return SavedSearches(self.store)
+
+    @cached_property
+    def triage(self) -> Triage:
+        from catalog.parts.triaging import Triage
+
+        return Triage(self.store)
+
+    @cached_property
+    def discovery(self) -> Discovering:
+        from catalog.parts.discovery import Discovering
+
+        return Discovering(self.store)
+
+    @cached_property
+    def web(self) -> Web:
+        from catalog.parts.web import Web
+
+        return Web(self)
+
+    @cached_property
+    def vocabulary(self) -> Vocabulary:
+        from catalog.parts.vocabulary import Vocabulary
+
+        return Vocabulary(self)
+
+    @cached_property
+    def statistics(self) -> Statistics:
+        from catalog.parts.statistics import Statistics
+
+        return Statistics(self)
+
+    @cached_property
+    def corrections(self) -> Corrections:
+        from catalog.parts.corrections import Corrections
+
+        return Corrections(self)
+
+    @cached_property
+    def deleting(self) -> Deleting:
+        from catalog.parts.deleting import Deleting
+
+        return Deleting(self)
 
     @property
     def path(self) -> Path:
@@ -109,6 +178,8 @@ class Catalog:
                 # Not "is the file new": a run killed while seeding leaves a file that still
                 # needs them. Importing the seeds again is harmless: files already in are skipped.
                 if seed and not catalog.store.is_seeded():
+                    from catalog.resources import seeds_dir
+
                     report = catalog.import_paths([seeds_dir()])
                     if not report.errors:
                         catalog.store.mark_seeded()
@@ -144,8 +215,10 @@ class Catalog:
         unreadable here, before returning (`ranking(done, of)` after each), so the catalog is
         fast the moment the import ends; then bring the discovery cache up to date (or build
         it) in a detached process (catalog/discover/refresher.py)."""
+        from catalog.attachments import attaching
         from catalog.importing import importer
         from catalog.ingest.mapping import FieldMap, MappingError
+        from catalog.results import ImportReport
 
         try:
             field_map = FieldMap.parse(mapping)
@@ -174,10 +247,11 @@ class Catalog:
         """The ranked lists of frequent words after an import. A few hundred new papers need
         nothing: searches follow them (catalog/store/lists/). Past that (or when words are to
         be chosen again), `background`: those searches as you type read, here, most papers
-        first (minutes at 1M papers; each stays ranked as it is done); the one- and two-letter
-        prefixes' (searched only when typed with `*`; until ranked, such a search ranks every
-        match) are left to the detached refresher (catalog/discover/refresher.py), started
-        here, or with CATALOG_DISCOVER_REFRESH=inline ranked here too (with =off, to `catalog
+        first (minutes at 1M papers; each stays ranked as it is done), then the one- and
+        two-letter prefixes' (searched only when typed with `*`), unless the catalog is past
+        scoring.SHORT_AT_IMPORT papers: then those are left to the detached refresher
+        (catalog/discover/refresher.py), started here (until ranked, such a search ranks every
+        match), or with CATALOG_DISCOVER_REFRESH=inline ranked here too (with =off, to `catalog
         doctor --fix`). Cut short (Ctrl-C), the refresher goes on from there, and searches say
         how many are left. Otherwise (a caller that cannot wait: tests, the TUI), within a
         share of the import's own time; lists left stale are never read."""
@@ -304,6 +378,8 @@ class Catalog:
     # --- user data: each change returns an Edit, which `undo` takes back -----------------
 
     def tag(self, keys: Sequence[str], add: Iterable[str] = (), remove: Iterable[str] = ()) -> Edit:
+        from catalog.parts import changes
+
         add = [rules.tag_name(t) for t in add]
         remove = [rules.tag_name(t) for t in remove]
         with self.store.write() as tx:
@@ -326,6 +402,8 @@ class Catalog:
         return edit
 
     def _set_field(self, keys: Sequence[str], field: str, value) -> Edit:
+        from catalog.parts import changes
+
         with self.store.write() as tx:
             ids = [resolve_key(tx, k) for k in keys]
             done = [c for pid in ids if (c := changes.set_field(tx, pid, field, value)) is not None]
@@ -334,6 +412,8 @@ class Catalog:
         return edited
 
     def add_note(self, key: str, body: str) -> Edit:
+        from catalog.parts import changes
+
         body = rules.note_body(body)
         with self.store.write() as tx:
             pid = resolve_key(tx, key)
@@ -341,6 +421,8 @@ class Catalog:
             return _edit(tx, [pid], [change], note=tx.papers.notes_of(pid)[-1])
 
     def edit_note(self, key: str, number: int, body: str) -> Edit:
+        from catalog.parts import changes
+
         body = rules.note_body(body)
         with self.store.write() as tx:
             pid = resolve_key(tx, key)
@@ -348,6 +430,8 @@ class Catalog:
             return _edit(tx, [pid], [change], note=tx.papers.notes_of(pid)[number - 1])
 
     def delete_note(self, key: str, number: int) -> Edit:
+        from catalog.parts import changes
+
         with self.store.write() as tx:
             pid = resolve_key(tx, key)
             note = _note(tx, pid, key, number)
@@ -360,6 +444,9 @@ class Catalog:
         or saved search goes back only where it still holds what `edit` wrote. Whatever was
         changed since (by another command, another person) is left alone and named in
         `conflicts`. The returned Edit holds what this undo did, so undoing it is a redo."""
+        from catalog.parts import changes
+        from catalog.results import PaperDeleted, SavedSearchChanged, TagsChanged
+
         with self.store.write() as tx:
             done, conflicts, ids = [], [], []
             # Tag changes on distinct papers in a row are taken back together: each paper is
@@ -500,6 +587,8 @@ def _note(tx, pid: int, key: str, number: int) -> NoteView:
 
 def _edit(tx, ids: Sequence[int], done: Sequence, *, note: NoteView | None = None,
           conflicts: Sequence[str] = ()) -> Edit:
+    from catalog.results import Edit
+
     return Edit(tuple(done), tuple(tx.papers.summaries(list(dict.fromkeys(ids)))), note, tuple(conflicts))
 
 

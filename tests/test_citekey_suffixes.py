@@ -8,18 +8,18 @@ import json
 
 from catalog.ingest import citekeys
 from catalog.store.imports import ImportQueries
+from catalog.store.postgres.roles import PostgresImports
 
 
 def _counting(monkeypatch) -> list[int]:
     asked: list[int] = []
-    real = ImportQueries.citekeys_taken
+    for role in (ImportQueries, PostgresImports):  # PostgreSQL asks with one array
+        def counted(self, keys, real=role.citekeys_taken):
+            keys = list(keys)
+            asked.append(len(keys))
+            return real(self, keys)
 
-    def counted(self, keys):
-        keys = list(keys)
-        asked.append(len(keys))
-        return real(self, keys)
-
-    monkeypatch.setattr(ImportQueries, "citekeys_taken", counted)
+        monkeypatch.setattr(role, "citekeys_taken", counted)
     return asked
 
 
@@ -53,10 +53,12 @@ def test_next_free_keeps_a_papers_own_key_and_reuses_none_given():
     assert keys.give("Lee2019", False) == "Lee2019-2"  # a file's key: -2, -3
 
 
-def test_an_import_asks_a_shared_keys_suffixes_once_per_batch(empty_catalog, tmp_path, monkeypatch):
+def test_an_import_asks_a_shared_keys_suffixes_once_per_batch(empty_any, tmp_path, monkeypatch):
     """The papers of one batch that want one key: its suffixes are asked in one lookup (a
     lookup per doubling before: 9 for 300 papers), each paper the next suffix; a second file
-    goes on past the suffixes the first one took."""
+    goes on past the suffixes the first one took (on both backends: PostgreSQL asks and
+    writes them with arrays)."""
+    empty_catalog = empty_any
     empty_catalog.citing.citekey_pattern("auth.lower+year")
     asked = _counting(monkeypatch)
     for name, papers in (("first", range(300)), ("second", range(300, 310))):

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import subprocess
@@ -17,10 +18,35 @@ def test_every_command_has_help_text():
     def walk(command: click.Command, path: str):
         assert command.help or command.short_help, f"{path} has no help"
         if isinstance(command, click.Group):
-            for name, sub in command.commands.items():
-                walk(sub, f"{path} {name}")
+            ctx = click.Context(command)
+            for name in command.list_commands(ctx):
+                walk(command.get_command(ctx, name), f"{path} {name}")
 
     walk(main, "catalog")
+
+
+def test_each_command_is_found_in_the_module_named_for_it():
+    """catalog/cli/__init__.py's MODULES, by which a command's module is loaded when it runs,
+    names every command each module holds, and only those."""
+    from catalog.cli import MODULES
+
+    for name, commands in MODULES.items():
+        held = importlib.import_module(f"catalog.cli.{name}").COMMANDS
+        assert sorted(c.name for c in held) == sorted(commands), name
+
+
+def test_every_result_is_found_in_the_area_named_for_it():
+    """catalog/results/__init__.py's AREAS, by which `from catalog.results import X` loads X's
+    module alone, names every class each area defines, each where it is."""
+    import inspect
+
+    import catalog.results as results
+
+    for area, names in results.AREAS.items():
+        module = importlib.import_module(f"catalog.results.{area}")
+        defined = {n for n, v in vars(module).items() if inspect.isclass(v) and v.__module__ == module.__name__}
+        assert defined <= set(names), area
+        assert all(getattr(results, n) is getattr(module, n) for n in names), area
 
 
 def test_import_search_show_end_to_end(run_cli):
@@ -135,17 +161,73 @@ def run_process(args, env_db):
     return subprocess.run([sys.executable, "-m", "catalog", *args], capture_output=True, text=True, env=env)
 
 
-def test_search_does_not_import_textual_or_alembic(tmp_path):
-    db = tmp_path / "c.db"
-    assert run_process(["import", str(SEEDS)], db).returncode == 0
-    code = ("import sys, runpy; sys.argv = ['catalog', 'search', 'attention'];\n"
+# Libraries no command that reads the catalog needs (each costs start-up time).
+HEAVY = ("textual", "alembic", "sqlalchemy", "sqlmodel", "pydantic", "sklearn", "numpy", "scipy", "psycopg")
+# What a plain search does not use: the other commands, reading files to import (TeX, paper
+# lists), exporting, the catalog's other jobs (edits, backups, cited files), the results of
+# other areas, rich's tables. Loaded anyway, they were about half of its start-up
+# (docs/benchmarks.md, "Start-up").
+NOT_FOR_SEARCH = HEAVY + (
+    "catalog.cli.files", "catalog.cli.web", "catalog.cli.database", "catalog.cli.tags", "catalog.cli.attachments",
+    "catalog.cli.edits", "catalog.cli.discovery", "catalog.cli.sharing", "catalog.ingest.fields",
+    "catalog.ingest.paperlist", "catalog.ingest.records", "catalog.ingest.kinds", "catalog.importing",
+    "catalog.export", "catalog.parts.admin", "catalog.parts.citing", "catalog.parts.exchange", "catalog.parts.files",
+    "catalog.parts.changes", "catalog.results.edits", "catalog.results.exchange", "catalog.results.web",
+    "catalog.results.discovery", "catalog.text.tex", "pylatexenc", "rich.table",
+)
+
+
+def loaded_by(args, db) -> list[str]:
+    """The modules a whole `catalog ARGS` process holds when it ends."""
+    code = (f"import sys, runpy; sys.argv = ['catalog', *{list(args)!r}];\n"
             "try:\n    runpy.run_module('catalog', run_name='__main__')\n"
             "except SystemExit: pass\n"
-            "heavy = sorted(m for m in sys.modules if m.split('.')[0] in ('textual', 'alembic', 'sqlalchemy', 'sqlmodel', 'pydantic', 'sklearn', 'numpy', 'scipy', 'psycopg'))\n"
-            "print('HEAVY', heavy)")
+            "print('LOADED', ' '.join(sorted(sys.modules)))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          env={**os.environ, "CATALOG_DB": str(db)})
-    assert "HEAVY []" in out.stdout, out.stdout + out.stderr
+    assert "LOADED" in out.stdout, out.stdout + out.stderr
+    return out.stdout.split("LOADED", 1)[1].split()
+
+
+def loaded_of(modules: list[str], names: tuple[str, ...]) -> list[str]:
+    return [m for m in modules if any(m == n or m.startswith(n + ".") for n in names)]
+
+
+def test_help_loads_only_the_commands(tmp_path):
+    """`catalog --help` names every command, and opens nothing: no query language, no results,
+    no library or store."""
+    modules = loaded_by(["--help"], tmp_path / "none.db")
+    assert "catalog.cli.searching" in modules  # it listed the commands
+    assert loaded_of(modules, HEAVY + ("catalog.searching", "catalog.results", "catalog.library", "catalog.store",
+                                       "rich")) == []
+
+
+def test_ctrl_c_while_a_command_loads_a_module_is_one_line(run_cli, monkeypatch):
+    """Modules load as a command runs (cli/__init__.py, Catalog's parts): Ctrl-C landing in a
+    class's __set_name__ there (a cached_property's, a dataclass field's) reaches the command
+    group as the RuntimeError it caused (Python 3.11), not as KeyboardInterrupt."""
+    from catalog.library import Catalog
+
+    class Interrupting:
+        def __set_name__(self, owner, name):
+            raise KeyboardInterrupt
+
+    def loading(*args, **kwargs):
+        class Loaded:  # what a module with such a class does as it loads
+            part = Interrupting()
+
+    assert run_cli("import", str(SEEDS)).exit_code == 0
+    monkeypatch.setattr(Catalog, "search", loading)
+    result = run_cli("search", "attention")
+    assert (result.exit_code, result.stderr) == (130, "catalog: interrupted\n"), result.exception
+
+
+def test_search_loads_only_what_it_uses(tmp_path):
+    db = tmp_path / "c.db"
+    assert run_process(["import", str(SEEDS)], db).returncode == 0
+    modules = loaded_by(["search", "attention"], db)
+    assert "catalog.searching.query" in modules  # it did search
+    assert loaded_of(modules, NOT_FOR_SEARCH) == []
 
 
 def test_first_use_of_the_default_database_imports_the_seeds(tmp_path):

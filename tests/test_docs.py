@@ -70,7 +70,7 @@ def test_every_command_shown_exists(page):
                 break
             if not isinstance(group, click.Group):
                 break
-            command = group.commands.get(word)
+            command = group.get_command(click.Context(group), word)
             if command is None:
                 unknown.append(" ".join(["catalog", *path, word]))
                 break

@@ -48,7 +48,9 @@ NOT_OPENING = {("db", "path"), ("db", "history"), ("doctor",), ("copy",)}
 
 def _command_names(group: click.Group, prefix=()) -> set[tuple[str, ...]]:
     out = set()
-    for name, command in group.commands.items():
+    ctx = click.Context(group)
+    for name in group.list_commands(ctx):
+        command = group.get_command(ctx, name)
         if isinstance(command, click.Group):
             out |= _command_names(command, (*prefix, name))
         else:

@@ -95,6 +95,7 @@ def test_on_postgresql_the_stairway_holds_and_models_agree(pg_server, tmp_path):
         _revision_0012_keeps_vectors_words_and_user_data(url, tmp_path)
         _revision_0019_computes_the_same_vectors_by_trigger(url)
         _revision_0020_tags_papers_once_with_the_same_vectors(url)
+        _revision_0021_keeps_rows_whole_and_the_same_words(url)
     finally:
         pg_server.drop(url)
 
@@ -247,3 +248,40 @@ def _revision_0020_tags_papers_once_with_the_same_vectors(url):
             conn.execute("DELETE FROM tag WHERE name IN ('stair', 'stair-sub', 'landing')")
             assert conn.execute(query).fetchall() == start
     assert tagged["0019"] == tagged["0020"] != start
+
+
+def _revision_0021_keeps_rows_whole_and_the_same_words(url):
+    """At 0021 a paper of a long abstract is written whole into its row (at 0020 its abstracts
+    went to the TOAST table), with the vectors catalog_vector() computes; catalog_words() gives
+    the same text for every kind of digit and punctuation, ASCII or not; the downgrade puts
+    both back."""
+    import psycopg
+
+    from catalog.store.postgres import migrations as pg
+
+    long_text = "We rank sparse attention heads, 20.04 of them (x2) per layer; " * 40  # 2.6 KB, ASCII
+    in_toast = "SELECT reltoastrelid::regclass::text FROM pg_class WHERE relname = 'paper'"
+    words_of = [*WORDS, long_text, long_text + " H₂O"]
+    found = {}
+    for revision in ("0020", "0021", "0020"):
+        if revision == "0021":
+            pg.upgrade(url)
+        else:
+            pg.downgrade(url, revision)
+        with psycopg.connect(url) as conn:
+            toast = conn.execute(in_toast).fetchone()[0]
+            before = conn.execute(f"SELECT count(*) FROM {toast}").fetchone()[0]
+            conn.execute("INSERT INTO paper(key, fingerprint, abstract, abstract_text, search_extra, headline,"
+                         " tags_text, notes_text, added_at, updated_at) VALUES (%s, %s, %s, %s, '', 'Heads', '', '',"
+                         " now(), now())", (f"long-{len(found)}", f"fp-long-{len(found)}", long_text, long_text))
+            chunks = conn.execute(f"SELECT count(*) FROM {toast}").fetchone()[0] - before
+            assert (chunks == 0) == (revision == "0021"), (revision, chunks)
+            assert conn.execute(_VECTORS_ANEW).fetchall() == conn.execute(
+                "SELECT id, search_vector::text, stem_vector::text FROM paper ORDER BY id").fetchall()
+            found.setdefault(revision, []).append(
+                [conn.execute("SELECT catalog_words(%s)", (w,)).fetchone()[0] for w in words_of]
+                + [conn.execute("SELECT catalog_words(NULL)").fetchone()[0]])
+            conn.execute("DELETE FROM paper WHERE key LIKE 'long-%'")
+    assert found["0020"][0] == found["0021"][0] == found["0020"][1]
+    assert "H2O" in found["0021"][0][-2] and found["0021"][0][-1] == ""
+    pg.upgrade(url)

@@ -467,4 +467,39 @@ def test_prefixes_get_their_list_ahead_the_largest_from_the_import_the_rest_afte
         rows = [[(r["paper_id"], r["score"]) for r in tx.conn.execute(
             "SELECT paper_id, score FROM rank_top WHERE key = ? ORDER BY position", (key,)).all()] for key in (copy, first)]
     assert rows[0] and rows[0] == rows[1]
-    assert first in ranked and copy not in ranked  # one ranking, written twice
+    assert (first in ranked) != (copy in ranked)  # one ranking, written twice
+
+
+def test_the_refresher_ranks_the_lists_typing_reads_before_one_and_two_letter_prefixes(pg_seeded, monkeypatch):
+    """What an import leaves to the refresher is ranked, and written, in the order searches as
+    you type need it: the prefixes of three letters and more (`infl*`) first, the one- and
+    two-letter prefixes (`tr*`, read only when typed with `*`, and in the most papers) last,
+    so that a refresher cut short has served the typed prefixes first."""
+    catalog = pg_seeded
+    catalog.store.lists.refresh(budget=None)  # more papers than the seeds: every prefix at its first search
+    monkeypatch.setattr(pg_build, "PREFIX_AHEAD", 40)  # now most to be ranked ahead, as in a grown catalog
+    monkeypatch.setattr(pg_upkeep, "IMPORT_SHARE", 0)
+    with catalog.store.read() as tx:
+        words, same = tx.lists.builder.words_alike()
+    matches = dict(words)
+    monkeypatch.setattr(pg_upkeep, "PREFIX_AT_IMPORT", matches["exact 'mod':*"])
+    catalog.store.lists.refresh(budget=None, typed=True)  # the import's
+    with catalog.store.read() as tx:
+        left = tx.lists.maintenance().stale()
+    short = [key for key in left if len(key.split("'")[1]) < 3]
+    assert short and len(short) < len(left)
+    # Some short prefixes are in more papers than longer ones: ranked most papers first, they came first.
+    assert max(matches[key] for key in short) > min(matches[key] for key in left if key not in short)
+    ranked = []  # the keys ranked, in order (a prefix matching a ranked one's words is copied)
+    rank, many = pg_build.PostgresListBuilder.rank, pg_build.PostgresListBuilder.rank_many
+    monkeypatch.setattr(pg_build.PostgresListBuilder, "rank",
+                        lambda self, key, size=None: ranked.append(key) or rank(self, key, size))
+    monkeypatch.setattr(pg_build.PostgresListBuilder, "rank_many",
+                        lambda self, keys, size: ranked.extend(keys) or many(self, keys, size))
+    assert catalog.store.lists.refresh(budget=None) == (len(left), 0)  # the refresher's
+    # Every typed prefix ranked, or copied from a typed one matching the same words (`ap*`, if
+    # it matches what `app*` does, is copied from `app*`'s ranking, not `app*` from `ap*`'s).
+    typed_ranked = {same.get(key, key) for key in ranked if key not in short}
+    assert {same.get(key, key) for key in left if key not in short} <= typed_ranked
+    first_short = min(ranked.index(key) for key in short if key in ranked)
+    assert not set(ranked[first_short:]) - set(short), ranked

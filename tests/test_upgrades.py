@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shutil
 import sqlite3
 import subprocess
 import sys
@@ -125,9 +126,25 @@ def _revisions() -> list[str]:
     return [rev for rev, _, _ in schema.history()]
 
 
-def _at(path: Path, revision: str) -> Path:
-    migrate.upgrade(path, revision)
-    return path
+@pytest.fixture(scope="module")
+def at(tmp_path_factory):
+    """`at(path, revision)`: an empty catalog file at `revision`, at `path`. A copy of one made
+    once per test process, each revision's from the one before: every migration from nothing
+    for each of 20 revisions took most of test_upgrade_from_each_earlier_revision's 40 s."""
+    folder = tmp_path_factory.mktemp("revisions")
+    walker, made = folder / "walking.db", {}
+
+    def copy(path: Path, revision: str) -> Path:
+        if revision not in made:
+            for step in _revisions()[:_revisions().index(revision) + 1]:
+                if step not in made:
+                    migrate.upgrade(walker, step)
+                    made[step] = folder / f"{step}.db"
+                    shutil.copyfile(walker, made[step])  # closed: no WAL beside it
+        shutil.copyfile(made[revision], path)
+        return path
+
+    return copy
 
 
 @pytest.fixture(params=["real history", "with a pretend next revision"])
@@ -137,12 +154,12 @@ def history(request, tmp_path, monkeypatch) -> list[str]:
     return _revisions()
 
 
-def test_upgrade_from_each_earlier_revision_keeps_user_data(history, tmp_path):
+def test_upgrade_from_each_earlier_revision_keeps_user_data(history, tmp_path, at):
     earlier = history[:-1]
     if not earlier:
         pytest.skip("one revision so far: there is no earlier schema that could hold user data")
     for start in earlier:
-        path = _at(tmp_path / f"at-{start}.db", start)
+        path = at(tmp_path / f"at-{start}.db", start)
         with sqlite3.connect(path) as conn:
             fill(conn)
             before = user_data(conn)
@@ -178,9 +195,9 @@ def test_upgrade_from_each_earlier_revision_keeps_user_data(history, tmp_path):
             assert user_data(conn) == before
 
 
-def test_stairway_with_user_data(history, tmp_path):
+def test_stairway_with_user_data(history, tmp_path, at):
     """Up, down, up over every revision, with a catalog full of user data all the way."""
-    path = _at(tmp_path / "stairs.db", history[0])
+    path = at(tmp_path / "stairs.db", history[0])
     with sqlite3.connect(path) as conn:
         fill(conn)
         before = user_data(conn)
@@ -198,13 +215,13 @@ def test_stairway_with_user_data(history, tmp_path):
         assert user_data(conn) == before
 
 
-def test_migrations_said_to_leave_sqlite_files_unchanged_do(tmp_path):
+def test_migrations_said_to_leave_sqlite_files_unchanged_do(tmp_path, at):
     """A catalog behind only by SQLITE_UNCHANGED migrations is upgraded without a copy, so each
     must really leave a SQLite file's schema as it was."""
     revisions = _revisions()
     assert schema.SQLITE_UNCHANGED <= set(revisions)
     for revision in sorted(schema.SQLITE_UNCHANGED):
-        path = _at(tmp_path / f"before-{revision}.db", revisions[revisions.index(revision) - 1])
+        path = at(tmp_path / f"before-{revision}.db", revisions[revisions.index(revision) - 1])
         with sqlite3.connect(path) as conn:
             fill(conn)
             before = conn.execute("SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY name").fetchall()
@@ -216,8 +233,8 @@ def test_migrations_said_to_leave_sqlite_files_unchanged_do(tmp_path):
     assert schema.changes_sqlite(revisions[0]) and not schema.changes_sqlite(revisions[-1])
 
 
-def test_an_empty_catalog_is_upgraded_without_a_copy(history, tmp_path):
-    path = _at(tmp_path / "empty.db", history[0])
+def test_an_empty_catalog_is_upgraded_without_a_copy(history, tmp_path, at):
+    path = at(tmp_path / "empty.db", history[0])
     Catalog.open(path).close()
     assert not list(tmp_path.glob("*.bak"))
 
@@ -326,10 +343,10 @@ def test_revision_0003_keeps_merges_from_then_on(tmp_path):
         assert "paper_merge" not in _tables(conn)
 
 
-def test_revision_0008_indexes_word_forms_of_existing_papers(tmp_path):
+def test_revision_0008_indexes_word_forms_of_existing_papers(tmp_path, at):
     """An 0007 catalog with user data: after the upgrade, its papers are found by other forms
     of their words (`studies` by `study`, tags by `tag0/sub1`'s words), user data unchanged."""
-    path = _at(tmp_path / "old.db", "0007")
+    path = at(tmp_path / "old.db", "0007")
     with sqlite3.connect(path) as conn:
         fill(conn)
         before = user_data(conn)
@@ -349,13 +366,13 @@ def test_revision_0008_indexes_word_forms_of_existing_papers(tmp_path):
         catalog.close()
 
 
-def test_revision_0010_adds_empty_ranked_lists_and_keeps_user_data(tmp_path, monkeypatch):
+def test_revision_0010_adds_empty_ranked_lists_and_keeps_user_data(tmp_path, at, monkeypatch):
     """An 0008 catalog with user data: after the upgrade the ranked lists of frequent words
     exist, empty; the first refresh fills them (the threshold lowered to this catalog's size)
     and search gives the full ranking; user data unchanged; a downgrade drops them."""
     from catalog.store.lists import scoring
 
-    path = _at(tmp_path / "old.db", "0008")
+    path = at(tmp_path / "old.db", "0008")
     with sqlite3.connect(path) as conn:
         fill(conn)
         before = user_data(conn)
@@ -388,11 +405,11 @@ def test_revision_0010_adds_empty_ranked_lists_and_keeps_user_data(tmp_path, mon
         assert user_data(conn) == before
 
 
-def test_revision_0013_adds_the_kind_and_keeps_user_data(tmp_path):
+def test_revision_0013_adds_the_kind_and_keeps_user_data(tmp_path, at):
     """An 0011 catalog with user data: after the upgrade every paper has `kind` NULL (not
     known), the `papers` view shows the column, an import fills it, user data is unchanged;
     a downgrade takes the column away again and keeps the rest."""
-    path = _at(tmp_path / "old.db", "0011")
+    path = at(tmp_path / "old.db", "0011")
     with sqlite3.connect(path) as conn:
         fill(conn)
         before = user_data(conn)

@@ -82,7 +82,8 @@ def import_cmd(ctx, paths, venue, year, mapping, verbose, link):
 
 def _say_lists_left(catalog) -> None:
     """The lists an import leaves to the background: prefixes searches as you type reach late or
-    never (on SQLite those of one or two letters; on PostgreSQL also the less frequent ones)."""
+    never (on SQLite those of one or two letters, in a catalog past SHORT_AT_IMPORT papers of
+    catalog/store/lists/scoring.py; on PostgreSQL also the less frequent ones)."""
     from catalog.discover import refresher
 
     left = catalog.lists_left()
@@ -90,8 +91,8 @@ def _say_lists_left(catalog) -> None:
         return
     where = ("`catalog doctor --fix` ranks them (CATALOG_DISCOVER_REFRESH=off)" if refresher.mode() == "off"
              else "ranked in the background")
-    click.echo(f"ranking lists: {left:,} left, of prefixes like `a*` or `in*` (until then such a search"
-               f" ranks every match): {where}", err=True)
+    click.echo(f"ranking lists: {left:,} left, of prefixes like `a*` or `in*` (a large catalog's import leaves"
+               f" them; until then such a search ranks every match): {where}", err=True)
 
 
 def _say_pdfs(report) -> None:

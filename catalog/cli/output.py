@@ -1,5 +1,6 @@
 """How the CLI prints: Rich Text built piece by piece, so imported text is never parsed as markup
-and never carries escape sequences to the terminal."""
+and never carries escape sequences to the terminal. Rich's tables, and the names of kinds of
+publication, are imported by the few printers that use them: a search needs neither."""
 
 from __future__ import annotations
 
@@ -8,10 +9,8 @@ import sys
 from pathlib import Path
 
 from rich.console import Console
-from rich.table import Table
 from rich.text import Text
 
-from catalog.ingest.kinds import label as kind_label
 from catalog.results import MissingWords, PaperDetail, PaperSummary, Stats, Suggestion, TagCount
 from catalog.searching.highlight import END as HIGHLIGHT_END, START as HIGHLIGHT_START
 from catalog.text.terminal import safe, stars
@@ -162,6 +161,8 @@ WEB_SERVICES = {"arxiv": "arXiv", "crossref": "Crossref", "datacite": "DataCite"
 
 
 def print_detail(d: PaperDetail) -> None:
+    from catalog.ingest.kinds import label as kind_label
+
     stdout.print(summary_line(d.summary))
     if d.authors:
         stdout.print(Text(safe(d.authors), style="italic"))
@@ -240,6 +241,8 @@ def print_tags(tags: list[TagCount]) -> None:
         for t in tags:
             stdout.print(Text(f"{safe(t.name)}  {t.count}"), soft_wrap=True)
         return
+    from rich.table import Table
+
     table = Table(box=None, show_header=False, pad_edge=False)
     table.add_column("tag", style="magenta")
     table.add_column("papers", justify="right")
@@ -249,6 +252,8 @@ def print_tags(tags: list[TagCount]) -> None:
 
 
 def print_stats(s: Stats) -> None:
+    from rich.table import Table
+
     stdout.print(Text(f"{_n(s.papers, 'paper')} from {_n(s.sources, 'file')}, {_n(s.notes, 'note')}, "
                       f"{_n(s.tags, 'tag')}"))
     for title, rows in (("venue", [(f"{safe(v)} {y or ''}".strip(), n) for v, y, n in s.by_venue]),
@@ -291,6 +296,8 @@ def print_table(columns: list[str], rows: list[tuple]) -> None:
     if piped():
         sys.stdout.write("".join("\t".join(map(_tsv, row)) + "\n" for row in [columns, *rows]))
         return
+    from rich.table import Table
+
     table = Table(pad_edge=False)
     for c in columns:
         table.add_column(Text(safe(c)))

@@ -15,7 +15,7 @@ from typing import TextIO
 from catalog.ingest import kinds
 from catalog.export.citekeys import citation_keys
 from catalog.export.kept import keywords_hold_tags, record_in, says
-from catalog.ingest.fields import is_organisation, name_parts, split_people
+from catalog.ingest.people import is_organisation, name_parts, split_people
 from catalog.results import ExportPaper
 
 

@@ -61,7 +61,7 @@ def with_edit(format: str, fields: list, field: str, value) -> list:
 
 
 def _written(format: str, field: str, value) -> list:
-    from catalog.ingest.fields import split_people
+    from catalog.ingest.people import split_people
 
     if field == "authors":
         names = split_people(value)

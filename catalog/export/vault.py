@@ -27,7 +27,7 @@ from pathlib import Path
 from catalog.errors import CatalogError
 from catalog.export import filewriter as files
 from catalog.export.markdown import escape, notice_lines
-from catalog.ingest.fields import split_people
+from catalog.ingest.people import split_people
 from catalog.results import ExportPaper
 from catalog.text.tex import render
 

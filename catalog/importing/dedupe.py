@@ -35,7 +35,8 @@ from catalog.text import tex
 from catalog.text.cjk import has_cjk
 from catalog.text.normalize import normalize
 from catalog.text.cjk import cjk_search_text
-from catalog.ingest.fields import fold_tex, name_parts, split_people, title_key
+from catalog.ingest.fields import fold_tex, title_key
+from catalog.ingest.people import name_parts, split_people
 from catalog.ingest.records import PaperRecord
 
 # Fields a record may fill on a paper that has them empty.

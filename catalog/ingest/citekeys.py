@@ -10,7 +10,7 @@ import unicodedata
 from collections.abc import Iterable
 from typing import NamedTuple
 
-from catalog.ingest.fields import name_parts, split_people
+from catalog.ingest.people import name_parts, split_people
 
 _SKIP = frozenset(
     "a an the on of in for to toward towards and with via from is are do does can how what when "

@@ -15,6 +15,7 @@ from catalog.text import tex
 from catalog.text.terminal import safe
 from catalog.text.normalize import normalize
 from catalog.ingest.paperlist import MAX_ABSTRACT_CHARS, YEAR_RANGE
+from catalog.ingest.people import PARTICLES, name_parts, split_people
 from catalog.ingest.records import PaperRecord
 
 MAX_TITLE_CHARS = 2_000
@@ -102,9 +103,8 @@ def tidy_abstract(value: str) -> str:
     return "".join(parts)
 
 
-# --- people -----------------------------------------------------------------------------
+# --- people as files write them (the catalog's own string of names: people.py) ----------
 
-_PARTICLES = {"van", "von", "der", "den", "de", "del", "della", "di", "da", "du", "la", "le", "dos", "das", "ter", "ten", "al", "el", "bin", "ibn"}
 _SUFFIXES = {"jr", "jr.", "sr", "sr.", "ii", "iii", "iv"}
 
 
@@ -150,7 +150,7 @@ def _one_last_first(value: str) -> bool:
     last, _, first = value.partition(",")
     family, given = last.split(), first.split()
     return (bool(family) and 1 <= len(given) <= 3
-            and all(w.lower() in _PARTICLES for w in family[:-1]))
+            and all(w.lower() in PARTICLES for w in family[:-1]))
 
 
 def any_authors(value: object, *, semicolons: bool = False) -> str | None:
@@ -181,40 +181,6 @@ def any_authors(value: object, *, semicolons: bool = False) -> str | None:
     if value.count(",") == 1 and _one_last_first(value):
         return join_people([_person(value)])
     return join_people(value.split(","))
-
-
-def split_people(authors: str | None) -> list[str]:
-    """The catalog's "First Last, First Last" string as a list of names."""
-    return [n.strip() for n in (authors or "").split(",") if n.strip()]
-
-
-_ORGANISATION_WORDS = frozenset(
-    "university universität université universidad institute institut centre center centres centers "
-    "council committee consortium association society organisation organization foundation agency "
-    "department ministry group team project collaboration laboratory laboratories inc ltd llc gmbh "
-    "corporation company office board network alliance initiative programme program commission "
-    "administration service services bureau academy school hospital authority federation union "
-    "bank fund forum panel".split())
-
-
-def is_organisation(name: str) -> bool:
-    """Whether a stored author is an organisation ("Centers for Disease Control and Prevention",
-    "World Health Organization"): exports write these as one name, never as First/Last."""
-    words = re.findall(r"\w+", name.lower())
-    return " and " in f" {name.lower()} " or "&" in name or any(w in _ORGANISATION_WORDS for w in words)
-
-
-def name_parts(name: str) -> tuple[str, str]:
-    """(given, family) for a "First von Last" name; ('', name) when there is one word."""
-    words = name.split()
-    if len(words) < 2:
-        return "", name
-    family_start = len(words) - 1
-    while family_start > 1 and words[family_start - 1].lower() in _PARTICLES:
-        family_start -= 1
-    if words[-1].rstrip(".").lower() in {"jr", "sr", "ii", "iii", "iv"} and len(words) > 2:
-        family_start = min(family_start, len(words) - 2)
-    return " ".join(words[:family_start]), " ".join(words[family_start:])
 
 
 # --- identifiers and numbers ---------------------------------------------------------------

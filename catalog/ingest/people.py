@@ -10,9 +10,43 @@ import unicodedata
 from functools import lru_cache
 from typing import NamedTuple
 
-from catalog.ingest.fields import is_organisation, name_parts, split_people
-
 ET_AL = "et al."
+# Lower-case words that begin a family name: "van der Maaten", "de la Torre".
+PARTICLES = {"van", "von", "der", "den", "de", "del", "della", "di", "da", "du", "la", "le", "dos", "das", "ter", "ten", "al", "el", "bin", "ibn"}
+
+
+def split_people(authors: str | None) -> list[str]:
+    """The catalog's "First Last, First Last" string as a list of names."""
+    return [n.strip() for n in (authors or "").split(",") if n.strip()]
+
+
+_ORGANISATION_WORDS = frozenset(
+    "university universität université universidad institute institut centre center centres centers "
+    "council committee consortium association society organisation organization foundation agency "
+    "department ministry group team project collaboration laboratory laboratories inc ltd llc gmbh "
+    "corporation company office board network alliance initiative programme program commission "
+    "administration service services bureau academy school hospital authority federation union "
+    "bank fund forum panel".split())
+
+
+def is_organisation(name: str) -> bool:
+    """Whether a stored author is an organisation ("Centers for Disease Control and Prevention",
+    "World Health Organization"): exports write these as one name, never as First/Last."""
+    words = re.findall(r"\w+", name.lower())
+    return " and " in f" {name.lower()} " or "&" in name or any(w in _ORGANISATION_WORDS for w in words)
+
+
+def name_parts(name: str) -> tuple[str, str]:
+    """(given, family) for a "First von Last" name; ('', name) when there is one word."""
+    words = name.split()
+    if len(words) < 2:
+        return "", name
+    family_start = len(words) - 1
+    while family_start > 1 and words[family_start - 1].lower() in PARTICLES:
+        family_start -= 1
+    if words[-1].rstrip(".").lower() in {"jr", "sr", "ii", "iii", "iv"} and len(words) > 2:
+        family_start = min(family_start, len(words) - 2)
+    return " ".join(words[:family_start]), " ".join(words[family_start:])
 
 
 class Person(NamedTuple):

@@ -1,4 +1,4 @@
-"""Catalog's composed parts (library.py makes each in Catalog.__init__; no mixins), one module
+"""Catalog's composed parts (library.py makes each when first used; no mixins), one module
 per attribute, and what they alone share.
 
     files.py        catalog.files: attached files, their text and marks, finding them again

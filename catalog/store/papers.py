@@ -6,14 +6,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from catalog.results import (
-    AuthorCount, ExportPaper, PaperDetail, PaperState, PaperSummary, RatingCount, StatusCount, TagCount,
-    VenueCount, gravest,
+    AuthorCount, PaperDetail, PaperState, PaperSummary, RatingCount, StatusCount, TagCount, VenueCount, gravest,
 )
 from catalog.store import rows
 from catalog.store.base import Papers
 from catalog.store.rows import READER_JOIN, SUMMARY_COLUMNS, as_datetime, chunks
+
+if TYPE_CHECKING:  # exports' results: loaded by an export, not by every read
+    from catalog.results import ExportPaper
 
 
 class PaperReads(Papers):

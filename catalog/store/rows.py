@@ -8,10 +8,13 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from catalog.ingest.people import short as short_authors
-from catalog.results import AttachmentView, ExportPaper, Notice, NoteView, PaperSummary, RecordFields, SourceRef
+from catalog.results import AttachmentView, Notice, NoteView, PaperSummary, RecordFields, SourceRef
+
+if TYPE_CHECKING:
+    from catalog.results import ExportPaper
 
 CHUNK = 500
 # A paper's summary (rows.summary reads it), with this reader's status and rating: the
@@ -83,6 +86,8 @@ def record_fields(row) -> RecordFields:
 
 
 def export_paper(row, tags: Sequence[str], notes: Sequence[str], records: Sequence[RecordFields] = ()) -> ExportPaper:
+    from catalog.results import ExportPaper  # exports' results: loaded by an export, not by every read
+
     return ExportPaper(
         key=row["key"], fingerprint=row["fingerprint"], title=row["title"], headline=row["headline"],
         user_title=row["user_title"], authors=row["authors"], venue=row["venue"], year=row["year"],

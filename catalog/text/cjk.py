@@ -8,18 +8,23 @@ becomes a phrase of single characters, which finds two-character words anywhere.
 from __future__ import annotations
 
 import re
+from functools import cache
 
 
-_CJK = re.compile(
-    "[\u1100-\u11ff\u2e80-\u2fdf\u3005-\u3007\u3040-\u30ff\u3130-\u318f\u31f0-\u31ff"
-    "\u3400-\u4dbf\u4e00-\u9fff\ua960-\ua97f\uac00-\ud7ff\uf900-\ufaff\uff66-\uff9f"
-    "\U00020000-\U000323af]"
-)
+@cache
+def _cjk() -> re.Pattern[str]:
+    """CJK ideographs, kana and hangul. Compiled when first asked (text that is not ASCII):
+    these ranges take milliseconds to compile, and most searches never need them."""
+    return re.compile(
+        "[\u1100-\u11ff\u2e80-\u2fdf\u3005-\u3007\u3040-\u30ff\u3130-\u318f\u31f0-\u31ff"
+        "\u3400-\u4dbf\u4e00-\u9fff\ua960-\ua97f\uac00-\ud7ff\uf900-\ufaff\uff66-\uff9f"
+        "\U00020000-\U000323af]"
+    )
 
 
 def has_cjk(text: str) -> bool:
     """Whether text contains CJK ideographs, kana or hangul."""
-    return not text.isascii() and _CJK.search(text) is not None
+    return not text.isascii() and _cjk().search(text) is not None
 
 
 def cjk_spaced(text: str) -> str:

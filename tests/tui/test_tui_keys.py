@@ -206,7 +206,7 @@ async def test_x_offers_every_format_catalog_export_has(app, seeded, settle, tmp
     missing, is refused in one line, as the CLI does."""
     from textual.widgets import Input, Select
 
-    from catalog.cli import EXPORT_FORMATS
+    from catalog.cli.files import EXPORT_FORMATS
     from catalog.export.vault import MARKER
 
     async with app.run_test(size=SIZE) as pilot:

@@ -91,8 +91,9 @@ class RankedListUpkeep(ABC):
         else also those following changes) for at most `budget` seconds (None: all, the
         frequent words chosen again first): (built, still stale). Each list is ranked in a
         transaction of its own; one another writer holds up is tried again, and what is done
-        stays done. `progress(done, of)` after each list. `typed`: only the lists searches as
-        you type read (scoring.typed: not those of one- and two-letter prefixes)."""
+        stays done. `progress(done, of)` after each list. `typed` (an import's): the lists
+        searches as you type read (scoring.typed) first; each backend says which others it
+        leaves (SQLite: the one- and two-letter prefixes' past scoring.SHORT_AT_IMPORT papers)."""
 
     @abstractmethod
     def behind(self) -> bool:

@@ -6,13 +6,17 @@ from __future__ import annotations
 from abc import abstractmethod
 from collections.abc import Sequence
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from catalog.results import (
-    AttachmentView, AuthorCount, ExportPaper, Notice, NoteView, PaperDetail, PaperState, PaperSummary,
+    AttachmentView, AuthorCount, Notice, NoteView, PaperDetail, PaperState, PaperSummary,
     RatingCount, RecordFields, StatusCount, TagCount, VenueCount,
 )
 from catalog.store.base.role import Role
 from catalog.store.rows import FileCounts, KeyedAttachment, PaperKey
+
+if TYPE_CHECKING:  # exports' results: loaded by an export, not by every read
+    from catalog.results import ExportPaper
 
 
 class Papers(Role):

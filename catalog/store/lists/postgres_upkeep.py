@@ -33,14 +33,23 @@ DENSE = 0.1
 
 def _passes(keys: list[str], *, one_by_one: bool, matches: dict[str, int] | None = None,
             papers: int = 0) -> list[list[str]]:
-    """`keys` in the groups refresh ranks together: up to IN_ONE_PASS of one index at a time
-    (in the order given), or each alone (`one_by_one`: a refresh within a time budget, which
-    a pass over every paper could overrun); two or fewer of an index are ranked alone, and so
-    is a key in fewer than DENSE of the `papers` (`matches`: of each key): a pass tests every
-    paper against every key, where ranking one key alone reads only its matches (through the
-    index, several times slower a match)."""
-    if one_by_one:
-        return [[key] for key in keys]
+    """`keys` in the groups refresh ranks together, the lists searches as you type read (_typed)
+    before the one- and two-letter prefixes' (`tr*`: in the most papers, so first by matches;
+    ranked first, they kept the refresher an import starts from `infl*` for most of its run).
+    Each part: up to IN_ONE_PASS of one index at a time (in the order given), or each alone
+    (`one_by_one`: a refresh within a time budget, which a pass over every paper could
+    overrun); two or fewer of an index are ranked alone, and so is a key in fewer than DENSE of
+    the `papers` (`matches`: of each key): a pass tests every paper against every key, where
+    ranking one key alone reads only its matches (through the index, several times slower a
+    match)."""
+    out = []
+    for typed in (True, False):
+        part = [key for key in keys if _typed(key) == typed]
+        out += [[key] for key in part] if one_by_one else _grouped(part, matches, papers)
+    return out
+
+
+def _grouped(keys: list[str], matches: dict[str, int] | None, papers: int) -> list[list[str]]:
     groups: dict[str, list[str]] = {}
     out = []
     for key in keys:
@@ -56,13 +65,19 @@ def _passes(keys: list[str], *, one_by_one: bool, matches: dict[str, int] | None
     return out
 
 
+def _typed(key: str) -> bool:
+    """Whether searches as you type read this list: a word's, or a prefix's of TYPED_FROM
+    letters or more."""
+    return not of_prefix(key) or len(_LEXEME.findall(key)[0]) >= TYPED_FROM
+
+
 def _at_import(key: str, matches: int, papers: int) -> bool:
     """Whether an import ranks this list before it returns (refresh's `typed`): a word's, or a
-    prefix's of TYPED_FROM letters or more (those searches as you type read) in PREFIX_AT_IMPORT
-    papers or IMPORT_SHARE of them (first searches of a quarter second and more: `model*`)."""
+    typed prefix's in PREFIX_AT_IMPORT papers or IMPORT_SHARE of them (first searches of a
+    quarter second and more: `model*`)."""
     if not of_prefix(key):
         return True
-    return len(_LEXEME.findall(key)[0]) >= TYPED_FROM and matches >= max(PREFIX_AT_IMPORT, IMPORT_SHARE * papers)
+    return _typed(key) and matches >= max(PREFIX_AT_IMPORT, IMPORT_SHARE * papers)
 
 
 class PostgresListUpkeep(RankedListUpkeep):
@@ -119,13 +134,18 @@ class PostgresListUpkeep(RankedListUpkeep):
             stale = [k for k in stale if k not in first]
             later = [k for k in stale if typed and not _at_import(k, matches.get(k, 0), papers)]  # the refresher's
             stale = [k for k in stale if k not in set(later)]
-            # A prefix matching the words another does is written from that one's ranking.
-            ranked = set(stale)
-            copies: dict[str, list[str]] = {}
+            # Prefixes matching the same words are written from one ranking: a typed one's, so
+            # that `app*` does not wait for `ap*` (_passes ranks the typed first).
+            alike: dict[str, list[str]] = {}
             for key in stale:
-                if same.get(key, key) != key and same[key] in ranked:
-                    copies.setdefault(same[key], []).append(key)
-            alone = [k for k in stale if not (same.get(k, k) != k and same[k] in ranked)]
+                alike.setdefault(same.get(key, key), []).append(key)
+            copies: dict[str, list[str]] = {}
+            alone = []
+            for group in alike.values():
+                one = next((key for key in group if _typed(key)), group[0])
+                alone.append(one)
+                if len(group) > 1:
+                    copies[one] = [key for key in group if key != one]
         if choose and (kept or wanted or seen is not None) or again:
             with self.store.write(catch_up=False) as tx:
                 if choose and (kept or wanted or seen is not None):

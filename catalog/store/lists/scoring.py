@@ -49,10 +49,14 @@ SMALL_SHARE, SMALL_FLOOR = 0.2, 3_000
 BIG_CATALOG, MIN_MATCHES_BIG = 400_000, 10_000
 # Searches as you type reach prefixes from this many letters on (the TUI's
 # catalog/tui/querytext.PREFIX_FROM): shorter ones are searched only when typed with `*`. An
-# import ranks the lists typing reads before it returns and leaves the one- and two-letter
-# prefixes' (at 100k papers half the prefix rankings' time: they match nearly every paper) to
-# the background refresher.
+# import ranks the lists typing reads first; in a catalog of more than SHORT_AT_IMPORT papers
+# it leaves the one- and two-letter prefixes' (they match nearly every paper: at 1M papers 284
+# lists, 803 s) to the background refresher, and up to it ranks them too before it returns, so
+# a wide 50k or a 100k library is ready for `a*` when the import returns. They cost a third
+# more of the import's CPU at any size (0.24-0.3 ms a paper at 100k and 200k): up to 200k,
+# about a minute (docs/benchmarks.md, Short prefixes before the import returns).
 TYPED_FROM = 3
+SHORT_AT_IMPORT = 200_000
 K1, B = 1.2, 0.75  # FTS5's bm25 constants (fts5_aux.c)
 SLACK = 1e-9  # relative margin on a bound: it must never be below a true score
 
@@ -208,6 +212,12 @@ def typed(key: str) -> bool:
         return True
     word, prefix = found
     return not prefix or len(word) >= TYPED_FROM
+
+
+def leaves_short_prefixes(papers: int) -> bool:
+    """Whether an import into a catalog of `papers` leaves the one- and two-letter prefixes'
+    lists to the background refresher (see SHORT_AT_IMPORT)."""
+    return papers > SHORT_AT_IMPORT
 
 
 def catalog_resized(seen: int, papers: int) -> bool:

@@ -8,7 +8,6 @@ import os
 import sqlite3
 import time
 from collections import deque
-from concurrent.futures import ThreadPoolExecutor
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
@@ -156,9 +155,10 @@ class SqliteListUpkeep(RankedListUpkeep):
         since; lists no longer wanted are forgotten then, and each wanted one is noted, so that
         a refresh cut short resumes. When every list is then ranked on the index as it is, the
         changed papers are forgotten. The lists of several words searches made come after every
-        word's, the newest SEVERAL_REFRESH stale ones. `typed`: only those searches as you type
-        read (an import's, before it returns: the one- and two-letter prefixes' are left to the
-        background refresher). (built, still stale)."""
+        word's, the newest SEVERAL_REFRESH stale ones. `typed` (an import's, before it
+        returns): those searches as you type read first, then, in a catalog of at most
+        scoring.SHORT_AT_IMPORT papers, the one- and two-letter prefixes' (above it they are
+        left to the background refresher). (built, still stale)."""
         with self.lock.exclusive():
             return self._refresh(budget, rescored, progress, typed)
 
@@ -193,7 +193,7 @@ class SqliteListUpkeep(RankedListUpkeep):
             with self._patiently(self._write) as tx:
                 tx.lists.changes.restart()
         queue, same = _one_per_span(stale, spans)
-        if typed:  # a span only untyped keys share is left for later (all of them)
+        if typed and scoring.leaves_short_prefixes(papers):  # a span only untyped keys share: for later
             queue = [key for key in queue if scoring.typed(key)]
         todo = len(queue) + sum(len(same.get(key, ())) for key in queue)
         over = (lambda: False) if budget is None else (lambda: time.perf_counter() - start > budget)
@@ -237,6 +237,8 @@ class SqliteListUpkeep(RankedListUpkeep):
                     return
                 yield key, self._rank(key, counted, counted_at)
             return
+        from concurrent.futures import ThreadPoolExecutor  # only refreshes rank in threads, never a search
+
         pool = ThreadPoolExecutor(RANKERS, thread_name_prefix="ranking")
         pending: deque = deque()
         rest = iter(keys)

@@ -5,12 +5,13 @@ reports; this module only reads and writes."""
 
 from __future__ import annotations
 
-import tempfile
+import functools
 from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
 
 from catalog.errors import StoreError
+from catalog.store import schema
 from catalog.store.base import Upkeep
 from catalog.store.rows import DanglingRow, SchemaObject
 from catalog.store.sqlite.connection import plain_connection
@@ -24,6 +25,16 @@ _EMPTY_SOURCES = "FROM source WHERE id NOT IN (SELECT source_id FROM provenance)
 def reference_schema(revision: str = "head") -> dict[str, tuple[str, str]]:
     """name -> (type, sql) of a fresh catalog at `revision` (default: this program's schema),
     without the FTS index's shadow tables (they come with the index) and alembic_version."""
+    return dict(_fresh_schema(str(schema.migrations_dir()), revision))
+
+
+@functools.cache
+def _fresh_schema(migrations: str, revision: str) -> tuple[tuple[str, tuple[str, str]], ...]:
+    """Made once per process and migrations folder: running every migration in a new file is
+    slow, and a process running doctor on several catalogs (the test suite) need not pay it
+    again for the same answer."""
+    import tempfile  # here: doctor's alone (it brings shutil and the compressors)
+
     from catalog.store.sqlite.migrations import upgrade
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -34,8 +45,8 @@ def reference_schema(revision: str = "head") -> dict[str, tuple[str, str]]:
             rows = conn.execute("SELECT type, name, sql FROM sqlite_master WHERE sql IS NOT NULL").fetchall()
         finally:
             conn.close()
-    return {name: (kind, sql) for kind, name, sql in rows
-            if not (kind == "table" and name.startswith(FTS_TABLE + "_")) and name != "alembic_version"}
+    return tuple((name, (kind, sql)) for kind, name, sql in rows
+                 if not (kind == "table" and name.startswith(FTS_TABLE + "_")) and name != "alembic_version")
 
 
 class Maintenance(Upkeep):

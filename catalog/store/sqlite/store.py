@@ -3,7 +3,6 @@ SQLite runs (FTS5 search, bulk loads, pragmas, doctor's checks)."""
 
 from __future__ import annotations
 
-import hashlib
 import sqlite3
 import threading
 from collections.abc import Callable, Iterator
@@ -197,6 +196,8 @@ class SqliteStore(Store):
         return migrations.current(self.path)
 
     def cache_dir(self) -> Path:
+        import hashlib
+
         from platformdirs import user_cache_path
 
         key = hashlib.sha256(str(self.path.resolve()).encode("utf-8")).hexdigest()[:16]
