@@ -56,7 +56,7 @@ class AnswersHost(Protocol):
     def refresh_bindings(self) -> None: ...
 
     def writing(self) -> str:
-        """A change still being written, once it has taken a while ("tagging 16,468 papers…")."""
+        """A change being written, once it has taken a second ("tagging 16,468 papers… N s", N the seconds)."""
 
     def search(self, query: str, keep: str | None = None, counted: bool | None = None,
                refresh: bool = False, finished: bool = False, typing: bool = False) -> None: ...

@@ -393,7 +393,7 @@ class Editing(Widget):
 
     def write(self, label: str, change: Change, doing: str = "saving") -> None:
         """`doing`: what the line under the search bar says while it runs ("tagging 16,468
-        papers"; tagging a real library's papers takes a while)."""
+        papers"): tagging all of a real library's papers is not instant."""
         self._write(label, change, "do", doing)
 
     def _write(self, label: str, change: Change, kind: str, doing: str = "saving") -> None:
@@ -420,8 +420,8 @@ class Editing(Widget):
                 (self.undo if self.queued.pop(0) == "undo" else self.redo)()
 
     def progress(self) -> str:
-        """The write running longest, with its seconds, once it has taken SAY_AFTER
-        ("tagging 16,468 papers… N s"; the list stays usable meanwhile); "" when none has."""
+        """The write running longest, once it has taken a second: `tagging 16,468 papers… N s`
+        (the list stays usable meanwhile); "" when none has."""
         now = monotonic()
         slow = [(started, worker.name) for worker, started in self.writing.items() if now - started >= SAY_AFTER]
         if not slow:

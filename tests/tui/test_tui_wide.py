@@ -307,6 +307,14 @@ async def test_a_venues_years_come_when_it_is_unfolded_and_stay_after_new_counts
         assert app.main.search_bar.value.startswith("venue:")
 
 
+def _bib_catalog(folder, entries: list[str]) -> Catalog:
+    """A catalog of these BibTeX entries, imported from a .bib file in `folder`."""
+    (folder / "lib.bib").write_text("\n".join(entries), encoding="utf-8")
+    catalog = Catalog.open(folder / "lib.db")
+    catalog.import_paths([folder / "lib.bib"])
+    return catalog
+
+
 async def test_the_picker_lists_venues_whose_words_start_with_the_typed_ones_first(tmp_path, settle):
     """Typing `neur` in the venues' picker (a real library's 3,700 venues) listed
     "Entrepreneurship …", with more papers, above NeurIPS and "Neural Computation": a word
@@ -315,9 +323,7 @@ async def test_the_picker_lists_venues_whose_words_start_with_the_typed_ones_fir
               **{f"Venue {name}": 3 for name in "ABCDEFGHIJKL"}}
     entries = [f"@article{{p{n}_{i}, title = {{Paper {i} of {venue}}}, journal = {{{venue}}}, year = 2020}}"
                for n, (venue, count) in enumerate(venues.items()) for i in range(count)]
-    (tmp_path / "lib.bib").write_text("\n".join(entries), encoding="utf-8")
-    catalog = Catalog.open(tmp_path / "lib.db")
-    catalog.import_paths([tmp_path / "lib.bib"])
+    catalog = _bib_catalog(tmp_path, entries)
     app = CatalogApp(catalog, cursor_blink=False)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -342,9 +348,7 @@ async def test_papers_without_a_venue_are_said_so_and_offer_no_year_filters(tmp_
     its years filtered every venue's papers of that year (`year:2019`), not those without one."""
     entries = [f"@misc{{n{i}, title = {{Note {i}}}, year = {2019 + i % 2}}}" for i in range(4)]
     entries += [f"@article{{a{i}, title = {{Paper {i}}}, journal = {{Some Journal}}, year = 2019}}" for i in range(2)]
-    (tmp_path / "lib.bib").write_text("\n".join(entries), encoding="utf-8")
-    catalog = Catalog.open(tmp_path / "lib.db")
-    catalog.import_paths([tmp_path / "lib.bib"])
+    catalog = _bib_catalog(tmp_path, entries)
     app = CatalogApp(catalog, cursor_blink=False)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
