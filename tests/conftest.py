@@ -240,32 +240,81 @@ OWNER, MEMBERS = "lab", ("ann", "bob")
 
 
 @pytest.fixture(scope="session")
-def pg_server():
+def pg_server(tmp_path_factory, worker_id):
+    """The run's server. Under pytest-xdist one for the whole run: the first worker to need it
+    starts it, to stop when the run's controlling process ends (the workers' parent), and the
+    others find it (a server each cost every worker an initdb and its own templates)."""
     from tests import pg_server as servers
 
     reason = servers.skip_reason()
     if reason:
         pytest.skip(reason)
-    server = servers.Server().start()
-    server.ensure_roles(OWNER, *MEMBERS)
-    yield server
-    server.stop()
+    if worker_id == "master":
+        server = servers.Server().start()
+        server.ensure_roles(OWNER, *MEMBERS)
+        yield server
+        server.stop()
+        return
+
+    def start() -> str:
+        server = servers.Server().start(owner=os.getppid())
+        server.ensure_roles(OWNER, *MEMBERS)
+        return server.base_url
+
+    yield servers.Server(_once_per_run(tmp_path_factory, "pg-server", start))
+
+
+def _once_per_run(tmp_path_factory, name: str, make) -> str:
+    """What `make()` returns (a line of text), made by the first of xdist's workers to ask, in
+    the run's folder they share; the others wait for it and read it."""
+    import fcntl
+
+    run = tmp_path_factory.getbasetemp().parent
+    with open(run / f"{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        made = run / f"{name}.txt"
+        if not made.exists():
+            made.write_text(make())
+        return made.read_text()
+
+
+def _template(tmp_path_factory, worker_id, name: str, make) -> str:
+    """The URL of the template database `make()` makes: once per run under xdist (the run
+    shares one server), else once per session."""
+    return make() if worker_id == "master" else _once_per_run(tmp_path_factory, name, make)
 
 
 @pytest.fixture(scope="session")
-def pg_seeded_template(pg_server) -> str:
+def pg_seeded_template(pg_server, tmp_path_factory, worker_id) -> str:
     """A database holding the seeded catalog, made by OWNER and shared with MEMBERS, copied
     (CREATE DATABASE ... TEMPLATE) per test."""
     from tests.pg_server import as_role
 
-    url = pg_server.create(owner=OWNER)
-    catalog = Catalog.open(as_role(url, OWNER))
-    report = catalog.import_paths([SEEDS])
-    assert not report.errors, report.errors
-    for member in MEMBERS:
-        catalog.admin.add_member(member)
-    catalog.close()
-    return url
+    def make() -> str:
+        url = pg_server.create(owner=OWNER)
+        catalog = Catalog.open(as_role(url, OWNER))
+        report = catalog.import_paths([SEEDS])
+        assert not report.errors, report.errors
+        for member in MEMBERS:
+            catalog.admin.add_member(member)
+        catalog.close()
+        return url
+
+    return _template(tmp_path_factory, worker_id, "pg-seeded", make)
+
+
+@pytest.fixture(scope="session")
+def pg_empty_template(pg_server, tmp_path_factory, worker_id) -> str:
+    """A database holding a new catalog, made by OWNER, copied per test by `empty_any`: a new
+    catalog on the server runs every migration (1-4 s a test at load 10), a copy 0.2-0.3 s."""
+    from tests.pg_server import as_role
+
+    def make() -> str:
+        url = pg_server.create(owner=OWNER)
+        Catalog.open(as_role(url, OWNER)).close()
+        return url
+
+    return _template(tmp_path_factory, worker_id, "pg-empty", make)
 
 
 @pytest.fixture(params=BACKENDS)
@@ -313,17 +362,6 @@ def people(location, monkeypatch):
     yield as_
     for catalog in opened:
         catalog.close()
-
-
-@pytest.fixture(scope="session")
-def pg_empty_template(pg_server) -> str:
-    """A database holding a new catalog, made by OWNER, copied per test by `empty_any`: a new
-    catalog on the server runs every migration (1-4 s a test at load 10), a copy 0.2-0.3 s."""
-    from tests.pg_server import as_role
-
-    url = pg_server.create(owner=OWNER)
-    Catalog.open(as_role(url, OWNER)).close()
-    return url
 
 
 @pytest.fixture
