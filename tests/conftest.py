@@ -212,15 +212,20 @@ def pytest_terminal_summary(terminalreporter, config):
 # end while the others idle: pytest-xdist hands out whole files in collection order (with
 # --no-loadscope-reorder, pyproject.toml; by default it sorts them by their number of tests,
 # which sent these few-test files last, all at once: the TUI tests beside them ran 10-20x
-# slower than alone). Longest first by loaded runs' --durations (2026-12-07). The first
-# ranked-list file builds the 10k catalog they all share (80-90 s of CPU): the next one comes
-# after enough other long files that the second worker is not left waiting for it idle (236 s
-# at load 15 when both workers began on ranked-list files).
-_LONGEST_FILES = ("test_ranked_lists_imports.py", "test_tui_history.py", "test_tui_safety.py", "test_tui_actions.py",
-                  "test_concurrency.py", "test_ranked_lists_rebuilds.py", "test_tui_keys.py",
-                  "test_ranked_lists_after_edits.py", "test_real_pdfs.py", "test_ranked_lists.py", "test_tui_web.py",
-                  "test_tui_wide.py", "test_crash.py", "test_upgrades.py", "test_benchmarks.py",
-                  "test_ranked_lists_filtered.py")
+# slower than alone). Longest first by the whole suite's --durations=80 at load 8-15
+# (2026-12-07, 80 min; seconds of its slowest tests per file): test_tui_contrast.py (924 s,
+# every theme drawn and measured), absent here before, was handed out only after every file
+# of tests/ (tests/tui is collected after tests/test_*). The first ranked-list file builds the 10k
+# catalog they all share (80-90 s of CPU): the next one comes after enough other long files
+# that the second worker is not left waiting for it idle (236 s at load 15 when both workers
+# began on ranked-list files).
+_LONGEST_FILES = ("test_ranked_lists_imports.py", "test_tui_contrast.py", "test_crash.py", "test_tui_actions.py",
+                  "test_tui_marks.py", "test_ranked_lists_rebuilds.py", "test_concurrency.py", "test_benchmarks.py",
+                  "test_upgrades.py", "test_ranked_lists_of_several_words.py", "test_refresher.py",
+                  "test_tui_keys.py", "test_ranked_lists_after_edits.py", "test_hostile.py", "test_pdf_kill.py",
+                  "test_runaway.py", "test_tui_search_typing.py", "test_ranked_lists.py", "test_pdf_text.py",
+                  "test_real_pdfs.py", "test_tui_web.py", "test_tui_wide.py", "test_ranked_lists_filtered.py",
+                  "test_tui_history.py", "test_tui_safety.py")
 
 
 def pytest_collection_modifyitems(items):
