@@ -212,15 +212,20 @@ def pytest_terminal_summary(terminalreporter, config):
 # end while the others idle: pytest-xdist hands out whole files in collection order (with
 # --no-loadscope-reorder, pyproject.toml; by default it sorts them by their number of tests,
 # which sent these few-test files last, all at once: the TUI tests beside them ran 10-20x
-# slower than alone). Longest first by loaded runs' --durations (2026-12-07). The first
-# ranked-list file builds the 10k catalog they all share (80-90 s of CPU): the next one comes
-# after enough other long files that the second worker is not left waiting for it idle (236 s
-# at load 15 when both workers began on ranked-list files).
-_LONGEST_FILES = ("test_ranked_lists_imports.py", "test_tui_history.py", "test_tui_safety.py", "test_tui_actions.py",
-                  "test_concurrency.py", "test_ranked_lists_rebuilds.py", "test_tui_keys.py",
-                  "test_ranked_lists_after_edits.py", "test_real_pdfs.py", "test_ranked_lists.py", "test_tui_web.py",
-                  "test_tui_wide.py", "test_crash.py", "test_upgrades.py", "test_benchmarks.py",
-                  "test_ranked_lists_filtered.py")
+# slower than alone). Longest first by the whole suite's --durations=80 at load 8-15
+# (2026-12-07, 80 min; seconds of its slowest tests per file): test_tui_contrast.py (924 s,
+# every theme drawn and measured), absent here before, was handed out only after every file
+# of tests/ (tests/tui is collected after tests/test_*). The first ranked-list file builds the 10k
+# catalog they all share (80-90 s of CPU): the next one comes after enough other long files
+# that the second worker is not left waiting for it idle (236 s at load 15 when both workers
+# began on ranked-list files).
+_LONGEST_FILES = ("test_ranked_lists_imports.py", "test_tui_contrast.py", "test_crash.py", "test_tui_actions.py",
+                  "test_tui_marks.py", "test_ranked_lists_rebuilds.py", "test_concurrency.py", "test_benchmarks.py",
+                  "test_upgrades.py", "test_ranked_lists_of_several_words.py", "test_refresher.py",
+                  "test_tui_keys.py", "test_ranked_lists_after_edits.py", "test_hostile.py", "test_pdf_kill.py",
+                  "test_runaway.py", "test_tui_search_typing.py", "test_ranked_lists.py", "test_pdf_text.py",
+                  "test_real_pdfs.py", "test_tui_web.py", "test_tui_wide.py", "test_ranked_lists_filtered.py",
+                  "test_tui_history.py", "test_tui_safety.py")
 
 
 def pytest_collection_modifyitems(items):
@@ -240,32 +245,81 @@ OWNER, MEMBERS = "lab", ("ann", "bob")
 
 
 @pytest.fixture(scope="session")
-def pg_server():
+def pg_server(tmp_path_factory, worker_id):
+    """The run's server. Under pytest-xdist one for the whole run: the first worker to need it
+    starts it, to stop when the run's controlling process ends (the workers' parent), and the
+    others find it (a server each cost every worker an initdb and its own templates)."""
     from tests import pg_server as servers
 
     reason = servers.skip_reason()
     if reason:
         pytest.skip(reason)
-    server = servers.Server().start()
-    server.ensure_roles(OWNER, *MEMBERS)
-    yield server
-    server.stop()
+    if worker_id == "master":
+        server = servers.Server().start()
+        server.ensure_roles(OWNER, *MEMBERS)
+        yield server
+        server.stop()
+        return
+
+    def start() -> str:
+        server = servers.Server().start(owner=os.getppid())
+        server.ensure_roles(OWNER, *MEMBERS)
+        return server.base_url
+
+    yield servers.Server(_once_per_run(tmp_path_factory, "pg-server", start))
+
+
+def _once_per_run(tmp_path_factory, name: str, make) -> str:
+    """What `make()` returns (a line of text), made by the first of xdist's workers to ask, in
+    the run's folder they share; the others wait for it and read it."""
+    import fcntl
+
+    run = tmp_path_factory.getbasetemp().parent
+    with open(run / f"{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        made = run / f"{name}.txt"
+        if not made.exists():
+            made.write_text(make())
+        return made.read_text()
+
+
+def _template(tmp_path_factory, worker_id, name: str, make) -> str:
+    """The URL of the template database `make()` makes: once per run under xdist (the run
+    shares one server), else once per session."""
+    return make() if worker_id == "master" else _once_per_run(tmp_path_factory, name, make)
 
 
 @pytest.fixture(scope="session")
-def pg_seeded_template(pg_server) -> str:
+def pg_seeded_template(pg_server, tmp_path_factory, worker_id) -> str:
     """A database holding the seeded catalog, made by OWNER and shared with MEMBERS, copied
     (CREATE DATABASE ... TEMPLATE) per test."""
     from tests.pg_server import as_role
 
-    url = pg_server.create(owner=OWNER)
-    catalog = Catalog.open(as_role(url, OWNER))
-    report = catalog.import_paths([SEEDS])
-    assert not report.errors, report.errors
-    for member in MEMBERS:
-        catalog.admin.add_member(member)
-    catalog.close()
-    return url
+    def make() -> str:
+        url = pg_server.create(owner=OWNER)
+        catalog = Catalog.open(as_role(url, OWNER))
+        report = catalog.import_paths([SEEDS])
+        assert not report.errors, report.errors
+        for member in MEMBERS:
+            catalog.admin.add_member(member)
+        catalog.close()
+        return url
+
+    return _template(tmp_path_factory, worker_id, "pg-seeded", make)
+
+
+@pytest.fixture(scope="session")
+def pg_empty_template(pg_server, tmp_path_factory, worker_id) -> str:
+    """A database holding a new catalog, made by OWNER, copied per test by `empty_any`: a new
+    catalog on the server runs every migration (1-4 s a test at load 10), a copy 0.2-0.3 s."""
+    from tests.pg_server import as_role
+
+    def make() -> str:
+        url = pg_server.create(owner=OWNER)
+        Catalog.open(as_role(url, OWNER)).close()
+        return url
+
+    return _template(tmp_path_factory, worker_id, "pg-empty", make)
 
 
 @pytest.fixture(params=BACKENDS)
@@ -313,17 +367,6 @@ def people(location, monkeypatch):
     yield as_
     for catalog in opened:
         catalog.close()
-
-
-@pytest.fixture(scope="session")
-def pg_empty_template(pg_server) -> str:
-    """A database holding a new catalog, made by OWNER, copied per test by `empty_any`: a new
-    catalog on the server runs every migration (1-4 s a test at load 10), a copy 0.2-0.3 s."""
-    from tests.pg_server import as_role
-
-    url = pg_server.create(owner=OWNER)
-    Catalog.open(as_role(url, OWNER)).close()
-    return url
 
 
 @pytest.fixture

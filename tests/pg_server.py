@@ -1,9 +1,11 @@
 """A throwaway PostgreSQL server for tests: initdb in a temporary folder, a Unix socket there,
 no TCP. PostgreSQL refuses to run as root, so as root it runs as the `postgres` user.
 
-A server started here stops when the process that started it is gone, however it ends
-(pytest killed by a timeout or SIGKILL included): a small watchdog process (`watch`, this
-file run as a script) waits on that process's death and runs `pg_ctl stop -m immediate`.
+A server started here stops when the process that started it is gone (or the process named
+as its owner: pytest-xdist's controlling process, so that the run's workers share one server),
+however it ends (pytest killed by a timeout or SIGKILL included): a small watchdog process
+(`watch`, this file run as a script) waits on that process's death and runs `pg_ctl stop -m
+immediate`.
 
 `CATALOG_TEST_POSTGRES=postgresql://...` uses a server you already run instead (each test
 database is created on it and dropped after; the login roles `ensure_roles` names are made
@@ -58,12 +60,14 @@ def _as_server_user(args: list[str]) -> list[str]:
 class Server:
     """A running server: `url(dbname)` names a database on it; `create()` makes a fresh one."""
 
-    def __init__(self):
+    def __init__(self, base_url: str | None = None):
+        """`base_url`: a server already running (another process started it)."""
         self.folder: Path | None = None
-        self.base_url = os.environ.get(ENV_VAR)
+        self.base_url = base_url or os.environ.get(ENV_VAR)
         self._watchdog: subprocess.Popen | None = None
 
-    def start(self) -> "Server":
+    def start(self, owner: int | None = None) -> "Server":
+        """Start it, to stop when process `owner` ends (default: this process)."""
         if self.base_url:
             return self
         self.folder = Path(tempfile.mkdtemp(prefix="catalog-pg-"))
@@ -77,7 +81,7 @@ class Server:
         port = "5432"
         options = (f"-k {self.folder} -p {port} -c listen_addresses='' -c fsync=off "
                    "-c synchronous_commit=off -c full_page_writes=off -c max_connections=100")
-        self._watchdog = _start_watchdog(self.folder)
+        self._watchdog = _start_watchdog(self.folder, owner or os.getpid())
         subprocess.run(_as_server_user([_binary("pg_ctl"), "-D", str(data), "-o", options,
                                         "-l", str(self.folder / "log"), "-w", "start"]), **quiet)
         self.base_url = f"postgresql://postgres@/postgres?host={self.folder}&port={port}"
@@ -136,33 +140,41 @@ def _stop_server(folder: Path) -> None:
     shutil.rmtree(folder, ignore_errors=True)
 
 
-def _start_watchdog(folder: Path) -> subprocess.Popen:
+def _start_watchdog(folder: Path, owner: int) -> subprocess.Popen:
     """The watchdog of the server in `folder`, started before the server: once it says it is
-    watching, this process's death (however it comes) stops the server. In a session of its
-    own, so a signal to pytest's process group leaves it to do its job."""
-    watchdog = subprocess.Popen([sys.executable, __file__, str(os.getpid()), str(folder)],
+    watching, the death of process `owner` (however it comes) stops the server. In a session
+    of its own, so a signal to pytest's process group leaves it to do its job."""
+    watchdog = subprocess.Popen([sys.executable, __file__, str(owner), str(folder)],
                                 stdout=subprocess.PIPE, stdin=subprocess.DEVNULL, start_new_session=True)
     if watchdog.stdout.readline() != b"watching\n":
         raise RuntimeError("the PostgreSQL test server's watchdog did not start")
     return watchdog
 
 
-def watch(parent: int, folder: Path) -> None:
-    """Wait until process `parent` ends, then stop the server in `folder` and remove it."""
+def watch(owner: int, folder: Path) -> None:
+    """Wait until process `owner` ends, then stop the server in `folder` and remove it."""
     try:
-        handle = os.pidfd_open(parent)  # Linux 5.3+: readable once the process has ended
+        handle = os.pidfd_open(owner)  # Linux 5.3+: readable once the process has ended
+    except ProcessLookupError:  # it ended before we watched it
+        handle = None
     except (AttributeError, OSError):
-        handle = None
-    if os.getppid() != parent:  # it ended before we watched it
-        handle = None
-    else:
+        handle = "poll"
+    if handle is not None:
         print("watching", flush=True)
-        if handle is not None:
-            select.select([handle], [], [])
-        else:
-            while os.getppid() == parent:  # a parent's death makes us someone else's child
+        if handle == "poll":
+            while _alive(owner):
                 time.sleep(0.2)
+        else:
+            select.select([handle], [], [])
     _stop_server(folder)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
 
 
 def _name(url: str) -> str:

@@ -50,6 +50,8 @@ class Replay:
 
 
 class _Server(ThreadingHTTPServer):
+    daemon_threads = False  # server_close() waits for late answers: none outlives its test
+
     def handle_error(self, request, client_address) -> None:
         """A client that gave up (a timeout the test asked for) is what the test is about, not an
         error: the default printed a traceback to whatever sys.stderr was at that moment, which
