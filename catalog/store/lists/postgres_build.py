@@ -15,6 +15,7 @@ from dataclasses import replace
 
 from catalog.store.base import ListMaintenance
 from catalog.store.lists import postgres as reading
+from catalog.store.lists.maintenance import BuilderMaintenance
 from catalog.store.lists.postgres import (_SCORE, AT_FIRST_SEARCH, CHANGE_TABLE, CHOSEN_AT, NOT_RANKED,
                                           STATE_TABLE, TOP_TABLE, RankedList, list_key, of_prefix, of_several)
 from catalog.store.lists.scoring import catalog_resized
@@ -266,8 +267,8 @@ class PostgresListBuilder:
                 + f", each listing its best {LIST_SIZE:,} by ts_rank" + (f"; {stale:,} out of date" if stale else "")
                 + (f"; {waiting:,} more words and prefixes get theirs at their first search" if waiting else ""))
 
-    def maintenance(self) -> PostgresListMaintenance:
-        return PostgresListMaintenance(self)
+    def maintenance(self) -> ListMaintenance:
+        return BuilderMaintenance(self, self.words)
 
     def problems(self) -> ListProblems:
         papers = self.conn.execute("SELECT count(*) FROM paper").scalar()
@@ -330,28 +331,3 @@ def _first_weights(key: str, matches: int, papers: int) -> str:
     or AT_FIRST_SEARCH."""
     ahead = max(PREFIX_AHEAD, PREFIX_SHARE * papers) if of_prefix(key) else RANKED_AHEAD
     return "" if matches >= ahead else AT_FIRST_SEARCH
-
-
-class PostgresListMaintenance(ListMaintenance):
-    """What benchmarks and tests ask of a transaction's lists: its PostgresListBuilder's."""
-
-    def __init__(self, builder: PostgresListBuilder):
-        self.builder = builder
-
-    def keys(self) -> list[str]:
-        return self.builder.keys()
-
-    def words(self) -> list[tuple[str, int]]:
-        return self.builder.words()
-
-    def stale(self, keys: list[str] | None = None, *, rescored: bool = True) -> list[str]:
-        return self.builder.stale(keys, rescored=rescored)
-
-    def build(self, key: str) -> int:
-        return self.builder.build(key)
-
-    def several(self) -> tuple[list[str], list[str]]:
-        return self.builder.several()
-
-    def drop(self, keys: list[str]) -> None:
-        self.builder.drop(keys)

@@ -19,6 +19,7 @@ from catalog.store.rows import ListProblems
 from catalog.store.compiler import CompiledQuery
 from catalog.store.lists import scoring
 from catalog.store.lists.records import IndexRecords, KnownLengths
+from catalog.store.lists.maintenance import BuilderMaintenance
 from catalog.store.lists.memo import ListMemo
 from catalog.store.lists.sqlite_build import ListBuilder, RankedList
 from catalog.store.lists.sqlite_several import FewFiltered, Retokenized, SeveralWords
@@ -89,8 +90,8 @@ class SqliteRankedLists(RankedLists):
     def to_keep(self) -> list[RankedList]:
         return list(self.several_words.to_keep)
 
-    def maintenance(self) -> SqliteListMaintenance:
-        return SqliteListMaintenance(self.builder)
+    def maintenance(self) -> ListMaintenance:
+        return BuilderMaintenance(self.builder, self.builder.vocabulary)
 
     def problems(self) -> ListProblems:
         return self.builder.problems()
@@ -100,31 +101,6 @@ class SqliteRankedLists(RankedLists):
 
     def note(self) -> str | None:
         return self.builder.note()
-
-
-class SqliteListMaintenance(ListMaintenance):
-    """What benchmarks and tests ask of a transaction's lists: its ListBuilder's."""
-
-    def __init__(self, builder: ListBuilder):
-        self.builder = builder
-
-    def keys(self) -> list[str]:
-        return self.builder.keys()
-
-    def words(self) -> list[tuple[str, int]]:
-        return self.builder.vocabulary()
-
-    def stale(self, keys: list[str] | None = None, *, rescored: bool = True) -> list[str]:
-        return self.builder.stale(keys, rescored=rescored)
-
-    def build(self, key: str) -> int:
-        return self.builder.build(key)
-
-    def several(self) -> tuple[list[str], list[str]]:
-        return self.builder.several()
-
-    def drop(self, keys: list[str]) -> None:
-        self.builder.drop(keys)
 
 
 class SqliteListUpkeep(RankedListUpkeep):
