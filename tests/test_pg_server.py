@@ -19,12 +19,15 @@ STARTS_A_SERVER = ("import sys, time\n"
                    "time.sleep(600)\n")
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    return True
+_alive = pg_server._alive
+
+
+def _gone(postmaster: int, folder: Path) -> bool:
+    """Whether the server stops and its folder goes, waiting for the watchdog to act."""
+    deadline = time.monotonic() + 120  # generous: fires only when the watchdog never acts
+    while (_alive(postmaster) or folder.exists()) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return not _alive(postmaster) and not folder.exists()
 
 
 @pytest.mark.skipif(bool(pg_server.skip_reason() or os.environ.get(pg_server.ENV_VAR)),
@@ -38,13 +41,7 @@ def test_a_server_stops_when_the_pytest_that_started_it_is_killed():
         assert _alive(postmaster)
         like_pytest.kill()  # SIGKILL: no finalizer, no atexit runs
         like_pytest.wait()
-        deadline = time.monotonic() + 120  # generous: fires only when the watchdog never acts
-        while _alive(postmaster) and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert not _alive(postmaster), "the server outlived the killed process that started it"
-        while folder.exists() and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert not folder.exists()
+        assert _gone(postmaster, folder), "the server outlived the killed process that started it"
     finally:
         like_pytest.kill()
         if _alive(postmaster):  # the watchdog failed: don't leave the server behind
@@ -74,13 +71,7 @@ def test_a_server_started_for_another_process_outlives_its_starter_and_stops_wit
         assert _alive(postmaster)
         like_the_run.kill()
         like_the_run.wait()
-        deadline = time.monotonic() + 120  # generous: fires only when the watchdog never acts
-        while _alive(postmaster) and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert not _alive(postmaster), "the server outlived the process it was started for"
-        while folder.exists() and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert not folder.exists()
+        assert _gone(postmaster, folder), "the server outlived the process it was started for"
     finally:
         like_the_run.kill()
         if folder is not None and (folder / "data" / "postmaster.pid").exists():

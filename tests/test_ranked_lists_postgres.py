@@ -424,13 +424,8 @@ def test_prefixes_get_their_list_ahead_the_largest_from_the_import_the_rest_afte
     or two letters) are left to the refresher. Prefixes matching the same words are ranked once
     and get the same list."""
     catalog = pg_seeded
-    catalog.store.lists.refresh(budget=None)  # more papers than the seeds: every prefix at its first search
-    monkeypatch.setattr(pg_build, "PREFIX_AHEAD", 40)  # now most to be ranked ahead, as in a grown catalog
-    monkeypatch.setattr(pg_upkeep, "IMPORT_SHARE", 0)
-    with catalog.store.read() as tx:
-        words, same = tx.lists.builder.words_alike()
+    words, same = _as_if_grown(catalog, monkeypatch)
     matches = dict(words)
-    monkeypatch.setattr(pg_upkeep, "PREFIX_AT_IMPORT", matches["exact 'mod':*"])
     prefixes = [key for key, _ in words if pg_lists.of_prefix(key)]
     later = [key for key in prefixes if len(key.split("'")[1]) < 3 or matches[key] < matches["exact 'mod':*"]]
     assert "exact 'le':*" in later and len(prefixes) > len(later)
@@ -476,13 +471,8 @@ def test_the_refresher_ranks_the_lists_typing_reads_before_one_and_two_letter_pr
     two-letter prefixes (`tr*`, read only when typed with `*`, and in the most papers) last,
     so that a refresher cut short has served the typed prefixes first."""
     catalog = pg_seeded
-    catalog.store.lists.refresh(budget=None)  # more papers than the seeds: every prefix at its first search
-    monkeypatch.setattr(pg_build, "PREFIX_AHEAD", 40)  # now most to be ranked ahead, as in a grown catalog
-    monkeypatch.setattr(pg_upkeep, "IMPORT_SHARE", 0)
-    with catalog.store.read() as tx:
-        words, same = tx.lists.builder.words_alike()
+    words, same = _as_if_grown(catalog, monkeypatch)
     matches = dict(words)
-    monkeypatch.setattr(pg_upkeep, "PREFIX_AT_IMPORT", matches["exact 'mod':*"])
     catalog.store.lists.refresh(budget=None, typed=True)  # the import's
     with catalog.store.read() as tx:
         left = tx.lists.maintenance().stale()
@@ -503,3 +493,16 @@ def test_the_refresher_ranks_the_lists_typing_reads_before_one_and_two_letter_pr
     assert {same.get(key, key) for key in left if key not in short} <= typed_ranked
     first_short = min(ranked.index(key) for key in short if key in ranked)
     assert not set(ranked[first_short:]) - set(short), ranked
+
+
+def _as_if_grown(catalog, monkeypatch) -> tuple[list[tuple[str, int]], dict[str, str]]:
+    """The seeded catalog's lists as a grown catalog's import would leave them to rank: most
+    prefixes ahead, those in as many papers as `mod*` ranked at the import. Its words with
+    their papers, and the prefixes matching the same words (words_alike)."""
+    catalog.store.lists.refresh(budget=None)  # more papers than the seeds: every prefix at its first search
+    monkeypatch.setattr(pg_build, "PREFIX_AHEAD", 40)  # now most to be ranked ahead, as in a grown catalog
+    monkeypatch.setattr(pg_upkeep, "IMPORT_SHARE", 0)
+    with catalog.store.read() as tx:
+        words, same = tx.lists.builder.words_alike()
+    monkeypatch.setattr(pg_upkeep, "PREFIX_AT_IMPORT", dict(words)["exact 'mod':*"])
+    return words, same
